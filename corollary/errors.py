@@ -1,0 +1,91 @@
+"""The typed errors corollary raises.
+
+Every error is a subclass of :class:`CorollaryError` and of the built-in exception an
+experienced Python user would reach for (``ValueError``, ``TypeError``, ``KeyError``), so
+``except ValueError`` keeps working for callers that do not know our types.
+"""
+
+from __future__ import annotations
+
+
+class CorollaryError(Exception):
+    """Base class of every error corollary raises on purpose."""
+
+
+class InvalidInputError(CorollaryError, ValueError):
+    """An argument has the right type but a value the engine cannot accept."""
+
+
+class InvalidTypeError(CorollaryError, TypeError):
+    """An argument has the wrong type."""
+
+
+class UnknownBeliefError(CorollaryError, KeyError):
+    """A key (or key and value) that the base does not hold."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownSourceError(CorollaryError, ValueError):
+    """A source whose kind the trust policy does not know."""
+
+
+class BlameError(CorollaryError, ValueError):
+    """A retraction blamed something that cannot be at fault (a rule, a re-executed formula)."""
+
+
+class AmbiguousValueError(CorollaryError, ValueError):
+    """A key holds two values in an open conflict, and one was needed."""
+
+
+class FormulaError(CorollaryError, ValueError):
+    """A formula outside the safe arithmetic allowlist, or one that cannot be evaluated."""
+
+
+class CitationError(CorollaryError, ValueError):
+    """A citation that is malformed (not a check that failed: that is an outcome)."""
+
+
+class RuleError(CorollaryError, RuntimeError):
+    """A rule function raised while firing."""
+
+
+class SnapshotError(CorollaryError, ValueError):
+    """A snapshot that is corrupt, truncated, foreign, or from a newer schema version."""
+
+    def __init__(self, message: str, path: object = None) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path is not None else message)
+
+
+class StoreError(CorollaryError, RuntimeError):
+    """A ledger store that cannot be opened, read or written."""
+
+    def __init__(self, message: str, path: object = None) -> None:
+        self.path = path
+        super().__init__(f"{path}: {message}" if path is not None else message)
+
+
+class ConcurrentWriteError(StoreError):
+    """Another writer changed a store in a way that cannot be merged safely."""
+
+
+class MissingExtraError(CorollaryError, ImportError):
+    """An optional dependency is not installed."""
+
+    def __init__(self, package: str, extra: str, feature: str) -> None:
+        super().__init__(
+            f"{feature} needs the optional package {package!r}: "
+            f"pip install 'corollary[{extra}]'"
+        )
+
+
+def require(module: str, extra: str, feature: str):  # type: ignore[no-untyped-def]
+    """Import an optional dependency, or raise :class:`MissingExtraError` saying how to get it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise MissingExtraError(module.split(".")[0], extra, feature) from exc
