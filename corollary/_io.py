@@ -1,0 +1,82 @@
+"""Atomic file writes and format detection shared by snapshots and ledger files."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from .errors import SnapshotError
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never half.
+
+    The bytes go to a temporary file in the same directory, are fsynced, and replace the
+    target in one rename; the directory is fsynced too so the rename survives a crash.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    try:
+        dir_fd = os.open(target.parent, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def format_for(path: str | os.PathLike[str], fmt: str | None, default: str) -> str:
+    """Pick ``"json"`` or ``"msgpack"`` from an explicit format or the file's suffix."""
+    if fmt is None:
+        suffix = Path(path).suffix.lower()
+        fmt = {".json": "json", ".msgpack": "msgpack", ".mp": "msgpack", ".cor": "msgpack"}.get(
+            suffix, default
+        )
+    if fmt not in ("json", "msgpack"):
+        raise ValueError(f"unknown format {fmt!r}: use 'json' or 'msgpack'")
+    return fmt
+
+
+def encode(data: Any, fmt: str) -> bytes:
+    """Serialise plain data as JSON (UTF-8) or msgpack."""
+    if fmt == "json":
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return msgpack.packb(data, use_bin_type=True)
+
+
+def decode_file(path: str | os.PathLike[str], expected: str) -> Any:
+    """Read a JSON or msgpack file (sniffed), raising :class:`SnapshotError` naming the path."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise SnapshotError(f"cannot read {expected}: {exc}", path) from exc
+    if not raw:
+        raise SnapshotError(f"empty file, not a {expected}", path)
+    try:
+        if raw[:1] in (b"{", b"[", b" ", b"\n"):
+            return json.loads(raw.decode("utf-8"))
+        return msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    except (ValueError, UnicodeDecodeError, msgpack.exceptions.ExtraData,
+            msgpack.exceptions.UnpackException) as exc:
+        raise SnapshotError(f"corrupt or truncated {expected} ({exc.__class__.__name__}: {exc})", path) from exc

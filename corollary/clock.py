@@ -1,0 +1,94 @@
+"""Clocks: any zero-argument callable returning POSIX seconds is a clock.
+
+The engine never reads the wall clock itself; it asks the clock it was given, so tests and
+simulations can move time by hand with :class:`ManualClock`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from datetime import timedelta
+from typing import Callable, Union
+
+Clock = Callable[[], float]
+Duration = Union[float, int, timedelta]
+
+
+def system_clock() -> float:
+    """The wall clock, in POSIX seconds."""
+    return time.time()
+
+
+def to_seconds(duration: Duration | None, name: str = "duration") -> float | None:
+    """Turn a ``timedelta`` or a number of seconds into seconds, validating it.
+
+    >>> to_seconds(timedelta(minutes=1))
+    60.0
+    >>> to_seconds(None) is None
+    True
+    """
+    from .errors import InvalidInputError, InvalidTypeError
+
+    if duration is None:
+        return None
+    if isinstance(duration, timedelta):
+        seconds = duration.total_seconds()
+    elif isinstance(duration, (int, float)) and not isinstance(duration, bool):
+        seconds = float(duration)
+    else:
+        raise InvalidTypeError(f"{name} must be a timedelta or seconds, not {type(duration).__name__}")
+    if not math.isfinite(seconds) or seconds < 0:
+        raise InvalidInputError(f"{name} must be finite and non-negative, got {duration!r}")
+    return seconds
+
+
+class ManualClock:
+    """A clock that only moves when told to.
+
+    Parameters
+    ----------
+    start : float
+        The time it starts at, in POSIX seconds.
+
+    Examples
+    --------
+    >>> clock = ManualClock(0)
+    >>> clock.advance(timedelta(seconds=30))
+    30.0
+    >>> clock()
+    30.0
+    """
+
+    __slots__ = ("_now",)
+
+    def __init__(self, start: float = 0.0) -> None:
+        from .errors import InvalidInputError
+
+        start = float(start)
+        if not math.isfinite(start):
+            raise InvalidInputError(f"start must be finite, got {start!r}")
+        self._now = start
+
+    def __call__(self) -> float:
+        return self._now
+
+    def advance(self, duration: Duration) -> float:
+        """Move forward by ``duration`` (seconds or ``timedelta``); return the new time."""
+        seconds = to_seconds(duration, "duration")
+        assert seconds is not None
+        self._now += seconds
+        return self._now
+
+    def set(self, now: float) -> float:
+        """Jump to ``now``; time may not go backwards."""
+        from .errors import InvalidInputError
+
+        now = float(now)
+        if not math.isfinite(now) or now < self._now:
+            raise InvalidInputError(f"cannot move the clock from {self._now} back to {now}")
+        self._now = now
+        return now
+
+    def __repr__(self) -> str:
+        return f"ManualClock({self._now!r})"

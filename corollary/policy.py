@@ -1,0 +1,162 @@
+"""The trust policy: priors by source kind, and the thresholds that read confidences."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from .errors import InvalidInputError, InvalidTypeError, UnknownSourceError
+
+DEFAULT_PRIORS: dict[str, float] = {
+    "human": 0.99,
+    "tool": 0.95,
+    "document": 0.9,
+    "model": 0.9,
+    "assumption": 0.6,
+}
+DEFAULT_TOOL_TRUST: dict[str, float] = {"high": 0.99, "medium": 0.9, "low": 0.7}
+
+#: Kinds that name reasoning steps, never premises or ledger entries.
+STEP_KINDS = frozenset({"rule"})
+
+
+def _unit(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(f"{name} must be a number, not {type(value).__name__}")
+    value = float(value)
+    if not (0.0 <= value <= 1.0):  # also rejects NaN
+        raise InvalidInputError(f"{name} must be in [0, 1], got {value!r}")
+    return value
+
+
+def _priors(value: Mapping[str, float] | None) -> dict[str, float]:
+    merged = dict(DEFAULT_PRIORS)
+    for kind, prior in dict(value or {}).items():
+        if not isinstance(kind, str) or not kind or ":" in kind:
+            raise InvalidInputError(f"a source kind must be a non-empty name without ':', got {kind!r}")
+        merged[kind] = _unit(f"prior of {kind!r}", prior)
+    return merged
+
+
+def _tool_trust(value: Mapping[str, float] | None) -> dict[str, float]:
+    merged = dict(DEFAULT_TOOL_TRUST)
+    for level, prior in dict(value or {}).items():
+        merged[str(level)] = _unit(f"tool trust {level!r}", prior)
+    return merged
+
+
+def split_source(source: object) -> tuple[str, str]:
+    """Split ``"kind:name"`` into its two parts, validating it.
+
+    >>> split_source("tool:quote")
+    ('tool', 'quote')
+    """
+    if not isinstance(source, str):
+        raise InvalidTypeError(f"a source must be a string 'kind:name', not {type(source).__name__}")
+    kind, sep, name = source.partition(":")
+    if not sep or not kind or not name:
+        raise InvalidInputError(f"a source must look like 'kind:name', got {source!r}")
+    return kind, name
+
+
+@attrs.frozen(slots=True)
+class TrustPolicy:
+    """Where trust starts, and how confidences are read.
+
+    Parameters
+    ----------
+    priors : mapping of source kind to prior, optional
+        Overrides and additions to the default priors (``human`` 0.99, ``tool`` 0.95,
+        ``document`` 0.9, ``model`` 0.9, ``assumption`` 0.6). A new kind here becomes a
+        known kind.
+    tool_trust : mapping of trust level to prior, optional
+        Priors of tools declared with ``@tool(trust=...)`` (high 0.99, medium 0.9, low 0.7).
+    source_priors : mapping of source to prior, optional
+        Priors for individual sources (``"tool:scraper": 0.8``), ahead of their kind's.
+    corroboration : bool
+        Combine agreeing independent origins by noisy-OR (True) or keep only the best premise.
+    min_confidence : float
+        Below this a premise counts as faded, and the projector hides beliefs.
+
+    Examples
+    --------
+    >>> TrustPolicy().prior("human:alice")
+    0.99
+    >>> TrustPolicy(priors={"sensor": 0.8}).prior("sensor:thermo")
+    0.8
+    >>> TrustPolicy().prior("tool:quote", declared="low")
+    0.7
+    """
+
+    priors: dict[str, float] = attrs.field(factory=dict, converter=_priors)
+    tool_trust: dict[str, float] = attrs.field(factory=dict, converter=_tool_trust)
+    source_priors: dict[str, float] = attrs.field(factory=dict)
+    corroboration: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
+    min_confidence: float = attrs.field(default=0.0)
+
+    @source_priors.validator
+    def _check_source_priors(self, _attribute: Any, value: dict[str, float]) -> None:
+        for source, prior in value.items():
+            split_source(source)
+            _unit(f"prior of {source!r}", prior)
+
+    @min_confidence.validator
+    def _check_min_confidence(self, _attribute: Any, value: float) -> None:
+        _unit("min_confidence", value)
+
+    def kind_of(self, source: str) -> str:
+        """The kind of ``source``, raising :class:`UnknownSourceError` for unknown kinds."""
+        kind, _ = split_source(source)
+        if kind not in self.priors and kind not in STEP_KINDS:
+            known = ", ".join(sorted(self.priors))
+            raise UnknownSourceError(f"unknown source kind {kind!r} in {source!r} (known: {known})")
+        return kind
+
+    def prior(self, source: str, declared: str | float | None = None) -> float:
+        """The prior trust of ``source``; ``declared`` is a tool's declared trust, if any."""
+        kind = self.kind_of(source)
+        if kind in STEP_KINDS:
+            raise InvalidInputError(f"{source!r} is a reasoning step, not a source with a prior")
+        if source in self.source_priors:
+            return float(self.source_priors[source])
+        if declared is not None:
+            if isinstance(declared, str):
+                if declared not in self.tool_trust:
+                    raise InvalidInputError(
+                        f"unknown tool trust {declared!r} (known: {', '.join(sorted(self.tool_trust))})"
+                    )
+                return self.tool_trust[declared]
+            return _unit("declared trust", declared)
+        return self.priors[kind]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, for snapshots."""
+        return {
+            "priors": dict(self.priors),
+            "tool_trust": dict(self.tool_trust),
+            "source_priors": dict(self.source_priors),
+            "corroboration": self.corroboration,
+            "min_confidence": self.min_confidence,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrustPolicy:
+        """The inverse of :meth:`to_dict`."""
+        return cls(**dict(data))
+
+
+def check_unit(name: str, value: Any) -> float:
+    """Validate a number in [0, 1] (not NaN, not bool) and return it as a float."""
+    return _unit(name, value)
+
+
+def check_finite(name: str, value: Any) -> float:
+    """Validate a finite real number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(f"{name} must be a number, not {type(value).__name__}")
+    if not math.isfinite(value):
+        raise InvalidInputError(f"{name} must be finite, got {value!r}")
+    return float(value)
