@@ -1,0 +1,713 @@
+"""The :class:`BeliefBase`: what an agent runtime talks to.
+
+It validates every input before touching anything, turns assertions, claims and retractions
+into changes of the justification graph (:mod:`corollary.graph`), records outcomes in the trust
+ledger, runs rules through hooks, and answers queries at the clock's current time.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from . import citation as citations
+from . import formula as formulas
+from .clock import Clock, Duration, system_clock, to_seconds
+from .conflicts import AskHuman, Candidate, Conflict, ConflictPolicy, PreferSource
+from .confidence import self_consistency as _self_consistency
+from .errors import (
+    AmbiguousValueError,
+    BlameError,
+    FormulaError,
+    InvalidInputError,
+    InvalidTypeError,
+    RuleError,
+    UnknownBeliefError,
+)
+from .graph import BY_CONFIDENCE, BY_RANK, IN, OPEN, OUT, Belief, Engine, Justification, Premise
+from .ledger import TrustLedger
+from .policy import STEP_KINDS, TrustPolicy, check_unit
+from .rules import Rule
+from .tools import ToolSpec, spec_of
+from .values import canon, check_key
+
+FAULTS = ("none", "source")
+
+
+@attrs.frozen(slots=True)
+class Faded:
+    """A held premise whose confidence has faded below a threshold."""
+
+    key: str
+    value: Any
+    confidence: float
+    sources: tuple[str, ...]
+
+
+@attrs.frozen(slots=True)
+class Held:
+    """A held belief: key, value and confidence."""
+
+    key: str
+    value: Any
+    confidence: float
+
+
+def self_consistency(agreeing: int, k: int) -> float:
+    """Certainty from asking ``k`` times: ``(agreeing + 1) / (k + 1)``.
+
+    ``agreeing`` of the ``k`` samples agree, the original included.
+
+    >>> [round(self_consistency(a, 5), 2) for a in (5, 4, 3, 1)]
+    [1.0, 0.83, 0.67, 0.33]
+    """
+    for name, n in (("agreeing", agreeing), ("k", k)):
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise InvalidTypeError(f"{name} must be an integer")
+    if k < 1 or not 1 <= agreeing <= k:
+        raise InvalidInputError(f"need 1 <= agreeing <= k, got agreeing={agreeing}, k={k}")
+    return _self_consistency(agreeing, k)
+
+
+class BeliefBase:
+    """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
+
+    Parameters
+    ----------
+    policy : TrustPolicy, optional
+        Priors and thresholds.
+    ledger : TrustLedger, optional
+        Where reliability is learned. A ledger passed in is *shared*: it is saved apart from
+        this base's snapshots. Without one the base makes its own and snapshots carry it.
+    clock : callable, optional
+        POSIX seconds now; :class:`corollary.ManualClock` for tests and simulations.
+    conflicts : ConflictPolicy, optional
+        How two held values of one key are settled; ``None`` leaves conflicts open.
+    tools : iterable of @tool functions
+        Their declared trust, half-life, ttl and origin apply to premises from ``tool:<name>``.
+    rules : iterable of @rule functions
+        Fired whenever their inputs are held.
+    learn_from_checks : bool
+        Whether re-executed formulas and checked citations record outcomes for the model.
+
+    Examples
+    --------
+    >>> from corollary import ManualClock
+    >>> kb = BeliefBase(clock=ManualClock(0))
+    >>> kb.assert_("hq", "Austin", source="tool:registry")
+    >>> kb.assert_("hq", "Austin", source="document:10-K")
+    >>> round(kb.confidence("hq"), 4)
+    0.9959
+    """
+
+    def __init__(
+        self,
+        policy: TrustPolicy | None = None,
+        ledger: TrustLedger | None = None,
+        clock: Clock | None = None,
+        conflicts: ConflictPolicy | None = None,
+        tools: Iterable[Callable[..., Any]] = (),
+        rules: Iterable[Rule] = (),
+        learn_from_checks: bool = True,
+    ) -> None:
+        if policy is not None and not isinstance(policy, TrustPolicy):
+            raise InvalidTypeError("policy must be a TrustPolicy")
+        if ledger is not None and not isinstance(ledger, TrustLedger):
+            raise InvalidTypeError("ledger must be a TrustLedger")
+        if clock is not None and not callable(clock):
+            raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
+        if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
+            raise InvalidTypeError("conflicts must be a conflict policy or None")
+        if not isinstance(learn_from_checks, bool):
+            raise InvalidTypeError("learn_from_checks must be a bool")
+        self.policy = policy or TrustPolicy()
+        self.clock: Clock = clock or system_clock
+        self.shared_ledger = ledger is not None
+        self.ledger = ledger if ledger is not None else TrustLedger(policy=self.policy, clock=self.clock)
+        self.conflict_policy = conflicts
+        self.learn_from_checks = learn_from_checks
+        self._tools: dict[str, ToolSpec] = {}
+        self._rules: list[Rule] = []
+        self._rules_by_key: dict[str, list[Rule]] = {}
+        self._fired: dict[str, set[tuple[int, ...]]] = {}
+        self._source_ok: dict[str, str] = {}
+        self._priors: dict[str, float] = {}
+        self._rel_cache: dict[str, tuple[float, float, bool]] = {}
+        self._rule_time: float | None = None
+        mode = OPEN
+        rank = None
+        if conflicts is not None and conflicts.mode == "confidence":
+            mode = BY_CONFIDENCE
+        elif isinstance(conflicts, PreferSource):
+            mode = BY_RANK
+            rank = self._rank
+        self._engine = Engine(self._reliability, self.policy.corroboration, mode, rank)
+        self._verdicts: dict[tuple[str, Any], Any] = {}
+        self.promises: dict[str, Any] = {}
+        for t in tools:
+            self.add_tool(t)
+        for r in rules:
+            self.add_rule(r)
+        self.ledger.subscribe(self._on_outcomes)
+
+    # -- configuration ---------------------------------------------------------------------
+    def add_tool(self, fn: Callable[..., Any]) -> None:
+        """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
+        spec = spec_of(fn)
+        self._tools[spec.name] = spec
+        self._priors.pop(spec.source, None)
+        self._rel_cache.pop(spec.source, None)
+        self._engine.mark_source(spec.source)
+
+    def add_rule(self, r: Rule) -> None:
+        """Add a rule; it fires at once for inputs already held."""
+        if not isinstance(r, Rule):
+            raise InvalidTypeError("rules must be @rule functions")
+        if r in self._rules:
+            return
+        self._rules.append(r)
+        for key in set(r.inputs):
+            self._rules_by_key.setdefault(key, []).append(r)
+        self._fired.setdefault(r.name, set())
+        self._after_change(extra_rules=[r])
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        return tuple(self._rules)
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]:
+        return dict(self._tools)
+
+    def now(self) -> float:
+        """The clock's current time."""
+        t = self.clock()
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+            raise InvalidInputError(f"the clock returned {t!r}, not finite POSIX seconds")
+        return float(t)
+
+    # -- trust -----------------------------------------------------------------------------
+    def _source(self, source: object) -> str:
+        kind = self._source_ok.get(source)  # type: ignore[arg-type]
+        if kind is None:
+            kind = self.policy.kind_of(source)  # type: ignore[arg-type]
+            self._source_ok[source] = kind  # type: ignore[index]
+        return kind
+
+    def _prior(self, source: str) -> float:
+        prior = self._priors.get(source)
+        if prior is None:
+            kind, _, name = source.partition(":")
+            spec = self._tools.get(name) if kind == "tool" else None
+            prior = self.policy.prior(source, spec.trust if spec is not None else None)
+            self._priors[source] = prior
+        return prior
+
+    def _reliability(self, source: str, now: float) -> tuple[float, bool]:
+        cached = self._rel_cache.get(source)
+        if cached is not None and (not cached[2] or cached[0] == now):
+            return cached[1], cached[2]
+        value = self.ledger.reliability(source, at=now, prior=self._prior(source))
+        timed = self.ledger.is_time_dependent(source)
+        self._rel_cache[source] = (now, value, timed)
+        return value, timed
+
+    def _on_outcomes(self, sources: set[str]) -> None:
+        for source in sources:
+            self._rel_cache.pop(source, None)
+            self._engine.mark_source(source)
+
+    def reliability(self, source: str) -> float:
+        """``source``'s learned reliability now (its prior until outcomes come in)."""
+        self._source(source)
+        if source.partition(":")[0] in STEP_KINDS:
+            raise InvalidInputError(f"{source!r} is a reasoning step, not a source")
+        self.ledger.poll()
+        return self._reliability(source, self.now())[0]
+
+    def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
+                       at: float | None = None, topic: str | None = None,
+                       key: str | None = None) -> None:
+        """Record your own ground truth about ``source`` (an audit, a ticket) in the ledger.
+
+        With ``key``, the outcome keeps that belief's confidence now, for calibration.
+        """
+        kind = self._source(source)
+        if kind in STEP_KINDS:
+            raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
+        conf = None
+        if key is not None:
+            check_key(key)
+            conf = self._held_confidence(key)
+        self.ledger.record_outcome(source, correct, reason=reason, at=self.now() if at is None else at,
+                                   topic=topic, key=key, confidence=conf)
+
+    def _record(self, source: str, correct: bool, reason: str, key: str | None,
+                conf: float | None) -> None:
+        self.ledger.record_outcome(source, correct, reason=reason, at=self.now(), key=key,
+                                   confidence=conf)
+
+    # -- assertions ------------------------------------------------------------------------
+    def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
+                half_life: Duration | None = None, ttl: Duration | None = None) -> None:
+        """Assert ``key = value`` on the word of ``source``.
+
+        A source repeating a value renews its premise in place; a source giving a new value
+        for a key replaces its earlier premise on that key. An independent origin asserting a
+        value another origin already holds records a right outcome for both.
+        """
+        check_key(key)
+        vid = canon(value)
+        kind = self._source(source)
+        if kind in STEP_KINDS:
+            raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
+        spec = self._tools.get(source[5:]) if kind == "tool" else None
+        if origin is None:
+            origin = spec.origin if spec is not None and spec.origin else source
+        elif not isinstance(origin, str) or not origin:
+            raise InvalidInputError(f"origin must be a non-empty string, got {origin!r}")
+        hl = _positive(half_life, "half_life")
+        tl = _positive(ttl, "ttl")
+        if spec is not None:
+            hl = spec.half_life if hl is None else hl
+            tl = spec.ttl if tl is None else tl
+        now = self.now()
+        engine = self._engine
+        # a source's earlier premise on this key: renew it (same value) or replace it
+        b = engine.find(key, vid)
+        for other in engine.values_of(key):
+            if other is not b and source in other.premises:
+                engine.drop_premise(other, source)
+        if b is None:
+            b = engine.belief(key, value, vid)
+        repeat = source in b.premises
+        if not repeat:
+            confirmed = [p.source for p in b.premises.values()
+                         if p.origin != origin and not p.expired(now)]
+            same_origin = any(p.origin == origin for p in b.premises.values())
+            if confirmed and not same_origin and b.blocked is None:
+                conf = self._held_confidence_of(b)
+                for s in [source, *sorted(set(confirmed))]:
+                    self._record(s, True, f"confirmed {key} = {value!r} from another origin", key, conf)
+        engine.unblock(b)
+        engine.set_premise(b, Premise(source, origin, now, hl, tl))
+        self._after_change()
+
+    def call(self, fn: Callable[..., Any], key: str, *args: Any, **kwargs: Any) -> Any:
+        """Call a ``@tool`` and assert its result as ``key``; return the result."""
+        spec = spec_of(fn)
+        if spec.name not in self._tools:
+            self.add_tool(fn)
+        result = fn(*args, **kwargs)
+        self.assert_(key, result, source=spec.source)
+        return result
+
+    def claim(
+        self,
+        key: str,
+        value: Any,
+        source: str = "model:default",
+        inputs: Sequence[str] | Mapping[str, str] = (),
+        certainty: float | None = None,
+        formula: str | None = None,
+        citation: Any = None,
+    ) -> Any:
+        """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
+
+        A ``formula`` over the inputs' names is re-executed: if it reproduces ``value`` the step
+        is verified (``1.0 × certainty``), otherwise the re-executed value is believed instead
+        and the model is wrong. A ``citation`` (document key and quote) is checked against the
+        document's text. Returns the value believed.
+        """
+        check_key(key)
+        canon(value)
+        kind = self._source(source)
+        if kind in STEP_KINDS:
+            raise InvalidInputError(f"{source!r} is a reasoning step; claims come from sources")
+        cert = 1.0 if certainty is None else check_unit("certainty", certainty)
+        if isinstance(inputs, Mapping):
+            named = dict(inputs)
+        elif isinstance(inputs, (list, tuple)):
+            named = {k: k for k in inputs}
+        else:
+            raise InvalidTypeError("inputs must be a list of keys or a dict name -> key")
+        for name, k in named.items():
+            if not isinstance(name, str) or not name:
+                raise InvalidInputError(f"input names must be non-empty strings, got {name!r}")
+            check_key(k)
+        cited = citations.Citation.coerce(citation) if citation is not None else None
+        nodes = {name: self._held_belief(k, "input") for name, k in named.items()}
+        doc_node = self._held_belief(cited.document, "cited document") if cited else None
+        if formula is not None:
+            if not isinstance(formula, str):
+                raise InvalidTypeError("formula must be a string")
+            missing = formulas.names(formula) - set(nodes)
+            if missing:
+                raise FormulaError(f"formula reads {sorted(missing)}, which are not among the inputs")
+            variables = {n: nodes[n].value for n in formulas.names(formula)}
+            for n, v in variables.items():
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise FormulaError(f"input {n!r} holds {v!r}, not a number")
+            computed = formulas.evaluate(formula, variables)
+            stated_ok = not isinstance(value, bool) and isinstance(value, (int, float))
+            reproduced = stated_ok and math.isclose(computed, value, rel_tol=1e-9, abs_tol=1e-9)
+        if cited is not None:
+            if not isinstance(doc_node.value, str):  # type: ignore[union-attr]
+                raise InvalidTypeError(f"cited document {cited.document!r} does not hold text")
+            found = citations.check_quote(doc_node.value, cited.quote).found  # type: ignore[union-attr]
+        # everything is valid: change the base
+        now = self.now()
+        input_nodes = tuple(nodes.values())
+        all_inputs = input_nodes + ((doc_node,) if doc_node is not None and doc_node not in input_nodes else ())
+        rel, _ = self._reliability(source, now)
+        signal = rel * cert * min((b.conf for b in all_inputs), default=1.0)
+        info: dict[str, Any] = {"names": list(nodes), "certainty": cert, "model": source}
+        believed = value
+        if formula is not None:
+            info.update(formula=formula, stated=value, computed=computed, reproduced=reproduced)
+            if not reproduced:
+                believed = computed
+            if self.learn_from_checks:
+                verdict = "reproduced" if reproduced else f"gave {computed!r}"
+                self._record(source, reproduced, f"formula {formula} for {key} {verdict}", key, signal)
+        if cited is not None:
+            info.update(document=cited.document, quote=cited.quote, citation_found=found)
+            if self.learn_from_checks:
+                self._record(source, found, f"citation in {cited.document} for {key} "
+                             + ("found" if found else "not found"), key, signal)
+        out = self._engine.belief(key, believed, canon(believed))
+        if formula is not None:
+            j = Justification("formula", source, out, all_inputs, cert, info)
+        else:
+            j = Justification("model", source, out, all_inputs, cert, info)
+        self._engine.unblock(out) if out.blocked and not out.justs and not out.premises else None
+        self._engine.add_justification(j)
+        self._after_change()
+        return believed
+
+    # -- retraction, outcomes, conflicts ---------------------------------------------------
+    def retract(self, key: str, value: Any = None, reason: str | None = None,
+                fault: str = "none") -> None:
+        """Withdraw the held value of ``key`` (or ``value``).
+
+        ``fault="source"`` says the value was wrong when given: every accountable source (the
+        premise sources, or the model behind an unverified claim) gets a wrong outcome.
+        ``fault="none"`` (the default) says the world changed, and records nothing.
+        """
+        check_key(key)
+        if fault not in FAULTS:
+            raise InvalidInputError(f"fault must be 'none' or 'source', got {fault!r}")
+        if reason is not None and not isinstance(reason, str):
+            raise InvalidTypeError("reason must be a string")
+        b = self._target(key, value)
+        if fault == "source":
+            accountable = sorted(self._accountable(b))
+            if not accountable:
+                steps = sorted({f"{j.kind} {j.name}" for j in b.justs})
+                raise BlameError(
+                    f"{key} = {b.value!r} rests only on {', '.join(steps) or 'nothing'}: rules and "
+                    "re-executed formulas are never at fault; retract the input that was wrong"
+                )
+            conf = self._held_confidence_of(b)
+            for source in accountable:
+                self._record(source, False, reason or f"{key} = {b.value!r} was wrong", key, conf)
+        self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
+        self._after_change()
+
+    def _accountable(self, b: Belief) -> set[str]:
+        found = set(b.premises)
+        for j in b.justs:
+            if j.kind == "model":
+                found.add(j.name)
+        return found
+
+    def conflicts(self) -> list[Conflict]:
+        """Open conflicts: keys holding two or more values that no policy has settled."""
+        self._sync()
+        found = []
+        for key, values in self._engine.keys.items():
+            if len(values) < 2:
+                continue
+            held = [b for b in values.values() if b.label is IN]
+            if len(held) > 1:
+                found.append(self._conflict(key, held))
+        return found
+
+    def _conflict(self, key: str, held: list[Belief]) -> Conflict:
+        held = sorted(held, key=lambda b: (-b.conf, b.seq))
+        return Conflict(key, tuple(
+            Candidate(b.value, b.conf, tuple(sorted(self._accountable(b)))) for b in held))
+
+    def resolve(self, conflict: Conflict | str, winner: Any, learn: bool = True) -> None:
+        """Settle a conflict as a person would: ``winner`` holds, the other values are rejected.
+
+        The resolution is final; with ``learn`` the winners' sources get right outcomes and the
+        losers' wrong ones.
+        """
+        key = conflict.key if isinstance(conflict, Conflict) else conflict
+        check_key(key)
+        if not isinstance(learn, bool):
+            raise InvalidTypeError("learn must be a bool")
+        self._sync()
+        win = self._engine.find(key, canon(winner))
+        candidates = [b for b in self._engine.values_of(key)
+                      if b.blocked is None and (b.label is IN or b.defeated_by is not None)]
+        if win is None or win not in candidates:
+            raise InvalidInputError(f"{winner!r} is not a standing value of {key!r}")
+        losers = [b for b in candidates if b is not win]
+        if learn:
+            for b in losers:
+                conf = b.conf if b.label is IN else b.potential
+                for source in sorted(self._accountable(b)):
+                    self._record(source, False, f"{key}: resolved for {winner!r} by a person", key, conf)
+            for source in sorted(self._accountable(win)):
+                self._record(source, True, f"{key}: resolved for {winner!r} by a person", key, win.conf)
+        for b in losers:
+            self._engine.block(b, f"rejected: {key} resolved for {winner!r}")
+        self._after_change()
+
+    # -- queries ---------------------------------------------------------------------------
+    def _sync(self, targets: Iterable[Belief] | None = None) -> float:
+        now = self.now()
+        self.ledger.poll()
+        self._engine.sync(now, targets)
+        if self._rules and self._rule_time != now:
+            self._rule_time = now
+            self._fire_rules(self._rules)
+            self._engine.sync(now, targets)
+        return now
+
+    def _values(self, key: str) -> list[Belief]:
+        check_key(key)
+        values = self._engine.values_of(key)
+        if not values:
+            raise UnknownBeliefError(f"no belief about {key!r}")
+        self._sync(values)
+        return values
+
+    def _held(self, key: str) -> list[Belief]:
+        return [b for b in self._values(key) if b.label is IN]
+
+    def _held_belief(self, key: str, what: str) -> Belief:
+        held = self._held(key)
+        if not held:
+            raise UnknownBeliefError(f"{what} {key!r} holds no value")
+        if len(held) > 1:
+            raise AmbiguousValueError(f"{what} {key!r} is in an open conflict: {self._conflict(key, held)}")
+        return held[0]
+
+    def _held_confidence(self, key: str) -> float | None:
+        if not self._engine.values_of(key):
+            return None
+        held = self._held(key)
+        return max((b.conf for b in held), default=0.0)
+
+    def _held_confidence_of(self, b: Belief) -> float:
+        self._sync([b])
+        return b.conf
+
+    def _target(self, key: str, value: Any) -> Belief:
+        if value is not None:
+            check_key(key)
+            b = self._engine.find(key, canon(value))
+            if b is None:
+                raise UnknownBeliefError(f"no belief {key} = {value!r}")
+            self._sync([b])
+            return b
+        return self._held_belief(key, "key")
+
+    def value(self, key: str) -> Any:
+        """The value held for ``key``, or ``None`` if none is held.
+
+        Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
+        conflict over it is open.
+        """
+        held = self._held(key)
+        if not held:
+            return None
+        if len(held) > 1:
+            raise AmbiguousValueError(f"{key!r} is in an open conflict: {self._conflict(key, held)}")
+        return held[0].value
+
+    def confidence(self, key: str, value: Any = None) -> float:
+        """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
+        if value is not None:
+            return self._target(key, value).conf
+        held = self._held(key)
+        if len(held) > 1:
+            raise AmbiguousValueError(f"{key!r} is in an open conflict: {self._conflict(key, held)}")
+        return held[0].conf if held else 0.0
+
+    def label(self, key: str, value: Any = None) -> str:
+        """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
+        if value is not None:
+            return self._target(key, value).label
+        return IN if self._held(key) else OUT
+
+    def beliefs(self, min_confidence: float | None = None) -> list[Held]:
+        """Every held belief, optionally only those at or above ``min_confidence``."""
+        floor = 0.0 if min_confidence is None else check_unit("min_confidence", min_confidence)
+        self._sync()
+        return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
+                if b.label is IN and b.conf >= floor]
+
+    def project(self) -> dict[str, Any]:
+        """What a model should be shown: held values at or above ``policy.min_confidence``."""
+        floor = self.policy.min_confidence
+        return {h.key: h.value for h in self.beliefs() if h.confidence >= floor}
+
+    def faded(self, threshold: float | None = None) -> list[Faded]:
+        """Held premises whose evidence has faded below ``threshold`` (default: min_confidence)."""
+        floor = self.policy.min_confidence if threshold is None else check_unit("threshold", threshold)
+        now = self._sync()
+        found = []
+        for b in self._engine.beliefs():
+            if b.label is IN and b.premises:
+                c, _, _ = self._engine.premise_confidence(b, now)
+                if c is not None and c < floor:
+                    found.append(Faded(b.key, b.value, c, tuple(sorted(b.premises))))
+        return found
+
+    def keys(self) -> list[str]:
+        """Every key the base has heard of."""
+        return list(self._engine.keys)
+
+    def __len__(self) -> int:
+        return len(self._engine)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and bool(self._engine.keys.get(key))
+
+    def explain(self, key: str, value: Any = None) -> Any:
+        """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""
+        from .proof import build_proof
+
+        if value is not None:
+            b = self._target(key, value)
+            roots = [b]
+        else:
+            roots = self._values(key)
+            held = [b for b in roots if b.label is IN]
+            roots = held if held else sorted(roots, key=lambda b: -b.seq)[:1]
+        self._sync()
+        return build_proof(self, roots[0] if len(roots) == 1 else roots)
+
+    # -- hooks -----------------------------------------------------------------------------
+    def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
+        engine = self._engine
+        if self._rules:
+            for _ in range(10_000):
+                touched = engine.touched
+                engine.touched = set()
+                due = list(extra_rules)
+                extra_rules = ()
+                for key in touched:
+                    due.extend(self._rules_by_key.get(key, ()))
+                if not due:
+                    break
+                self._fire_rules(due)
+        else:
+            engine.touched.clear()
+        if isinstance(self.conflict_policy, AskHuman):
+            self._ask_humans(self.conflict_policy)
+
+    def _fire_rules(self, due: Iterable[Rule]) -> None:
+        seen = set()
+        for r in due:
+            if r.name in seen:
+                continue
+            seen.add(r.name)
+            held = {}
+            for key in set(r.inputs):
+                values = self._engine.values_of(key)
+                if values:
+                    self._sync_quiet(values)
+                held[key] = [b for b in values if b.label is IN]
+                if not held[key]:
+                    break
+            else:
+                fired = self._fired.setdefault(r.name, set())
+                for combo in r.combinations(held):
+                    ident = tuple(b.seq for b in combo)
+                    if ident in fired:
+                        continue
+                    fired.add(ident)
+                    try:
+                        result = r.fn(*(b.value for b in combo))
+                    except Exception as exc:
+                        raise RuleError(f"rule {r.name} raised {exc!r}") from exc
+                    if result is None:
+                        continue
+                    out = self._engine.belief(r.output, result, canon(result))
+                    self._engine.add_justification(
+                        Justification("rule", r.name, out, tuple(combo), r.confidence,
+                                      {"names": list(r.params)}))
+
+    def _sync_quiet(self, targets: Iterable[Belief]) -> None:
+        self._engine.sync(self.now(), targets)
+
+    def _ask_humans(self, policy: AskHuman) -> None:
+        for _ in range(1000):
+            open_conflicts = self.conflicts()
+            if not open_conflicts:
+                return
+            progressed = False
+            for conflict in open_conflicts:
+                winner = policy.ask(conflict)
+                if winner is None:
+                    continue
+                if canon(winner) not in {canon(v) for v in conflict.values}:
+                    raise InvalidInputError(f"ask() answered {winner!r}, not one of {conflict.values}")
+                self.resolve(conflict, winner, learn=policy.learn)
+                progressed = True
+            if not progressed:
+                return
+
+    def _rank(self, b: Belief, now: float) -> int:
+        policy = self.conflict_policy
+        assert isinstance(policy, PreferSource)
+        return min((policy.rank_of(p.source) for p in b.premises.values() if not p.expired(now)),
+                   default=len(policy.order))
+
+    # -- snapshots -------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The whole base as plain data (schema-versioned); see :mod:`corollary.snapshot`."""
+        from .snapshot import base_to_dict
+
+        return base_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], ledger: TrustLedger | None = None,
+                  clock: Clock | None = None, **options: Any) -> BeliefBase:
+        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name."""
+        from .snapshot import base_from_dict
+
+        return base_from_dict(data, ledger=ledger, clock=clock, **options)
+
+    def save(self, path: str | os.PathLike[str], *, format: str | None = None) -> None:
+        """Write a snapshot atomically (msgpack by default, JSON for ``.json``)."""
+        from .snapshot import save
+
+        save(self, path, format=format)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], ledger: TrustLedger | None = None,
+             clock: Clock | None = None, **options: Any) -> BeliefBase:
+        """Read a snapshot written by :meth:`save`."""
+        from .snapshot import load
+
+        return load(path, ledger=ledger, clock=clock, **options)
+
+    def __repr__(self) -> str:
+        return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"
+
+
+def _positive(value: Duration | None, name: str) -> float | None:
+    seconds = to_seconds(value, name)
+    if seconds is not None and seconds <= 0:
+        raise InvalidInputError(f"{name} must be > 0, got {value!r}")
+    return seconds

@@ -1,0 +1,489 @@
+"""The justification graph and its incremental evaluation.
+
+Three record types, as in a classic JTMS: the :class:`Engine` (the TMS), the :class:`Belief`
+(a node: one value of one key) and the :class:`Justification` (a derived reason with input
+beliefs). A premise (:class:`Premise`) is a reason straight from a source and lives on its
+belief. Derived structure lives in a ``networkx.DiGraph`` with edges
+``input belief → justification → output belief``.
+
+Values are a function of (structure, time). Structure changes mark the affected cone dirty
+(descendants and rival values of the same key, stopping at nodes already dirty); labels and
+confidences are computed on demand, at the clock's time, for the stale part of the queried
+beliefs' ancestry only, by a Knuth/Dijkstra sweep in decreasing confidence. That sweep makes
+support well-founded (a cycle never holds itself up) and decides conflicts greedily: with a
+confidence-based policy the first value of a key to be reached (the most confident) holds and
+its rivals are defeated and never propagate.
+
+This module knows nothing of agents, storage, rules or the CLI: the facade calls it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import networkx as nx
+
+from . import confidence as formulas
+
+IN = "IN"
+OUT = "OUT"
+PREMISES = "premises"  # marker for "the premise agreement" as a node's best support
+
+
+class Premise:
+    """A reason straight from a source: who said it, when, and how long it stays good."""
+
+    __slots__ = ("source", "origin", "at", "half_life", "ttl", "expires_at")
+
+    def __init__(self, source: str, origin: str, at: float, half_life: float | None,
+                 ttl: float | None) -> None:
+        self.source = source
+        self.origin = origin
+        self.at = at
+        self.half_life = half_life
+        self.ttl = ttl
+        self.expires_at = None if ttl is None else at + ttl
+
+    def expired(self, now: float) -> bool:
+        return self.expires_at is not None and now >= self.expires_at
+
+
+class Justification:
+    """A derived reason: a step (rule, re-executed formula, model judgement) over input beliefs.
+
+    ``step`` is the constant part of the step confidence; for ``kind == "model"`` the model's
+    live reliability multiplies it. ``info`` carries what the proof shows (formula, stated
+    value, citation check, input names).
+    """
+
+    __slots__ = ("kind", "name", "output", "inputs", "step", "info", "seq")
+
+    def __init__(self, kind: str, name: str, output: Belief, inputs: tuple[Belief, ...],
+                 step: float, info: dict[str, Any] | None = None) -> None:
+        self.kind = kind
+        self.name = name
+        self.output = output
+        self.inputs = inputs
+        self.step = step
+        self.info = info or {}
+        self.seq = 0
+
+    def __repr__(self) -> str:
+        return f"<Justification {self.kind}:{self.name} -> {self.output.key}>"
+
+
+class Belief:
+    """One value of one key, with its reasons and its last computed label and confidence."""
+
+    __slots__ = (
+        "key", "value", "vid", "seq", "premises", "justs", "blocked",
+        "label", "conf", "best", "defeated_by", "potential", "timed", "stamp", "why",
+    )
+
+    def __init__(self, key: str, value: Any, vid: Any, seq: int) -> None:
+        self.key = key
+        self.value = value
+        self.vid = vid
+        self.seq = seq
+        self.premises: dict[str, Premise] = {}
+        self.justs: list[Justification] = []
+        self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
+        self.label = OUT
+        self.conf = 0.0
+        self.best: Any = None  # PREMISES or the Justification that gives the confidence
+        self.defeated_by: Belief | None = None
+        self.potential = 0.0  # the confidence a defeated value would have had
+        self.timed = False
+        self.stamp: float | None = None
+        self.why = "unsupported"
+
+    def __repr__(self) -> str:
+        return f"<Belief {self.key}={self.value!r} {self.label} {self.conf:.4g}>"
+
+
+# Conflict modes the engine understands; policies in corollary.conflicts map onto them.
+OPEN = "open"
+BY_CONFIDENCE = "confidence"
+BY_RANK = "rank"
+
+
+class Engine:
+    """The TMS: holds beliefs and justifications, and evaluates labels and confidences.
+
+    Parameters
+    ----------
+    reliability : callable
+        ``reliability(source, now) -> (value, time_dependent)``.
+    corroboration : bool
+        Noisy-OR across origins (True) or the best premise only.
+    conflict_mode : str
+        ``"open"``, ``"confidence"`` or ``"rank"``.
+    rank : callable, optional
+        For ``"rank"``: ``rank(belief, now) -> int`` (lower is preferred) from its premises.
+    """
+
+    def __init__(
+        self,
+        reliability: Callable[[str, float], tuple[float, bool]],
+        corroboration: bool = True,
+        conflict_mode: str = OPEN,
+        rank: Callable[[Belief, float], int] | None = None,
+    ) -> None:
+        self.reliability = reliability
+        self.corroboration = corroboration
+        self.conflict_mode = conflict_mode
+        self.rank = rank
+        self.graph: nx.DiGraph = nx.DiGraph()
+        self.keys: dict[str, dict[Any, Belief]] = {}
+        self.by_source: dict[str, set[Belief]] = {}
+        self.by_model: dict[str, set[Justification]] = {}
+        self.dirty: set[Belief] = set()
+        self.timed: set[Belief] = set()
+        self.touched: set[str] = set()
+        self._expiries: list[tuple[float, int, Belief, Premise]] = []
+        self._seq = itertools.count(1)
+
+    # -- structure -----------------------------------------------------------------------
+    def belief(self, key: str, value: Any, vid: Any) -> Belief:
+        """The belief ``key = value``, created (OUT, unsupported) if new."""
+        values = self.keys.get(key)
+        if values is None:
+            values = self.keys[key] = {}
+        b = values.get(vid)
+        if b is None:
+            b = values[vid] = Belief(key, value, vid, next(self._seq))
+            self.mark(b)
+        return b
+
+    def find(self, key: str, vid: Any) -> Belief | None:
+        values = self.keys.get(key)
+        return None if values is None else values.get(vid)
+
+    def values_of(self, key: str) -> list[Belief]:
+        return list(self.keys.get(key, {}).values())
+
+    def beliefs(self) -> Iterator[Belief]:
+        for values in self.keys.values():
+            yield from values.values()
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.keys.values())
+
+    def set_premise(self, b: Belief, premise: Premise) -> Premise | None:
+        """Attach ``premise`` to ``b``, replacing any earlier one from the same source."""
+        old = b.premises.get(premise.source)
+        b.premises[premise.source] = premise
+        self.by_source.setdefault(premise.source, set()).add(b)
+        if premise.expires_at is not None:
+            heapq.heappush(self._expiries, (premise.expires_at, next(self._seq), b, premise))
+        self.mark(b)
+        return old
+
+    def drop_premise(self, b: Belief, source: str) -> Premise | None:
+        premise = b.premises.pop(source, None)
+        if premise is not None:
+            holders = self.by_source.get(source)
+            if holders is not None:
+                holders.discard(b)
+                if not holders:
+                    del self.by_source[source]
+            self.mark(b)
+        return premise
+
+    def add_justification(self, j: Justification) -> Justification:
+        """Add a derived reason; an identical one (same step and inputs) is returned instead."""
+        for other in j.output.justs:
+            if other.kind == j.kind and other.name == j.name and other.inputs == j.inputs:
+                return other
+        j.seq = next(self._seq)
+        g = self.graph
+        g.add_node(j)
+        for b in j.inputs:
+            g.add_edge(b, j)
+        g.add_edge(j, j.output)
+        j.output.justs.append(j)
+        if j.kind == "model":
+            self.by_model.setdefault(j.name, set()).add(j)
+        self.mark(j.output)
+        return j
+
+    def remove_justification(self, j: Justification) -> None:
+        if j not in j.output.justs:
+            return
+        j.output.justs.remove(j)
+        self.graph.remove_node(j)
+        if j.kind == "model":
+            self.by_model.get(j.name, set()).discard(j)
+        self.mark(j.output)
+
+    def block(self, b: Belief, reason: str) -> None:
+        b.blocked = reason
+        self.mark(b)
+
+    def unblock(self, b: Belief) -> None:
+        if b.blocked is not None:
+            b.blocked = None
+            self.mark(b)
+
+    def consumers(self, b: Belief) -> Iterable[Justification]:
+        succ = self.graph._succ.get(b)  # networkx's adjacency dict: the hot path avoids views
+        return () if succ is None else succ
+
+    # -- invalidation --------------------------------------------------------------------
+    def mark(self, b: Belief) -> None:
+        """Mark ``b``, its descendants and their rival values dirty (stopping at dirty nodes)."""
+        dirty = self.dirty
+        if b in dirty:
+            return
+        succ = self.graph._succ
+        keys = self.keys
+        stack = [b]
+        while stack:
+            x = stack.pop()
+            if x in dirty:
+                continue
+            dirty.add(x)
+            self.touched.add(x.key)
+            for j in succ.get(x, ()):
+                stack.append(j.output)
+            rivals = keys[x.key]
+            if len(rivals) > 1:
+                stack.extend(rivals.values())
+
+    def mark_source(self, source: str) -> None:
+        """A source's reliability changed: everything resting on it is stale."""
+        for b in self.by_source.get(source, ()):
+            self.mark(b)
+        for j in self.by_model.get(source, ()):
+            self.mark(j.output)
+
+    def mark_all(self) -> None:
+        for b in self.beliefs():
+            self.mark(b)
+
+    def expire(self, now: float) -> None:
+        """Process every premise expiry at or before ``now``."""
+        heap = self._expiries
+        while heap and heap[0][0] <= now:
+            _, _, b, premise = heapq.heappop(heap)
+            if b.premises.get(premise.source) is premise:
+                self.mark(b)
+
+    def next_expiry(self) -> float | None:
+        return self._expiries[0][0] if self._expiries else None
+
+    # -- evaluation ----------------------------------------------------------------------
+    def stale(self, b: Belief, now: float) -> bool:
+        return b in self.dirty or (b.timed and b.stamp != now)
+
+    def sync(self, now: float, targets: Iterable[Belief] | None = None) -> None:
+        """Bring labels and confidences up to ``now`` for ``targets`` (default: everything)."""
+        self.expire(now)
+        if targets is None:
+            region = set(self.dirty)
+            region.update(b for b in self.timed if b.stamp != now)
+        else:
+            region = self._region(targets, now)
+        if region:
+            self._evaluate(region, now)
+
+    def _region(self, targets: Iterable[Belief], now: float) -> set[Belief]:
+        """The stale part of the targets' ancestry, closed under rival values."""
+        region: set[Belief] = set()
+        stack = list(targets)
+        pred = self.graph._pred
+        keys = self.keys
+        dirty = self.dirty
+        while stack:
+            b = stack.pop()
+            if b in region or not (b in dirty or (b.timed and b.stamp != now)):
+                continue
+            region.add(b)
+            for j in b.justs:
+                stack.extend(pred[j])
+            rivals = keys[b.key]
+            if len(rivals) > 1:
+                stack.extend(rivals.values())
+        return region
+
+    def premise_confidence(self, b: Belief, now: float) -> tuple[float | None, bool, bool]:
+        """(agreement of valid premises or None, time-dependent?, had an expired premise?)."""
+        best: dict[str, float] = {}
+        timed = False
+        expired = False
+        for p in b.premises.values():
+            if p.expires_at is not None:
+                if now >= p.expires_at:
+                    expired = True
+                    continue
+            r, r_timed = self.reliability(p.source, now)
+            if p.half_life is not None:
+                timed = True
+                c = r * formulas.decay_weight(max(now - p.at, 0.0), p.half_life)
+            else:
+                c = r
+            if r_timed:
+                timed = True
+            if c > best.get(p.origin, -1.0):
+                best[p.origin] = c
+        if not best:
+            return None, timed, expired
+        if len(best) == 1:
+            return next(iter(best.values())), timed, expired
+        return formulas.agreement(best, self.corroboration), timed, expired
+
+    def step_confidence(self, j: Justification, now: float) -> tuple[float, bool]:
+        if j.kind == "model":
+            r, timed = self.reliability(j.name, now)
+            return r * j.step, timed
+        return j.step, False
+
+    def _evaluate(self, region: set[Belief], now: float) -> None:
+        heap: list[tuple[float, int, int, Belief, Any]] = []
+        pending: dict[Justification, int] = {}
+        own_timed: set[Belief] = set()
+        tie = itertools.count()
+        push = heapq.heappush
+        pred = self.graph._pred
+        succ = self.graph._succ
+        by_rank = self.conflict_mode == BY_RANK
+        decided = self.conflict_mode != OPEN
+
+        for b in region:
+            b.label = OUT
+            b.conf = 0.0
+            b.best = None
+            b.defeated_by = None
+            b.potential = 0.0
+            b.stamp = now
+            if b.blocked is not None:
+                b.why = b.blocked
+                continue
+            c, timed, expired = self.premise_confidence(b, now)
+            if timed or expired:
+                own_timed.add(b)
+            b.why = "expired" if expired and c is None else "unsupported"
+            if c is not None:
+                push(heap, (-c, b.seq, next(tie), b, PREMISES))
+            for j in b.justs:
+                waiting = 0
+                valid = True
+                for x in pred[j]:
+                    if x in region:
+                        waiting += 1
+                    elif x.label is not IN:
+                        valid = False
+                        break
+                if not valid:
+                    continue
+                if waiting:
+                    pending[j] = waiting
+                else:
+                    step, timed = self.step_confidence(j, now)
+                    if timed:
+                        own_timed.add(b)
+                    push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), b.seq,
+                                next(tie), b, j))
+
+        if by_rank:
+            self._defeat_by_rank(region, now)
+
+        keys = self.keys
+        while heap:
+            negc, _, _, b, why = heapq.heappop(heap)
+            if b.label is IN or b.defeated_by is not None:
+                continue
+            c = -negc
+            if decided:
+                rivals = keys[b.key]
+                if len(rivals) > 1:
+                    winner = None
+                    for r in rivals.values():
+                        if r is not b and r.label is IN:
+                            winner = r
+                            break
+                    if winner is not None:
+                        b.defeated_by = winner
+                        b.potential = c
+                        b.why = "lost"
+                        continue
+            b.label = IN
+            b.conf = c
+            b.best = why
+            b.why = "held"
+            for j in succ.get(b, ()):
+                out = j.output
+                if out not in region or out.label is IN:
+                    continue
+                waiting = pending.get(j)
+                if waiting is None:
+                    continue
+                if waiting > 1:
+                    pending[j] = waiting - 1
+                    continue
+                del pending[j]
+                step, timed = self.step_confidence(j, now)
+                if timed:
+                    own_timed.add(out)
+                push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), out.seq,
+                            next(tie), out, j))
+
+        self._settle_timed(region, own_timed, decided)
+        self.dirty.difference_update(region)
+
+    def _defeat_by_rank(self, region: set[Belief], now: float) -> None:
+        """Source preference: values worse-ranked than a held, better-ranked premise value lose."""
+        assert self.rank is not None
+        seen: set[str] = set()
+        for b in region:
+            if b.key in seen:
+                continue
+            seen.add(b.key)
+            rivals = [r for r in self.keys[b.key].values() if r.blocked is None]
+            if len(rivals) < 2:
+                continue
+            ranked = []
+            for r in rivals:
+                has_valid = any(not p.expired(now) for p in r.premises.values())
+                ranked.append((self.rank(r, now) if has_valid else None, r.seq, r))
+            valid = [t for t in ranked if t[0] is not None]
+            if not valid:
+                continue
+            top, _, leader = min(valid, key=lambda t: (t[0], t[1]))
+            for rank, _, r in ranked:
+                if rank is None or rank > top:
+                    r.defeated_by = leader
+                    r.why = "lost"
+                    # what it would have had on its own evidence, for the proof
+                    c, _, _ = self.premise_confidence(r, now)
+                    r.potential = c or 0.0
+
+    def _settle_timed(self, region: set[Belief], own_timed: set[Belief], decided: bool) -> None:
+        """A value is time-dependent if it reads a decaying premise or a time-dependent input."""
+        timed_set = self.timed
+        for b in region:
+            b.timed = False
+        for b in region:
+            if b.timed:
+                continue
+            if b in own_timed or any(x.timed for j in b.justs for x in j.inputs if x not in region):
+                stack = [b]
+                while stack:
+                    x = stack.pop()
+                    if x.timed or x not in region:
+                        continue
+                    x.timed = True
+                    for j in self.graph._succ.get(x, ()):
+                        stack.append(j.output)
+                    if decided:
+                        rivals = self.keys[x.key]
+                        if len(rivals) > 1:
+                            stack.extend(rivals.values())
+        for b in region:
+            if b.timed:
+                timed_set.add(b)
+            else:
+                timed_set.discard(b)

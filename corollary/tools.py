@@ -1,0 +1,91 @@
+"""Tools: functions whose results are premises from ``tool:<name>``.
+
+``@tool`` leaves the function exactly as callable as before (signature, docstring, name), so
+other frameworks' decorators stack on it; it only attaches a :class:`ToolSpec` that a
+:class:`corollary.BeliefBase` reads: the declared trust (``high``/``medium``/``low`` or a
+number), the evidence's half-life and ttl, and the independence origin.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import attrs
+
+from .clock import Duration, to_seconds
+from .errors import InvalidInputError, InvalidTypeError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Tools by name, so snapshots can re-bind them on restore.
+REGISTRY: dict[str, Callable[..., Any]] = {}
+
+
+def _trust(value: Any) -> str | float | None:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise InvalidInputError(f"trust is 'high', 'medium', 'low' or a number in [0, 1], not {value!r}")
+    return float(value)
+
+
+def _positive(name: str) -> Callable[[Any], float | None]:
+    def convert(value: Any) -> float | None:
+        seconds = to_seconds(value, name)
+        if seconds is not None and seconds <= 0:
+            raise InvalidInputError(f"{name} must be > 0")
+        return seconds
+    return convert
+
+
+@attrs.frozen(slots=True)
+class ToolSpec:
+    """What a tool declares about its results."""
+
+    name: str
+    trust: str | float | None = attrs.field(default=None, converter=_trust)
+    half_life: float | None = attrs.field(default=None, converter=_positive("half_life"))
+    ttl: float | None = attrs.field(default=None, converter=_positive("ttl"))
+    origin: str | None = None
+
+    @property
+    def source(self) -> str:
+        return f"tool:{self.name}"
+
+
+def spec_of(fn: Any) -> ToolSpec:
+    """The :class:`ToolSpec` of a function decorated with :func:`tool`."""
+    spec = getattr(fn, "__corollary_tool__", None)
+    if not isinstance(spec, ToolSpec):
+        raise InvalidTypeError(f"{fn!r} is not a corollary tool (decorate it with @tool)")
+    return spec
+
+
+def tool(fn: F | None = None, *, trust: str | float | None = None, half_life: Duration | None = None,
+         ttl: Duration | None = None, origin: str | None = None, name: str | None = None) -> Any:
+    """Declare a function a tool whose results are premises from ``tool:<name>``.
+
+    Examples
+    --------
+    >>> from datetime import timedelta
+    >>> @tool(trust="high", half_life=timedelta(minutes=1))
+    ... def quote(symbol: str) -> float:
+    ...     '''Last trade price.'''
+    ...     return 101.5
+    >>> quote("ACME"), quote.__doc__, quote.__corollary_tool__.source
+    (101.5, 'Last trade price.', 'tool:quote')
+    """
+    def wrap(f: F) -> F:
+        spec = ToolSpec(name or f.__name__, trust, half_life, ttl, origin)
+
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            return f(*args, **kwargs)
+
+        wrapper.__corollary_tool__ = spec  # type: ignore[attr-defined]
+        REGISTRY[spec.name] = wrapper
+        return wrapper  # type: ignore[return-value]
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,77 @@
+"""A deliberately simple from-scratch evaluator of DESIGN sections 2-4, for property tests.
+
+It reads the base's structure (premises, justifications, withdrawn beliefs, the ledger) and
+recomputes every label and confidence with no incremental state: repeatedly scan every belief,
+take the most confident one that can be reached from what is already settled (ties: the older
+belief), and settle it, unless the conflict policy says a rival already holds. O(V·E) per belief;
+fine for the small random bases the tests build.
+"""
+
+from __future__ import annotations
+
+from corollary import confidence as formulas
+from corollary.conflicts import PreferHigherConfidence, PreferSource
+
+
+def evaluate(kb, now):
+    engine = kb._engine
+    nodes = [b for values in engine.keys.values() for b in values.values()]
+    policy = kb.conflict_policy
+
+    def reliability(source):
+        return kb.ledger.reliability(source, at=now, prior=kb._prior(source))
+
+    def premise_conf(b):
+        best = {}
+        for p in b.premises.values():
+            if p.ttl is not None and now - p.at >= p.ttl:
+                continue
+            c = reliability(p.source) * formulas.decay_weight(now - p.at, p.half_life)
+            best[p.origin] = max(best.get(p.origin, 0.0), c)
+        if not best:
+            return None
+        return formulas.agreement(best, kb.policy.corroboration)
+
+    def step(j):
+        return reliability(j.name) * j.step if j.kind == "model" else j.step
+
+    defeated = set()
+    if isinstance(policy, PreferSource):
+        for values in engine.keys.values():
+            standing = [b for b in values.values() if b.blocked is None]
+            ranks = {}
+            for b in standing:
+                valid = [p for p in b.premises.values()
+                         if p.ttl is None or now - p.at < p.ttl]
+                if valid:
+                    ranks[b] = min(policy.rank_of(p.source) for p in valid)
+            if ranks:
+                top = min(ranks.values())
+                defeated.update(b for b in standing if ranks.get(b, float("inf")) > top)
+
+    decided = isinstance(policy, (PreferHigherConfidence, PreferSource))
+    held = {}
+    while True:
+        best = None
+        for b in nodes:
+            if b in held or b in defeated or b.blocked is not None:
+                continue
+            options = []
+            pc = premise_conf(b)
+            if pc is not None:
+                options.append(pc)
+            for j in b.justs:
+                if all(x in held for x in j.inputs):
+                    options.append(step(j) * min((held[x] for x in j.inputs), default=1.0))
+            if options:
+                c = max(options)
+                if best is None or (c, -b.seq) > (best[0], -best[1].seq):
+                    best = (c, b)
+        if best is None:
+            break
+        c, b = best
+        if decided and any(r in held for r in engine.keys[b.key].values() if r is not b):
+            defeated.add(b)
+            continue
+        held[b] = c
+    return {(b.key, b.vid): ("IN", held[b]) if b in held else ("OUT", 0.0) for b in nodes}
