@@ -1,0 +1,123 @@
+"""The ``corollary`` command: a demo on the embedded defaults, and snapshot inspection."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from datetime import timedelta
+
+from . import __version__
+from .base import BeliefBase
+from .clock import ManualClock
+from .conflicts import PreferHigherConfidence
+from .ledger import TrustLedger
+from .proof import format_confidence
+from .rules import rule
+from .tools import tool
+
+
+def _check(condition: bool, what: str) -> None:
+    if not condition:
+        raise SystemExit(f"demo check failed: {what}")
+
+
+def demo(out=None) -> int:  # type: ignore[no-untyped-def]
+    """Assert from several sources, derive, retract with blame, fade, resolve, print proofs."""
+    out = out or sys.stdout
+
+    def say(text: str = "") -> None:
+        print(text, file=out)
+
+    clock = ManualClock(1_767_225_600)  # 2026-01-01, so the demo prints the same every time
+    ledger = TrustLedger(clock=clock)
+
+    @tool(trust="high", name="filings")
+    def filings(quarter: str) -> float:
+        """Revenue from the filings database, in $M."""
+        return {"Q2": 100.0, "Q3": 110.0}[quarter]
+
+    @tool(half_life=timedelta(minutes=1), ttl=timedelta(minutes=5), name="quote")
+    def quote(symbol: str) -> float:
+        """Last trade price."""
+        return 101.5
+
+    @rule(output="signal", inputs={"growth": "growth", "price": "price:ACME"}, name="demo.signal")
+    def signal(growth: float, price: float) -> str:
+        return "buy" if growth > 0.05 and price < 120 else "hold"
+
+    kb = BeliefBase(ledger=ledger, clock=clock, conflicts=PreferHigherConfidence(),
+                    tools=[filings, quote], rules=[signal], learn_from_checks=False)
+
+    say(f"corollary {__version__} demo: a belief base with a ManualClock at 2026-01-01")
+    say("\n1. Assertions from several sources; independent agreement (noisy-OR)")
+    kb.call(filings, "revenue:Q2", "Q2")
+    kb.call(filings, "revenue:Q3", "Q3")
+    kb.assert_("hq", "Austin", source="tool:registry")
+    kb.assert_("hq", "Austin", source="document:10-K")
+    say(f"   hq = {kb.value('hq')!r} at {format_confidence(kb.confidence('hq'), 4)} "
+        "(registry 0.95 and 10-K 0.9 confirm each other)")
+    _check(format_confidence(kb.confidence("hq"), 4) == "0.9959", "agreement 0.9959")
+
+    say("\n2. Derivations: a re-executed formula, model judgements, a rule")
+    kb.claim("growth", 0.1, source="model:analyst", inputs={"q2": "revenue:Q2", "q3": "revenue:Q3"},
+             formula="(q3 - q2) / q2")
+    kb.claim("trend", "up", source="model:analyst", inputs=["growth"])
+    kb.claim("answer", "revenue is growing", source="model:analyst", inputs=["revenue:Q3", "trend"])
+    for key in ("growth", "trend", "answer"):
+        say(f"   {key} = {kb.value(key)!r} [{kb.label(key)} {format_confidence(kb.confidence(key), 3)}]")
+    _check(format_confidence(kb.confidence("answer"), 3) == "0.802", "chain rule 0.802")
+    kb.call(quote, "price:ACME", "ACME")
+    say(f"   signal = {kb.value('signal')!r} (rule over growth and a fresh quote)")
+    say("\n" + str(kb.explain("answer")))
+
+    say("\n3. Evidence fades: the quote has a one-minute half-life and a five-minute ttl")
+    for seconds in (30, 30, 60):
+        clock.advance(seconds)
+        say(f"   +{seconds:>3} s  price:ACME {format_confidence(kb.confidence('price:ACME'))}, "
+            f"signal {format_confidence(kb.confidence('signal'))}")
+    say(f"   faded below 0.5: {[f.key for f in kb.faded(0.5)]}")
+    clock.advance(timedelta(minutes=4))
+    say(f"   after the ttl: price:ACME is {kb.label('price:ACME')}, signal is {kb.label('signal')}")
+    _check(kb.label("signal") == "OUT", "expired quote takes the signal OUT")
+    kb.call(quote, "price:ACME", "ACME")
+    say(f"   re-quoted: price:ACME {format_confidence(kb.confidence('price:ACME'))}, signal "
+        f"{kb.label('signal')} again")
+
+    say("\n4. A conflict: a model guess against a person")
+    kb.claim("ceo", "Bob", source="model:analyst", certainty=0.8)
+    kb.assert_("ceo", "Alice", source="human:ops")
+    say(f"   ceo = {kb.value('ceo')!r}; the model's 'Bob' is {kb.label('ceo', 'Bob')}")
+    say(str(kb.explain("ceo", "Bob")))
+
+    say("\n5. Retraction with blame: Q3 was restated because the filing was wrong")
+    before = kb.reliability("tool:filings")
+    kb.retract("revenue:Q3", reason="restated in the 10-K/A", fault="source")
+    say(f"   tool:filings reliability {format_confidence(before, 3)} -> "
+        f"{format_confidence(kb.reliability('tool:filings'), 3)}")
+    for key in ("revenue:Q3", "growth", "trend", "answer", "signal"):
+        say(f"   {key}: {kb.label(key)}")
+    _check(kb.label("answer") == "OUT", "retraction cascades to the answer")
+    say("\n" + str(kb.explain("revenue:Q3")))
+    say("\ndemo: all checks passed")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="corollary", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"corollary {__version__}")
+    commands = parser.add_subparsers(dest="command")
+    commands.add_parser("demo", help="run the demo on the embedded defaults")
+    show = commands.add_parser("explain", help="print the proof of a key from a snapshot")
+    show.add_argument("snapshot")
+    show.add_argument("key")
+    args = parser.parse_args(argv)
+    if args.command == "demo" or args.command is None:
+        return demo()
+    kb = BeliefBase.load(args.snapshot)
+    print(kb.explain(args.key))
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
