@@ -138,6 +138,7 @@ class BeliefBase:
         self._priors: dict[str, float] = {}
         self._rel_cache: dict[str, tuple[float, float, bool]] = {}
         self._rule_time: float | None = None
+        self._hooks = isinstance(conflicts, AskHuman)
         mode = OPEN
         rank = None
         if conflicts is not None and conflicts.mode == "confidence":
@@ -170,6 +171,8 @@ class BeliefBase:
         if r in self._rules:
             return
         self._rules.append(r)
+        self._engine.track_touched = True
+        self._hooks = True
         for key in set(r.inputs):
             self._rules_by_key.setdefault(key, []).append(r)
         self._fired.setdefault(r.name, set())
@@ -260,42 +263,53 @@ class BeliefBase:
         for a key replaces its earlier premise on that key. An independent origin asserting a
         value another origin already holds records a right outcome for both.
         """
-        check_key(key)
-        vid = canon(value)
-        kind = self._source(source)
+        if type(key) is not str or not key or key.isspace():
+            check_key(key)
+        vid = value if type(value) is str else canon(value)
+        kind = self._source_ok.get(source) if type(source) is str else None
+        if kind is None:
+            kind = self._source(source)
         if kind in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
-        spec = self._tools.get(source[5:]) if kind == "tool" else None
+        spec = self._tools.get(source[5:]) if kind == "tool" and self._tools else None
         if origin is None:
             origin = spec.origin if spec is not None and spec.origin else source
         elif not isinstance(origin, str) or not origin:
             raise InvalidInputError(f"origin must be a non-empty string, got {origin!r}")
-        hl = _positive(half_life, "half_life")
-        tl = _positive(ttl, "ttl")
+        hl = None if half_life is None else _positive(half_life, "half_life")
+        tl = None if ttl is None else _positive(ttl, "ttl")
         if spec is not None:
             hl = spec.half_life if hl is None else hl
             tl = spec.ttl if tl is None else tl
-        now = self.now()
+        now = self.clock()
+        if type(now) is not float:
+            now = self.now()
         engine = self._engine
+        if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
+            engine.set_premise(engine.belief(key, value, vid), Premise(source, origin, now, hl, tl))
+            if self._hooks:
+                self._after_change()
+            return
         # a source's earlier premise on this key: renew it (same value) or replace it
         b = engine.find(key, vid)
         for other in engine.values_of(key):
-            if other is not b and source in other.premises:
+            if other is not b and other.premise_from(source) is not None:
                 engine.drop_premise(other, source)
         if b is None:
             b = engine.belief(key, value, vid)
-        repeat = source in b.premises
+        repeat = b.premise_from(source) is not None
         if not repeat:
-            confirmed = [p.source for p in b.premises.values()
+            confirmed = [p.source for p in b.premises
                          if p.origin != origin and not p.expired(now)]
-            same_origin = any(p.origin == origin for p in b.premises.values())
+            same_origin = any(p.origin == origin for p in b.premises)
             if confirmed and not same_origin and b.blocked is None:
                 conf = self._held_confidence_of(b)
                 for s in [source, *sorted(set(confirmed))]:
                     self._record(s, True, f"confirmed {key} = {value!r} from another origin", key, conf)
         engine.unblock(b)
         engine.set_premise(b, Premise(source, origin, now, hl, tl))
-        self._after_change()
+        if self._hooks:
+            self._after_change()
 
     def call(self, fn: Callable[..., Any], key: str, *args: Any, **kwargs: Any) -> Any:
         """Call a ``@tool`` and assert its result as ``key``; return the result."""
@@ -419,7 +433,7 @@ class BeliefBase:
         self._after_change()
 
     def _accountable(self, b: Belief) -> set[str]:
-        found = set(b.premises)
+        found = {p.source for p in b.premises}
         for j in b.justs:
             if j.kind == "model":
                 found.add(j.name)
@@ -429,10 +443,10 @@ class BeliefBase:
         """Open conflicts: keys holding two or more values that no policy has settled."""
         self._sync()
         found = []
-        for key, values in self._engine.keys.items():
-            if len(values) < 2:
+        for key, slot in self._engine.keys.items():
+            if not isinstance(slot, dict):
                 continue
-            held = [b for b in values.values() if b.label is IN]
+            held = [b for b in slot.values() if b.label is IN]
             if len(held) > 1:
                 found.append(self._conflict(key, held))
         return found
@@ -569,7 +583,7 @@ class BeliefBase:
             if b.label is IN and b.premises:
                 c, _, _ = self._engine.premise_confidence(b, now)
                 if c is not None and c < floor:
-                    found.append(Faded(b.key, b.value, c, tuple(sorted(b.premises))))
+                    found.append(Faded(b.key, b.value, c, tuple(sorted(p.source for p in b.premises))))
         return found
 
     def keys(self) -> list[str]:
@@ -580,7 +594,7 @@ class BeliefBase:
         return len(self._engine)
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and bool(self._engine.keys.get(key))
+        return isinstance(key, str) and key in self._engine.keys
 
     def explain(self, key: str, value: Any = None) -> Any:
         """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""
@@ -670,7 +684,7 @@ class BeliefBase:
     def _rank(self, b: Belief, now: float) -> int:
         policy = self.conflict_policy
         assert isinstance(policy, PreferSource)
-        return min((policy.rank_of(p.source) for p in b.premises.values() if not p.expired(now)),
+        return min((policy.rank_of(p.source) for p in b.premises if not p.expired(now)),
                    default=len(policy.order))
 
     # -- snapshots -------------------------------------------------------------------------

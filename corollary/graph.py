@@ -76,7 +76,11 @@ class Justification:
 
 
 class Belief:
-    """One value of one key, with its reasons and its last computed label and confidence."""
+    """One value of one key, with its reasons and its last computed label and confidence.
+
+    ``premises`` and ``justs`` are tuples (rebuilt on change): most beliefs have one reason,
+    and a tuple of one costs less than any mutable container.
+    """
 
     __slots__ = (
         "key", "value", "vid", "seq", "premises", "justs", "blocked",
@@ -88,8 +92,8 @@ class Belief:
         self.value = value
         self.vid = vid
         self.seq = seq
-        self.premises: dict[str, Premise] = {}
-        self.justs: list[Justification] = []
+        self.premises: tuple[Premise, ...] = ()
+        self.justs: tuple[Justification, ...] = ()
         self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
         self.label = OUT
         self.conf = 0.0
@@ -99,6 +103,12 @@ class Belief:
         self.timed = False
         self.stamp: float | None = None
         self.why = "unsupported"
+
+    def premise_from(self, source: str) -> Premise | None:
+        for p in self.premises:
+            if p.source == source:
+                return p
+        return None
 
     def __repr__(self) -> str:
         return f"<Belief {self.key}={self.value!r} {self.label} {self.conf:.4g}>"
@@ -137,11 +147,15 @@ class Engine:
         self.conflict_mode = conflict_mode
         self.rank = rank
         self.graph: nx.DiGraph = nx.DiGraph()
-        self.keys: dict[str, dict[Any, Belief]] = {}
+        # a key maps to its one Belief, or to a dict vid -> Belief once it has several values:
+        # most keys have one value, and an inner dict per key would double the memory
+        self.keys: dict[str, Belief | dict[Any, Belief]] = {}
+        self.count = 0
         self.by_source: dict[str, set[Belief]] = {}
         self.by_model: dict[str, set[Justification]] = {}
         self.dirty: set[Belief] = set()
         self.timed: set[Belief] = set()
+        self.track_touched = False
         self.touched: set[str] = set()
         self._expiries: list[tuple[float, int, Belief, Premise]] = []
         self._seq = itertools.count(1)
@@ -149,42 +163,86 @@ class Engine:
     # -- structure -----------------------------------------------------------------------
     def belief(self, key: str, value: Any, vid: Any) -> Belief:
         """The belief ``key = value``, created (OUT, unsupported) if new."""
-        values = self.keys.get(key)
-        if values is None:
-            values = self.keys[key] = {}
-        b = values.get(vid)
-        if b is None:
-            b = values[vid] = Belief(key, value, vid, next(self._seq))
-            self.mark(b)
+        keys = self.keys
+        slot = keys.get(key)
+        if slot is None:
+            b = keys[key] = Belief(key, value, vid, next(self._seq))
+        elif type(slot) is Belief:
+            if slot.vid == vid:
+                return slot
+            b = Belief(key, value, vid, next(self._seq))
+            keys[key] = {slot.vid: slot, vid: b}
+            self.mark(slot)
+        else:
+            b = slot.get(vid)  # type: ignore[union-attr]
+            if b is not None:
+                return b
+            b = slot[vid] = Belief(key, value, vid, next(self._seq))  # type: ignore[index]
+        self.count += 1
+        self.mark(b)
         return b
 
     def find(self, key: str, vid: Any) -> Belief | None:
-        values = self.keys.get(key)
-        return None if values is None else values.get(vid)
+        slot = self.keys.get(key)
+        if slot is None:
+            return None
+        if type(slot) is Belief:
+            return slot if slot.vid == vid else None
+        return slot.get(vid)  # type: ignore[union-attr]
 
     def values_of(self, key: str) -> list[Belief]:
-        return list(self.keys.get(key, {}).values())
+        slot = self.keys.get(key)
+        if slot is None:
+            return []
+        if type(slot) is Belief:
+            return [slot]
+        return list(slot.values())  # type: ignore[union-attr]
+
+    def rivals(self, b: Belief) -> list[Belief]:
+        """The other values of ``b``'s key."""
+        slot = self.keys[b.key]
+        if type(slot) is Belief:
+            return []
+        return [r for r in slot.values() if r is not b]  # type: ignore[union-attr]
 
     def beliefs(self) -> Iterator[Belief]:
-        for values in self.keys.values():
-            yield from values.values()
+        for slot in self.keys.values():
+            if type(slot) is Belief:
+                yield slot
+            else:
+                yield from slot.values()  # type: ignore[union-attr]
 
     def __len__(self) -> int:
-        return sum(len(v) for v in self.keys.values())
+        return self.count
 
     def set_premise(self, b: Belief, premise: Premise) -> Premise | None:
         """Attach ``premise`` to ``b``, replacing any earlier one from the same source."""
-        old = b.premises.get(premise.source)
-        b.premises[premise.source] = premise
-        self.by_source.setdefault(premise.source, set()).add(b)
+        old = None
+        if b.premises:
+            kept = []
+            for p in b.premises:
+                if p.source == premise.source:
+                    old = p
+                else:
+                    kept.append(p)
+            kept.append(premise)
+            b.premises = tuple(kept)
+        else:
+            b.premises = (premise,)
+        if old is None:
+            holders = self.by_source.get(premise.source)
+            if holders is None:
+                holders = self.by_source[premise.source] = set()
+            holders.add(b)
         if premise.expires_at is not None:
             heapq.heappush(self._expiries, (premise.expires_at, next(self._seq), b, premise))
         self.mark(b)
         return old
 
     def drop_premise(self, b: Belief, source: str) -> Premise | None:
-        premise = b.premises.pop(source, None)
+        premise = b.premise_from(source)
         if premise is not None:
+            b.premises = tuple(p for p in b.premises if p is not premise)
             holders = self.by_source.get(source)
             if holders is not None:
                 holders.discard(b)
@@ -204,7 +262,7 @@ class Engine:
         for b in j.inputs:
             g.add_edge(b, j)
         g.add_edge(j, j.output)
-        j.output.justs.append(j)
+        j.output.justs = j.output.justs + (j,)
         if j.kind == "model":
             self.by_model.setdefault(j.name, set()).add(j)
         self.mark(j.output)
@@ -213,7 +271,7 @@ class Engine:
     def remove_justification(self, j: Justification) -> None:
         if j not in j.output.justs:
             return
-        j.output.justs.remove(j)
+        j.output.justs = tuple(x for x in j.output.justs if x is not j)
         self.graph.remove_node(j)
         if j.kind == "model":
             self.by_model.get(j.name, set()).discard(j)
@@ -240,18 +298,22 @@ class Engine:
             return
         succ = self.graph._succ
         keys = self.keys
+        touched = self.touched if self.track_touched else None
         stack = [b]
         while stack:
             x = stack.pop()
             if x in dirty:
                 continue
             dirty.add(x)
-            self.touched.add(x.key)
-            for j in succ.get(x, ()):
-                stack.append(j.output)
-            rivals = keys[x.key]
-            if len(rivals) > 1:
-                stack.extend(rivals.values())
+            if touched is not None:
+                touched.add(x.key)
+            consumers = succ.get(x)
+            if consumers:
+                for j in consumers:
+                    stack.append(j.output)
+            slot = keys[x.key]
+            if type(slot) is not Belief:
+                stack.extend(slot.values())  # type: ignore[union-attr]
 
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
@@ -269,7 +331,7 @@ class Engine:
         heap = self._expiries
         while heap and heap[0][0] <= now:
             _, _, b, premise = heapq.heappop(heap)
-            if b.premises.get(premise.source) is premise:
+            if premise in b.premises:
                 self.mark(b)
 
     def next_expiry(self) -> float | None:
@@ -281,9 +343,11 @@ class Engine:
 
     def sync(self, now: float, targets: Iterable[Belief] | None = None) -> None:
         """Bring labels and confidences up to ``now`` for ``targets`` (default: everything)."""
-        self.expire(now)
+        if self._expiries and self._expiries[0][0] <= now:
+            self.expire(now)
         if targets is None:
-            region = set(self.dirty)
+            region = self.dirty
+            self.dirty = set()
             region.update(b for b in self.timed if b.stamp != now)
         else:
             region = self._region(targets, now)
@@ -304,21 +368,28 @@ class Engine:
             region.add(b)
             for j in b.justs:
                 stack.extend(pred[j])
-            rivals = keys[b.key]
-            if len(rivals) > 1:
-                stack.extend(rivals.values())
+            slot = keys[b.key]
+            if type(slot) is not Belief:
+                stack.extend(slot.values())  # type: ignore[union-attr]
         return region
 
     def premise_confidence(self, b: Belief, now: float) -> tuple[float | None, bool, bool]:
         """(agreement of valid premises or None, time-dependent?, had an expired premise?)."""
-        best: dict[str, float] = {}
         timed = False
         expired = False
-        for p in b.premises.values():
-            if p.expires_at is not None:
-                if now >= p.expires_at:
-                    expired = True
-                    continue
+        if len(b.premises) == 1:
+            p = b.premises[0]
+            if p.expires_at is not None and now >= p.expires_at:
+                return None, False, True
+            r, timed = self.reliability(p.source, now)
+            if p.half_life is not None:
+                return r * formulas.decay_weight(max(now - p.at, 0.0), p.half_life), True, False
+            return r, timed, False
+        best: dict[str, float] = {}
+        for p in b.premises:
+            if p.expires_at is not None and now >= p.expires_at:
+                expired = True
+                continue
             r, r_timed = self.reliability(p.source, now)
             if p.half_life is not None:
                 timed = True
@@ -345,12 +416,38 @@ class Engine:
         heap: list[tuple[float, int, int, Belief, Any]] = []
         pending: dict[Justification, int] = {}
         own_timed: set[Belief] = set()
+        direct: list[tuple[Belief, float]] = []
         tie = itertools.count()
         push = heapq.heappush
         pred = self.graph._pred
         succ = self.graph._succ
-        by_rank = self.conflict_mode == BY_RANK
+        keys = self.keys
         decided = self.conflict_mode != OPEN
+
+        def settle(b: Belief, c: float, why: Any) -> None:
+            b.label = IN
+            b.conf = c
+            b.best = why
+            b.why = "held"
+            consumers = succ.get(b)
+            if not consumers:
+                return
+            for j in consumers:
+                out = j.output
+                if out.label is IN or out not in region:
+                    continue
+                waiting = pending.get(j)
+                if waiting is None:
+                    continue
+                if waiting > 1:
+                    pending[j] = waiting - 1
+                    continue
+                del pending[j]
+                step, timed = self.step_confidence(j, now)
+                if timed:
+                    own_timed.add(out)
+                push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), out.seq,
+                            next(tie), out, j))
 
         for b in region:
             b.label = OUT
@@ -362,11 +459,18 @@ class Engine:
             if b.blocked is not None:
                 b.why = b.blocked
                 continue
-            c, timed, expired = self.premise_confidence(b, now)
-            if timed or expired:
-                own_timed.add(b)
-            b.why = "expired" if expired and c is None else "unsupported"
+            if b.premises:
+                c, timed, expired = self.premise_confidence(b, now)
+                if timed or expired:
+                    own_timed.add(b)
+                b.why = "expired" if expired and c is None else "unsupported"
+            else:
+                c = None
+                b.why = "unsupported"
             if c is not None:
+                if not b.justs and type(keys[b.key]) is Belief:
+                    direct.append((b, c))  # nothing can compete with it: settle without the heap
+                    continue
                 push(heap, (-c, b.seq, next(tie), b, PREMISES))
             for j in b.justs:
                 waiting = 0
@@ -388,20 +492,21 @@ class Engine:
                     push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), b.seq,
                                 next(tie), b, j))
 
-        if by_rank:
+        if self.conflict_mode == BY_RANK:
             self._defeat_by_rank(region, now)
+        for b, c in direct:
+            settle(b, c, PREMISES)
 
-        keys = self.keys
         while heap:
             negc, _, _, b, why = heapq.heappop(heap)
             if b.label is IN or b.defeated_by is not None:
                 continue
             c = -negc
             if decided:
-                rivals = keys[b.key]
-                if len(rivals) > 1:
+                slot = keys[b.key]
+                if type(slot) is not Belief:
                     winner = None
-                    for r in rivals.values():
+                    for r in slot.values():  # type: ignore[union-attr]
                         if r is not b and r.label is IN:
                             winner = r
                             break
@@ -410,44 +515,26 @@ class Engine:
                         b.potential = c
                         b.why = "lost"
                         continue
-            b.label = IN
-            b.conf = c
-            b.best = why
-            b.why = "held"
-            for j in succ.get(b, ()):
-                out = j.output
-                if out not in region or out.label is IN:
-                    continue
-                waiting = pending.get(j)
-                if waiting is None:
-                    continue
-                if waiting > 1:
-                    pending[j] = waiting - 1
-                    continue
-                del pending[j]
-                step, timed = self.step_confidence(j, now)
-                if timed:
-                    own_timed.add(out)
-                push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), out.seq,
-                            next(tie), out, j))
+            settle(b, c, why)
 
         self._settle_timed(region, own_timed, decided)
-        self.dirty.difference_update(region)
+        if self.dirty:
+            self.dirty.difference_update(region)
 
     def _defeat_by_rank(self, region: set[Belief], now: float) -> None:
         """Source preference: values worse-ranked than a held, better-ranked premise value lose."""
         assert self.rank is not None
         seen: set[str] = set()
         for b in region:
-            if b.key in seen:
+            if b.key in seen or type(self.keys[b.key]) is Belief:
                 continue
             seen.add(b.key)
-            rivals = [r for r in self.keys[b.key].values() if r.blocked is None]
+            rivals = [r for r in self.values_of(b.key) if r.blocked is None]
             if len(rivals) < 2:
                 continue
             ranked = []
             for r in rivals:
-                has_valid = any(not p.expired(now) for p in r.premises.values())
+                has_valid = any(not p.expired(now) for p in r.premises)
                 ranked.append((self.rank(r, now) if has_valid else None, r.seq, r))
             valid = [t for t in ranked if t[0] is not None]
             if not valid:
@@ -464,6 +551,8 @@ class Engine:
     def _settle_timed(self, region: set[Belief], own_timed: set[Belief], decided: bool) -> None:
         """A value is time-dependent if it reads a decaying premise or a time-dependent input."""
         timed_set = self.timed
+        succ = self.graph._succ
+        keys = self.keys
         for b in region:
             b.timed = False
         for b in region:
@@ -476,14 +565,17 @@ class Engine:
                     if x.timed or x not in region:
                         continue
                     x.timed = True
-                    for j in self.graph._succ.get(x, ()):
-                        stack.append(j.output)
+                    consumers = succ.get(x)
+                    if consumers:
+                        for j in consumers:
+                            stack.append(j.output)
                     if decided:
-                        rivals = self.keys[x.key]
-                        if len(rivals) > 1:
-                            stack.extend(rivals.values())
-        for b in region:
-            if b.timed:
-                timed_set.add(b)
-            else:
-                timed_set.discard(b)
+                        slot = keys[x.key]
+                        if type(slot) is not Belief:
+                            stack.extend(slot.values())  # type: ignore[union-attr]
+        if own_timed or timed_set:
+            for b in region:
+                if b.timed:
+                    timed_set.add(b)
+                elif timed_set:
+                    timed_set.discard(b)

@@ -108,7 +108,7 @@ def _belief(kb: BeliefBase, b: Belief, now: float, seen: set[int], depth: int,
 def _premises(kb: BeliefBase, b: Belief, now: float) -> dict[str, Any]:
     items = []
     best: dict[str, float] = {}
-    for p in sorted(b.premises.values(), key=lambda p: p.source):
+    for p in sorted(b.premises, key=lambda p: p.source):
         reliability, _ = kb._reliability(p.source, now)
         age = max(now - p.at, 0.0)
         freshness = formulas.decay_weight(age, p.half_life)

@@ -52,7 +52,7 @@ def base_to_dict(kb: BeliefBase) -> dict[str, Any]:
     rows, premises, justs = [], [], []
     for i, b in enumerate(beliefs):
         rows.append([b.key, plain(b.value), b.seq, b.blocked])
-        for p in b.premises.values():
+        for p in b.premises:
             premises.append([i, s(p.source), -1 if p.origin == p.source else s(p.origin), p.at,
                              p.half_life, p.ttl])
     for j in sorted((j for b in beliefs for j in b.justs), key=lambda j: j.seq):
@@ -154,6 +154,8 @@ def base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None = None,
         kb._fired = {name: {tuple(c) for c in combos} for name, combos in data["fired"].items()}
         for r in bound_rules:
             kb._rules.append(r)
+            engine.track_touched = True
+            kb._hooks = True
             for key in set(r.inputs):
                 kb._rules_by_key.setdefault(key, []).append(r)
             kb._fired.setdefault(r.name, set())

@@ -15,7 +15,7 @@ from corollary.conflicts import PreferHigherConfidence, PreferSource
 
 def evaluate(kb, now):
     engine = kb._engine
-    nodes = [b for values in engine.keys.values() for b in values.values()]
+    nodes = list(engine.beliefs())
     policy = kb.conflict_policy
 
     def reliability(source):
@@ -23,7 +23,7 @@ def evaluate(kb, now):
 
     def premise_conf(b):
         best = {}
-        for p in b.premises.values():
+        for p in b.premises:
             if p.ttl is not None and now - p.at >= p.ttl:
                 continue
             c = reliability(p.source) * formulas.decay_weight(now - p.at, p.half_life)
@@ -37,11 +37,11 @@ def evaluate(kb, now):
 
     defeated = set()
     if isinstance(policy, PreferSource):
-        for values in engine.keys.values():
-            standing = [b for b in values.values() if b.blocked is None]
+        for key in engine.keys:
+            standing = [b for b in engine.values_of(key) if b.blocked is None]
             ranks = {}
             for b in standing:
-                valid = [p for p in b.premises.values()
+                valid = [p for p in b.premises
                          if p.ttl is None or now - p.at < p.ttl]
                 if valid:
                     ranks[b] = min(policy.rank_of(p.source) for p in valid)
@@ -70,7 +70,7 @@ def evaluate(kb, now):
         if best is None:
             break
         c, b = best
-        if decided and any(r in held for r in engine.keys[b.key].values() if r is not b):
+        if decided and any(r in held for r in engine.rivals(b)):
             defeated.add(b)
             continue
         held[b] = c
