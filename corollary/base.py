@@ -586,6 +586,17 @@ class BeliefBase:
                     found.append(Faded(b.key, b.value, c, tuple(sorted(p.source for p in b.premises))))
         return found
 
+    def refresh(self) -> int:
+        """Bring every label and confidence up to the clock's time now; return how many were stale.
+
+        Queries do this lazily for what they read; call it to pay the cost up front (before a
+        snapshot, say). The return value counts the beliefs that were recomputed.
+        """
+        engine = self._engine
+        stale = len(engine.dirty) + sum(1 for b in engine.timed if b.stamp != self.clock())
+        self._sync()
+        return stale
+
     def keys(self) -> list[str]:
         """Every key the base has heard of."""
         return list(self._engine.keys)

@@ -1,0 +1,250 @@
+"""Engine benchmarks: each figure is printed beside a baseline measured in the same run.
+
+Run:  python benchmarks/bench_engine.py            (1M beliefs, a few minutes)
+      python benchmarks/bench_engine.py --n 100000 (quick)
+
+Baselines: a full recompute of the same base (every belief re-evaluated from scratch), and the
+peer library ftl-reasons (``pip install ftl-reasons``) where it does the same job: label
+propagation on retraction, premises added one by one. ftl-reasons keeps labels only (no
+confidence) and its Network is not well-founded through cycles; the comparison is of the work
+both do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import tempfile
+import time
+
+from corollary import BeliefBase, ManualClock
+
+GROUP = 100  # beliefs in one retraction cone
+
+
+def rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def timed(fn, repeat: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def build(n: int, groups: int, clock: ManualClock) -> BeliefBase:
+    """``n`` beliefs: ``groups`` cones of 100 (a root premise and 99 claims resting on it,
+    each also reading an independent premise), the rest plain premises."""
+    kb = BeliefBase(clock=clock)
+    sources = [f"tool:feed{i}" for i in range(16)]
+    plain = n - groups * (2 * GROUP - 1)
+    for i in range(plain):
+        kb.assert_(f"fact:{i}", i, source=sources[i % 16])
+    for g in range(groups):
+        kb.assert_(f"root:{g}", g, source="human:ops")
+        prev = f"root:{g}"
+        for d in range(1, GROUP):
+            side = f"side:{g}:{d}"
+            kb.assert_(side, d, source=sources[d % 16])
+            key = f"derived:{g}:{d}"
+            kb.claim(key, d, source="model:m", inputs=[prev, side])
+            prev = key
+    return kb
+
+
+def bench_assert(n: int) -> dict[str, float]:
+    clock = ManualClock(0)
+    keys = [f"k{i}" for i in range(n)]
+    gc.collect()
+    before = rss()
+    kb = BeliefBase(clock=clock)
+    sources = [f"tool:feed{i}" for i in range(16)]
+    t = time.perf_counter()
+    for i in range(n):
+        kb.assert_(keys[i], i, source=sources[i % 16])
+    elapsed = time.perf_counter() - t
+    kb.refresh()
+    gc.collect()
+    per_belief = (rss() - before) / n
+    out = {"assert_per_s": n / elapsed, "bytes_per_belief": per_belief}
+    try:
+        from reasons.network import Network
+    except ImportError:
+        return out
+    m = min(n, 20_000)
+    net = Network()
+    t = time.perf_counter()
+    for i in range(m):
+        net.add_node(keys[i], str(i))
+    out["ftl_add_per_s"] = m / (time.perf_counter() - t)
+    return out
+
+
+def bench_retract(n: int) -> dict[str, float]:
+    clock = ManualClock(0)
+    groups = max(10, n // 10_000)
+    t = time.perf_counter()
+    kb = build(n, groups, clock)
+    kb.refresh()
+    build_s = time.perf_counter() - t
+    assert len(kb) == n, len(kb)
+    times = []
+    for g in range(min(groups, 20)):
+        t = time.perf_counter()
+        kb.retract(f"root:{g}")
+        recomputed = kb.refresh()
+        times.append(time.perf_counter() - t)
+        assert kb.label(f"derived:{g}:{GROUP - 1}") == "OUT"
+        assert recomputed == GROUP, recomputed
+    incremental = statistics.median(times)
+
+    def full() -> None:
+        kb._engine.mark_all()
+        kb.refresh()
+
+    full_s = timed(full)
+    return {"beliefs": float(n), "build_s": build_s, "retract_ms": incremental * 1e3,
+            "full_recompute_s": full_s, "speedup": full_s / incremental}
+
+
+def bench_ftl_retract(groups: int = 20) -> dict[str, float]:
+    """The same cones in ftl-reasons and in corollary, at a size ftl-reasons builds quickly."""
+    try:
+        from reasons import Justification as FJ
+        from reasons.network import Network
+    except ImportError:
+        return {}
+    n_plain = 20_000
+    net = Network()
+    for i in range(n_plain):
+        net.add_node(f"fact:{i}", "x")
+    for g in range(groups):
+        net.add_node(f"root:{g}", "x")
+        prev = f"root:{g}"
+        for d in range(1, GROUP):
+            net.add_node(f"side:{g}:{d}", "x")
+            net.add_node(f"derived:{g}:{d}", "x",
+                         justifications=[FJ(type="SL", antecedents=[prev, f"side:{g}:{d}"])])
+            prev = f"derived:{g}:{d}"
+    times = []
+    for g in range(groups):
+        t = time.perf_counter()
+        changed = net.retract(f"root:{g}")
+        times.append(time.perf_counter() - t)
+        assert len(changed) == GROUP, len(changed)
+    ftl = statistics.median(times)
+    clock = ManualClock(0)
+    kb = build(n_plain + groups * (2 * GROUP - 1), groups, clock)
+    kb.refresh()
+    ours = []
+    for g in range(groups):
+        t = time.perf_counter()
+        kb.retract(f"root:{g}")
+        kb.refresh()
+        ours.append(time.perf_counter() - t)
+    mine = statistics.median(ours)
+    return {"ftl_retract_ms": ftl * 1e3, "corollary_retract_ms": mine * 1e3, "ratio": ftl / mine}
+
+
+def bench_cascade(length: int = 100_000) -> dict[str, float]:
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock)
+    kb.assert_("p", 1, source="tool:t")
+    prev = "p"
+    for i in range(length):
+        kb.claim(f"c{i}", 1, source="model:m", inputs=[prev])
+        prev = f"c{i}"
+    kb.refresh()
+    t = time.perf_counter()
+    kb.retract("p")
+    affected = kb.refresh()
+    down = time.perf_counter() - t
+    t = time.perf_counter()
+    kb.assert_("p", 1, source="tool:t")
+    kb.refresh()
+    up = time.perf_counter() - t
+    return {"affected": float(affected), "us_per_belief_retract": down / affected * 1e6,
+            "us_per_belief_restore": up / affected * 1e6}
+
+
+def bench_time(n: int, depth: int = 10) -> dict[str, float]:
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock)
+    for i in range(n):
+        kb.assert_(f"q{i}", i, source="tool:quote", half_life=60.0)
+    prev = "q0"
+    for d in range(depth):
+        kb.claim(f"deep{d}", d, source="model:m", inputs=[prev, f"q{d + 1}"])
+        prev = f"deep{d}"
+    kb.refresh()
+    singles = []
+    for _ in range(5):
+        clock.advance(1.0)
+        singles.append(timed(lambda: kb.confidence(prev)))
+    single = statistics.median(singles)
+    clock.advance(1.0)
+    full = timed(kb.refresh)
+    return {"beliefs": float(n), "ancestors": float(2 * depth + 1), "single_ms": single * 1e3,
+            "full_s": full, "speedup": full / single}
+
+
+def bench_snapshot(n: int) -> dict[str, float]:
+    clock = ManualClock(0)
+    kb = build(n, max(10, n // 10_000), clock)
+    kb.refresh()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "base.snap")
+        save_s = timed(lambda: kb.save(path))
+        size = os.path.getsize(path)
+        t = time.perf_counter()
+        restored = BeliefBase.load(path, clock=clock)
+        load_s = time.perf_counter() - t
+        t = time.perf_counter()
+        restored.refresh()
+        first_query_s = time.perf_counter() - t
+    return {"save_s": save_s, "load_s": load_s, "refresh_after_load_s": first_query_s,
+            "bytes_per_belief": size / n}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=1_000_000)
+    args = parser.parse_args()
+    n = args.n
+    print(f"corollary engine benchmarks, n = {n:,}\n")
+    a = bench_assert(n)
+    line = f"assert premises: {a['assert_per_s']:,.0f}/s (bar >= 100,000/s)"
+    if "ftl_add_per_s" in a:
+        line += (f"; ftl-reasons add_node {a['ftl_add_per_s']:,.0f}/s "
+                 f"-> {a['assert_per_s'] / a['ftl_add_per_s']:.1f}x")
+    print(line)
+    print(f"resident memory: {a['bytes_per_belief']:.0f} B/belief (bar <= 1024)")
+    r = bench_retract(n)
+    print(f"retract one premise, {GROUP} beliefs affected, base of {r['beliefs']:,.0f}: "
+          f"{r['retract_ms']:.3f} ms (bar <= 1 ms); full recompute {r['full_recompute_s']:.2f} s "
+          f"-> {r['speedup']:,.0f}x (bar >= 1000x)  [build {r['build_s']:.1f} s]")
+    f = bench_ftl_retract()
+    if f:
+        print(f"same cone in ftl-reasons: {f['ftl_retract_ms']:.3f} ms vs corollary "
+              f"{f['corollary_retract_ms']:.3f} ms -> {f['ratio']:.1f}x")
+    c = bench_cascade(min(n // 10, 100_000))
+    print(f"large cascade ({c['affected']:,.0f} beliefs): {c['us_per_belief_retract']:.2f} us/belief "
+          f"retracting, {c['us_per_belief_restore']:.2f} us/belief restoring (bar <= 3 us)")
+    t = bench_time(n)
+    print(f"confidence of one belief ({t['ancestors']:.0f} ancestors) at a new time in a base of "
+          f"{t['beliefs']:,.0f} decaying beliefs: {t['single_ms']:.3f} ms; whole base "
+          f"{t['full_s']:.2f} s -> {t['speedup']:,.0f}x")
+    s = bench_snapshot(n)
+    print(f"snapshot of {n:,}: save {s['save_s']:.2f} s + load {s['load_s']:.2f} s = "
+          f"{s['save_s'] + s['load_s']:.2f} s (bar <= 10 s); {s['bytes_per_belief']:.0f} B/belief "
+          f"(bar <= 150); first refresh after load {s['refresh_after_load_s']:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
