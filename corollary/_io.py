@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import tempfile
@@ -73,6 +74,8 @@ def decode_file(path: str | os.PathLike[str], expected: str) -> Any:
         raise SnapshotError(f"cannot read {expected}: {exc}", path) from exc
     if not raw:
         raise SnapshotError(f"empty file, not a {expected}", path)
+    enabled = gc.isenabled()
+    gc.disable()  # decoding builds many containers and frees none: skip the collector's passes
     try:
         if raw[:1] in (b"{", b"[", b" ", b"\n"):
             return json.loads(raw.decode("utf-8"))
@@ -80,3 +83,6 @@ def decode_file(path: str | os.PathLike[str], expected: str) -> Any:
     except (ValueError, UnicodeDecodeError, msgpack.exceptions.ExtraData,
             msgpack.exceptions.UnpackException) as exc:
         raise SnapshotError(f"corrupt or truncated {expected} ({exc.__class__.__name__}: {exc})", path) from exc
+    finally:
+        if enabled:
+            gc.enable()

@@ -358,7 +358,6 @@ class Engine:
         """The stale part of the targets' ancestry, closed under rival values."""
         region: set[Belief] = set()
         stack = list(targets)
-        pred = self.graph._pred
         keys = self.keys
         dirty = self.dirty
         while stack:
@@ -367,7 +366,7 @@ class Engine:
                 continue
             region.add(b)
             for j in b.justs:
-                stack.extend(pred[j])
+                stack.extend(j.inputs)
             slot = keys[b.key]
             if type(slot) is not Belief:
                 stack.extend(slot.values())  # type: ignore[union-attr]
@@ -419,10 +418,16 @@ class Engine:
         direct: list[tuple[Belief, float]] = []
         tie = itertools.count()
         push = heapq.heappush
-        pred = self.graph._pred
         succ = self.graph._succ
         keys = self.keys
         decided = self.conflict_mode != OPEN
+        memo: dict[str, tuple[float, bool]] = {}
+
+        def reliability(source: str, now: float) -> tuple[float, bool]:
+            found = memo.get(source)
+            if found is None:
+                found = memo[source] = self.reliability(source, now)
+            return found
 
         def settle(b: Belief, c: float, why: Any) -> None:
             b.label = IN
@@ -443,11 +448,18 @@ class Engine:
                     pending[j] = waiting - 1
                     continue
                 del pending[j]
-                step, timed = self.step_confidence(j, now)
-                if timed:
-                    own_timed.add(out)
-                push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), out.seq,
-                            next(tie), out, j))
+                if j.kind == "model":
+                    step, timed = reliability(j.name, now)
+                    step *= j.step
+                    if timed:
+                        own_timed.add(out)
+                else:
+                    step = j.step
+                weakest = 1.0
+                for x in j.inputs:  # the chain rule, inlined: this loop is the hot path
+                    if x.conf < weakest:
+                        weakest = x.conf
+                push(heap, (-(step * weakest), out.seq, next(tie), out, j))
 
         for b in region:
             b.label = OUT
@@ -475,7 +487,7 @@ class Engine:
             for j in b.justs:
                 waiting = 0
                 valid = True
-                for x in pred[j]:
+                for x in j.inputs:
                     if x in region:
                         waiting += 1
                     elif x.label is not IN:
@@ -551,6 +563,8 @@ class Engine:
     def _settle_timed(self, region: set[Belief], own_timed: set[Belief], decided: bool) -> None:
         """A value is time-dependent if it reads a decaying premise or a time-dependent input."""
         timed_set = self.timed
+        if not own_timed and not timed_set:
+            return  # nothing in the base reads the time: every b.timed is already False
         succ = self.graph._succ
         keys = self.keys
         for b in region:
