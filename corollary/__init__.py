@@ -5,6 +5,7 @@ each belief is held, whether it is held (IN/OUT), and how far to trust it, and k
 right as evidence is retracted, fades, expires or conflicts.
 """
 
+from .answers import Answer, Replay, UnknownPromiseError
 from .base import BeliefBase, Faded, Held, self_consistency
 from .clock import ManualClock
 from .conflicts import AskHuman, Conflict, PreferHigherConfidence, PreferSource
@@ -27,6 +28,7 @@ from .tools import tool
 __version__ = "0.1.0"
 
 __all__ = [
+    "Answer", "Replay", "UnknownPromiseError",
     "AmbiguousValueError", "AskHuman", "BeliefBase", "BlameError", "Conflict", "CorollaryError",
     "Faded", "FormulaError", "Held", "InvalidInputError", "InvalidTypeError", "ManualClock",
     "Outcome", "PreferHigherConfidence", "PreferSource", "SnapshotError", "SourceRecord",

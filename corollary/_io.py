@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -57,10 +58,31 @@ def format_for(path: str | os.PathLike[str], fmt: str | None, default: str) -> s
     return fmt
 
 
+_FLOAT_TAG = "$float"
+
+
+def _box(data: Any) -> Any:
+    """Non-finite floats as ``{"$float": "inf"}``: JSON has no infinity, promises do."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else {_FLOAT_TAG: repr(data)}
+    if isinstance(data, dict):
+        return {k: _box(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_box(v) for v in data]
+    return data
+
+
+def _unbox(obj: dict[str, Any]) -> Any:
+    if len(obj) == 1 and _FLOAT_TAG in obj:
+        return float(obj[_FLOAT_TAG])
+    return obj
+
+
 def encode(data: Any, fmt: str) -> bytes:
     """Serialise plain data as JSON (UTF-8) or msgpack."""
     if fmt == "json":
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        return json.dumps(_box(data), ensure_ascii=False, separators=(",", ":"),
+                          allow_nan=False).encode()
     return msgpack.packb(data, use_bin_type=True)
 
 
@@ -78,7 +100,7 @@ def decode_file(path: str | os.PathLike[str], expected: str) -> Any:
     gc.disable()  # decoding builds many containers and frees none: skip the collector's passes
     try:
         if raw[:1] in (b"{", b"[", b" ", b"\n"):
-            return json.loads(raw.decode("utf-8"))
+            return json.loads(raw.decode("utf-8"), object_hook=_unbox)
         return msgpack.unpackb(raw, raw=False, strict_map_key=False)
     except (ValueError, UnicodeDecodeError, msgpack.exceptions.ExtraData,
             msgpack.exceptions.UnpackException) as exc:

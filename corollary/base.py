@@ -17,8 +17,8 @@ import attrs
 from . import citation as citations
 from . import formula as formulas
 from .clock import Clock, Duration, system_clock, to_seconds
-from .conflicts import AskHuman, Candidate, Conflict, ConflictPolicy, PreferSource
 from .confidence import self_consistency as _self_consistency
+from .conflicts import AskHuman, Candidate, Conflict, ConflictPolicy, PreferSource
 from .errors import (
     AmbiguousValueError,
     BlameError,
@@ -159,6 +159,7 @@ class BeliefBase:
     def add_tool(self, fn: Callable[..., Any]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
         spec = spec_of(fn)
+        self.policy.prior(spec.source, spec.trust)  # an unknown trust level fails here, not at a query
         self._tools[spec.name] = spec
         self._priors.pop(spec.source, None)
         self._rel_cache.pop(spec.source, None)
@@ -282,7 +283,7 @@ class BeliefBase:
             hl = spec.half_life if hl is None else hl
             tl = spec.ttl if tl is None else tl
         now = self.clock()
-        if type(now) is not float:
+        if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
             now = self.now()
         engine = self._engine
         if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
@@ -306,7 +307,11 @@ class BeliefBase:
                 conf = self._held_confidence_of(b)
                 for s in [source, *sorted(set(confirmed))]:
                     self._record(s, True, f"confirmed {key} = {value!r} from another origin", key, conf)
-        engine.unblock(b)
+        if b.blocked is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
+            for p in b.premises:
+                if p.source != source:
+                    engine.drop_premise(b, p.source)
+            engine.unblock(b)
         engine.set_premise(b, Premise(source, origin, now, hl, tl))
         if self._hooks:
             self._after_change()
@@ -317,7 +322,7 @@ class BeliefBase:
         if spec.name not in self._tools:
             self.add_tool(fn)
         result = fn(*args, **kwargs)
-        self.assert_(key, result, source=spec.source)
+        self.assert_(key, result, source=spec.source)  # noqa: UP005 (our method, not unittest)
         return result
 
     def claim(
@@ -398,7 +403,10 @@ class BeliefBase:
             j = Justification("formula", source, out, all_inputs, cert, info)
         else:
             j = Justification("model", source, out, all_inputs, cert, info)
-        self._engine.unblock(out) if out.blocked and not out.justs and not out.premises else None
+        if out.blocked is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
+            for p in out.premises:
+                self._engine.drop_premise(out, p.source)
+            self._engine.unblock(out)
         self._engine.add_justification(j)
         self._after_change()
         return believed
@@ -620,6 +628,65 @@ class BeliefBase:
             roots = held if held else sorted(roots, key=lambda b: -b.seq)[:1]
         self._sync()
         return build_proof(self, roots[0] if len(roots) == 1 else roots)
+
+    # -- promises and answers (corollary.answers) ------------------------------------------
+    #: The Platt calibrator fitted by :meth:`calibrate` (``None`` until then).
+    calibrator: Any = None
+
+    def calibration_pairs(self, source: str | None = None, topic: str | None = None) -> Any:
+        """``(confidences, correct)`` arrays from the ledger's outcomes that carry a confidence.
+
+        See :func:`corollary.answers.calibration_pairs`.
+        """
+        from .answers import calibration_pairs
+
+        return calibration_pairs(self, source, topic)
+
+    def guarantee(self, name: str = "default", examples: Any = None, *,
+                  max_error: float | None = None, max_risk: float | None = None,
+                  method: str | None = None, delta: float | None = 0.1, min_support: int = 10,
+                  weak: str = "raise", source: str | None = None,
+                  topic: str | None = None) -> Any:
+        """Attach a promise (``kb.guarantee(name, False)`` removes it); returns the promise.
+
+        Calibrated on ``examples`` ((confidence, correct) pairs) or on the base's own pairs.
+        See :func:`corollary.answers.guarantee`.
+        """
+        from .answers import guarantee
+
+        return guarantee(self, name, examples, max_error=max_error, max_risk=max_risk,
+                         method=method, delta=delta, min_support=min_support, weak=weak,
+                         source=source, topic=topic)
+
+    def remove_guarantee(self, name: str = "default") -> Any:
+        """Detach the promise ``name``; return it (``None`` if there was none)."""
+        from .answers import remove_guarantee
+
+        return remove_guarantee(self, name)
+
+    def calibrate(self, examples: Any = None, *, source: str | None = None,
+                  topic: str | None = None) -> Any:
+        """Fit a Platt calibrator (``self.calibrator``) on ``examples`` or the base's own pairs.
+
+        See :func:`corollary.answers.calibrate`.
+        """
+        from .answers import calibrate
+
+        return calibrate(self, examples, source=source, topic=topic)
+
+    def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Any:
+        """Answer ``key`` alone (``ok``) or abstain, under a promise; see
+        :func:`corollary.answers.answer`."""
+        from .answers import answer
+
+        return answer(self, key, promise, group=group)
+
+    def replay(self, record: Any, *, live: bool = False) -> Any:
+        """Re-derive a verdict record against the current promise; see
+        :func:`corollary.answers.replay`."""
+        from .answers import replay
+
+        return replay(self, record, live=live)
 
     # -- hooks -----------------------------------------------------------------------------
     def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Callable, Union
 
 Clock = Callable[[], float]
-Duration = Union[float, int, timedelta]
+Duration = float | int | timedelta
 
 
 def system_clock() -> float:

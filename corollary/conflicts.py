@@ -108,13 +108,18 @@ class AskHuman(ConflictPolicy):
     """Ask a person: ``ask(conflict)`` returns the winning value (or ``None`` to leave it open)."""
 
     ask: Callable[[Conflict], Any] = attrs.field()
-    learn: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
+    learn: bool = attrs.field(default=True)
     mode = "ask"
 
     @ask.validator
     def _check(self, _attribute: Any, value: Any) -> None:
         if not callable(value):
             raise InvalidTypeError("AskHuman needs a callable: ask(conflict) -> winning value")
+
+    @learn.validator
+    def _check_learn(self, _attribute: Any, value: Any) -> None:
+        if not isinstance(value, bool):
+            raise InvalidTypeError(f"learn must be True or False, not {value!r}")
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": "AskHuman", "learn": self.learn}

@@ -94,7 +94,7 @@ class TrustPolicy:
     priors: dict[str, float] = attrs.field(factory=dict, converter=_priors)
     tool_trust: dict[str, float] = attrs.field(factory=dict, converter=_tool_trust)
     source_priors: dict[str, float] = attrs.field(factory=dict)
-    corroboration: bool = attrs.field(default=True, validator=attrs.validators.instance_of(bool))
+    corroboration: bool = attrs.field(default=True)
     min_confidence: float = attrs.field(default=0.0)
 
     @source_priors.validator
@@ -102,6 +102,11 @@ class TrustPolicy:
         for source, prior in value.items():
             split_source(source)
             _unit(f"prior of {source!r}", prior)
+
+    @corroboration.validator
+    def _check_corroboration(self, _attribute: Any, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise InvalidTypeError(f"corroboration must be True or False, not {value!r}")
 
     @min_confidence.validator
     def _check_min_confidence(self, _attribute: Any, value: float) -> None:

@@ -78,9 +78,11 @@ def base_to_dict(kb: BeliefBase) -> dict[str, Any]:
         "beliefs": rows,
         "premises": premises,
         "justifications": justs,
-        "promises": {k: v.to_dict() for k, v in getattr(kb, "promises", {}).items()},
-        "verdicts": [[k, plain(v_id), plain(v)] for (k, v_id), v in
-                     sorted(getattr(kb, "_verdicts", {}).items(), key=lambda kv: repr(kv[0]))],
+        "promises": {k: v.to_dict() for k, v in kb.promises.items()},
+        "verdicts": [[k, plain(b.value), plain(v)] for (k, v_id), v in
+                     sorted(kb._verdicts.items(), key=lambda kv: repr(kv[0]))
+                     if (b := engine.find(k, v_id)) is not None],
+        "calibrator": kb.calibrator.to_dict() if kb.calibrator is not None else None,
     }
 
 
@@ -190,7 +192,11 @@ def _restore_guarantees(kb: BeliefBase, data: Mapping[str, Any]) -> None:
         from .guarantee import promise_from_dict
 
         kb.promises = {k: promise_from_dict(v) for k, v in promises.items()}
-    kb._verdicts = {(k, canon(v_id)): v for k, v_id, v in data.get("verdicts") or []}
+    kb._verdicts = {(k, canon(value)): v for k, value, v in data.get("verdicts") or []}
+    if data.get("calibrator") is not None:
+        from .calibration import Platt
+
+        kb.calibrator = Platt.from_dict(data["calibrator"])
 
 
 def save(kb: BeliefBase, path: str | os.PathLike[str], *, format: str | None = None) -> None:

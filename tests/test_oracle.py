@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle import evaluate
 
 from corollary import (
     BeliefBase,
@@ -15,8 +16,6 @@ from corollary import (
     TrustLedger,
     rule,
 )
-
-from oracle import evaluate
 
 KEYS = ["a", "b", "c", "d", "e"]
 VALUES = [0, 1, 2]

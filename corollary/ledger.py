@@ -1,0 +1,768 @@
+"""The trust ledger: every right/wrong outcome per source, and the reliability learned from it.
+
+The ledger keeps its outcomes in a store (:mod:`corollary.stores`); the in-memory store here
+is the default. Reliability is ``(n0·p0 + Σ w·right) / (n0 + Σ w)`` with ``w = 1``, or
+``2^(-age/memory_half_life)`` when the ledger forgets.
+
+Besides the prior-weighted reliability, the ledger answers a *sample-gated* query
+(:meth:`TrustLedger.confidence`): the plain share of right outcomes, withheld (``None``) until a
+source has at least ``min_samples`` of them. Callers below the gate fall back to
+:data:`DEFAULT_PRIOR` or to a signal of their own; :meth:`TrustLedger.rank_sources` does that
+fallback in tiers for routing.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import types
+import uuid
+import warnings
+import weakref
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
+
+import attrs
+
+from . import confidence as formulas
+from ._io import atomic_write, decode_file, encode, format_for
+from .clock import Clock, Duration, system_clock, to_seconds
+from .errors import InvalidInputError, InvalidTypeError, SnapshotError
+from .policy import STEP_KINDS, TrustPolicy, split_source
+
+LEDGER_FORMAT = "corollary-ledger"
+LEDGER_VERSION = 1
+#: How far past the ledger's clock an outcome's timestamp may lie (clock skew between hosts).
+FUTURE_SKEW = 86_400.0
+#: The uniform prior a caller should fall back to when :meth:`TrustLedger.confidence` reports
+#: ``insufficient_data`` and it has no better signal (a policy prior, say).
+DEFAULT_PRIOR = 0.5
+#: Outcomes a source needs before :meth:`TrustLedger.confidence` reports a value.
+DEFAULT_MIN_SAMPLES = 5
+#: Environment variable overriding :data:`DEFAULT_MIN_SAMPLES` (a positive integer).
+MIN_SAMPLES_ENV = "COROLLARY_MIN_SAMPLES"
+#: The tiers of :meth:`TrustLedger.rank_sources`, in the order they are tried.
+ROUTING_TIERS = ("empirical", "estimate", "prior")
+
+
+def check_source(source: object) -> str:
+    """Validate a ledger source: a ``kind:name`` string that is not a reasoning step."""
+    kind, _ = split_source(source)
+    if kind in STEP_KINDS:
+        raise InvalidInputError(f"{source!r} is a reasoning step; only sources have track records")
+    return source  # type: ignore[return-value]
+
+
+def check_correct(correct: object) -> bool:
+    """Accept exactly right/wrong: ``True``/``False`` (numpy bools too) or the integers 1/0."""
+    if isinstance(correct, bool):
+        return correct
+    if type(correct).__name__ == "bool_":  # numpy.bool_ without importing numpy here
+        return bool(correct)
+    if isinstance(correct, int) and correct in (0, 1):
+        return bool(correct)
+    raise InvalidInputError(f"an outcome is right (True) or wrong (False), not {correct!r}")
+
+
+@attrs.frozen(slots=True)
+class Outcome:
+    """One verdict on a source. ``at`` is when it was observed, ``recorded_at`` when stored."""
+
+    source: str
+    correct: bool
+    at: float
+    recorded_at: float
+    event_id: str
+    topic: str | None = None
+    reason: str | None = None
+    evidence: str | None = None
+    key: str | None = None
+    confidence: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return attrs.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
+        return cls(**dict(data))
+
+
+@attrs.frozen(slots=True)
+class Totals:
+    """Aggregates of a source's outcomes: plain counts, and decayed sums anchored at ``anchor``."""
+
+    right: int = 0
+    total: int = 0
+    anchor: float = 0.0
+    weighted_right: float = 0.0
+    weighted_total: float = 0.0
+
+    def add(self, correct: bool, at: float, half_life: float | None) -> Totals:
+        if half_life is None:
+            r = self.right + correct
+            return Totals(r, self.total + 1, max(self.anchor, at) if self.total else at, r, self.total + 1)
+        if self.total == 0:
+            return Totals(int(correct), 1, at, float(correct), 1.0)
+        if at >= self.anchor:
+            shrink = formulas.decay_weight(at - self.anchor, half_life)
+            return Totals(
+                self.right + correct,
+                self.total + 1,
+                at,
+                self.weighted_right * shrink + correct,
+                self.weighted_total * shrink + 1.0,
+            )
+        w = formulas.decay_weight(self.anchor - at, half_life)
+        return Totals(
+            self.right + correct,
+            self.total + 1,
+            self.anchor,
+            self.weighted_right + w * correct,
+            self.weighted_total + w,
+        )
+
+    def weighted_at(self, now: float, half_life: float | None) -> tuple[float, float]:
+        """(Σ w·right, Σ w) at time ``now``; outcomes later than ``now`` count as fresh."""
+        if half_life is None:
+            return float(self.right), float(self.total)
+        factor = formulas.decay_weight(max(now - self.anchor, 0.0), half_life)
+        return self.weighted_right * factor, self.weighted_total * factor
+
+
+@attrs.frozen(slots=True)
+class SourceRecord:
+    """A source's track record as the ledger sees it at one time."""
+
+    source: str
+    correct: int
+    wrong: int
+    weighted_correct: float
+    weighted_total: float
+    prior: float
+    reliability: float
+    last_at: float | None
+
+
+@attrs.frozen(slots=True)
+class GatedConfidence:
+    """The sample-gated answer of :meth:`TrustLedger.confidence`.
+
+    Attributes
+    ----------
+    value : float or None
+        The share of right outcomes, in [0, 1]; ``None`` when there are fewer than
+        ``min_samples`` of them.
+    samples : int
+        How many outcomes were counted.
+    insufficient_data : bool
+        ``True`` when ``samples < min_samples`` (and so ``value`` is ``None``).
+    min_samples : int
+        The gate used for this answer.
+    """
+
+    value: float | None
+    samples: int
+    insufficient_data: bool
+    min_samples: int
+
+
+@attrs.frozen(slots=True)
+class RankedSource:
+    """One candidate in :meth:`TrustLedger.rank_sources`, with the tier that scored it.
+
+    Attributes
+    ----------
+    source : str
+        The candidate.
+    score : float
+        What it was ranked by: the gated share of right outcomes (tier ``"empirical"``), the
+        prior-weighted reliability (``"estimate"``), or the policy prior (``"prior"``).
+    tier : str
+        Which tier decided: ``"empirical"``, ``"estimate"`` or ``"prior"``.
+    samples : int
+        Outcomes on record for the candidate (in the topic, if one was given).
+    """
+
+    source: str
+    score: float
+    tier: str
+    samples: int
+
+
+def resolve_min_samples(min_samples: object = None) -> int:
+    """The sample gate: the argument, else ``$COROLLARY_MIN_SAMPLES``, else 5.
+
+    An invalid argument raises; an invalid environment value warns and falls back to
+    :data:`DEFAULT_MIN_SAMPLES`, so a typo in a deployment's environment never stops a query.
+
+    >>> resolve_min_samples(3)
+    3
+    """
+    if min_samples is not None:
+        if isinstance(min_samples, bool) or not isinstance(min_samples, int):
+            raise InvalidTypeError(f"min_samples must be an int, not {type(min_samples).__name__}")
+        if min_samples < 1:
+            raise InvalidInputError(f"min_samples must be >= 1, got {min_samples}")
+        return min_samples
+    raw = os.environ.get(MIN_SAMPLES_ENV)
+    if raw is None or not raw.strip():
+        return DEFAULT_MIN_SAMPLES
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = 0
+    if value < 1:
+        warnings.warn(
+            f"ignoring {MIN_SAMPLES_ENV}={raw!r} (not a positive integer); "
+            f"using {DEFAULT_MIN_SAMPLES}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        return DEFAULT_MIN_SAMPLES
+    return value
+
+
+def _check_topic(topic: object) -> str | None:
+    if topic is not None and (not isinstance(topic, str) or not topic):
+        raise InvalidInputError(f"topic must be a non-empty string or None, got {topic!r}")
+    return topic
+
+
+class OutcomeStore(Protocol):
+    """Where a ledger keeps outcomes. Implementations live in :mod:`corollary.stores`."""
+
+    half_life: float | None
+
+    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
+        """Store new outcomes; return those actually added (event ids already seen are skipped)."""
+
+    def totals(self, source: str, topic: str | None = None) -> Totals:
+        """The aggregates of ``source`` (in ``topic``, or over all topics)."""
+
+    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
+        """Stored outcomes, oldest first."""
+
+    def sources(self) -> list[str]:
+        """Every source with at least one outcome."""
+
+    def changed_sources(self) -> set[str]:
+        """Sources with outcomes added by someone else since the last call (shared stores)."""
+
+    def close(self) -> None:
+        """Release resources."""
+
+
+class MemoryStore:
+    """The default store: dictionaries in this process.
+
+    Aggregates count every outcome; the outcomes themselves are kept up to ``max_history``
+    per source, for audit and calibration.
+    """
+
+    def __init__(self, half_life: float | None = None, max_history: int = 10_000) -> None:
+        self.half_life = half_life
+        self.max_history = max_history
+        self._totals: dict[tuple[str, str | None], Totals] = {}
+        self._history: dict[str, deque[Outcome]] = {}
+        self._event_ids: set[str] = set()
+        self._sessions: dict[str, bytes] = {}
+
+    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
+        added = []
+        for outcome in outcomes:
+            if outcome.event_id in self._event_ids:
+                continue
+            self._event_ids.add(outcome.event_id)
+            for topic in (None, outcome.topic) if outcome.topic is not None else (None,):
+                slot = (outcome.source, topic)
+                self._totals[slot] = self._totals.get(slot, Totals()).add(
+                    outcome.correct, outcome.at, self.half_life
+                )
+            history = self._history.get(outcome.source)
+            if history is None:
+                history = self._history[outcome.source] = deque(maxlen=self.max_history)
+            history.append(outcome)
+            added.append(outcome)
+        return added
+
+    def totals(self, source: str, topic: str | None = None) -> Totals:
+        return self._totals.get((source, topic), _EMPTY)
+
+    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
+        if source is None:
+            found = [o for h in self._history.values() for o in h]
+            found.sort(key=lambda o: (o.recorded_at, o.at))
+        else:
+            found = list(self._history.get(source, ()))
+        if topic is not None:
+            found = [o for o in found if o.topic == topic]
+        return found
+
+    def sources(self) -> list[str]:
+        return sorted({s for s, _ in self._totals})
+
+    def topics(self, source: str) -> list[str]:
+        """The topics ``source`` has outcomes in."""
+        return sorted(t for s, t in self._totals if s == source and t is not None)
+
+    def changed_sources(self) -> set[str]:
+        return set()
+
+    # sessions: base snapshots kept beside the ledger (in this process only)
+    def save_session(self, session_id: str, data: bytes) -> None:
+        """Keep ``data`` (a base's snapshot) under ``session_id``, replacing any earlier one."""
+        from .stores.base import check_session
+
+        check_session(session_id, data)
+        self._sessions[session_id] = bytes(data)
+
+    def load_session(self, session_id: str) -> bytes:
+        """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
+        from .stores.base import SessionNotFoundError, check_session
+
+        try:
+            return self._sessions[check_session(session_id)]
+        except KeyError:
+            raise SessionNotFoundError(f"no session {session_id!r}", "memory") from None
+
+    def list_sessions(self) -> list[str]:
+        """Ids of the saved sessions, sorted."""
+        return sorted(self._sessions)
+
+    def delete_session(self, session_id: str) -> bool:
+        """Forget a session; whether there was one."""
+        return self._sessions.pop(session_id, None) is not None
+
+    def close(self) -> None:
+        return None
+
+    def load_totals(self, totals: Mapping[tuple[str, str | None], Totals]) -> None:
+        self._totals.update(totals)
+
+
+_EMPTY = Totals()
+
+
+class TrustLedger:
+    """Learned reliability of sources, from their right/wrong outcomes.
+
+    Parameters
+    ----------
+    prior_weight : float
+        How many outcomes the prior is worth (``n0``); must be > 0.
+    memory_half_life : timedelta or seconds, optional
+        Each outcome's weight halves every this long; ``None`` never forgets.
+    max_history : int
+        Outcomes kept per source for audit and calibration (counts include all of them).
+    policy : TrustPolicy, optional
+        Where priors come from when a caller does not pass one.
+    clock : callable, optional
+        Time source for outcomes recorded without ``at`` and for decay.
+    store : OutcomeStore, optional
+        Where outcomes live; in memory by default. See :meth:`open` for files and databases.
+
+    Examples
+    --------
+    >>> ledger = TrustLedger()
+    >>> for i in range(100):
+    ...     _ = ledger.record_outcome("tool:scraper", i < 70, at=0)
+    >>> round(ledger.reliability("tool:scraper"), 2)
+    0.72
+    """
+
+    def __init__(
+        self,
+        prior_weight: float = 10,
+        memory_half_life: Duration | None = None,
+        max_history: int = 10_000,
+        policy: TrustPolicy | None = None,
+        clock: Clock | None = None,
+        store: OutcomeStore | None = None,
+    ) -> None:
+        if isinstance(prior_weight, bool) or not isinstance(prior_weight, (int, float)):
+            raise InvalidTypeError("prior_weight must be a number")
+        if not math.isfinite(prior_weight) or prior_weight <= 0:
+            raise InvalidInputError(f"prior_weight must be finite and > 0, got {prior_weight!r}")
+        half_life = to_seconds(memory_half_life, "memory_half_life")
+        if half_life is not None and half_life <= 0:
+            raise InvalidInputError("memory_half_life must be > 0 (or None to never forget)")
+        if isinstance(max_history, bool) or not isinstance(max_history, int) or max_history < 1:
+            raise InvalidInputError(f"max_history must be a positive integer, got {max_history!r}")
+        if policy is not None and not isinstance(policy, TrustPolicy):
+            raise InvalidTypeError("policy must be a TrustPolicy")
+        self.prior_weight = float(prior_weight)
+        self.memory_half_life = half_life
+        self.max_history = max_history
+        self.policy = policy or TrustPolicy()
+        self.clock: Clock = clock or system_clock
+        self.store: OutcomeStore = store if store is not None else MemoryStore(half_life, max_history)
+        if getattr(self.store, "half_life", half_life) != half_life:
+            raise InvalidInputError("the store was opened with a different memory half-life")
+        self._listeners: list[Callable[[], Any]] = []
+        # shared stores may pick up other writers' outcomes while writing: report them too
+        self._shared = not isinstance(self.store, MemoryStore)
+
+    # -- opening ---------------------------------------------------------------------------
+    @classmethod
+    def open(cls, target: str | os.PathLike[str] | None = None, **options: Any) -> TrustLedger:
+        """A ledger on durable storage: a path (``.db``/``.sqlite``, ``.json``) or a URL."""
+        from .stores import open_ledger
+
+        return open_ledger(target, **options)
+
+    # -- recording -------------------------------------------------------------------------
+    def record_outcome(
+        self,
+        source: str,
+        correct: bool,
+        *,
+        topic: str | None = None,
+        at: float | None = None,
+        event_id: str | None = None,
+        evidence: str | None = None,
+        reason: str | None = None,
+        key: str | None = None,
+        confidence: float | None = None,
+    ) -> Outcome:
+        """Record that ``source`` was right (``True``) or wrong (``False``).
+
+        ``at`` is when the outcome was observed (default: now); a late or replayed outcome keeps
+        its original time, and an ``event_id`` already recorded is ignored, so replays never
+        double-count. Returns the outcome (the stored one, for a replay).
+        """
+        outcome = self.make_outcome(
+            source, correct, topic=topic, at=at, event_id=event_id, evidence=evidence,
+            reason=reason, key=key, confidence=confidence,
+        )
+        added = self.store.add([outcome])
+        changed = self.store.changed_sources() if self._shared else set()
+        if added:
+            changed.add(outcome.source)
+        if changed:
+            self._notify(changed)
+        return outcome
+
+    def record_many(self, outcomes: Iterable[Mapping[str, Any] | Outcome]) -> int:
+        """Record a batch (dicts of :meth:`record_outcome`'s arguments); all are validated first.
+
+        Returns how many were new.
+        """
+        batch = []
+        for o in outcomes:
+            if isinstance(o, Outcome):
+                batch.append(o)
+            elif isinstance(o, Mapping):
+                batch.append(self.make_outcome(**dict(o)))
+            else:
+                raise InvalidTypeError(f"record_many takes dicts or Outcomes, not {type(o).__name__}")
+        if not batch:
+            return 0
+        added = self.store.add(batch)
+        changed = self.store.changed_sources() if self._shared else set()
+        changed.update(o.source for o in added)
+        if changed:
+            self._notify(changed)
+        return len(added)
+
+    def make_outcome(
+        self,
+        source: str,
+        correct: bool,
+        *,
+        topic: str | None = None,
+        at: float | None = None,
+        event_id: str | None = None,
+        evidence: str | None = None,
+        reason: str | None = None,
+        key: str | None = None,
+        confidence: float | None = None,
+    ) -> Outcome:
+        """Validate the arguments of an outcome and build it, without recording it."""
+        check_source(source)
+        correct = check_correct(correct)
+        now = float(self.clock())
+        if at is None:
+            at = now
+        elif isinstance(at, bool) or not isinstance(at, (int, float)):
+            raise InvalidTypeError(f"at must be POSIX seconds, not {type(at).__name__}")
+        at = float(at)
+        if not math.isfinite(at):
+            raise InvalidInputError(f"at must be finite, got {at!r}")
+        if at > now + FUTURE_SKEW:
+            raise InvalidInputError(f"at={at} lies in the future of the ledger's clock ({now})")
+        for name, text in (("topic", topic), ("event_id", event_id), ("evidence", evidence),
+                           ("reason", reason), ("key", key)):
+            if text is not None and (not isinstance(text, str) or not text):
+                raise InvalidInputError(f"{name} must be a non-empty string or None, got {text!r}")
+        if confidence is not None:
+            if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (
+                0.0 <= confidence <= 1.0
+            ):
+                raise InvalidInputError(f"confidence must be in [0, 1], got {confidence!r}")
+            confidence = float(confidence)
+        return Outcome(
+            source=source, correct=correct, at=at, recorded_at=now,
+            event_id=event_id or uuid.uuid4().hex, topic=topic, reason=reason,
+            evidence=evidence, key=key, confidence=confidence,
+        )
+
+    # -- reading ---------------------------------------------------------------------------
+    def reliability(
+        self,
+        source: str,
+        *,
+        at: float | None = None,
+        prior: float | None = None,
+        topic: str | None = None,
+    ) -> float:
+        """The prior-weighted reliability of ``source`` at time ``at`` (default: now)."""
+        if prior is None:
+            prior = self.policy.prior(check_source(source))
+        totals = self.store.totals(source, topic)
+        if totals.total == 0:
+            return prior
+        right, total = totals.weighted_at(self.clock() if at is None else at, self.memory_half_life)
+        return formulas.reliability(prior, self.prior_weight, right, total)
+
+    def is_time_dependent(self, source: str) -> bool:
+        """Whether ``source``'s reliability moves with time (it has outcomes and the ledger forgets)."""
+        return self.memory_half_life is not None and self.store.totals(source).total > 0
+
+    def record_of(self, source: str, *, at: float | None = None, prior: float | None = None,
+                  topic: str | None = None) -> SourceRecord:
+        """The track record of ``source``: counts, weighted sums, prior and reliability."""
+        if prior is None:
+            prior = self.policy.prior(check_source(source))
+        now = self.clock() if at is None else at
+        totals = self.store.totals(source, topic)
+        right, total = totals.weighted_at(now, self.memory_half_life)
+        return SourceRecord(
+            source=source,
+            correct=totals.right,
+            wrong=totals.total - totals.right,
+            weighted_correct=right,
+            weighted_total=total,
+            prior=prior,
+            reliability=formulas.reliability(prior, self.prior_weight, right, total)
+            if totals.total else prior,
+            last_at=totals.anchor if totals.total else None,
+        )
+
+    def confidence(
+        self, source: str, topic: str | None = None, min_samples: int | None = None
+    ) -> GatedConfidence:
+        """The sample-gated share of right outcomes of ``source`` (in ``topic``, if given).
+
+        Unlike :meth:`reliability` there is no prior and no decay: ``value`` is the plain mean
+        outcome, and it is ``None`` (``insufficient_data``) until at least ``min_samples``
+        outcomes are on record. Callers below the gate fall back to :data:`DEFAULT_PRIOR` or to
+        another signal (see :meth:`rank_sources`).
+
+        Parameters
+        ----------
+        source : str
+            A ``kind:name`` source.
+        topic : str, optional
+            Count only outcomes recorded with this topic.
+        min_samples : int, optional
+            The gate; default ``$COROLLARY_MIN_SAMPLES`` or :data:`DEFAULT_MIN_SAMPLES` (5).
+
+        Examples
+        --------
+        >>> ledger = TrustLedger()
+        >>> _ = ledger.record_many([{"source": "model:m", "correct": i % 4 != 0, "at": 0}
+        ...                         for i in range(8)])
+        >>> ledger.confidence("model:m")
+        GatedConfidence(value=0.75, samples=8, insufficient_data=False, min_samples=5)
+        >>> ledger.confidence("model:m", min_samples=10).value is None
+        True
+        """
+        gate = resolve_min_samples(min_samples)
+        check_source(source)
+        totals = self.store.totals(source, _check_topic(topic))
+        if totals.total < gate:
+            return GatedConfidence(None, totals.total, True, gate)
+        return GatedConfidence(totals.right / totals.total, totals.total, False, gate)
+
+    def rank_sources(
+        self,
+        candidates: Iterable[str],
+        topic: str | None = None,
+        *,
+        min_samples: int | None = None,
+        at: float | None = None,
+        priors: Mapping[str, float] | None = None,
+    ) -> list[RankedSource]:
+        """Rank candidate sources (models, tools...) for a task, best first.
+
+        Each candidate is scored by the first tier that can speak for it:
+
+        1. ``"empirical"``: its gated share of right outcomes (:meth:`confidence`), once it has
+           at least ``min_samples`` outcomes (in ``topic``, if given);
+        2. ``"estimate"``: with fewer outcomes, the prior-weighted :meth:`reliability`, which
+           leans on the prior in proportion to how little is known;
+        3. ``"prior"``: with no outcome at all, the policy prior (or ``priors[source]``).
+
+        Candidates are then sorted by score (ties: more samples first, then by name), and each
+        answer names the tier that scored it.
+
+        Examples
+        --------
+        >>> ledger = TrustLedger()
+        >>> _ = ledger.record_many([{"source": "model:a", "correct": i < 6, "at": 0}
+        ...                         for i in range(10)])
+        >>> _ = ledger.record_outcome("model:b", True, at=0)
+        >>> [(r.source, r.tier, round(r.score, 3))
+        ...  for r in ledger.rank_sources(["model:a", "model:b", "human:c"])]
+        [('human:c', 'prior', 0.99), ('model:b', 'estimate', 0.909), ('model:a', 'empirical', 0.6)]
+        """
+        if isinstance(candidates, str):
+            raise InvalidTypeError("candidates must be an iterable of sources, not one string")
+        gate = resolve_min_samples(min_samples)
+        topic = _check_topic(topic)
+        now = self.clock() if at is None else at
+        ranked: list[RankedSource] = []
+        seen: set[str] = set()
+        for source in candidates:
+            check_source(source)
+            if source in seen:
+                continue
+            seen.add(source)
+            prior = None if priors is None or source not in priors else priors[source]
+            if prior is None:
+                prior = self.policy.prior(source)
+            totals = self.store.totals(source, topic)
+            if totals.total >= gate:
+                ranked.append(RankedSource(source, totals.right / totals.total, "empirical",
+                                           totals.total))
+            elif totals.total:
+                score = self.reliability(source, at=now, prior=prior, topic=topic)
+                ranked.append(RankedSource(source, score, "estimate", totals.total))
+            else:
+                ranked.append(RankedSource(source, float(prior), "prior", 0))
+        ranked.sort(key=lambda r: (-r.score, -r.samples, r.source))
+        return ranked
+
+    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
+        """The outcomes kept (up to ``max_history`` per source), oldest first."""
+        return self.store.outcomes(source, topic)
+
+    def sources(self) -> list[str]:
+        """Every source with a track record."""
+        return self.store.sources()
+
+    # -- change notification -------------------------------------------------------------
+    def subscribe(self, callback: Callable[[set[str]], None]) -> None:
+        """Call ``callback(sources)`` after outcomes change those sources' reliability.
+
+        Bound methods are held weakly, so a base that is dropped stops listening.
+        """
+        if not callable(callback):
+            raise InvalidTypeError("a listener must be callable")
+        ref: Callable[[], Any]
+        if isinstance(callback, types.MethodType):
+            ref = weakref.WeakMethod(callback)
+        else:  # functions, lambdas, builtins: held as given
+
+            def ref(callback: Callable[[set[str]], None] = callback) -> Any:
+                return callback
+
+        self._listeners.append(ref)
+
+    def poll(self) -> set[str]:
+        """Pick up outcomes that other processes added to a shared store, and tell listeners."""
+        changed = self.store.changed_sources()
+        if changed:
+            self._notify(changed, poll=False)
+        return changed
+
+    def _notify(self, sources: set[str], poll: bool = True) -> None:
+        alive = []
+        for ref in self._listeners:
+            callback = ref()
+            if callback is not None:
+                alive.append(ref)
+                callback(sources)
+        self._listeners = alive
+
+    # -- persistence -----------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: settings, the totals behind every reliability, and the kept outcomes."""
+        totals = []
+        topics_of = getattr(self.store, "topics", None)
+        for source in self.store.sources():
+            if topics_of is not None:
+                topics = {None, *topics_of(source)}
+            else:
+                topics = {None} | {o.topic for o in self.store.outcomes(source)
+                                   if o.topic is not None}
+            for topic in sorted(topics, key=lambda t: (t is not None, t or "")):
+                t = self.store.totals(source, topic)
+                if t.total:
+                    totals.append([source, topic, t.right, t.total, t.anchor, t.weighted_right,
+                                   t.weighted_total])
+        return {
+            "format": LEDGER_FORMAT,
+            "version": LEDGER_VERSION,
+            "prior_weight": self.prior_weight,
+            "memory_half_life": self.memory_half_life,
+            "max_history": self.max_history,
+            "policy": self.policy.to_dict(),
+            "totals": totals,
+            "outcomes": [o.to_dict() for o in self.store.outcomes()],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, clock: Clock | None = None,
+                  path: object = None) -> TrustLedger:
+        """Rebuild a ledger from :meth:`to_dict` output (in memory)."""
+        if not isinstance(data, Mapping) or data.get("format") != LEDGER_FORMAT:
+            raise SnapshotError("not a corollary ledger", path)
+        version = data.get("version")
+        if not isinstance(version, int) or version > LEDGER_VERSION:
+            raise SnapshotError(
+                f"ledger format version {version!r} is newer than this corollary reads "
+                f"({LEDGER_VERSION}); upgrade corollary", path)
+        try:
+            ledger = cls(
+                prior_weight=data["prior_weight"],
+                memory_half_life=data["memory_half_life"],
+                max_history=data["max_history"],
+                policy=TrustPolicy.from_dict(data["policy"]),
+                clock=clock,
+            )
+            store = ledger.store
+            assert isinstance(store, MemoryStore)
+            for outcome in data["outcomes"]:
+                o = Outcome.from_dict(outcome)
+                store._event_ids.add(o.event_id)
+                history = store._history.setdefault(o.source, deque(maxlen=ledger.max_history))
+                history.append(o)
+            store.load_totals({
+                (s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
+                for s, t, r, n, a, wr, wt in data["totals"]
+            })
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, AssertionError) as exc:
+            raise SnapshotError(f"malformed ledger ({exc.__class__.__name__}: {exc})", path) from exc
+        return ledger
+
+    def save(self, path: str | os.PathLike[str], *, format: str | None = None) -> None:
+        """Write the ledger atomically (JSON for ``.json``, else msgpack unless ``format``)."""
+        fmt = format_for(path, format, "json")
+        atomic_write(path, encode(self.to_dict(), fmt))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], *, clock: Clock | None = None) -> TrustLedger:
+        """Read a ledger written by :meth:`save`; a corrupt file raises ``SnapshotError``."""
+        return cls.from_dict(decode_file(path, "ledger"), clock=clock, path=path)
+
+    def close(self) -> None:
+        """Release the store's resources."""
+        self.store.close()
+
+    def __repr__(self) -> str:
+        return (f"TrustLedger(prior_weight={self.prior_weight:g}, "
+                f"memory_half_life={self.memory_half_life!r}, sources={len(self.sources())})")
