@@ -196,7 +196,7 @@ class BeliefBase:
 
     # -- trust -----------------------------------------------------------------------------
     def _source(self, source: object) -> str:
-        kind = self._source_ok.get(source)  # type: ignore[arg-type]
+        kind = self._source_ok.get(source) if isinstance(source, str) else None
         if kind is None:
             kind = self.policy.kind_of(source)  # type: ignore[arg-type]
             self._source_ok[source] = kind  # type: ignore[index]

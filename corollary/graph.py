@@ -174,9 +174,9 @@ class Engine:
             keys[key] = {slot.vid: slot, vid: b}
             self.mark(slot)
         else:
-            b = slot.get(vid)  # type: ignore[union-attr]
-            if b is not None:
-                return b
+            found = slot.get(vid)  # type: ignore[union-attr]
+            if found is not None:
+                return found  # type: ignore[no-any-return]
             b = slot[vid] = Belief(key, value, vid, next(self._seq))  # type: ignore[index]
         self.count += 1
         self.mark(b)
@@ -548,7 +548,7 @@ class Engine:
             for r in rivals:
                 has_valid = any(not p.expired(now) for p in r.premises)
                 ranked.append((self.rank(r, now) if has_valid else None, r.seq, r))
-            valid = [t for t in ranked if t[0] is not None]
+            valid = [(rank, seq, r) for rank, seq, r in ranked if rank is not None]
             if not valid:
                 continue
             top, _, leader = min(valid, key=lambda t: (t[0], t[1]))

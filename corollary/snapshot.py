@@ -79,9 +79,9 @@ def base_to_dict(kb: BeliefBase) -> dict[str, Any]:
         "premises": premises,
         "justifications": justs,
         "promises": {k: v.to_dict() for k, v in kb.promises.items()},
-        "verdicts": [[k, plain(b.value), plain(v)] for (k, v_id), v in
+        "verdicts": [[k, plain(held.value), plain(v)] for (k, v_id), v in
                      sorted(kb._verdicts.items(), key=lambda kv: repr(kv[0]))
-                     if (b := engine.find(k, v_id)) is not None],
+                     if (held := engine.find(k, v_id)) is not None],
         "calibrator": kb.calibrator.to_dict() if kb.calibrator is not None else None,
     }
 

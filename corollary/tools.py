@@ -31,13 +31,19 @@ def _trust(value: Any) -> str | float | None:
     return float(value)
 
 
-def _positive(name: str) -> Callable[[Any], float | None]:
-    def convert(value: Any) -> float | None:
-        seconds = to_seconds(value, name)
-        if seconds is not None and seconds <= 0:
-            raise InvalidInputError(f"{name} must be > 0")
-        return seconds
-    return convert
+def _positive(value: Any, name: str) -> float | None:
+    seconds = to_seconds(value, name)
+    if seconds is not None and seconds <= 0:
+        raise InvalidInputError(f"{name} must be > 0")
+    return seconds
+
+
+def _half_life(value: Any) -> float | None:
+    return _positive(value, "half_life")
+
+
+def _ttl(value: Any) -> float | None:
+    return _positive(value, "ttl")
 
 
 @attrs.frozen(slots=True)
@@ -46,8 +52,8 @@ class ToolSpec:
 
     name: str
     trust: str | float | None = attrs.field(default=None, converter=_trust)
-    half_life: float | None = attrs.field(default=None, converter=_positive("half_life"))
-    ttl: float | None = attrs.field(default=None, converter=_positive("ttl"))
+    half_life: float | None = attrs.field(default=None, converter=_half_life)
+    ttl: float | None = attrs.field(default=None, converter=_ttl)
     origin: str | None = None
 
     @property
