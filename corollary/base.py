@@ -496,11 +496,15 @@ class BeliefBase:
     def _sync(self, targets: Iterable[Belief] | None = None) -> float:
         now = self.now()
         self.ledger.poll()
+        if self._rules:
+            # rules fire when their inputs come IN, and inputs can come IN without an assertion:
+            # an outcome flips a conflict, another base's outcome arrives, time passes
+            if self._rule_time != now:
+                self._rule_time = now
+                self._fire_rules(self._rules)
+            if self._engine.touched:
+                self._fire_touched(())
         self._engine.sync(now, targets)
-        if self._rules and self._rule_time != now:
-            self._rule_time = now
-            self._fire_rules(self._rules)
-            self._engine.sync(now, targets)
         return now
 
     def _values(self, key: str) -> list[Belief]:
@@ -690,22 +694,26 @@ class BeliefBase:
 
     # -- hooks -----------------------------------------------------------------------------
     def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
-        engine = self._engine
         if self._rules:
-            for _ in range(10_000):
-                touched = engine.touched
-                engine.touched = set()
-                due = list(extra_rules)
-                extra_rules = ()
-                for key in touched:
-                    due.extend(self._rules_by_key.get(key, ()))
-                if not due:
-                    break
-                self._fire_rules(due)
+            self._fire_touched(extra_rules)
         else:
-            engine.touched.clear()
+            self._engine.touched.clear()
         if isinstance(self.conflict_policy, AskHuman):
             self._ask_humans(self.conflict_policy)
+
+    def _fire_touched(self, extra_rules: Sequence[Rule]) -> None:
+        """Fire the rules reading any key whose beliefs changed, until nothing new changes."""
+        engine = self._engine
+        for _ in range(10_000):
+            touched = engine.touched
+            engine.touched = set()
+            due = list(extra_rules)
+            extra_rules = ()
+            for key in touched:
+                due.extend(self._rules_by_key.get(key, ()))
+            if not due:
+                return
+            self._fire_rules(due)
 
     def _fire_rules(self, due: Iterable[Rule]) -> None:
         seen = set()

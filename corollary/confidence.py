@@ -70,6 +70,8 @@ def agreement(by_origin: dict[str, float], corroboration: bool = True) -> float:
     """
     if not by_origin:
         return 0.0
+    if len(by_origin) == 1:  # exactly its value: 1 − (1 − c) is not always c in binary
+        return next(iter(by_origin.values()))
     if not corroboration:
         return max(by_origin.values())
     return noisy_or(by_origin[o] for o in sorted(by_origin))

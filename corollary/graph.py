@@ -480,8 +480,10 @@ class Engine:
                 c = None
                 b.why = "unsupported"
             if c is not None:
-                if not b.justs and type(keys[b.key]) is Belief:
-                    direct.append((b, c))  # nothing can compete with it: settle without the heap
+                if not b.justs and type(keys[b.key]) is Belief and b not in succ:
+                    # nothing competes with it and nothing reads it, so settling it out of
+                    # order changes no tie: skip the heap (most premises in a large base)
+                    direct.append((b, c))
                     continue
                 push(heap, (-c, b.seq, next(tie), b, PREMISES))
             for j in b.justs:
