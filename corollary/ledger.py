@@ -436,7 +436,8 @@ class TrustLedger:
             reason=reason, key=key, confidence=confidence,
         )
         added = self.store.add([outcome])
-        changed = self.store.changed_sources() if self._shared else set()
+        # others' outcomes picked up with ours are news too (only worth asking with listeners)
+        changed = self.store.changed_sources() if self._shared and self._listeners else set()
         if added:
             changed.add(outcome.source)
         if changed:
@@ -459,7 +460,7 @@ class TrustLedger:
         if not batch:
             return 0
         added = self.store.add(batch)
-        changed = self.store.changed_sources() if self._shared else set()
+        changed = self.store.changed_sources() if self._shared and self._listeners else set()
         changed.update(o.source for o in added)
         if changed:
             self._notify(changed)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Start or stop a throwaway PostgreSQL server on loopback for the ledger tests.
+#
+#   bash .ci/postgres.sh start   # installs Debian's postgresql if missing, starts a cluster,
+#                                # writes its URL to $COROLLARY_PG_DIR/url and prints it
+#   export COROLLARY_TEST_PG_URL=$(cat /tmp/corollary-pg/url)
+#   bash .ci/postgres.sh stop    # stops the server and removes the cluster
+#
+# Runs as root (CI) or as any user; the cluster belongs to the `postgres` user when run as root.
+set -euo pipefail
+
+DIR=${COROLLARY_PG_DIR:-/tmp/corollary-pg}
+PORT=${COROLLARY_PG_PORT:-54329}
+DB=${COROLLARY_PG_DB:-corollary_test}
+
+find_bin() {
+    local dir
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+        if [ -x "$dir/pg_ctl" ] && [ -x "$dir/initdb" ]; then echo "$dir"; return 0; fi
+    done
+    if command -v pg_ctl >/dev/null && command -v initdb >/dev/null; then
+        dirname "$(command -v pg_ctl)"; return 0
+    fi
+    return 1
+}
+
+as_owner() {  # run a command as the cluster's owner
+    if [ "$(id -u)" = 0 ]; then
+        if command -v runuser >/dev/null; then runuser -u postgres -- "$@"
+        else su postgres -s /bin/sh -c "$(printf '%q ' "$@")"; fi
+    else
+        "$@"
+    fi
+}
+
+port_free() {
+    ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+start() {
+    if [ -f "$DIR/url" ] && [ -f "$DIR/data/postmaster.pid" ]; then
+        cat "$DIR/url"; return 0
+    fi
+    BIN=$(find_bin) || {
+        echo "postgres.sh: installing Debian's postgresql" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq && apt-get install -y -qq postgresql >/dev/null
+        BIN=$(find_bin)
+    }
+    if [ "$(id -u)" = 0 ] && ! id postgres >/dev/null 2>&1; then
+        useradd --system --home-dir /var/lib/postgresql --shell /bin/sh postgres
+    fi
+    while ! port_free "$PORT"; do PORT=$((PORT + 1)); done
+    rm -rf "$DIR"
+    mkdir -p "$DIR/data" "$DIR/run"
+    [ "$(id -u)" = 0 ] && chown -R postgres: "$DIR"
+    chmod 700 "$DIR/data"
+    as_owner "$BIN/initdb" -D "$DIR/data" -U postgres --auth=trust --encoding=UTF8 \
+        --no-locale >"$DIR/initdb.log" 2>&1 || { cat "$DIR/initdb.log" >&2; exit 1; }
+    as_owner "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 start \
+        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR/run -c fsync=off \
+            -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
+    as_owner "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres "$DB"
+    echo "$BIN" >"$DIR/bin"
+    echo "postgresql://postgres@127.0.0.1:$PORT/$DB" >"$DIR/url"
+    chmod 644 "$DIR/url"
+    cat "$DIR/url"
+}
+
+stop() {
+    [ -d "$DIR" ] || return 0
+    BIN=$(cat "$DIR/bin" 2>/dev/null || find_bin || true)
+    if [ -n "$BIN" ] && [ -f "$DIR/data/postmaster.pid" ]; then
+        as_owner "$BIN/pg_ctl" -D "$DIR/data" -m fast -w stop >/dev/null || true
+    fi
+    rm -rf "$DIR"
+}
+
+case "${1:-}" in
+    start) start ;;
+    stop) stop ;;
+    *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+esac
