@@ -94,8 +94,13 @@ def decode_file(path: str | os.PathLike[str], expected: str) -> Any:
         raise
     except OSError as exc:
         raise SnapshotError(f"cannot read {expected}: {exc}", path) from exc
+    return decode_bytes(raw, expected, path)
+
+
+def decode_bytes(raw: bytes, expected: str, where: object = None) -> Any:
+    """Decode JSON or msgpack bytes (sniffed); ``where`` names the source in errors."""
     if not raw:
-        raise SnapshotError(f"empty file, not a {expected}", path)
+        raise SnapshotError(f"empty, not a {expected}", where)
     enabled = gc.isenabled()
     gc.disable()  # decoding builds many containers and frees none: skip the collector's passes
     try:
@@ -104,7 +109,8 @@ def decode_file(path: str | os.PathLike[str], expected: str) -> Any:
         return msgpack.unpackb(raw, raw=False, strict_map_key=False)
     except (ValueError, UnicodeDecodeError, msgpack.exceptions.ExtraData,
             msgpack.exceptions.UnpackException) as exc:
-        raise SnapshotError(f"corrupt or truncated {expected} ({exc.__class__.__name__}: {exc})", path) from exc
+        raise SnapshotError(f"corrupt or truncated {expected} ({exc.__class__.__name__}: {exc})",
+                            where) from exc
     finally:
         if enabled:
             gc.enable()

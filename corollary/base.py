@@ -802,6 +802,20 @@ class BeliefBase:
 
         return load(path, ledger=ledger, clock=clock, **options)
 
+    def save_session(self, session_id: str) -> None:
+        """Save a snapshot under ``session_id`` in the ledger's store (beside a shared ledger)."""
+        from .snapshot import save_session
+
+        save_session(self, session_id)
+
+    @classmethod
+    def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
+                     **options: Any) -> BeliefBase:
+        """Resume the base saved under ``session_id`` in ``ledger``'s store."""
+        from .snapshot import load_session
+
+        return load_session(ledger, session_id, clock=clock, **options)
+
     def __repr__(self) -> str:
         return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from ._io import atomic_write, decode_file, encode, format_for
+from ._io import atomic_write, decode_bytes, decode_file, encode, format_for
 from .clock import Clock
 from .conflicts import ConflictPolicy, policy_from_dict
 from .errors import SnapshotError
@@ -210,3 +210,26 @@ def load(path: str | os.PathLike[str], ledger: TrustLedger | None = None,
     """Read a snapshot; a corrupt, truncated, foreign or newer file raises ``SnapshotError``."""
     return base_from_dict(decode_file(path, "snapshot"), ledger=ledger, clock=clock, path=path,
                           **options)
+
+
+def save_session(kb: BeliefBase, session_id: str) -> None:
+    """Keep ``kb``'s snapshot (msgpack) in its ledger's store under ``session_id``.
+
+    With a durable ledger (SQLite, PostgreSQL, JSON file) the session lives beside the shared
+    trust ledger, so any process that opens the ledger can resume it.
+    """
+    store = kb.ledger.store
+    if not hasattr(store, "save_session"):
+        raise SnapshotError(f"the ledger's store ({type(store).__name__}) keeps no sessions")
+    store.save_session(session_id, encode(base_to_dict(kb), "msgpack"))
+
+
+def load_session(ledger: TrustLedger, session_id: str, clock: Clock | None = None,
+                 **options: Any) -> BeliefBase:
+    """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to ``ledger``."""
+    store = ledger.store
+    if not hasattr(store, "load_session"):
+        raise SnapshotError(f"the ledger's store ({type(store).__name__}) keeps no sessions")
+    where = f"session {session_id!r}"
+    data = decode_bytes(store.load_session(session_id), "snapshot", where)
+    return base_from_dict(data, ledger=ledger, clock=clock, path=where, **options)

@@ -165,7 +165,7 @@ class CachedSQLStore:
     def _fold(self, source: str, topic: str | None, correct: bool, at: float) -> None:
         half_life = self.half_life
         totals = self._totals
-        slot = (source, None)
+        slot: tuple[str, str | None] = (source, None)
         totals[slot] = totals.get(slot, _EMPTY).add(correct, at, half_life)
         if topic is not None:
             slot = (source, topic)
