@@ -296,6 +296,7 @@ class BeliefBase:
         for other in engine.values_of(key):
             if other is not b and other.premise_from(source) is not None:
                 engine.drop_premise(other, source)
+                engine.forget_if_unused(other)
         if b is None:
             b = engine.belief(key, value, vid)
         repeat = b.premise_from(source) is not None

@@ -251,6 +251,30 @@ class Engine:
             self.mark(b)
         return premise
 
+    def forget_if_unused(self, b: Belief) -> bool:
+        """Remove ``b`` if nothing holds it, reads it or withdrew it (a superseded value).
+
+        A feed that keeps giving new values for one key would otherwise leave every old value
+        behind as an OUT belief with no reasons.
+        """
+        if b.premises or b.justs or b.blocked is not None or b in self.graph:
+            return False
+        slot = self.keys.get(b.key)
+        if slot is b:
+            del self.keys[b.key]
+        elif isinstance(slot, dict) and slot.get(b.vid) is b:
+            del slot[b.vid]
+            for rival in slot.values():
+                self.mark(rival)  # the rivalry changed
+            if len(slot) == 1:
+                self.keys[b.key] = next(iter(slot.values()))
+        else:
+            return False
+        self.count -= 1
+        self.dirty.discard(b)
+        self.timed.discard(b)
+        return True
+
     def add_justification(self, j: Justification) -> Justification:
         """Add a derived reason; an identical one (same step and inputs) is returned instead."""
         for other in j.output.justs:

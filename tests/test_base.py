@@ -978,3 +978,26 @@ def test_a_clock_returning_garbage_is_a_clear_error() -> None:
     kb = BeliefBase(clock=lambda: math.nan)
     with pytest.raises(InvalidInputError, match="clock"):
         kb.assert_("k", 1, source="tool:t")
+
+
+def test_a_feed_updating_one_key_keeps_one_belief():
+    kb = BeliefBase(clock=ManualClock(0))
+    for price in range(1000):
+        kb.assert_("price:ACME", float(price), source="tool:quote")
+    assert len(kb) == 1
+    assert kb.value("price:ACME") == 999.0
+    assert kb.confidence("price:ACME") == pytest.approx(0.95)
+
+
+def test_superseded_values_that_something_reads_or_that_were_withdrawn_are_kept():
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("x", 1, source="tool:t")
+    kb.claim("y", 2, source="model:m", inputs=["x"])
+    kb.assert_("x", 2, source="tool:t")
+    assert kb.label("x", 1) == "OUT" and kb.label("y") == "OUT"
+    kb.assert_("z", 1, source="tool:t")
+    kb.retract("z", reason="wrong")
+    kb.assert_("z", 2, source="tool:t")
+    assert kb.label("z", 1) == "OUT"
+    assert "retracted: wrong" in str(kb.explain("z", 1))
+    assert len(kb) == 5

@@ -11,6 +11,7 @@ from corollary import (
     ManualClock,
     PreferHigherConfidence,
     TrustPolicy,
+    UnknownBeliefError,
     rule,
     tool,
 )
@@ -150,6 +151,7 @@ def test_out_reasons() -> None:
     assert tree["confidence"] == 0.0 and tree["label"] == "OUT"
 
     kb.assert_("x", 1, source="tool:t")
+    kb.claim("y", 2, source="model:m", inputs=["x"])  # y reads x = 1, so x = 1 stays known
     kb.assert_("x", 2, source="tool:t")  # x = 1 loses its premise
     assert str(kb.explain("x", 1)).splitlines()[0] == "x = 1 [OUT] unsupported"
     assert kb.explain("x", 1).to_dict()["why"] == "unsupported"
@@ -168,7 +170,8 @@ def test_explain_of_a_key_shows_the_held_value() -> None:
     kb.assert_("x", 1, source="tool:t")
     kb.assert_("x", 2, source="tool:t")
     assert str(kb.explain("x")).splitlines()[0] == "x = 2 [IN 0.95]"
-    assert str(kb.explain("x", 1)).splitlines()[0] == "x = 1 [OUT] unsupported"
+    with pytest.raises(UnknownBeliefError):  # superseded and read by nothing: forgotten
+        kb.explain("x", 1)
 
 
 def test_an_open_conflict_explains_every_held_value() -> None:
