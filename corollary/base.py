@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -139,6 +140,8 @@ class BeliefBase:
         self._rel_cache: dict[str, tuple[float, float, bool]] = {}
         self._rule_time: float | None = None
         self._hooks = isinstance(conflicts, AskHuman)
+        self._pending_sources: set[str] = set()
+        self._pending_lock = threading.Lock()
         mode = OPEN
         rank = None
         if conflicts is not None and conflicts.mode == "confidence":
@@ -221,9 +224,22 @@ class BeliefBase:
         return value, timed
 
     def _on_outcomes(self, sources: set[str]) -> None:
+        # The ledger may call from another thread (a base sharing it): only queue the sources,
+        # and apply them at this base's next evaluation, in this base's own thread.
+        with self._pending_lock:
+            self._pending_sources.update(sources)
+
+    def _apply_outcomes(self) -> None:
+        with self._pending_lock:
+            sources, self._pending_sources = self._pending_sources, set()
         for source in sources:
             self._rel_cache.pop(source, None)
             self._engine.mark_source(source)
+
+    def _engine_sync(self, now: float, targets: Iterable[Belief] | None) -> None:
+        if self._pending_sources:
+            self._apply_outcomes()
+        self._engine.sync(now, targets)
 
     def reliability(self, source: str) -> float:
         """``source``'s learned reliability now (its prior until outcomes come in)."""
@@ -231,6 +247,8 @@ class BeliefBase:
         if source.partition(":")[0] in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step, not a source")
         self.ledger.poll()
+        if self._pending_sources:
+            self._apply_outcomes()
         return self._reliability(source, self.now())[0]
 
     def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
@@ -383,6 +401,8 @@ class BeliefBase:
         now = self.now()
         input_nodes = tuple(nodes.values())
         all_inputs = input_nodes + ((doc_node,) if doc_node is not None and doc_node not in input_nodes else ())
+        if self._pending_sources:
+            self._apply_outcomes()
         rel, _ = self._reliability(source, now)
         signal = rel * cert * min((b.conf for b in all_inputs), default=1.0)
         info: dict[str, Any] = {"names": list(nodes), "certainty": cert, "model": source}
@@ -505,7 +525,7 @@ class BeliefBase:
                 self._fire_rules(self._rules)
             if self._engine.touched:
                 self._fire_touched(())
-        self._engine.sync(now, targets)
+        self._engine_sync(now, targets)
         return now
 
     def _values(self, key: str) -> list[Belief]:
@@ -749,7 +769,7 @@ class BeliefBase:
                                       {"names": list(r.params)}))
 
     def _sync_quiet(self, targets: Iterable[Belief]) -> None:
-        self._engine.sync(self.now(), targets)
+        self._engine_sync(self.now(), targets)
 
     def _ask_humans(self, policy: AskHuman) -> None:
         for _ in range(1000):

@@ -108,3 +108,27 @@ def test_an_outcome_recorded_by_one_process_reaches_another_process_base(tmp_pat
     assert kb.confidence("price:ACME") == pytest.approx(9.5 / 14)
     assert kb.confidence("cheap") == pytest.approx(0.9 * 9.5 / 14)
     ledger.close()
+
+
+def test_outcomes_from_another_thread_reach_a_base_on_its_next_query():
+    import threading
+
+    ledger = TrustLedger()
+    kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
+    kb.assert_("price", 1.0, source="tool:scraper")
+    other = BeliefBase(ledger=ledger, clock=ManualClock(0))
+
+    def work():
+        for i in range(200):
+            other.assert_(f"p{i}", i, source="tool:scraper")
+            other.retract(f"p{i}", fault="source")
+
+    threads = [threading.Thread(target=work) for _ in range(1)]
+    for t in threads:
+        t.start()
+    for _ in range(200):  # queries interleave with the other thread's outcomes
+        kb.confidence("price")
+    for t in threads:
+        t.join()
+    assert kb.confidence("price") == pytest.approx(9.5 / 210)
+    assert kb.reliability("tool:scraper") == pytest.approx(9.5 / 210)
