@@ -370,7 +370,7 @@ class BeliefBase:
         if isinstance(inputs, Mapping):
             named = dict(inputs)
         elif isinstance(inputs, (list, tuple)):
-            named = {k: k for k in inputs}
+            named = {check_key(k): k for k in inputs}
         else:
             raise InvalidTypeError("inputs must be a list of keys or a dict name -> key")
         for name, k in named.items():
@@ -397,6 +397,8 @@ class BeliefBase:
             if not isinstance(doc_node.value, str):  # type: ignore[union-attr]
                 raise InvalidTypeError(f"cited document {cited.document!r} does not hold text")
             found = citations.check_quote(doc_node.value, cited.quote).found  # type: ignore[union-attr]
+        believed = value if formula is None or reproduced else computed
+        believed_vid = canon(believed)  # a re-executed value must be a valid value too
         # everything is valid: change the base
         now = self.now()
         input_nodes = tuple(nodes.values())
@@ -406,11 +408,8 @@ class BeliefBase:
         rel, _ = self._reliability(source, now)
         signal = rel * cert * min((b.conf for b in all_inputs), default=1.0)
         info: dict[str, Any] = {"names": list(nodes), "certainty": cert, "model": source}
-        believed = value
         if formula is not None:
             info.update(formula=formula, stated=value, computed=computed, reproduced=reproduced)
-            if not reproduced:
-                believed = computed
             if self.learn_from_checks:
                 verdict = "reproduced" if reproduced else f"gave {computed!r}"
                 self._record(source, reproduced, f"formula {formula} for {key} {verdict}", key, signal)
@@ -419,7 +418,7 @@ class BeliefBase:
             if self.learn_from_checks:
                 self._record(source, found, f"citation in {cited.document} for {key} "
                              + ("found" if found else "not found"), key, signal)
-        out = self._engine.belief(key, believed, canon(believed))
+        out = self._engine.belief(key, believed, believed_vid)
         if formula is not None:
             j = Justification("formula", source, out, all_inputs, cert, info)
         else:
@@ -517,6 +516,10 @@ class BeliefBase:
     def _sync(self, targets: Iterable[Belief] | None = None) -> float:
         now = self.now()
         self.ledger.poll()
+        if self._pending_sources:
+            # outcomes first: they can bring a rule's inputs IN (a conflict flips), and the
+            # rules below must see that before this query is answered
+            self._apply_outcomes()
         if self._rules:
             # rules fire when their inputs come IN, and inputs can come IN without an assertion:
             # an outcome flips a conflict, another base's outcome arrives, time passes
@@ -530,6 +533,8 @@ class BeliefBase:
 
     def _values(self, key: str) -> list[Belief]:
         check_key(key)
+        if self._rules:
+            self._sync(())  # rules due now (after an outcome or a clock move) may add values of key
         values = self._engine.values_of(key)
         if not values:
             raise UnknownBeliefError(f"no belief about {key!r}")
@@ -560,7 +565,10 @@ class BeliefBase:
     def _target(self, key: str, value: Any) -> Belief:
         if value is not None:
             check_key(key)
-            b = self._engine.find(key, canon(value))
+            vid = canon(value)
+            if self._rules:
+                self._sync(())  # rules due now may derive this very value
+            b = self._engine.find(key, vid)
             if b is None:
                 raise UnknownBeliefError(f"no belief {key} = {value!r}")
             self._sync([b])

@@ -7,6 +7,7 @@ simulations can move time by hand with :class:`ManualClock`.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -43,6 +44,18 @@ def to_seconds(duration: Duration | None, name: str = "duration") -> float | Non
     return seconds
 
 
+def _seconds(value: object, name: str) -> float:
+    """A finite number of POSIX seconds, or a typed error."""
+    from .errors import InvalidInputError, InvalidTypeError
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidTypeError(f"{name} must be POSIX seconds, not {type(value).__name__}")
+    seconds = float(value)
+    if not math.isfinite(seconds):
+        raise InvalidInputError(f"{name} must be finite, got {value!r}")
+    return seconds
+
+
 class ManualClock:
     """A clock that only moves when told to.
 
@@ -63,12 +76,7 @@ class ManualClock:
     __slots__ = ("_now",)
 
     def __init__(self, start: float = 0.0) -> None:
-        from .errors import InvalidInputError
-
-        start = float(start)
-        if not math.isfinite(start):
-            raise InvalidInputError(f"start must be finite, got {start!r}")
-        self._now = start
+        self._now = _seconds(start, "start")
 
     def __call__(self) -> float:
         return self._now
@@ -84,8 +92,8 @@ class ManualClock:
         """Jump to ``now``; time may not go backwards."""
         from .errors import InvalidInputError
 
-        now = float(now)
-        if not math.isfinite(now) or now < self._now:
+        now = _seconds(now, "now")
+        if now < self._now:
             raise InvalidInputError(f"cannot move the clock from {self._now} back to {now}")
         self._now = now
         return now

@@ -32,9 +32,17 @@ def _unit(name: str, value: Any) -> float:
     return value
 
 
+def _mapping(name: str, value: Any) -> dict[Any, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidTypeError(f"{name} must be a mapping, not {type(value).__name__}")
+    return dict(value)
+
+
 def _priors(value: Mapping[str, float] | None) -> dict[str, float]:
     merged = dict(DEFAULT_PRIORS)
-    for kind, prior in dict(value or {}).items():
+    for kind, prior in _mapping("priors", value).items():
         if not isinstance(kind, str) or not kind or ":" in kind:
             raise InvalidInputError(f"a source kind must be a non-empty name without ':', got {kind!r}")
         merged[kind] = _unit(f"prior of {kind!r}", prior)
@@ -43,9 +51,13 @@ def _priors(value: Mapping[str, float] | None) -> dict[str, float]:
 
 def _tool_trust(value: Mapping[str, float] | None) -> dict[str, float]:
     merged = dict(DEFAULT_TOOL_TRUST)
-    for level, prior in dict(value or {}).items():
+    for level, prior in _mapping("tool_trust", value).items():
         merged[str(level)] = _unit(f"tool trust {level!r}", prior)
     return merged
+
+
+def _source_priors(value: Mapping[str, float] | None) -> dict[str, float]:
+    return _mapping("source_priors", value)
 
 
 def split_source(source: object) -> tuple[str, str]:
@@ -93,7 +105,7 @@ class TrustPolicy:
 
     priors: dict[str, float] = attrs.field(factory=dict, converter=_priors)
     tool_trust: dict[str, float] = attrs.field(factory=dict, converter=_tool_trust)
-    source_priors: dict[str, float] = attrs.field(factory=dict)
+    source_priors: dict[str, float] = attrs.field(factory=dict, converter=_source_priors)
     corroboration: bool = attrs.field(default=True)
     min_confidence: float = attrs.field(default=0.0)
 

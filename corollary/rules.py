@@ -44,9 +44,17 @@ class Rule:
                  name: str | None = None) -> None:
         if not callable(fn):
             raise InvalidTypeError("a rule wraps a function")
+        if inputs is not None and not isinstance(inputs, Mapping):
+            raise InvalidTypeError("a rule's inputs map parameter names to keys (a dict)")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise InvalidInputError(f"a rule's name must be a non-empty string, got {name!r}")
+        try:
+            signature = inspect.signature(fn)
+        except (TypeError, ValueError) as exc:
+            raise InvalidTypeError(f"cannot read the parameters of {fn!r}: {exc}") from exc
         self.fn = fn
         functools.update_wrapper(self, fn)
-        params = list(inspect.signature(fn).parameters.values())
+        params = list(signature.parameters.values())
         for p in params:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
                 raise InvalidInputError(f"rule {fn.__name__}: *args/**kwargs cannot name keys")

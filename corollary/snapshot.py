@@ -20,7 +20,7 @@ from . import __version__
 from ._io import atomic_write, decode_bytes, decode_file, encode, format_for
 from .clock import Clock
 from .conflicts import ConflictPolicy, policy_from_dict
-from .errors import SnapshotError
+from .errors import InvalidInputError, SnapshotError
 from .graph import Justification, Premise
 from .ledger import TrustLedger
 from .policy import TrustPolicy
@@ -160,7 +160,12 @@ def _base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None,
             b.seq = int(seq)
             b.blocked = blocked
             beliefs.append(b)
-        engine._seq = itertools.count(max((b.seq for b in beliefs), default=0) + 1)
+        kb._fired = {name: {tuple(c) for c in combos} for name, combos in data["fired"].items()}
+        # sequence numbers are never reused: the fired-rule memo may still name beliefs that
+        # were forgotten after it was written, and a new belief must not pass for one of them
+        used = itertools.chain((b.seq for b in beliefs),
+                               (s for combos in kb._fired.values() for c in combos for s in c))
+        engine._seq = itertools.count(max(used, default=0) + 1)
         for i, source, origin, at, half_life, ttl in data["premises"]:
             src = strings[source]
             engine.set_premise(beliefs[i], Premise(src, src if origin == -1 else strings[origin],
@@ -169,7 +174,6 @@ def _base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None,
             engine.add_justification(Justification(kind, name, beliefs[out],
                                                    tuple(beliefs[x] for x in inputs), float(step),
                                                    dict(info)))
-        kb._fired = {name: {tuple(c) for c in combos} for name, combos in data["fired"].items()}
         for r in bound_rules:
             kb._rules.append(r)
             engine.track_touched = True
@@ -201,6 +205,8 @@ def _restore_guarantees(kb: BeliefBase, data: Mapping[str, Any]) -> None:
 
 def save(kb: BeliefBase, path: str | os.PathLike[str], *, format: str | None = None) -> None:
     """Write ``kb`` to ``path`` atomically: msgpack unless the suffix or ``format`` says JSON."""
+    if format is not None and format not in ("json", "msgpack"):
+        raise InvalidInputError(f"unknown format {format!r}: use 'json' or 'msgpack'")
     fmt = format_for(path, format, "msgpack")
     atomic_write(path, encode(base_to_dict(kb), fmt))
 

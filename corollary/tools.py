@@ -46,15 +46,31 @@ def _ttl(value: Any) -> float | None:
     return _positive(value, "ttl")
 
 
+def _text(value: Any, what: str) -> Any:
+    if value is not None and (not isinstance(value, str) or not value or value.isspace()):
+        raise InvalidInputError(f"a tool's {what} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _name(value: Any) -> str:
+    if value is None:
+        raise InvalidInputError("a tool needs a name")
+    return _text(value, "name")  # type: ignore[no-any-return]
+
+
+def _origin(value: Any) -> str | None:
+    return _text(value, "origin")  # type: ignore[no-any-return]
+
+
 @attrs.frozen(slots=True)
 class ToolSpec:
     """What a tool declares about its results."""
 
-    name: str
+    name: str = attrs.field(converter=_name)
     trust: str | float | None = attrs.field(default=None, converter=_trust)
     half_life: float | None = attrs.field(default=None, converter=_half_life)
     ttl: float | None = attrs.field(default=None, converter=_ttl)
-    origin: str | None = None
+    origin: str | None = attrs.field(default=None, converter=_origin)
 
     @property
     def source(self) -> str:
@@ -84,7 +100,7 @@ def tool(fn: F | None = None, *, trust: str | float | None = None, half_life: Du
     (101.5, 'Last trade price.', 'tool:quote')
     """
     def wrap(f: F) -> F:
-        spec = ToolSpec(name or f.__name__, trust, half_life, ttl, origin)
+        spec = ToolSpec(f.__name__ if name is None else name, trust, half_life, ttl, origin)
 
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:

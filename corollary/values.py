@@ -1,9 +1,9 @@
 """What a belief's key and value may be, and how values are compared.
 
 Keys are non-empty strings. Values are plain data that survive a snapshot: ``None``, booleans,
-finite numbers, strings, and lists / tuples / dicts (string keys) of those. Two values are the
-same belief when they are equal as plain data (``1 == 1.0``; a list equals the tuple with the
-same items; ``True`` is not ``1``).
+finite numbers (integers within 64 bits), strings, and lists / tuples / dicts (string keys) of
+those. Two values are the same belief when they are equal as plain data (``1 == 1.0``; a list
+equals the tuple with the same items; ``True`` is not ``1``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from typing import Any
 from .errors import InvalidInputError, InvalidTypeError
 
 _MAX_DEPTH = 32
+_INT_MIN = -(2**63)  # what a msgpack snapshot can hold
+_INT_MAX = 2**64 - 1
 
 
 def check_key(key: object) -> str:
@@ -40,6 +42,8 @@ def canon(value: Any, _depth: int = 0) -> Any:
     if t is bool:
         return ("__bool__", value)
     if t is int:
+        if not _INT_MIN <= value <= _INT_MAX:
+            raise InvalidInputError(f"an integer value must fit in 64 bits (snapshots), got {value!r}")
         return value
     if t is float:
         if not math.isfinite(value):
@@ -59,7 +63,7 @@ def canon(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, bool):
         return ("__bool__", bool(value))
     if isinstance(value, int):
-        return int(value)
+        return canon(int(value), _depth)
     if isinstance(value, float):
         return canon(float(value), _depth)
     if isinstance(value, str):
