@@ -12,7 +12,7 @@ from typing import Any
 
 import msgpack
 
-from .errors import SnapshotError
+from .errors import InvalidInputError, SnapshotError
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
@@ -54,7 +54,7 @@ def format_for(path: str | os.PathLike[str], fmt: str | None, default: str) -> s
             suffix, default
         )
     if fmt not in ("json", "msgpack"):
-        raise ValueError(f"unknown format {fmt!r}: use 'json' or 'msgpack'")
+        raise InvalidInputError(f"unknown format {fmt!r}: use 'json' or 'msgpack'")
     return fmt
 
 

@@ -162,7 +162,9 @@ class BeliefBase:
     def add_tool(self, fn: Callable[..., Any]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
         spec = spec_of(fn)
-        self.policy.prior(spec.source, spec.trust)  # an unknown trust level fails here, not at a query
+        prior = self.policy.prior(spec.source, spec.trust)  # an unknown trust level fails here
+        if spec.trust is not None:
+            self.ledger.declare_prior(spec.source, prior)  # so the ledger's own answers agree
         self._tools[spec.name] = spec
         self._priors.pop(spec.source, None)
         self._rel_cache.pop(spec.source, None)
@@ -624,7 +626,8 @@ class BeliefBase:
             if b.label is IN and b.premises:
                 c, _, _ = self._engine.premise_confidence(b, now)
                 if c is not None and c < floor:
-                    found.append(Faded(b.key, b.value, c, tuple(sorted(p.source for p in b.premises))))
+                    valid = sorted(p.source for p in b.premises if not p.expired(now))
+                    found.append(Faded(b.key, b.value, c, tuple(valid)))
         return found
 
     def refresh(self) -> int:
@@ -764,14 +767,18 @@ class BeliefBase:
                     ident = tuple(b.seq for b in combo)
                     if ident in fired:
                         continue
-                    fired.add(ident)
                     try:
                         result = r.fn(*(b.value for b in combo))
+                        vid = None if result is None else canon(result)
                     except Exception as exc:
-                        raise RuleError(f"rule {r.name} raised {exc!r}") from exc
+                        # the change that brought the inputs IN stands; this combination is
+                        # not marked fired, so the rule is tried again at the next change
+                        raise RuleError(f"rule {r.name} failed on "
+                                        f"{[b.value for b in combo]!r}: {exc!r}") from exc
+                    fired.add(ident)
                     if result is None:
                         continue
-                    out = self._engine.belief(r.output, result, canon(result))
+                    out = self._engine.belief(r.output, result, vid)
                     self._engine.add_justification(
                         Justification("rule", r.name, out, tuple(combo), r.confidence,
                                       {"names": list(r.params)}))

@@ -537,7 +537,11 @@ class Engine:
 
         while heap:
             negc, _, _, b, why = heapq.heappop(heap)
-            if b.label is IN or b.defeated_by is not None:
+            if b.label is IN:
+                continue
+            if b.defeated_by is not None:  # lost on rank before the sweep: note what it had
+                if b.potential == 0.0:
+                    b.potential = -negc
                 continue
             c = -negc
             if decided:
@@ -560,31 +564,26 @@ class Engine:
             self.dirty.difference_update(region)
 
     def _defeat_by_rank(self, region: set[Belief], now: float) -> None:
-        """Source preference: values worse-ranked than a held, better-ranked premise value lose."""
+        """Source preference: values ranked worse than the best-ranked standing value lose.
+
+        A value ranks by its best valid premise; derived-only values and unlisted sources rank
+        last together, and values tied on rank are left to the confidence sweep.
+        """
         assert self.rank is not None
         seen: set[str] = set()
         for b in region:
             if b.key in seen or type(self.keys[b.key]) is Belief:
                 continue
             seen.add(b.key)
-            rivals = [r for r in self.values_of(b.key) if r.blocked is None]
-            if len(rivals) < 2:
+            ranked = [(self.rank(r, now), r.seq, r) for r in self.values_of(b.key)
+                      if r.blocked is None]
+            if len(ranked) < 2:
                 continue
-            ranked = []
-            for r in rivals:
-                has_valid = any(not p.expired(now) for p in r.premises)
-                ranked.append((self.rank(r, now) if has_valid else None, r.seq, r))
-            valid = [(rank, seq, r) for rank, seq, r in ranked if rank is not None]
-            if not valid:
-                continue
-            top, _, leader = min(valid, key=lambda t: (t[0], t[1]))
+            top, _, leader = min(ranked, key=lambda t: (t[0], t[1]))
             for rank, _, r in ranked:
-                if rank is None or rank > top:
+                if rank > top:
                     r.defeated_by = leader
-                    r.why = "lost"
-                    # what it would have had on its own evidence, for the proof
-                    c, _, _ = self.premise_confidence(r, now)
-                    r.potential = c or 0.0
+                    r.why = "lost"  # its would-be confidence is set when the sweep reaches it
 
     def _settle_timed(self, region: set[Belief], own_timed: set[Belief], decided: bool) -> None:
         """A value is time-dependent if it reads a decaying premise or a time-dependent input."""

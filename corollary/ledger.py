@@ -399,6 +399,7 @@ class TrustLedger:
         self.store: OutcomeStore = store if store is not None else MemoryStore(half_life, max_history)
         if getattr(self.store, "half_life", half_life) != half_life:
             raise InvalidInputError("the store was opened with a different memory half-life")
+        self._declared: dict[str, float] = {}
         self._listeners: list[Callable[[], Any]] = []
         # shared stores may pick up other writers' outcomes while writing: report them too
         self._shared = not isinstance(self.store, MemoryStore)
@@ -519,12 +520,28 @@ class TrustLedger:
     ) -> float:
         """The prior-weighted reliability of ``source`` at time ``at`` (default: now)."""
         if prior is None:
-            prior = self.policy.prior(check_source(source))
+            prior = self.prior_of(check_source(source))
         totals = self.store.totals(source, topic)
         if totals.total == 0:
             return prior
         right, total = totals.weighted_at(self.clock() if at is None else at, self.memory_half_life)
         return formulas.reliability(prior, self.prior_weight, right, total)
+
+    def declare_prior(self, source: str, prior: float) -> None:
+        """Use ``prior`` for ``source`` when no caller passes one (a tool's declared trust).
+
+        A base registers the trust of the ``@tool`` functions it is given, so the ledger's own
+        answers (``reliability``, ``record_of``, routing) agree with the base's.
+        """
+        check_source(source)
+        if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior <= 1:
+            raise InvalidInputError(f"a prior is a number in [0, 1], got {prior!r}")
+        self._declared[source] = float(prior)
+
+    def prior_of(self, source: str) -> float:
+        """The prior of ``source``: a declared one, else the policy's."""
+        declared = self._declared.get(source)
+        return declared if declared is not None else self.policy.prior(source)
 
     def is_time_dependent(self, source: str) -> bool:
         """Whether ``source``'s reliability moves with time (it has outcomes and the ledger forgets)."""
@@ -534,7 +551,7 @@ class TrustLedger:
                   topic: str | None = None) -> SourceRecord:
         """The track record of ``source``: counts, weighted sums, prior and reliability."""
         if prior is None:
-            prior = self.policy.prior(check_source(source))
+            prior = self.prior_of(check_source(source))
         now = self.clock() if at is None else at
         totals = self.store.totals(source, topic)
         right, total = totals.weighted_at(now, self.memory_half_life)
@@ -632,7 +649,7 @@ class TrustLedger:
             seen.add(source)
             prior = None if priors is None or source not in priors else priors[source]
             if prior is None:
-                prior = self.policy.prior(source)
+                prior = self.prior_of(source)
             totals = self.store.totals(source, topic)
             if totals.total >= gate:
                 ranked.append(RankedSource(source, totals.right / totals.total, "empirical",

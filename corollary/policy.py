@@ -45,6 +45,8 @@ def _priors(value: Mapping[str, float] | None) -> dict[str, float]:
     for kind, prior in _mapping("priors", value).items():
         if not isinstance(kind, str) or not kind or ":" in kind:
             raise InvalidInputError(f"a source kind must be a non-empty name without ':', got {kind!r}")
+        if kind in STEP_KINDS:
+            raise InvalidInputError(f"{kind!r} names reasoning steps, which have no prior")
         merged[kind] = _unit(f"prior of {kind!r}", prior)
     return merged
 

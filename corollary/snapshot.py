@@ -121,6 +121,7 @@ def _base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None,
     from .base import BeliefBase
     from .tools import spec_of
 
+    rules, tools = list(rules), list(tools)
     if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
         raise SnapshotError("not a corollary snapshot", path)
     version = data.get("version")
@@ -150,8 +151,6 @@ def _base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None,
         bound_rules = _bind(data["rules"], rules, RULES, "rules", lambda r: r.name, path)
         kb = BeliefBase(policy=policy, ledger=ledger, clock=clock, conflicts=conflicts,
                         tools=bound_tools, learn_from_checks=bool(data["learn_from_checks"]))
-        if ledger is not None and data["ledger"] is not None:
-            kb.shared_ledger = False  # the ledger travelled inside the snapshot: it is the base's own
         engine = kb._engine
         strings = list(data["strings"])
         beliefs = []
@@ -182,6 +181,13 @@ def _base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None,
                 kb._rules_by_key.setdefault(key, []).append(r)
             kb._fired.setdefault(r.name, set())
         _restore_guarantees(kb, data)
+        # rules and tools passed in that the snapshot did not use join the restored base
+        for t in tools:
+            if spec_of(t).name not in kb._tools:
+                kb.add_tool(t)
+        for r in rules:
+            if r not in kb._rules:
+                kb.add_rule(r)
     except SnapshotError:
         raise
     except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:

@@ -43,11 +43,11 @@ def evaluate(kb, now):
             for b in standing:
                 valid = [p for p in b.premises
                          if p.ttl is None or now - p.at < p.ttl]
-                if valid:
-                    ranks[b] = min(policy.rank_of(p.source) for p in valid)
-            if ranks:
+                # a value ranks by its best valid premise; derived-only values rank last
+                ranks[b] = min((policy.rank_of(p.source) for p in valid), default=len(policy.order))
+            if len(standing) > 1:
                 top = min(ranks.values())
-                defeated.update(b for b in standing if ranks.get(b, float("inf")) > top)
+                defeated.update(b for b in standing if ranks[b] > top)
 
     decided = isinstance(policy, (PreferHigherConfidence, PreferSource))
     held = {}

@@ -88,15 +88,11 @@ def _prefer_source_base():
     return kb
 
 
-@pytest.mark.xfail(strict=True, reason="graph.Engine._defeat_by_rank defeats derived-only values "
-                   "outright instead of ranking them last with unlisted sources")
 def test_prefer_source_derived_only_value_ties_with_unlisted_source_on_confidence():
     kb = _prefer_source_base()
     assert kb.value("review_ps") == 2
 
 
-@pytest.mark.xfail(strict=True, reason="graph.Engine._defeat_by_rank sets the loser's potential "
-                   "from its premises only, so the proof says 'would be 0.00'")
 def test_prefer_source_loser_proof_says_what_it_would_be():
     kb = BeliefBase(clock=ManualClock(0), conflicts=PreferSource(["assumption"]),
                     rules=[_derive_two])
@@ -173,8 +169,6 @@ def _review_quote(symbol):
     return 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="TrustLedger.record_of takes the prior from its policy's "
-                   "kind prior (tool 0.95); it never learns a tool's declared trust (high 0.99)")
 def test_ledger_record_of_a_declared_tool_matches_the_base():
     kb = BeliefBase(clock=ManualClock(0), tools=[_review_quote])
     kb.record_outcome("tool:review_quote", False)
