@@ -12,7 +12,7 @@ from typing import Any
 
 import msgpack
 
-from .errors import InvalidInputError, SnapshotError
+from .errors import InvalidInputError, InvalidTypeError, SnapshotError
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
@@ -21,6 +21,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     The bytes go to a temporary file in the same directory, are fsynced, and replace the
     target in one rename; the directory is fsynced too so the rename survives a crash.
     """
+    check_path(path)
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -48,6 +49,9 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
 
 def format_for(path: str | os.PathLike[str], fmt: str | None, default: str) -> str:
     """Pick ``"json"`` or ``"msgpack"`` from an explicit format or the file's suffix."""
+    check_path(path)
+    if fmt is not None and type(fmt) is not str:
+        raise InvalidInputError(f"unknown format {fmt!r}: use 'json' or 'msgpack'")
     if fmt is None:
         suffix = Path(path).suffix.lower()
         fmt = {".json": "json", ".msgpack": "msgpack", ".mp": "msgpack", ".cor": "msgpack"}.get(
@@ -86,8 +90,15 @@ def encode(data: Any, fmt: str) -> bytes:
     return msgpack.packb(data, use_bin_type=True)
 
 
+def check_path(path: object) -> None:
+    """A file path is a ``str`` or an ``os.PathLike``."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise InvalidTypeError(f"a path must be a str or os.PathLike, not {type(path).__name__}")
+
+
 def decode_file(path: str | os.PathLike[str], expected: str) -> Any:
     """Read a JSON or msgpack file (sniffed), raising :class:`SnapshotError` naming the path."""
+    check_path(path)
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:

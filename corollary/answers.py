@@ -570,7 +570,7 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
     >>> kb.replay(a.record).match
     True
     """
-    check_key(key)
+    key = check_key(key)
     chosen, none_reason = _pick(kb, promise, group)
     name = None if none_reason is not None else promise  # the promise the verdict is under
     held = kb._held(key)  # raises UnknownBeliefError for a key never heard of

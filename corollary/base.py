@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -23,6 +24,7 @@ from .conflicts import AskHuman, Candidate, Conflict, ConflictPolicy, PreferSour
 from .errors import (
     AmbiguousValueError,
     BlameError,
+    CorollaryError,
     FormulaError,
     InvalidInputError,
     InvalidTypeError,
@@ -34,7 +36,7 @@ from .ledger import TrustLedger
 from .policy import STEP_KINDS, TrustPolicy, check_unit
 from .rules import Rule
 from .tools import ToolSpec, spec_of
-from .values import canon, check_key
+from .values import canon, check_key, check_text
 
 FAULTS = ("none", "source")
 
@@ -245,6 +247,7 @@ class BeliefBase:
 
     def reliability(self, source: str) -> float:
         """``source``'s learned reliability now (its prior until outcomes come in)."""
+        source = _text(source)
         self._source(source)
         if source.partition(":")[0] in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step, not a source")
@@ -260,12 +263,13 @@ class BeliefBase:
 
         With ``key``, the outcome keeps that belief's confidence now, for calibration.
         """
+        source = _text(source)
         kind = self._source(source)
         if kind in STEP_KINDS:
             raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
         conf = None
         if key is not None:
-            check_key(key)
+            key = check_key(key)
             conf = self._held_confidence(key)
         self.ledger.record_outcome(source, correct, reason=reason, at=self.now() if at is None else at,
                                    topic=topic, key=key, confidence=conf)
@@ -284,11 +288,12 @@ class BeliefBase:
         for a key replaces its earlier premise on that key. An independent origin asserting a
         value another origin already holds records a right outcome for both.
         """
-        if type(key) is not str or not key or key.isspace():
-            check_key(key)
-        vid = value if type(value) is str else canon(value)
+        if type(key) is not str or not key or key.isspace() or not key.isascii():
+            key = check_key(key)
+        vid = value if type(value) is str and value.isascii() else canon(value)
         kind = self._source_ok.get(source) if type(source) is str else None
         if kind is None:
+            source = _text(source)
             kind = self._source(source)
         if kind in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
@@ -297,6 +302,8 @@ class BeliefBase:
             origin = spec.origin if spec is not None and spec.origin else source
         elif not isinstance(origin, str) or not origin:
             raise InvalidInputError(f"origin must be a non-empty string, got {origin!r}")
+        else:
+            origin = check_text(_text(origin), "origin")
         hl = None if half_life is None else _positive(half_life, "half_life")
         tl = None if ttl is None else _positive(ttl, "ttl")
         if spec is not None:
@@ -363,8 +370,9 @@ class BeliefBase:
         and the model is wrong. A ``citation`` (document key and quote) is checked against the
         document's text. Returns the value believed.
         """
-        check_key(key)
+        key = check_key(key)
         canon(value)
+        source = _text(source)
         kind = self._source(source)
         if kind in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step; claims come from sources")
@@ -375,11 +383,13 @@ class BeliefBase:
             named = {check_key(k): k for k in inputs}
         else:
             raise InvalidTypeError("inputs must be a list of keys or a dict name -> key")
-        for name, k in named.items():
+        for name in named:
             if not isinstance(name, str) or not name:
                 raise InvalidInputError(f"input names must be non-empty strings, got {name!r}")
-            check_key(k)
+        named = {check_text(_text(name), "an input name"): check_key(k) for name, k in named.items()}
         cited = citations.Citation.coerce(citation) if citation is not None else None
+        if cited is not None:
+            check_text(cited.quote, "a quote")
         nodes = {name: self._held_belief(k, "input") for name, k in named.items()}
         doc_node = self._held_belief(cited.document, "cited document") if cited else None
         if formula is not None:
@@ -442,11 +452,13 @@ class BeliefBase:
         premise sources, or the model behind an unverified claim) gets a wrong outcome.
         ``fault="none"`` (the default) says the world changed, and records nothing.
         """
-        check_key(key)
-        if fault not in FAULTS:
+        key = check_key(key)
+        if type(fault) is not str or fault not in FAULTS:
             raise InvalidInputError(f"fault must be 'none' or 'source', got {fault!r}")
-        if reason is not None and not isinstance(reason, str):
-            raise InvalidTypeError("reason must be a string")
+        if reason is not None:
+            if not isinstance(reason, str):
+                raise InvalidTypeError("reason must be a string")
+            reason = check_text(_text(reason), "a reason")
         b = self._target(key, value)
         if fault == "source":
             accountable = sorted(self._accountable(b))
@@ -493,7 +505,7 @@ class BeliefBase:
         losers' wrong ones.
         """
         key = conflict.key if isinstance(conflict, Conflict) else conflict
-        check_key(key)
+        key = check_key(key)
         if not isinstance(learn, bool):
             raise InvalidTypeError("learn must be a bool")
         self._sync()
@@ -534,7 +546,7 @@ class BeliefBase:
         return now
 
     def _values(self, key: str) -> list[Belief]:
-        check_key(key)
+        key = check_key(key)
         if self._rules:
             self._sync(())  # rules due now (after an outcome or a clock move) may add values of key
         values = self._engine.values_of(key)
@@ -566,7 +578,7 @@ class BeliefBase:
 
     def _target(self, key: str, value: Any) -> Belief:
         if value is not None:
-            check_key(key)
+            key = check_key(key)
             vid = canon(value)
             if self._rules:
                 self._sync(())  # rules due now may derive this very value
@@ -793,11 +805,25 @@ class BeliefBase:
                 return
             progressed = False
             for conflict in open_conflicts:
-                winner = policy.ask(conflict)
+                # The change that raised this conflict has already been made and is valid: a
+                # failing or wrong answer must not undo it, so it leaves the conflict open.
+                try:
+                    winner = policy.ask(conflict)
+                except Exception as exc:  # a person's callback: report it, keep the base sound
+                    warnings.warn(f"AskHuman: ask() raised {exc!r}; the conflict over "
+                                  f"{conflict.key!r} stays open", RuntimeWarning, stacklevel=4)
+                    continue
                 if winner is None:
                     continue
-                if canon(winner) not in {canon(v) for v in conflict.values}:
-                    raise InvalidInputError(f"ask() answered {winner!r}, not one of {conflict.values}")
+                try:
+                    known = canon(winner) in {canon(v) for v in conflict.values}
+                except CorollaryError:
+                    known = False
+                if not known:
+                    warnings.warn(f"AskHuman: ask() answered {winner!r}, not one of "
+                                  f"{conflict.values}; the conflict over {conflict.key!r} stays open",
+                                  RuntimeWarning, stacklevel=4)
+                    continue
                 self.resolve(conflict, winner, learn=policy.learn)
                 progressed = True
             if not progressed:
@@ -861,3 +887,8 @@ def _positive(value: Duration | None, name: str) -> float | None:
     if seconds is not None and seconds <= 0:
         raise InvalidInputError(f"{name} must be > 0, got {value!r}")
     return seconds
+
+
+def _text(text: Any) -> Any:
+    """A ``str`` subclass as a plain ``str`` (its own hash and eq are not trusted)."""
+    return str.__str__(text) if isinstance(text, str) and type(text) is not str else text

@@ -45,7 +45,10 @@ class NotFittedError(InvalidInputError, AttributeError):
 def _as_1d(values: Any, name: str) -> np.ndarray:
     if values is None or isinstance(values, (str, bytes)):
         raise InvalidTypeError(f"{name} must be a sequence or array, not {type(values).__name__}")
-    arr = np.asarray(values)
+    try:
+        arr = np.asarray(values)
+    except (ValueError, TypeError) as exc:  # ragged nesting, objects numpy cannot hold
+        raise InvalidInputError(f"{name} must be a flat sequence of numbers ({exc})") from None
     if arr.ndim != 1:
         raise InvalidInputError(f"{name} must be one-dimensional, got shape {arr.shape}")
     return arr

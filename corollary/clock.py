@@ -36,7 +36,10 @@ def to_seconds(duration: Duration | None, name: str = "duration") -> float | Non
     if isinstance(duration, timedelta):
         seconds = duration.total_seconds()
     elif isinstance(duration, (int, float)) and not isinstance(duration, bool):
-        seconds = float(duration)
+        try:
+            seconds = float(duration)
+        except OverflowError:
+            raise InvalidInputError(f"{name} is too large to be seconds") from None
     else:
         raise InvalidTypeError(f"{name} must be a timedelta or seconds, not {type(duration).__name__}")
     if not math.isfinite(seconds) or seconds < 0:
@@ -50,7 +53,10 @@ def _seconds(value: object, name: str) -> float:
 
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidTypeError(f"{name} must be POSIX seconds, not {type(value).__name__}")
-    seconds = float(value)
+    try:
+        seconds = float(value)
+    except OverflowError:
+        raise InvalidInputError(f"{name} is too large to be seconds") from None
     if not math.isfinite(seconds):
         raise InvalidInputError(f"{name} must be finite, got {value!r}")
     return seconds
@@ -83,10 +89,17 @@ class ManualClock:
 
     def advance(self, duration: Duration) -> float:
         """Move forward by ``duration`` (seconds or ``timedelta``); return the new time."""
+        from .errors import InvalidInputError, InvalidTypeError
+
+        if duration is None:
+            raise InvalidTypeError("advance() needs seconds or a timedelta, not None")
         seconds = to_seconds(duration, "duration")
         assert seconds is not None
-        self._now += seconds
-        return self._now
+        now = self._now + seconds
+        if not math.isfinite(now):
+            raise InvalidInputError(f"advancing {self._now} by {seconds} leaves finite time")
+        self._now = now
+        return now
 
     def set(self, now: float) -> float:
         """Jump to ``now``; time may not go backwards."""

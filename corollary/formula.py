@@ -197,6 +197,9 @@ def _eval(node: ast.expr, env: Mapping[str, Any]) -> int | float:
             args = [_eval(arg, env) for arg in node.args]
             if node.func.id == "round" and len(args) == 2 and not isinstance(args[1], int):
                 raise FormulaError("round() needs a whole number of digits")
+            if node.func.id == "round" and len(args) == 2 and abs(args[1]) > 400:
+                # round(int, -n) builds 10**n: bound it like ** is bounded
+                raise FormulaError("round() takes at most 400 digits either way")
             result = _FUNCTIONS[node.func.id][0](*args)
     except FormulaError:
         raise

@@ -59,7 +59,7 @@ class Justification:
     value, citation check, input names).
     """
 
-    __slots__ = ("kind", "name", "output", "inputs", "step", "info", "seq")
+    __slots__ = ("kind", "name", "output", "inputs", "distinct", "step", "info", "seq")
 
     def __init__(self, kind: str, name: str, output: Belief, inputs: tuple[Belief, ...],
                  step: float, info: dict[str, Any] | None = None) -> None:
@@ -67,6 +67,8 @@ class Justification:
         self.name = name
         self.output = output
         self.inputs = inputs
+        # the inputs once each (a claim may name one input twice): what the sweep counts down
+        self.distinct = inputs if len(set(inputs)) == len(inputs) else tuple(dict.fromkeys(inputs))
         self.step = step
         self.info = info or {}
         self.seq = 0
@@ -513,7 +515,7 @@ class Engine:
             for j in b.justs:
                 waiting = 0
                 valid = True
-                for x in j.inputs:
+                for x in j.distinct:
                     if x in region:
                         waiting += 1
                     elif x.label is not IN:

@@ -334,7 +334,10 @@ def _exact(x: Any, name: str) -> Fraction:
 def _check_level(x: Any, name: str) -> float:
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number)):
         raise InvalidTypeError(f"{name} must be a number in (0, 1), not {type(x).__name__}")
-    v = float(x)
+    try:
+        v = float(x)
+    except OverflowError:
+        raise InvalidInputError(f"{name} must lie strictly between 0 and 1, got a huge number") from None
     if not (0.0 < v < 1.0):
         raise InvalidInputError(f"{name} must lie strictly between 0 and 1, got {x!r}")
     return v
@@ -777,7 +780,7 @@ def calibrate(
         raise InvalidInputError("give exactly one of max_error= and max_risk=")
     if method is None:
         method = "crc" if max_risk is not None else "ltt"
-    if not isinstance(method, str) or method not in METHODS:
+    if type(method) is not str or method not in METHODS:
         raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if method == "crc" and max_risk is None:
         raise InvalidInputError('method "crc" bounds a risk: give max_risk=, not max_error=')
@@ -800,7 +803,7 @@ def calibrate(
     min_support = int(min_support)
     if min_support < 1:
         raise InvalidInputError(f"min_support must be at least 1, got {min_support}")
-    if weak not in ("raise", "warn"):
+    if type(weak) is not str or weak not in ("raise", "warn"):
         raise InvalidInputError(f'weak must be "raise" or "warn", got {weak!r}')
 
     # -- the examples --------------------------------------------------------------------------
@@ -834,7 +837,7 @@ def calibrate(
     if answer is not None:
         raise InvalidInputError("answer= (one-sided) and groups= cannot be combined")
     if isinstance(groups, str):
-        if groups != "answer":
+        if type(groups) is not str or groups != "answer":
             raise InvalidInputError(f'groups must be an array of labels or "answer", got {groups!r}')
         if answers is None:
             raise InvalidInputError('groups="answer" needs answers=, the answer of each example')
@@ -856,7 +859,10 @@ def calibrate(
             members[_py(u)] = buckets[bounds[k] : bounds[k + 1]]  # type: ignore[assignment]
     except TypeError:  # labels that cannot be sorted together
         for i, v in enumerate(labels.tolist()):
-            members.setdefault(v, []).append(i)
+            try:
+                members.setdefault(v, []).append(i)
+            except TypeError:
+                raise InvalidTypeError(f"group labels must be hashable, got {type(v).__name__}") from None
     promises: dict[Any, Promise] = {}
     for g, ix in members.items():
         ix_arr = np.asarray(ix, dtype=np.int64)

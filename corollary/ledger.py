@@ -48,10 +48,10 @@ ROUTING_TIERS = ("empirical", "estimate", "prior")
 
 def check_source(source: object) -> str:
     """Validate a ledger source: a ``kind:name`` string that is not a reasoning step."""
-    kind, _ = split_source(source)
+    kind, name = split_source(source)
     if kind in STEP_KINDS:
         raise InvalidInputError(f"{source!r} is a reasoning step; only sources have track records")
-    return source  # type: ignore[return-value]
+    return f"{kind}:{name}"  # a plain str, whatever subclass came in
 
 
 def check_correct(correct: object) -> bool:
@@ -344,6 +344,10 @@ class MemoryStore:
 _EMPTY = Totals()
 
 
+_OUTCOME_FIELDS = frozenset({"source", "correct", "topic", "at", "event_id", "evidence", "reason",
+                             "key", "confidence"})
+
+
 class TrustLedger:
     """Learned reliability of sources, from their right/wrong outcomes.
 
@@ -450,12 +454,24 @@ class TrustLedger:
 
         Returns how many were new.
         """
+        try:
+            items = iter(outcomes)
+        except TypeError:
+            raise InvalidTypeError(
+                f"record_many takes an iterable of outcomes, not {type(outcomes).__name__}"
+            ) from None
         batch = []
-        for o in outcomes:
+        for o in items:
             if isinstance(o, Outcome):
                 batch.append(o)
             elif isinstance(o, Mapping):
-                batch.append(self.make_outcome(**dict(o)))
+                fields = dict(o)
+                unknown = [k for k in fields if k not in _OUTCOME_FIELDS]
+                if unknown or "source" not in fields or "correct" not in fields:
+                    raise InvalidInputError(
+                        f"an outcome dict needs 'source' and 'correct' and takes only "
+                        f"{sorted(_OUTCOME_FIELDS)}; got {sorted(map(repr, fields))}")
+                batch.append(self.make_outcome(**fields))
             else:
                 raise InvalidTypeError(f"record_many takes dicts or Outcomes, not {type(o).__name__}")
         if not batch:
@@ -481,22 +497,35 @@ class TrustLedger:
         confidence: float | None = None,
     ) -> Outcome:
         """Validate the arguments of an outcome and build it, without recording it."""
-        check_source(source)
+        source = check_source(source)
         correct = check_correct(correct)
         now = float(self.clock())
         if at is None:
             at = now
         elif isinstance(at, bool) or not isinstance(at, (int, float)):
             raise InvalidTypeError(f"at must be POSIX seconds, not {type(at).__name__}")
-        at = float(at)
+        try:
+            at = float(at)
+        except OverflowError:
+            raise InvalidInputError("at is too large to be POSIX seconds") from None
         if not math.isfinite(at):
             raise InvalidInputError(f"at must be finite, got {at!r}")
         if at > now + FUTURE_SKEW:
             raise InvalidInputError(f"at={at} lies in the future of the ledger's clock ({now})")
+        texts = {}
         for name, text in (("topic", topic), ("event_id", event_id), ("evidence", evidence),
                            ("reason", reason), ("key", key)):
             if text is not None and (not isinstance(text, str) or not text):
                 raise InvalidInputError(f"{name} must be a non-empty string or None, got {text!r}")
+            if text is not None:
+                text = text if type(text) is str else str.__str__(text)
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise InvalidInputError(f"{name} holds characters that cannot be stored") from None
+            texts[name] = text
+        topic, event_id, evidence, reason, key = (texts["topic"], texts["event_id"],
+                                                  texts["evidence"], texts["reason"], texts["key"])
         if confidence is not None:
             if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (
                 0.0 <= confidence <= 1.0

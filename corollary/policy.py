@@ -26,7 +26,10 @@ STEP_KINDS = frozenset({"rule"})
 def _unit(name: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidTypeError(f"{name} must be a number, not {type(value).__name__}")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:
+        raise InvalidInputError(f"{name} must be in [0, 1], got a number too large for a float") from None
     if not (0.0 <= value <= 1.0):  # also rejects NaN
         raise InvalidInputError(f"{name} must be in [0, 1], got {value!r}")
     return value
@@ -70,6 +73,7 @@ def split_source(source: object) -> tuple[str, str]:
     """
     if not isinstance(source, str):
         raise InvalidTypeError(f"a source must be a string 'kind:name', not {type(source).__name__}")
+    source = source if type(source) is str else str.__str__(source)
     kind, sep, name = source.partition(":")
     if not sep or not kind or not name:
         raise InvalidInputError(f"a source must look like 'kind:name', got {source!r}")

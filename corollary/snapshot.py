@@ -211,7 +211,7 @@ def _restore_guarantees(kb: BeliefBase, data: Mapping[str, Any]) -> None:
 
 def save(kb: BeliefBase, path: str | os.PathLike[str], *, format: str | None = None) -> None:
     """Write ``kb`` to ``path`` atomically: msgpack unless the suffix or ``format`` says JSON."""
-    if format is not None and format not in ("json", "msgpack"):
+    if format is not None and (type(format) is not str or format not in ("json", "msgpack")):
         raise InvalidInputError(f"unknown format {format!r}: use 'json' or 'msgpack'")
     fmt = format_for(path, format, "msgpack")
     atomic_write(path, encode(base_to_dict(kb), fmt))

@@ -23,9 +23,26 @@ def check_key(key: object) -> str:
     if type(key) is not str:
         if not isinstance(key, str):
             raise InvalidTypeError(f"a key must be a string, not {type(key).__name__}")
+        key = exact_str(key)
     if not key or key.isspace():
         raise InvalidInputError("a key must be a non-empty string")
+    if not key.isascii():
+        check_text(key, "a key")
     return key
+
+
+def exact_str(text: str) -> str:
+    """A ``str`` subclass instance as a plain ``str`` (its own hash and eq are not trusted)."""
+    return text if type(text) is str else str.__str__(text)
+
+
+def check_text(text: str, what: str) -> str:
+    """Refuse strings that cannot be written as UTF-8 (lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(f"{what} holds characters that cannot be saved (lone surrogates)") from None
+    return text
 
 
 def canon(value: Any, _depth: int = 0) -> Any:
@@ -37,7 +54,11 @@ def canon(value: Any, _depth: int = 0) -> Any:
     False
     """
     t = type(value)
-    if t is str or value is None:
+    if t is str:
+        if not value.isascii():
+            check_text(value, "a value")
+        return value
+    if value is None:
         return value
     if t is bool:
         return ("__bool__", value)
@@ -58,6 +79,10 @@ def canon(value: Any, _depth: int = 0) -> Any:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise InvalidTypeError(f"dict values need string keys, got {type(k).__name__}")
+            k = exact_str(k)
+            if k == "$float":  # the tag JSON snapshots use for infinities
+                raise InvalidInputError("'$float' is reserved and cannot be a dict key in a value")
+            check_text(k, "a dict key")
             items.append((k, canon(v, _depth + 1)))
         return ("__dict__", tuple(sorted(items)))
     if isinstance(value, bool):
