@@ -395,6 +395,7 @@ class BeliefBase:
         if formula is not None:
             if not isinstance(formula, str):
                 raise InvalidTypeError("formula must be a string")
+            formula = _text(formula)
             missing = formulas.names(formula) - set(nodes)
             if missing:
                 raise FormulaError(f"formula reads {sorted(missing)}, which are not among the inputs")

@@ -135,6 +135,8 @@ def _parse(formula: str) -> tuple[ast.expr, frozenset[str]]:
     """Parse and validate ``formula``; return its body and the names it reads."""
     if not isinstance(formula, str):
         raise InvalidTypeError(f"a formula must be a str, not {type(formula).__name__}")
+    if type(formula) is not str:  # a subclass: its text only (the parse cache hashes it)
+        formula = str.__str__(formula)
     if len(formula) > MAX_LENGTH:
         raise FormulaError(f"formula is {len(formula)} characters long; the limit is {MAX_LENGTH}")
     return _parse_checked(formula)
