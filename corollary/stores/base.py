@@ -84,6 +84,23 @@ def row_of(o: Outcome) -> tuple[Any, ...]:
             o.reason, o.key, o.confidence)
 
 
+def outcomes_query(table: str, placeholder: str, source: str | None,
+                   topic: str | None) -> tuple[str, list[Any]]:
+    """The SQL (and its parameters) that lists outcomes, oldest recorded first.
+
+    ``placeholder`` is the driver's parameter marker (``?`` for sqlite3, ``%s`` for psycopg).
+    """
+    where, params = [], []
+    for column, value in (("source", source), ("topic", topic)):
+        if value is not None:
+            where.append(f"{column} = {placeholder}")
+            params.append(value)
+    sql = f"SELECT {', '.join(COLUMNS)} FROM {table}"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return sql + " ORDER BY id", params
+
+
 def outcome_of(row: Sequence[Any]) -> Outcome:
     """The inverse of :func:`row_of`."""
     event_id, source, topic, outcome, at, recorded_at, evidence, reason, key, confidence = row

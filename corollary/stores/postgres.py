@@ -31,6 +31,7 @@ from .base import (
     check_half_life,
     check_session,
     outcome_of,
+    outcomes_query,
     row_of,
 )
 
@@ -257,17 +258,8 @@ class PostgresStore(CachedSQLStore):
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome, oldest recorded first."""
-        where, params = [], []
-        if source is not None:
-            where.append("source = %s")
-            params.append(source)
-        if topic is not None:
-            where.append("topic = %s")
-            params.append(topic)
-        sql = f"SELECT {', '.join(COLUMNS)} FROM {self.namespace}.outcomes"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        return [outcome_of(r) for r in self._fetch(sql + " ORDER BY id", params)]
+        sql, params = outcomes_query(f"{self.namespace}.outcomes", "%s", source, topic)
+        return [outcome_of(r) for r in self._fetch(sql, params)]
 
     def sources(self) -> list[str]:
         """Every source with at least one outcome."""

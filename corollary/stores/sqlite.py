@@ -41,6 +41,7 @@ from .base import (
     check_half_life,
     check_session,
     outcome_of,
+    outcomes_query,
     row_of,
 )
 
@@ -261,17 +262,8 @@ class SQLiteStore(CachedSQLStore):
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome (the file keeps them all), oldest recorded first."""
-        where, params = [], []
-        if source is not None:
-            where.append("source = ?")
-            params.append(source)
-        if topic is not None:
-            where.append("topic = ?")
-            params.append(topic)
-        sql = f"SELECT {', '.join(COLUMNS)} FROM outcomes"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        return [outcome_of(row) for row in self._run(sql + " ORDER BY id", params)]
+        sql, params = outcomes_query("outcomes", "?", source, topic)
+        return [outcome_of(row) for row in self._run(sql, params)]
 
     def sources(self) -> list[str]:
         """Every source with at least one outcome."""
