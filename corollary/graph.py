@@ -294,15 +294,6 @@ class Engine:
         self.mark(j.output)
         return j
 
-    def remove_justification(self, j: Justification) -> None:
-        if j not in j.output.justs:
-            return
-        j.output.justs = tuple(x for x in j.output.justs if x is not j)
-        self.graph.remove_node(j)
-        if j.kind == "model":
-            self.by_model.get(j.name, set()).discard(j)
-        self.mark(j.output)
-
     def block(self, b: Belief, reason: str) -> None:
         b.blocked = reason
         self.mark(b)
@@ -311,10 +302,6 @@ class Engine:
         if b.blocked is not None:
             b.blocked = None
             self.mark(b)
-
-    def consumers(self, b: Belief) -> Iterable[Justification]:
-        succ = self.graph._succ.get(b)  # networkx's adjacency dict: the hot path avoids views
-        return () if succ is None else succ
 
     # -- invalidation --------------------------------------------------------------------
     def mark(self, b: Belief) -> None:
@@ -359,13 +346,6 @@ class Engine:
             _, _, b, premise = heapq.heappop(heap)
             if premise in b.premises:
                 self.mark(b)
-
-    def next_expiry(self) -> float | None:
-        return self._expiries[0][0] if self._expiries else None
-
-    # -- evaluation ----------------------------------------------------------------------
-    def stale(self, b: Belief, now: float) -> bool:
-        return b in self.dirty or (b.timed and b.stamp != now)
 
     def sync(self, now: float, targets: Iterable[Belief] | None = None) -> None:
         """Bring labels and confidences up to ``now`` for ``targets`` (default: everything)."""
