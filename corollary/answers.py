@@ -219,14 +219,13 @@ def calibration_pairs(
     """
     outcomes = kb.ledger.outcomes(source, topic)
     groups: dict[tuple[Any, ...], Counter[str]] = {}
-    first: dict[tuple[Any, ...], tuple[float, float]] = {}
     for o in outcomes:
         if o.confidence is None:
             continue
         ident = (o.key, o.at, o.recorded_at, o.reason, o.correct, o.confidence, o.topic)
         groups.setdefault(ident, Counter())[o.source] += 1
-        first.setdefault(ident, (o.recorded_at, o.at))
-    order = sorted(groups, key=lambda ident: first[ident])
+    # oldest recorded first (ties: in the order first seen; the sort is stable)
+    order = sorted(groups, key=lambda ident: (ident[2], ident[1]))
     conf: list[float] = []
     right: list[bool] = []
     for ident in order:
@@ -466,8 +465,11 @@ def _pick(kb: BeliefBase, name: str | None, group: Any) -> tuple[Promise | None,
     return found, None
 
 
-def _decide(name: str | None, promise: Promise | None, signal: float) -> str:
-    """``ok`` without a promise; under one, ``ok`` iff the signal clears its threshold."""
+def _decide(name: str | None, promise: Promise | None, signal: float, held: int = 1) -> str:
+    """``abstain`` unless one value is ``held``; then ``ok`` without a promise, and under one
+    ``ok`` iff the signal clears its threshold."""
+    if held != 1:
+        return ABSTAIN
     if name is None:
         return OK
     return OK if promise is not None and promise.allows(signal) else ABSTAIN
@@ -497,13 +499,13 @@ def _record(key: str, value: Any, signal: float, calibrated: float | None,
             promise: Promise | None, name: str | None, group: Any, held: int, status: str,
             why: str, at: float) -> dict[str, Any]:
     threshold = None if promise is None else float(promise.threshold)
-    record: dict[str, Any] = {
+    record: dict[str, Any] = {  # made canonical below (an infinite threshold as "inf")
         "key": key,
         "value": plain(value),
         "signal": SIGNAL,
         "signal_value": float(signal),
         "calibrated": calibrated,
-        "threshold": None if threshold is None else _canonical(threshold),
+        "threshold": threshold,
         "promise": name,
         "fingerprint": None if promise is None else promise.fingerprint,
         "method": None if promise is None else promise.method,
@@ -577,20 +579,17 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
     now = kb.now()
     calibrator: Platt | None = getattr(kb, "calibrator", None)
     threshold = None if name is None else (math.inf if chosen is None else float(chosen.threshold))
+    signal = max((float(b.conf) for b in held), default=0.0)
+    calibrated = None if calibrator is None else float(calibrator.predict(signal))
     if len(held) != 1:
         if held:
             why = f"{key!r} is in an open conflict ({kb._conflict(key, held)}): abstained"
-            signal = max(float(b.conf) for b in held)
         else:
             why = f"nothing is held for {key!r}: abstained"
-            signal = 0.0
-        calibrated = None if calibrator is None else float(calibrator.predict(signal))
         rec = _record(key, None, signal, calibrated, chosen, name, group, len(held), ABSTAIN,
                       why, now)
         return Answer(key, ABSTAIN, None, signal, calibrated, threshold, why, rec)
     b = held[0]
-    signal = float(b.conf)
-    calibrated = None if calibrator is None else float(calibrator.predict(signal))
     status = _decide(name, chosen, signal)
     why = _why(name, chosen, none_reason, status, signal, b.value, group)
     rec = _record(key, b.value, signal, calibrated, chosen, name, group, 1, status, why, now)
@@ -669,13 +668,13 @@ def replay(kb: BeliefBase, record: Mapping[str, Any] | Answer, *, live: bool = F
             current = found
         now_print = None if current is None else current.fingerprint
         if now_print != record["fingerprint"]:
-            status = _decide(name, current, signal) if record["held"] == 1 else ABSTAIN
+            status = _decide(name, current, signal, record["held"])
             now_t = None if current is None else _fmt(current.threshold)
             return Replay(False, PROMISE_CHANGED, status, recorded,
                           f"fingerprint {str(record['fingerprint'])[:12]} then, "
                           f"{str(now_print)[:12]} now; threshold {record['threshold']} then, "
                           f"{now_t} now")
-    status = _decide(name, current, signal) if record["held"] == 1 else ABSTAIN
+    status = _decide(name, current, signal, record["held"])
     if status != recorded:
         return Replay(False, NOT_DERIVED, status, recorded,
                       f"signal {_fmt(signal)} under the promise gives {status}, not {recorded}")
@@ -688,7 +687,7 @@ def replay(kb: BeliefBase, record: Mapping[str, Any] | Answer, *, live: bool = F
                           f"{key!r} held {record['value']!r} then, {now_value!r} now")
         now_signal = max((float(b.conf) for b in held), default=0.0)
         if not math.isclose(now_signal, signal, rel_tol=1e-12, abs_tol=1e-12):
-            now_status = _decide(name, current, now_signal) if len(held) == 1 else ABSTAIN
+            now_status = _decide(name, current, now_signal, len(held))
             return Replay(False, SIGNAL_CHANGED, now_status, recorded,
                           f"confidence {_fmt(signal)} then, {_fmt(now_signal)} now "
                           f"(the verdict would be {now_status})")

@@ -66,9 +66,9 @@ def _check_correct(correct: Any, name: str = "correct") -> NDArray[np.bool_]:
     if arr.size == 0:  # [] has dtype float64; emptiness is judged by the caller
         return np.zeros(0, dtype=bool)
     if np.issubdtype(arr.dtype, np.integer):
-        if arr.size and not np.isin(arr, (0, 1)).all():
-            bad = arr[~np.isin(arr, (0, 1))][0]
-            raise InvalidInputError(f"{name} must hold booleans or 0 / 1, found {bad!r}")
+        bad = ~np.isin(arr, (0, 1))
+        if bad.any():
+            raise InvalidInputError(f"{name} must hold booleans or 0 / 1, found {arr[bad][0]!r}")
         return arr.astype(bool)
     if arr.dtype == object:
         out = np.empty(arr.size, dtype=bool)

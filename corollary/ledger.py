@@ -20,7 +20,7 @@ import uuid
 import warnings
 import weakref
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -128,6 +128,22 @@ class Totals:
             return float(self.right), float(self.total)
         factor = formulas.decay_weight(max(now - self.anchor, 0.0), half_life)
         return self.weighted_right * factor, self.weighted_total * factor
+
+
+_EMPTY = Totals()
+
+
+def fold_totals(totals: dict[tuple[str, str | None], Totals], source: str, topic: str | None,
+                correct: bool, at: float, half_life: float | None) -> None:
+    """Fold one outcome into ``source``'s totals over all topics and, if it has one, its topic's.
+
+    Every store folds with this, in its outcomes' order, so all give the same aggregates.
+    """
+    slot: tuple[str, str | None] = (source, None)
+    totals[slot] = totals.get(slot, _EMPTY).add(correct, at, half_life)
+    if topic is not None:
+        slot = (source, topic)
+        totals[slot] = totals.get(slot, _EMPTY).add(correct, at, half_life)
 
 
 @attrs.frozen(slots=True)
@@ -274,17 +290,30 @@ class MemoryStore:
             if outcome.event_id in self._event_ids:
                 continue
             self._event_ids.add(outcome.event_id)
-            for topic in (None, outcome.topic) if outcome.topic is not None else (None,):
-                slot = (outcome.source, topic)
-                self._totals[slot] = self._totals.get(slot, Totals()).add(
-                    outcome.correct, outcome.at, self.half_life
-                )
-            history = self._history.get(outcome.source)
-            if history is None:
-                history = self._history[outcome.source] = deque(maxlen=self.max_history)
-            history.append(outcome)
+            fold_totals(self._totals, outcome.source, outcome.topic, outcome.correct, outcome.at,
+                        self.half_life)
+            self._keep(outcome)
             added.append(outcome)
         return added
+
+    def _keep(self, outcome: Outcome) -> None:
+        history = self._history.get(outcome.source)
+        if history is None:
+            history = self._history[outcome.source] = deque(maxlen=self.max_history)
+        history.append(outcome)
+
+    def restore(self, totals: Iterable[Sequence[Any]], outcomes: Iterable[Outcome]) -> None:
+        """Take saved totals rows and kept outcomes as they are (nothing is folded again).
+
+        The totals may cover more outcomes than are kept (history beyond ``max_history``).
+        """
+        for outcome in outcomes:
+            self._event_ids.add(outcome.event_id)
+            self._keep(outcome)
+        self.load_totals({
+            (s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
+            for s, t, r, n, a, wr, wt in totals
+        })
 
     def totals(self, source: str, topic: str | None = None) -> Totals:
         return self._totals.get((source, topic), _EMPTY)
@@ -332,16 +361,15 @@ class MemoryStore:
 
     def delete_session(self, session_id: str) -> bool:
         """Forget a session; whether there was one."""
-        return self._sessions.pop(session_id, None) is not None
+        from .stores.base import check_session
+
+        return self._sessions.pop(check_session(session_id), None) is not None
 
     def close(self) -> None:
         return None
 
     def load_totals(self, totals: Mapping[tuple[str, str | None], Totals]) -> None:
         self._totals.update(totals)
-
-
-_EMPTY = Totals()
 
 
 _OUTCOME_FIELDS = frozenset({"source", "correct", "topic", "at", "event_id", "evidence", "reason",
@@ -440,13 +468,7 @@ class TrustLedger:
             source, correct, topic=topic, at=at, event_id=event_id, evidence=evidence,
             reason=reason, key=key, confidence=confidence,
         )
-        added = self.store.add([outcome])
-        # others' outcomes picked up with ours are news too (only worth asking with listeners)
-        changed = self.store.changed_sources() if self._shared and self._listeners else set()
-        if added:
-            changed.add(outcome.source)
-        if changed:
-            self._notify(changed)
+        self._announce(self.store.add([outcome]))
         return outcome
 
     def record_many(self, outcomes: Iterable[Mapping[str, Any] | Outcome]) -> int:
@@ -477,11 +499,16 @@ class TrustLedger:
         if not batch:
             return 0
         added = self.store.add(batch)
+        self._announce(added)
+        return len(added)
+
+    def _announce(self, added: list[Outcome]) -> None:
+        """Tell listeners which sources the outcomes just added changed."""
+        # others' outcomes picked up with ours are news too (only worth asking with listeners)
         changed = self.store.changed_sources() if self._shared and self._listeners else set()
         changed.update(o.source for o in added)
         if changed:
             self._notify(changed)
-        return len(added)
 
     def make_outcome(
         self,
@@ -721,10 +748,10 @@ class TrustLedger:
         """Pick up outcomes that other processes added to a shared store, and tell listeners."""
         changed = self.store.changed_sources()
         if changed:
-            self._notify(changed, poll=False)
+            self._notify(changed)
         return changed
 
-    def _notify(self, sources: set[str], poll: bool = True) -> None:
+    def _notify(self, sources: set[str]) -> None:
         alive = []
         for ref in self._listeners:
             callback = ref()
@@ -781,15 +808,8 @@ class TrustLedger:
             )
             store = ledger.store
             assert isinstance(store, MemoryStore)
-            for outcome in data["outcomes"]:
-                o = Outcome.from_dict(outcome)
-                store._event_ids.add(o.event_id)
-                history = store._history.setdefault(o.source, deque(maxlen=ledger.max_history))
-                history.append(o)
-            store.load_totals({
-                (s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
-                for s, t, r, n, a, wr, wt in data["totals"]
-            })
+            outcomes = [Outcome.from_dict(o) for o in data["outcomes"]]
+            store.restore(data["totals"], outcomes)
         except SnapshotError:
             raise
         except (KeyError, TypeError, ValueError, AssertionError) as exc:

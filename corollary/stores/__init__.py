@@ -165,14 +165,13 @@ def open_ledger(
     half_life_given = memory_half_life is not _UNSET
     half_life = to_seconds(memory_half_life, "memory_half_life") if half_life_given else None
     # validate every setting before a file or table is created
-    TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
-                memory_half_life=half_life, max_history=max_history, policy=policy, clock=clock)
+    in_memory = TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
+                            memory_half_life=half_life, max_history=max_history, policy=policy,
+                            clock=clock)
     if kind == "memory":
         if options:
             raise InvalidInputError(f"unknown options for an in-memory ledger: {sorted(options)}")
-        return TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
-                           memory_half_life=half_life, max_history=max_history, policy=policy,
-                           clock=clock)
+        return in_memory
     if kind == "json":
         from .jsonfile import JSONFileStore
 

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError, InvalidTypeError, StoreError
-from ..ledger import Outcome, Totals
+from ..ledger import Outcome, Totals, fold_totals
 
 #: Columns of the outcome table, in the order the stores read and write them.
 COLUMNS = (
@@ -150,17 +150,14 @@ class CachedSQLStore:
 
     def totals(self, source: str, topic: str | None = None) -> Totals:
         """The aggregates of ``source`` as of this process's last catch-up."""
-        if self._dirty:
-            with self._lock:
-                self._catch_up()
-        if source not in self._loaded:
-            self._load(source)
+        if self._dirty or source not in self._loaded:
+            self._sync(source)
         return self._totals.get((source, topic), _EMPTY)
 
     def topics(self, source: str) -> list[str]:
         """The topics ``source`` has outcomes in."""
-        if source not in self._loaded:
-            self._load(source)
+        if self._dirty or source not in self._loaded:
+            self._sync(source)
         return sorted(self._topics.get(source, ()))
 
     def changed_sources(self) -> set[str]:
@@ -168,25 +165,30 @@ class CachedSQLStore:
         with self._lock:
             if self._dirty or self._external_change():
                 self._catch_up()
-            changed, self._pending = self._pending, set()
-        return changed
+            return self._take_pending()
 
     def refresh(self) -> set[str]:
         """Catch up with every writer now, and return what :meth:`changed_sources` would."""
         with self._lock:
             self._catch_up()
-            changed, self._pending = self._pending, set()
-        return changed
+            return self._take_pending()
 
     # -- the cache -----------------------------------------------------------------------
+    def _sync(self, source: str) -> None:
+        """Fold in our own writes (if any) and make sure ``source`` is cached."""
+        if self._dirty:
+            with self._lock:
+                self._catch_up()
+        if source not in self._loaded:
+            self._load(source)
+
+    def _take_pending(self) -> set[str]:
+        changed, self._pending = self._pending, set()
+        return changed
+
     def _fold(self, source: str, topic: str | None, correct: bool, at: float) -> None:
-        half_life = self.half_life
-        totals = self._totals
-        slot: tuple[str, str | None] = (source, None)
-        totals[slot] = totals.get(slot, _EMPTY).add(correct, at, half_life)
+        fold_totals(self._totals, source, topic, correct, at, self.half_life)
         if topic is not None:
-            slot = (source, topic)
-            totals[slot] = totals.get(slot, _EMPTY).add(correct, at, half_life)
             self._topics.setdefault(source, set()).add(topic)
 
     def _load(self, source: str) -> None:

@@ -18,7 +18,6 @@ import contextlib
 import fcntl
 import json
 import os
-from collections import deque
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -120,12 +119,7 @@ class JSONFileStore:
                 # take the totals as written (they may also cover history a TrustLedger.save
                 # dropped), and the outcomes for their event ids and the audit trail
                 self.header = {k: v for k, v in data.items() if k not in ("outcomes", "totals")}
-                self._mem.load_totals({
-                    (s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
-                    for s, t, r, n, a, wr, wt in data["totals"]})
-                for o in outcomes:
-                    self._mem._event_ids.add(o.event_id)
-                    self._mem._history.setdefault(o.source, deque(maxlen=2**62)).append(o)
+                self._mem.restore(data["totals"], outcomes)
                 self._order = list(outcomes)
                 outcomes = []
             generation = int(data.get("generation", 0))
@@ -196,8 +190,8 @@ class JSONFileStore:
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every outcome in the file, oldest recorded first."""
-        found = [o for o in self._order if source is None or o.source == source]
-        return [o for o in found if topic is None or o.topic == topic]
+        return [o for o in self._order
+                if (source is None or o.source == source) and (topic is None or o.topic == topic)]
 
     def sources(self) -> list[str]:
         """Every source with at least one outcome."""

@@ -87,6 +87,11 @@ def _step_3(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
+def _is_locked(exc: sqlite3.Error) -> bool:
+    """Whether ``exc`` is SQLite giving up on another connection's lock (busy timeout)."""
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
 #: ``STEPS[v]`` upgrades a version-``v`` file to ``v + 1``.
 STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _step_1, 1: _step_2, 2: _step_3}
 
@@ -185,9 +190,8 @@ class SQLiteStore(CachedSQLStore):
                     self._conn.execute("ROLLBACK")
                 raise
         except sqlite3.DatabaseError as exc:
-            if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
-                raise StoreError(f"the ledger stayed locked by another writer: {exc}",
-                                 self.path) from exc
+            if _is_locked(exc):
+                raise self._wrap(exc) from exc
             raise StoreCorruptError(f"corrupt ledger database ({exc}); left untouched",
                                     self.path) from exc
 
@@ -205,7 +209,7 @@ class SQLiteStore(CachedSQLStore):
                 raise self._wrap(exc) from exc
 
     def _wrap(self, exc: sqlite3.Error) -> StoreError:
-        if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc):
+        if _is_locked(exc):
             return StoreError(f"the ledger stayed locked by another writer: {exc}", self.path)
         if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
             return StoreCorruptError(f"corrupt ledger database: {exc}", self.path)
