@@ -344,11 +344,18 @@ class Platt:
             raise InvalidInputError(f"unknown Platt kind {kind!r}")
         self = cls()
         self.kind_ = kind
-        self.constant_ = float(d["constant"])
-        self.n_ = int(d["n"])
-        if kind == "platt":
-            a, b = d.get("a"), d.get("b")
-            if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
-                raise InvalidInputError("a Platt fit needs finite 'a' and 'b'")
-            self.a_, self.b_ = float(a), float(b)
+        try:
+            self.constant_ = float(d["constant"])
+            self.n_ = int(d["n"])
+            if kind == "platt":
+                if d.get("a") is None or d.get("b") is None:
+                    raise InvalidInputError("a Platt fit needs finite 'a' and 'b'")
+                a, b = float(d["a"]), float(d["b"])
+                if not (math.isfinite(a) and math.isfinite(b)):
+                    raise InvalidInputError("a Platt fit needs finite 'a' and 'b'")
+                self.a_, self.b_ = a, b
+        except (TypeError, ValueError, OverflowError) as exc:
+            if isinstance(exc, InvalidInputError):
+                raise
+            raise InvalidInputError(f"malformed Platt dict ({exc})") from None
         return self

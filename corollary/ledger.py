@@ -462,7 +462,8 @@ class TrustLedger:
 
         ``at`` is when the outcome was observed (default: now); a late or replayed outcome keeps
         its original time, and an ``event_id`` already recorded is ignored, so replays never
-        double-count. Returns the outcome (the stored one, for a replay).
+        double-count. Returns the outcome built from these arguments (a replay of a known
+        event id stores nothing new).
         """
         outcome = self.make_outcome(
             source, correct, topic=topic, at=at, event_id=event_id, evidence=evidence,
