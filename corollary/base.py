@@ -7,9 +7,12 @@ ledger, runs rules through hooks, and answers queries at the clock's current tim
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import math
 import os
 import threading
+import uuid
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -29,6 +32,7 @@ from .errors import (
     InvalidInputError,
     InvalidTypeError,
     RuleError,
+    RuleLimitError,
     UnknownBeliefError,
 )
 from .graph import BY_CONFIDENCE, BY_RANK, IN, OPEN, OUT, Belief, Engine, Justification, Premise
@@ -96,6 +100,9 @@ class BeliefBase:
         Fired whenever their inputs are held.
     learn_from_checks : bool
         Whether re-executed formulas and checked citations record outcomes for the model.
+    max_rule_firings : int
+        How many times rules may fire within one operation (an assertion, a query...) before
+        :class:`~corollary.errors.RuleLimitError` says they do not settle.
 
     Examples
     --------
@@ -116,6 +123,7 @@ class BeliefBase:
         tools: Iterable[Callable[..., Any]] = (),
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
+        max_rule_firings: int = 10_000,
     ) -> None:
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
@@ -127,6 +135,16 @@ class BeliefBase:
             raise InvalidTypeError("conflicts must be a conflict policy or None")
         if not isinstance(learn_from_checks, bool):
             raise InvalidTypeError("learn_from_checks must be a bool")
+        if isinstance(max_rule_firings, bool) or not isinstance(max_rule_firings, int):
+            raise InvalidTypeError("max_rule_firings must be an int")
+        if not 1 <= max_rule_firings <= 2**62:
+            raise InvalidInputError(f"max_rule_firings must be >= 1, got {max_rule_firings!r}")
+        self.max_rule_firings = max_rule_firings
+        self._firings_left = max_rule_firings
+        # outcome event ids derive from this base and the operation count, so that retrying an
+        # operation whose outcomes may have been stored records nothing twice
+        self._uid = uuid.uuid4().hex
+        self._ops = 0
         self.policy = policy or TrustPolicy()
         self.clock: Clock = clock or system_clock
         self.shared_ledger = ledger is not None
@@ -137,6 +155,7 @@ class BeliefBase:
         self._rules: list[Rule] = []
         self._rules_by_key: dict[str, list[Rule]] = {}
         self._fired: dict[str, set[tuple[int, ...]]] = {}
+        self._rule_last: dict[str, dict[str, set[int]]] = {}
         self._source_ok: dict[str, str] = {}
         self._priors: dict[str, float] = {}
         self._rel_cache: dict[str, tuple[float, float, bool]] = {}
@@ -261,7 +280,8 @@ class BeliefBase:
                        key: str | None = None) -> None:
         """Record your own ground truth about ``source`` (an audit, a ticket) in the ledger.
 
-        With ``key``, the outcome keeps that belief's confidence now, for calibration.
+        With ``key``, the outcome keeps that belief's confidence now, for calibration. A call
+        that raised (a store that failed) may be repeated: it never records twice.
         """
         source = _text(source)
         kind = self._source(source)
@@ -271,13 +291,31 @@ class BeliefBase:
         if key is not None:
             key = check_key(key)
             conf = self._held_confidence(key)
-        self.ledger.record_outcome(source, correct, reason=reason, at=self.now() if at is None else at,
-                                   topic=topic, key=key, confidence=conf)
+        self._record([(source, correct, reason, key, conf)], at=at, topic=topic)
 
-    def _record(self, source: str, correct: bool, reason: str, key: str | None,
-                conf: float | None) -> None:
-        self.ledger.record_outcome(source, correct, reason=reason, at=self.now(), key=key,
-                                   confidence=conf)
+    def _record(self, items: Sequence[tuple[str, bool, str | None, str | None, float | None]],
+                *, at: float | None = None, topic: str | None = None) -> None:
+        """Record one operation's outcomes ``(source, correct, reason, key, confidence)`` at once.
+
+        The ledger stores the batch in one transaction (all or nothing), before the operation
+        changes the base, so a failing store leaves both unchanged. Event ids derive from this
+        base, the operation's number and the outcome, so retrying an operation whose outcomes
+        were stored (a store that committed, then failed to say so) stores nothing twice.
+        """
+        if not items:
+            return
+        when = self.now() if at is None else at
+        op = self._ops
+        batch = []
+        for i, (source, correct, reason, key, conf) in enumerate(items):
+            ident = repr((self._uid, op, i, source, correct, reason, key, topic))
+            batch.append({
+                "source": source, "correct": correct, "reason": reason, "at": when, "key": key,
+                "topic": topic, "confidence": conf,
+                "event_id": hashlib.blake2b(ident.encode(), digest_size=16).hexdigest(),
+            })
+        self.ledger.record_many(batch)
+        self._ops = op + 1
 
     # -- assertions ------------------------------------------------------------------------
     def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
@@ -318,23 +356,23 @@ class BeliefBase:
             if self._hooks:
                 self._after_change()
             return
-        # a source's earlier premise on this key: renew it (same value) or replace it
         b = engine.find(key, vid)
+        if b is not None and b.blocked is None and b.premise_from(source) is None:
+            # an independent origin confirming a held value: a right outcome for every source
+            # (recorded first: if the ledger fails, the base is left as it was)
+            confirmed = sorted({p.source for p in b.premises
+                                if p.origin != origin and not p.expired(now)})
+            if confirmed and not any(p.origin == origin for p in b.premises):
+                conf = self._held_confidence_of(b)
+                why = f"confirmed {key} = {value!r} from another origin"
+                self._record([(s, True, why, key, conf) for s in [source, *confirmed]])
+        # a source's earlier premise on this key: renew it (same value) or replace it
         for other in engine.values_of(key):
             if other is not b and other.premise_from(source) is not None:
                 engine.drop_premise(other, source)
                 engine.forget_if_unused(other)
         if b is None:
             b = engine.belief(key, value, vid)
-        repeat = b.premise_from(source) is not None
-        if not repeat:
-            confirmed = [p.source for p in b.premises
-                         if p.origin != origin and not p.expired(now)]
-            same_origin = any(p.origin == origin for p in b.premises)
-            if confirmed and not same_origin and b.blocked is None:
-                conf = self._held_confidence_of(b)
-                for s in [source, *sorted(set(confirmed))]:
-                    self._record(s, True, f"confirmed {key} = {value!r} from another origin", key, conf)
         if b.blocked is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
             for p in b.premises:
                 if p.source != source:
@@ -421,16 +459,17 @@ class BeliefBase:
         rel, _ = self._reliability(source, now)
         signal = rel * cert * min((b.conf for b in all_inputs), default=1.0)
         info: dict[str, Any] = {"names": list(nodes), "certainty": cert, "model": source}
+        checks: list[tuple[str, bool, str | None, str | None, float | None]] = []
         if formula is not None:
             info.update(formula=formula, stated=value, computed=computed, reproduced=reproduced)
-            if self.learn_from_checks:
-                verdict = "reproduced" if reproduced else f"gave {computed!r}"
-                self._record(source, reproduced, f"formula {formula} for {key} {verdict}", key, signal)
+            verdict = "reproduced" if reproduced else f"gave {computed!r}"
+            checks.append((source, reproduced, f"formula {formula} for {key} {verdict}", key, signal))
         if cited is not None:
             info.update(document=cited.document, quote=cited.quote, citation_found=found)
-            if self.learn_from_checks:
-                self._record(source, found, f"citation in {cited.document} for {key} "
-                             + ("found" if found else "not found"), key, signal)
+            checks.append((source, found, f"citation in {cited.document} for {key} "
+                           + ("found" if found else "not found"), key, signal))
+        if self.learn_from_checks:
+            self._record(checks)
         out = self._engine.belief(key, believed, believed_vid)
         if formula is not None:
             j = Justification("formula", source, out, all_inputs, cert, info)
@@ -470,8 +509,8 @@ class BeliefBase:
                     "re-executed formulas are never at fault; retract the input that was wrong"
                 )
             conf = self._held_confidence_of(b)
-            for source in accountable:
-                self._record(source, False, reason or f"{key} = {b.value!r} was wrong", key, conf)
+            why = reason or f"{key} = {b.value!r} was wrong"
+            self._record([(source, False, why, key, conf) for source in accountable])
         self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
         self._after_change()
 
@@ -517,12 +556,12 @@ class BeliefBase:
             raise InvalidInputError(f"{winner!r} is not a standing value of {key!r}")
         losers = [b for b in candidates if b is not win]
         if learn:
-            for b in losers:
-                conf = b.conf if b.label is IN else b.potential
-                for source in sorted(self._accountable(b)):
-                    self._record(source, False, f"{key}: resolved for {winner!r} by a person", key, conf)
-            for source in sorted(self._accountable(win)):
-                self._record(source, True, f"{key}: resolved for {winner!r} by a person", key, win.conf)
+            why = f"{key}: resolved for {winner!r} by a person"
+            verdicts = [(source, False, why, key, b.conf if b.label is IN else b.potential)
+                        for b in losers for source in sorted(self._accountable(b))]
+            verdicts += [(source, True, why, key, win.conf)
+                         for source in sorted(self._accountable(win))]
+            self._record(verdicts)
         for b in losers:
             self._engine.block(b, f"rejected: {key} resolved for {winner!r}")
         self._after_change()
@@ -538,9 +577,10 @@ class BeliefBase:
         if self._rules:
             # rules fire when their inputs come IN, and inputs can come IN without an assertion:
             # an outcome flips a conflict, another base's outcome arrives, time passes
+            self._firings_left = self.max_rule_firings
             if self._rule_time != now:
-                self._rule_time = now
                 self._fire_rules(self._rules)
+                self._rule_time = now
             if self._engine.touched:
                 self._fire_touched(())
         self._engine_sync(now, targets)
@@ -740,6 +780,7 @@ class BeliefBase:
     # -- hooks -----------------------------------------------------------------------------
     def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
         if self._rules:
+            self._firings_left = self.max_rule_firings
             self._fire_touched(extra_rules)
         else:
             self._engine.touched.clear()
@@ -749,7 +790,7 @@ class BeliefBase:
     def _fire_touched(self, extra_rules: Sequence[Rule]) -> None:
         """Fire the rules reading any key whose beliefs changed, until nothing new changes."""
         engine = self._engine
-        for _ in range(10_000):
+        while True:
             touched = engine.touched
             engine.touched = set()
             due = list(extra_rules)
@@ -758,7 +799,14 @@ class BeliefBase:
                 due.extend(self._rules_by_key.get(key, ()))
             if not due:
                 return
-            self._fire_rules(due)
+            try:
+                self._fire_rules(due)
+            except BaseException:
+                # a rule that raised or a spent budget: keep these rules due, so the next
+                # operation tries again instead of leaving the base short of a fixed point
+                engine.touched.update(touched)
+                engine.touched.update(k for r in due for k in r.inputs)
+                raise
 
     def _fire_rules(self, due: Iterable[Rule]) -> None:
         seen = set()
@@ -766,7 +814,7 @@ class BeliefBase:
             if r.name in seen:
                 continue
             seen.add(r.name)
-            held = {}
+            held: dict[str, list[Belief]] = {}
             for key in set(r.inputs):
                 values = self._engine.values_of(key)
                 if values:
@@ -775,26 +823,55 @@ class BeliefBase:
                 if not held[key]:
                     break
             else:
-                fired = self._fired.setdefault(r.name, set())
-                for combo in r.combinations(held):
-                    ident = tuple(b.seq for b in combo)
-                    if ident in fired:
-                        continue
-                    try:
-                        result = r.fn(*(b.value for b in combo))
-                        vid = None if result is None else canon(result)
-                    except Exception as exc:
-                        # the change that brought the inputs IN stands; this combination is
-                        # not marked fired, so the rule is tried again at the next change
-                        raise RuleError(f"rule {r.name} failed on "
-                                        f"{[b.value for b in combo]!r}: {exc!r}") from exc
-                    fired.add(ident)
-                    if result is None:
-                        continue
-                    out = self._engine.belief(r.output, result, vid)
-                    self._engine.add_justification(
-                        Justification("rule", r.name, out, tuple(combo), r.confidence,
-                                      {"names": list(r.params)}))
+                self._fire_new(r, held)
+
+    def _fire_new(self, r: Rule, held: dict[str, list[Belief]]) -> None:
+        """Fire ``r`` on the combinations of held inputs that include a newly held one.
+
+        Every combination of values held at the rule's last complete firing was enumerated
+        then (or before), so only those with a value held since are new (semi-naive
+        evaluation): a rule over open conflicts does not re-enumerate its whole product.
+        """
+        last = self._rule_last.get(r.name, {})
+        fired = self._fired.setdefault(r.name, set())
+        inputs = r.inputs
+        for i in range(len(inputs)):
+            new_i = [b for b in held[inputs[i]] if b.seq not in last.get(inputs[i], ())]
+            if not new_i:
+                continue
+            lists = [[b for b in held[k] if b.seq in last.get(k, ())] for k in inputs[:i]]
+            lists.append(new_i)
+            lists.extend(held[k] for k in inputs[i + 1:])
+            for combo in itertools.product(*lists):
+                ident = tuple(b.seq for b in combo)
+                if ident in fired:
+                    continue
+                self._spend_firing(r)
+                try:
+                    result = r.fn(*(b.value for b in combo))
+                    vid = None if result is None else canon(result)
+                except Exception as exc:
+                    # the change that brought the inputs IN stands; this combination is
+                    # not marked fired, so the rule is tried again at the next change
+                    raise RuleError(f"rule {r.name} failed on "
+                                    f"{[b.value for b in combo]!r}: {exc!r}") from exc
+                fired.add(ident)
+                if result is None:
+                    continue
+                out = self._engine.belief(r.output, result, vid)
+                self._engine.add_justification(
+                    Justification("rule", r.name, out, tuple(combo), r.confidence,
+                                  {"names": list(r.params)}))
+        self._rule_last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
+
+    def _spend_firing(self, r: Rule) -> None:
+        if self._firings_left <= 0:
+            raise RuleLimitError(
+                f"rules fired {self.max_rule_firings:,} times in one operation without reaching "
+                f"a fixed point (last: {r.name}); rules that keep deriving new values from each "
+                "other, or a rule over many conflicting input values, never settle. Resolve the "
+                "conflicts, fix the rules, or raise BeliefBase(max_rule_firings=...)")
+        self._firings_left -= 1
 
     def _sync_quiet(self, targets: Iterable[Belief]) -> None:
         self._engine_sync(self.now(), targets)

@@ -159,8 +159,17 @@ class CitationCheck:
     method: Literal["exact", "fuzzy"]
 
 
+#: The most work a fuzzy check may do, in characters of quote times characters of document
+#: (``check_quote(max_work=...)``): a 5 kB quote in a 20 MB document is 1e11 and would take
+#: minutes; this bound keeps one check to a few seconds.
+MAX_FUZZY_WORK = 10**10
+#: Up to this much work, a fuzzy score below the threshold is computed exactly too.
+_EXACT_SCORE_WORK = 10**8
+
+
 def check_quote(
-    document_text: str, quote: str, *, fuzzy: bool = False, threshold: float = 90.0
+    document_text: str, quote: str, *, fuzzy: bool = False, threshold: float = 90.0,
+    max_work: int = MAX_FUZZY_WORK,
 ) -> CitationCheck:
     """Check whether a document contains a quote, after :func:`normalise` on both.
 
@@ -178,6 +187,11 @@ def check_quote(
         Allow approximate matches; needs the ``fuzzy`` extra (``rapidfuzz``).
     threshold : float, optional
         Lowest fuzzy score, from 0 to 100, that counts as found.
+    max_work : int, optional
+        Bound on a fuzzy check's work: normalised quote length times normalised document
+        length. Beyond it a quote not found exactly raises :class:`CitationError` instead of
+        running for minutes. Scores below the threshold are reported exactly when the work is
+        under 10^8, and as 0 above (the search stops early once the threshold is out of reach).
 
     Returns
     -------
@@ -191,7 +205,7 @@ def check_quote(
     InvalidTypeError
         If ``document_text`` or ``quote`` is not a str.
     InvalidInputError
-        If ``threshold`` is outside [0, 100].
+        If ``threshold`` is outside [0, 100] or ``max_work`` is not positive.
     MissingExtraError
         If ``fuzzy=True`` and ``rapidfuzz`` is not installed.
 
@@ -207,8 +221,16 @@ def check_quote(
     needle = normalise(quote)
     if not needle:
         raise CitationError("cannot check an empty quote")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise InvalidTypeError(f"threshold must be a number, not {type(threshold).__name__}")
     if not 0.0 <= threshold <= 100.0:
         raise InvalidInputError(f"threshold must be between 0 and 100, got {threshold!r}")
+    if isinstance(max_work, bool) or not isinstance(max_work, int):
+        raise InvalidTypeError(f"max_work must be an int, not {type(max_work).__name__}")
+    if max_work < 1:
+        raise InvalidInputError(f"max_work must be >= 1, got {max_work!r}")
+    if not isinstance(fuzzy, bool):
+        raise InvalidTypeError(f"fuzzy must be True or False, not {fuzzy!r}")
     # import up front so a missing extra fails the same way whether or not the match is exact
     fuzz = require("rapidfuzz.fuzz", "fuzzy", "fuzzy citation matching") if fuzzy else None
     haystack = normalise(document_text)
@@ -216,5 +238,12 @@ def check_quote(
         return CitationCheck(quote=quote, found=True, score=100.0, method="exact")
     if fuzz is None:
         return CitationCheck(quote=quote, found=False, score=0.0, method="exact")
-    score = float(fuzz.partial_ratio(needle, haystack))
+    work = len(needle) * len(haystack)
+    if work > max_work:
+        raise CitationError(
+            f"a fuzzy check of a {len(needle):,}-character quote in a {len(haystack):,}-character "
+            f"document is {work:.2g} units of work, over max_work={max_work:.2g}: quote less, "
+            "check exactly, or pass a larger max_work")
+    cutoff = 0.0 if work <= _EXACT_SCORE_WORK else float(threshold)
+    score = float(fuzz.partial_ratio(needle, haystack, score_cutoff=cutoff))
     return CitationCheck(quote=quote, found=score >= threshold, score=score, method="fuzzy")

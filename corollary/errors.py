@@ -51,6 +51,10 @@ class RuleError(CorollaryError, RuntimeError):
     """A rule function raised while firing."""
 
 
+class RuleLimitError(RuleError):
+    """Rules kept firing past the base's budget for one operation (they never settle)."""
+
+
 class SnapshotError(CorollaryError, ValueError):
     """A snapshot that is corrupt, truncated, foreign, or from a newer schema version."""
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from corollary.errors import FormulaError, InvalidTypeError
+from corollary.errors import FormulaError, InvalidInputError, InvalidTypeError
 
 __all__ = ["FormulaCheck", "check", "evaluate", "names"]
 
@@ -335,6 +335,23 @@ def check(
     """
     if isinstance(stated, bool) or not isinstance(stated, numbers.Real):
         raise InvalidTypeError(f"stated must be a real number, not {type(stated).__name__}")
+    stated = _real(stated, "stated")
+    rel_tol, abs_tol = _real(rel_tol, "rel_tol"), _real(abs_tol, "abs_tol")
+    if rel_tol < 0 or abs_tol < 0:
+        raise InvalidInputError(f"tolerances must be >= 0, got rel_tol={rel_tol}, abs_tol={abs_tol}")
     computed = evaluate(formula, variables)
-    same = math.isclose(computed, float(stated), rel_tol=rel_tol, abs_tol=abs_tol)
-    return FormulaCheck(formula=formula, stated=float(stated), computed=computed, reproduced=same)
+    same = math.isclose(computed, stated, rel_tol=rel_tol, abs_tol=abs_tol)
+    return FormulaCheck(formula=formula, stated=stated, computed=computed, reproduced=same)
+
+
+def _real(value: Any, name: str) -> float:
+    """A finite float from a real number, or a typed error (huge ints do not fit a float)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidTypeError(f"{name} must be a real number, not {type(value).__name__}")
+    try:
+        result = float(value)
+    except OverflowError:
+        raise InvalidInputError(f"{name} is too large for a float") from None
+    if not math.isfinite(result):
+        raise InvalidInputError(f"{name} must be finite, got {value!r}")
+    return result

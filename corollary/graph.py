@@ -95,7 +95,8 @@ class Belief:
         self.vid = vid
         self.seq = seq
         self.premises: tuple[Premise, ...] = ()
-        self.justs: tuple[Justification, ...] = ()
+        # a tuple (most beliefs have one or two reasons); a list once there are many
+        self.justs: tuple[Justification, ...] | list[Justification] = ()
         self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
         self.label = OUT
         self.conf = 0.0
@@ -115,6 +116,9 @@ class Belief:
     def __repr__(self) -> str:
         return f"<Belief {self.key}={self.value!r} {self.label} {self.conf:.4g}>"
 
+
+#: From this many reasons on, a belief keeps them in a list with a duplicate index.
+_MANY = 16
 
 # Conflict modes the engine understands; policies in corollary.conflicts map onto them.
 OPEN = "open"
@@ -160,6 +164,7 @@ class Engine:
         self.track_touched = False
         self.touched: set[str] = set()
         self._expiries: list[tuple[float, int, Belief, Premise]] = []
+        self._reasons: dict[Belief, dict[tuple[Any, ...], Justification]] = {}
         self._seq = itertools.count(1)
 
     # -- structure -----------------------------------------------------------------------
@@ -279,16 +284,34 @@ class Engine:
 
     def add_justification(self, j: Justification) -> Justification:
         """Add a derived reason; an identical one (same step and inputs) is returned instead."""
-        for other in j.output.justs:
-            if other.kind == j.kind and other.name == j.name and other.inputs == j.inputs:
-                return other
+        out = j.output
+        justs = out.justs
+        if len(justs) < _MANY:
+            for other in justs:
+                if other.kind == j.kind and other.name == j.name and other.inputs == j.inputs:
+                    return other
+        else:
+            # a rule over an open conflict can give one belief thousands of reasons: find
+            # duplicates by hash and grow a list in place, not a tuple copied on every add
+            index = self._reasons.get(out)
+            if index is None:
+                index = self._reasons[out] = {(o.kind, o.name, o.inputs): o for o in justs}
+            found = index.get((j.kind, j.name, j.inputs))
+            if found is not None:
+                return found
+            index[(j.kind, j.name, j.inputs)] = j
         j.seq = next(self._seq)
         g = self.graph
         g.add_node(j)
         for b in j.inputs:
             g.add_edge(b, j)
-        g.add_edge(j, j.output)
-        j.output.justs = j.output.justs + (j,)
+        g.add_edge(j, out)
+        if len(justs) < _MANY - 1:
+            out.justs = justs + (j,)  # type: ignore[operator]
+        elif type(justs) is list:
+            justs.append(j)
+        else:
+            out.justs = [*justs, j]
         if j.kind == "model":
             self.by_model.setdefault(j.name, set()).add(j)
         self.mark(j.output)
@@ -305,13 +328,20 @@ class Engine:
 
     # -- invalidation --------------------------------------------------------------------
     def mark(self, b: Belief) -> None:
-        """Mark ``b``, its descendants and their rival values dirty (stopping at dirty nodes)."""
+        """Mark ``b``, its descendants and, under a deciding policy, their rivals dirty.
+
+        Stops at nodes already dirty. Rival values only affect each other when a conflict
+        policy decides between them; each key's rivals are pushed once per walk, so a key
+        with many values costs its number of values, not its square.
+        """
         dirty = self.dirty
         if b in dirty:
             return
         succ = self.graph._succ
         keys = self.keys
         touched = self.touched if self.track_touched else None
+        rivals_too = self.conflict_mode != OPEN
+        expanded: set[str] = set()
         stack = [b]
         while stack:
             x = stack.pop()
@@ -324,9 +354,11 @@ class Engine:
             if consumers:
                 for j in consumers:
                     stack.append(j.output)
-            slot = keys[x.key]
-            if type(slot) is not Belief:
-                stack.extend(slot.values())  # type: ignore[union-attr]
+            if rivals_too:
+                slot = keys[x.key]
+                if type(slot) is not Belief and x.key not in expanded:
+                    expanded.add(x.key)
+                    stack.extend(slot.values())  # type: ignore[union-attr]
 
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
@@ -366,6 +398,8 @@ class Engine:
         stack = list(targets)
         keys = self.keys
         dirty = self.dirty
+        rivals_too = self.conflict_mode != OPEN
+        expanded: set[str] = set()
         while stack:
             b = stack.pop()
             if b in region or not (b in dirty or (b.timed and b.stamp != now)):
@@ -373,9 +407,11 @@ class Engine:
             region.add(b)
             for j in b.justs:
                 stack.extend(j.inputs)
-            slot = keys[b.key]
-            if type(slot) is not Belief:
-                stack.extend(slot.values())  # type: ignore[union-attr]
+            if rivals_too:
+                slot = keys[b.key]
+                if type(slot) is not Belief and b.key not in expanded:
+                    expanded.add(b.key)
+                    stack.extend(slot.values())  # type: ignore[union-attr]
         return region
 
     def premise_confidence(self, b: Belief, now: float) -> tuple[float | None, bool, bool]:
@@ -427,6 +463,7 @@ class Engine:
         succ = self.graph._succ
         keys = self.keys
         decided = self.conflict_mode != OPEN
+        winners: dict[str, Belief] = {}
         memo: dict[str, tuple[float, bool]] = {}
 
         def reliability(source: str, now: float) -> tuple[float, bool]:
@@ -526,19 +563,16 @@ class Engine:
                     b.potential = -negc
                 continue
             c = -negc
-            if decided:
-                slot = keys[b.key]
-                if type(slot) is not Belief:
-                    winner = None
-                    for r in slot.values():  # type: ignore[union-attr]
-                        if r is not b and r.label is IN:
-                            winner = r
-                            break
-                    if winner is not None:
-                        b.defeated_by = winner
-                        b.potential = c
-                        b.why = "lost"
-                        continue
+            if decided and type(keys[b.key]) is not Belief:
+                # the region holds every value of a contested key (it is closed under rivals
+                # when a policy decides), so the first one settled here is the winner
+                winner = winners.get(b.key)
+                if winner is not None:
+                    b.defeated_by = winner
+                    b.potential = c
+                    b.why = "lost"
+                    continue
+                winners[b.key] = b
             settle(b, c, why)
 
         self._settle_timed(region, own_timed, decided)
@@ -574,6 +608,7 @@ class Engine:
             return  # nothing in the base reads the time: every b.timed is already False
         succ = self.graph._succ
         keys = self.keys
+        expanded: set[str] = set()
         for b in region:
             b.timed = False
         for b in region:
@@ -590,9 +625,10 @@ class Engine:
                     if consumers:
                         for j in consumers:
                             stack.append(j.output)
-                    if decided:
+                    if decided and x.key not in expanded:
                         slot = keys[x.key]
                         if type(slot) is not Belief:
+                            expanded.add(x.key)
                             stack.extend(slot.values())  # type: ignore[union-attr]
         if own_timed or timed_set:
             for b in region:
