@@ -14,14 +14,16 @@ fallback in tiers for routing.
 from __future__ import annotations
 
 import math
+import numbers
 import os
+import threading
 import types
 import uuid
 import warnings
 import weakref
-from collections import deque
+from collections import ChainMap, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import attrs
 
@@ -273,7 +275,9 @@ class MemoryStore:
     """The default store: dictionaries in this process.
 
     Aggregates count every outcome; the outcomes themselves are kept up to ``max_history``
-    per source, for audit and calibration.
+    per source, for audit and calibration. Safe to share between threads: writes and
+    listings hold a lock, and a read of one source's totals is a single dictionary lookup
+    of an immutable value.
     """
 
     def __init__(self, half_life: float | None = None, max_history: int = 10_000) -> None:
@@ -283,18 +287,54 @@ class MemoryStore:
         self._history: dict[str, deque[Outcome]] = {}
         self._event_ids: set[str] = set()
         self._sessions: dict[str, bytes] = {}
+        # folding an outcome into the totals is a read-modify-write of a dict entry, and the
+        # event-id check before it must see every earlier add: one writer at a time
+        self._lock = threading.RLock()
 
     def add(self, outcomes: list[Outcome]) -> list[Outcome]:
-        added = []
-        for outcome in outcomes:
-            if outcome.event_id in self._event_ids:
-                continue
-            self._event_ids.add(outcome.event_id)
-            fold_totals(self._totals, outcome.source, outcome.topic, outcome.correct, outcome.at,
-                        self.half_life)
-            self._keep(outcome)
-            added.append(outcome)
+        with self._lock:
+            added = self._new(outcomes)
+            for o in added:
+                fold_totals(self._totals, o.source, o.topic, o.correct, o.at, self.half_life)
+            self._remember(added)
         return added
+
+    def stage(self, outcomes: list[Outcome]) -> tuple[list[Outcome], dict[tuple[str, str | None],
+                                                                            Totals]]:
+        """The outcomes new to the store and the totals they change, without changing anything.
+
+        For stores that must write the result somewhere before they take it: :meth:`commit`
+        it afterwards, under the same hold of the store's lock.
+        """
+        changed: dict[tuple[str, str | None], Totals] = {}
+        # reads fall through to the current totals, writes land in ``changed``
+        view = cast("dict[tuple[str, str | None], Totals]", ChainMap(changed, self._totals))
+        added = self._new(outcomes)
+        for o in added:
+            fold_totals(view, o.source, o.topic, o.correct, o.at, self.half_life)
+        return added, changed
+
+    def commit(self, added: list[Outcome], totals: Mapping[tuple[str, str | None], Totals]) -> None:
+        """Take what :meth:`stage` returned."""
+        with self._lock:
+            self._totals.update(totals)
+            self._remember(added)
+
+    def _new(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        """The outcomes whose event ids the store has not seen (the first of repeats)."""
+        known = self._event_ids
+        seen: set[str] = set()
+        new = []
+        for o in outcomes:
+            if o.event_id not in known and o.event_id not in seen:
+                seen.add(o.event_id)
+                new.append(o)
+        return new
+
+    def _remember(self, added: list[Outcome]) -> None:
+        for outcome in added:
+            self._event_ids.add(outcome.event_id)
+            self._keep(outcome)
 
     def _keep(self, outcome: Outcome) -> None:
         history = self._history.get(outcome.source)
@@ -307,33 +347,41 @@ class MemoryStore:
 
         The totals may cover more outcomes than are kept (history beyond ``max_history``).
         """
-        for outcome in outcomes:
-            self._event_ids.add(outcome.event_id)
-            self._keep(outcome)
-        self.load_totals({
-            (s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
-            for s, t, r, n, a, wr, wt in totals
-        })
+        rows = {(s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
+                for s, t, r, n, a, wr, wt in totals}
+        with self._lock:
+            self._remember(list(outcomes))
+            self.load_totals(rows)
 
     def totals(self, source: str, topic: str | None = None) -> Totals:
+        # no lock: one lookup of an immutable value, on the belief engine's hot path
         return self._totals.get((source, topic), _EMPTY)
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
+        with self._lock:
+            if source is None:
+                found = [o for h in self._history.values() for o in h]
+            else:
+                found = list(self._history.get(source, ()))
         if source is None:
-            found = [o for h in self._history.values() for o in h]
             found.sort(key=lambda o: (o.recorded_at, o.at))
-        else:
-            found = list(self._history.get(source, ()))
         if topic is not None:
             found = [o for o in found if o.topic == topic]
         return found
 
     def sources(self) -> list[str]:
-        return sorted({s for s, _ in self._totals})
+        with self._lock:
+            return sorted({s for s, _ in self._totals})
 
     def topics(self, source: str) -> list[str]:
         """The topics ``source`` has outcomes in."""
-        return sorted(t for s, t in self._totals if s == source and t is not None)
+        with self._lock:
+            return sorted(t for s, t in self._totals if s == source and t is not None)
+
+    def export(self) -> tuple[list[list[Any]], list[Outcome]]:
+        """Totals rows (see :func:`totals_rows`) and kept outcomes, taken at one moment."""
+        with self._lock:
+            return totals_rows(self._totals), self.outcomes()
 
     def changed_sources(self) -> set[str]:
         return set()
@@ -369,7 +417,49 @@ class MemoryStore:
         return None
 
     def load_totals(self, totals: Mapping[tuple[str, str | None], Totals]) -> None:
-        self._totals.update(totals)
+        with self._lock:
+            self._totals.update(totals)
+
+
+def totals_rows(totals: Mapping[tuple[str, str | None], Totals]) -> list[list[Any]]:
+    """``[source, topic, right, total, anchor, weighted_right, weighted_total]`` rows, sorted
+    by source, then the all-topics row, then topics: the ``totals`` of a saved ledger."""
+    rows = []
+    for (source, topic), t in sorted(totals.items(), key=lambda kv: (
+            kv[0][0], kv[0][1] is not None, kv[0][1] or "")):
+        if t.total:
+            rows.append([source, topic, t.right, t.total, t.anchor, t.weighted_right,
+                         t.weighted_total])
+    return rows
+
+
+#: The largest ``max_history``: outcomes kept per source in memory (2**31 is far past RAM).
+MAX_HISTORY = 2**31
+#: What a ledger calls on its store.
+_STORE_METHODS = ("add", "totals", "outcomes", "sources", "changed_sources", "close")
+
+
+def _check_prior_weight(value: object) -> float:
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(
+            value, numbers.Real):
+        raise InvalidTypeError(f"prior_weight must be a number, not {type(value).__name__}")
+    try:
+        weight = float(value)
+    except OverflowError:
+        raise InvalidInputError("prior_weight is too large to be a float") from None
+    if not math.isfinite(weight) or weight <= 0:
+        raise InvalidInputError(f"prior_weight must be finite and > 0, got {value!r}")
+    return weight
+
+
+def _check_max_history(value: object) -> int:
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(
+            value, numbers.Integral):
+        raise InvalidTypeError(f"max_history must be an int, not {type(value).__name__}")
+    history = int(value)
+    if not 1 <= history <= MAX_HISTORY:
+        raise InvalidInputError(f"max_history must be an integer in [1, 2**31], got {value!r}")
+    return history
 
 
 _OUTCOME_FIELDS = frozenset({"source", "correct", "topic", "at", "event_id", "evidence", "reason",
@@ -412,27 +502,33 @@ class TrustLedger:
         clock: Clock | None = None,
         store: OutcomeStore | None = None,
     ) -> None:
-        if isinstance(prior_weight, bool) or not isinstance(prior_weight, (int, float)):
-            raise InvalidTypeError("prior_weight must be a number")
-        if not math.isfinite(prior_weight) or prior_weight <= 0:
-            raise InvalidInputError(f"prior_weight must be finite and > 0, got {prior_weight!r}")
+        weight = _check_prior_weight(prior_weight)
         half_life = to_seconds(memory_half_life, "memory_half_life")
         if half_life is not None and half_life <= 0:
             raise InvalidInputError("memory_half_life must be > 0 (or None to never forget)")
-        if isinstance(max_history, bool) or not isinstance(max_history, int) or max_history < 1:
-            raise InvalidInputError(f"max_history must be a positive integer, got {max_history!r}")
+        history = _check_max_history(max_history)
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
-        self.prior_weight = float(prior_weight)
+        if clock is not None and not callable(clock):
+            raise InvalidTypeError(f"clock must be a callable returning POSIX seconds, not "
+                                   f"{type(clock).__name__}")
+        if store is not None:
+            missing = [name for name in _STORE_METHODS if not callable(getattr(store, name, None))]
+            if missing:
+                raise InvalidTypeError(f"store must be an outcome store (see corollary.stores); "
+                                       f"{type(store).__name__} has no {', '.join(missing)}")
+        self.prior_weight = weight
         self.memory_half_life = half_life
-        self.max_history = max_history
+        self.max_history = history
         self.policy = policy or TrustPolicy()
         self.clock: Clock = clock or system_clock
-        self.store: OutcomeStore = store if store is not None else MemoryStore(half_life, max_history)
+        self.store: OutcomeStore = store if store is not None else MemoryStore(half_life, history)
         if getattr(self.store, "half_life", half_life) != half_life:
             raise InvalidInputError("the store was opened with a different memory half-life")
         self._declared: dict[str, float] = {}
         self._listeners: list[Callable[[], Any]] = []
+        # bases in other threads subscribe while outcomes are announced
+        self._listeners_lock = threading.Lock()
         # shared stores may pick up other writers' outcomes while writing: report them too
         self._shared = not isinstance(self.store, MemoryStore)
 
@@ -743,7 +839,8 @@ class TrustLedger:
             def ref(callback: Callable[[set[str]], None] = callback) -> Any:
                 return callback
 
-        self._listeners.append(ref)
+        with self._listeners_lock:
+            self._listeners.append(ref)
 
     def poll(self) -> set[str]:
         """Pick up outcomes that other processes added to a shared store, and tell listeners."""
@@ -753,17 +850,41 @@ class TrustLedger:
         return changed
 
     def _notify(self, sources: set[str]) -> None:
-        alive = []
-        for ref in self._listeners:
+        # call outside the lock (a listener may subscribe another); drop only the dead refs
+        # seen here, so a listener subscribed meanwhile stays
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        dead = []
+        for ref in listeners:
             callback = ref()
-            if callback is not None:
-                alive.append(ref)
+            if callback is None:
+                dead.append(ref)
+            else:
                 callback(sources)
-        self._listeners = alive
+        if dead:
+            with self._listeners_lock:
+                self._listeners = [r for r in self._listeners if all(r is not d for d in dead)]
 
     # -- persistence -----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain data: settings, the totals behind every reliability, and the kept outcomes."""
+        export = getattr(self.store, "export", None)
+        if export is not None:  # totals and outcomes of one moment, while other threads write
+            totals, outcomes = export()
+        else:
+            totals, outcomes = self._totals_rows(), self.store.outcomes()
+        return {
+            "format": LEDGER_FORMAT,
+            "version": LEDGER_VERSION,
+            "prior_weight": self.prior_weight,
+            "memory_half_life": self.memory_half_life,
+            "max_history": self.max_history,
+            "policy": self.policy.to_dict(),
+            "totals": totals,
+            "outcomes": [o.to_dict() for o in outcomes],
+        }
+
+    def _totals_rows(self) -> list[list[Any]]:
         totals = []
         topics_of = getattr(self.store, "topics", None)
         for source in self.store.sources():
@@ -777,16 +898,7 @@ class TrustLedger:
                 if t.total:
                     totals.append([source, topic, t.right, t.total, t.anchor, t.weighted_right,
                                    t.weighted_total])
-        return {
-            "format": LEDGER_FORMAT,
-            "version": LEDGER_VERSION,
-            "prior_weight": self.prior_weight,
-            "memory_half_life": self.memory_half_life,
-            "max_history": self.max_history,
-            "policy": self.policy.to_dict(),
-            "totals": totals,
-            "outcomes": [o.to_dict() for o in self.store.outcomes()],
-        }
+        return totals
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, clock: Clock | None = None,

@@ -49,6 +49,11 @@ def check_session(session_id: object, data: object = b"") -> str:
     if not session_id or len(session_id) > 512 or "\x00" in session_id:
         raise InvalidInputError(f"a session id is a non-empty string of at most 512 characters, "
                                 f"got {session_id!r}")
+    try:
+        session_id.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: no file name, column or key can hold them
+        raise InvalidInputError(f"a session id must be valid Unicode text (no lone surrogates), "
+                                f"got {session_id!r}") from None
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InvalidTypeError(f"session data must be bytes, not {type(data).__name__}")
     return session_id
