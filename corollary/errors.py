@@ -75,6 +75,45 @@ class ConcurrentWriteError(StoreError):
     """Another writer changed a store in a way that cannot be merged safely."""
 
 
+class ModelError(CorollaryError, RuntimeError):
+    """A model could not give a reply (base of every error of :mod:`corollary.models`)."""
+
+
+class ScriptExhaustedError(ModelError):
+    """A :class:`~corollary.models.ScriptedModel` was asked for more replies than it holds."""
+
+
+class ModelHTTPError(ModelError):
+    """A model server answered with an HTTP error status.
+
+    ``status`` is the HTTP status, ``message`` the server's own error message (with any API key
+    masked), ``attempts`` how many requests were sent before giving up.
+    """
+
+    def __init__(self, status: int, message: str, attempts: int = 1) -> None:
+        self.status = status
+        self.message = message
+        self.attempts = attempts
+        tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+        super().__init__(f"the model server answered HTTP {status}{tries}: {message}")
+
+    def __reduce__(self) -> tuple[type, tuple[int, str, int]]:
+        # The message is built from the fields: pickle the fields, not the message.
+        return (type(self), (self.status, self.message, self.attempts))
+
+
+class ModelTimeoutError(ModelError, TimeoutError):
+    """A model server did not answer within the timeout."""
+
+
+class ModelConnectionError(ModelError, ConnectionError):
+    """A model server could not be reached, or dropped the connection, on every attempt."""
+
+
+class ModelResponseError(ModelError, ValueError):
+    """A model server answered something that is not a chat completion (bad JSON, no message)."""
+
+
 class MissingExtraError(CorollaryError, ImportError):
     """An optional dependency is not installed."""
 

@@ -1,0 +1,170 @@
+"""What a model is: any object with ``complete(messages, tools) -> Reply``.
+
+``messages`` is the conversation in the OpenAI chat format (a list of dicts with ``role``,
+``content``, and ``tool_calls`` / ``tool_call_id`` where they apply); ``tools`` is a list of
+OpenAI function schemas (see :func:`corollary.models.tool_schema`). A model may also have an
+async ``acomplete`` with the same signature; :func:`acomplete` runs ``complete`` in a worker
+thread for a model that has none.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import InvalidInputError, InvalidTypeError
+from .reply import Reply, _strict_json
+
+Messages = list[dict[str, Any]]
+Tools = list[dict[str, Any]]
+
+
+@runtime_checkable
+class Model(Protocol):
+    """A chat model: ``complete(messages, tools) -> Reply``.
+
+    Examples
+    --------
+    >>> from corollary.models import ScriptedModel
+    >>> isinstance(ScriptedModel(["hi"]), Model)
+    True
+    """
+
+    def complete(self, messages: Messages, tools: Tools) -> Reply:
+        """One reply to ``messages``, which may call ``tools``."""
+        ...  # pragma: no cover - a protocol
+
+
+@runtime_checkable
+class AsyncModel(Protocol):
+    """A chat model with an async ``acomplete(messages, tools) -> Reply``.
+
+    Examples
+    --------
+    >>> from corollary.models import ScriptedModel
+    >>> isinstance(ScriptedModel(["hi"]), AsyncModel)
+    True
+    """
+
+    async def acomplete(self, messages: Messages, tools: Tools) -> Reply:
+        """One reply to ``messages``, which may call ``tools``."""
+        ...  # pragma: no cover - a protocol
+
+
+def check_request(messages: Any, tools: Any) -> None:
+    """Refuse a request no chat server would accept, with a typed error.
+
+    ``messages`` must be a non-empty list of dicts, each with a str ``role``; ``tools`` a list
+    of dicts; both must be strict JSON (what goes over the wire).
+
+    Examples
+    --------
+    >>> check_request([{"role": "user", "content": "hi"}], [])
+    >>> check_request([{"content": "hi"}], [])
+    Traceback (most recent call last):
+    ...
+    corollary.errors.InvalidInputError: message 0 has no str 'role'
+    """
+    if not isinstance(messages, list):
+        raise InvalidTypeError(f"messages must be a list of dicts, not {type(messages).__name__}")
+    if not messages:
+        raise InvalidInputError("messages must not be empty")
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise InvalidTypeError(f"message {index} must be a dict, not {type(message).__name__}")
+        if not isinstance(message.get("role"), str):
+            raise InvalidInputError(f"message {index} has no str 'role'")
+    if not isinstance(tools, list):
+        raise InvalidTypeError(f"tools must be a list of dicts, not {type(tools).__name__}")
+    for index, schema in enumerate(tools):
+        if not isinstance(schema, dict):
+            raise InvalidTypeError(f"tool {index} must be a dict, not {type(schema).__name__}")
+    _strict_json(messages, "messages")
+    _strict_json(tools, "tools")
+
+
+def as_reply(value: Any, source: object) -> Reply:
+    """``value`` as a :class:`Reply`: a Reply as is, a str as a text reply; else a typed error.
+
+    Examples
+    --------
+    >>> as_reply("hi", "my model")
+    Reply(text='hi', tool_calls=(), finish_reason=None)
+    """
+    if isinstance(value, Reply):
+        return value
+    if isinstance(value, str):
+        return Reply(value)
+    raise InvalidTypeError(f"{source!r} returned {type(value).__name__}, not a Reply or a str")
+
+
+def _method(model: Any, name: str) -> Any:
+    method = getattr(model, name, None)
+    return method if callable(method) else None
+
+
+def complete(model: Model, messages: Messages, tools: Tools) -> Reply:
+    """Ask ``model`` for one reply, checking the request and the reply.
+
+    Parameters
+    ----------
+    model : Model
+        Any object with ``complete(messages, tools)``.
+    messages : list of dict
+        The conversation, in the OpenAI chat format.
+    tools : list of dict
+        OpenAI function schemas the model may call (``[]`` for none).
+
+    Returns
+    -------
+    Reply
+        A str returned by the model is read as a text reply.
+
+    Raises
+    ------
+    InvalidTypeError, InvalidInputError
+        A malformed request, a model without ``complete``, or a reply that is not one.
+    ModelError
+        Whatever the model raises when it cannot answer.
+
+    Examples
+    --------
+    >>> from corollary.models import ScriptedModel
+    >>> complete(ScriptedModel(["Paris."]), [{"role": "user", "content": "Capital of France?"}], [])
+    Reply(text='Paris.', tool_calls=(), finish_reason=None)
+    """
+    method = _method(model, "complete")
+    if method is None:
+        raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+    check_request(messages, tools)
+    return as_reply(method(messages, tools), model)
+
+
+async def acomplete(model: Model | AsyncModel, messages: Messages, tools: Tools) -> Reply:
+    """Ask ``model`` for one reply without blocking the event loop.
+
+    Uses the model's ``acomplete`` when it has one; otherwise runs its ``complete`` in a worker
+    thread (:func:`asyncio.to_thread`), so ``complete`` must then be safe to call from another
+    thread. Arguments, result and errors as :func:`complete`.
+
+    Examples
+    --------
+    >>> import asyncio
+    >>> from corollary.models import ScriptedModel
+    >>> messages = [{"role": "user", "content": "Capital of France?"}]
+    >>> asyncio.run(acomplete(ScriptedModel(["Paris."]), messages, [])).text
+    'Paris.'
+    """
+    method = _method(model, "acomplete")
+    if method is None:
+        method = _method(model, "complete")
+        if method is None:
+            raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+        check_request(messages, tools)
+        return as_reply(await asyncio.to_thread(method, messages, tools), model)
+    check_request(messages, tools)
+    result = method(messages, tools)
+    if not inspect.isawaitable(result):
+        raise InvalidTypeError(f"{model!r}.acomplete returned {type(result).__name__}, not an awaitable")
+    return as_reply(await result, model)
