@@ -14,6 +14,7 @@ depends only on :mod:`corollary.errors` and the standard library (and attrs).
 See ``docs/models.md``.
 """
 
+from .openai_chat import OpenAIChat
 from .protocol import AsyncModel, Model, acomplete, check_request, complete
 from .reply import Reply, ToolCall, assistant_message, tool_message
 from .scripted import FunctionModel, ScriptedModel
@@ -22,6 +23,7 @@ __all__ = [
     "AsyncModel",
     "FunctionModel",
     "Model",
+    "OpenAIChat",
     "Reply",
     "ScriptedModel",
     "ToolCall",
