@@ -17,6 +17,7 @@ See ``docs/models.md``.
 from .openai_chat import OpenAIChat
 from .protocol import AsyncModel, Model, acomplete, check_request, complete
 from .reply import Reply, ToolCall, assistant_message, tool_message
+from .schema import tool_schema
 from .scripted import FunctionModel, ScriptedModel
 
 __all__ = [
@@ -32,4 +33,5 @@ __all__ = [
     "check_request",
     "complete",
     "tool_message",
+    "tool_schema",
 ]
