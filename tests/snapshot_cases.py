@@ -1,9 +1,10 @@
-"""Representative snapshots and ledgers for the file-integrity tests, and an exact comparison.
+"""Representative snapshots and ledgers for the snapshot tests, and an exact comparison.
 
-``rich_base`` has a base's own (embedded) ledger, decay, ttl, a confidence conflict, a human
-resolution, rules (one pair in a cycle), formulas (reproduced and not), a citation, retractions,
-outcomes with topics, a promise, a grouped promise, verdicts and a calibrator. ``shared_base``
-runs on a shared, forgetting ledger with topics, a source preference and a custom source kind.
+``build`` has decay, ttl, a confidence conflict, a human resolution, rules (one pair in a cycle),
+formulas (reproduced and not), a citation, retractions and outcomes; ``rich_base`` adds an
+origin, a nested value, outcomes with topics, a promise, a grouped promise, verdicts and a
+calibrator, with the base's own (embedded) ledger. ``shared_base`` runs on a shared, forgetting
+ledger with topics, a source preference and a custom source kind.
 """
 
 from __future__ import annotations
@@ -27,13 +28,15 @@ from corollary.guarantee import calibrate
 T0 = 1_767_225_600.0
 
 
-@tool(trust="high", name="cases_filings")
+@tool(trust="high", name="snap_filings")
 def filings(quarter: str) -> float:
+    """Revenue in $M."""
     return {"Q2": 100.0, "Q3": 110.0}[quarter]
 
 
-@tool(half_life=timedelta(minutes=1), ttl=timedelta(minutes=5), name="cases_quote")
+@tool(half_life=timedelta(minutes=1), ttl=timedelta(minutes=5), name="snap_quote")
 def quote(symbol: str) -> float:
+    """Last trade price."""
     return 101.5
 
 
@@ -52,13 +55,10 @@ def to_a(b: int) -> int:
     return b
 
 
-EXAMPLES = [(0.97, True)] * 40 + [(0.5, False)] * 10
-
-
-def rich_base(clock: ManualClock) -> BeliefBase:
-    """Everything a snapshot can hold, with the base's own ledger inside it."""
-    kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence(), tools=[filings, quote],
-                    rules=[signal, to_b, to_a],
+def build(clock: ManualClock, ledger: TrustLedger | None = None) -> BeliefBase:
+    """A base with rules, tools, conflicts, decay, expiry, retractions, outcomes and a cycle."""
+    kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence(),
+                    tools=[filings, quote], rules=[signal, to_b, to_a],
                     policy=TrustPolicy(min_confidence=0.3, source_priors={"tool:scraper": 0.8}))
     kb.call(filings, "revenue:Q2", "Q2")
     kb.call(filings, "revenue:Q3", "Q3")
@@ -67,27 +67,38 @@ def rich_base(clock: ManualClock) -> BeliefBase:
     kb.claim("trend", "up", source="model:analyst", inputs=["growth"], certainty=0.8)
     kb.call(quote, "price", "ACME")
     kb.assert_("hq", "Austin", source="tool:registry")
-    kb.assert_("hq", "Austin", source="document:10-K", origin="sec")
+    kb.assert_("hq", "Austin", source="document:10-K")
     kb.assert_("doc", "Revenue grew 10% in Q3.", source="document:10-K")
     kb.claim("quoted", "10%", source="model:analyst", citation=("doc", "revenue grew 10%"))
     kb.assert_("ceo", "Bob", source="tool:crm")
-    kb.assert_("ceo", "Alice", source="human:ops")
+    kb.assert_("ceo", "Alice", source="human:ops")  # Bob loses
     kb.assert_("mood", "calm", source="assumption:default", half_life=3600)
-    kb.assert_("mood", "tense", source="tool:scraper")
+    kb.assert_("mood", "tense", source="tool:scraper")  # 0.8 beats the fading 0.6
     kb.assert_("cfo", "Dan", source="tool:crm")
     kb.assert_("cfo", "Eve", source="document:memo")
-    kb.resolve("cfo", "Eve")
+    kb.resolve("cfo", "Eve")  # a human resolution: Dan is rejected for good
     kb.claim("ratio", 2.0, source="model:analyst", inputs={"q2": "revenue:Q2", "q3": "revenue:Q3"},
-             formula="q3 / q2")
+             formula="q3 / q2")  # wrong: 1.1 is believed
     kb.assert_("a", 1, source="tool:seed")
-    kb.assert_("a", 2, source="tool:seed")
+    kb.assert_("a", 2, source="tool:seed")  # a = 1, b = 1 are a cycle that holds nothing up
     kb.assert_("old", "x", source="tool:scraper")
     kb.retract("old", reason="superseded")
     kb.assert_("bad", "y", source="tool:scraper")
     kb.retract("bad", reason="wrong page", fault="source")
     kb.assert_("brief", "z", source="tool:scraper", ttl=30)
+    kb.record_outcome("tool:crm", False, reason="audit")
+    clock.advance(40)  # the quote fades, "brief" expires
+    return kb
+
+
+EXAMPLES = [(0.97, True)] * 40 + [(0.5, False)] * 10
+
+
+def rich_base(clock: ManualClock) -> BeliefBase:
+    """:func:`build`, plus everything else a snapshot can hold (its own ledger is inside)."""
+    kb = build(clock)
+    kb.assert_("hq", "Austin", source="human:ops", origin="desk")
     kb.assert_("nested", {"list": [1, 2.5, None, True], "text": "ünïcode"}, source="human:ops")
-    kb.record_outcome("tool:crm", False, reason="audit", topic="people")
     kb.record_outcome("tool:registry", True, topic="places", key="hq")
     kb.guarantee("default", EXAMPLES, max_risk=0.1)
     kb.promises["by_desk"] = calibrate([0.9] * 20 + [0.1] * 5 + [0.8] * 20 + [0.2] * 5,
@@ -97,7 +108,6 @@ def rich_base(clock: ManualClock) -> BeliefBase:
     kb.answer("hq")
     kb.answer("ceo")
     kb.answer("nested")
-    clock.advance(40)  # the quote fades, "brief" expires
     return kb
 
 

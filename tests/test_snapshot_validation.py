@@ -96,7 +96,7 @@ CRAFTED: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
      "strings[0]"),
     ("a rule posing as a source", _set("strings", 0, to="rule:x"), "strings[0]"),
     ("a premise of a belief that is not there", _set("premises", -1, 0, to=10_000),
-     "premises[16][0]"),
+     "premises[17][0]"),
     ("a premise with a source out of range", _set("premises", 0, 1, to=99), "premises[0][1]"),
     ("a premise with an origin out of range", _set("premises", 0, 2, to=-2), "premises[0][2]"),
     ("a justification output out of range", _set("justifications", 0, 2, to=99),
@@ -108,7 +108,7 @@ CRAFTED: list[tuple[str, Callable[[dict[str, Any]], None], str]] = [
     ("inputs that are a map", _set("justifications", 0, 3, to={"0": 1}), "justifications[0][3]"),
     ("a repeated belief", _append("beliefs", item=_repeat_belief), "beliefs[24]"),
     ("a repeated premise", _append("premises", item=lambda d: list(d["premises"][-1])),
-     "premises[17]"),
+     "premises[18]"),
     ("a repeated justification", _append("justifications",
                                          item=lambda d: copy.deepcopy(d["justifications"][-1])),
      "justifications[9]"),
@@ -205,7 +205,7 @@ def test_a_refused_snapshot_changes_nothing(tmp_path: Path) -> None:
     rules_before, tools_before = dict(rules_module.REGISTRY), dict(tools_module.REGISTRY)
     declared, listeners = dict(ledger._declared), len(ledger._listeners)
     before = ledger.to_dict()
-    with pytest.raises(SnapshotError, match=r"premises\[16\]\[3\]"):
+    with pytest.raises(SnapshotError, match=r"premises\[17\]\[3\]"):
         BeliefBase.from_dict(data, ledger=ledger, clock=clock)
     assert rules_module.REGISTRY == rules_before and tools_module.REGISTRY == tools_before
     assert ledger._declared == declared and len(ledger._listeners) == listeners
