@@ -44,7 +44,7 @@ from .clock import Clock
 from .conflicts import ConflictPolicy, PreferHigherConfidence, PreferSource
 from .errors import CorollaryError, InvalidTypeError, SnapshotError
 from .graph import Justification, Premise
-from .ledger import TrustLedger, validate_ledger_document
+from .ledger import LedgerDocument, MemoryStore, TrustLedger, validate_ledger_document
 from .policy import TrustPolicy
 from .rules import REGISTRY as RULES
 from .rules import Rule
@@ -145,8 +145,8 @@ class SnapshotPlan:
     policy: TrustPolicy
     conflicts: ConflictPolicy | None
     learn_from_checks: bool
-    ledger: TrustLedger | None  # None: the base makes its own (empty) one
-    own_ledger: bool  # the ledger came out of the snapshot: the base keeps saving it inside
+    ledger: TrustLedger | None  # the ledger passed in, if any
+    own_ledger: LedgerDocument | None  # the ledger the snapshot carried, when none was passed
     missing_ledger: bool  # taken with a shared ledger, and none was passed
     tools: list[Callable[..., Any]]
     rules: list[Rule]
@@ -165,7 +165,7 @@ class SnapshotPlan:
 
 
 def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None = None,
-                  clock: Clock | None = None, rules: Iterable[Rule] = (),
+                  rules: Iterable[Rule] = (),
                   tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP
                   ) -> SnapshotPlan:
     """Check a snapshot document field by field and return what to build the base from.
@@ -179,8 +179,6 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     """
     if ledger is not None and not isinstance(ledger, TrustLedger):
         raise InvalidTypeError("ledger must be a TrustLedger")
-    if clock is not None and not callable(clock):
-        raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
     given_rules, given_tools = list(rules), list(tools)
     for r in given_rules:
         if not isinstance(r, Rule):
@@ -235,18 +233,9 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     verdicts = _verdicts(f, data.get("verdicts", []), beliefs, vids)
     calibrator = _calibrator(f, data.get("calibrator"))
 
-    restored = None
-    if own is not None:
-        restored = TrustLedger(prior_weight=own.prior_weight,
-                               memory_half_life=own.memory_half_life,
-                               max_history=own.max_history, policy=own.policy, clock=clock)
-        store = restored.store
-        assert hasattr(store, "restore")
-        store.restore(own.totals, own.outcomes)
     return SnapshotPlan(
-        policy=policy, conflicts=conflicts, learn_from_checks=learn,
-        ledger=ledger if ledger is not None else restored, own_ledger=restored is not None,
-        missing_ledger=ledger is None and shared,
+        policy=policy, conflicts=conflicts, learn_from_checks=learn, ledger=ledger,
+        own_ledger=own, missing_ledger=ledger is None and shared,
         tools=bound_tools, rules=bound_rules, extra_tools=extra_tools, extra_rules=extra_rules,
         fired=fired, next_seq=max(last, top) + 1, strings=strings, beliefs=beliefs, vids=vids,
         premises=premises, justifications=justs, promises=promises, verdicts=verdicts,
@@ -698,10 +687,12 @@ def base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None = None,
     """Rebuild a base from :func:`base_to_dict` output (checked first: :func:`read_snapshot`)."""
     # A restore allocates millions of small objects and frees none: the cyclic collector's
     # passes over them would find nothing and cost more than the restore itself.
+    if clock is not None and not callable(clock):
+        raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
     enabled = gc.isenabled()
     gc.disable()
     try:
-        plan = read_snapshot(data, path, ledger=ledger, clock=clock, rules=rules, tools=tools,
+        plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
                              conflicts=conflicts)
         if plan.missing_ledger:
             warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to attach "
@@ -715,10 +706,16 @@ def base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None = None,
 def _build(plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
     from .base import BeliefBase
 
-    kb = BeliefBase(policy=plan.policy, ledger=plan.ledger, clock=clock,
-                    conflicts=plan.conflicts, tools=plan.tools,
-                    learn_from_checks=plan.learn_from_checks)
-    if plan.own_ledger:
+    ledger, own = plan.ledger, plan.own_ledger
+    if own is not None:
+        ledger = TrustLedger(prior_weight=own.prior_weight, memory_half_life=own.memory_half_life,
+                             max_history=own.max_history, policy=own.policy, clock=clock)
+        store = ledger.store
+        assert isinstance(store, MemoryStore)
+        store.restore(own.totals, own.outcomes)
+    kb = BeliefBase(policy=plan.policy, ledger=ledger, clock=clock, conflicts=plan.conflicts,
+                    tools=plan.tools, learn_from_checks=plan.learn_from_checks)
+    if own is not None:
         kb.shared_ledger = False  # the base's own ledger, restored: saved inside again
     engine = kb._engine
     beliefs = []
