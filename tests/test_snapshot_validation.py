@@ -439,6 +439,10 @@ def test_a_reformatted_json_file_still_verifies(rich: BeliefBase, tmp_path: Path
     path.write_text(pretty.replace('"Austin"', '"Boston"'))
     with pytest.raises(SnapshotError, match="checksum does not match"):
         BeliefBase.load(path, clock=ManualClock(T0))
+    rich.save(path)
+    path.write_bytes(path.read_bytes() + b"\n")  # an editor's final newline
+    assert state(BeliefBase.load(path, clock=ManualClock(rich.clock()))) == state(
+        restore(rich.to_dict()))
 
 
 def test_the_json_store_file_still_loads_with_trust_ledger_load(tmp_path: Path) -> None:
