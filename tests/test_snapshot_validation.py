@@ -323,7 +323,7 @@ def test_a_crafted_ledger_is_refused_naming_the_field(tmp_path: Path, edit: Any,
     assert str(path) in str(info.value) and field in str(info.value)
 
 
-def test_a_ledger_without_totals_outcome_counts_keeps_totals_beyond_history() -> None:
+def test_a_ledger_keeps_totals_beyond_its_kept_history() -> None:
     """A ledger keeps the last max_history outcomes; its totals count all of them."""
     ledger = TrustLedger(max_history=2, clock=ManualClock(T0))
     for i in range(5):
