@@ -28,13 +28,12 @@ from typing import Any, Protocol, cast
 import attrs
 
 from . import confidence as formulas
-from ._io import atomic_write, decode_file, encode, format_for
+from ._fields import Fields, policy_fields
+from ._io import LEDGER_FORMAT, LEDGER_VERSION, atomic_write, decode_file, encode, format_for
 from .clock import Clock, Duration, system_clock, to_seconds
 from .errors import InvalidInputError, InvalidTypeError, SnapshotError
 from .policy import STEP_KINDS, TrustPolicy, split_source
 
-LEDGER_FORMAT = "corollary-ledger"
-LEDGER_VERSION = 1
 #: How far past the ledger's clock an outcome's timestamp may lie (clock skew between hosts).
 FUTURE_SKEW = 86_400.0
 #: The uniform prior a caller should fall back to when :meth:`TrustLedger.confidence` reports
@@ -87,7 +86,11 @@ class Outcome:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
-        return cls(**dict(data))
+        """Rebuild an outcome from :meth:`to_dict` output, checking every field.
+
+        Raises ``SnapshotError`` (a ``ValueError``) naming the field that is wrong.
+        """
+        return _read_outcome(Fields(None, "outcome"), data, "outcome")
 
 
 @attrs.frozen(slots=True)
@@ -903,30 +906,17 @@ class TrustLedger:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, clock: Clock | None = None,
                   path: object = None) -> TrustLedger:
-        """Rebuild a ledger from :meth:`to_dict` output (in memory)."""
-        if not isinstance(data, Mapping) or data.get("format") != LEDGER_FORMAT:
-            raise SnapshotError("not a corollary ledger", path)
-        version = data.get("version")
-        if not isinstance(version, int) or version > LEDGER_VERSION:
-            raise SnapshotError(
-                f"ledger format version {version!r} is newer than this corollary reads "
-                f"({LEDGER_VERSION}); upgrade corollary", path)
-        try:
-            ledger = cls(
-                prior_weight=data["prior_weight"],
-                memory_half_life=data["memory_half_life"],
-                max_history=data["max_history"],
-                policy=TrustPolicy.from_dict(data["policy"]),
-                clock=clock,
-            )
-            store = ledger.store
-            assert isinstance(store, MemoryStore)
-            outcomes = [Outcome.from_dict(o) for o in data["outcomes"]]
-            store.restore(data["totals"], outcomes)
-        except SnapshotError:
-            raise
-        except (KeyError, TypeError, ValueError, AssertionError) as exc:
-            raise SnapshotError(f"malformed ledger ({exc.__class__.__name__}: {exc})", path) from exc
+        """Rebuild a ledger from :meth:`to_dict` output (in memory).
+
+        The whole document is checked first (:func:`validate_ledger_document`); a malformed
+        one raises ``SnapshotError`` naming ``path`` and the field, and builds nothing.
+        """
+        doc = validate_ledger_document(data, path)
+        ledger = cls(prior_weight=doc.prior_weight, memory_half_life=doc.memory_half_life,
+                     max_history=doc.max_history, policy=doc.policy, clock=clock)
+        store = ledger.store
+        assert isinstance(store, MemoryStore)
+        store.restore(doc.totals, doc.outcomes)
         return ledger
 
     def save(self, path: str | os.PathLike[str], *, format: str | None = None) -> None:
@@ -946,3 +936,146 @@ class TrustLedger:
     def __repr__(self) -> str:
         return (f"TrustLedger(prior_weight={self.prior_weight:g}, "
                 f"memory_half_life={self.memory_half_life!r}, sources={len(self.sources())})")
+
+
+# -- reading ledger documents ----------------------------------------------------------------
+_OUTCOME_KEYS = ("source", "correct", "at", "recorded_at", "event_id", "topic", "reason",
+                 "evidence", "key", "confidence")
+_LEDGER_KEYS = ("format", "version", "prior_weight", "memory_half_life", "max_history", "policy",
+                "totals", "outcomes")
+#: Header fields the JSON-file store adds to the documents it writes.
+_STORE_KEYS = {"store": "text", "generation": "count"}
+#: Slack for the float sums of decayed totals (a sum of weights <= 1 may round a hair over).
+_SLACK = 1e-9
+
+
+@attrs.frozen(slots=True)
+class LedgerDocument:
+    """A checked ledger document (:func:`validate_ledger_document`): settings, totals rows
+    ``[source, topic, right, total, anchor, weighted_right, weighted_total]`` and outcomes, ready
+    for :meth:`MemoryStore.restore`; ``header`` holds the other top-level fields present."""
+
+    version: int
+    prior_weight: float
+    memory_half_life: float | None
+    max_history: int
+    policy: TrustPolicy
+    totals: list[list[Any]]
+    outcomes: list[Outcome]
+    header: dict[str, Any]
+
+
+def _read_outcome(f: Fields, data: Any, field: str) -> Outcome:
+    d = f.mapping(data, field, _OUTCOME_KEYS)
+    return Outcome(
+        source=f.source(d["source"], f"{field}.source"),
+        correct=f.boolean(d["correct"], f"{field}.correct"),
+        at=f.number(d["at"], f"{field}.at"),
+        recorded_at=f.number(d["recorded_at"], f"{field}.recorded_at"),
+        event_id=f.text(d["event_id"], f"{field}.event_id"),
+        topic=f.maybe_text(d["topic"], f"{field}.topic"),
+        reason=f.maybe_text(d["reason"], f"{field}.reason"),
+        evidence=f.maybe_text(d["evidence"], f"{field}.evidence"),
+        key=None if d["key"] is None else f.key(d["key"], f"{field}.key"),
+        confidence=f.maybe_unit(d["confidence"], f"{field}.confidence"),
+    )
+
+
+def validate_ledger_document(data: Any, where: object = None, *, extra: Iterable[str] = (),
+                             prefix: str = "", what: str = "ledger") -> LedgerDocument:
+    """Check a ledger document (:meth:`TrustLedger.to_dict`, a ledger file, the JSON-file
+    store's file) field by field; build nothing, change nothing.
+
+    Parameters
+    ----------
+    data : object
+        The decoded document.
+    where : object, optional
+        What to name in errors (a path, a session).
+    extra : iterable of str
+        Further top-level fields the caller allows (and checks itself); ``"store"`` (a string)
+        and ``"generation"`` (a count), which the JSON-file store writes, are always allowed.
+    prefix : str
+        Prepended to field names in errors (``"ledger."`` inside a snapshot).
+
+    Returns
+    -------
+    LedgerDocument
+
+    Raises
+    ------
+    SnapshotError
+        Naming ``where`` and the first field that is not what :meth:`TrustLedger.to_dict`
+        writes: wrong types, NaN or infinite times, a confidence outside [0, 1], counts that
+        contradict each other (more right than total, weighted sums above the counts), a
+        source that is not ``kind:name``, repeated totals rows or event ids, outcomes of a
+        source without totals, unknown or missing fields, a newer format version.
+    """
+    f = Fields(where, what)
+    if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
+        raise SnapshotError(f"not a corollary ledger{f' ({prefix[:-1]})' if prefix else ''}",
+                            where)
+    version = f.integer(data.get("version"), f"{prefix}version", 1, 2**31)
+    if version > LEDGER_VERSION:
+        raise SnapshotError(f"ledger format version {version} is newer than this corollary "
+                            f"reads ({LEDGER_VERSION}); upgrade corollary", where)
+    allowed = set(_STORE_KEYS) | set(extra)
+    f.mapping(data, prefix.rstrip(".") or "the document", _LEDGER_KEYS, allowed)
+    header = {k: v for k, v in data.items() if k not in _LEDGER_KEYS}
+    for name, kind in _STORE_KEYS.items():
+        if name in header:
+            if kind == "text":
+                f.text(header[name], f"{prefix}{name}")
+            else:
+                f.integer(header[name], f"{prefix}{name}", 0, 2**63 - 1)
+    prior_weight = f.number(data["prior_weight"], f"{prefix}prior_weight", above=0.0)
+    half_life = f.duration(data["memory_half_life"], f"{prefix}memory_half_life")
+    max_history = f.integer(data["max_history"], f"{prefix}max_history", 1, 2**62)
+    policy = policy_fields(f, data["policy"], f"{prefix}policy")
+
+    totals: list[list[Any]] = []
+    seen: dict[tuple[str, str | None], int] = {}
+    for i, row in enumerate(f.items(data["totals"], f"{prefix}totals")):
+        field = f"{prefix}totals[{i}]"
+        source, topic, right, total, anchor, wr, wt = f.items(row, field, 7)
+        source = f.source(source, f"{field}[0] (source)")
+        topic = f.maybe_text(topic, f"{field}[1] (topic)")
+        if (source, topic) in seen:
+            f.fail(field, f"repeats the totals of {source!r}, topic {topic!r}")
+        total = f.integer(total, f"{field}[3] (total)", 1, 2**63 - 1)
+        right = f.integer(right, f"{field}[2] (right)", 0, total)
+        anchor = f.number(anchor, f"{field}[4] (anchor)")
+        wt = f.number(wt, f"{field}[6] (weighted total)", lo=0.0, hi=total * (1 + _SLACK))
+        wr = f.number(wr, f"{field}[5] (weighted right)", lo=0.0,
+                      hi=min(wt, right) * (1 + _SLACK))
+        if half_life is None and (wr != right or wt != total):
+            f.fail(field, "has weighted sums other than its counts in a ledger that never "
+                          "forgets")
+        seen[(source, topic)] = total
+        totals.append([source, topic, right, total, anchor, wr, wt])
+    for (source, topic), total in seen.items():
+        if topic is not None and seen.get((source, None), 0) < total:
+            f.fail(f"{prefix}totals", f"count more outcomes of {source!r} in topic {topic!r} "
+                                      "than over all topics")
+
+    outcomes = []
+    events: set[str] = set()
+    kept: dict[tuple[str, str | None], int] = {}
+    for i, item in enumerate(f.items(data["outcomes"], f"{prefix}outcomes")):
+        field = f"{prefix}outcomes[{i}]"
+        outcome = _read_outcome(f, item, field)
+        if outcome.event_id in events:
+            f.fail(f"{field}.event_id", f"repeats event {outcome.event_id!r}")
+        events.add(outcome.event_id)
+        slots: list[tuple[str, str | None]] = [(outcome.source, None)]
+        if outcome.topic is not None:
+            slots.append((outcome.source, outcome.topic))
+        for slot in slots:
+            count = kept[slot] = kept.get(slot, 0) + 1
+            if count > seen.get(slot, 0):
+                topic_text = "" if slot[1] is None else f" in topic {slot[1]!r}"
+                f.fail(field, f"is one more outcome of {slot[0]!r}{topic_text} than its totals "
+                              "count")
+        outcomes.append(outcome)
+    return LedgerDocument(version, prior_weight, half_life, max_history, policy, totals,
+                          outcomes, header)

@@ -3,10 +3,19 @@
 ``print(kb.explain(key))`` shows it as text (``hq = 'Austin' [IN 1.00]``); ``.to_dict()`` gives
 the same tree as plain data. A belief that appears twice in one proof is shown once and
 referred to after that, so cycles and shared inputs print finitely.
+
+Proofs are built and printed by walking the tree with an explicit stack, never by recursion, so
+a chain of reasons thousands of steps deep explains and prints like a short one. In print, a
+belief :data:`RENDER_DEPTH` steps below the one it starts from is continued below, as a
+numbered block of its own (``(continued below at [1])``), so no line grows past a few hundred
+characters however deep the chain.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections import deque
+from collections.abc import Iterator
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +24,9 @@ from .graph import IN, PREMISES, Belief, Justification
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
+
+#: How many beliefs deep a printed proof goes before it continues in a block below.
+RENDER_DEPTH = 50
 
 
 def format_confidence(value: float, places: int = 2) -> str:
@@ -59,8 +71,14 @@ class Proof:
     def __str__(self) -> str:
         lines: list[str] = []
         trees = self.tree if isinstance(self.tree, list) else [self.tree]
+        continued: deque[tuple[int, dict[str, Any]]] = deque()
+        numbers = itertools.count(1)
         for tree in trees:
-            _render_belief(tree, "", "", lines)
+            _render(tree, "", lines, continued, numbers)
+        while continued:
+            number, node = continued.popleft()
+            lines.append("")
+            _render(node, f"[{number}] ", lines, continued, numbers)
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -71,13 +89,34 @@ def build_proof(kb: BeliefBase, root: Belief | list[Belief], max_depth: int | No
     """Build the proof of ``root`` from the base's current (synced) state."""
     now = kb.now()
     seen: set[int] = set()
-    if isinstance(root, list):
-        return Proof([_belief(kb, b, now, seen, 0, max_depth) for b in root])
-    return Proof(_belief(kb, root, now, seen, 0, max_depth))
+    roots = root if isinstance(root, list) else [root]
+    found: list[dict[str, Any]] = []
+    # (belief, depth, the list its node joins). Children are pushed in reverse so they are
+    # expanded in order, each subtree in full before the next sibling: the order a recursive
+    # walk takes, which decides which occurrence of a shared belief is shown and which is
+    # "see above".
+    stack: list[tuple[Belief, int, list[dict[str, Any]]]] = [(b, 0, found) for b in reversed(roots)]
+    while stack:
+        b, depth, into = stack.pop()
+        node = _belief(kb, b, seen, depth, max_depth)
+        into.append(node)
+        if "reasons" not in node:
+            continue
+        reasons = node["reasons"]
+        if b.premises:
+            reasons.append(_premises(kb, b, now))
+        below: list[tuple[Belief, int, list[dict[str, Any]]]] = []
+        for j in b.justs:
+            reason = _step(kb, b, j, now)
+            reasons.append(reason)
+            below.extend((x, depth + 1, reason["inputs"]) for x in j.inputs)
+        stack.extend(reversed(below))
+    return Proof(found if isinstance(root, list) else found[0])
 
 
-def _belief(kb: BeliefBase, b: Belief, now: float, seen: set[int], depth: int,
+def _belief(kb: BeliefBase, b: Belief, seen: set[int], depth: int,
             max_depth: int | None) -> dict[str, Any]:
+    """A belief's node, its reasons still to fill in (no ``reasons`` when it is not expanded)."""
     node: dict[str, Any] = {"key": b.key, "value": b.value, "label": b.label,
                             "confidence": b.conf}
     if id(b) in seen:
@@ -96,12 +135,7 @@ def _belief(kb: BeliefBase, b: Belief, now: float, seen: set[int], depth: int,
     if max_depth is not None and depth >= max_depth:
         node["truncated"] = True
         return node
-    reasons: list[dict[str, Any]] = []
-    if b.premises:
-        reasons.append(_premises(kb, b, now))
-    for j in b.justs:
-        reasons.append(_step(kb, b, j, now, seen, depth, max_depth))
-    node["reasons"] = reasons
+    node["reasons"] = []
     return node
 
 
@@ -128,15 +162,15 @@ def _premises(kb: BeliefBase, b: Belief, now: float) -> dict[str, Any]:
             "valid": bool(best), "best": b.best == PREMISES}
 
 
-def _step(kb: BeliefBase, b: Belief, j: Justification, now: float, seen: set[int], depth: int,
-          max_depth: int | None) -> dict[str, Any]:
+def _step(kb: BeliefBase, b: Belief, j: Justification, now: float) -> dict[str, Any]:
+    """A step's reason, its ``inputs`` still to fill in."""
     step, _ = kb._engine.step_confidence(j, now)
     valid = all(x.label is IN for x in j.inputs)
     reason: dict[str, Any] = {
         "kind": j.kind, "name": j.name, "step": step,
         "valid": valid, "best": b.best is j,
         "confidence": formulas.derived(step, (x.conf for x in j.inputs)) if valid else 0.0,
-        "inputs": [_belief(kb, x, now, seen, depth + 1, max_depth) for x in j.inputs],
+        "inputs": [],
     }
     if j.kind == "model":
         reason["reliability"], _ = kb._reliability(j.name, now)
@@ -170,16 +204,40 @@ def _status(node: dict[str, Any]) -> str:
     return head
 
 
-def _render_belief(node: dict[str, Any], first: str, rest: str, lines: list[str]) -> None:
-    lines.append(first + _status(node))
-    reasons = node.get("reasons", [])
-    for i, reason in enumerate(reasons):
-        last = i == len(reasons) - 1
-        _render_reason(reason, rest + ("└─ " if last else "├─ "), rest + ("   " if last else "│  "),
-                       lines)
+def _render(root: dict[str, Any], head: str, lines: list[str],
+            continued: deque[tuple[int, dict[str, Any]]], numbers: Iterator[int]) -> None:
+    """Print the tree under ``root`` (its first line prefixed with ``head``) into ``lines``.
+
+    Beliefs :data:`RENDER_DEPTH` levels down are queued in ``continued`` (numbered from
+    ``numbers``) instead of printed in place.
+    """
+    # items: (node, first-line prefix, prefix of the lines below it, depth, is it a belief)
+    stack: list[tuple[dict[str, Any], str, str, int, bool]] = [(root, head, "", 0, True)]
+    while stack:
+        node, first, rest, depth, belief = stack.pop()
+        if belief:
+            if depth >= RENDER_DEPTH and node.get("reasons"):
+                number = next(numbers)
+                continued.append((number, node))
+                lines.append(f"{first}{_status(node)} (continued below at [{number}])")
+                continue
+            lines.append(first + _status(node))
+            reasons = node.get("reasons", [])
+            for i in reversed(range(len(reasons))):
+                last = i == len(reasons) - 1
+                stack.append((reasons[i], rest + ("└─ " if last else "├─ "),
+                              rest + ("   " if last else "│  "), depth, False))
+            continue
+        inputs = _render_reason(node, first, rest, lines)
+        for i in reversed(range(len(inputs))):
+            last = i == len(inputs) - 1
+            stack.append((inputs[i], rest + ("└─ " if last else "├─ "),
+                          rest + ("   " if last else "│  "), depth + 1, True))
 
 
-def _render_reason(reason: dict[str, Any], first: str, rest: str, lines: list[str]) -> None:
+def _render_reason(reason: dict[str, Any], first: str, rest: str,
+                   lines: list[str]) -> list[dict[str, Any]]:
+    """Print a reason's own lines; return the input beliefs to print under it."""
     mark = "" if reason.get("valid") else " (not valid now)"
     if reason["kind"] == "premises":
         items = reason["premises"]
@@ -191,8 +249,8 @@ def _render_reason(reason: dict[str, Any], first: str, rest: str, lines: list[st
                 lines.append(rest + ("└─ " if last else "├─ ") + _premise_text(p))
         else:
             lines.append(first + _premise_text(items[0]))
-        return
-    inputs = reason["inputs"]
+        return []
+    inputs: list[dict[str, Any]] = reason["inputs"]
     mins = ", ".join(_num(x["confidence"]) for x in inputs)
     if reason["kind"] == "rule":
         what = f"rule {reason['name']}: step {_num(reason['step'])}"
@@ -213,9 +271,7 @@ def _render_reason(reason: dict[str, Any], first: str, rest: str, lines: list[st
     if inputs:
         what += f"; {_num(reason['step'])} × min({mins}) = {_num(reason['confidence'])}"
     lines.append(first + what + mark)
-    for i, x in enumerate(inputs):
-        last = i == len(inputs) - 1
-        _render_belief(x, rest + ("└─ " if last else "├─ "), rest + ("   " if last else "│  "), lines)
+    return inputs
 
 
 def _premise_text(p: dict[str, Any]) -> str:

@@ -5,61 +5,112 @@ the time it was taken and, unless the ledger is shared, the ledger. Labels and c
 not stored: they are a function of structure and time, so a restored base recomputes exactly
 what the saved one would show at the same time. Rules and tools are saved by name and bound
 again on restore; string tables keep repeated sources and origins small.
+
+Restoring is two steps. :func:`read_snapshot` checks every field of the document against what
+:func:`base_to_dict` writes (types, ranges, finiteness, references between tables, known kinds
+and sources, values as :func:`~corollary.values.canon` accepts them) and builds nothing; a
+document that fails raises :class:`~corollary.errors.SnapshotError` naming the path and the
+field. Only then is the base built, from checked data. Files are sealed with a checksum
+(:func:`corollary._io.encode`) from schema version 2 on.
 """
 
 from __future__ import annotations
 
 import gc
 import itertools
+import math
 import os
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import compress, islice
+from operator import attrgetter, eq, itemgetter, le, lt
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from . import __version__
-from ._io import atomic_write, decode_bytes, decode_file, encode, format_for
+from ._fields import MAX_INT, Fields, policy_fields
+from ._io import (
+    SNAPSHOT_FORMAT,
+    SNAPSHOT_VERSION,
+    atomic_write,
+    decode_bytes,
+    decode_file,
+    encode,
+    format_for,
+)
 from .clock import Clock
-from .conflicts import ConflictPolicy, policy_from_dict
-from .errors import SnapshotError
+from .conflicts import ConflictPolicy, PreferHigherConfidence, PreferSource
+from .errors import CorollaryError, InvalidTypeError, SnapshotError
 from .graph import Justification, Premise
-from .ledger import TrustLedger
+from .ledger import LedgerDocument, MemoryStore, TrustLedger, validate_ledger_document
 from .policy import TrustPolicy
 from .rules import REGISTRY as RULES
 from .rules import Rule
 from .tools import REGISTRY as TOOLS
-from .values import canon, plain
+from .values import _INT_MAX, _INT_MIN, canon, plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
-SNAPSHOT_FORMAT = "corollary-snapshot"
-SNAPSHOT_VERSION = 1
+__all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "base_from_dict", "base_to_dict", "load",
+           "read_snapshot", "save"]
+
 _KEEP = object()
+_MISSING = object()
+_KEYS = ("format", "version", "corollary", "taken_at", "policy", "conflicts", "learn_from_checks",
+         "shared_ledger", "ledger", "tools", "rules", "fired", "strings", "beliefs", "premises",
+         "justifications", "promises", "verdicts", "calibrator")
+#: Fields schema version 1 files written before promises existed may lack.
+_V1_OPTIONAL = ("promises", "verdicts", "calibrator")
+_STEP_KINDS = ("rule", "formula", "model")
+_CLAIM_INFO = ("names", "certainty", "model")
+_FORMULA_INFO = ("formula", "stated", "computed", "reproduced")
+_CITATION_INFO = ("document", "quote", "citation_found")
+_PROMISE_KEYS = ("threshold", "method", "max_error", "max_risk", "delta", "min_support", "n",
+                 "answer", "group", "report", "fingerprint")
 
 
 def base_to_dict(kb: BeliefBase) -> dict[str, Any]:
     """Plain data for ``kb`` (see the module docstring)."""
+    # Like a restore, a snapshot builds millions of containers and frees none: no collector.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _base_to_dict(kb)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _base_to_dict(kb: BeliefBase) -> dict[str, Any]:
     engine = kb._engine
-    beliefs = sorted(engine.beliefs(), key=lambda b: b.seq)
-    index = {id(b): i for i, b in enumerate(beliefs)}
+    beliefs = sorted(engine.beliefs(), key=attrgetter("seq"))
+    seqs = [b.seq for b in beliefs]
     strings: dict[str, int] = {}
-
-    def s(text: str) -> int:
-        i = strings.get(text)
-        if i is None:
-            i = strings[text] = len(strings)
-        return i
-
+    number = strings.setdefault
     rows, premises, justs = [], [], []
     for i, b in enumerate(beliefs):
-        rows.append([b.key, plain(b.value), b.seq, b.blocked])
+        value = b.value
+        rows.append([b.key, value if type(value) in _SCALARS else plain(value), b.seq, b.blocked])
         for p in b.premises:
-            premises.append([i, s(p.source), -1 if p.origin == p.source else s(p.origin), p.at,
-                             p.half_life, p.ttl])
-    for j in sorted((j for b in beliefs for j in b.justs), key=lambda j: j.seq):
+            source = number(p.source, len(strings))
+            premises.append([i, source, -1 if p.origin == p.source else number(p.origin, len(strings)),
+                             p.at, p.half_life, p.ttl])
+
+    def row(b: Any) -> int:
+        # a belief's row is its rank by number, found by bisection (few beliefs are in steps)
+        i = bisect_left(seqs, b.seq)
+        assert i < len(seqs) and beliefs[i] is b, "a step reads a belief the base lost"
+        return i
+
+    for j in sorted((j for b in beliefs for j in b.justs), key=attrgetter("seq")):
         info = {k: plain(v) for k, v in j.info.items()}
-        justs.append([j.kind, j.name, index[id(j.output)], [index[id(x)] for x in j.inputs],
-                      j.step, info])
+        justs.append([j.kind, j.name, row(j.output), [row(x) for x in j.inputs], j.step, info])
     policy = kb.conflict_policy
     return {
         "format": SNAPSHOT_FORMAT,
@@ -86,127 +137,625 @@ def base_to_dict(kb: BeliefBase) -> dict[str, Any]:
     }
 
 
-def _bind(names: Iterable[str], given: Iterable[Any], registry: Mapping[str, Any], what: str,
-          name_of: Callable[[Any], str], path: object) -> list[Any]:
+# -- reading: every field checked, nothing built -------------------------------------------------
+@attrs.define(slots=True)
+class SnapshotPlan:
+    """A checked snapshot (:func:`read_snapshot`): everything a base is built from."""
+
+    policy: TrustPolicy
+    conflicts: ConflictPolicy | None
+    learn_from_checks: bool
+    ledger: TrustLedger | None  # the ledger passed in, if any
+    own_ledger: LedgerDocument | None  # the ledger the snapshot carried, when none was passed
+    missing_ledger: bool  # taken with a shared ledger, and none was passed
+    tools: list[Callable[..., Any]]
+    rules: list[Rule]
+    extra_tools: list[Callable[..., Any]]
+    extra_rules: list[Rule]
+    fired: dict[str, set[tuple[int, ...]]]
+    next_seq: int
+    strings: list[str]
+    beliefs: Sequence[Any]
+    vids: list[Any]
+    premises: Sequence[Any]
+    justifications: Sequence[Any]
+    promises: dict[str, Any]
+    verdicts: dict[tuple[str, Any], Any]
+    calibrator: Any
+
+
+def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None = None,
+                  rules: Iterable[Rule] = (),
+                  tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP
+                  ) -> SnapshotPlan:
+    """Check a snapshot document field by field and return what to build the base from.
+
+    Nothing is built or changed (no registry, no ledger passed in). A document that is not
+    exactly what :func:`base_to_dict` writes raises ``SnapshotError`` naming ``path`` and the
+    field: wrong types; NaN or infinite times; step confidences and priors outside [0, 1];
+    unknown justification kinds, conflict policies and source kinds; indices between the
+    tables out of range; repeated beliefs, premises, justifications and rule firings;
+    malformed ledgers, promises, verdicts and calibrators; unknown or missing fields.
+    """
+    if ledger is not None and not isinstance(ledger, TrustLedger):
+        raise InvalidTypeError("ledger must be a TrustLedger")
+    given_rules, given_tools = list(rules), list(tools)
+    for r in given_rules:
+        if not isinstance(r, Rule):
+            raise InvalidTypeError("rules must be @rule functions")
+    if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
+        raise SnapshotError("not a corollary snapshot", path)
+    data = dict(data)
+    version = data.get("version")
+    if type(version) is not int or version < 1:
+        raise SnapshotError(f"unreadable snapshot version {version!r}", path)
+    if version > SNAPSHOT_VERSION:
+        raise SnapshotError(
+            f"snapshot schema version {version} is newer than this corollary reads "
+            f"({SNAPSHOT_VERSION}); upgrade corollary to load it", path)
+    f = Fields(path, "snapshot")
+    optional = _V1_OPTIONAL if version == 1 else ()
+    f.mapping(data, "the snapshot", [k for k in _KEYS if k not in optional], optional)
+    f.text(data["corollary"], "corollary", empty=True)
+    f.number(data["taken_at"], "taken_at")
+    policy = policy_fields(f, data["policy"], "policy")
+    saved_conflicts, asks = _conflicts(f, data["conflicts"])
+    learn = f.boolean(data["learn_from_checks"], "learn_from_checks")
+    shared = f.boolean(data["shared_ledger"], "shared_ledger")
+    if shared != (data["ledger"] is None):
+        f.fail("ledger", "must be present exactly when the ledger was not shared")
+    own = None
+    if data["ledger"] is not None:
+        doc = validate_ledger_document(data["ledger"], path, prefix="ledger.", what="snapshot")
+        if ledger is None:
+            own = doc
+    if conflicts is _KEEP:
+        if asks:
+            raise SnapshotError("the snapshot settled conflicts with AskHuman; pass "
+                                "conflicts=AskHuman(ask) to load it", path)
+        conflicts = saved_conflicts
+    if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
+        raise SnapshotError("conflicts must be a conflict policy", path)
+
+    bound_tools, extra_tools = _bind_tools(f, data["tools"], given_tools, policy)
+    rule_names = _names(f, data["rules"], "rules")
+    bound_rules = _bind(f, rule_names, given_rules, RULES, "rules", lambda r: r.name)
+    extra_rules = [r for r in given_rules if r.name not in set(rule_names)]
+    fired, top = _fired(f, data["fired"], set(rule_names))
+    strings = _names(f, data["strings"], "strings")
+    beliefs = f.items(data["beliefs"], "beliefs")
+    vids, last = _beliefs(f, beliefs)
+    premises = f.items(data["premises"], "premises")
+    _premises(f, premises, len(beliefs), strings, policy)
+    justs = f.items(data["justifications"], "justifications")
+    _justifications(f, justs, len(beliefs), set(rule_names), policy)
+    promises = _promises(f, data.get("promises", {}))
+    verdicts = _verdicts(f, data.get("verdicts", []), beliefs, vids)
+    calibrator = _calibrator(f, data.get("calibrator"))
+
+    return SnapshotPlan(
+        policy=policy, conflicts=conflicts, learn_from_checks=learn, ledger=ledger,
+        own_ledger=own, missing_ledger=ledger is None and shared,
+        tools=bound_tools, rules=bound_rules, extra_tools=extra_tools, extra_rules=extra_rules,
+        fired=fired, next_seq=max(last, top) + 1, strings=strings, beliefs=beliefs, vids=vids,
+        premises=premises, justifications=justs, promises=promises, verdicts=verdicts,
+        calibrator=calibrator)
+
+
+def _conflicts(f: Fields, value: Any) -> tuple[ConflictPolicy | None, bool]:
+    """The saved conflict policy, and whether it was ``AskHuman`` (whose ``ask`` is not saved)."""
+    if value is None:
+        return None, False
+    name = value.get("policy") if isinstance(value, dict) else None
+    if name == "PreferHigherConfidence":
+        f.mapping(value, "conflicts", ("policy",))
+        return PreferHigherConfidence(), False
+    if name == "PreferSource":
+        f.mapping(value, "conflicts", ("policy", "order"))
+        order = f.items(value["order"], "conflicts.order")
+        for i, entry in enumerate(order):
+            f.text(entry, f"conflicts.order[{i}]")
+        return PreferSource(list(order)), False
+    if name == "AskHuman":
+        f.mapping(value, "conflicts", ("policy", "learn"))
+        f.boolean(value["learn"], "conflicts.learn")
+        return None, True
+    f.fail("conflicts", f"is not a conflict policy corollary knows ({value!r:.80})")
+
+
+def _names(f: Fields, value: Any, field: str) -> list[str]:
+    """A list of distinct non-empty strings."""
+    names: list[str] = []
+    for i, name in enumerate(f.items(value, field)):
+        names.append(f.text(name, f"{field}[{i}]"))
+    if len(set(names)) != len(names):
+        repeated = next(i for i, name in enumerate(names) if name in names[:i])
+        f.fail(f"{field}[{repeated}]", f"repeats {names[repeated]!r}")
+    return names
+
+
+def _bind(f: Fields, names: list[str], given: list[Any], registry: Mapping[str, Any], what: str,
+          name_of: Callable[[Any], str]) -> list[Any]:
     table = dict(registry)
     table.update({name_of(x): x for x in given})
     missing = [n for n in names if n not in table]
     if missing:
         raise SnapshotError(
             f"the snapshot uses {what} {missing} that are not defined here; import the module "
-            f"that defines them or pass {what}=[...]", path)
+            f"that defines them or pass {what}=[...]", f.where)
     return [table[n] for n in names]
 
 
+def _bind_tools(f: Fields, value: Any, given: list[Any], policy: TrustPolicy
+                ) -> tuple[list[Any], list[Any]]:
+    from .tools import spec_of
+
+    names = _names(f, value, "tools")
+    bound = _bind(f, names, given, TOOLS, "tools", lambda t: spec_of(t).name)
+    extra = [t for t in given if spec_of(t).name not in set(names)]
+    for t in [*bound, *extra]:
+        spec = spec_of(t)
+        try:  # a tool's declared trust must be a level this policy knows
+            policy.prior(spec.source, spec.trust)
+        except CorollaryError as exc:
+            f.fail("tools", f"cannot be bound under the snapshot's policy: {exc}")
+    return bound, extra
+
+
+def _fired(f: Fields, value: Any, rules: set[str]) -> tuple[dict[str, set[tuple[int, ...]]], int]:
+    """The fired-rule memo (rule name -> combinations of input belief numbers) and its largest
+    belief number."""
+    memo: dict[str, set[tuple[int, ...]]] = {}
+    top = 0
+    for name, combos in f.table(value, "fired").items():
+        if name not in rules:
+            f.fail(f"fired.{name}", "names a rule the snapshot does not use")
+        seen: set[tuple[int, ...]] = set()
+        previous: tuple[int, ...] = ()
+        for i, combo in enumerate(f.items(combos, f"fired.{name}")):
+            field = f"fired.{name}[{i}]"
+            for k, seq in enumerate(f.items(combo, field)):
+                if type(seq) is not int or not 1 <= seq <= MAX_INT:
+                    f.integer(seq, f"{field}[{k}]", 1, MAX_INT)
+                top = seq if seq > top else top
+            ident = tuple(combo)
+            if seen and not previous < ident:  # written sorted: this also refuses repeats
+                f.fail(field, f"must come after {list(previous)} (combinations are sorted)")
+            seen.add(ident)
+            previous = ident
+        memo[name] = seen
+    missing = sorted(rules - set(memo))
+    if missing:  # a base keeps an entry for each of its rules, fired or not
+        f.fail("fired", f"lacks the rules {missing}")
+    return memo, top
+
+
+def _beliefs(f: Fields, rows: Any) -> tuple[list[Any], int]:
+    """Each belief's value identity (:func:`canon`), and the last belief number."""
+    found = _beliefs_at_once(rows)
+    return found if found is not None else _beliefs_one_by_one(f, rows)
+
+
+def _beliefs_at_once(rows: Any) -> tuple[list[Any], int] | None:
+    """The common case, checked a column at a time in C loops (a million-belief snapshot spends
+    its load time here); ``None`` at anything unusual, and :func:`_beliefs_one_by_one` then
+    decides and names the field. Accepts exactly what that accepts, or less."""
+    n = len(rows)
+    if not n:
+        return [], 0
+    if set(map(type, rows)) != {list} or set(map(len, rows)) != {4}:
+        return None
+    keys, values, seqs, blocked = (list(map(itemgetter(c), rows)) for c in range(4))
+    if (set(map(type, keys)) != {str} or not all(map(str.isascii, keys))
+            or any(map(str.isspace, keys)) or "" in keys):
+        return None
+    if (set(map(type, seqs)) != {int} or seqs[0] < 1 or seqs[-1] > MAX_INT
+            or not all(map(lt, seqs, islice(seqs, 1, None)))):
+        return None
+    if not set(map(type, blocked)) <= {type(None), str} or "" in blocked:
+        return None
+    if not all(map(str.isascii, filter(None, blocked))):
+        return None
+    kinds = set(map(type, values))
+    if kinds == {str} and all(map(str.isascii, values)):
+        vids = values  # an ASCII string is its own identity
+    elif kinds == {int} and _INT_MIN <= min(values) and max(values) <= _INT_MAX:
+        vids = values  # so is an integer that fits in 64 bits
+    else:
+        try:
+            vids = list(map(canon, values))
+        except CorollaryError:
+            return None
+    if len(set(keys)) != n and _repeated(keys, vids) is not None:
+        return None
+    return vids, seqs[-1]
+
+
+def _repeated(keys: list[str], vids: list[Any]) -> int | None:
+    """The position of the first belief that repeats an earlier one (same key and value)."""
+    seen: dict[str, Any] = {}
+    for i, (key, vid) in enumerate(zip(keys, vids, strict=True)):
+        held = seen.get(key, _MISSING)
+        if held is _MISSING:
+            seen[key] = vid
+        elif type(held) is set:
+            if vid in held:
+                return i
+            held.add(vid)
+        elif held == vid:
+            return i
+        else:
+            seen[key] = {held, vid}
+    return None
+
+
+def _beliefs_one_by_one(f: Fields, rows: Any) -> tuple[list[Any], int]:
+    vids: list[Any] = []
+    keys: list[str] = []
+    last = 0
+    for i, row in enumerate(rows):
+        key, value, seq, blocked = f.items(row, f"beliefs[{i}]", 4)
+        keys.append(f.key(key, f"beliefs[{i}][0] (key)"))
+        vids.append(f.value(value, f"beliefs[{i}][1] (value)"))
+        f.integer(seq, f"beliefs[{i}][2] (number)", last + 1, MAX_INT)
+        last = seq
+        if blocked is not None:
+            f.text(blocked, f"beliefs[{i}][3] (withdrawn)")
+    repeated = _repeated(keys, vids)
+    if repeated is not None:
+        f.fail(f"beliefs[{repeated}]",
+               f"repeats the belief {keys[repeated]} = {rows[repeated][1]!r:.80}")
+    return vids, last
+
+
+def _premises(f: Fields, rows: Any, beliefs: int, strings: list[str], policy: TrustPolicy) -> None:
+    if not _premises_at_once(f, rows, beliefs, strings, policy):
+        _premises_one_by_one(f, rows, beliefs, strings, policy)
+
+
+def _premises_at_once(f: Fields, rows: Any, beliefs: int, strings: list[str],
+                      policy: TrustPolicy) -> bool:
+    """The common case a column at a time, as :func:`_beliefs_at_once`: ``False`` at anything
+    unusual (the row-by-row check then decides and names the field)."""
+    n = len(rows)
+    if not n:
+        return True
+    if set(map(type, rows)) != {list} or set(map(len, rows)) != {6}:
+        return False
+    idx, src, at = (list(map(itemgetter(c), rows)) for c in (0, 1, 3))
+    m = len(strings)
+    if (set(map(type, idx)) != {int} or idx[0] < 0 or idx[-1] >= beliefs
+            or not all(map(le, idx, islice(idx, 1, None)))):
+        return False
+    if set(map(type, src)) != {int} or min(src) < 0 or max(src) >= m:
+        return False
+    if set(map(type, at)) != {float} or not all(map(math.isfinite, at)):
+        return False
+    # origins, half-lives and ttls take few distinct values (per source, per tool): check those
+    longest = 0.0
+    try:
+        tails = set(map(itemgetter(2, 4, 5), rows))
+    except TypeError:  # a list or a map where a number belongs
+        return False
+    for origin, half_life, ttl in tails:
+        if type(origin) is not int or not -1 <= origin < m:
+            return False
+        for seconds in (half_life, ttl):
+            if seconds is not None and (type(seconds) is not float or not 0.0 < seconds < math.inf):
+                return False
+        if ttl is not None and ttl > longest:
+            longest = ttl
+    if longest and not math.isfinite(max(at) + longest):  # every expiry is a time
+        return False
+    # beliefs come in order, so a repeated (belief, source) sits in a run of one belief
+    run: set[int] = set()
+    for k in compress(range(1, n), map(eq, idx, islice(idx, 1, None))):
+        if idx[k - 1] != idx[k - 2] or k == 1:
+            run = {src[k - 1]}
+        if src[k] in run:
+            return False
+        run.add(src[k])
+    for s in set(src):
+        f.source(strings[s], f"strings[{s}] (a premise's source)", policy)
+    return True
+
+
+def _premises_one_by_one(f: Fields, rows: Any, beliefs: int, strings: list[str],
+                         policy: TrustPolicy) -> None:
+    width = len(strings) + 1
+    sources: set[int] = set()
+    seen: set[int] = set()
+    last = 0
+    for j, row in enumerate(rows):
+        i, src, origin, at, half_life, ttl = f.items(row, f"premises[{j}]", 6)
+        field = f"premises[{j}]"
+        f.integer(i, f"{field}[0] (belief)", last, beliefs - 1)  # written belief by belief
+        last = i
+        f.integer(src, f"{field}[1] (source)", 0, len(strings) - 1)
+        if src not in sources:
+            f.source(strings[src], f"strings[{src}] (the source of {field})", policy)
+            sources.add(src)
+        f.integer(origin, f"{field}[2] (origin)", -1, len(strings) - 1)
+        at = f.number(at, f"{field}[3] (asserted at)")
+        f.duration(half_life, f"{field}[4] (half-life)")
+        if ttl is not None and not math.isfinite(at + f.number(ttl, f"{field}[5] (ttl)",
+                                                               above=0.0)):
+            f.fail(f"{field}[5] (ttl)", "expires beyond any time a clock can tell")
+        slot = i * width + src
+        if slot in seen:
+            f.fail(field, f"repeats the premise of {strings[src]!r} on beliefs[{i}]")
+        seen.add(slot)
+
+
+def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str],
+                    policy: TrustPolicy) -> None:
+    seen: set[tuple[Any, ...]] = set()
+    for j, row in enumerate(rows):
+        field = f"justifications[{j}]"
+        kind, name, out, inputs, step, info = f.items(row, field, 6)
+        if kind not in _STEP_KINDS:
+            f.fail(f"{field}[0] (kind)", f"must be one of {list(_STEP_KINDS)}, not {kind!r:.40}")
+        if kind == "rule":
+            if type(name) is not str or name not in rules:
+                f.fail(f"{field}[1] (rule)", f"names a rule the snapshot does not use: {name!r:.80}")
+        else:
+            f.source(name, f"{field}[1] (model)", policy)
+        f.integer(out, f"{field}[2] (output)", 0, beliefs - 1)
+        for k, x in enumerate(f.items(inputs, f"{field}[3] (inputs)")):
+            f.integer(x, f"{field}[3][{k}] (input)", 0, beliefs - 1)
+        f.unit(step, f"{field}[4] (step confidence)")
+        _info(f, kind, name, info, f"{field}[5]")
+        ident = (kind, name, out, tuple(inputs))
+        if ident in seen:
+            f.fail(field, "repeats an earlier justification")
+        seen.add(ident)
+
+
+def _info(f: Fields, kind: str, name: str, value: Any, field: str) -> None:
+    """What the proof of a step shows: the input names, and for claims the model, certainty,
+    formula check and citation check."""
+    if kind == "rule":
+        info = f.mapping(value, field, ("names",))
+    else:
+        required = _CLAIM_INFO + (_FORMULA_INFO if kind == "formula" else ())
+        optional = _CITATION_INFO if kind == "formula" else _FORMULA_INFO + _CITATION_INFO
+        info = f.mapping(value, field, required, optional)
+        if kind == "model" and any(k in info for k in _FORMULA_INFO):
+            f.fail(field, "holds a formula check in a model judgement")
+        f.unit(info["certainty"], f"{field}.certainty")
+        if info["model"] != name:
+            f.fail(f"{field}.model", f"must name the step's model {name!r}")
+        if kind == "formula":
+            f.text(info["formula"], f"{field}.formula")
+            f.value(info["stated"], f"{field}.stated")
+            f.number(info["computed"], f"{field}.computed")
+            f.boolean(info["reproduced"], f"{field}.reproduced")
+        cited = [k for k in _CITATION_INFO if k in info]
+        if cited:
+            if len(cited) != len(_CITATION_INFO):
+                f.fail(field, f"holds part of a citation check ({cited})")
+            f.key(info["document"], f"{field}.document")
+            f.text(info["quote"], f"{field}.quote")
+            f.boolean(info["citation_found"], f"{field}.citation_found")
+    for i, n in enumerate(f.items(info["names"], f"{field}.names")):
+        f.text(n, f"{field}.names[{i}]")
+
+
+def _scalar(f: Fields, value: Any, field: str) -> Any:
+    """A group label or one-sided answer: plain data that can key a dict."""
+    if value is not None and type(value) not in (bool, int, float, str):
+        f.fail(field, f"must be a string, number, bool or null, not {type(value).__name__}")
+    return f.value(value, field)
+
+
+def _promise(f: Fields, value: Any, field: str) -> None:
+    from .guarantee import METHODS
+
+    d = f.mapping(value, field, _PROMISE_KEYS)
+    f.number(d["threshold"], f"{field}.threshold", finite=False)
+    if d["method"] not in METHODS:
+        f.fail(f"{field}.method", f"must be one of {list(METHODS)}, not {d['method']!r:.40}")
+    for k in ("max_error", "max_risk", "delta"):
+        f.maybe_unit(d[k], f"{field}.{k}")
+    f.integer(d["min_support"], f"{field}.min_support")
+    f.integer(d["n"], f"{field}.n")
+    f.value(d["answer"], f"{field}.answer")
+    _scalar(f, d["group"], f"{field}.group")
+    report = f.data(d["report"], f"{field}.report")
+    if not isinstance(report, dict):
+        f.fail(f"{field}.report", "must be a map")
+    f.text(report.get("promise", ""), f"{field}.report.promise", empty=True)
+    f.maybe_text(report.get("why"), f"{field}.report.why", empty=True)
+    for i, w in enumerate(f.items(report.get("warnings", []), f"{field}.report.warnings")):
+        f.text(w, f"{field}.report.warnings[{i}]", empty=True)
+    if report.get("cross_fitted") is not None:
+        f.integer(report["cross_fitted"], f"{field}.report.cross_fitted", 2, MAX_INT)
+    f.text(d["fingerprint"], f"{field}.fingerprint")
+
+
+def _promises(f: Fields, value: Any) -> dict[str, Any]:
+    from .guarantee import promise_from_dict
+
+    promises = {}
+    for name, d in f.table(value, "promises").items():
+        field = f"promises.{name}"
+        f.text(name, f"{field} (name)")
+        if isinstance(d, dict) and "promises" in d:
+            f.mapping(d, field, ("by", "promises"))
+            f.text(d["by"], f"{field}.by")
+            groups: set[Any] = set()
+            for i, p in enumerate(f.items(d["promises"], f"{field}.promises")):
+                _promise(f, p, f"{field}.promises[{i}]")
+                group = f.value(p["group"], f"{field}.promises[{i}].group")
+                if group in groups:
+                    f.fail(f"{field}.promises[{i}].group", f"repeats the group {p['group']!r}")
+                groups.add(group)
+        else:
+            _promise(f, d, field)
+        try:
+            promises[name] = promise_from_dict(d)
+        except (CorollaryError, TypeError, ValueError) as exc:
+            f.fail(field, f"is not a valid promise: {exc}")
+    return promises
+
+
+_VERDICT_NUMBERS = ("signal_value", "calibrated")
+
+
+def _verdicts(f: Fields, value: Any, beliefs: Sequence[Any], vids: list[Any]
+              ) -> dict[tuple[str, Any], Any]:
+    from .answers import ABSTAIN, OK, VERDICT_FIELDS
+    from .guarantee import METHODS
+
+    rows = f.items(value, "verdicts")
+    if not rows:
+        return {}
+    # the beliefs verdicts may name: those of the keys they name (found in one C loop)
+    wanted = {row[0] for row in rows if isinstance(row, (list, tuple)) and row
+              and type(row[0]) is str}
+    held_now = {(beliefs[i][0], vids[i]) for i in
+                compress(range(len(beliefs)), map(wanted.__contains__, map(itemgetter(0), beliefs)))}
+    verdicts: dict[tuple[str, Any], Any] = {}
+    for i, row in enumerate(rows):
+        field = f"verdicts[{i}]"
+        key, held, record = f.items(row, field, 3)
+        key = f.key(key, f"{field}[0] (key)")
+        vid = f.value(held, f"{field}[1] (value)")
+        if (key, vid) not in held_now:
+            f.fail(field, f"is about {key} = {held!r:.80}, which the snapshot does not hold")
+        if (key, vid) in verdicts:
+            f.fail(field, f"repeats the verdict on {key} = {held!r:.80}")
+        r = f.mapping(record, f"{field}[2]", (*VERDICT_FIELDS, "hash"))
+        rf = f"{field}[2]"
+        if r["key"] != key or f.value(r["value"], f"{rf}.value") != vid:
+            f.fail(rf, "is the verdict on another belief")
+        f.text(r["signal"], f"{rf}.signal")
+        f.unit(r["signal_value"], f"{rf}.signal_value")
+        f.maybe_unit(r["calibrated"], f"{rf}.calibrated")
+        if r["threshold"] != "inf":
+            f.maybe_number(r["threshold"], f"{rf}.threshold")
+        f.maybe_text(r["promise"], f"{rf}.promise")
+        f.maybe_text(r["fingerprint"], f"{rf}.fingerprint")
+        if r["method"] is not None and r["method"] not in METHODS:
+            f.fail(f"{rf}.method", f"must be one of {list(METHODS)} or null")
+        if r["parameters"] is not None:
+            params = f.mapping(r["parameters"], f"{rf}.parameters",
+                               ("max_error", "max_risk", "delta", "min_support", "n"))
+            for k in ("max_error", "max_risk", "delta"):
+                f.maybe_unit(params[k], f"{rf}.parameters.{k}")
+            f.integer(params["min_support"], f"{rf}.parameters.min_support")
+            f.integer(params["n"], f"{rf}.parameters.n")
+        _scalar(f, r["group"], f"{rf}.group")
+        f.integer(r["held"], f"{rf}.held")
+        if r["status"] not in (OK, ABSTAIN):
+            f.fail(f"{rf}.status", f"must be {OK!r} or {ABSTAIN!r}")
+        f.text(r["why"], f"{rf}.why")
+        for n, w in enumerate(f.items(r["warnings"], f"{rf}.warnings")):
+            f.text(w, f"{rf}.warnings[{n}]", empty=True)
+        f.number(r["at"], f"{rf}.at")
+        f.text(r["hash"], f"{rf}.hash")
+        verdicts[(key, vid)] = record
+    return verdicts
+
+
+def _calibrator(f: Fields, value: Any) -> Any:
+    if value is None:
+        return None
+    from .calibration import Platt
+
+    d = f.mapping(value, "calibrator", ("kind", "a", "b", "constant", "n"))
+    if d["kind"] not in ("platt", "constant"):
+        f.fail("calibrator.kind", f"must be 'platt' or 'constant', not {d['kind']!r:.40}")
+    f.unit(d["constant"], "calibrator.constant")
+    f.integer(d["n"], "calibrator.n", 1, MAX_INT)
+    for k in ("a", "b"):
+        if d["kind"] == "platt":
+            f.number(d[k], f"calibrator.{k}")
+        elif d[k] is not None:
+            f.fail(f"calibrator.{k}", "must be null for a constant calibrator")
+    try:
+        return Platt.from_dict(d)
+    except (CorollaryError, TypeError, ValueError) as exc:
+        f.fail("calibrator", f"is not a valid calibrator: {exc}")
+
+
+# -- building: from checked data only ------------------------------------------------------------
 def base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None = None,
                    clock: Clock | None = None, *, rules: Iterable[Rule] = (),
                    tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP,
                    path: object = None) -> BeliefBase:
-    """Rebuild a base from :func:`base_to_dict` output."""
+    """Rebuild a base from :func:`base_to_dict` output (checked first: :func:`read_snapshot`)."""
     # A restore allocates millions of small objects and frees none: the cyclic collector's
     # passes over them would find nothing and cost more than the restore itself.
+    if clock is not None and not callable(clock):
+        raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _base_from_dict(data, ledger, clock, rules=rules, tools=tools,
-                               conflicts=conflicts, path=path)
+        plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
+                             conflicts=conflicts)
+        if plan.missing_ledger:
+            warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to attach "
+                          "it (using an empty one)", stacklevel=3)
+        return _build(plan, clock)
     finally:
         if enabled:
             gc.enable()
 
 
-def _base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None,
-                    clock: Clock | None, *, rules: Iterable[Rule], tools: Iterable[Callable[..., Any]],
-                    conflicts: Any, path: object) -> BeliefBase:
+def _build(plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
     from .base import BeliefBase
-    from .tools import spec_of
 
-    rules, tools = list(rules), list(tools)
-    if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
-        raise SnapshotError("not a corollary snapshot", path)
-    version = data.get("version")
-    if not isinstance(version, int) or version < 1:
-        raise SnapshotError(f"unreadable snapshot version {version!r}", path)
-    if version > SNAPSHOT_VERSION:
-        raise SnapshotError(
-            f"snapshot schema version {version} is newer than this corollary reads "
-            f"({SNAPSHOT_VERSION}); upgrade corollary to load it", path)
-    try:
-        policy = TrustPolicy.from_dict(data["policy"])
-        if ledger is None:
-            if data["ledger"] is not None:
-                ledger = TrustLedger.from_dict(data["ledger"], clock=clock, path=path)
-            elif data.get("shared_ledger"):
-                warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
-                              "attach it (using an empty one)", stacklevel=3)
-        if conflicts is _KEEP:
-            saved = data["conflicts"]
-            if saved is not None and saved.get("policy") == "AskHuman":
-                raise SnapshotError("the snapshot settled conflicts with AskHuman; pass "
-                                    "conflicts=AskHuman(ask) to load it", path)
-            conflicts = policy_from_dict(saved)
-        if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
-            raise SnapshotError("conflicts must be a conflict policy", path)
-        bound_tools = _bind(data["tools"], tools, TOOLS, "tools", lambda t: spec_of(t).name, path)
-        bound_rules = _bind(data["rules"], rules, RULES, "rules", lambda r: r.name, path)
-        kb = BeliefBase(policy=policy, ledger=ledger, clock=clock, conflicts=conflicts,
-                        tools=bound_tools, learn_from_checks=bool(data["learn_from_checks"]))
-        engine = kb._engine
-        strings = list(data["strings"])
-        beliefs = []
-        for key, value, seq, blocked in data["beliefs"]:
-            b = engine.belief(key, value, canon(value))
-            b.seq = int(seq)
-            b.blocked = blocked
-            beliefs.append(b)
-        kb._fired = {name: {tuple(c) for c in combos} for name, combos in data["fired"].items()}
-        # sequence numbers are never reused: the fired-rule memo may still name beliefs that
-        # were forgotten after it was written, and a new belief must not pass for one of them
-        used = itertools.chain((b.seq for b in beliefs),
-                               (s for combos in kb._fired.values() for c in combos for s in c))
-        engine._seq = itertools.count(max(used, default=0) + 1)
-        for i, source, origin, at, half_life, ttl in data["premises"]:
-            src = strings[source]
-            engine.set_premise(beliefs[i], Premise(src, src if origin == -1 else strings[origin],
-                                                   float(at), half_life, ttl))
-        for kind, name, out, inputs, step, info in data["justifications"]:
-            engine.add_justification(Justification(kind, name, beliefs[out],
-                                                   tuple(beliefs[x] for x in inputs), float(step),
-                                                   dict(info)))
-        for r in bound_rules:
-            kb._rules.append(r)
-            engine.track_touched = True
-            kb._hooks = True
-            for key in set(r.inputs):
-                kb._rules_by_key.setdefault(key, []).append(r)
-            kb._fired.setdefault(r.name, set())
-        _restore_guarantees(kb, data)
-        # rules and tools passed in that the snapshot did not use join the restored base
-        for t in tools:
-            if spec_of(t).name not in kb._tools:
-                kb.add_tool(t)
-        for r in rules:
-            if r not in kb._rules:
-                kb.add_rule(r)
-    except SnapshotError:
-        raise
-    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as exc:
-        raise SnapshotError(f"malformed snapshot ({exc.__class__.__name__}: {exc})", path) from exc
+    ledger, own = plan.ledger, plan.own_ledger
+    if own is not None:
+        ledger = TrustLedger(prior_weight=own.prior_weight, memory_half_life=own.memory_half_life,
+                             max_history=own.max_history, policy=own.policy, clock=clock)
+        store = ledger.store
+        assert isinstance(store, MemoryStore)
+        store.restore(own.totals, own.outcomes)
+    kb = BeliefBase(policy=plan.policy, ledger=ledger, clock=clock, conflicts=plan.conflicts,
+                    tools=plan.tools, learn_from_checks=plan.learn_from_checks)
+    if own is not None:
+        kb.shared_ledger = False  # the base's own ledger, restored: saved inside again
+    engine = kb._engine
+    beliefs = []
+    for (key, value, seq, blocked), vid in zip(plan.beliefs, plan.vids, strict=True):
+        b = engine.belief(key, value, vid)
+        b.seq = seq
+        b.blocked = blocked
+        beliefs.append(b)
+    kb._fired = plan.fired
+    # sequence numbers are never reused: the fired-rule memo may still name beliefs that
+    # were forgotten after it was written, and a new belief must not pass for one of them
+    engine._seq = itertools.count(plan.next_seq)
+    strings = plan.strings
+    for i, source, origin, at, half_life, ttl in plan.premises:
+        src = strings[source]
+        engine.set_premise(beliefs[i], Premise(
+            src, src if origin == -1 else strings[origin], float(at),
+            None if half_life is None else float(half_life), None if ttl is None else float(ttl)))
+    for kind, name, out, inputs, step, info in plan.justifications:
+        engine.add_justification(Justification(kind, name, beliefs[out],
+                                               tuple(beliefs[x] for x in inputs), float(step),
+                                               dict(info)))
+    for r in plan.rules:
+        kb._rules.append(r)
+        engine.track_touched = True
+        kb._hooks = True
+        for key in set(r.inputs):
+            kb._rules_by_key.setdefault(key, []).append(r)
+        kb._fired.setdefault(r.name, set())
+    kb.promises = plan.promises
+    kb._verdicts = plan.verdicts
+    if plan.calibrator is not None:
+        kb.calibrator = plan.calibrator
+    # rules and tools passed in that the snapshot did not use join the restored base
+    for t in plan.extra_tools:
+        kb.add_tool(t)
+    for r in plan.extra_rules:
+        kb.add_rule(r)
     kb._engine.touched.clear()
     return kb
-
-
-def _restore_guarantees(kb: BeliefBase, data: Mapping[str, Any]) -> None:
-    promises = data.get("promises") or {}
-    if promises:
-        from .guarantee import promise_from_dict
-
-        kb.promises = {k: promise_from_dict(v) for k, v in promises.items()}
-    kb._verdicts = {(k, canon(value)): v for k, value, v in data.get("verdicts") or []}
-    if data.get("calibrator") is not None:
-        from .calibration import Platt
-
-        kb.calibrator = Platt.from_dict(data["calibrator"])
 
 
 def save(kb: BeliefBase, path: str | os.PathLike[str], *, format: str | None = None) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from snapshot_cases import T0, build, quote
 
 from corollary import (
     AskHuman,
@@ -19,75 +20,8 @@ from corollary import (
     PreferHigherConfidence,
     SnapshotError,
     TrustLedger,
-    TrustPolicy,
     rule,
-    tool,
 )
-
-T0 = 1_767_225_600.0
-
-
-@tool(trust="high", name="snap_filings")
-def filings(quarter: str) -> float:
-    """Revenue in $M."""
-    return {"Q2": 100.0, "Q3": 110.0}[quarter]
-
-
-@tool(half_life=timedelta(minutes=1), ttl=timedelta(minutes=5), name="snap_quote")
-def quote(symbol: str) -> float:
-    """Last trade price."""
-    return 101.5
-
-
-@rule(output="signal", inputs={"g": "growth", "p": "price"}, name="test_snapshot.signal")
-def signal(g: float, p: float) -> str:
-    return "buy" if g > 0.05 and p < 120 else "hold"
-
-
-@rule(output="b", inputs={"a": "a"}, confidence=0.9, name="test_snapshot.to_b")
-def to_b(a: int) -> int:
-    return a
-
-
-@rule(output="a", inputs={"b": "b"}, name="test_snapshot.to_a")
-def to_a(b: int) -> int:
-    return b
-
-
-def build(clock: ManualClock, ledger: TrustLedger | None = None) -> BeliefBase:
-    """A base with rules, tools, conflicts, decay, expiry, retractions, outcomes and a cycle."""
-    kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence(),
-                    tools=[filings, quote], rules=[signal, to_b, to_a],
-                    policy=TrustPolicy(min_confidence=0.3, source_priors={"tool:scraper": 0.8}))
-    kb.call(filings, "revenue:Q2", "Q2")
-    kb.call(filings, "revenue:Q3", "Q3")
-    kb.claim("growth", 0.1, source="model:analyst", inputs={"q2": "revenue:Q2", "q3": "revenue:Q3"},
-             formula="(q3 - q2) / q2")
-    kb.claim("trend", "up", source="model:analyst", inputs=["growth"], certainty=0.8)
-    kb.call(quote, "price", "ACME")
-    kb.assert_("hq", "Austin", source="tool:registry")
-    kb.assert_("hq", "Austin", source="document:10-K")
-    kb.assert_("doc", "Revenue grew 10% in Q3.", source="document:10-K")
-    kb.claim("quoted", "10%", source="model:analyst", citation=("doc", "revenue grew 10%"))
-    kb.assert_("ceo", "Bob", source="tool:crm")
-    kb.assert_("ceo", "Alice", source="human:ops")  # Bob loses
-    kb.assert_("mood", "calm", source="assumption:default", half_life=3600)
-    kb.assert_("mood", "tense", source="tool:scraper")  # 0.8 beats the fading 0.6
-    kb.assert_("cfo", "Dan", source="tool:crm")
-    kb.assert_("cfo", "Eve", source="document:memo")
-    kb.resolve("cfo", "Eve")  # a human resolution: Dan is rejected for good
-    kb.claim("ratio", 2.0, source="model:analyst", inputs={"q2": "revenue:Q2", "q3": "revenue:Q3"},
-             formula="q3 / q2")  # wrong: 1.1 is believed
-    kb.assert_("a", 1, source="tool:seed")
-    kb.assert_("a", 2, source="tool:seed")  # a = 1, b = 1 are a cycle that holds nothing up
-    kb.assert_("old", "x", source="tool:scraper")
-    kb.retract("old", reason="superseded")
-    kb.assert_("bad", "y", source="tool:scraper")
-    kb.retract("bad", reason="wrong page", fault="source")
-    kb.assert_("brief", "z", source="tool:scraper", ttl=30)
-    kb.record_outcome("tool:crm", False, reason="audit")
-    clock.advance(40)  # the quote fades, "brief" expires
-    return kb
 
 
 def state(kb: BeliefBase) -> dict[tuple[str, str], tuple[str, float]]:
@@ -178,7 +112,7 @@ def test_a_snapshot_records_taken_at_and_settings(clock: ManualClock) -> None:
     kb = build(clock)
     data = kb.to_dict()
     assert data["taken_at"] == clock()
-    assert data["version"] == 1
+    assert data["version"] == 2  # schema 2: files carry a checksum
     assert data["policy"]["min_confidence"] == 0.3
     assert data["conflicts"] == {"policy": "PreferHigherConfidence"}
     restored = BeliefBase.from_dict(data, clock=ManualClock(clock()))
@@ -236,7 +170,7 @@ def test_a_shared_ledger_snapshot_loaded_without_its_ledger_warns(clock: ManualC
 def test_rules_and_tools_are_re_bound_by_name(clock: ManualClock) -> None:
     kb = build(clock)
     data = kb.to_dict()
-    assert "test_snapshot.signal" in data["rules"]
+    assert "snapshot_cases.signal" in data["rules"]
     assert "snap_quote" in data["tools"]
     restored = BeliefBase.from_dict(data, clock=ManualClock(clock()))
     assert {r.name for r in restored.rules} == {r.name for r in kb.rules}
@@ -354,7 +288,7 @@ def test_bad_ledger_files_raise_snapshot_error(tmp_path: Path, clock: ManualCloc
 
 def test_from_dict_refuses_foreign_data(clock: ManualClock) -> None:
     for data in ({}, {"format": "corollary-snapshot"}, [], "text",
-                 dict(_valid(clock), version=2)):
+                 dict(_valid(clock), version=3)):
         with pytest.raises(SnapshotError):
             BeliefBase.from_dict(data, clock=clock)  # type: ignore[arg-type]
 

@@ -38,13 +38,28 @@ from .._io import (
     MAX_FILE_BYTES_ENV,
     atomic_write,
     check_path,
+    decode_bytes,
     kind_of,
     os_cause,
     read_regular,
 )
 from .._io import max_file_bytes as resolve_max_bytes
-from ..errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError, StoreError
-from ..ledger import LEDGER_FORMAT, LEDGER_VERSION, MemoryStore, Outcome, Totals, totals_rows
+from ..errors import (
+    ConcurrentWriteError,
+    InvalidInputError,
+    InvalidTypeError,
+    SnapshotError,
+    StoreError,
+)
+from ..ledger import (
+    LEDGER_FORMAT,
+    LEDGER_VERSION,
+    MemoryStore,
+    Outcome,
+    Totals,
+    totals_rows,
+    validate_ledger_document,
+)
 from .base import (
     SessionNotFoundError,
     StoreCorruptError,
@@ -477,10 +492,9 @@ def _read(path: Path, limit: int) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise StoreCorruptError(f"corrupt or truncated ledger file ({exc.__class__.__name__}: "
-                                f"{exc}); left untouched", path) from exc
+        data = decode_bytes(raw, "ledger file", path)
+    except SnapshotError as exc:
+        raise StoreCorruptError(f"{exc.args[0]}; left untouched") from exc
     if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
         raise StoreCorruptError("not a corollary ledger file; left untouched", path)
     version = data.get("version")
@@ -490,6 +504,8 @@ def _read(path: Path, limit: int) -> dict[str, Any] | None:
         raise StoreVersionError(
             f"ledger format version {version} is newer than this corollary reads "
             f"({LEDGER_VERSION}); upgrade corollary", path)
-    if not isinstance(data.get("outcomes"), list):
-        raise StoreCorruptError("malformed ledger file (no outcome list)", path)
+    try:
+        validate_ledger_document(data, path)
+    except SnapshotError as exc:
+        raise StoreCorruptError(f"{exc.args[0]}; left untouched") from exc
     return data
