@@ -12,16 +12,27 @@ A key holds one value. When two values are both supported, the base's policy dec
   ``kb.conflicts()`` lists it.
 
 A policy's decision is not learned from: the more trusted side would only win more.
+
+Each policy is also the strategy the engine's sweep calls (:class:`corollary.tms.engine.Policy`):
+``decides`` says whether rival values exclude each other, ``before_sweep`` may defeat values
+before the sweep ranks the rest by confidence, and ``after_change`` runs after every change to
+the base (``AskHuman`` asks there). A new policy is one class in this file.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .errors import InvalidInputError, InvalidTypeError
+from .errors import CorollaryError, InvalidInputError, InvalidTypeError
+from .values import canon
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .tms.engine import Engine
+    from .tms.records import Belief
 
 
 @attrs.frozen(slots=True)
@@ -50,9 +61,21 @@ class Conflict:
 
 
 class ConflictPolicy:
-    """Base class of conflict policies."""
+    """Base class of conflict policies (and the strategy the engine's sweep calls)."""
 
     mode = "open"
+    #: Whether rival values exclude each other (the sweep then lets the first reached win).
+    decides = False
+    #: Whether :meth:`after_change` must run after every change to the base.
+    watches_changes = False
+
+    def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
+        """Defeat values in ``region`` before the sweep ranks the rest by confidence."""
+        return None
+
+    def after_change(self, base: Any) -> None:
+        """React to a change of ``base`` (a :class:`~corollary.BeliefBase`)."""
+        return None
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": type(self).__name__}
@@ -67,6 +90,7 @@ class PreferHigherConfidence(ConflictPolicy):
     """
 
     mode = "confidence"
+    decides = True
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": "PreferHigherConfidence"}
@@ -91,13 +115,40 @@ class PreferSource(ConflictPolicy):
 
     order: tuple[str, ...] = attrs.field(converter=_order)
     mode = "rank"
+    decides = True
 
     def rank_of(self, source: str) -> int:
+        """The position of ``source`` (or its kind) in the order; unlisted sources rank last."""
         kind = source.partition(":")[0]
         for i, entry in enumerate(self.order):
             if entry == source or entry == kind:
                 return i
         return len(self.order)
+
+    def rank(self, b: Belief, now: float) -> int:
+        """A value ranks by its best valid premise; derived-only values rank last."""
+        return min((self.rank_of(p.source) for p in b.premises if not p.expired(now)),
+                   default=len(self.order))
+
+    def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
+        """Values ranked worse than the best-ranked standing value of their key lose; values
+        tied on rank are left to the confidence sweep."""
+        seen: set[str] = set()
+        for b in region:
+            if b.key in seen:
+                continue
+            seen.add(b.key)
+            values = engine.values_of(b.key)
+            if len(values) < 2:
+                continue
+            ranked = [(self.rank(r, now), r.seq, r) for r in values if r.blocked is None]
+            if len(ranked) < 2:
+                continue
+            top, _, leader = min(ranked, key=lambda t: (t[0], t[1]))
+            for rank, _, r in ranked:
+                if rank > top:
+                    r.defeated_by = leader
+                    r.why = "lost"  # its would-be confidence is set when the sweep reaches it
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": "PreferSource", "order": list(self.order)}
@@ -110,6 +161,7 @@ class AskHuman(ConflictPolicy):
     ask: Callable[[Conflict], Any] = attrs.field()
     learn: bool = attrs.field(default=True)
     mode = "ask"
+    watches_changes = True
 
     @ask.validator
     def _check(self, _attribute: Any, value: Any) -> None:
@@ -123,6 +175,40 @@ class AskHuman(ConflictPolicy):
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": "AskHuman", "learn": self.learn}
+
+    def after_change(self, base: Any) -> None:
+        """Ask about every open conflict; resolve those answered with a standing value.
+
+        The change that raised a conflict has already been made and is valid: a failing or
+        wrong answer must not undo it, so it leaves the conflict open, with a warning.
+        """
+        for _ in range(1000):
+            open_conflicts = base.conflicts()
+            if not open_conflicts:
+                return
+            progressed = False
+            for conflict in open_conflicts:
+                try:
+                    winner = self.ask(conflict)
+                except Exception as exc:  # a person's callback: report it, keep the base sound
+                    warnings.warn(f"AskHuman: ask() raised {exc!r}; the conflict over "
+                                  f"{conflict.key!r} stays open", RuntimeWarning, stacklevel=4)
+                    continue
+                if winner is None:
+                    continue
+                try:
+                    known = canon(winner) in {canon(v) for v in conflict.values}
+                except CorollaryError:
+                    known = False
+                if not known:
+                    warnings.warn(f"AskHuman: ask() answered {winner!r}, not one of "
+                                  f"{conflict.values}; the conflict over {conflict.key!r} stays "
+                                  "open", RuntimeWarning, stacklevel=4)
+                    continue
+                base.resolve(conflict, winner, learn=self.learn)
+                progressed = True
+            if not progressed:
+                return
 
 
 def policy_from_dict(data: dict[str, Any] | None, ask: Callable[[Conflict], Any] | None = None

@@ -1,0 +1,187 @@
+"""The kinds of derived reasons, each described in one place.
+
+A kind says how a step's confidence is computed, who is accountable when its conclusion was
+wrong, what its proof shows, and the tag a snapshot saves it under. The engine, the facade,
+proofs and snapshots all ask the kind, so a new kind of reason (a sampled claim, a re-verified
+tool call) is one :class:`StepKind` subclass registered with :func:`register`.
+
+>>> sorted(KINDS)
+['formula', 'model', 'rule']
+>>> MODEL.reads_reliability, RULE.reads_reliability
+(True, False)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .._format import format_number as num
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .records import Justification
+
+#: ``reliability(source, now) -> (value, time_dependent)``: how a kind reads a source's trust.
+Reliability = Callable[[str, float], tuple[float, bool]]
+
+#: Fields of ``Justification.info`` that a proof copies into the step's node, when present.
+PROOF_FIELDS = ("names", "formula", "stated", "computed", "reproduced", "document", "quote",
+                "citation_found", "certainty")
+_CLAIM = ("names", "certainty", "model")
+_FORMULA = ("formula", "stated", "computed", "reproduced")
+_CITATION = ("document", "quote", "citation_found")
+
+
+class StepKind:
+    """One kind of derived reason.
+
+    Attributes
+    ----------
+    name : str
+        The tag proofs and snapshots use.
+    reads_reliability : bool
+        Whether the step's confidence is ``reliability(name) × step`` (a model's unchecked
+        judgement) rather than the constant ``step``; the engine re-evaluates such steps when
+        the source's reliability changes.
+    accountable : bool
+        Whether the justification's ``name`` (its source) is blamed when its conclusion is
+        retracted with ``fault="source"``.
+    info_required, info_optional : tuple of str
+        The fields of ``Justification.info`` this kind keeps (snapshots check them).
+    """
+
+    name = ""
+    reads_reliability = False
+    accountable = False
+    info_required: tuple[str, ...] = ("names",)
+    info_optional: tuple[str, ...] = ()
+
+    def step(self, j: Justification, reliability: Reliability, now: float) -> tuple[float, bool]:
+        """``(step confidence, whether it moves with time)`` of ``j`` at ``now``."""
+        if self.reads_reliability:
+            r, timed = reliability(j.name, now)
+            return r * j.step, timed
+        return j.step, False
+
+    def proof_fields(self, j: Justification, reliability: Reliability,
+                     now: float) -> dict[str, Any]:
+        """What a proof shows of ``j`` besides its step, validity and confidence."""
+        fields = {k: j.info[k] for k in PROOF_FIELDS if k in j.info}
+        if self.reads_reliability:
+            fields["reliability"] = reliability(j.name, now)[0]
+            fields["certainty"] = j.step
+        return fields
+
+    def describe(self, reason: dict[str, Any]) -> str:
+        """The head of the proof line of a step (a proof node made by :meth:`proof_fields`)."""
+        raise NotImplementedError
+
+    def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
+        """Check a snapshot's ``info`` of a justification of this kind (``f``: the snapshot's
+        field checker, :class:`corollary._fields.Fields`)."""
+        info = f.mapping(info, field, self.info_required, self.info_optional)
+        for i, n in enumerate(f.items(info["names"], f"{field}.names")):
+            f.text(n, f"{field}.names[{i}]")
+
+    def __repr__(self) -> str:
+        return f"<step kind {self.name}>"
+
+
+class RuleStep(StepKind):
+    """A ``@rule`` fired on its inputs: the rule's own confidence, and never at fault (if a rule
+    concluded something wrong, an input was wrong)."""
+
+    name = "rule"
+
+    def describe(self, reason: dict[str, Any]) -> str:
+        return f"rule {reason['name']}: step {num(reason['step'])}"
+
+
+class _Claim(StepKind):
+    """What model claims share: the model behind them, the certainty it stated, and an optional
+    citation check."""
+
+    info_required = _CLAIM
+
+    def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
+        super().check_info(f, name, info, field)
+        f.unit(info["certainty"], f"{field}.certainty")
+        if info["model"] != name:
+            f.fail(f"{field}.model", f"must name the step's model {name!r}")
+        cited = [k for k in _CITATION if k in info]
+        if cited:
+            if len(cited) != len(_CITATION):
+                f.fail(field, f"holds part of a citation check ({cited})")
+            f.key(info["document"], f"{field}.document")
+            f.text(info["quote"], f"{field}.quote")
+            f.boolean(info["citation_found"], f"{field}.citation_found")
+
+
+class FormulaStep(_Claim):
+    """A model's claim whose formula the runtime re-executed: ``1.0 × certainty``; the
+    arithmetic was checked, so the formula is never at fault."""
+
+    name = "formula"
+    info_required = _CLAIM + _FORMULA
+    info_optional = _CITATION
+
+    def describe(self, reason: dict[str, Any]) -> str:
+        what = f"formula {reason['formula']} by {reason['name']}"
+        if reason.get("reproduced"):
+            what += f", re-executed: reproduced {reason['stated']!r}"
+        else:
+            what += (f", re-executed: stated {reason['stated']!r} but computes "
+                     f"{reason['computed']!r} (believed)")
+        return what + f"; step 1.0 × certainty {num(reason['step'])}"
+
+    def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
+        super().check_info(f, name, info, field)
+        f.text(info["formula"], f"{field}.formula")
+        f.value(info["stated"], f"{field}.stated")
+        f.number(info["computed"], f"{field}.computed")
+        f.boolean(info["reproduced"], f"{field}.reproduced")
+
+
+class ModelStep(_Claim):
+    """A model's unchecked judgement: ``reliability(model) × certainty``; the model is
+    accountable for it."""
+
+    name = "model"
+    reads_reliability = True
+    accountable = True
+    info_optional = _CITATION
+
+    def describe(self, reason: dict[str, Any]) -> str:
+        what = (f"model judgement by {reason['name']}: step {num(reason['step'])} = reliability "
+                f"{num(reason['reliability'])} × certainty {num(reason['certainty'])}")
+        if "document" in reason:
+            found = "found" if reason.get("citation_found") else "NOT found"
+            what += f"; cites {reason['document']}: {reason['quote']!r} ({found})"
+        return what
+
+    def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
+        if isinstance(info, dict) and any(k in info for k in _FORMULA):
+            f.fail(field, "holds a formula check in a model judgement")
+        super().check_info(f, name, info, field)
+
+
+#: Every kind of derived reason, by name.
+KINDS: dict[str, StepKind] = {}
+
+
+def register(kind: StepKind) -> StepKind:
+    """Make ``kind`` known to proofs and snapshots (its ``name`` must be new)."""
+    if not kind.name or kind.name in KINDS:
+        raise ValueError(f"a step kind needs a new, non-empty name, not {kind.name!r}")
+    KINDS[kind.name] = kind
+    return kind
+
+
+def kind_named(name: str) -> StepKind:
+    """The kind registered as ``name`` (``KeyError`` if there is none)."""
+    return KINDS[name]
+
+
+RULE = register(RuleStep())
+FORMULA = register(FormulaStep())
+MODEL = register(ModelStep())

@@ -1,0 +1,108 @@
+"""The three record types of the TMS, as in a classic JTMS: the belief (a node: one value of one
+key), the premise (a reason straight from a source, kept on its belief) and the justification (a
+derived reason: a step over input beliefs). The engine (:mod:`corollary.tms.engine`) owns them;
+everything else reads them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .kinds import StepKind
+
+IN = "IN"
+OUT = "OUT"
+PREMISES = "premises"  # marker for "the premise agreement" as a belief's best support
+
+
+class Premise:
+    """A reason straight from a source: who said it, when, and how long it stays good."""
+
+    __slots__ = ("source", "origin", "at", "half_life", "ttl", "expires_at")
+
+    def __init__(self, source: str, origin: str, at: float, half_life: float | None,
+                 ttl: float | None) -> None:
+        self.source = source
+        self.origin = origin
+        self.at = at
+        self.half_life = half_life
+        self.ttl = ttl
+        self.expires_at = None if ttl is None else at + ttl
+
+    def expired(self, now: float) -> bool:
+        """Whether the premise's ttl has run out at ``now``."""
+        return self.expires_at is not None and now >= self.expires_at
+
+    def __repr__(self) -> str:
+        return f"<Premise {self.source} at {self.at}>"
+
+
+class Justification:
+    """A derived reason: a step of some kind (:mod:`corollary.tms.kinds`) over input beliefs.
+
+    ``step`` is the constant part of the step confidence (a rule's confidence, a claim's
+    certainty); a kind that reads reliability multiplies it by the live reliability of
+    ``name`` (the model). ``info`` carries what the proof shows (formula, stated value,
+    citation check, input names).
+    """
+
+    __slots__ = ("kind", "name", "output", "inputs", "distinct", "step", "info", "seq")
+
+    def __init__(self, kind: StepKind, name: str, output: Belief, inputs: tuple[Belief, ...],
+                 step: float, info: dict[str, Any] | None = None) -> None:
+        self.kind = kind
+        self.name = name
+        self.output = output
+        self.inputs = inputs
+        # the inputs once each (a claim may name one input twice): what the sweep counts down
+        self.distinct = inputs if len(set(inputs)) == len(inputs) else tuple(dict.fromkeys(inputs))
+        self.step = step
+        self.info = info or {}
+        self.seq = 0
+
+    def __repr__(self) -> str:
+        return f"<Justification {self.kind.name}:{self.name} -> {self.output.key}>"
+
+
+class Belief:
+    """One value of one key, with its reasons and its last computed label and confidence.
+
+    ``premises`` is a tuple and ``justs`` a tuple until a belief has many reasons (then a
+    list): most beliefs have one reason, and a tuple of one costs less than any mutable
+    container. ``label``, ``conf``, ``best`` (``PREMISES`` or the justification that gives the
+    confidence), ``defeated_by``, ``potential`` (what a defeated value would have had),
+    ``why`` and ``stamp`` (the time they were computed at) are the engine's memo: read them
+    only after the engine has synced the belief.
+    """
+
+    __slots__ = (
+        "key", "value", "vid", "seq", "premises", "justs", "blocked",
+        "label", "conf", "best", "defeated_by", "potential", "timed", "stamp", "why",
+    )
+
+    def __init__(self, key: str, value: Any, vid: Any, seq: int) -> None:
+        self.key = key
+        self.value = value
+        self.vid = vid
+        self.seq = seq
+        self.premises: tuple[Premise, ...] = ()
+        self.justs: tuple[Justification, ...] | list[Justification] = ()
+        self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
+        self.label = OUT
+        self.conf = 0.0
+        self.best: Any = None
+        self.defeated_by: Belief | None = None
+        self.potential = 0.0
+        self.timed = False
+        self.stamp: float | None = None
+        self.why = "unsupported"
+
+    def premise_from(self, source: str) -> Premise | None:
+        """This belief's premise from ``source``, if any."""
+        for p in self.premises:
+            if p.source == source:
+                return p
+        return None
+
+    def __repr__(self) -> str:
+        return f"<Belief {self.key}={self.value!r} {self.label} {self.conf:.4g}>"
