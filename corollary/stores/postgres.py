@@ -144,6 +144,7 @@ class PostgresStore(CachedSQLStore):
         self._conn_lock = threading.RLock()
         self._pid = os.getpid()
         self._closed = False
+        self._degraded = False  # a connection broke: retry outside the pool until it heals
         self._pool: Any = None
         self._pool = self._open_pool()
         try:
@@ -206,14 +207,18 @@ class PostgresStore(CachedSQLStore):
         deadline = time.monotonic() + self.timeout
         delay = 0.05
         attempt = body
+        direct = self._degraded
         while True:
             try:
-                return self._attempt(attempt, lock, single, deadline)
+                result = self._attempt(attempt, lock, single, deadline, direct)
             except StoreError:
                 raise
             except Exception as exc:
                 left = deadline - time.monotonic()
                 if self._gone(exc) and left > 0:
+                    # the pool reconnects in the background, with a backoff that grows with
+                    # the outage: until it has a connection again, go straight to the server
+                    self._degraded = direct = True
                     time.sleep(min(delay, left))
                     delay = min(delay * 2, 1.0)
                     attempt = again or body
@@ -225,11 +230,22 @@ class PostgresStore(CachedSQLStore):
                         "psycopg"):
                     raise StoreError(f"ledger database error: {exc}", self.location) from exc
                 raise
+            if direct and self._pool is not None and self._pool.get_stats().get(
+                    "pool_available", 0):
+                self._degraded = False  # the pool has a connection again
+            return result
 
-    def _attempt(self, body: Callable[[Any], Any], lock: bool, single: bool,
-                 deadline: float) -> Any:
-        pool = self._current_pool()
-        with pool.connection(timeout=max(deadline - time.monotonic(), 0.001)) as conn:
+    def _attempt(self, body: Callable[[Any], Any], lock: bool, single: bool, deadline: float,
+                 direct: bool) -> Any:
+        left = max(deadline - time.monotonic(), 0.001)
+        if self._closed:
+            raise StoreError("the ledger is closed", self.location)
+        if direct:  # one connection of our own, closed afterwards
+            connection = self._psycopg.connect(self.url, autocommit=True,
+                                               connect_timeout=max(2, int(left + 1)))
+        else:
+            connection = self._current_pool().connection(timeout=left)
+        with connection as conn:
             if single:
                 return body(conn)
             if not lock:
