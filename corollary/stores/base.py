@@ -160,6 +160,15 @@ def checked_fold_row(source: object, topic: object, outcome: object, at: object,
     return source, topic, bool(outcome), float(at)  # type: ignore[arg-type,return-value]
 
 
+def checked_sources(rows: Iterable[Sequence[Any]], where: object) -> list[str]:
+    """The first column of ``rows``, each a non-empty string (else :class:`StoreCorruptError`)."""
+    sources = [row[0] for row in rows]
+    for source in sources:
+        if not _text(source, False):
+            raise StoreCorruptError(f"corrupt ledger: malformed source {source!r}", where)
+    return sources
+
+
 def outcome_of(row: Sequence[Any], where: object = None) -> Outcome:
     """The inverse of :func:`row_of`; a row of the wrong shape is a :class:`StoreCorruptError`."""
     event_id, source, topic, outcome, at, recorded_at, evidence, reason, key, confidence = row
@@ -194,6 +203,43 @@ def keep_forever(obj: object) -> None:
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
     except Exception:  # pragma: no cover - not CPython: the list is the best we can do
         pass
+
+
+class Owned:
+    """What a store opened (a connection, a pool) and the process that opened it.
+
+    The store's finalizer calls :meth:`release`, so a store that is dropped without being
+    closed closes what it opened at once: a ``sqlite3.Connection`` is a reference cycle of its
+    own (it holds its statement cache, which holds it), and a connection pool is held by its
+    worker threads, so neither would otherwise close before a garbage collection (or ever).
+    """
+
+    __slots__ = ("resource", "pid")
+
+    def __init__(self) -> None:
+        self.resource: Any = None
+        self.pid = os.getpid()
+
+    def set(self, resource: Any) -> None:
+        self.resource = resource
+        self.pid = os.getpid()
+
+    def release(self) -> None:
+        """Close the resource in the process that opened it; in any other, keep it forever."""
+        resource, self.resource = self.resource, None
+        if resource is None:
+            return
+        if self.pid == os.getpid():
+            resource.close()
+        else:
+            keep_forever(resource)
+
+
+def owned_by(store: object) -> Owned:
+    """A new :class:`Owned` released when ``store`` is dropped."""
+    owned = Owned()
+    weakref.finalize(store, owned.release)
+    return owned
 
 
 def _before_fork() -> None:

@@ -42,9 +42,11 @@ from .base import (
     check_expected_version,
     check_half_life,
     check_session,
+    checked_sources,
     keep_forever,
     outcome_of,
     outcomes_query,
+    owned_by,
     row_of,
     session_conflict,
 )
@@ -145,14 +147,22 @@ class PostgresStore(CachedSQLStore):
         self._pid = os.getpid()
         self._closed = False
         self._degraded = False  # a connection broke: retry outside the pool until it heals
-        self._pool: Any = None
+        self._owned = owned_by(self)
         self._pool = self._open_pool()
         try:
             self._ensure_schema()
             self._init_cache()
         except BaseException:
-            self._pool.close()
+            self._owned.release()
             raise
+
+    @property
+    def _pool(self) -> Any:
+        return self._owned.resource
+
+    @_pool.setter
+    def _pool(self, pool: Any) -> None:
+        self._owned.set(pool)
 
     # -- plumbing ------------------------------------------------------------------------
     def _open_pool(self) -> Any:
@@ -375,8 +385,9 @@ class PostgresStore(CachedSQLStore):
 
     def sources(self) -> list[str]:
         """Every source with at least one outcome."""
-        return [r[0] for r in self._fetch(
-            f"SELECT DISTINCT source FROM {self.namespace}.outcomes ORDER BY source")]
+        return checked_sources(self._fetch(
+            f"SELECT DISTINCT source FROM {self.namespace}.outcomes ORDER BY source"),
+            self.location)
 
     def count(self) -> int:
         """How many outcomes the database holds."""
@@ -474,13 +485,7 @@ class PostgresStore(CachedSQLStore):
         closed: its connections are the parent's)."""
         with self._conn_lock:
             self._closed = True
-            pool, self._pool = self._pool, None
-            if pool is None:
-                return
-            if self._pid == os.getpid():
-                pool.close()
-            else:  # a fork that ran no hooks
-                keep_forever(pool)
+            self._owned.release()
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.location!r}, namespace={self.namespace!r})"

@@ -55,9 +55,11 @@ from .base import (
     check_expected_version,
     check_half_life,
     check_session,
+    checked_sources,
     keep_forever,
     outcome_of,
     outcomes_query,
+    owned_by,
     row_of,
     session_conflict,
 )
@@ -187,17 +189,26 @@ class SQLiteStore(CachedSQLStore):
         self._data_version: int | None = None
         self._memory = str(self.path) == ":memory:"
         self.read_only = False
+        self._owned = owned_by(self)
         if not self._memory:
             self._create()
-        self._conn: sqlite3.Connection | None = self._connect()
+        self._conn = self._connect()
         try:
             self._ensure_schema()
             self._data_version = self._run("PRAGMA data_version")[0][0]
             self._init_cache()
         except BaseException:
-            self._conn.close()
-            self._conn = None
+            self._owned.release()
             raise
+
+    @property
+    def _conn(self) -> sqlite3.Connection | None:
+        conn: sqlite3.Connection | None = self._owned.resource
+        return conn
+
+    @_conn.setter
+    def _conn(self, conn: sqlite3.Connection | None) -> None:
+        self._owned.set(conn)
 
     # -- opening -------------------------------------------------------------------------
     def _create(self) -> None:
@@ -300,11 +311,11 @@ class SQLiteStore(CachedSQLStore):
                     f"{SCHEMA_VERSION})", self.path)
             if state == "current":
                 if not self._memory and not self.read_only:
-                    conn.execute("PRAGMA journal_mode=WAL")  # a no-op once set
+                    self._use_wal(conn)
                 return
             if state == "empty" and not self._memory:
                 # WAL before the first table, so that no one ever sees the mode switch
-                conn.execute("PRAGMA journal_mode=WAL")
+                self._use_wal(conn)
             # create or upgrade under the write lock; re-check: another process may have won
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -325,9 +336,30 @@ class SQLiteStore(CachedSQLStore):
                     conn.execute("ROLLBACK")
                 raise
             if not self._memory:
-                conn.execute("PRAGMA journal_mode=WAL")  # files from before WAL
+                self._use_wal(conn)  # files from before WAL
         except sqlite3.Error as exc:
             raise self._wrap(exc, opening=True) from exc
+
+    def _use_wal(self, conn: sqlite3.Connection) -> None:
+        """Switch the file to WAL journaling (once: the mode is kept in the file).
+
+        Switching needs an exclusive lock, and SQLite reports a conflict at once rather than
+        calling its busy handler, so many processes opening a new file together retry here,
+        with backoff, for at most the store's timeout.
+        """
+        if conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            return
+        deadline = time.monotonic() + self.timeout
+        delay = 0.002
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if _error_kind(exc) != "locked" or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
 
     @property
     def schema_version(self) -> int:
@@ -481,7 +513,8 @@ class SQLiteStore(CachedSQLStore):
 
     def sources(self) -> list[str]:
         """Every source with at least one outcome."""
-        return [row[0] for row in self._run("SELECT DISTINCT source FROM outcomes ORDER BY source")]
+        return checked_sources(
+            self._run("SELECT DISTINCT source FROM outcomes ORDER BY source"), self.path)
 
     def count(self) -> int:
         """How many outcomes the file holds."""
@@ -560,13 +593,7 @@ class SQLiteStore(CachedSQLStore):
         """Close this process's connection (one inherited from a parent is never closed)."""
         with self._conn_lock:
             self._closed = True
-            conn, self._conn = self._conn, None
-            if conn is None:
-                return
-            if self._pid == os.getpid():
-                conn.close()
-            else:  # a fork that ran no hooks: the parent's connection, not ours to close
-                keep_forever(conn)
+            self._owned.release()
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
