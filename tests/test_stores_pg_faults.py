@@ -196,6 +196,32 @@ def test_a_write_that_cannot_reach_the_server_raises_a_store_error_and_stores_no
     ledger.close()
 
 
+def test_a_batch_cut_by_a_server_stop_is_all_or_nothing(namespace: str) -> None:
+    ledger = open_ledger(PG_URL, namespace=namespace, timeout=1.0)
+    ledger.record_outcome("tool:a", True, at=0.0, event_id="before")
+    result: list[Any] = []
+
+    def write() -> None:
+        try:
+            result.append(ledger.record_many(_backlog(60_000, "big")))
+        except StoreError as exc:
+            result.append(exc)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    time.sleep(0.3)  # the batch is on its way to (or inside) the server
+    server("stop-server")
+    thread.join(60)
+    server("start-server")
+    rows, distinct = _count(namespace)
+    assert rows == distinct
+    if isinstance(result[0], StoreError):  # reported failed: then nothing of it is stored
+        assert rows == 1
+    else:  # reported written: then all of it is
+        assert result == [60_000] and rows == 60_001
+    ledger.close()
+
+
 # -- a connection cut right after COMMIT ----------------------------------------------------
 
 #: What a server says when a write is done: a COMMIT, or a one-row autocommit statement...

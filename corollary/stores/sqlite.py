@@ -528,8 +528,8 @@ class SQLiteStore(CachedSQLStore):
     def set_meta_defaults(self, values: dict[str, str]) -> None:
         """Store settings that are not stored yet (the first opener's choice sticks)."""
         stored = self.get_meta()
-        if all(name in stored for name in values):
-            return  # nothing to write (and a read-only ledger need not be written)
+        if self.read_only or all(name in stored for name in values):
+            return  # nothing to write, or no way to (a read-only ledger keeps what it has)
         self._write(lambda conn: conn.executemany(
             "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
             list(values.items())))
