@@ -74,16 +74,3 @@ def open_new(target: str, start_at: float) -> tuple[int, int]:
         return int(ledger.store.schema_version), int(ledger.store.count())
     finally:
         ledger.close()
-
-
-def write_batch_forever(target: str, options: dict[str, Any], batch: int, ready: Any) -> None:
-    """Record batches of ``batch`` outcomes (one transaction each) until killed."""
-    from corollary.stores import open_ledger
-
-    ledger = open_ledger(target, **options)
-    i = 0
-    while True:
-        ledger.record_many([{"source": "tool:batch", "correct": bool(j % 2), "at": 0.0,
-                             "event_id": f"b-{os.getpid()}-{i}-{j}"} for j in range(batch)])
-        i += 1
-        ready.set()

@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 import sql_workers as workers
+from test_stores_files import make_v1
 
 from corollary import BeliefBase, ManualClock, TrustLedger
 from corollary.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
 from corollary.stores import SessionNotFoundError, open_ledger
-from corollary.stores.sqlite import APPLICATION_ID
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 SPAWN = multiprocessing.get_context("spawn")
@@ -182,35 +182,25 @@ def test_two_writers_never_lose_a_change(target: Target) -> None:
     ledger.close()
 
 
-V3_DDL = """
-CREATE TABLE schema_history (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL,
-                             pid INTEGER NOT NULL);
-CREATE TABLE outcomes (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    event_id    TEXT    NOT NULL UNIQUE,
-    source      TEXT    NOT NULL CHECK (length(source) > 0),
-    outcome     INTEGER NOT NULL CHECK (outcome IN (0, 1)),
-    observed_at REAL    NOT NULL,
-    recorded_at REAL    NOT NULL,
-    evidence    TEXT,
-    reason      TEXT,
-    key         TEXT,
-    topic       TEXT,
-    confidence  REAL CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1))
-);
-CREATE INDEX outcomes_by_source ON outcomes (source, id);
+# versions 2 and 3 on top of the hand-written version-1 file, as those releases upgraded it
+V2_V3_DDL = """
+ALTER TABLE outcomes ADD COLUMN topic TEXT;
+ALTER TABLE outcomes ADD COLUMN confidence REAL
+    CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1));
 CREATE TABLE sessions (session_id TEXT PRIMARY KEY, data BLOB NOT NULL, updated_at REAL NOT NULL);
 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE schema_history (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL,
+                             pid INTEGER NOT NULL);
 INSERT INTO schema_history VALUES (1, 0, 1), (2, 0, 1), (3, 0, 1);
+PRAGMA user_version = 3;
 """
 
 
 def test_a_version_3_sqlite_file_opens_and_is_upgraded(tmp_path: Path) -> None:
     path = tmp_path / "v3.db"
+    make_v1(path, n=0)
     conn = sqlite3.connect(path)
-    conn.executescript(V3_DDL)
-    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute("PRAGMA user_version = 3")
+    conn.executescript(V2_V3_DDL)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("INSERT INTO outcomes (event_id, source, outcome, observed_at, recorded_at, "
                  "topic) VALUES ('e1', 'tool:x', 1, 0, 0, 'math'), ('e2', 'tool:x', 0, 0, 0, NULL)")

@@ -18,16 +18,15 @@ import sqlite3
 import sys
 import time
 import traceback
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+import test_stores_concurrency as concurrency
 
 from corollary import BeliefBase
 from corollary.ledger import TrustLedger
-from corollary.stores import open_ledger
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 FORK = multiprocessing.get_context("fork")
@@ -75,21 +74,13 @@ def _join(how: str, handle: Any, timeout: float = 60.0) -> int:
         time.sleep(0.01)
 
 
-class Target:
+class Target(concurrency.Target):
     """One ledger (a fresh SQLite file or PostgreSQL namespace) and how to inspect it."""
 
     def __init__(self, kind: str, tmp_path: Path) -> None:
-        self.kind = kind
+        super().__init__(kind, tmp_path)
         if kind == "sqlite":
             self.url = str(tmp_path / "forked.db")
-            self.options: dict[str, Any] = {}
-        else:
-            self.url = PG_URL or ""
-            self.namespace = f"f_{uuid.uuid4().hex[:12]}"
-            self.options = {"namespace": self.namespace, "max_size": 2}
-
-    def open(self) -> TrustLedger:
-        return open_ledger(self.url, **self.options)
 
     def rows(self, sql: str) -> list[Any]:
         if self.kind == "sqlite":
@@ -119,13 +110,6 @@ class Target:
             assert ledger.store.count() == expected
         finally:
             ledger.close()
-
-    def cleanup(self) -> None:
-        if self.kind == "postgres":
-            import psycopg
-
-            with psycopg.connect(PG_URL, autocommit=True) as conn:
-                conn.execute(f"DROP SCHEMA IF EXISTS {self.namespace} CASCADE")
 
 
 KINDS = ["sqlite", pytest.param("postgres", marks=[

@@ -103,28 +103,6 @@ def _integrity(path: Path) -> str:
 
 # -- batches are all-or-nothing ------------------------------------------------------------
 
-def test_a_writer_killed_in_the_middle_of_big_batches_leaves_whole_batches(
-        tmp_path: Path) -> None:
-    path = str(tmp_path / "killed.db")
-    open_ledger(path).close()
-    batch = 4_000
-    for round_ in range(3):
-        ready = SPAWN.Event()
-        proc = SPAWN.Process(target=workers.write_batch_forever, args=(path, {}, batch, ready))
-        proc.start()
-        assert ready.wait(60), "the writer never wrote"
-        time.sleep(0.02 * (round_ + 1))
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.join(30)
-        assert proc.exitcode == -signal.SIGKILL
-        with open_ledger(path) as ledger:
-            count = ledger.store.count()
-            assert count > 0 and count % batch == 0  # never part of a batch
-            record = ledger.record_of("tool:batch", at=0)
-            assert (record.correct, record.wrong) == (count // 2, count // 2)
-        assert _integrity(Path(path)) == "ok"
-
-
 def test_a_full_disk_fails_the_whole_batch_with_a_store_error(tmp_path: Path) -> None:
     path = tmp_path / "full.db"
     with open_ledger(path) as ledger:
