@@ -26,7 +26,7 @@ import threading
 import weakref
 from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import InvalidInputError, InvalidTypeError, StoreError
 from ..ledger import Outcome, Totals, fold_totals
@@ -38,6 +38,7 @@ COLUMNS = (
 )
 
 _EMPTY = Totals()
+_Store = TypeVar("_Store", bound="CachedSQLStore")
 
 
 class StoreCorruptError(StoreError):
@@ -134,6 +135,9 @@ def outcomes_query(table: str, placeholder: str, source: str | None,
     if where:
         sql += " WHERE " + " AND ".join(where)
     return sql + " ORDER BY id", params
+
+
+_FINITE = math.isfinite
 
 
 def _text(value: object, nullable: bool) -> bool:
@@ -317,7 +321,7 @@ class CachedSQLStore:
     def _drop_inherited(self, forked: bool) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def __enter__(self) -> CachedSQLStore:
+    def __enter__(self: _Store) -> _Store:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -411,10 +415,16 @@ class CachedSQLStore:
         try:
             for row_id, event_id, source, topic, outcome, at in self._rows_since(
                     self._watermark):
-                source, topic, correct, at = checked_fold_row(source, topic, outcome, at,
-                                                              where)
+                if not (type(source) is str and source
+                        and (topic is None or (type(topic) is str and topic))
+                        and type(outcome) is int and type(at) is float and _FINITE(at)):
+                    # not the plain shape: check it properly (raises for a damaged row)
+                    source, topic, outcome, at = checked_fold_row(source, topic, outcome, at,
+                                                                  where)
+                elif outcome != 0 and outcome != 1:
+                    checked_fold_row(source, topic, outcome, at, where)
                 if source in loaded:
-                    self._fold(source, topic, correct, at)
+                    self._fold(source, topic, outcome == 1, at)
                 if event_id not in own:
                     self._pending.add(source)
                 # with every row: if the next page never comes, nothing is folded twice

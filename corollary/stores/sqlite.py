@@ -211,9 +211,10 @@ class SQLiteStore(CachedSQLStore):
         self._owned.set(conn)
 
     # -- opening -------------------------------------------------------------------------
-    def _create(self) -> None:
-        """Refuse a directory, make the parent directory, create a missing file, and decide
-        whether it opens read-only.
+    def _create(self, create: bool = True) -> None:
+        """Refuse a directory, make the parent directory, create a missing file (if
+        ``create``: reconnecting never makes a new, empty file), and decide whether it opens
+        read-only.
 
         A new file is created here rather than by SQLite so that it gets the mode the umask
         gives any new file (SQLite would cap it at 0644); SQLite's ``-wal`` and ``-shm`` copy
@@ -226,6 +227,8 @@ class SQLiteStore(CachedSQLStore):
         if os.path.isdir(path):
             raise StoreCorruptError("is a directory, not a ledger database", path)
         with _CREATING:
+            if not create and not path.exists():
+                raise StoreError("the ledger file is gone", path)
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -279,7 +282,7 @@ class SQLiteStore(CachedSQLStore):
             if self._closed:
                 raise StoreError("the ledger is closed", self.path)
             if not self._memory:
-                self._create()
+                self._create(create=False)
             self._conn = self._connect()
             self._data_version = None
         return self._conn
