@@ -272,7 +272,10 @@ class CachedSQLStore:
     Subclasses implement ``_insert(batch) -> set of event ids added``, ``_rows_since(id)``
     (``(id, event_id, source, topic, outcome, observed_at)`` rows with a larger id, by id),
     ``_rows_of(source, upto)`` (``(topic, outcome, observed_at)`` rows of one source up to an
-    id, by id), ``_max_id()`` and ``_external_change() -> bool``.
+    id, by id), ``_max_id()``, ``_external_change() -> bool``, ``_drop_inherited(forked)``
+    (let go of what a forked child inherited, see :meth:`_after_fork_in_child`) and
+    ``close()``. They set ``_conn_lock`` before :meth:`_init_cache`, which registers the store
+    for the fork hooks.
     """
 
     half_life: float | None
