@@ -5,6 +5,8 @@
 #                                # writes its URL to $COROLLARY_PG_DIR/url and prints it
 #   export COROLLARY_TEST_PG_URL=$(cat /tmp/corollary-pg/url)
 #   bash .ci/postgres.sh stop    # stops the server and removes the cluster
+#   bash .ci/postgres.sh stop-server   # stops the server, keeps the cluster (for fault tests)
+#   bash .ci/postgres.sh start-server  # starts the kept cluster again on the same port
 #
 # Runs as root (CI) or as any user; the cluster belongs to the `postgres` user when run as root.
 set -euo pipefail
@@ -57,15 +59,34 @@ start() {
     chmod 700 "$DIR/data"
     as_owner "$BIN/initdb" -D "$DIR/data" -U postgres --auth=trust --encoding=UTF8 \
         --no-locale >"$DIR/initdb.log" 2>&1 || { cat "$DIR/initdb.log" >&2; exit 1; }
-    as_owner "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 start \
-        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $DIR/run -c fsync=off \
-            -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
-        >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
+    echo "$PORT" >"$DIR/port"
+    run_server "$BIN"
     as_owner "$BIN/createdb" -h 127.0.0.1 -p "$PORT" -U postgres "$DB"
     echo "$BIN" >"$DIR/bin"
     echo "postgresql://postgres@127.0.0.1:$PORT/$DB" >"$DIR/url"
     chmod 644 "$DIR/url"
     cat "$DIR/url"
+}
+
+run_server() {  # start the cluster in $DIR on the port it was created with
+    local bin=$1 port
+    port=$(cat "$DIR/port")
+    as_owner "$bin/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 start \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $DIR/run -c fsync=off \
+            -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+        >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
+}
+
+stop_server() {  # stop the server (fast shutdown: sessions are cut), keep the cluster
+    [ -f "$DIR/bin" ] || { echo "postgres.sh: no cluster in $DIR" >&2; exit 1; }
+    if [ -f "$DIR/data/postmaster.pid" ]; then
+        as_owner "$(cat "$DIR/bin")/pg_ctl" -D "$DIR/data" -m fast -w -t 60 stop >/dev/null
+    fi
+}
+
+start_server() {  # start a cluster stopped by stop-server
+    [ -f "$DIR/bin" ] || { echo "postgres.sh: no cluster in $DIR" >&2; exit 1; }
+    [ -f "$DIR/data/postmaster.pid" ] || run_server "$(cat "$DIR/bin")"
 }
 
 stop() {
@@ -80,5 +101,7 @@ stop() {
 case "${1:-}" in
     start) start ;;
     stop) stop ;;
-    *) echo "usage: $0 start|stop" >&2; exit 2 ;;
+    stop-server) stop_server ;;
+    start-server) start_server ;;
+    *) echo "usage: $0 start|stop|stop-server|start-server" >&2; exit 2 ;;
 esac

@@ -942,16 +942,28 @@ class BeliefBase:
 
         return load(path, ledger=ledger, clock=clock, **options)
 
-    def save_session(self, session_id: str) -> None:
-        """Save a snapshot under ``session_id`` in the ledger's store (beside a shared ledger)."""
+    def save_session(self, session_id: str, *, overwrite: bool = False) -> int:
+        """Save a snapshot under ``session_id`` in the ledger's store (beside a shared ledger).
+
+        Saves are versioned, so that two processes that load, change and save one session
+        cannot silently lose a change: the save succeeds only if the stored session is the
+        version this base loaded or last saved (or does not exist yet, for a base that never
+        loaded or saved it). Otherwise it raises
+        :class:`~corollary.errors.ConcurrentWriteError` and writes nothing: reload the session
+        with :meth:`load_session` and reapply the change. ``overwrite=True`` replaces whatever
+        is stored. Returns the session's new version.
+        """
         from .snapshot import save_session
 
-        save_session(self, session_id)
+        return save_session(self, session_id, overwrite=overwrite)
 
     @classmethod
     def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
                      **options: Any) -> BeliefBase:
-        """Resume the base saved under ``session_id`` in ``ledger``'s store."""
+        """Resume the base saved under ``session_id`` in ``ledger``'s store.
+
+        The base remembers the version it loaded, for its next :meth:`save_session`.
+        """
         from .snapshot import load_session
 
         return load_session(ledger, session_id, clock=clock, **options)

@@ -389,22 +389,53 @@ class MemoryStore:
     def changed_sources(self) -> set[str]:
         return set()
 
-    # sessions: base snapshots kept beside the ledger (in this process only)
-    def save_session(self, session_id: str, data: bytes) -> None:
-        """Keep ``data`` (a base's snapshot) under ``session_id``, replacing any earlier one."""
-        from .stores.base import check_session
+    # sessions: base snapshots kept beside the ledger (in this process only), versioned
+    def _session_state(self) -> tuple[Any, dict[str, int]]:
+        """The lock and version table of the sessions (made on first use; ``setdefault`` on
+        the instance dict is atomic, so two threads cannot make two)."""
+        state = self.__dict__.get("_session_sync")
+        if state is None:
+            import threading
+
+            state = self.__dict__.setdefault("_session_sync", (threading.Lock(), {}))
+        return state  # type: ignore[no-any-return]
+
+    def save_session(self, session_id: str, data: bytes, *,
+                     expected_version: int | None = None) -> int:
+        """Keep ``data`` (a base's snapshot) under ``session_id``; return its new version.
+
+        ``expected_version``: ``None`` writes unconditionally; ``0`` requires that there is
+        no such session yet; ``n > 0`` requires the stored version to be exactly ``n``.
+        Otherwise :class:`~corollary.errors.ConcurrentWriteError` is raised and nothing is
+        written.
+        """
+        from .stores.base import check_expected_version, check_session, session_conflict
 
         check_session(session_id, data)
-        self._sessions[session_id] = bytes(data)
+        expected = check_expected_version(expected_version)
+        lock, versions = self._session_state()
+        with lock:
+            current = versions.get(session_id, 1) if session_id in self._sessions else 0
+            if expected is not None and current != expected:
+                raise session_conflict(session_id, expected, current, "memory")
+            self._sessions[session_id] = bytes(data)
+            versions[session_id] = current + 1
+            return current + 1
+
+    def read_session(self, session_id: str) -> tuple[bytes, int]:
+        """``(data, version)`` of the session; ``SessionNotFoundError`` if there is none."""
+        from .stores.base import SessionNotFoundError, check_session
+
+        check_session(session_id)
+        lock, versions = self._session_state()
+        with lock:
+            if session_id not in self._sessions:
+                raise SessionNotFoundError(f"no session {session_id!r}", "memory")
+            return self._sessions[session_id], versions.get(session_id, 1)
 
     def load_session(self, session_id: str) -> bytes:
         """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
-        from .stores.base import SessionNotFoundError, check_session
-
-        try:
-            return self._sessions[check_session(session_id)]
-        except KeyError:
-            raise SessionNotFoundError(f"no session {session_id!r}", "memory") from None
+        return self.read_session(session_id)[0]
 
     def list_sessions(self) -> list[str]:
         """Ids of the saved sessions, sorted."""
@@ -414,7 +445,11 @@ class MemoryStore:
         """Forget a session; whether there was one."""
         from .stores.base import check_session
 
-        return self._sessions.pop(check_session(session_id), None) is not None
+        check_session(session_id)
+        lock, versions = self._session_state()
+        with lock:
+            versions.pop(session_id, None)
+            return self._sessions.pop(session_id, None) is not None
 
     def close(self) -> None:
         return None
@@ -932,6 +967,13 @@ class TrustLedger:
     def close(self) -> None:
         """Release the store's resources."""
         self.store.close()
+
+    def __enter__(self) -> TrustLedger:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: types.TracebackType | None) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return (f"TrustLedger(prior_weight={self.prior_weight:g}, "

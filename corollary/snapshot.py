@@ -771,24 +771,68 @@ def load(path: str | os.PathLike[str], ledger: TrustLedger | None = None,
                           **options)
 
 
-def save_session(kb: BeliefBase, session_id: str) -> None:
+def save_session(kb: BeliefBase, session_id: str, *, overwrite: bool = False) -> int:
     """Keep ``kb``'s snapshot (msgpack) in its ledger's store under ``session_id``.
 
     With a durable ledger (SQLite, PostgreSQL, JSON file) the session lives beside the shared
-    trust ledger, so any process that opens the ledger can resume it.
+    trust ledger, so any process that opens the ledger can resume it. Saves are versioned:
+    unless ``overwrite``, the save succeeds only if the stored session is still the version
+    this base loaded or last saved (or, for a base that never did either, if there is no such
+    session yet), so two processes that load, change and save one session cannot silently
+    lose a change; the loser gets :class:`~corollary.errors.ConcurrentWriteError`. Returns
+    the session's new version.
     """
+    from .errors import ConcurrentWriteError, InvalidTypeError
+    from .stores.base import check_session
+
+    if not isinstance(overwrite, bool):
+        raise InvalidTypeError("overwrite must be a bool")
+    check_session(session_id)
     store = kb.ledger.store
     if not hasattr(store, "save_session"):
         raise SnapshotError(f"the ledger's store ({type(store).__name__}) keeps no sessions")
-    store.save_session(session_id, encode(base_to_dict(kb), "msgpack"))
+    versions = _session_versions(kb)
+    expected = None if overwrite else versions.get(session_id, 0)
+    data = encode(base_to_dict(kb), "msgpack")
+    if not hasattr(store, "read_session"):  # a store without versions: it keeps the last save
+        store.save_session(session_id, data)
+        return 0
+    try:
+        version = store.save_session(session_id, data, expected_version=expected)
+    except ConcurrentWriteError as exc:
+        seen = ("never loaded or saved it here" if expected == 0
+                else f"loaded or last saved version {expected}")
+        raise ConcurrentWriteError(
+            f"session {session_id!r} was saved by another writer since this base "
+            f"{seen}; nothing was written. Reload it (BeliefBase.load_session) and reapply "
+            f"your changes, or save with overwrite=True to replace it ({exc})",
+            getattr(exc, "path", None)) from exc
+    versions[session_id] = int(version)
+    return int(version)
 
 
 def load_session(ledger: TrustLedger, session_id: str, clock: Clock | None = None,
                  **options: Any) -> BeliefBase:
-    """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to ``ledger``."""
+    """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to ``ledger``.
+
+    The base remembers the version it loaded, for its next :func:`save_session`.
+    """
     store = ledger.store
     if not hasattr(store, "load_session"):
         raise SnapshotError(f"the ledger's store ({type(store).__name__}) keeps no sessions")
     where = f"session {session_id!r}"
-    data = decode_bytes(store.load_session(session_id), "snapshot", where)
-    return base_from_dict(data, ledger=ledger, clock=clock, path=where, **options)
+    read = getattr(store, "read_session", None)
+    if read is not None:
+        raw, version = read(session_id)
+    else:  # a store without versions: saves from this base will expect none
+        raw, version = store.load_session(session_id), 0
+    kb = base_from_dict(decode_bytes(raw, "snapshot", where), ledger=ledger, clock=clock,
+                        path=where, **options)
+    _session_versions(kb)[session_id] = int(version)
+    return kb
+
+
+def _session_versions(kb: BeliefBase) -> dict[str, int]:
+    """The session versions ``kb`` loaded or saved, by session id."""
+    versions: dict[str, int] = vars(kb).setdefault("_session_versions", {})
+    return versions

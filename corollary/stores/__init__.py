@@ -38,12 +38,13 @@ from pathlib import Path
 from typing import Any
 
 from ..clock import Clock, Duration, to_seconds
-from ..errors import InvalidInputError, InvalidTypeError, StoreError
+from ..errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError, StoreError
 from ..ledger import MemoryStore, TrustLedger
 from ..policy import TrustPolicy
 from .base import SessionNotFoundError, StoreCorruptError, StoreVersionError
 
 __all__ = [
+    "ConcurrentWriteError",
     "LEDGER_ENV",
     "MemoryStore",
     "SessionNotFoundError",

@@ -6,14 +6,27 @@ in-memory store does, so every backend gives bit-for-bit the same answers for th
 in the same order. The fold is cached per source in the process and caught up incrementally
 (``id > watermark``) at the first read after a write and on :meth:`CachedSQLStore.changed_sources`, so the
 belief engine's hot path (:meth:`~corollary.ledger.TrustLedger.reliability`) is a dict lookup.
+
+The fold is exact whatever fails part-way: the watermark advances with every row folded, and a
+source is loaded into a scratch table that replaces nothing until it is complete, so a read
+that breaks off (a server stopping, a corrupt row) never folds an outcome twice.
+
+Forks: a store's connections belong to the process that opened them. Every live SQL store is
+tracked, and :func:`os.register_at_fork` hooks hand a forked child fresh locks, an emptied cache
+and no connection (the store reconnects on first use in the child); what the child inherited
+is never used by it, and what it must not finalise (PostgreSQL sockets the parent still uses)
+is kept alive for the child's whole life (:func:`keep_forever`).
 """
 
 from __future__ import annotations
 
 import math
+import os
 import threading
+import weakref
 from collections.abc import Iterable, Sequence
-from typing import Any
+from types import TracebackType
+from typing import Any, TypeVar
 
 from ..errors import InvalidInputError, InvalidTypeError, StoreError
 from ..ledger import Outcome, Totals, fold_totals
@@ -25,6 +38,7 @@ COLUMNS = (
 )
 
 _EMPTY = Totals()
+_Store = TypeVar("_Store", bound="CachedSQLStore")
 
 
 class StoreCorruptError(StoreError):
@@ -57,6 +71,28 @@ def check_session(session_id: object, data: object = b"") -> str:
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise InvalidTypeError(f"session data must be bytes, not {type(data).__name__}")
     return session_id
+
+
+def check_expected_version(expected_version: object) -> int | None:
+    """A session version to compare against: ``None`` (write unconditionally) or an int >= 0."""
+    if expected_version is None:
+        return None
+    if isinstance(expected_version, bool) or not isinstance(expected_version, int):
+        raise InvalidTypeError(f"expected_version is an int or None, not "
+                               f"{type(expected_version).__name__}")
+    if expected_version < 0:
+        raise InvalidInputError(f"expected_version must be >= 0, got {expected_version}")
+    return expected_version
+
+
+def session_conflict(session_id: str, expected: int, found: int, where: object) -> Exception:
+    """The :class:`~corollary.errors.ConcurrentWriteError` of a versioned save that lost."""
+    from ..errors import ConcurrentWriteError
+
+    now = "does not exist" if found == 0 else f"is at version {found}"
+    wanted = "not to exist yet" if expected == 0 else f"to be at version {expected}"
+    return ConcurrentWriteError(f"session {session_id!r} {now}, but this save expected it "
+                                f"{wanted}: another writer saved it; nothing was written", where)
 
 
 def check_half_life(half_life: object) -> float | None:
@@ -106,13 +142,133 @@ def outcomes_query(table: str, placeholder: str, source: str | None,
     return sql + " ORDER BY id", params
 
 
-def outcome_of(row: Sequence[Any]) -> Outcome:
-    """The inverse of :func:`row_of`."""
+_FINITE = math.isfinite
+
+
+def _text(value: object, nullable: bool) -> bool:
+    return (nullable and value is None) or (isinstance(value, str) and bool(value))
+
+
+def _seconds(value: object) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+def checked_fold_row(source: object, topic: object, outcome: object, at: object,
+                     where: object) -> tuple[str, str | None, bool, float]:
+    """A stored ``(source, topic, outcome, observed_at)`` with the types the schema promises.
+
+    SQLite keeps whatever type a value has, so a damaged file (a flipped bit, a foreign writer)
+    can hand back text where a time should be: that is a :class:`StoreCorruptError`, never a
+    ``TypeError`` from deep inside the fold.
+    """
+    if (not _text(source, False) or not _text(topic, True)
+            or isinstance(outcome, bool) or outcome not in (0, 1) or not _seconds(at)):
+        raise StoreCorruptError(f"corrupt ledger: malformed outcome row "
+                                f"({source!r}, {topic!r}, {outcome!r}, {at!r})", where)
+    return source, topic, bool(outcome), float(at)  # type: ignore[arg-type,return-value]
+
+
+def checked_sources(rows: Iterable[Sequence[Any]], where: object) -> list[str]:
+    """The first column of ``rows``, each a non-empty string (else :class:`StoreCorruptError`)."""
+    sources = [row[0] for row in rows]
+    for source in sources:
+        if not _text(source, False):
+            raise StoreCorruptError(f"corrupt ledger: malformed source {source!r}", where)
+    return sources
+
+
+def outcome_of(row: Sequence[Any], where: object = None) -> Outcome:
+    """The inverse of :func:`row_of`; a row of the wrong shape is a :class:`StoreCorruptError`."""
     event_id, source, topic, outcome, at, recorded_at, evidence, reason, key, confidence = row
-    return Outcome(source=source, correct=bool(outcome), at=float(at),
-                   recorded_at=float(recorded_at), event_id=event_id, topic=topic, reason=reason,
-                   evidence=evidence, key=key,
+    source, topic, correct, at = checked_fold_row(source, topic, outcome, at, where)
+    if (not _text(event_id, False) or not _seconds(recorded_at)
+            or not all(_text(v, True) for v in (evidence, reason, key))
+            or not (confidence is None or (_seconds(confidence) and 0 <= confidence <= 1))):
+        raise StoreCorruptError(f"corrupt ledger: malformed outcome row {tuple(row)!r}", where)
+    return Outcome(source=source, correct=correct, at=at, recorded_at=float(recorded_at),
+                   event_id=event_id, topic=topic, reason=reason, evidence=evidence, key=key,
                    confidence=None if confidence is None else float(confidence))
+
+
+#: Every SQL store alive in this process, for the fork hooks.
+_LIVE: weakref.WeakSet[CachedSQLStore] = weakref.WeakSet()
+#: What forked children inherited and must never finalise (see :func:`keep_forever`).
+_KEPT: list[object] = []
+
+
+def keep_forever(obj: object) -> None:
+    """Never let ``obj`` be finalised in this process, not even at interpreter exit.
+
+    Used in forked children for connections the parent opened: finalising a PostgreSQL
+    connection sends the server a goodbye over the parent's socket (ending the parent's
+    session), and finalising a SQLite connection closes the parent's database in this process.
+    A module list alone is cleared at interpreter exit, so the reference is also leaked.
+    """
+    _KEPT.append(obj)
+    try:
+        import ctypes
+
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(obj))
+    except Exception:  # pragma: no cover - not CPython: the list is the best we can do
+        pass
+
+
+class Owned:
+    """What a store opened (a connection, a pool) and the process that opened it.
+
+    The store's finalizer calls :meth:`release`, so a store that is dropped without being
+    closed closes what it opened at once: a ``sqlite3.Connection`` is a reference cycle of its
+    own (it holds its statement cache, which holds it), and a connection pool is held by its
+    worker threads, so neither would otherwise close before a garbage collection (or ever).
+    """
+
+    __slots__ = ("resource", "pid")
+
+    def __init__(self) -> None:
+        self.resource: Any = None
+        self.pid = os.getpid()
+
+    def set(self, resource: Any) -> None:
+        self.resource = resource
+        self.pid = os.getpid()
+
+    def release(self) -> None:
+        """Close the resource in the process that opened it; in any other, keep it forever."""
+        resource, self.resource = self.resource, None
+        if resource is None:
+            return
+        if self.pid == os.getpid():
+            resource.close()
+        else:
+            keep_forever(resource)
+
+
+def owned_by(store: object) -> Owned:
+    """A new :class:`Owned` released when ``store`` is dropped."""
+    owned = Owned()
+    weakref.finalize(store, owned.release)
+    return owned
+
+
+def _before_fork() -> None:
+    for store in list(_LIVE):
+        store._before_fork()
+
+
+def _after_fork_in_parent() -> None:
+    for store in list(_LIVE):
+        store._after_fork_in_parent()
+
+
+def _after_fork_in_child() -> None:
+    for store in list(_LIVE):
+        store._after_fork_in_child(forked=True)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                         after_in_child=_after_fork_in_child)
 
 
 class CachedSQLStore:
@@ -121,11 +277,15 @@ class CachedSQLStore:
     Subclasses implement ``_insert(batch) -> set of event ids added``, ``_rows_since(id)``
     (``(id, event_id, source, topic, outcome, observed_at)`` rows with a larger id, by id),
     ``_rows_of(source, upto)`` (``(topic, outcome, observed_at)`` rows of one source up to an
-    id, by id), ``_max_id()`` and ``_external_change() -> bool``.
+    id, by id), ``_max_id()``, ``_external_change() -> bool``, ``_drop_inherited(forked)``
+    (let go of what a forked child inherited, see :meth:`_after_fork_in_child`) and
+    ``close()``. They set ``_conn_lock`` before :meth:`_init_cache`, which registers the store
+    for the fork hooks.
     """
 
     half_life: float | None
     location: object
+    _conn_lock: threading.RLock
 
     def _init_cache(self) -> None:
         self._lock = threading.RLock()
@@ -135,7 +295,49 @@ class CachedSQLStore:
         self._pending: set[str] = set()
         self._own: set[str] = set()  # event ids we wrote and have not caught up with yet
         self._dirty = False
+        self._pid = os.getpid()
         self._watermark = self._max_id()
+        _LIVE.add(self)
+
+    # -- processes -----------------------------------------------------------------------
+    def _before_fork(self) -> None:
+        """Called in the parent just before a fork (subclasses may hold their locks)."""
+
+    def _after_fork_in_parent(self) -> None:
+        """Called in the parent just after a fork."""
+
+    def _after_fork_in_child(self, forked: bool) -> None:
+        """Make this copy of the store the child's own: no inherited connection in use.
+
+        ``forked`` is ``True`` from the fork hook, before anything else runs in the child:
+        the store also gets new locks (another thread of the parent may have held them) and
+        an empty cache (that thread may have been half-way through folding into it; the
+        watermark stays, so the child hears of the same changes the parent would have).
+        ``False`` is a store noticing a new process id on its own (a fork that ran no hooks)
+        in the middle of a call: only the connection is replaced then.
+        """
+        if forked:
+            self._lock = threading.RLock()
+            self._conn_lock = threading.RLock()
+            self._totals = {}
+            self._topics = {}
+            self._loaded = set()
+            self._dirty = True
+        self._pid = os.getpid()
+        self._drop_inherited(forked)
+
+    def _drop_inherited(self, forked: bool) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __enter__(self: _Store) -> _Store:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
 
     # -- the OutcomeStore protocol -------------------------------------------------------
     def add(self, outcomes: list[Outcome]) -> list[Outcome]:
@@ -200,21 +402,44 @@ class CachedSQLStore:
         with self._lock:
             if source in self._loaded:
                 return
+            # into a scratch table first: a read that breaks off part-way leaves no trace
+            totals: dict[tuple[str, str | None], Totals] = {}
+            topics: set[str] = set()
+            where = self.location
             for topic, outcome, at in self._rows_of(source, self._watermark):
-                self._fold(source, topic, bool(outcome), float(at))
+                _, topic, correct, at = checked_fold_row(source, topic, outcome, at, where)
+                fold_totals(totals, source, topic, correct, at, self.half_life)
+                if topic is not None:
+                    topics.add(topic)
+            self._totals.update(totals)
+            if topics:
+                self._topics.setdefault(source, set()).update(topics)
             self._loaded.add(source)
 
     def _catch_up(self) -> None:
-        watermark = self._watermark
         loaded = self._loaded
         own = self._own
-        for row_id, event_id, source, topic, outcome, at in self._rows_since(watermark):
-            if source in loaded:
-                self._fold(source, topic, bool(outcome), float(at))
-            if event_id not in own:
-                self._pending.add(source)
-            watermark = row_id
-        self._watermark = watermark
+        where = self.location
+        try:
+            for row_id, event_id, source, topic, outcome, at in self._rows_since(
+                    self._watermark):
+                if not (type(source) is str and source
+                        and (topic is None or (type(topic) is str and topic))
+                        and type(outcome) is int and type(at) is float and _FINITE(at)):
+                    # not the plain shape: check it properly (raises for a damaged row)
+                    source, topic, outcome, at = checked_fold_row(source, topic, outcome, at,
+                                                                  where)
+                elif outcome != 0 and outcome != 1:
+                    checked_fold_row(source, topic, outcome, at, where)
+                if source in loaded:
+                    self._fold(source, topic, outcome == 1, at)
+                if event_id not in own:
+                    self._pending.add(source)
+                # with every row: if the next page never comes, nothing is folded twice
+                self._watermark = row_id
+        except BaseException:
+            self._dirty = True  # our own writes are still to be caught up with
+            raise
         self._own = set()
         self._dirty = False
 

@@ -8,6 +8,17 @@ Writers serialise on a transaction-scoped advisory lock, which makes outcome ids
 order: a reader that has seen every id up to ``n`` has seen every outcome committed before it,
 so each process can catch up incrementally (``id > n``) and fold the same outcomes in the same
 order as every other process. Plain reads take no lock.
+
+A connection that breaks (a server restarting, a network cut) is not the caller's problem until
+the store's ``timeout`` has passed: every operation is retried on a fresh connection, with
+backoff, until it succeeds or the time is up (then :class:`~corollary.errors.StoreError`).
+Retrying a write is safe because outcomes are keyed by event id: a batch that committed just
+before the connection broke is recognised, row by row, on the retry and reported as written,
+not stored twice. A versioned session save that committed before the break is recognised the
+same way (its bytes and version are already there).
+
+Forks: a forked child never uses, closes or finalises the pool it inherited (its sockets are
+the parent's sessions); it opens a pool of its own on first use.
 """
 
 from __future__ import annotations
@@ -17,7 +28,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from ..errors import InvalidInputError, StoreError, require
@@ -28,17 +39,25 @@ from .base import (
     SessionNotFoundError,
     StoreCorruptError,
     StoreVersionError,
+    check_expected_version,
     check_half_life,
     check_session,
+    checked_sources,
+    keep_forever,
     outcome_of,
     outcomes_query,
+    owned_by,
     row_of,
+    session_conflict,
 )
 
 #: The schema version this code writes (the same history as the SQLite store's).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+#: Rows per page when catching up with other writers.
 _PAGE = 50_000
+#: SQLSTATEs of a connection that is gone (class 08) or of a server shutting down or starting.
+_GONE = ("08", "57P01", "57P02", "57P03")
 
 
 def _steps(ns: str) -> dict[int, list[str]]:
@@ -70,6 +89,10 @@ def _steps(ns: str) -> dict[int, list[str]]:
             )""",
             f"CREATE TABLE {ns}.meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
         ],
+        3: [
+            f"ALTER TABLE {ns}.sessions ADD COLUMN version BIGINT NOT NULL DEFAULT 1 "
+            "CHECK (version >= 1)",
+        ],
     }
 
 
@@ -94,7 +117,8 @@ class PostgresStore(CachedSQLStore):
     min_size, max_size : int
         Bounds of the connection pool.
     timeout : float
-        Seconds to wait for a pooled connection, and for another writer's lock.
+        Seconds to wait for a pooled connection, for another writer's lock, and for a broken
+        connection to come back (operations are retried until then).
     poll_interval : float
         Ask the server for other writers' outcomes at most this often (seconds);
         :meth:`changed_sources` (the ledger's ``poll``) answers from memory in between. The
@@ -109,60 +133,142 @@ class PostgresStore(CachedSQLStore):
             raise InvalidInputError(f"namespace must be a lower-case SQL identifier, got "
                                     f"{namespace!r}")
         psycopg = require("psycopg", "postgres", "a PostgreSQL ledger")
-        pool_module = require("psycopg_pool", "postgres", "a PostgreSQL ledger")
+        self._pool_module = require("psycopg_pool", "postgres", "a PostgreSQL ledger")
         self._psycopg = psycopg
         self.url = url
         self.location = _redact(url)
         self.namespace = namespace
         self.timeout = float(timeout)
+        self._sizes = (min_size, max_size)
         self._key = _lock_key(namespace)
         self.poll_interval = float(poll_interval)
         self._last_check = float("-inf")
         self._conn_lock = threading.RLock()
-        try:
-            self._pool = pool_module.ConnectionPool(
-                url, min_size=min_size, max_size=max_size, timeout=self.timeout, open=False,
-                kwargs={"autocommit": True}, name=f"corollary-{namespace}")
-            self._pool.open(wait=True, timeout=self.timeout)
-        except Exception as exc:
-            raise StoreError(f"cannot connect to the ledger database: {exc}",
-                             self.location) from exc
+        self._pid = os.getpid()
+        self._closed = False
+        self._degraded = False  # a connection broke: retry outside the pool until it heals
+        self._owned = owned_by(self)
+        self._pool = self._open_pool()
         try:
             self._ensure_schema()
             self._init_cache()
         except BaseException:
-            self._pool.close()
+            self._owned.release()
             raise
 
+    @property
+    def _pool(self) -> Any:
+        return self._owned.resource
+
+    @_pool.setter
+    def _pool(self, pool: Any) -> None:
+        self._owned.set(pool)
+
     # -- plumbing ------------------------------------------------------------------------
-    def _tx(self, body: Any, *, lock: bool = False, single: bool = False) -> Any:
+    def _open_pool(self) -> Any:
+        min_size, max_size = self._sizes
+        try:
+            pool = self._pool_module.ConnectionPool(
+                self.url, min_size=min_size, max_size=max_size, timeout=self.timeout,
+                open=False, kwargs={"autocommit": True}, name=f"corollary-{self.namespace}")
+            pool.open(wait=True, timeout=self.timeout)
+        except Exception as exc:
+            raise StoreError(f"cannot connect to the ledger database: {exc}",
+                             self.location) from exc
+        return pool
+
+    def _current_pool(self) -> Any:
+        """This process's pool (a forked child opens its own on first use)."""
+        with self._conn_lock:
+            if self._pid != os.getpid():  # a fork that ran no hooks
+                self._after_fork_in_child(forked=False)
+            if self._pool is None:
+                if self._closed:
+                    raise StoreError("the ledger is closed", self.location)
+                self._pool = self._open_pool()
+            return self._pool
+
+    def _drop_inherited(self, forked: bool) -> None:
+        """Forget the parent's pool without closing it: its sockets are the parent's sessions,
+        and closing (or finalising) a connection would end them. Kept alive, unused, for the
+        child's whole life."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            keep_forever(pool)
+
+    def _gone(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is the connection breaking (worth a retry), not a refusal."""
+        if not isinstance(exc, self._psycopg.OperationalError):
+            return False
+        if isinstance(exc, self._pool_module.PoolTimeout):
+            return True
+        state = getattr(exc, "sqlstate", None)
+        return state is None or state.startswith(_GONE)
+
+    def _tx(self, body: Callable[[Any], Any], *, lock: bool = False, single: bool = False,
+            again: Callable[[Any], Any] | None = None) -> Any:
         """Run ``body(conn)`` in one transaction (holding the write lock if ``lock``).
 
         ``single``: body is one statement, run in autocommit (one round trip). Locked
         transactions are pipelined: BEGIN, the lock, the body and COMMIT go out together.
+        A broken connection is retried (``again`` in place of ``body``, if given: it must
+        recognise what a first attempt may have committed) until ``timeout`` has passed.
         """
-        try:
-            with self._pool.connection(timeout=self.timeout) as conn:
-                if single:
+        deadline = time.monotonic() + self.timeout
+        delay = 0.05
+        attempt = body
+        direct = self._degraded
+        while True:
+            try:
+                result = self._attempt(attempt, lock, single, deadline, direct)
+            except StoreError:
+                raise
+            except Exception as exc:
+                left = deadline - time.monotonic()
+                if self._gone(exc) and left > 0:
+                    # the pool reconnects in the background, with a backoff that grows with
+                    # the outage: until it has a connection again, go straight to the server
+                    self._degraded = direct = True
+                    time.sleep(min(delay, left))
+                    delay = min(delay * 2, 1.0)
+                    attempt = again or body
+                    continue
+                if self._gone(exc):
+                    raise StoreError(f"the ledger database stayed unreachable for "
+                                     f"{self.timeout:g} s: {exc}", self.location) from exc
+                if isinstance(exc, self._psycopg.Error) or type(exc).__module__.startswith(
+                        "psycopg"):
+                    raise StoreError(f"ledger database error: {exc}", self.location) from exc
+                raise
+            if direct and self._pool is not None and self._pool.get_stats().get(
+                    "pool_available", 0):
+                self._degraded = False  # the pool has a connection again
+            return result
+
+    def _attempt(self, body: Callable[[Any], Any], lock: bool, single: bool, deadline: float,
+                 direct: bool) -> Any:
+        left = max(deadline - time.monotonic(), 0.001)
+        if self._closed:
+            raise StoreError("the ledger is closed", self.location)
+        if direct:  # one connection of our own, closed afterwards
+            connection = self._psycopg.connect(self.url, autocommit=True,
+                                               connect_timeout=max(2, int(left + 1)))
+        else:
+            connection = self._current_pool().connection(timeout=left)
+        with connection as conn:
+            if single:
+                return body(conn)
+            if not lock:
+                with conn.transaction():
                     return body(conn)
-                if not lock:
-                    with conn.transaction():
-                        return body(conn)
-                with conn.pipeline():
-                    with conn.transaction():
-                        conn.execute("SELECT set_config('lock_timeout', %s, true), "
-                                     "pg_advisory_xact_lock(%s)",
-                                     (f"{int(self.timeout * 1000)}ms", self._key))
-                        cursor = body(conn)
-                    return cursor.fetchall() if cursor is not None else None
-        except StoreError:
-            raise
-        except self._psycopg.Error as exc:
-            raise StoreError(f"ledger database error: {exc}", self.location) from exc
-        except Exception as exc:  # pool timeouts and the like
-            if type(exc).__module__.startswith("psycopg"):
-                raise StoreError(f"ledger database error: {exc}", self.location) from exc
-            raise
+            with conn.pipeline():
+                with conn.transaction():
+                    conn.execute("SELECT set_config('lock_timeout', %s, true), "
+                                 "pg_advisory_xact_lock(%s)",
+                                 (f"{int(self.timeout * 1000)}ms", self._key))
+                    cursor = body(conn)
+            # the pipeline is synced and COMMIT has returned: only now is success reported
+            return cursor.fetchall() if cursor is not None else None
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True)
@@ -226,17 +332,33 @@ class PostgresStore(CachedSQLStore):
                f"AS u({', '.join(COLUMNS)}, ord) ORDER BY ord "
                f"ON CONFLICT (event_id) DO NOTHING RETURNING event_id")
         params = [list(c) for c in columns]
-        rows = self._tx(lambda conn: conn.execute(sql, params), lock=True)
-        return {r[0] for r in rows}
+        mine: set[str] = set()
+
+        def again(conn: Any) -> Any:
+            # the first attempt may have committed before its connection broke: the rows it
+            # wrote are exactly ours (same event id, same recording time and verdict)
+            for event_id, source, outcome, at, recorded_at in conn.execute(
+                    f"SELECT event_id, source, outcome, observed_at, recorded_at "
+                    f"FROM {ns}.outcomes WHERE event_id = ANY(%s)", (params[0],)).fetchall():
+                o = ours.get(event_id)
+                if o is not None and (o.source, int(o.correct), o.at, o.recorded_at) == (
+                        source, outcome, at, recorded_at):
+                    mine.add(event_id)
+            return conn.execute(sql, params)
+
+        ours = {o.event_id: o for o in batch}
+        rows = self._tx(lambda conn: conn.execute(sql, params), lock=True, again=again)
+        return {r[0] for r in rows} | mine
 
     def _rows_since(self, after: int) -> Iterable[Sequence[Any]]:
         # in pages with a LIMIT, so that even a generic prepared plan walks the primary key
+        page = _PAGE
         sql = (f"SELECT id, event_id, source, topic, outcome, observed_at "
-               f"FROM {self.namespace}.outcomes WHERE id > %s ORDER BY id LIMIT {_PAGE}")
+               f"FROM {self.namespace}.outcomes WHERE id > %s ORDER BY id LIMIT {page}")
         while True:
             rows = self._fetch(sql, (after,))
             yield from rows
-            if len(rows) < _PAGE:
+            if len(rows) < page:
                 return
             after = rows[-1][0]
 
@@ -259,12 +381,13 @@ class PostgresStore(CachedSQLStore):
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome, oldest recorded first."""
         sql, params = outcomes_query(f"{self.namespace}.outcomes", "%s", source, topic)
-        return [outcome_of(r) for r in self._fetch(sql, params)]
+        return [outcome_of(r, self.location) for r in self._fetch(sql, params)]
 
     def sources(self) -> list[str]:
         """Every source with at least one outcome."""
-        return [r[0] for r in self._fetch(
-            f"SELECT DISTINCT source FROM {self.namespace}.outcomes ORDER BY source")]
+        return checked_sources(self._fetch(
+            f"SELECT DISTINCT source FROM {self.namespace}.outcomes ORDER BY source"),
+            self.location)
 
     def count(self) -> int:
         """How many outcomes the database holds."""
@@ -281,22 +404,70 @@ class PostgresStore(CachedSQLStore):
                "ON CONFLICT (name) DO NOTHING")
         self._tx(lambda conn: conn.cursor().executemany(sql, list(values.items())))
 
-    def save_session(self, session_id: str, data: bytes) -> None:
-        """Keep ``data`` (a base's snapshot) under ``session_id``, replacing any earlier one."""
+    def save_session(self, session_id: str, data: bytes, *,
+                     expected_version: int | None = None) -> int:
+        """Keep ``data`` (a base's snapshot) under ``session_id``; return its new version.
+
+        ``expected_version``: ``None`` writes unconditionally; ``0`` requires that there is
+        no such session yet; ``n > 0`` requires the stored version to be exactly ``n``.
+        Otherwise :class:`~corollary.errors.ConcurrentWriteError` is raised and nothing is
+        written. Each case is one statement, so the check and the write are atomic.
+        """
         check_session(session_id, data)
-        sql = (f"INSERT INTO {self.namespace}.sessions (session_id, data, updated_at) "
-               "VALUES (%s, %s, %s) ON CONFLICT (session_id) DO UPDATE SET "
-               "data = excluded.data, updated_at = excluded.updated_at")
-        self._tx(lambda conn: conn.execute(sql, (session_id, bytes(data), time.time())))
+        expected = check_expected_version(expected_version)
+        blob = bytes(data)
+        table = f"{self.namespace}.sessions"
+        if expected is None:
+            sql = (f"INSERT INTO {table} AS s (session_id, data, updated_at, version) "
+                   "VALUES (%s, %s, %s, 1) ON CONFLICT (session_id) DO UPDATE SET "
+                   "data = excluded.data, updated_at = excluded.updated_at, "
+                   "version = s.version + 1 RETURNING version")
+            params: tuple[Any, ...] = (session_id, blob, time.time())
+        elif expected == 0:
+            sql = (f"INSERT INTO {table} (session_id, data, updated_at, version) "
+                   "VALUES (%s, %s, %s, 1) ON CONFLICT (session_id) DO NOTHING RETURNING version")
+            params = (session_id, blob, time.time())
+        else:
+            sql = (f"UPDATE {table} SET data = %s, updated_at = %s, version = version + 1 "
+                   "WHERE session_id = %s AND version = %s RETURNING version")
+            params = (blob, time.time(), session_id, expected)
+
+        def write(conn: Any) -> tuple[list[Any], int]:
+            rows = conn.execute(sql, params).fetchall()
+            if rows:
+                return rows, 0
+            found = conn.execute(f"SELECT version FROM {table} WHERE session_id = %s",
+                                 (session_id,)).fetchall()
+            return rows, int(found[0][0]) if found else 0
+
+        def again(conn: Any) -> tuple[list[Any], int]:
+            # did the attempt whose connection broke commit? then our bytes are there, at
+            # the version that attempt would have returned
+            found = conn.execute(f"SELECT data, version FROM {table} WHERE session_id = %s",
+                                 (session_id,)).fetchall()
+            if found and bytes(found[0][0]) == blob and (
+                    expected is None or found[0][1] == expected + 1):
+                return [(found[0][1],)], 0
+            return write(conn)
+
+        rows, current = self._tx(write, single=True, again=again)
+        if not rows:
+            assert expected is not None
+            raise session_conflict(session_id, expected, current, self.location)
+        return int(rows[0][0])
+
+    def read_session(self, session_id: str) -> tuple[bytes, int]:
+        """``(data, version)`` of the session; ``SessionNotFoundError`` if there is none."""
+        check_session(session_id)
+        rows = self._fetch(f"SELECT data, version FROM {self.namespace}.sessions "
+                           "WHERE session_id = %s", (session_id,))
+        if not rows:
+            raise SessionNotFoundError(f"no session {session_id!r}", self.location)
+        return bytes(rows[0][0]), int(rows[0][1])
 
     def load_session(self, session_id: str) -> bytes:
         """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
-        check_session(session_id)
-        rows = self._fetch(f"SELECT data FROM {self.namespace}.sessions WHERE session_id = %s",
-                           (session_id,))
-        if not rows:
-            raise SessionNotFoundError(f"no session {session_id!r}", self.location)
-        return bytes(rows[0][0])
+        return self.read_session(session_id)[0]
 
     def list_sessions(self) -> list[str]:
         """Ids of the saved sessions, sorted."""
@@ -310,8 +481,11 @@ class PostgresStore(CachedSQLStore):
         return bool(self._tx(lambda conn: conn.execute(sql, (session_id,)).rowcount))
 
     def close(self) -> None:
-        """Close the connection pool."""
-        self._pool.close()
+        """Close this process's connection pool (one inherited from a parent is never
+        closed: its connections are the parent's)."""
+        with self._conn_lock:
+            self._closed = True
+            self._owned.release()
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.location!r}, namespace={self.namespace!r})"
