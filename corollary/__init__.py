@@ -5,44 +5,41 @@ each belief is held, whether it is held (IN/OUT), and how far to trust it, and k
 right as evidence is retracted, fades, expires or conflicts.
 """
 
-from .base import BeliefBase, Faded, Held, self_consistency
+from ._version import __version__
+from .base import BeliefBase, Faded, Held
 from .clock import ManualClock
-from .conflicts import AskHuman, Conflict, PreferHigherConfidence, PreferSource
+from .confidence import self_consistency
+from .conflicts import AskHuman, Candidate, Conflict, PreferHigherConfidence, PreferSource
 from .errors import (
     AmbiguousValueError,
     BlameError,
+    ConcurrentWriteError,
     CorollaryError,
     FormulaError,
     InvalidInputError,
     InvalidTypeError,
+    RuleError,
+    RuleLimitError,
+    SessionNotFoundError,
     SnapshotError,
+    StoreError,
     UnknownBeliefError,
+    UnknownPromiseError,
     UnknownSourceError,
 )
-from .ledger import Outcome, SourceRecord, TrustLedger
+from .ledger import GatedConfidence, Outcome, RankedSource, SourceRecord, TrustLedger, open_ledger
 from .policy import TrustPolicy
-from .rules import rule
+from .promises import Answer, Replay
+from .proof import Proof
+from .rules import Rule, rule
 from .tools import tool
 
-__version__ = "0.1.0"
-
-_LAZY = {"Answer": "answers", "Replay": "answers", "UnknownPromiseError": "answers"}
-
-
-def __getattr__(name: str) -> object:
-    # Promises need scipy.stats, which takes most of a second to import: load it on first use
-    # (agent processes that never answer under a promise start fast).
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 __all__ = [
-    "Answer", "Replay", "UnknownPromiseError",
-    "AmbiguousValueError", "AskHuman", "BeliefBase", "BlameError", "Conflict", "CorollaryError",
-    "Faded", "FormulaError", "Held", "InvalidInputError", "InvalidTypeError", "ManualClock",
-    "Outcome", "PreferHigherConfidence", "PreferSource", "SnapshotError", "SourceRecord",
-    "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownSourceError", "rule",
-    "self_consistency", "tool",
+    "AmbiguousValueError", "Answer", "AskHuman", "BeliefBase", "BlameError", "Candidate",
+    "ConcurrentWriteError", "Conflict", "CorollaryError", "Faded", "FormulaError",
+    "GatedConfidence", "Held", "InvalidInputError", "InvalidTypeError", "ManualClock", "Outcome",
+    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Replay", "Rule",
+    "RuleError", "RuleLimitError", "SessionNotFoundError", "SnapshotError", "SourceRecord",
+    "StoreError", "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownPromiseError",
+    "UnknownSourceError", "__version__", "open_ledger", "rule", "self_consistency", "tool",
 ]

@@ -1,48 +1,76 @@
 """The :class:`BeliefBase`: what an agent runtime talks to.
 
-It validates every input before touching anything, turns assertions, claims and retractions
-into changes of the justification graph (:mod:`corollary.graph`), records outcomes in the trust
-ledger, runs rules through hooks, and answers queries at the clock's current time.
+A facade: it validates every input before touching anything, then delegates to the parts it
+composes, and answers queries at the clock's current time.
+
+- the TMS (:mod:`corollary.tms`) holds beliefs and reasons and labels them;
+- the rule engine (:mod:`corollary.rule_engine`) fires rules on what the TMS holds;
+- the trust view (:mod:`corollary.trust`) gives the TMS priors and learned reliabilities;
+- the promises (:mod:`corollary.promises`) answer or abstain under statistical guarantees;
+- proofs (:mod:`corollary.proof`) and snapshots (:mod:`corollary.snapshot`) read the TMS
+  through its public API and the state the base hands over.
+
+Operations that record outcomes hand the ledger one batch, before anything changes, so an
+operation and its outcomes are all or nothing.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
-import itertools
 import math
 import os
-import threading
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import citation as citations
-from . import formula as formulas
+from ._validate import check_bool, check_int, check_unit, plain_text
+from .claims import check_claim
 from .clock import Clock, Duration, system_clock, to_seconds
-from .confidence import self_consistency as _self_consistency
-from .conflicts import AskHuman, Candidate, Conflict, ConflictPolicy, PreferSource
+from .conflicts import Candidate, Conflict, ConflictPolicy
 from .errors import (
     AmbiguousValueError,
     BlameError,
-    CorollaryError,
-    FormulaError,
     InvalidInputError,
     InvalidTypeError,
-    RuleError,
-    RuleLimitError,
     UnknownBeliefError,
 )
-from .graph import BY_CONFIDENCE, BY_RANK, IN, OPEN, OUT, Belief, Engine, Justification, Premise
 from .ledger import TrustLedger
-from .policy import STEP_KINDS, TrustPolicy, check_unit
+from .policy import STEP_KINDS, TrustPolicy
+from .promises import Answer, Promises, Replay, calibration_pairs
+from .proof import Proof, build_proof
+from .rule_engine import RuleEngine
 from .rules import Rule
+from .snapshot import (
+    BaseState,
+    SnapshotPlan,
+    read_file,
+    read_session,
+    read_snapshot,
+    save_session,
+    state_to_dict,
+    write_file,
+)
+from .stores.memory import MemoryStore
+from .tms import IN, OUT, Belief, Engine, Justification, Premise
 from .tools import ToolSpec, spec_of
+from .trust import TrustView
 from .values import canon, check_key, check_text
 
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from .calibration import Platt
+    from .guarantee import GroupedPromise, Promise
+
 FAULTS = ("none", "source")
+_KEEP: Any = object()
+#: One outcome to record: ``(source, correct, reason, key, confidence)``.
+_Verdict = tuple[str, bool, "str | None", "str | None", "float | None"]
 
 
 @attrs.frozen(slots=True)
@@ -64,20 +92,29 @@ class Held:
     confidence: float
 
 
-def self_consistency(agreeing: int, k: int) -> float:
-    """Certainty from asking ``k`` times: ``(agreeing + 1) / (k + 1)``.
+class _Sync:
+    """Brings the engine up to the clock's time: outcomes first, then the stale cone."""
 
-    ``agreeing`` of the ``k`` samples agree, the original included.
+    __slots__ = ("clock", "trust", "engine")
 
-    >>> [round(self_consistency(a, 5), 2) for a in (5, 4, 3, 1)]
-    [1.0, 0.83, 0.67, 0.33]
-    """
-    for name, n in (("agreeing", agreeing), ("k", k)):
-        if isinstance(n, bool) or not isinstance(n, int):
-            raise InvalidTypeError(f"{name} must be an integer")
-    if k < 1 or not 1 <= agreeing <= k:
-        raise InvalidInputError(f"need 1 <= agreeing <= k, got agreeing={agreeing}, k={k}")
-    return _self_consistency(agreeing, k)
+    def __init__(self, clock: Clock, trust: TrustView, engine: Engine) -> None:
+        self.clock = clock
+        self.trust = trust
+        self.engine = engine
+
+    def now(self) -> float:
+        t = self.clock()
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+            raise InvalidInputError(f"the clock returned {t!r}, not finite POSIX seconds")
+        return float(t)
+
+    def __call__(self, targets: Iterable[Belief] | None = None, now: float | None = None) -> float:
+        now = self.now() if now is None else now
+        if self.trust.pending:
+            for source in self.trust.take_changed():
+                self.engine.mark_source(source)
+        self.engine.sync(now, targets)
+        return now
 
 
 class BeliefBase:
@@ -133,147 +170,99 @@ class BeliefBase:
             raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
         if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
             raise InvalidTypeError("conflicts must be a conflict policy or None")
-        if not isinstance(learn_from_checks, bool):
-            raise InvalidTypeError("learn_from_checks must be a bool")
-        if isinstance(max_rule_firings, bool) or not isinstance(max_rule_firings, int):
-            raise InvalidTypeError("max_rule_firings must be an int")
-        if not 1 <= max_rule_firings <= 2**62:
-            raise InvalidInputError(f"max_rule_firings must be >= 1, got {max_rule_firings!r}")
-        self.max_rule_firings = max_rule_firings
-        self._firings_left = max_rule_firings
+        check_bool(learn_from_checks, "learn_from_checks")
+        self.max_rule_firings = check_int(max_rule_firings, "max_rule_firings", low=1, high=2**62)
+        self.policy = policy or TrustPolicy()
+        self.clock: Clock = clock or system_clock
+        self.conflict_policy = conflicts
+        self.learn_from_checks = learn_from_checks
+        shared = ledger is not None
+        if ledger is None:
+            ledger = TrustLedger(policy=self.policy, clock=self.clock)
+        self._trust = TrustView(self.policy, ledger, shared)
+        self._engine = Engine(self._trust.reliability, self.policy.corroboration, conflicts)
+        self._sync_engine = _Sync(self.clock, self._trust, self._engine)
+        self._rules = RuleEngine(self._engine, self._sync_engine, self.max_rule_firings)
+        self._promises = Promises()
         # outcome event ids derive from this base and the operation count, so that retrying an
         # operation whose outcomes may have been stored records nothing twice
         self._uid = uuid.uuid4().hex
         self._ops = 0
-        self.policy = policy or TrustPolicy()
-        self.clock: Clock = clock or system_clock
-        self.shared_ledger = ledger is not None
-        self.ledger = ledger if ledger is not None else TrustLedger(policy=self.policy, clock=self.clock)
-        self.conflict_policy = conflicts
-        self.learn_from_checks = learn_from_checks
-        self._tools: dict[str, ToolSpec] = {}
-        self._rules: list[Rule] = []
-        self._rules_by_key: dict[str, list[Rule]] = {}
-        self._fired: dict[str, set[tuple[int, ...]]] = {}
-        self._rule_last: dict[str, dict[str, set[int]]] = {}
-        self._source_ok: dict[str, str] = {}
-        self._priors: dict[str, float] = {}
-        self._rel_cache: dict[str, tuple[float, float, bool]] = {}
-        self._rule_time: float | None = None
-        self._hooks = isinstance(conflicts, AskHuman)
-        self._pending_sources: set[str] = set()
-        self._pending_lock = threading.Lock()
-        mode = OPEN
-        rank = None
-        if conflicts is not None and conflicts.mode == "confidence":
-            mode = BY_CONFIDENCE
-        elif isinstance(conflicts, PreferSource):
-            mode = BY_RANK
-            rank = self._rank
-        self._engine = Engine(self._reliability, self.policy.corroboration, mode, rank)
-        self._verdicts: dict[tuple[str, Any], Any] = {}
-        self.promises: dict[str, Any] = {}
+        self._sessions: dict[str, int] = {}
+        # whether anything must run after a change: rules, or a policy that watches changes
+        self._hooks = conflicts is not None and conflicts.watches_changes
         for t in tools:
             self.add_tool(t)
         for r in rules:
             self.add_rule(r)
-        self.ledger.subscribe(self._on_outcomes)
 
-    # -- configuration ---------------------------------------------------------------------
+    # -- configuration and parts -----------------------------------------------------------
+    @property
+    def ledger(self) -> TrustLedger:
+        """The trust ledger."""
+        return self._trust.ledger
+
+    @property
+    def shared_ledger(self) -> bool:
+        """Whether the ledger was passed in (and is saved apart from this base's snapshots)."""
+        return self._trust.shared
+
+    @property
+    def engine(self) -> Engine:
+        """The TMS, for reading (tools, pictures, tests); change the base through its methods."""
+        return self._engine
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The rules, in the order they were added."""
+        return self._rules.rules
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]:
+        """The tools' declarations, by name."""
+        return dict(self._trust.tools)
+
+    @property
+    def promises(self) -> dict[str, Promise | GroupedPromise]:
+        """The attached promises, by name (see :meth:`guarantee`)."""
+        return self._promises.promises
+
+    @property
+    def verdicts(self) -> dict[tuple[str, Any], dict[str, Any]]:
+        """The verdict record of the last answer given for each belief, by ``(key, value
+        identity)`` (:func:`corollary.values.canon` of the value)."""
+        return dict(self._promises.verdicts)
+
+    @property
+    def calibrator(self) -> Platt | None:
+        """The calibrator fitted by :meth:`fit_calibrator` (``None`` until then)."""
+        return self._promises.calibrator
+
     def add_tool(self, fn: Callable[..., Any]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
         spec = spec_of(fn)
-        prior = self.policy.prior(spec.source, spec.trust)  # an unknown trust level fails here
-        if spec.trust is not None:
-            self.ledger.declare_prior(spec.source, prior)  # so the ledger's own answers agree
-        self._tools[spec.name] = spec
-        self._priors.pop(spec.source, None)
-        self._rel_cache.pop(spec.source, None)
+        self._trust.add_tool(spec)
         self._engine.mark_source(spec.source)
 
     def add_rule(self, r: Rule) -> None:
         """Add a rule; it fires at once for inputs already held."""
         if not isinstance(r, Rule):
             raise InvalidTypeError("rules must be @rule functions")
-        if r in self._rules:
-            return
-        self._rules.append(r)
-        self._engine.track_touched = True
-        self._hooks = True
-        for key in set(r.inputs):
-            self._rules_by_key.setdefault(key, []).append(r)
-        self._fired.setdefault(r.name, set())
-        self._after_change(extra_rules=[r])
-
-    @property
-    def rules(self) -> tuple[Rule, ...]:
-        return tuple(self._rules)
-
-    @property
-    def tools(self) -> dict[str, ToolSpec]:
-        return dict(self._tools)
+        if self._rules.add(r):
+            self._hooks = True
+            self._after_change(extra_rules=[r])
 
     def now(self) -> float:
         """The clock's current time."""
-        t = self.clock()
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-            raise InvalidInputError(f"the clock returned {t!r}, not finite POSIX seconds")
-        return float(t)
+        return self._sync_engine.now()
 
-    # -- trust -----------------------------------------------------------------------------
-    def _source(self, source: object) -> str:
-        kind = self._source_ok.get(source) if isinstance(source, str) else None
-        if kind is None:
-            kind = self.policy.kind_of(source)  # type: ignore[arg-type]
-            self._source_ok[source] = kind  # type: ignore[index]
-        return kind
-
-    def _prior(self, source: str) -> float:
-        prior = self._priors.get(source)
-        if prior is None:
-            kind, _, name = source.partition(":")
-            spec = self._tools.get(name) if kind == "tool" else None
-            prior = self.policy.prior(source, spec.trust if spec is not None else None)
-            self._priors[source] = prior
-        return prior
-
-    def _reliability(self, source: str, now: float) -> tuple[float, bool]:
-        cached = self._rel_cache.get(source)
-        if cached is not None and (not cached[2] or cached[0] == now):
-            return cached[1], cached[2]
-        value = self.ledger.reliability(source, at=now, prior=self._prior(source))
-        timed = self.ledger.is_time_dependent(source)
-        self._rel_cache[source] = (now, value, timed)
-        return value, timed
-
-    def _on_outcomes(self, sources: set[str]) -> None:
-        # The ledger may call from another thread (a base sharing it): only queue the sources,
-        # and apply them at this base's next evaluation, in this base's own thread.
-        with self._pending_lock:
-            self._pending_sources.update(sources)
-
-    def _apply_outcomes(self) -> None:
-        with self._pending_lock:
-            sources, self._pending_sources = self._pending_sources, set()
-        for source in sources:
-            self._rel_cache.pop(source, None)
-            self._engine.mark_source(source)
-
-    def _engine_sync(self, now: float, targets: Iterable[Belief] | None) -> None:
-        if self._pending_sources:
-            self._apply_outcomes()
-        self._engine.sync(now, targets)
-
+    # -- trust and outcomes ----------------------------------------------------------------
     def reliability(self, source: str) -> float:
         """``source``'s learned reliability now (its prior until outcomes come in)."""
-        source = _text(source)
-        self._source(source)
-        if source.partition(":")[0] in STEP_KINDS:
-            raise InvalidInputError(f"{source!r} is a reasoning step, not a source")
-        self.ledger.poll()
-        if self._pending_sources:
-            self._apply_outcomes()
-        return self._reliability(source, self.now())[0]
+        source = plain_text(source)
+        self._trust.check_source(source, "only sources have a reliability")
+        self._trust.poll()
+        return self._trust.reliability(source, self._sync_engine(()))[0]
 
     def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
                        at: float | None = None, topic: str | None = None,
@@ -283,9 +272,8 @@ class BeliefBase:
         With ``key``, the outcome keeps that belief's confidence now, for calibration. A call
         that raised (a store that failed) may be repeated: it never records twice.
         """
-        source = _text(source)
-        kind = self._source(source)
-        if kind in STEP_KINDS:
+        source = plain_text(source)
+        if self._trust.kind_of(source) in STEP_KINDS:
             raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
         conf = None
         if key is not None:
@@ -293,14 +281,14 @@ class BeliefBase:
             conf = self._held_confidence(key)
         self._record([(source, correct, reason, key, conf)], at=at, topic=topic)
 
-    def _record(self, items: Sequence[tuple[str, bool, str | None, str | None, float | None]],
-                *, at: float | None = None, topic: str | None = None) -> None:
-        """Record one operation's outcomes ``(source, correct, reason, key, confidence)`` at once.
+    def _record(self, items: Sequence[_Verdict], *, at: float | None = None,
+                topic: str | None = None) -> None:
+        """Record one operation's outcomes at once, before the operation changes the base.
 
-        The ledger stores the batch in one transaction (all or nothing), before the operation
-        changes the base, so a failing store leaves both unchanged. Event ids derive from this
-        base, the operation's number and the outcome, so retrying an operation whose outcomes
-        were stored (a store that committed, then failed to say so) stores nothing twice.
+        The ledger stores the batch in one transaction (all or nothing), so a failing store
+        leaves both unchanged. Event ids derive from this base, the operation's number and the
+        outcome, so retrying an operation whose outcomes were stored (a store that committed,
+        then failed to say so) stores nothing twice.
         """
         if not items:
             return
@@ -317,7 +305,7 @@ class BeliefBase:
         self.ledger.record_many(batch)
         self._ops = op + 1
 
-    # -- assertions ------------------------------------------------------------------------
+    # -- changes ---------------------------------------------------------------------------
     def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
                 half_life: Duration | None = None, ttl: Duration | None = None) -> None:
         """Assert ``key = value`` on the word of ``source``.
@@ -329,19 +317,19 @@ class BeliefBase:
         if type(key) is not str or not key or key.isspace() or not key.isascii():
             key = check_key(key)
         vid = value if type(value) is str and value.isascii() else canon(value)
-        kind = self._source_ok.get(source) if type(source) is str else None
-        if kind is None:
-            source = _text(source)
-            kind = self._source(source)
-        if kind in STEP_KINDS:
+        trust = self._trust
+        if type(source) is not str or source not in trust._kinds:  # the fast path: a known one
+            source = plain_text(source)
+            trust.check_source(source, "rules derive, they don't assert")
+        elif trust._kinds[source] in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
-        spec = self._tools.get(source[5:]) if kind == "tool" and self._tools else None
+        spec = trust.tool_of(source)
         if origin is None:
             origin = spec.origin if spec is not None and spec.origin else source
         elif not isinstance(origin, str) or not origin:
             raise InvalidInputError(f"origin must be a non-empty string, got {origin!r}")
         else:
-            origin = check_text(_text(origin), "origin")
+            origin = check_text(plain_text(origin), "origin")
         hl = None if half_life is None else _positive(half_life, "half_life")
         tl = None if ttl is None else _positive(ttl, "ttl")
         if spec is not None:
@@ -359,7 +347,6 @@ class BeliefBase:
         b = engine.find(key, vid)
         if b is not None and b.blocked is None and b.premise_from(source) is None:
             # an independent origin confirming a held value: a right outcome for every source
-            # (recorded first: if the ledger fails, the base is left as it was)
             confirmed = sorted({p.source for p in b.premises
                                 if p.origin != origin and not p.expired(now)})
             if confirmed and not any(p.origin == origin for p in b.premises):
@@ -385,7 +372,7 @@ class BeliefBase:
     def call(self, fn: Callable[..., Any], key: str, *args: Any, **kwargs: Any) -> Any:
         """Call a ``@tool`` and assert its result as ``key``; return the result."""
         spec = spec_of(fn)
-        if spec.name not in self._tools:
+        if spec.name not in self._trust.tools:
             self.add_tool(fn)
         result = fn(*args, **kwargs)
         self.assert_(key, result, source=spec.source)  # noqa: UP005 (our method, not unittest)
@@ -406,84 +393,28 @@ class BeliefBase:
         A ``formula`` over the inputs' names is re-executed: if it reproduces ``value`` the step
         is verified (``1.0 × certainty``), otherwise the re-executed value is believed instead
         and the model is wrong. A ``citation`` (document key and quote) is checked against the
-        document's text. Returns the value believed.
+        document's text. Returns the value believed. See :mod:`corollary.claims`.
         """
-        key = check_key(key)
-        canon(value)
-        source = _text(source)
-        kind = self._source(source)
-        if kind in STEP_KINDS:
-            raise InvalidInputError(f"{source!r} is a reasoning step; claims come from sources")
-        cert = 1.0 if certainty is None else check_unit("certainty", certainty)
-        if isinstance(inputs, Mapping):
-            named = dict(inputs)
-        elif isinstance(inputs, (list, tuple)):
-            named = {check_key(k): k for k in inputs}
-        else:
-            raise InvalidTypeError("inputs must be a list of keys or a dict name -> key")
-        for name in named:
-            if not isinstance(name, str) or not name:
-                raise InvalidInputError(f"input names must be non-empty strings, got {name!r}")
-        named = {check_text(_text(name), "an input name"): check_key(k) for name, k in named.items()}
-        cited = citations.Citation.coerce(citation) if citation is not None else None
-        if cited is not None:
-            check_text(cited.quote, "a quote")
-        nodes = {name: self._held_belief(k, "input") for name, k in named.items()}
-        doc_node = self._held_belief(cited.document, "cited document") if cited else None
-        if formula is not None:
-            if not isinstance(formula, str):
-                raise InvalidTypeError("formula must be a string")
-            formula = _text(formula)
-            missing = formulas.names(formula) - set(nodes)
-            if missing:
-                raise FormulaError(f"formula reads {sorted(missing)}, which are not among the inputs")
-            variables = {n: nodes[n].value for n in formulas.names(formula)}
-            for n, v in variables.items():
-                if isinstance(v, bool) or not isinstance(v, (int, float)):
-                    raise FormulaError(f"input {n!r} holds {v!r}, not a number")
-            computed = formulas.evaluate(formula, variables)
-            stated_ok = not isinstance(value, bool) and isinstance(value, (int, float))
-            reproduced = stated_ok and math.isclose(computed, value, rel_tol=1e-9, abs_tol=1e-9)
-        if cited is not None:
-            if not isinstance(doc_node.value, str):  # type: ignore[union-attr]
-                raise InvalidTypeError(f"cited document {cited.document!r} does not hold text")
-            found = citations.check_quote(doc_node.value, cited.quote).found  # type: ignore[union-attr]
-        believed = value if formula is None or reproduced else computed
-        believed_vid = canon(believed)  # a re-executed value must be a valid value too
-        # everything is valid: change the base
-        now = self.now()
-        input_nodes = tuple(nodes.values())
-        all_inputs = input_nodes + ((doc_node,) if doc_node is not None and doc_node not in input_nodes else ())
-        if self._pending_sources:
-            self._apply_outcomes()
-        rel, _ = self._reliability(source, now)
-        signal = rel * cert * min((b.conf for b in all_inputs), default=1.0)
-        info: dict[str, Any] = {"names": list(nodes), "certainty": cert, "model": source}
-        checks: list[tuple[str, bool, str | None, str | None, float | None]] = []
-        if formula is not None:
-            info.update(formula=formula, stated=value, computed=computed, reproduced=reproduced)
-            verdict = "reproduced" if reproduced else f"gave {computed!r}"
-            checks.append((source, reproduced, f"formula {formula} for {key} {verdict}", key, signal))
-        if cited is not None:
-            info.update(document=cited.document, quote=cited.quote, citation_found=found)
-            checks.append((source, found, f"citation in {cited.document} for {key} "
-                           + ("found" if found else "not found"), key, signal))
-        if self.learn_from_checks:
-            self._record(checks)
-        out = self._engine.belief(key, believed, believed_vid)
-        if formula is not None:
-            j = Justification("formula", source, out, all_inputs, cert, info)
-        else:
-            j = Justification("model", source, out, all_inputs, cert, info)
+        source = plain_text(source)
+        self._trust.check_source(source, "claims come from sources")
+        checked = check_claim(key, value, source, inputs, certainty, formula, citation,
+                              self._held_belief)
+        if self.learn_from_checks and checked.checks:
+            now = self._sync_engine(())
+            rel, _ = self._trust.reliability(source, now)
+            signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
+            self._record([(source, ok, why, checked.key, signal) for ok, why in checked.checks])
+        engine = self._engine
+        out = engine.belief(checked.key, checked.believed, checked.vid)
         if out.blocked is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
             for p in out.premises:
-                self._engine.drop_premise(out, p.source)
-            self._engine.unblock(out)
-        self._engine.add_justification(j)
+                engine.drop_premise(out, p.source)
+            engine.unblock(out)
+        engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
+                                               checked.certainty, checked.info))
         self._after_change()
-        return believed
+        return checked.believed
 
-    # -- retraction, outcomes, conflicts ---------------------------------------------------
     def retract(self, key: str, value: Any = None, reason: str | None = None,
                 fault: str = "none") -> None:
         """Withdraw the held value of ``key`` (or ``value``).
@@ -498,12 +429,12 @@ class BeliefBase:
         if reason is not None:
             if not isinstance(reason, str):
                 raise InvalidTypeError("reason must be a string")
-            reason = check_text(_text(reason), "a reason")
+            reason = check_text(plain_text(reason), "a reason")
         b = self._target(key, value)
         if fault == "source":
-            accountable = sorted(self._accountable(b))
+            accountable = sorted(_accountable(b))
             if not accountable:
-                steps = sorted({f"{j.kind} {j.name}" for j in b.justs})
+                steps = sorted({f"{j.kind.name} {j.name}" for j in b.justs})
                 raise BlameError(
                     f"{key} = {b.value!r} rests only on {', '.join(steps) or 'nothing'}: rules and "
                     "re-executed formulas are never at fault; retract the input that was wrong"
@@ -514,29 +445,15 @@ class BeliefBase:
         self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
         self._after_change()
 
-    def _accountable(self, b: Belief) -> set[str]:
-        found = {p.source for p in b.premises}
-        for j in b.justs:
-            if j.kind == "model":
-                found.add(j.name)
-        return found
-
     def conflicts(self) -> list[Conflict]:
         """Open conflicts: keys holding two or more values that no policy has settled."""
         self._sync()
         found = []
-        for key, slot in self._engine.keys.items():
-            if not isinstance(slot, dict):
-                continue
-            held = [b for b in slot.values() if b.label is IN]
+        for key, values in self._engine.contested():
+            held = [b for b in values if b.label is IN]
             if len(held) > 1:
                 found.append(self._conflict(key, held))
         return found
-
-    def _conflict(self, key: str, held: list[Belief]) -> Conflict:
-        held = sorted(held, key=lambda b: (-b.conf, b.seq))
-        return Conflict(key, tuple(
-            Candidate(b.value, b.conf, tuple(sorted(self._accountable(b)))) for b in held))
 
     def resolve(self, conflict: Conflict | str, winner: Any, learn: bool = True) -> None:
         """Settle a conflict as a person would: ``winner`` holds, the other values are rejected.
@@ -544,8 +461,7 @@ class BeliefBase:
         The resolution is final; with ``learn`` the winners' sources get right outcomes and the
         losers' wrong ones.
         """
-        key = conflict.key if isinstance(conflict, Conflict) else conflict
-        key = check_key(key)
+        key = check_key(conflict.key if isinstance(conflict, Conflict) else conflict)
         if not isinstance(learn, bool):
             raise InvalidTypeError("learn must be a bool")
         self._sync()
@@ -557,34 +473,32 @@ class BeliefBase:
         losers = [b for b in candidates if b is not win]
         if learn:
             why = f"{key}: resolved for {winner!r} by a person"
-            verdicts = [(source, False, why, key, b.conf if b.label is IN else b.potential)
-                        for b in losers for source in sorted(self._accountable(b))]
-            verdicts += [(source, True, why, key, win.conf)
-                         for source in sorted(self._accountable(win))]
+            verdicts: list[_Verdict] = [
+                (source, False, why, key, b.conf if b.label is IN else b.potential)
+                for b in losers for source in sorted(_accountable(b))]
+            verdicts += [(source, True, why, key, win.conf) for source in sorted(_accountable(win))]
             self._record(verdicts)
         for b in losers:
             self._engine.block(b, f"rejected: {key} resolved for {winner!r}")
         self._after_change()
 
+    def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
+        self._rules.settle(extra_rules)
+        policy = self.conflict_policy
+        if policy is not None and policy.watches_changes:
+            policy.after_change(self)
+
     # -- queries ---------------------------------------------------------------------------
     def _sync(self, targets: Iterable[Belief] | None = None) -> float:
+        """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
+        rules, then the stale cone."""
         now = self.now()
-        self.ledger.poll()
-        if self._pending_sources:
-            # outcomes first: they can bring a rule's inputs IN (a conflict flips), and the
-            # rules below must see that before this query is answered
-            self._apply_outcomes()
+        self._trust.poll()
         if self._rules:
-            # rules fire when their inputs come IN, and inputs can come IN without an assertion:
-            # an outcome flips a conflict, another base's outcome arrives, time passes
-            self._firings_left = self.max_rule_firings
-            if self._rule_time != now:
-                self._fire_rules(self._rules)
-                self._rule_time = now
-            if self._engine.touched:
-                self._fire_touched(())
-        self._engine_sync(now, targets)
-        return now
+            # outcomes first: they can bring a rule's inputs IN (a conflict flips)
+            self._sync_engine((), now)
+            self._rules.catch_up(now)
+        return self._sync_engine(targets, now)
 
     def _values(self, key: str) -> list[Belief]:
         key = check_key(key)
@@ -610,25 +524,35 @@ class BeliefBase:
     def _held_confidence(self, key: str) -> float | None:
         if not self._engine.values_of(key):
             return None
-        held = self._held(key)
-        return max((b.conf for b in held), default=0.0)
+        return max((b.conf for b in self._held(key)), default=0.0)
 
     def _held_confidence_of(self, b: Belief) -> float:
         self._sync([b])
         return b.conf
 
     def _target(self, key: str, value: Any) -> Belief:
-        if value is not None:
-            key = check_key(key)
-            vid = canon(value)
-            if self._rules:
-                self._sync(())  # rules due now may derive this very value
-            b = self._engine.find(key, vid)
-            if b is None:
-                raise UnknownBeliefError(f"no belief {key} = {value!r}")
-            self._sync([b])
-            return b
-        return self._held_belief(key, "key")
+        if value is None:
+            return self._held_belief(key, "key")
+        key = check_key(key)
+        vid = canon(value)
+        if self._rules:
+            self._sync(())  # rules due now may derive this very value
+        b = self._engine.find(key, vid)
+        if b is None:
+            raise UnknownBeliefError(f"no belief {key} = {value!r}")
+        self._sync([b])
+        return b
+
+    def _conflict(self, key: str, held: list[Belief]) -> Conflict:
+        held = sorted(held, key=lambda b: (-b.conf, b.seq))
+        return Conflict(key, tuple(
+            Candidate(b.value, b.conf, tuple(sorted(_accountable(b)))) for b in held))
+
+    def _one_held(self, key: str) -> Belief | None:
+        held = self._held(key)
+        if len(held) > 1:
+            raise AmbiguousValueError(f"{key!r} is in an open conflict: {self._conflict(key, held)}")
+        return held[0] if held else None
 
     def value(self, key: str) -> Any:
         """The value held for ``key``, or ``None`` if none is held.
@@ -636,21 +560,15 @@ class BeliefBase:
         Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
         conflict over it is open.
         """
-        held = self._held(key)
-        if not held:
-            return None
-        if len(held) > 1:
-            raise AmbiguousValueError(f"{key!r} is in an open conflict: {self._conflict(key, held)}")
-        return held[0].value
+        b = self._one_held(key)
+        return None if b is None else b.value
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
         if value is not None:
             return self._target(key, value).conf
-        held = self._held(key)
-        if len(held) > 1:
-            raise AmbiguousValueError(f"{key!r} is in an open conflict: {self._conflict(key, held)}")
-        return held[0].conf if held else 0.0
+        b = self._one_held(key)
+        return 0.0 if b is None else b.conf
 
     def label(self, key: str, value: Any = None) -> str:
         """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
@@ -660,7 +578,7 @@ class BeliefBase:
 
     def beliefs(self, min_confidence: float | None = None) -> list[Held]:
         """Every held belief, optionally only those at or above ``min_confidence``."""
-        floor = 0.0 if min_confidence is None else check_unit("min_confidence", min_confidence)
+        floor = 0.0 if min_confidence is None else check_unit(min_confidence, "min_confidence")
         self._sync()
         return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
                 if b.label is IN and b.conf >= floor]
@@ -672,7 +590,7 @@ class BeliefBase:
 
     def faded(self, threshold: float | None = None) -> list[Faded]:
         """Held premises whose evidence has faded below ``threshold`` (default: min_confidence)."""
-        floor = self.policy.min_confidence if threshold is None else check_unit("threshold", threshold)
+        floor = self.policy.min_confidence if threshold is None else check_unit(threshold, "threshold")
         now = self._sync()
         found = []
         for b in self._engine.beliefs():
@@ -689,8 +607,7 @@ class BeliefBase:
         Queries do this lazily for what they read; call it to pay the cost up front (before a
         snapshot, say). The return value counts the beliefs that were recomputed.
         """
-        engine = self._engine
-        stale = len(engine.dirty) + sum(1 for b in engine.timed if b.stamp != self.clock())
+        stale = self._engine.stale(self.now())
         self._sync()
         return stale
 
@@ -704,272 +621,210 @@ class BeliefBase:
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self._engine.keys
 
-    def explain(self, key: str, value: Any = None) -> Any:
+    def explain(self, key: str, value: Any = None) -> Proof:
         """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""
-        from .proof import build_proof
-
         if value is not None:
-            b = self._target(key, value)
-            roots = [b]
+            roots = [self._target(key, value)]
         else:
             roots = self._values(key)
             held = [b for b in roots if b.label is IN]
             roots = held if held else sorted(roots, key=lambda b: -b.seq)[:1]
-        self._sync()
-        return build_proof(self, roots[0] if len(roots) == 1 else roots)
+        now = self._sync()
+        return build_proof(self._engine, roots[0] if len(roots) == 1 else roots, now,
+                           self._trust.prior, self._promises.verdict_of)
 
-    # -- promises and answers (corollary.answers) ------------------------------------------
-    #: The Platt calibrator fitted by :meth:`calibrate` (``None`` until then).
-    calibrator: Any = None
-
-    def calibration_pairs(self, source: str | None = None, topic: str | None = None) -> Any:
-        """``(confidences, correct)`` arrays from the ledger's outcomes that carry a confidence.
-
-        See :func:`corollary.answers.calibration_pairs`.
-        """
-        from .answers import calibration_pairs
-
-        return calibration_pairs(self, source, topic)
+    # -- promises (corollary.promises) -----------------------------------------------------
+    def calibration_pairs(self, source: str | None = None, topic: str | None = None
+                          ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """``(confidences, correct)`` arrays from the ledger's outcomes that carry a
+        confidence; see :func:`corollary.promises.calibration_pairs`."""
+        return calibration_pairs(self.ledger, source, topic)
 
     def guarantee(self, name: str = "default", examples: Any = None, *,
                   max_error: float | None = None, max_risk: float | None = None,
                   method: str | None = None, delta: float | None = 0.1, min_support: int = 10,
                   weak: str = "raise", source: str | None = None,
-                  topic: str | None = None) -> Any:
+                  topic: str | None = None) -> Promise | None:
         """Attach a promise (``kb.guarantee(name, False)`` removes it); returns the promise.
 
         Calibrated on ``examples`` ((confidence, correct) pairs) or on the base's own pairs.
-        See :func:`corollary.answers.guarantee`.
+        See :meth:`corollary.promises.Promises.guarantee`.
         """
-        from .answers import guarantee
+        return self._promises.guarantee(
+            self.ledger, name, examples, max_error=max_error, max_risk=max_risk, method=method,
+            delta=delta, min_support=min_support, weak=weak, source=source, topic=topic)
 
-        return guarantee(self, name, examples, max_error=max_error, max_risk=max_risk,
-                         method=method, delta=delta, min_support=min_support, weak=weak,
-                         source=source, topic=topic)
-
-    def remove_guarantee(self, name: str = "default") -> Any:
+    def remove_guarantee(self, name: str = "default") -> Promise | GroupedPromise | None:
         """Detach the promise ``name``; return it (``None`` if there was none)."""
-        from .answers import remove_guarantee
+        return self._promises.remove(name)
 
-        return remove_guarantee(self, name)
+    def fit_calibrator(self, examples: Any = None, *, source: str | None = None,
+                       topic: str | None = None) -> Platt:
+        """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
+
+        See :meth:`corollary.promises.Promises.fit_calibrator`.
+        """
+        return self._promises.fit_calibrator(self.ledger, examples, source=source, topic=topic)
 
     def calibrate(self, examples: Any = None, *, source: str | None = None,
-                  topic: str | None = None) -> Any:
-        """Fit a Platt calibrator (``self.calibrator``) on ``examples`` or the base's own pairs.
+                  topic: str | None = None) -> Platt:
+        """Deprecated name of :meth:`fit_calibrator` (a promise is :meth:`guarantee`)."""
+        warnings.warn("kb.calibrate() fits a Platt calibrator and is now called "
+                      "kb.fit_calibrator(); for a promise use kb.guarantee()",
+                      DeprecationWarning, stacklevel=2)
+        return self.fit_calibrator(examples, source=source, topic=topic)
 
-        See :func:`corollary.answers.calibrate`.
-        """
-        from .answers import calibrate
-
-        return calibrate(self, examples, source=source, topic=topic)
-
-    def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Any:
+    def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:
         """Answer ``key`` alone (``ok``) or abstain, under a promise; see
-        :func:`corollary.answers.answer`."""
-        from .answers import answer
+        :meth:`corollary.promises.Promises.answer`."""
+        key = check_key(key)
+        self._promises._pick(promise, group)  # an unknown promise fails before the key is read
+        held = self._held(key)
+        return self._promises.answer(key, held, self.now(), self._conflict, promise, group=group)
 
-        return answer(self, key, promise, group=group)
-
-    def replay(self, record: Any, *, live: bool = False) -> Any:
+    def replay(self, record: Any, *, live: bool = False) -> Replay:
         """Re-derive a verdict record against the current promise; see
-        :func:`corollary.answers.replay`."""
-        from .answers import replay
+        :meth:`corollary.promises.Promises.replay`."""
+        return self._promises.replay(record, self._held, live=live)
 
-        return replay(self, record, live=live)
+    # -- snapshots (corollary.snapshot) ----------------------------------------------------
+    def _state(self) -> BaseState:
+        return BaseState(
+            taken_at=self.now(), policy=self.policy, conflicts=self.conflict_policy,
+            learn_from_checks=self.learn_from_checks, shared_ledger=self.shared_ledger,
+            ledger=self.ledger, tools=sorted(self._trust.tools),
+            rules=[r.name for r in self._rules.rules], fired=self._rules.fired,
+            engine=self._engine, promises=self._promises)
 
-    # -- hooks -----------------------------------------------------------------------------
-    def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
-        if self._rules:
-            self._firings_left = self.max_rule_firings
-            self._fire_touched(extra_rules)
-        else:
-            self._engine.touched.clear()
-        if isinstance(self.conflict_policy, AskHuman):
-            self._ask_humans(self.conflict_policy)
-
-    def _fire_touched(self, extra_rules: Sequence[Rule]) -> None:
-        """Fire the rules reading any key whose beliefs changed, until nothing new changes."""
-        engine = self._engine
-        while True:
-            touched = engine.touched
-            engine.touched = set()
-            due = list(extra_rules)
-            extra_rules = ()
-            for key in touched:
-                due.extend(self._rules_by_key.get(key, ()))
-            if not due:
-                return
-            try:
-                self._fire_rules(due)
-            except BaseException:
-                # a rule that raised or a spent budget: keep these rules due, so the next
-                # operation tries again instead of leaving the base short of a fixed point
-                engine.touched.update(touched)
-                engine.touched.update(k for r in due for k in r.inputs)
-                raise
-
-    def _fire_rules(self, due: Iterable[Rule]) -> None:
-        seen = set()
-        for r in due:
-            if r.name in seen:
-                continue
-            seen.add(r.name)
-            held: dict[str, list[Belief]] = {}
-            for key in set(r.inputs):
-                values = self._engine.values_of(key)
-                if values:
-                    self._sync_quiet(values)
-                held[key] = [b for b in values if b.label is IN]
-                if not held[key]:
-                    break
-            else:
-                self._fire_new(r, held)
-
-    def _fire_new(self, r: Rule, held: dict[str, list[Belief]]) -> None:
-        """Fire ``r`` on the combinations of held inputs that include a newly held one.
-
-        Every combination of values held at the rule's last complete firing was enumerated
-        then (or before), so only those with a value held since are new (semi-naive
-        evaluation): a rule over open conflicts does not re-enumerate its whole product.
-        """
-        last = self._rule_last.get(r.name, {})
-        fired = self._fired.setdefault(r.name, set())
-        inputs = r.inputs
-        for i in range(len(inputs)):
-            new_i = [b for b in held[inputs[i]] if b.seq not in last.get(inputs[i], ())]
-            if not new_i:
-                continue
-            lists = [[b for b in held[k] if b.seq in last.get(k, ())] for k in inputs[:i]]
-            lists.append(new_i)
-            lists.extend(held[k] for k in inputs[i + 1:])
-            for combo in itertools.product(*lists):
-                ident = tuple(b.seq for b in combo)
-                if ident in fired:
-                    continue
-                self._spend_firing(r)
-                try:
-                    result = r.fn(*(b.value for b in combo))
-                    vid = None if result is None else canon(result)
-                except Exception as exc:
-                    # the change that brought the inputs IN stands; this combination is
-                    # not marked fired, so the rule is tried again at the next change
-                    raise RuleError(f"rule {r.name} failed on "
-                                    f"{[b.value for b in combo]!r}: {exc!r}") from exc
-                fired.add(ident)
-                if result is None:
-                    continue
-                out = self._engine.belief(r.output, result, vid)
-                self._engine.add_justification(
-                    Justification("rule", r.name, out, tuple(combo), r.confidence,
-                                  {"names": list(r.params)}))
-        self._rule_last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
-
-    def _spend_firing(self, r: Rule) -> None:
-        if self._firings_left <= 0:
-            raise RuleLimitError(
-                f"rules fired {self.max_rule_firings:,} times in one operation without reaching "
-                f"a fixed point (last: {r.name}); rules that keep deriving new values from each "
-                "other, or a rule over many conflicting input values, never settle. Resolve the "
-                "conflicts, fix the rules, or raise BeliefBase(max_rule_firings=...)")
-        self._firings_left -= 1
-
-    def _sync_quiet(self, targets: Iterable[Belief]) -> None:
-        self._engine_sync(self.now(), targets)
-
-    def _ask_humans(self, policy: AskHuman) -> None:
-        for _ in range(1000):
-            open_conflicts = self.conflicts()
-            if not open_conflicts:
-                return
-            progressed = False
-            for conflict in open_conflicts:
-                # The change that raised this conflict has already been made and is valid: a
-                # failing or wrong answer must not undo it, so it leaves the conflict open.
-                try:
-                    winner = policy.ask(conflict)
-                except Exception as exc:  # a person's callback: report it, keep the base sound
-                    warnings.warn(f"AskHuman: ask() raised {exc!r}; the conflict over "
-                                  f"{conflict.key!r} stays open", RuntimeWarning, stacklevel=4)
-                    continue
-                if winner is None:
-                    continue
-                try:
-                    known = canon(winner) in {canon(v) for v in conflict.values}
-                except CorollaryError:
-                    known = False
-                if not known:
-                    warnings.warn(f"AskHuman: ask() answered {winner!r}, not one of "
-                                  f"{conflict.values}; the conflict over {conflict.key!r} stays open",
-                                  RuntimeWarning, stacklevel=4)
-                    continue
-                self.resolve(conflict, winner, learn=policy.learn)
-                progressed = True
-            if not progressed:
-                return
-
-    def _rank(self, b: Belief, now: float) -> int:
-        policy = self.conflict_policy
-        assert isinstance(policy, PreferSource)
-        return min((policy.rank_of(p.source) for p in b.premises if not p.expired(now)),
-                   default=len(policy.order))
-
-    # -- snapshots -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The whole base as plain data (schema-versioned); see :mod:`corollary.snapshot`."""
-        from .snapshot import base_to_dict
-
-        return base_to_dict(self)
+        return state_to_dict(self._state())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], ledger: TrustLedger | None = None,
-                  clock: Clock | None = None, **options: Any) -> BeliefBase:
-        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name."""
-        from .snapshot import base_from_dict
+                  clock: Clock | None = None, *, rules: Iterable[Rule] = (),
+                  tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP,
+                  path: object = None) -> BeliefBase:
+        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name.
 
-        return base_from_dict(data, ledger=ledger, clock=clock, **options)
+        The document is checked field by field first (:func:`corollary.snapshot.read_snapshot`);
+        nothing is built from a document that fails.
+        """
+        if clock is not None and not callable(clock):
+            raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
+        # A restore allocates millions of small objects and frees none: the cyclic collector's
+        # passes over them would find nothing and cost more than the restore itself.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            options = {} if conflicts is _KEEP else {"conflicts": conflicts}
+            plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools, **options)
+            if plan.missing_ledger:
+                warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
+                              "attach it (using an empty one)", stacklevel=2)
+            return cls._from_plan(plan, clock)
+        finally:
+            if enabled:
+                gc.enable()
+
+    @classmethod
+    def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
+        """Build a base from a checked snapshot, through each part's explicit restore."""
+        ledger, own = plan.ledger, plan.own_ledger
+        if own is not None:
+            store = MemoryStore(own.memory_half_life, own.max_history)
+            store.restore(own.totals, own.outcomes)
+            ledger = TrustLedger(prior_weight=own.prior_weight,
+                                 memory_half_life=own.memory_half_life,
+                                 max_history=own.max_history, policy=own.policy, clock=clock,
+                                 store=store)
+        kb = cls(policy=plan.policy, ledger=ledger, clock=clock, conflicts=plan.conflicts,
+                 tools=plan.tools, learn_from_checks=plan.learn_from_checks)
+        kb._trust.shared = own is None and plan.ledger is not None
+        engine = kb._engine
+        beliefs = [engine.restore_belief(key, value, vid, seq, blocked)
+                   for (key, value, seq, blocked), vid in zip(plan.beliefs, plan.vids, strict=True)]
+        # sequence numbers are never reused: the fired-rule memo may still name beliefs that
+        # were forgotten after it was written, and a new belief must not pass for one of them
+        engine.continue_numbering(plan.next_seq)
+        strings = plan.strings
+        for i, source, origin, at, half_life, ttl in plan.premises:
+            src = strings[source]
+            engine.set_premise(beliefs[i], Premise(
+                src, src if origin == -1 else strings[origin], float(at),
+                None if half_life is None else float(half_life), None if ttl is None else float(ttl)))
+        for (_, name, out, inputs, step, info), kind in zip(plan.justifications, plan.kinds,
+                                                             strict=True):
+            engine.add_justification(Justification(kind, name, beliefs[out],
+                                                   tuple(beliefs[x] for x in inputs), float(step),
+                                                   dict(info)))
+        for r in plan.rules:
+            kb._rules.add(r)
+            kb._hooks = True
+        kb._rules.restore(plan.fired)
+        kb._promises.promises.update(plan.promises)
+        kb._promises.verdicts.update(plan.verdicts)
+        kb._promises.calibrator = plan.calibrator
+        # rules and tools passed in that the snapshot did not use join the restored base
+        for t in plan.extra_tools:
+            kb.add_tool(t)
+        for r in plan.extra_rules:
+            kb.add_rule(r)
+        if engine.touched:
+            engine.touched.clear()
+        return kb
 
     def save(self, path: str | os.PathLike[str], *, format: str | None = None) -> None:
         """Write a snapshot atomically (msgpack by default, JSON for ``.json``)."""
-        from .snapshot import save
-
-        save(self, path, format=format)
+        write_file(self._state(), path, format=format)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], ledger: TrustLedger | None = None,
              clock: Clock | None = None, **options: Any) -> BeliefBase:
-        """Read a snapshot written by :meth:`save`."""
-        from .snapshot import load
-
-        return load(path, ledger=ledger, clock=clock, **options)
+        """Read a snapshot written by :meth:`save`; a corrupt, truncated, foreign or newer file
+        raises ``SnapshotError``."""
+        return cls.from_dict(read_file(path), ledger=ledger, clock=clock, path=path, **options)
 
     def save_session(self, session_id: str, *, overwrite: bool = False) -> int:
         """Save a snapshot under ``session_id`` in the ledger's store (beside a shared ledger).
 
         Saves are versioned, so that two processes that load, change and save one session
         cannot silently lose a change: the save succeeds only if the stored session is the
-        version this base loaded or last saved (or does not exist yet, for a base that never
-        loaded or saved it). Otherwise it raises
-        :class:`~corollary.errors.ConcurrentWriteError` and writes nothing: reload the session
-        with :meth:`load_session` and reapply the change. ``overwrite=True`` replaces whatever
-        is stored. Returns the session's new version.
+        version this base loaded or last saved (or, for a base that never did either, if there
+        is none yet). Otherwise it raises :class:`~corollary.errors.ConcurrentWriteError` and
+        writes nothing: reload the session with :meth:`load_session` and reapply the change.
+        ``overwrite=True`` replaces whatever is stored. Returns the session's new version.
         """
-        from .snapshot import save_session
-
-        return save_session(self, session_id, overwrite=overwrite)
+        check_bool(overwrite, "overwrite")
+        expected = None if overwrite else self._sessions.get(session_id, 0)
+        version = save_session(self._state(), self.ledger.store, session_id, expected)
+        self._sessions[session_id] = version
+        return version
 
     @classmethod
     def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
                      **options: Any) -> BeliefBase:
-        """Resume the base saved under ``session_id`` in ``ledger``'s store.
+        """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to it.
 
         The base remembers the version it loaded, for its next :meth:`save_session`.
         """
-        from .snapshot import load_session
-
-        return load_session(ledger, session_id, clock=clock, **options)
+        if not isinstance(ledger, TrustLedger):
+            raise InvalidTypeError("ledger must be a TrustLedger")
+        data, version = read_session(ledger.store, session_id)
+        kb = cls.from_dict(data, ledger=ledger, clock=clock, path=f"session {session_id!r}",
+                           **options)
+        kb._sessions[session_id] = version
+        return kb
 
     def __repr__(self) -> str:
         return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"
+
+
+def _accountable(b: Belief) -> set[str]:
+    """Who answers for ``b``: its premise sources and the sources of accountable steps."""
+    found = {p.source for p in b.premises}
+    found.update(j.name for j in b.justs if j.kind.accountable)
+    return found
 
 
 def _positive(value: Duration | None, name: str) -> float | None:
@@ -977,8 +832,3 @@ def _positive(value: Duration | None, name: str) -> float | None:
     if seconds is not None and seconds <= 0:
         raise InvalidInputError(f"{name} must be > 0, got {value!r}")
     return seconds
-
-
-def _text(text: Any) -> Any:
-    """A ``str`` subclass as a plain ``str`` (its own hash and eq are not trusted)."""
-    return str.__str__(text) if isinstance(text, str) and type(text) is not str else text

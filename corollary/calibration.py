@@ -20,7 +20,7 @@ from typing import Any, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from corollary.errors import InvalidInputError, InvalidTypeError
+from corollary.errors import InvalidInputError, InvalidTypeError, NotFittedError
 
 __all__ = ["MIN_EXAMPLES", "NotFittedError", "Platt"]
 
@@ -31,10 +31,6 @@ _EPS = 1e-6
 _MAX_ITER = 100
 _MIN_STEP = 1e-10
 _RIDGE = 1e-12
-
-
-class NotFittedError(InvalidInputError, AttributeError):
-    """A :class:`Platt` was asked to predict before :meth:`Platt.fit` was called."""
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from datetime import timedelta
 
-from . import __version__
+from ._version import __version__
 from .base import BeliefBase
 from .clock import ManualClock
 from .conflicts import PreferHigherConfidence

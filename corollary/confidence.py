@@ -1,4 +1,4 @@
-"""The pure formulas of the confidence model (DESIGN section 2).
+"""The pure formulas of the confidence model (`docs/model.md`).
 
 Nothing here knows about graphs, ledgers or time sources: every function takes numbers and
 returns a number, so each formula can be checked on its own.
@@ -7,6 +7,9 @@ returns a number, so each formula can be checked on its own.
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+from ._validate import check_int
+from .errors import InvalidInputError
 
 
 def reliability(prior: float, prior_weight: float, right: float, total: float) -> float:
@@ -91,12 +94,16 @@ def derived(step: float, inputs: Iterable[float]) -> float:
 
 
 def self_consistency(agreeing: int, k: int) -> float:
-    """Certainty from sampling: ``(agreeing + 1) / (k + 1)``.
+    """Certainty from asking ``k`` times: ``(agreeing + 1) / (k + 1)``.
 
     ``agreeing`` of the ``k`` samples agree, the original included, so it runs from 1 (only
-    the original) to ``k``. The validated public form is :func:`corollary.self_consistency`.
+    the original) to ``k``.
 
     >>> [round(self_consistency(a, 5), 2) for a in (5, 4, 3, 1)]
     [1.0, 0.83, 0.67, 0.33]
     """
+    k = check_int(k, "k", low=1)
+    agreeing = check_int(agreeing, "agreeing")
+    if not 1 <= agreeing <= k:
+        raise InvalidInputError(f"need 1 <= agreeing <= k, got agreeing={agreeing}, k={k}")
     return (agreeing + 1) / (k + 1)

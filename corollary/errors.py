@@ -71,6 +71,21 @@ class StoreError(CorollaryError, RuntimeError):
         super().__init__(f"{path}: {message}" if path is not None else message)
 
 
+class StoreCorruptError(StoreError):
+    """A store file that is corrupt, truncated, or not a corollary ledger (left untouched)."""
+
+
+class StoreVersionError(StoreError):
+    """A store written by a newer corollary (its schema version is higher than this one reads)."""
+
+
+class SessionNotFoundError(StoreError, KeyError):
+    """No session was saved under that id."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
 class ConcurrentWriteError(StoreError):
     """Another writer changed a store in a way that cannot be merged safely."""
 
@@ -112,6 +127,21 @@ class ModelConnectionError(ModelError, ConnectionError):
 
 class ModelResponseError(ModelError, ValueError):
     """A model server answered something that is not a chat completion (bad JSON, no message)."""
+
+
+class UnknownPromiseError(CorollaryError, KeyError):
+    """A promise name that the base does not carry."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class WeakSignalError(InvalidInputError):
+    """The signal does not rank right answers above wrong ones well enough to carry a promise."""
+
+
+class NotFittedError(InvalidInputError, AttributeError):
+    """A calibrator was asked to predict before it was fitted."""
 
 
 class MissingExtraError(CorollaryError, ImportError):

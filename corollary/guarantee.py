@@ -44,7 +44,7 @@ from scipy.special import xlogy
 from scipy.stats import binom, mannwhitneyu
 
 from corollary.calibration import _as_1d, _check_correct, _check_numbers
-from corollary.errors import InvalidInputError, InvalidTypeError
+from corollary.errors import InvalidInputError, InvalidTypeError, WeakSignalError
 
 __all__ = [
     "METHODS",
@@ -61,10 +61,6 @@ __all__ = [
 METHODS = ("crc", "ltt", "empirical")
 #: Level of the one-sided Mann-Whitney test a signal must pass.
 SEPARATION_ALPHA = 0.05
-
-
-class WeakSignalError(InvalidInputError):
-    """The signal does not rank right answers above wrong ones well enough to carry a promise."""
 
 
 class WeakSignalWarning(UserWarning):

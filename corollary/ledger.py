@@ -1,18 +1,20 @@
 """The trust ledger: every right/wrong outcome per source, and the reliability learned from it.
 
-The ledger keeps its outcomes in a store (:mod:`corollary.stores`); the in-memory store here
-is the default. Reliability is ``(n0·p0 + Σ w·right) / (n0 + Σ w)`` with ``w = 1``, or
+The ledger keeps its outcomes in a store (:mod:`corollary.stores`); the in-memory store is the
+default, and :func:`open_ledger` opens one on a file or a database. Reliability is ``(n0·p0 + Σ w·right) / (n0 + Σ w)`` with ``w = 1``, or
 ``2^(-age/memory_half_life)`` when the ledger forgets.
 
 Besides the prior-weighted reliability, the ledger answers a *sample-gated* query
 (:meth:`TrustLedger.confidence`): the plain share of right outcomes, withheld (``None``) until a
-source has at least ``min_samples`` of them. Callers below the gate fall back to
+source has at least ``min_samples`` of them. It is a source's empirical track record, not a
+belief's confidence (:meth:`corollary.BeliefBase.confidence`). Callers below the gate fall back to
 :data:`DEFAULT_PRIOR` or to a signal of their own; :meth:`TrustLedger.rank_sources` does that
 fallback in tiers for routing.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 import os
@@ -21,18 +23,35 @@ import types
 import uuid
 import warnings
 import weakref
-from collections import ChainMap, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, cast
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import attrs
 
 from . import confidence as formulas
-from ._fields import Fields, policy_fields
 from ._io import LEDGER_FORMAT, LEDGER_VERSION, atomic_write, decode_file, encode, format_for
 from .clock import Clock, Duration, system_clock, to_seconds
-from .errors import InvalidInputError, InvalidTypeError, SnapshotError
-from .policy import STEP_KINDS, TrustPolicy, split_source
+from .errors import InvalidInputError, InvalidTypeError, StoreCorruptError
+from .outcomes import (
+    LedgerDocument,
+    Outcome,
+    Totals,
+    check_correct,
+    check_source,
+    fold_totals,
+    totals_rows,
+    validate_ledger_document,
+)
+from .policy import TrustPolicy
+from .stores.base import OutcomeStore
+from .stores.memory import MemoryStore
+from .stores.targets import open_sql, resolve_target
+
+__all__ = ["DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW", "MIN_SAMPLES_ENV",
+           "ROUTING_TIERS", "GatedConfidence", "LedgerDocument", "MemoryStore", "Outcome",
+           "OutcomeStore", "RankedSource", "SourceRecord", "Totals", "TrustLedger",
+           "check_correct", "check_source", "fold_totals", "open_ledger", "resolve_min_samples",
+           "totals_rows", "validate_ledger_document"]
 
 #: How far past the ledger's clock an outcome's timestamp may lie (clock skew between hosts).
 FUTURE_SKEW = 86_400.0
@@ -45,110 +64,6 @@ DEFAULT_MIN_SAMPLES = 5
 MIN_SAMPLES_ENV = "COROLLARY_MIN_SAMPLES"
 #: The tiers of :meth:`TrustLedger.rank_sources`, in the order they are tried.
 ROUTING_TIERS = ("empirical", "estimate", "prior")
-
-
-def check_source(source: object) -> str:
-    """Validate a ledger source: a ``kind:name`` string that is not a reasoning step."""
-    kind, name = split_source(source)
-    if kind in STEP_KINDS:
-        raise InvalidInputError(f"{source!r} is a reasoning step; only sources have track records")
-    return f"{kind}:{name}"  # a plain str, whatever subclass came in
-
-
-def check_correct(correct: object) -> bool:
-    """Accept exactly right/wrong: ``True``/``False`` (numpy bools too) or the integers 1/0."""
-    if isinstance(correct, bool):
-        return correct
-    if type(correct).__name__ == "bool_":  # numpy.bool_ without importing numpy here
-        return bool(correct)
-    if isinstance(correct, int) and correct in (0, 1):
-        return bool(correct)
-    raise InvalidInputError(f"an outcome is right (True) or wrong (False), not {correct!r}")
-
-
-@attrs.frozen(slots=True)
-class Outcome:
-    """One verdict on a source. ``at`` is when it was observed, ``recorded_at`` when stored."""
-
-    source: str
-    correct: bool
-    at: float
-    recorded_at: float
-    event_id: str
-    topic: str | None = None
-    reason: str | None = None
-    evidence: str | None = None
-    key: str | None = None
-    confidence: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return attrs.asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
-        """Rebuild an outcome from :meth:`to_dict` output, checking every field.
-
-        Raises ``SnapshotError`` (a ``ValueError``) naming the field that is wrong.
-        """
-        return _read_outcome(Fields(None, "outcome"), data, "outcome")
-
-
-@attrs.frozen(slots=True)
-class Totals:
-    """Aggregates of a source's outcomes: plain counts, and decayed sums anchored at ``anchor``."""
-
-    right: int = 0
-    total: int = 0
-    anchor: float = 0.0
-    weighted_right: float = 0.0
-    weighted_total: float = 0.0
-
-    def add(self, correct: bool, at: float, half_life: float | None) -> Totals:
-        if half_life is None:
-            r = self.right + correct
-            return Totals(r, self.total + 1, max(self.anchor, at) if self.total else at, r, self.total + 1)
-        if self.total == 0:
-            return Totals(int(correct), 1, at, float(correct), 1.0)
-        if at >= self.anchor:
-            shrink = formulas.decay_weight(at - self.anchor, half_life)
-            return Totals(
-                self.right + correct,
-                self.total + 1,
-                at,
-                self.weighted_right * shrink + correct,
-                self.weighted_total * shrink + 1.0,
-            )
-        w = formulas.decay_weight(self.anchor - at, half_life)
-        return Totals(
-            self.right + correct,
-            self.total + 1,
-            self.anchor,
-            self.weighted_right + w * correct,
-            self.weighted_total + w,
-        )
-
-    def weighted_at(self, now: float, half_life: float | None) -> tuple[float, float]:
-        """(Σ w·right, Σ w) at time ``now``; outcomes later than ``now`` count as fresh."""
-        if half_life is None:
-            return float(self.right), float(self.total)
-        factor = formulas.decay_weight(max(now - self.anchor, 0.0), half_life)
-        return self.weighted_right * factor, self.weighted_total * factor
-
-
-_EMPTY = Totals()
-
-
-def fold_totals(totals: dict[tuple[str, str | None], Totals], source: str, topic: str | None,
-                correct: bool, at: float, half_life: float | None) -> None:
-    """Fold one outcome into ``source``'s totals over all topics and, if it has one, its topic's.
-
-    Every store folds with this, in its outcomes' order, so all give the same aggregates.
-    """
-    slot: tuple[str, str | None] = (source, None)
-    totals[slot] = totals.get(slot, _EMPTY).add(correct, at, half_life)
-    if topic is not None:
-        slot = (source, topic)
-        totals[slot] = totals.get(slot, _EMPTY).add(correct, at, half_life)
 
 
 @attrs.frozen(slots=True)
@@ -250,231 +165,12 @@ def _check_topic(topic: object) -> str | None:
     return topic
 
 
-class OutcomeStore(Protocol):
-    """Where a ledger keeps outcomes. Implementations live in :mod:`corollary.stores`."""
-
-    half_life: float | None
-
-    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
-        """Store new outcomes; return those actually added (event ids already seen are skipped)."""
-
-    def totals(self, source: str, topic: str | None = None) -> Totals:
-        """The aggregates of ``source`` (in ``topic``, or over all topics)."""
-
-    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
-        """Stored outcomes, oldest first."""
-
-    def sources(self) -> list[str]:
-        """Every source with at least one outcome."""
-
-    def changed_sources(self) -> set[str]:
-        """Sources with outcomes added by someone else since the last call (shared stores)."""
-
-    def close(self) -> None:
-        """Release resources."""
-
-
-class MemoryStore:
-    """The default store: dictionaries in this process.
-
-    Aggregates count every outcome; the outcomes themselves are kept up to ``max_history``
-    per source, for audit and calibration. Safe to share between threads: writes and
-    listings hold a lock, and a read of one source's totals is a single dictionary lookup
-    of an immutable value.
-    """
-
-    def __init__(self, half_life: float | None = None, max_history: int = 10_000) -> None:
-        self.half_life = half_life
-        self.max_history = max_history
-        self._totals: dict[tuple[str, str | None], Totals] = {}
-        self._history: dict[str, deque[Outcome]] = {}
-        self._event_ids: set[str] = set()
-        self._sessions: dict[str, bytes] = {}
-        # folding an outcome into the totals is a read-modify-write of a dict entry, and the
-        # event-id check before it must see every earlier add: one writer at a time
-        self._lock = threading.RLock()
-
-    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
-        with self._lock:
-            added = self._new(outcomes)
-            for o in added:
-                fold_totals(self._totals, o.source, o.topic, o.correct, o.at, self.half_life)
-            self._remember(added)
-        return added
-
-    def stage(self, outcomes: list[Outcome]) -> tuple[list[Outcome], dict[tuple[str, str | None],
-                                                                            Totals]]:
-        """The outcomes new to the store and the totals they change, without changing anything.
-
-        For stores that must write the result somewhere before they take it: :meth:`commit`
-        it afterwards, under the same hold of the store's lock.
-        """
-        changed: dict[tuple[str, str | None], Totals] = {}
-        # reads fall through to the current totals, writes land in ``changed``
-        view = cast("dict[tuple[str, str | None], Totals]", ChainMap(changed, self._totals))
-        added = self._new(outcomes)
-        for o in added:
-            fold_totals(view, o.source, o.topic, o.correct, o.at, self.half_life)
-        return added, changed
-
-    def commit(self, added: list[Outcome], totals: Mapping[tuple[str, str | None], Totals]) -> None:
-        """Take what :meth:`stage` returned."""
-        with self._lock:
-            self._totals.update(totals)
-            self._remember(added)
-
-    def _new(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
-        """The outcomes whose event ids the store has not seen (the first of repeats)."""
-        known = self._event_ids
-        seen: set[str] = set()
-        new = []
-        for o in outcomes:
-            if o.event_id not in known and o.event_id not in seen:
-                seen.add(o.event_id)
-                new.append(o)
-        return new
-
-    def _remember(self, added: list[Outcome]) -> None:
-        for outcome in added:
-            self._event_ids.add(outcome.event_id)
-            self._keep(outcome)
-
-    def _keep(self, outcome: Outcome) -> None:
-        history = self._history.get(outcome.source)
-        if history is None:
-            history = self._history[outcome.source] = deque(maxlen=self.max_history)
-        history.append(outcome)
-
-    def restore(self, totals: Iterable[Sequence[Any]], outcomes: Iterable[Outcome]) -> None:
-        """Take saved totals rows and kept outcomes as they are (nothing is folded again).
-
-        The totals may cover more outcomes than are kept (history beyond ``max_history``).
-        """
-        rows = {(s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
-                for s, t, r, n, a, wr, wt in totals}
-        with self._lock:
-            self._remember(list(outcomes))
-            self.load_totals(rows)
-
-    def totals(self, source: str, topic: str | None = None) -> Totals:
-        # no lock: one lookup of an immutable value, on the belief engine's hot path
-        return self._totals.get((source, topic), _EMPTY)
-
-    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
-        with self._lock:
-            if source is None:
-                found = [o for h in self._history.values() for o in h]
-            else:
-                found = list(self._history.get(source, ()))
-        if source is None:
-            found.sort(key=lambda o: (o.recorded_at, o.at))
-        if topic is not None:
-            found = [o for o in found if o.topic == topic]
-        return found
-
-    def sources(self) -> list[str]:
-        with self._lock:
-            return sorted({s for s, _ in self._totals})
-
-    def topics(self, source: str) -> list[str]:
-        """The topics ``source`` has outcomes in."""
-        with self._lock:
-            return sorted(t for s, t in self._totals if s == source and t is not None)
-
-    def export(self) -> tuple[list[list[Any]], list[Outcome]]:
-        """Totals rows (see :func:`totals_rows`) and kept outcomes, taken at one moment."""
-        with self._lock:
-            return totals_rows(self._totals), self.outcomes()
-
-    def changed_sources(self) -> set[str]:
-        return set()
-
-    # sessions: base snapshots kept beside the ledger (in this process only), versioned
-    def _session_state(self) -> tuple[Any, dict[str, int]]:
-        """The lock and version table of the sessions (made on first use; ``setdefault`` on
-        the instance dict is atomic, so two threads cannot make two)."""
-        state = self.__dict__.get("_session_sync")
-        if state is None:
-            import threading
-
-            state = self.__dict__.setdefault("_session_sync", (threading.Lock(), {}))
-        return state  # type: ignore[no-any-return]
-
-    def save_session(self, session_id: str, data: bytes, *,
-                     expected_version: int | None = None) -> int:
-        """Keep ``data`` (a base's snapshot) under ``session_id``; return its new version.
-
-        ``expected_version``: ``None`` writes unconditionally; ``0`` requires that there is
-        no such session yet; ``n > 0`` requires the stored version to be exactly ``n``.
-        Otherwise :class:`~corollary.errors.ConcurrentWriteError` is raised and nothing is
-        written.
-        """
-        from .stores.base import check_expected_version, check_session, session_conflict
-
-        check_session(session_id, data)
-        expected = check_expected_version(expected_version)
-        lock, versions = self._session_state()
-        with lock:
-            current = versions.get(session_id, 1) if session_id in self._sessions else 0
-            if expected is not None and current != expected:
-                raise session_conflict(session_id, expected, current, "memory")
-            self._sessions[session_id] = bytes(data)
-            versions[session_id] = current + 1
-            return current + 1
-
-    def read_session(self, session_id: str) -> tuple[bytes, int]:
-        """``(data, version)`` of the session; ``SessionNotFoundError`` if there is none."""
-        from .stores.base import SessionNotFoundError, check_session
-
-        check_session(session_id)
-        lock, versions = self._session_state()
-        with lock:
-            if session_id not in self._sessions:
-                raise SessionNotFoundError(f"no session {session_id!r}", "memory")
-            return self._sessions[session_id], versions.get(session_id, 1)
-
-    def load_session(self, session_id: str) -> bytes:
-        """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
-        return self.read_session(session_id)[0]
-
-    def list_sessions(self) -> list[str]:
-        """Ids of the saved sessions, sorted."""
-        return sorted(self._sessions)
-
-    def delete_session(self, session_id: str) -> bool:
-        """Forget a session; whether there was one."""
-        from .stores.base import check_session
-
-        check_session(session_id)
-        lock, versions = self._session_state()
-        with lock:
-            versions.pop(session_id, None)
-            return self._sessions.pop(session_id, None) is not None
-
-    def close(self) -> None:
-        return None
-
-    def load_totals(self, totals: Mapping[tuple[str, str | None], Totals]) -> None:
-        with self._lock:
-            self._totals.update(totals)
-
-
-def totals_rows(totals: Mapping[tuple[str, str | None], Totals]) -> list[list[Any]]:
-    """``[source, topic, right, total, anchor, weighted_right, weighted_total]`` rows, sorted
-    by source, then the all-topics row, then topics: the ``totals`` of a saved ledger."""
-    rows = []
-    for (source, topic), t in sorted(totals.items(), key=lambda kv: (
-            kv[0][0], kv[0][1] is not None, kv[0][1] or "")):
-        if t.total:
-            rows.append([source, topic, t.right, t.total, t.anchor, t.weighted_right,
-                         t.weighted_total])
-    return rows
-
-
 #: The largest ``max_history``: outcomes kept per source in memory (2**31 is far past RAM).
 MAX_HISTORY = 2**31
 #: What a ledger calls on its store.
-_STORE_METHODS = ("add", "totals", "outcomes", "sources", "changed_sources", "close")
+_STORE_METHODS = ("add", "totals", "topics", "outcomes", "export", "sources", "changed_sources",
+                  "save_session", "read_session", "load_session", "list_sessions",
+                  "delete_session", "close")
 
 
 def _check_prior_weight(value: object) -> float:
@@ -573,9 +269,8 @@ class TrustLedger:
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def open(cls, target: str | os.PathLike[str] | None = None, **options: Any) -> TrustLedger:
-        """A ledger on durable storage: a path (``.db``/``.sqlite``, ``.json``) or a URL."""
-        from .stores import open_ledger
-
+        """A ledger on durable storage: a path (``.db``/``.sqlite``, ``.json``) or a URL
+        (:func:`open_ledger`)."""
         return open_ledger(target, **options)
 
     # -- recording -------------------------------------------------------------------------
@@ -906,11 +601,7 @@ class TrustLedger:
     # -- persistence -----------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Plain data: settings, the totals behind every reliability, and the kept outcomes."""
-        export = getattr(self.store, "export", None)
-        if export is not None:  # totals and outcomes of one moment, while other threads write
-            totals, outcomes = export()
-        else:
-            totals, outcomes = self._totals_rows(), self.store.outcomes()
+        totals, outcomes = self.store.export()  # one moment's, while other threads write
         return {
             "format": LEDGER_FORMAT,
             "version": LEDGER_VERSION,
@@ -921,22 +612,6 @@ class TrustLedger:
             "totals": totals,
             "outcomes": [o.to_dict() for o in outcomes],
         }
-
-    def _totals_rows(self) -> list[list[Any]]:
-        totals = []
-        topics_of = getattr(self.store, "topics", None)
-        for source in self.store.sources():
-            if topics_of is not None:
-                topics = {None, *topics_of(source)}
-            else:
-                topics = {None} | {o.topic for o in self.store.outcomes(source)
-                                   if o.topic is not None}
-            for topic in sorted(topics, key=lambda t: (t is not None, t or "")):
-                t = self.store.totals(source, topic)
-                if t.total:
-                    totals.append([source, topic, t.right, t.total, t.anchor, t.weighted_right,
-                                   t.weighted_total])
-        return totals
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, clock: Clock | None = None,
@@ -981,143 +656,92 @@ class TrustLedger:
 
 
 # -- reading ledger documents ----------------------------------------------------------------
-_OUTCOME_KEYS = ("source", "correct", "at", "recorded_at", "event_id", "topic", "reason",
-                 "evidence", "key", "confidence")
-_LEDGER_KEYS = ("format", "version", "prior_weight", "memory_half_life", "max_history", "policy",
-                "totals", "outcomes")
-#: Header fields the JSON-file store adds to the documents it writes.
-_STORE_KEYS = {"store": "text", "generation": "count"}
-#: Slack for the float sums of decayed totals (a sum of weights <= 1 may round a hair over).
-_SLACK = 1e-9
 
 
-@attrs.frozen(slots=True)
-class LedgerDocument:
-    """A checked ledger document (:func:`validate_ledger_document`): settings, totals rows
-    ``[source, topic, right, total, anchor, weighted_right, weighted_total]`` and outcomes, ready
-    for :meth:`MemoryStore.restore`; ``header`` holds the other top-level fields present."""
-
-    version: int
-    prior_weight: float
-    memory_half_life: float | None
-    max_history: int
-    policy: TrustPolicy
-    totals: list[list[Any]]
-    outcomes: list[Outcome]
-    header: dict[str, Any]
+_UNSET: Any = object()
 
 
-def _read_outcome(f: Fields, data: Any, field: str) -> Outcome:
-    d = f.mapping(data, field, _OUTCOME_KEYS)
-    return Outcome(
-        source=f.source(d["source"], f"{field}.source"),
-        correct=f.boolean(d["correct"], f"{field}.correct"),
-        at=f.number(d["at"], f"{field}.at"),
-        recorded_at=f.number(d["recorded_at"], f"{field}.recorded_at"),
-        event_id=f.text(d["event_id"], f"{field}.event_id"),
-        topic=f.maybe_text(d["topic"], f"{field}.topic"),
-        reason=f.maybe_text(d["reason"], f"{field}.reason"),
-        evidence=f.maybe_text(d["evidence"], f"{field}.evidence"),
-        key=None if d["key"] is None else f.key(d["key"], f"{field}.key"),
-        confidence=f.maybe_unit(d["confidence"], f"{field}.confidence"),
-    )
-
-
-def validate_ledger_document(data: Any, where: object = None, *, extra: Iterable[str] = (),
-                             prefix: str = "", what: str = "ledger") -> LedgerDocument:
-    """Check a ledger document (:meth:`TrustLedger.to_dict`, a ledger file, the JSON-file
-    store's file) field by field; build nothing, change nothing.
+def open_ledger(
+    target: str | os.PathLike[str] | None = None,
+    *,
+    prior_weight: float | None = None,
+    memory_half_life: Duration | None = _UNSET,
+    max_history: int = 10_000,
+    policy: TrustPolicy | None = None,
+    clock: Clock | None = None,
+    **options: Any,
+) -> TrustLedger:
+    """A :class:`~corollary.ledger.TrustLedger` on durable storage.
 
     Parameters
     ----------
-    data : object
-        The decoded document.
-    where : object, optional
-        What to name in errors (a path, a session).
-    extra : iterable of str
-        Further top-level fields the caller allows (and checks itself); ``"store"`` (a string)
-        and ``"generation"`` (a count), which the JSON-file store writes, are always allowed.
-    prefix : str
-        Prepended to field names in errors (``"ledger."`` inside a snapshot).
+    target : str or path-like, optional
+        ``*.db`` / ``*.sqlite`` or ``sqlite:///path`` (SQLite), ``*.json`` (JSON file),
+        ``postgresql://...`` (PostgreSQL), ``":memory:"``. Default: ``$COROLLARY_LEDGER``, else
+        :func:`default_ledger_path`.
+    prior_weight, memory_half_life : optional
+        As for :class:`~corollary.ledger.TrustLedger`. The first process to open a store
+        records them in it; later openers that pass nothing use the recorded values, so a
+        fleet agrees on them.
+    max_history, policy, clock : optional
+        As for :class:`~corollary.ledger.TrustLedger` (the JSON file also records the policy).
+    **options
+        Backend options: SQLite ``timeout``, ``synchronous``; PostgreSQL ``namespace``,
+        ``min_size``, ``max_size``, ``timeout``.
 
     Returns
     -------
-    LedgerDocument
-
-    Raises
-    ------
-    SnapshotError
-        Naming ``where`` and the first field that is not what :meth:`TrustLedger.to_dict`
-        writes: wrong types, NaN or infinite times, a confidence outside [0, 1], counts that
-        contradict each other (more right than total, weighted sums above the counts), a
-        source that is not ``kind:name``, repeated totals rows or event ids, outcomes of a
-        source without totals, unknown or missing fields, a newer format version.
+    TrustLedger
+        Close it with :meth:`~corollary.ledger.TrustLedger.close` when done.
     """
-    f = Fields(where, what)
-    if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT:
-        raise SnapshotError(f"not a corollary ledger{f' ({prefix[:-1]})' if prefix else ''}",
-                            where)
-    version = f.integer(data.get("version"), f"{prefix}version", 1, 2**31)
-    if version > LEDGER_VERSION:
-        raise SnapshotError(f"ledger format version {version} is newer than this corollary "
-                            f"reads ({LEDGER_VERSION}); upgrade corollary", where)
-    allowed = set(_STORE_KEYS) | set(extra)
-    f.mapping(data, prefix.rstrip(".") or "the document", _LEDGER_KEYS, allowed)
-    header = {k: v for k, v in data.items() if k not in _LEDGER_KEYS}
-    for name, kind in _STORE_KEYS.items():
-        if name in header:
-            if kind == "text":
-                f.text(header[name], f"{prefix}{name}")
-            else:
-                f.integer(header[name], f"{prefix}{name}", 0, 2**63 - 1)
-    prior_weight = f.number(data["prior_weight"], f"{prefix}prior_weight", above=0.0)
-    half_life = f.duration(data["memory_half_life"], f"{prefix}memory_half_life")
-    max_history = f.integer(data["max_history"], f"{prefix}max_history", 1, 2**62)
-    policy = policy_fields(f, data["policy"], f"{prefix}policy")
+    kind, location = resolve_target(target)
+    half_life_given = memory_half_life is not _UNSET
+    half_life = to_seconds(memory_half_life, "memory_half_life") if half_life_given else None
+    # validate every setting before a file or table is created
+    in_memory = TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
+                            memory_half_life=half_life, max_history=max_history, policy=policy,
+                            clock=clock)
+    if kind == "memory":
+        if options:
+            raise InvalidInputError(f"unknown options for an in-memory ledger: {sorted(options)}")
+        return in_memory
+    if kind == "json":
+        from .stores.jsonfile import JSONFileStore
 
-    totals: list[list[Any]] = []
-    seen: dict[tuple[str, str | None], int] = {}
-    for i, row in enumerate(f.items(data["totals"], f"{prefix}totals")):
-        field = f"{prefix}totals[{i}]"
-        source, topic, right, total, anchor, wr, wt = f.items(row, field, 7)
-        source = f.source(source, f"{field}[0] (source)")
-        topic = f.maybe_text(topic, f"{field}[1] (topic)")
-        if (source, topic) in seen:
-            f.fail(field, f"repeats the totals of {source!r}, topic {topic!r}")
-        total = f.integer(total, f"{field}[3] (total)", 1, 2**63 - 1)
-        right = f.integer(right, f"{field}[2] (right)", 0, total)
-        anchor = f.number(anchor, f"{field}[4] (anchor)")
-        wt = f.number(wt, f"{field}[6] (weighted total)", lo=0.0, hi=total * (1 + _SLACK))
-        wr = f.number(wr, f"{field}[5] (weighted right)", lo=0.0,
-                      hi=min(wt, right) * (1 + _SLACK))
-        if half_life is None and (wr != right or wt != total):
-            f.fail(field, "has weighted sums other than its counts in a ledger that never "
-                          "forgets")
-        seen[(source, topic)] = total
-        totals.append([source, topic, right, total, anchor, wr, wt])
-    for (source, topic), total in seen.items():
-        if topic is not None and seen.get((source, None), 0) < total:
-            f.fail(f"{prefix}totals", f"count more outcomes of {source!r} in topic {topic!r} "
-                                      "than over all topics")
-
-    outcomes = []
-    events: set[str] = set()
-    kept: dict[tuple[str, str | None], int] = {}
-    for i, item in enumerate(f.items(data["outcomes"], f"{prefix}outcomes")):
-        field = f"{prefix}outcomes[{i}]"
-        outcome = _read_outcome(f, item, field)
-        if outcome.event_id in events:
-            f.fail(f"{field}.event_id", f"repeats event {outcome.event_id!r}")
-        events.add(outcome.event_id)
-        slots: list[tuple[str, str | None]] = [(outcome.source, None)]
-        if outcome.topic is not None:
-            slots.append((outcome.source, outcome.topic))
-        for slot in slots:
-            count = kept[slot] = kept.get(slot, 0) + 1
-            if count > seen.get(slot, 0):
-                topic_text = "" if slot[1] is None else f" in topic {slot[1]!r}"
-                f.fail(field, f"is one more outcome of {slot[0]!r}{topic_text} than its totals "
-                              "count")
-        outcomes.append(outcome)
-    return LedgerDocument(version, prior_weight, half_life, max_history, policy, totals,
-                          outcomes, header)
+        header = JSONFileStore.read_header(location) or {}
+        if not half_life_given:
+            half_life = header.get("memory_half_life")
+        if prior_weight is None:
+            prior_weight = header.get("prior_weight") or 10
+        if policy is None and isinstance(header.get("policy"), dict):
+            try:
+                policy = TrustPolicy.from_dict(header["policy"])
+            except (TypeError, ValueError) as exc:
+                raise StoreCorruptError(f"malformed policy in ledger file: {exc}",
+                                        location) from exc
+        settings = {"prior_weight": float(prior_weight), "max_history": max_history,
+                    "policy": (policy or TrustPolicy()).to_dict()}
+        store: Any = JSONFileStore(location, half_life, settings=settings, **options)
+    else:
+        store = open_sql(kind, location, half_life, options)
+        try:
+            stored = store.get_meta()
+            if prior_weight is None and "prior_weight" in stored:
+                prior_weight = json.loads(stored["prior_weight"])
+            if not half_life_given and "memory_half_life" in stored:
+                half_life = json.loads(stored["memory_half_life"])
+                store.half_life = half_life  # nothing is cached yet
+            store.set_meta_defaults({
+                "prior_weight": json.dumps(float(10 if prior_weight is None else prior_weight)),
+                "memory_half_life": json.dumps(half_life),
+            })
+        except BaseException:
+            store.close()
+            raise
+    try:
+        return TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
+                           memory_half_life=half_life, max_history=max_history, policy=policy,
+                           clock=clock, store=store)
+    except BaseException:
+        store.close()
+        raise

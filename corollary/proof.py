@@ -15,48 +15,17 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Iterator
-from decimal import ROUND_HALF_UP, Decimal
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import Any
 
-from . import confidence as formulas
-from .graph import IN, PREMISES, Belief, Justification
+from ._format import format_age, format_confidence
+from ._format import format_number as _num
+from .tms import IN, KINDS, PREMISES, Belief, Engine, Justification
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .base import BeliefBase
+__all__ = ["RENDER_DEPTH", "Proof", "build_proof", "format_age", "format_confidence"]
 
 #: How many beliefs deep a printed proof goes before it continues in a block below.
 RENDER_DEPTH = 50
-
-
-def format_confidence(value: float, places: int = 2) -> str:
-    """A confidence rounded half-up on its decimal form, as people round.
-
-    Binary floats store 0.475 a hair below it, so ``f"{0.475:.2f}"`` prints 0.47; this prints
-    0.48.
-
-    >>> format_confidence(0.475), format_confidence(0.8019), format_confidence(0.99587, 4)
-    ('0.48', '0.80', '0.9959')
-    """
-    quantum = Decimal(1).scaleb(-places)
-    return str(Decimal(repr(float(value))).quantize(quantum, rounding=ROUND_HALF_UP))
-
-
-def _num(value: float) -> str:
-    text = format_confidence(value, 3)
-    return text.rstrip("0").rstrip(".") if "." in text else text
-
-
-def format_age(seconds: float) -> str:
-    """A duration for people.
-
-    >>> format_age(30), format_age(90), format_age(7200), format_age(86400 * 3)
-    ('30 s', '1.5 min', '2 h', '3 d')
-    """
-    for unit, size in (("d", 86400.0), ("h", 3600.0), ("min", 60.0)):
-        if seconds >= size:
-            return f"{_num(seconds / size)} {unit}"
-    return f"{_num(seconds)} s"
 
 
 class Proof:
@@ -85,9 +54,25 @@ class Proof:
         return str(self)
 
 
-def build_proof(kb: BeliefBase, root: Belief | list[Belief], max_depth: int | None = None) -> Proof:
-    """Build the proof of ``root`` from the base's current (synced) state."""
-    now = kb.now()
+def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
+                prior: Callable[[str], float],
+                verdict_of: Callable[[str, Any], dict[str, Any] | None] = lambda key, vid: None,
+                max_depth: int | None = None) -> Proof:
+    """Build the proof of ``root`` (a belief, or several) from the engine's synced state.
+
+    Parameters
+    ----------
+    engine : Engine
+        The TMS, synced at ``now`` for everything under ``root``.
+    root : Belief or list of Belief
+    now : float
+    prior : callable
+        ``prior(source)``: what the proof shows as a premise source's prior.
+    verdict_of : callable, optional
+        ``verdict_of(key, vid)``: the verdict of the last answer given for a belief, if any.
+    max_depth : int, optional
+        Stop expanding below this many steps.
+    """
     seen: set[int] = set()
     roots = root if isinstance(root, list) else [root]
     found: list[dict[str, Any]] = []
@@ -98,24 +83,24 @@ def build_proof(kb: BeliefBase, root: Belief | list[Belief], max_depth: int | No
     stack: list[tuple[Belief, int, list[dict[str, Any]]]] = [(b, 0, found) for b in reversed(roots)]
     while stack:
         b, depth, into = stack.pop()
-        node = _belief(kb, b, seen, depth, max_depth)
+        node = _belief(b, seen, depth, max_depth, verdict_of)
         into.append(node)
         if "reasons" not in node:
             continue
         reasons = node["reasons"]
         if b.premises:
-            reasons.append(_premises(kb, b, now))
+            reasons.append(_premises(engine, b, now, prior))
         below: list[tuple[Belief, int, list[dict[str, Any]]]] = []
         for j in b.justs:
-            reason = _step(kb, b, j, now)
+            reason = _step(engine, b, j, now)
             reasons.append(reason)
             below.extend((x, depth + 1, reason["inputs"]) for x in j.inputs)
         stack.extend(reversed(below))
     return Proof(found if isinstance(root, list) else found[0])
 
 
-def _belief(kb: BeliefBase, b: Belief, seen: set[int], depth: int,
-            max_depth: int | None) -> dict[str, Any]:
+def _belief(b: Belief, seen: set[int], depth: int, max_depth: int | None,
+            verdict_of: Callable[[str, Any], dict[str, Any] | None]) -> dict[str, Any]:
     """A belief's node, its reasons still to fill in (no ``reasons`` when it is not expanded)."""
     node: dict[str, Any] = {"key": b.key, "value": b.value, "label": b.label,
                             "confidence": b.conf}
@@ -129,7 +114,7 @@ def _belief(kb: BeliefBase, b: Belief, seen: set[int], depth: int,
             w = b.defeated_by
             node["lost_to"] = {"key": w.key, "value": w.value, "confidence": w.conf}
             node["would_be"] = b.potential
-    verdict = kb._verdicts.get((b.key, b.vid)) if hasattr(kb, "_verdicts") else None
+    verdict = verdict_of(b.key, b.vid)
     if verdict is not None:
         node["verdict"] = verdict
     if max_depth is not None and depth >= max_depth:
@@ -139,46 +124,35 @@ def _belief(kb: BeliefBase, b: Belief, seen: set[int], depth: int,
     return node
 
 
-def _premises(kb: BeliefBase, b: Belief, now: float) -> dict[str, Any]:
-    items = []
-    best: dict[str, float] = {}
-    for p in sorted(b.premises, key=lambda p: p.source):
-        reliability, _ = kb._reliability(p.source, now)
-        age = max(now - p.at, 0.0)
-        freshness = formulas.decay_weight(age, p.half_life)
-        expired = p.expired(now)
-        c = reliability * freshness
-        items.append({
-            "source": p.source, "origin": p.origin, "prior": kb._prior(p.source),
-            "reliability": reliability, "asserted_at": p.at, "age": age,
-            "half_life": p.half_life, "freshness": freshness, "ttl": p.ttl,
-            "expired": expired, "confidence": 0.0 if expired else c,
-        })
-        if not expired:
-            best[p.origin] = max(best.get(p.origin, 0.0), c)
-    combine = "single" if len(best) <= 1 else ("noisy-or" if kb.policy.corroboration else "max")
+def _premises(engine: Engine, b: Belief, now: float,
+              prior: Callable[[str], float]) -> dict[str, Any]:
+    parts = engine.premise_parts(b, now)
+    items = [{
+        "source": part.premise.source, "origin": part.premise.origin,
+        "prior": prior(part.premise.source), "reliability": part.reliability,
+        "asserted_at": part.premise.at, "age": part.age, "half_life": part.premise.half_life,
+        "freshness": part.freshness, "ttl": part.premise.ttl, "expired": part.expired,
+        "confidence": part.confidence,
+    } for part in parts]
+    origins = {part.premise.origin for part in parts if not part.expired}
+    combine = "single" if len(origins) <= 1 else ("noisy-or" if engine.corroboration else "max")
     return {"kind": "premises", "premises": items, "combine": combine,
-            "confidence": formulas.agreement(best, kb.policy.corroboration),
-            "valid": bool(best), "best": b.best == PREMISES}
+            "confidence": engine.agreement(parts), "valid": bool(origins),
+            "best": b.best == PREMISES}
 
 
-def _step(kb: BeliefBase, b: Belief, j: Justification, now: float) -> dict[str, Any]:
+def _step(engine: Engine, b: Belief, j: Justification, now: float) -> dict[str, Any]:
     """A step's reason, its ``inputs`` still to fill in."""
-    step, _ = kb._engine.step_confidence(j, now)
+    step, _ = engine.step_confidence(j, now)
     valid = all(x.label is IN for x in j.inputs)
+    weakest = min((x.conf for x in j.inputs), default=1.0)
     reason: dict[str, Any] = {
-        "kind": j.kind, "name": j.name, "step": step,
+        "kind": j.kind.name, "name": j.name, "step": step,
         "valid": valid, "best": b.best is j,
-        "confidence": formulas.derived(step, (x.conf for x in j.inputs)) if valid else 0.0,
+        "confidence": step * weakest if valid else 0.0,
         "inputs": [],
     }
-    if j.kind == "model":
-        reason["reliability"], _ = kb._reliability(j.name, now)
-        reason["certainty"] = j.step
-    for k in ("names", "formula", "stated", "computed", "reproduced", "document", "quote",
-              "citation_found", "certainty"):
-        if k in j.info:
-            reason[k] = j.info[k]
+    reason.update(j.kind.proof_fields(j, engine.reliability, now))
     return reason
 
 
@@ -252,22 +226,7 @@ def _render_reason(reason: dict[str, Any], first: str, rest: str,
         return []
     inputs: list[dict[str, Any]] = reason["inputs"]
     mins = ", ".join(_num(x["confidence"]) for x in inputs)
-    if reason["kind"] == "rule":
-        what = f"rule {reason['name']}: step {_num(reason['step'])}"
-    elif reason["kind"] == "formula":
-        what = f"formula {reason['formula']} by {reason['name']}"
-        if reason.get("reproduced"):
-            what += f", re-executed: reproduced {reason['stated']!r}"
-        else:
-            what += (f", re-executed: stated {reason['stated']!r} but computes "
-                     f"{reason['computed']!r} (believed)")
-        what += f"; step 1.0 × certainty {_num(reason['step'])}"
-    else:
-        what = (f"model judgement by {reason['name']}: step {_num(reason['step'])} = reliability "
-                f"{_num(reason['reliability'])} × certainty {_num(reason['certainty'])}")
-        if "document" in reason:
-            found = "found" if reason.get("citation_found") else "NOT found"
-            what += f"; cites {reason['document']}: {reason['quote']!r} ({found})"
+    what = KINDS[reason["kind"]].describe(reason)
     if inputs:
         what += f"; {_num(reason['step'])} × min({mins}) = {_num(reason['confidence'])}"
     lines.append(first + what + mark)

@@ -32,7 +32,7 @@ class RuleEngine:
         says they do not settle.
     """
 
-    def __init__(self, engine: Engine, sync: Callable[[Iterable[Belief]], None],
+    def __init__(self, engine: Engine, sync: Callable[[Iterable[Belief]], object],
                  max_firings: int) -> None:
         self.engine = engine
         self.sync = sync

@@ -6,21 +6,21 @@ not stored: they are a function of structure and time, so a restored base recomp
 what the saved one would show at the same time. Rules and tools are saved by name and bound
 again on restore; string tables keep repeated sources and origins small.
 
+The base hands its state over explicitly (:class:`BaseState`); :func:`state_to_dict` writes it.
 Restoring is two steps. :func:`read_snapshot` checks every field of the document against what
-:func:`base_to_dict` writes (types, ranges, finiteness, references between tables, known kinds
+:func:`state_to_dict` writes (types, ranges, finiteness, references between tables, known kinds
 and sources, values as :func:`~corollary.values.canon` accepts them) and builds nothing; a
 document that fails raises :class:`~corollary.errors.SnapshotError` naming the path and the
-field. Only then is the base built, from checked data. Files are sealed with a checksum
+field. Only then does the base build itself from the checked :class:`SnapshotPlan`
+(:meth:`corollary.BeliefBase.from_dict`). Files are sealed with a checksum
 (:func:`corollary._io.encode`) from schema version 2 on.
 """
 
 from __future__ import annotations
 
 import gc
-import itertools
 import math
 import os
-import warnings
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import compress, islice
@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from . import __version__
 from ._fields import MAX_INT, Fields, policy_fields
 from ._io import (
     SNAPSHOT_FORMAT,
@@ -40,22 +39,25 @@ from ._io import (
     encode,
     format_for,
 )
-from .clock import Clock
+from ._version import __version__
 from .conflicts import ConflictPolicy, PreferHigherConfidence, PreferSource
-from .errors import CorollaryError, InvalidTypeError, SnapshotError
-from .graph import Justification, Premise
-from .ledger import LedgerDocument, MemoryStore, TrustLedger, validate_ledger_document
+from .errors import ConcurrentWriteError, CorollaryError, InvalidTypeError, SnapshotError
+from .ledger import TrustLedger
+from .outcomes import LedgerDocument, validate_ledger_document
 from .policy import TrustPolicy
 from .rules import REGISTRY as RULES
 from .rules import Rule
+from .stores.base import OutcomeStore, check_session
+from .tms import KINDS, Engine, StepKind
 from .tools import REGISTRY as TOOLS
+from .tools import spec_of
 from .values import _INT_MAX, _INT_MIN, canon, plain
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .base import BeliefBase
+    from .promises import Promises
 
-__all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "base_from_dict", "base_to_dict", "load",
-           "read_snapshot", "save"]
+__all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "BaseState", "SnapshotPlan", "read_file",
+           "read_session", "read_snapshot", "save_session", "state_to_dict", "write_file"]
 
 _KEEP = object()
 _MISSING = object()
@@ -64,21 +66,36 @@ _KEYS = ("format", "version", "corollary", "taken_at", "policy", "conflicts", "l
          "justifications", "promises", "verdicts", "calibrator")
 #: Fields schema version 1 files written before promises existed may lack.
 _V1_OPTIONAL = ("promises", "verdicts", "calibrator")
-_STEP_KINDS = ("rule", "formula", "model")
-_CLAIM_INFO = ("names", "certainty", "model")
-_FORMULA_INFO = ("formula", "stated", "computed", "reproduced")
-_CITATION_INFO = ("document", "quote", "citation_found")
 _PROMISE_KEYS = ("threshold", "method", "max_error", "max_risk", "delta", "min_support", "n",
                  "answer", "group", "report", "fingerprint")
 
 
-def base_to_dict(kb: BeliefBase) -> dict[str, Any]:
-    """Plain data for ``kb`` (see the module docstring)."""
+@attrs.frozen
+class BaseState:
+    """Everything a snapshot keeps of a base, handed over by the base itself
+    (:meth:`corollary.BeliefBase.to_dict`): the settings, the TMS (read through its public read
+    API), the rule memo, the ledger unless it is shared, and the promises."""
+
+    taken_at: float
+    policy: TrustPolicy
+    conflicts: ConflictPolicy | None
+    learn_from_checks: bool
+    shared_ledger: bool
+    ledger: TrustLedger
+    tools: list[str]
+    rules: list[str]
+    fired: Mapping[str, set[tuple[int, ...]]]
+    engine: Engine
+    promises: Promises
+
+
+def state_to_dict(state: BaseState) -> dict[str, Any]:
+    """Plain data for a base's state (see the module docstring)."""
     # Like a restore, a snapshot builds millions of containers and frees none: no collector.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _base_to_dict(kb)
+        return _state_to_dict(state)
     finally:
         if enabled:
             gc.enable()
@@ -87,8 +104,8 @@ def base_to_dict(kb: BeliefBase) -> dict[str, Any]:
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def _base_to_dict(kb: BeliefBase) -> dict[str, Any]:
-    engine = kb._engine
+def _state_to_dict(state: BaseState) -> dict[str, Any]:
+    engine = state.engine
     beliefs = sorted(engine.beliefs(), key=attrgetter("seq"))
     seqs = [b.seq for b in beliefs]
     strings: dict[str, int] = {}
@@ -110,30 +127,31 @@ def _base_to_dict(kb: BeliefBase) -> dict[str, Any]:
 
     for j in sorted((j for b in beliefs for j in b.justs), key=attrgetter("seq")):
         info = {k: plain(v) for k, v in j.info.items()}
-        justs.append([j.kind, j.name, row(j.output), [row(x) for x in j.inputs], j.step, info])
-    policy = kb.conflict_policy
+        justs.append([j.kind.name, j.name, row(j.output), [row(x) for x in j.inputs], j.step, info])
+    policy = state.conflicts
+    promises = state.promises
     return {
         "format": SNAPSHOT_FORMAT,
         "version": SNAPSHOT_VERSION,
         "corollary": __version__,
-        "taken_at": kb.now(),
-        "policy": kb.policy.to_dict(),
+        "taken_at": state.taken_at,
+        "policy": state.policy.to_dict(),
         "conflicts": policy.to_dict() if policy is not None else None,
-        "learn_from_checks": kb.learn_from_checks,
-        "shared_ledger": kb.shared_ledger,
-        "ledger": None if kb.shared_ledger else kb.ledger.to_dict(),
-        "tools": sorted(kb._tools),
-        "rules": [r.name for r in kb._rules],
-        "fired": {name: sorted(list(c) for c in combos) for name, combos in kb._fired.items()},
+        "learn_from_checks": state.learn_from_checks,
+        "shared_ledger": state.shared_ledger,
+        "ledger": None if state.shared_ledger else state.ledger.to_dict(),
+        "tools": sorted(state.tools),
+        "rules": list(state.rules),
+        "fired": {name: sorted(list(c) for c in combos) for name, combos in state.fired.items()},
         "strings": list(strings),
         "beliefs": rows,
         "premises": premises,
         "justifications": justs,
-        "promises": {k: v.to_dict() for k, v in kb.promises.items()},
+        "promises": {k: v.to_dict() for k, v in promises.promises.items()},
         "verdicts": [[k, plain(held.value), plain(v)] for (k, v_id), v in
-                     sorted(kb._verdicts.items(), key=lambda kv: repr(kv[0]))
+                     sorted(promises.verdicts.items(), key=lambda kv: repr(kv[0]))
                      if (held := engine.find(k, v_id)) is not None],
-        "calibrator": kb.calibrator.to_dict() if kb.calibrator is not None else None,
+        "calibrator": None if promises.calibrator is None else promises.calibrator.to_dict(),
     }
 
 
@@ -159,6 +177,7 @@ class SnapshotPlan:
     vids: list[Any]
     premises: Sequence[Any]
     justifications: Sequence[Any]
+    kinds: list[StepKind]
     promises: dict[str, Any]
     verdicts: dict[tuple[str, Any], Any]
     calibrator: Any
@@ -171,7 +190,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     """Check a snapshot document field by field and return what to build the base from.
 
     Nothing is built or changed (no registry, no ledger passed in). A document that is not
-    exactly what :func:`base_to_dict` writes raises ``SnapshotError`` naming ``path`` and the
+    exactly what :func:`state_to_dict` writes raises ``SnapshotError`` naming ``path`` and the
     field: wrong types; NaN or infinite times; step confidences and priors outside [0, 1];
     unknown justification kinds, conflict policies and source kinds; indices between the
     tables out of range; repeated beliefs, premises, justifications and rule firings;
@@ -228,7 +247,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     premises = f.items(data["premises"], "premises")
     _premises(f, premises, len(beliefs), strings, policy)
     justs = f.items(data["justifications"], "justifications")
-    _justifications(f, justs, len(beliefs), set(rule_names), policy)
+    kinds = _justifications(f, justs, len(beliefs), set(rule_names), policy)
     promises = _promises(f, data.get("promises", {}))
     verdicts = _verdicts(f, data.get("verdicts", []), beliefs, vids)
     calibrator = _calibrator(f, data.get("calibrator"))
@@ -238,8 +257,8 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         own_ledger=own, missing_ledger=ledger is None and shared,
         tools=bound_tools, rules=bound_rules, extra_tools=extra_tools, extra_rules=extra_rules,
         fired=fired, next_seq=max(last, top) + 1, strings=strings, beliefs=beliefs, vids=vids,
-        premises=premises, justifications=justs, promises=promises, verdicts=verdicts,
-        calibrator=calibrator)
+        premises=premises, justifications=justs, kinds=kinds, promises=promises,
+        verdicts=verdicts, calibrator=calibrator)
 
 
 def _conflicts(f: Fields, value: Any) -> tuple[ConflictPolicy | None, bool]:
@@ -288,8 +307,6 @@ def _bind(f: Fields, names: list[str], given: list[Any], registry: Mapping[str, 
 
 def _bind_tools(f: Fields, value: Any, given: list[Any], policy: TrustPolicy
                 ) -> tuple[list[Any], list[Any]]:
-    from .tools import spec_of
-
     names = _names(f, value, "tools")
     bound = _bind(f, names, given, TOOLS, "tools", lambda t: spec_of(t).name)
     extra = [t for t in given if spec_of(t).name not in set(names)]
@@ -488,14 +505,17 @@ def _premises_one_by_one(f: Fields, rows: Any, beliefs: int, strings: list[str],
 
 
 def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str],
-                    policy: TrustPolicy) -> None:
+                    policy: TrustPolicy) -> list[StepKind]:
+    """Check the justification rows; return each row's kind."""
     seen: set[tuple[Any, ...]] = set()
+    kinds = []
     for j, row in enumerate(rows):
         field = f"justifications[{j}]"
-        kind, name, out, inputs, step, info = f.items(row, field, 6)
-        if kind not in _STEP_KINDS:
-            f.fail(f"{field}[0] (kind)", f"must be one of {list(_STEP_KINDS)}, not {kind!r:.40}")
-        if kind == "rule":
+        name_of_kind, name, out, inputs, step, info = f.items(row, field, 6)
+        kind = KINDS.get(name_of_kind) if type(name_of_kind) is str else None
+        if kind is None:
+            f.fail(f"{field}[0] (kind)", f"must be one of {sorted(KINDS)}, not {name_of_kind!r:.40}")
+        if kind.by_rule:
             if type(name) is not str or name not in rules:
                 f.fail(f"{field}[1] (rule)", f"names a rule the snapshot does not use: {name!r:.80}")
         else:
@@ -504,41 +524,13 @@ def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str],
         for k, x in enumerate(f.items(inputs, f"{field}[3] (inputs)")):
             f.integer(x, f"{field}[3][{k}] (input)", 0, beliefs - 1)
         f.unit(step, f"{field}[4] (step confidence)")
-        _info(f, kind, name, info, f"{field}[5]")
-        ident = (kind, name, out, tuple(inputs))
+        kind.check_info(f, name, info, f"{field}[5]")
+        ident = (name_of_kind, name, out, tuple(inputs))
         if ident in seen:
             f.fail(field, "repeats an earlier justification")
         seen.add(ident)
-
-
-def _info(f: Fields, kind: str, name: str, value: Any, field: str) -> None:
-    """What the proof of a step shows: the input names, and for claims the model, certainty,
-    formula check and citation check."""
-    if kind == "rule":
-        info = f.mapping(value, field, ("names",))
-    else:
-        required = _CLAIM_INFO + (_FORMULA_INFO if kind == "formula" else ())
-        optional = _CITATION_INFO if kind == "formula" else _FORMULA_INFO + _CITATION_INFO
-        info = f.mapping(value, field, required, optional)
-        if kind == "model" and any(k in info for k in _FORMULA_INFO):
-            f.fail(field, "holds a formula check in a model judgement")
-        f.unit(info["certainty"], f"{field}.certainty")
-        if info["model"] != name:
-            f.fail(f"{field}.model", f"must name the step's model {name!r}")
-        if kind == "formula":
-            f.text(info["formula"], f"{field}.formula")
-            f.value(info["stated"], f"{field}.stated")
-            f.number(info["computed"], f"{field}.computed")
-            f.boolean(info["reproduced"], f"{field}.reproduced")
-        cited = [k for k in _CITATION_INFO if k in info]
-        if cited:
-            if len(cited) != len(_CITATION_INFO):
-                f.fail(field, f"holds part of a citation check ({cited})")
-            f.key(info["document"], f"{field}.document")
-            f.text(info["quote"], f"{field}.quote")
-            f.boolean(info["citation_found"], f"{field}.citation_found")
-    for i, n in enumerate(f.items(info["names"], f"{field}.names")):
-        f.text(n, f"{field}.names[{i}]")
+        kinds.append(kind)
+    return kinds
 
 
 def _scalar(f: Fields, value: Any, field: str) -> Any:
@@ -604,7 +596,7 @@ _VERDICT_NUMBERS = ("signal_value", "calibrated")
 
 def _verdicts(f: Fields, value: Any, beliefs: Sequence[Any], vids: list[Any]
               ) -> dict[tuple[str, Any], Any]:
-    from .answers import ABSTAIN, OK, VERDICT_FIELDS
+    from .promises import ABSTAIN, OK, VERDICT_FIELDS
     from .guarantee import METHODS
 
     rows = f.items(value, "verdicts")
@@ -679,160 +671,39 @@ def _calibrator(f: Fields, value: Any) -> Any:
         f.fail("calibrator", f"is not a valid calibrator: {exc}")
 
 
-# -- building: from checked data only ------------------------------------------------------------
-def base_from_dict(data: Mapping[str, Any], ledger: TrustLedger | None = None,
-                   clock: Clock | None = None, *, rules: Iterable[Rule] = (),
-                   tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP,
-                   path: object = None) -> BeliefBase:
-    """Rebuild a base from :func:`base_to_dict` output (checked first: :func:`read_snapshot`)."""
-    # A restore allocates millions of small objects and frees none: the cyclic collector's
-    # passes over them would find nothing and cost more than the restore itself.
-    if clock is not None and not callable(clock):
-        raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
-                             conflicts=conflicts)
-        if plan.missing_ledger:
-            warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to attach "
-                          "it (using an empty one)", stacklevel=3)
-        return _build(plan, clock)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _build(plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
-    from .base import BeliefBase
-
-    ledger, own = plan.ledger, plan.own_ledger
-    if own is not None:
-        ledger = TrustLedger(prior_weight=own.prior_weight, memory_half_life=own.memory_half_life,
-                             max_history=own.max_history, policy=own.policy, clock=clock)
-        store = ledger.store
-        assert isinstance(store, MemoryStore)
-        store.restore(own.totals, own.outcomes)
-    kb = BeliefBase(policy=plan.policy, ledger=ledger, clock=clock, conflicts=plan.conflicts,
-                    tools=plan.tools, learn_from_checks=plan.learn_from_checks)
-    if own is not None:
-        kb.shared_ledger = False  # the base's own ledger, restored: saved inside again
-    engine = kb._engine
-    beliefs = []
-    for (key, value, seq, blocked), vid in zip(plan.beliefs, plan.vids, strict=True):
-        b = engine.belief(key, value, vid)
-        b.seq = seq
-        b.blocked = blocked
-        beliefs.append(b)
-    kb._fired = plan.fired
-    # sequence numbers are never reused: the fired-rule memo may still name beliefs that
-    # were forgotten after it was written, and a new belief must not pass for one of them
-    engine._seq = itertools.count(plan.next_seq)
-    strings = plan.strings
-    for i, source, origin, at, half_life, ttl in plan.premises:
-        src = strings[source]
-        engine.set_premise(beliefs[i], Premise(
-            src, src if origin == -1 else strings[origin], float(at),
-            None if half_life is None else float(half_life), None if ttl is None else float(ttl)))
-    for kind, name, out, inputs, step, info in plan.justifications:
-        engine.add_justification(Justification(kind, name, beliefs[out],
-                                               tuple(beliefs[x] for x in inputs), float(step),
-                                               dict(info)))
-    for r in plan.rules:
-        kb._rules.append(r)
-        engine.track_touched = True
-        kb._hooks = True
-        for key in set(r.inputs):
-            kb._rules_by_key.setdefault(key, []).append(r)
-        kb._fired.setdefault(r.name, set())
-    kb.promises = plan.promises
-    kb._verdicts = plan.verdicts
-    if plan.calibrator is not None:
-        kb.calibrator = plan.calibrator
-    # rules and tools passed in that the snapshot did not use join the restored base
-    for t in plan.extra_tools:
-        kb.add_tool(t)
-    for r in plan.extra_rules:
-        kb.add_rule(r)
-    kb._engine.touched.clear()
-    return kb
-
-
-def save(kb: BeliefBase, path: str | os.PathLike[str], *, format: str | None = None) -> None:
-    """Write ``kb`` to ``path`` atomically: msgpack unless the suffix or ``format`` says JSON."""
+# -- files and sessions ----------------------------------------------------------------------------
+def write_file(state: BaseState, path: str | os.PathLike[str], *, format: str | None = None) -> None:
+    """Write a base's state to ``path`` atomically: msgpack unless the suffix or ``format`` says
+    JSON."""
     fmt = format_for(path, format, "msgpack")
-    atomic_write(path, encode(base_to_dict(kb), fmt))
+    atomic_write(path, encode(state_to_dict(state), fmt))
 
 
-def load(path: str | os.PathLike[str], ledger: TrustLedger | None = None,
-         clock: Clock | None = None, **options: Any) -> BeliefBase:
-    """Read a snapshot; a corrupt, truncated, foreign or newer file raises ``SnapshotError``."""
-    return base_from_dict(decode_file(path, "snapshot"), ledger=ledger, clock=clock, path=path,
-                          **options)
+def read_file(path: str | os.PathLike[str]) -> Any:
+    """The document in a snapshot file (decoded and checksum-verified, not yet checked)."""
+    return decode_file(path, "snapshot")
 
 
-def save_session(kb: BeliefBase, session_id: str, *, overwrite: bool = False) -> int:
-    """Keep ``kb``'s snapshot (msgpack) in its ledger's store under ``session_id``.
-
-    With a durable ledger (SQLite, PostgreSQL, JSON file) the session lives beside the shared
-    trust ledger, so any process that opens the ledger can resume it. Saves are versioned:
-    unless ``overwrite``, the save succeeds only if the stored session is still the version
-    this base loaded or last saved (or, for a base that never did either, if there is no such
-    session yet), so two processes that load, change and save one session cannot silently
-    lose a change; the loser gets :class:`~corollary.errors.ConcurrentWriteError`. Returns
-    the session's new version.
-    """
-    from .errors import ConcurrentWriteError, InvalidTypeError
-    from .stores.base import check_session
-
-    if not isinstance(overwrite, bool):
-        raise InvalidTypeError("overwrite must be a bool")
+def save_session(state: BaseState, store: OutcomeStore, session_id: str,
+                 expected_version: int | None) -> int:
+    """Keep a base's snapshot (msgpack) in ``store`` under ``session_id``; return the new
+    version. ``expected_version`` as :meth:`~corollary.stores.base.OutcomeStore.save_session`;
+    a mismatch raises :class:`~corollary.errors.ConcurrentWriteError` saying what to do."""
     check_session(session_id)
-    store = kb.ledger.store
-    if not hasattr(store, "save_session"):
-        raise SnapshotError(f"the ledger's store ({type(store).__name__}) keeps no sessions")
-    versions = _session_versions(kb)
-    expected = None if overwrite else versions.get(session_id, 0)
-    data = encode(base_to_dict(kb), "msgpack")
-    if not hasattr(store, "read_session"):  # a store without versions: it keeps the last save
-        store.save_session(session_id, data)
-        return 0
+    data = encode(state_to_dict(state), "msgpack")
     try:
-        version = store.save_session(session_id, data, expected_version=expected)
+        return int(store.save_session(session_id, data, expected_version=expected_version))
     except ConcurrentWriteError as exc:
-        seen = ("never loaded or saved it here" if expected == 0
-                else f"loaded or last saved version {expected}")
+        seen = ("never loaded or saved it here" if expected_version == 0
+                else f"loaded or last saved version {expected_version}")
         raise ConcurrentWriteError(
             f"session {session_id!r} was saved by another writer since this base "
             f"{seen}; nothing was written. Reload it (BeliefBase.load_session) and reapply "
             f"your changes, or save with overwrite=True to replace it ({exc})",
             getattr(exc, "path", None)) from exc
-    versions[session_id] = int(version)
-    return int(version)
 
 
-def load_session(ledger: TrustLedger, session_id: str, clock: Clock | None = None,
-                 **options: Any) -> BeliefBase:
-    """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to ``ledger``.
-
-    The base remembers the version it loaded, for its next :func:`save_session`.
-    """
-    store = ledger.store
-    if not hasattr(store, "load_session"):
-        raise SnapshotError(f"the ledger's store ({type(store).__name__}) keeps no sessions")
-    where = f"session {session_id!r}"
-    read = getattr(store, "read_session", None)
-    if read is not None:
-        raw, version = read(session_id)
-    else:  # a store without versions: saves from this base will expect none
-        raw, version = store.load_session(session_id), 0
-    kb = base_from_dict(decode_bytes(raw, "snapshot", where), ledger=ledger, clock=clock,
-                        path=where, **options)
-    _session_versions(kb)[session_id] = int(version)
-    return kb
-
-
-def _session_versions(kb: BeliefBase) -> dict[str, int]:
-    """The session versions ``kb`` loaded or saved, by session id."""
-    versions: dict[str, int] = vars(kb).setdefault("_session_versions", {})
-    return versions
+def read_session(store: OutcomeStore, session_id: str) -> tuple[Any, int]:
+    """The snapshot document saved under ``session_id`` in ``store``, and its version."""
+    raw, version = store.read_session(session_id)
+    return decode_bytes(raw, "snapshot", f"session {session_id!r}"), int(version)

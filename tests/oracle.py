@@ -1,4 +1,4 @@
-"""A deliberately simple from-scratch evaluator of DESIGN sections 2-4, for property tests.
+"""A deliberately simple from-scratch evaluator of docs/model.md, for property tests.
 
 It reads the base's structure (premises, justifications, withdrawn beliefs, the ledger) and
 recomputes every label and confidence with no incremental state: repeatedly scan every belief,
@@ -14,12 +14,12 @@ from corollary.conflicts import PreferHigherConfidence, PreferSource
 
 
 def evaluate(kb, now):
-    engine = kb._engine
+    engine = kb.engine
     nodes = list(engine.beliefs())
     policy = kb.conflict_policy
 
     def reliability(source):
-        return kb.ledger.reliability(source, at=now, prior=kb._prior(source))
+        return kb.ledger.reliability(source, at=now, prior=kb.ledger.prior_of(source))
 
     def premise_conf(b):
         best = {}
@@ -33,7 +33,7 @@ def evaluate(kb, now):
         return formulas.agreement(best, kb.policy.corroboration)
 
     def step(j):
-        return reliability(j.name) * j.step if j.kind == "model" else j.step
+        return reliability(j.name) * j.step if j.kind.name == "model" else j.step
 
     defeated = set()
     if isinstance(policy, PreferSource):

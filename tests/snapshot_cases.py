@@ -104,7 +104,7 @@ def rich_base(clock: ManualClock) -> BeliefBase:
     kb.promises["by_desk"] = calibrate([0.9] * 20 + [0.1] * 5 + [0.8] * 20 + [0.2] * 5,
                                        [True] * 20 + [False] * 5 + [True] * 20 + [False] * 5,
                                        max_risk=0.1, groups=["a"] * 25 + ["b"] * 25)
-    kb.calibrate([(0.9, True), (0.9, True), (0.9, False), (0.2, False)] * 5)
+    kb.fit_calibrator([(0.9, True), (0.9, True), (0.9, False), (0.2, False)] * 5)
     kb.answer("hq")
     kb.answer("ceo")
     kb.answer("nested")

@@ -1,4 +1,4 @@
-"""Promises inside a belief base (corollary.answers): pairs from the ledger, guarantees,
+"""Promises inside a belief base (corollary.promises): pairs from the ledger, guarantees,
 answers that abstain below the threshold, verdicts in proofs and snapshots, and replay."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from corollary import (
     TrustPolicy,
     UnknownBeliefError,
 )
-from corollary.answers import (
+from corollary.promises import (
     NOT_DERIVED,
     PROMISE_CHANGED,
     PROMISE_REMOVED,
@@ -28,7 +28,6 @@ from corollary.answers import (
     UnknownPromiseError,
     calibration_pairs,
     record_hash,
-    replay,
 )
 from corollary.calibration import Platt
 from corollary.guarantee import Promise, WeakSignalError, calibrate
@@ -83,11 +82,11 @@ def test_pairs_from_retractions_confirmations_outcomes_and_formula_checks() -> N
     assert conf == pytest.approx(expected)
 
     # one source: each of its outcomes is a pair
-    conf_a, right_a = calibration_pairs(kb, source="tool:a")
+    conf_a, right_a = calibration_pairs(kb.ledger, source="tool:a")
     assert right_a.tolist() == [True, False, True, True]
     assert conf_a == pytest.approx([c_confirm, c_x, c_y, c_y])
     # a topic nobody used
-    assert calibration_pairs(kb, topic="none")[0].size == 0
+    assert calibration_pairs(kb.ledger, topic="none")[0].size == 0
 
 
 def test_pairs_from_human_resolution() -> None:
@@ -105,7 +104,7 @@ def test_guarantee_on_the_bases_own_pairs() -> None:
         kb.ledger.record_outcome("tool:a", ok, key=f"k{i}", confidence=c, at=0.0)
     p = kb.guarantee(max_risk=0.2)
     assert p.n == 400 and math.isfinite(p.threshold)
-    assert kb.calibrate().n_ == 400
+    assert kb.fit_calibrator().n_ == 400
     with pytest.raises(InvalidInputError, match="no outcomes with a confidence"):
         base().guarantee(max_risk=0.2)
 
@@ -177,7 +176,7 @@ def test_named_promises_and_removal(guarded) -> None:
 
 def test_calibrated_confidence_beside_the_raw_one(guarded) -> None:
     kb, _ = guarded
-    platt = kb.calibrate(synthetic(seed=2))
+    platt = kb.fit_calibrator(synthetic(seed=2))
     assert isinstance(platt, Platt) and kb.calibrator is platt and platt.kind_ == "platt"
     a = kb.answer("hq")
     assert a.confidence == 0.97
@@ -207,8 +206,8 @@ def test_record_fields_and_hash(guarded) -> None:
     assert rec["parameters"] == {"max_error": 0.1, "max_risk": None, "delta": 0.1,
                                  "min_support": 10, "n": 2000}
     assert rec["at"] == 1000.0 and rec["hash"] == record_hash(rec)
-    assert kb._verdicts[("ceo", "Ann")] is rec
-    assert replay(kb, rec).match
+    assert kb.verdicts[("ceo", "Ann")] is rec
+    assert kb.replay(rec).match
 
 
 @pytest.mark.parametrize("fmt", ["json", "msgpack"])
@@ -221,8 +220,8 @@ def test_snapshot_keeps_promises_and_verdicts(guarded, tmp_path, fmt: str) -> No
     for restored in (BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(1000.0)),
                      BeliefBase.load(path, clock=ManualClock(1000.0))):
         assert restored.promises["default"].fingerprint == promise.fingerprint
-        assert restored._verdicts == kb._verdicts
-        for rec in restored._verdicts.values():
+        assert restored.verdicts == kb.verdicts
+        for rec in restored.verdicts.values():
             r = restored.replay(rec, live=True)
             assert r.match, r
         assert "{abstain:" in str(restored.explain("ceo"))
@@ -288,7 +287,7 @@ def test_bad_input_raises_typed_errors(guarded) -> None:
     with pytest.raises(InvalidTypeError):
         kb.guarantee(examples=[(0.5, "yes")] * 20, max_risk=0.1)
     with pytest.raises(InvalidTypeError):
-        kb.calibrate([(0.5, None)] * 20)
+        kb.fit_calibrator([(0.5, None)] * 20)
     with pytest.raises(InvalidTypeError):
         kb.guarantee(examples=[(True, True)] * 20, max_risk=0.1)
     with pytest.raises(InvalidInputError, match="in \\[0, 1\\]"):

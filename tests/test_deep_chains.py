@@ -108,7 +108,8 @@ def test_a_5000_deep_chain_saves_and_loads(deep: BeliefBase, tmp_path: Path) -> 
 def test_truncated_proofs_still_stop_at_max_depth(deep: BeliefBase) -> None:
     from corollary.proof import build_proof
 
-    tree = build_proof(deep, deep._engine.find(f"k{DEPTH}", DEPTH), max_depth=3).to_dict()
+    tree = build_proof(deep.engine, deep.engine.find(f"k{DEPTH}", DEPTH), deep.now(),
+                       lambda source: 0.99, max_depth=3).to_dict()
     node, depth = tree, 0
     while "reasons" in node:
         node, depth = node["reasons"][0]["inputs"][0], depth + 1

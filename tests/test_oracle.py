@@ -74,13 +74,13 @@ def apply(kb, clock, op):
 def check(kb, clock, order_seed):
     # Rules fire lazily: the first query brings the structure up to date (an outcome or a clock
     # move may have brought a rule's inputs IN), and only then is the oracle's view comparable.
-    beliefs = sorted(kb._engine.beliefs(), key=lambda b: (hash((b.key, b.seq, order_seed)) & 0xFFFF))
+    beliefs = sorted(kb.engine.beliefs(), key=lambda b: (hash((b.key, b.seq, order_seed)) & 0xFFFF))
     if beliefs:
         kb.label(beliefs[0].key, beliefs[0].value)
     expected = evaluate(kb, clock())
     items = sorted(expected.items(), key=lambda kv: (hash((kv[0], order_seed)) & 0xFFFF))
     for (key, vid), (label, conf) in items:
-        b = kb._engine.find(key, vid)
+        b = kb.engine.find(key, vid)
         got_label = kb.label(key, b.value)
         got_conf = kb.confidence(key, b.value)
         assert got_label == label, f"{key}={b.value!r}: engine {got_label}, oracle {label}"
@@ -128,10 +128,10 @@ def test_rules_with_cycles_match_oracle(ops, conflicts):
         apply(kb, clock, op)
         check(kb, clock, 0)
         # every rule whose inputs are held has fired for them
-        held_a = [v for v in VALUES if "a" in kb and kb._engine.find("a", v) is not None
+        held_a = [v for v in VALUES if "a" in kb and kb.engine.find("a", v) is not None
                   and kb.label("a", v) == "IN"]
-        held_b = [v for v in VALUES if "b" in kb and kb._engine.find("b", v) is not None
+        held_b = [v for v in VALUES if "b" in kb and kb.engine.find("b", v) is not None
                   and kb.label("b", v) == "IN"]
         for x in held_a:
             for y in held_b:
-                assert kb._engine.find("d", (x + y) % 3) is not None
+                assert kb.engine.find("d", (x + y) % 3) is not None

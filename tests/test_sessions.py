@@ -12,7 +12,7 @@ import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger
 from corollary.errors import SnapshotError
-from corollary.stores.base import SessionNotFoundError
+from corollary.errors import SessionNotFoundError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 

@@ -469,7 +469,7 @@ def test_a_damaged_session_is_refused() -> None:
     kb = shared_base(clock, ledger)
     kb.save_session("s1")
     raw = ledger.store.load_session("s1")
-    ledger.store._sessions["s1"] = raw[:-40] + bytes(40)
+    ledger.store.save_session("s1", raw[:-40] + bytes(40))  # damaged in the store
     with pytest.raises(SnapshotError, match="session 's1'"):
         BeliefBase.load_session(ledger, "s1", clock=clock)
 

@@ -382,9 +382,6 @@ def test_a_dropped_ledger_closes_its_file_at_once(tmp_path: Path) -> None:
             gc.enable()
 
 
-@pytest.mark.xfail(strict=True, reason="a BeliefBase is a reference cycle (its engine holds its "
-                   "bound method _reliability: corollary/base.py), so a ledger it holds lives "
-                   "until the garbage collector runs; close ledgers, or use `with`")
 def test_a_ledger_dropped_with_its_base_closes_at_once(tmp_path: Path) -> None:
     path = tmp_path / "dropped.db"
     was = gc.isenabled()

@@ -26,10 +26,14 @@ import threading
 import weakref
 from collections.abc import Iterable, Sequence
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from ..errors import InvalidInputError, InvalidTypeError, StoreError
-from ..ledger import Outcome, Totals, fold_totals
+from ..errors import (
+    InvalidInputError,
+    InvalidTypeError,
+    StoreCorruptError,
+)
+from ..outcomes import Outcome, Totals, fold_totals, totals_rows
 
 #: Columns of the outcome table, in the order the stores read and write them.
 COLUMNS = (
@@ -38,22 +42,61 @@ COLUMNS = (
 )
 
 _EMPTY = Totals()
+
+class OutcomeStore(Protocol):
+    """Where a ledger keeps outcomes (and the bases beside it keep their sessions).
+
+    Implementations: :class:`~corollary.stores.memory.MemoryStore`,
+    :class:`~corollary.stores.jsonfile.JSONFileStore`,
+    :class:`~corollary.stores.sqlite.SQLiteStore`,
+    :class:`~corollary.stores.postgres.PostgresStore`.
+    """
+
+    half_life: float | None
+
+    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
+        """Store new outcomes in one transaction; return those added (known event ids skipped)."""
+
+    def totals(self, source: str, topic: str | None = None) -> Totals:
+        """The aggregates of ``source`` (in ``topic``, or over all topics)."""
+
+    def topics(self, source: str) -> list[str]:
+        """The topics ``source`` has outcomes in."""
+
+    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
+        """Stored outcomes, oldest first."""
+
+    def export(self) -> tuple[list[list[Any]], list[Outcome]]:
+        """The totals rows (:func:`~corollary.outcomes.totals_rows`) and the kept outcomes,
+        for a saved ledger."""
+
+    def sources(self) -> list[str]:
+        """Every source with at least one outcome."""
+
+    def changed_sources(self) -> set[str]:
+        """Sources with outcomes added by someone else since the last call (shared stores)."""
+
+    def save_session(self, session_id: str, data: bytes, *,
+                     expected_version: int | None = None) -> int:
+        """Keep a base's snapshot under ``session_id``; return its new version (see
+        :func:`check_expected_version`)."""
+
+    def read_session(self, session_id: str) -> tuple[bytes, int]:
+        """``(data, version)`` of a session; :class:`SessionNotFoundError` if there is none."""
+
+    def load_session(self, session_id: str) -> bytes:
+        """A session's data."""
+
+    def list_sessions(self) -> list[str]:
+        """Ids of the saved sessions, sorted."""
+
+    def delete_session(self, session_id: str) -> bool:
+        """Forget a session; whether there was one."""
+
+    def close(self) -> None:
+        """Release resources."""
+
 _Store = TypeVar("_Store", bound="CachedSQLStore")
-
-
-class StoreCorruptError(StoreError):
-    """A store file that is corrupt, truncated, or not a corollary ledger (left untouched)."""
-
-
-class StoreVersionError(StoreError):
-    """A store written by a newer corollary (its schema version is higher than this one reads)."""
-
-
-class SessionNotFoundError(StoreError, KeyError):
-    """No session was saved under that id."""
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
 
 
 def check_session(session_id: object, data: object = b"") -> str:
@@ -366,6 +409,14 @@ class CachedSQLStore:
         if self._dirty or source not in self._loaded:
             self._sync(source)
         return sorted(self._topics.get(source, ()))
+
+    def export(self) -> tuple[list[list[Any]], list[Outcome]]:
+        """The totals of every source and topic, and every stored outcome (see
+        :meth:`OutcomeStore.export`)."""
+        totals = {(source, topic): self.totals(source, topic)
+                  for source in self.sources()  # type: ignore[attr-defined]
+                  for topic in (None, *self.topics(source))}
+        return totals_rows(totals), self.outcomes()  # type: ignore[attr-defined]
 
     def changed_sources(self) -> set[str]:
         """Sources that other writers added outcomes to since the last call."""

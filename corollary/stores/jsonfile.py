@@ -35,6 +35,8 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from .._io import (
+    LEDGER_FORMAT,
+    LEDGER_VERSION,
     MAX_FILE_BYTES_ENV,
     atomic_write,
     check_path,
@@ -48,26 +50,19 @@ from ..errors import (
     ConcurrentWriteError,
     InvalidInputError,
     InvalidTypeError,
-    SnapshotError,
-    StoreError,
-)
-from ..ledger import (
-    LEDGER_FORMAT,
-    LEDGER_VERSION,
-    MemoryStore,
-    Outcome,
-    Totals,
-    totals_rows,
-    validate_ledger_document,
-)
-from .base import (
     SessionNotFoundError,
+    SnapshotError,
     StoreCorruptError,
+    StoreError,
     StoreVersionError,
+)
+from ..outcomes import Outcome, Totals, totals_rows, validate_ledger_document
+from .base import (
     check_half_life,
     check_session,
     dedupe,
 )
+from .memory import MemoryStore
 
 #: Marks a file written by this store (its outcomes in commit order).
 STORE_KIND = "jsonfile"

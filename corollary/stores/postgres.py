@@ -31,14 +31,18 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..errors import InvalidInputError, StoreError, require
-from ..ledger import Outcome
+from ..errors import (
+    InvalidInputError,
+    SessionNotFoundError,
+    StoreCorruptError,
+    StoreError,
+    StoreVersionError,
+    require,
+)
+from ..outcomes import Outcome
 from .base import (
     COLUMNS,
     CachedSQLStore,
-    SessionNotFoundError,
-    StoreCorruptError,
-    StoreVersionError,
     check_expected_version,
     check_half_life,
     check_session,

@@ -44,14 +44,16 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
-from ..ledger import Outcome
+from ..errors import (
+    SessionNotFoundError,
+    StoreCorruptError,
+    StoreError,
+    StoreVersionError,
+)
+from ..outcomes import Outcome
 from .base import (
     COLUMNS,
     CachedSQLStore,
-    SessionNotFoundError,
-    StoreCorruptError,
-    StoreVersionError,
     check_expected_version,
     check_half_life,
     check_session,

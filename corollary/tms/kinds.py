@@ -51,6 +51,8 @@ class StepKind:
     """
 
     name = ""
+    #: Whether ``Justification.name`` names a rule (else a source, such as the model).
+    by_rule = False
     reads_reliability = False
     accountable = False
     info_required: tuple[str, ...] = ("names",)
@@ -66,10 +68,11 @@ class StepKind:
     def proof_fields(self, j: Justification, reliability: Reliability,
                      now: float) -> dict[str, Any]:
         """What a proof shows of ``j`` besides its step, validity and confidence."""
-        fields = {k: j.info[k] for k in PROOF_FIELDS if k in j.info}
+        fields: dict[str, Any] = {}
         if self.reads_reliability:
             fields["reliability"] = reliability(j.name, now)[0]
             fields["certainty"] = j.step
+        fields.update((k, j.info[k]) for k in PROOF_FIELDS if k in j.info)
         return fields
 
     def describe(self, reason: dict[str, Any]) -> str:
@@ -92,6 +95,7 @@ class RuleStep(StepKind):
     concluded something wrong, an input was wrong)."""
 
     name = "rule"
+    by_rule = True
 
     def describe(self, reason: dict[str, Any]) -> str:
         return f"rule {reason['name']}: step {num(reason['step'])}"
@@ -101,7 +105,7 @@ class _Claim(StepKind):
     """What model claims share: the model behind them, the certainty it stated, and an optional
     citation check."""
 
-    info_required = _CLAIM
+    info_required: tuple[str, ...] = _CLAIM
 
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         super().check_info(f, name, info, field)
