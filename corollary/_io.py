@@ -20,6 +20,7 @@ from typing import Any
 
 import msgpack
 
+from ._validate import check_int
 from .errors import InvalidInputError, InvalidTypeError, SnapshotError
 
 #: Files larger than this are refused unread (4 GiB); see :func:`max_file_bytes`.
@@ -41,11 +42,7 @@ def max_file_bytes(value: object = None) -> int:
     1024
     """
     if value is not None:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise InvalidTypeError(f"max_file_bytes must be an int, not {type(value).__name__}")
-        if value < 1:
-            raise InvalidInputError(f"max_file_bytes must be >= 1, got {value}")
-        return value
+        return check_int(value, "max_file_bytes", low=1)
     raw = os.environ.get(MAX_FILE_BYTES_ENV, "").strip()
     if not raw:
         return DEFAULT_MAX_FILE_BYTES

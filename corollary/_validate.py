@@ -42,7 +42,7 @@ def check_number(value: Any, name: str, *, finite: bool = True, low: float | Non
     if math.isnan(result) or (finite and math.isinf(result)):
         raise InvalidInputError(f"{name} must be finite, got {value!r}")
     if (low is not None and result < low) or (high is not None and result > high):
-        span = f"[{'-inf' if low is None else low:g}, {'inf' if high is None else high:g}]"
+        span = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
         raise InvalidInputError(f"{name} must be in {span}, got {value!r}")
     return result
 

@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 import attrs
 
-from corollary.errors import CitationError, InvalidInputError, InvalidTypeError, require
+from corollary._validate import check_bool, check_int, check_number
+from corollary.errors import CitationError, InvalidTypeError, require
 
 __all__ = ["Citation", "CitationCheck", "check_quote", "normalise"]
 
@@ -221,16 +222,9 @@ def check_quote(
     needle = normalise(quote)
     if not needle:
         raise CitationError("cannot check an empty quote")
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise InvalidTypeError(f"threshold must be a number, not {type(threshold).__name__}")
-    if not 0.0 <= threshold <= 100.0:
-        raise InvalidInputError(f"threshold must be between 0 and 100, got {threshold!r}")
-    if isinstance(max_work, bool) or not isinstance(max_work, int):
-        raise InvalidTypeError(f"max_work must be an int, not {type(max_work).__name__}")
-    if max_work < 1:
-        raise InvalidInputError(f"max_work must be >= 1, got {max_work!r}")
-    if not isinstance(fuzzy, bool):
-        raise InvalidTypeError(f"fuzzy must be True or False, not {fuzzy!r}")
+    threshold = check_number(threshold, "threshold", low=0.0, high=100.0)
+    max_work = check_int(max_work, "max_work", low=1)
+    check_bool(fuzzy, "fuzzy")
     # import up front so a missing extra fails the same way whether or not the match is exact
     fuzz = require("rapidfuzz.fuzz", "fuzzy", "fuzzy citation matching") if fuzzy else None
     haystack = normalise(document_text)

@@ -26,7 +26,8 @@ from typing import Any
 
 import attrs
 
-from corollary.errors import FormulaError, InvalidInputError, InvalidTypeError
+from corollary._validate import check_number, exact_str
+from corollary.errors import FormulaError, InvalidTypeError
 
 __all__ = ["FormulaCheck", "check", "evaluate", "names"]
 
@@ -135,8 +136,7 @@ def _parse(formula: str) -> tuple[ast.expr, frozenset[str]]:
     """Parse and validate ``formula``; return its body and the names it reads."""
     if not isinstance(formula, str):
         raise InvalidTypeError(f"a formula must be a str, not {type(formula).__name__}")
-    if type(formula) is not str:  # a subclass: its text only (the parse cache hashes it)
-        formula = str.__str__(formula)
+    formula = exact_str(formula)  # a subclass: its text only (the parse cache hashes it)
     if len(formula) > MAX_LENGTH:
         raise FormulaError(f"formula is {len(formula)} characters long; the limit is {MAX_LENGTH}")
     return _parse_checked(formula)
@@ -335,23 +335,9 @@ def check(
     """
     if isinstance(stated, bool) or not isinstance(stated, numbers.Real):
         raise InvalidTypeError(f"stated must be a real number, not {type(stated).__name__}")
-    stated = _real(stated, "stated")
-    rel_tol, abs_tol = _real(rel_tol, "rel_tol"), _real(abs_tol, "abs_tol")
-    if rel_tol < 0 or abs_tol < 0:
-        raise InvalidInputError(f"tolerances must be >= 0, got rel_tol={rel_tol}, abs_tol={abs_tol}")
+    stated = check_number(stated, "stated")
+    rel_tol = check_number(rel_tol, "rel_tol", low=0.0)
+    abs_tol = check_number(abs_tol, "abs_tol", low=0.0)
     computed = evaluate(formula, variables)
     same = math.isclose(computed, stated, rel_tol=rel_tol, abs_tol=abs_tol)
     return FormulaCheck(formula=formula, stated=stated, computed=computed, reproduced=same)
-
-
-def _real(value: Any, name: str) -> float:
-    """A finite float from a real number, or a typed error (huge ints do not fit a float)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidTypeError(f"{name} must be a real number, not {type(value).__name__}")
-    try:
-        result = float(value)
-    except OverflowError:
-        raise InvalidInputError(f"{name} is too large for a float") from None
-    if not math.isfinite(result):
-        raise InvalidInputError(f"{name} must be finite, got {value!r}")
-    return result

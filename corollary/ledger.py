@@ -15,8 +15,6 @@ fallback in tiers for routing.
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import os
 import threading
 import types
@@ -30,6 +28,7 @@ import attrs
 
 from . import confidence as formulas
 from ._io import LEDGER_FORMAT, LEDGER_VERSION, atomic_write, decode_file, encode, format_for
+from ._validate import check_int, check_number, check_unit, exact_str
 from .clock import Clock, Duration, system_clock, to_seconds
 from .errors import InvalidInputError, InvalidTypeError, StoreCorruptError
 from .outcomes import (
@@ -136,11 +135,7 @@ def resolve_min_samples(min_samples: object = None) -> int:
     3
     """
     if min_samples is not None:
-        if isinstance(min_samples, bool) or not isinstance(min_samples, int):
-            raise InvalidTypeError(f"min_samples must be an int, not {type(min_samples).__name__}")
-        if min_samples < 1:
-            raise InvalidInputError(f"min_samples must be >= 1, got {min_samples}")
-        return min_samples
+        return check_int(min_samples, "min_samples", low=1)
     raw = os.environ.get(MIN_SAMPLES_ENV)
     if raw is None or not raw.strip():
         return DEFAULT_MIN_SAMPLES
@@ -174,26 +169,10 @@ _STORE_METHODS = ("add", "totals", "topics", "outcomes", "export", "sources", "c
 
 
 def _check_prior_weight(value: object) -> float:
-    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(
-            value, numbers.Real):
-        raise InvalidTypeError(f"prior_weight must be a number, not {type(value).__name__}")
-    try:
-        weight = float(value)
-    except OverflowError:
-        raise InvalidInputError("prior_weight is too large to be a float") from None
-    if not math.isfinite(weight) or weight <= 0:
+    weight = check_number(value, "prior_weight")
+    if weight <= 0:
         raise InvalidInputError(f"prior_weight must be finite and > 0, got {value!r}")
     return weight
-
-
-def _check_max_history(value: object) -> int:
-    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(
-            value, numbers.Integral):
-        raise InvalidTypeError(f"max_history must be an int, not {type(value).__name__}")
-    history = int(value)
-    if not 1 <= history <= MAX_HISTORY:
-        raise InvalidInputError(f"max_history must be an integer in [1, 2**31], got {value!r}")
-    return history
 
 
 _OUTCOME_FIELDS = frozenset({"source", "correct", "topic", "at", "event_id", "evidence", "reason",
@@ -240,7 +219,7 @@ class TrustLedger:
         half_life = to_seconds(memory_half_life, "memory_half_life")
         if half_life is not None and half_life <= 0:
             raise InvalidInputError("memory_half_life must be > 0 (or None to never forget)")
-        history = _check_max_history(max_history)
+        history = check_int(max_history, "max_history", low=1, high=MAX_HISTORY)
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
         if clock is not None and not callable(clock):
@@ -357,16 +336,7 @@ class TrustLedger:
         source = check_source(source)
         correct = check_correct(correct)
         now = float(self.clock())
-        if at is None:
-            at = now
-        elif isinstance(at, bool) or not isinstance(at, (int, float)):
-            raise InvalidTypeError(f"at must be POSIX seconds, not {type(at).__name__}")
-        try:
-            at = float(at)
-        except OverflowError:
-            raise InvalidInputError("at is too large to be POSIX seconds") from None
-        if not math.isfinite(at):
-            raise InvalidInputError(f"at must be finite, got {at!r}")
+        at = now if at is None else check_number(at, "at (POSIX seconds)")
         if at > now + FUTURE_SKEW:
             raise InvalidInputError(f"at={at} lies in the future of the ledger's clock ({now})")
         texts = {}
@@ -375,7 +345,7 @@ class TrustLedger:
             if text is not None and (not isinstance(text, str) or not text):
                 raise InvalidInputError(f"{name} must be a non-empty string or None, got {text!r}")
             if text is not None:
-                text = text if type(text) is str else str.__str__(text)
+                text = exact_str(text)
                 try:
                     text.encode("utf-8")
                 except UnicodeEncodeError:
@@ -384,11 +354,7 @@ class TrustLedger:
         topic, event_id, evidence, reason, key = (texts["topic"], texts["event_id"],
                                                   texts["evidence"], texts["reason"], texts["key"])
         if confidence is not None:
-            if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not (
-                0.0 <= confidence <= 1.0
-            ):
-                raise InvalidInputError(f"confidence must be in [0, 1], got {confidence!r}")
-            confidence = float(confidence)
+            confidence = check_unit(confidence, "confidence")
         return Outcome(
             source=source, correct=correct, at=at, recorded_at=now,
             event_id=event_id or uuid.uuid4().hex, topic=topic, reason=reason,
@@ -420,9 +386,7 @@ class TrustLedger:
         answers (``reliability``, ``record_of``, routing) agree with the base's.
         """
         check_source(source)
-        if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 <= prior <= 1:
-            raise InvalidInputError(f"a prior is a number in [0, 1], got {prior!r}")
-        self._declared[source] = float(prior)
+        self._declared[source] = check_unit(prior, "a prior")
 
     def prior_of(self, source: str) -> float:
         """The prior of ``source``: a declared one, else the policy's."""

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
 
+from ._validate import check_unit, exact_str
 from .errors import InvalidInputError, InvalidTypeError, UnknownSourceError
 
 DEFAULT_PRIORS: dict[str, float] = {
@@ -24,15 +24,7 @@ STEP_KINDS = frozenset({"rule"})
 
 
 def _unit(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidTypeError(f"{name} must be a number, not {type(value).__name__}")
-    try:
-        value = float(value)
-    except OverflowError:
-        raise InvalidInputError(f"{name} must be in [0, 1], got a number too large for a float") from None
-    if not (0.0 <= value <= 1.0):  # also rejects NaN
-        raise InvalidInputError(f"{name} must be in [0, 1], got {value!r}")
-    return value
+    return check_unit(value, name)
 
 
 def _mapping(name: str, value: Any) -> dict[Any, Any]:
@@ -73,7 +65,7 @@ def split_source(source: object) -> tuple[str, str]:
     """
     if not isinstance(source, str):
         raise InvalidTypeError(f"a source must be a string 'kind:name', not {type(source).__name__}")
-    source = source if type(source) is str else str.__str__(source)
+    source = exact_str(source)
     kind, sep, name = source.partition(":")
     if not sep or not kind or not name:
         raise InvalidInputError(f"a source must look like 'kind:name', got {source!r}")
@@ -169,17 +161,3 @@ class TrustPolicy:
     def from_dict(cls, data: Mapping[str, Any]) -> TrustPolicy:
         """The inverse of :meth:`to_dict`."""
         return cls(**dict(data))
-
-
-def check_unit(name: str, value: Any) -> float:
-    """Validate a number in [0, 1] (not NaN, not bool) and return it as a float."""
-    return _unit(name, value)
-
-
-def check_finite(name: str, value: Any) -> float:
-    """Validate a finite real number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidTypeError(f"{name} must be a number, not {type(value).__name__}")
-    if not math.isfinite(value):
-        raise InvalidInputError(f"{name} must be finite, got {value!r}")
-    return float(value)

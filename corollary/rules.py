@@ -14,8 +14,8 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._validate import check_unit
 from .errors import InvalidInputError, InvalidTypeError
-from .policy import check_unit
 from .values import check_key
 
 #: Rules by name, so snapshots can re-bind them on restore.
@@ -65,7 +65,7 @@ class Rule:
         self.params: tuple[str, ...] = tuple(p.name for p in params)
         self.inputs: tuple[str, ...] = tuple(check_key(bound.get(p, p)) for p in self.params)
         self.output = check_key(output if output is not None else fn.__name__)
-        self.confidence = check_unit("rule confidence", confidence)
+        self.confidence = check_unit(confidence, "rule confidence")
         self.name = name or f"{fn.__module__}.{fn.__qualname__}"
         REGISTRY[self.name] = self
 

@@ -596,8 +596,8 @@ _VERDICT_NUMBERS = ("signal_value", "calibrated")
 
 def _verdicts(f: Fields, value: Any, beliefs: Sequence[Any], vids: list[Any]
               ) -> dict[tuple[str, Any], Any]:
-    from .promises import ABSTAIN, OK, VERDICT_FIELDS
     from .guarantee import METHODS
+    from .promises import ABSTAIN, OK, VERDICT_FIELDS
 
     rows = f.items(value, "verdicts")
     if not rows:

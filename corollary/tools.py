@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import attrs
 
+from ._validate import check_unit
 from .clock import Duration, to_seconds
 from .errors import InvalidInputError, InvalidTypeError
 
@@ -26,9 +27,7 @@ REGISTRY: dict[str, Callable[..., Any]] = {}
 def _trust(value: Any) -> str | float | None:
     if value is None or isinstance(value, str):
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise InvalidInputError(f"trust is 'high', 'medium', 'low' or a number in [0, 1], not {value!r}")
-    return float(value)
+    return check_unit(value, "a tool's numeric trust")
 
 
 def _positive(value: Any, name: str) -> float | None:

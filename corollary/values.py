@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ._validate import exact_str
 from .errors import InvalidInputError, InvalidTypeError
 
 _MAX_DEPTH = 32
@@ -29,11 +30,6 @@ def check_key(key: object) -> str:
     if not key.isascii():
         check_text(key, "a key")
     return key
-
-
-def exact_str(text: str) -> str:
-    """A ``str`` subclass instance as a plain ``str`` (its own hash and eq are not trusted)."""
-    return text if type(text) is str else str.__str__(text)
 
 
 def check_text(text: str, what: str) -> str:

@@ -114,7 +114,7 @@ def test_check_quote_type_and_value_errors() -> None:
         check_quote(None, "x")  # type: ignore[arg-type]
     with pytest.raises(InvalidTypeError, match="quote must be a str, not int"):
         check_quote(DOC, 3)  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError, match="threshold must be between 0 and 100, got 150"):
+    with pytest.raises(InvalidInputError, match=r"threshold must be in \[0, 100\], got 150"):
         check_quote(DOC, "x", threshold=150)
 
 

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
+from .._validate import check_int, check_number
 from ..errors import (
     InvalidInputError,
     InvalidTypeError,
@@ -120,12 +121,7 @@ def check_expected_version(expected_version: object) -> int | None:
     """A session version to compare against: ``None`` (write unconditionally) or an int >= 0."""
     if expected_version is None:
         return None
-    if isinstance(expected_version, bool) or not isinstance(expected_version, int):
-        raise InvalidTypeError(f"expected_version is an int or None, not "
-                               f"{type(expected_version).__name__}")
-    if expected_version < 0:
-        raise InvalidInputError(f"expected_version must be >= 0, got {expected_version}")
-    return expected_version
+    return check_int(expected_version, "expected_version", low=0)
 
 
 def session_conflict(session_id: str, expected: int, found: int, where: object) -> Exception:
@@ -142,11 +138,10 @@ def check_half_life(half_life: object) -> float | None:
     """A store's memory half-life: ``None`` or seconds > 0."""
     if half_life is None:
         return None
-    if isinstance(half_life, bool) or not isinstance(half_life, (int, float)):
-        raise InvalidTypeError("half_life must be seconds or None")
-    if not math.isfinite(half_life) or half_life <= 0:
+    seconds = check_number(half_life, "half_life")
+    if seconds <= 0:
         raise InvalidInputError(f"half_life must be finite and > 0, got {half_life!r}")
-    return float(half_life)
+    return seconds
 
 
 def dedupe(outcomes: Iterable[Outcome]) -> list[Outcome]:

@@ -49,7 +49,6 @@ from .._io import max_file_bytes as resolve_max_bytes
 from ..errors import (
     ConcurrentWriteError,
     InvalidInputError,
-    InvalidTypeError,
     SessionNotFoundError,
     SnapshotError,
     StoreCorruptError,
@@ -58,6 +57,7 @@ from ..errors import (
 )
 from ..outcomes import Outcome, Totals, totals_rows, validate_ledger_document
 from .base import (
+    check_expected_version,
     check_half_life,
     check_session,
     dedupe,
@@ -344,7 +344,7 @@ class JSONFileStore:
             The new version: 1 for the first save, then one more per save.
         """
         check_session(session_id, data)
-        expected = _check_expected_version(expected_version)
+        expected = check_expected_version(expected_version)
         path = self._session_path(session_id)
         with self._lock, self._locked(exclusive=True):
             current = self._session_version(session_id, path)
@@ -446,17 +446,6 @@ def _default_policy() -> dict[str, Any]:
     from ..policy import TrustPolicy
 
     return TrustPolicy().to_dict()
-
-
-def _check_expected_version(expected: object) -> int | None:
-    if expected is None:
-        return None
-    if isinstance(expected, bool) or not isinstance(expected, int):
-        raise InvalidTypeError(f"expected_version is an int or None, not "
-                               f"{type(expected).__name__}")
-    if expected < 0:
-        raise InvalidInputError(f"expected_version must be >= 0, got {expected}")
-    return expected
 
 
 def _parse_session(raw: bytes, path: Path) -> tuple[str | None, int, bytes]:
