@@ -105,7 +105,7 @@ def bench_retract(n: int) -> dict[str, float]:
     incremental = statistics.median(times)
 
     def full() -> None:
-        kb._engine.mark_all()
+        kb.engine.mark_all()
         kb.refresh()
 
     full_s = timed(full)

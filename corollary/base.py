@@ -323,7 +323,7 @@ class BeliefBase:
             trust.check_source(source, "rules derive, they don't assert")
         elif trust._kinds[source] in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
-        spec = trust.tool_of(source)
+        spec = trust.tool_of(source) if trust.tools else None
         if origin is None:
             origin = spec.origin if spec is not None and spec.origin else source
         elif not isinstance(origin, str) or not origin:
@@ -494,7 +494,7 @@ class BeliefBase:
         rules, then the stale cone."""
         now = self.now()
         self._trust.poll()
-        if self._rules:
+        if self._rules.active:
             # outcomes first: they can bring a rule's inputs IN (a conflict flips)
             self._sync_engine((), now)
             self._rules.catch_up(now)
@@ -502,7 +502,7 @@ class BeliefBase:
 
     def _values(self, key: str) -> list[Belief]:
         key = check_key(key)
-        if self._rules:
+        if self._rules.active:
             self._sync(())  # rules due now (after an outcome or a clock move) may add values of key
         values = self._engine.values_of(key)
         if not values:
@@ -535,7 +535,7 @@ class BeliefBase:
             return self._held_belief(key, "key")
         key = check_key(key)
         vid = canon(value)
-        if self._rules:
+        if self._rules.active:
             self._sync(())  # rules due now may derive this very value
         b = self._engine.find(key, vid)
         if b is None:

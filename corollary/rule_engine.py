@@ -45,6 +45,8 @@ class RuleEngine:
         self._last: dict[str, dict[str, set[int]]] = {}
         self._left = max_firings
         self._fired_at: float | None = None
+        #: Whether there is any rule (read on every query: a plain attribute, not a call).
+        self.active = False
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -62,6 +64,7 @@ class RuleEngine:
         if r in self._rules:
             return False
         self._rules.append(r)
+        self.active = True
         self.engine.watch()
         for key in set(r.inputs):
             self._by_key.setdefault(key, []).append(r)
@@ -77,7 +80,7 @@ class RuleEngine:
     def settle(self, extra: Sequence[Rule] = ()) -> None:
         """After a change: fire the rules reading touched keys (and ``extra``) until nothing
         new changes, within the firing budget."""
-        if not self._rules:
+        if not self.active:
             touched = self.engine.touched
             if touched:
                 touched.clear()

@@ -46,11 +46,13 @@ class Justification:
     citation check, input names).
     """
 
-    __slots__ = ("kind", "name", "output", "inputs", "distinct", "step", "info", "seq")
+    __slots__ = ("kind", "name", "output", "inputs", "distinct", "step", "info", "seq", "live")
 
     def __init__(self, kind: StepKind, name: str, output: Belief, inputs: tuple[Belief, ...],
                  step: float, info: dict[str, Any] | None = None) -> None:
         self.kind = kind
+        # whether the step reads its source's live reliability (the sweep's hot path asks)
+        self.live = kind.reads_reliability
         self.name = name
         self.output = output
         self.inputs = inputs
