@@ -218,7 +218,7 @@ def main() -> None:
         f"{fmt_rate(fleet['per_s'])}, {fleet['kept']:,} kept "
         f"({'all' if fleet['kept'] == fleet['outcomes'] else 'LOST SOME'}).",
         "",
-        f"Bar (DESIGN §10): SQLite batched ≥ 20,000 outcomes/s: single process "
+        f"Bar: SQLite batched ≥ 20,000 outcomes/s: single process "
         f"{fmt_rate(sqlite_row['batched_per_s'])}, 8 processes {fmt_rate(fleet['per_s'])} → "
         f"{'met' if min(sqlite_row['batched_per_s'], fleet['per_s']) >= 20_000 else 'NOT met'}.",
     ]

@@ -311,3 +311,13 @@ def test_bad_input_raises_typed_errors(guarded) -> None:
         kb.replay({"key": "hq"})
     # nothing changed
     assert set(kb.promises) == {"default"}
+
+
+def test_calibrate_is_the_deprecated_name_of_fit_calibrator() -> None:
+    pairs = [(0.9, True), (0.9, True), (0.9, False), (0.9, True)]
+    kb = BeliefBase(clock=ManualClock(0))
+    with pytest.warns(DeprecationWarning, match="fit_calibrator"):
+        platt = kb.calibrate(pairs)
+    assert kb.calibrator is platt and platt.predict(0.9) == 0.75
+    fresh = BeliefBase(clock=ManualClock(0))
+    assert fresh.fit_calibrator(pairs).predict(0.9) == 0.75

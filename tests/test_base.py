@@ -1,4 +1,4 @@
-"""The BeliefBase through its public API: outcomes (DESIGN section 3), conflicts, time, rules,
+"""The BeliefBase through its public API: outcomes (docs/model.md, "Outcomes"), conflicts, time, rules,
 tools, cycles, corroboration, the projector, and bad input that must change nothing."""
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def clock() -> ManualClock:
     return ManualClock(1_000)
 
 
-# == outcomes (DESIGN section 3) ===============================================================
+# == outcomes (docs/model.md, "Outcomes") ===============================================================
 class TestOutcomes:
     def test_retract_fault_none_records_nothing(self, clock: ManualClock) -> None:
         kb = BeliefBase(clock=clock)

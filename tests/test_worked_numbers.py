@@ -1,4 +1,4 @@
-"""Every worked number of DESIGN section 2, through the public API, to the printed precision.
+"""Every worked number of docs/model.md, through the public API, to the printed precision.
 
 Printing uses ``corollary.proof.format_confidence`` (half-up on the decimal form), so 0.475
 prints as the spec prints it. Each test also pins the exact arithmetic the table shows.
