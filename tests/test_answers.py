@@ -17,6 +17,8 @@ from corollary import (
     TrustPolicy,
     UnknownBeliefError,
 )
+from corollary.calibration import Platt
+from corollary.guarantee import Promise, WeakSignalError, calibrate
 from corollary.promises import (
     NOT_DERIVED,
     PROMISE_CHANGED,
@@ -29,8 +31,6 @@ from corollary.promises import (
     calibration_pairs,
     record_hash,
 )
-from corollary.calibration import Platt
-from corollary.guarantee import Promise, WeakSignalError, calibrate
 
 
 def synthetic(n: int = 2000, seed: int = 0) -> list[tuple[float, bool]]:

@@ -11,8 +11,7 @@ import uuid
 import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger
-from corollary.errors import SnapshotError
-from corollary.errors import SessionNotFoundError
+from corollary.errors import SessionNotFoundError, SnapshotError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 
