@@ -79,6 +79,10 @@ class StepKind:
         """The head of the proof line of a step (a proof node made by :meth:`proof_fields`)."""
         raise NotImplementedError
 
+    def caption(self, j: Justification) -> str:
+        """A short name for ``j`` in a picture of the graph (:mod:`corollary.render`)."""
+        return f"{self.name} {j.name}"
+
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         """Check a snapshot's ``info`` of a justification of this kind (``f``: the snapshot's
         field checker, :class:`corollary._fields.Fields`)."""
@@ -99,6 +103,9 @@ class RuleStep(StepKind):
 
     def describe(self, reason: dict[str, Any]) -> str:
         return f"rule {reason['name']}: step {num(reason['step'])}"
+
+    def caption(self, j: Justification) -> str:
+        return f"rule {j.name}"
 
 
 class _Claim(StepKind):
@@ -138,6 +145,9 @@ class FormulaStep(_Claim):
                      f"{reason['computed']!r} (believed)")
         return what + f"; step 1.0 × certainty {num(reason['step'])}"
 
+    def caption(self, j: Justification) -> str:
+        return f"formula {j.info.get('formula', '?')} by {j.name}"
+
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         super().check_info(f, name, info, field)
         f.text(info["formula"], f"{field}.formula")
@@ -162,6 +172,9 @@ class ModelStep(_Claim):
             found = "found" if reason.get("citation_found") else "NOT found"
             what += f"; cites {reason['document']}: {reason['quote']!r} ({found})"
         return what
+
+    def caption(self, j: Justification) -> str:
+        return f"model judgement by {j.name}"
 
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         if isinstance(info, dict) and any(k in info for k in _FORMULA):
