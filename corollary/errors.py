@@ -154,6 +154,10 @@ class MissingExtraError(CorollaryError, ImportError):
         )
 
 
+class MissingProgramError(CorollaryError, FileNotFoundError):
+    """An external program corollary runs (Graphviz's ``dot``) is not on ``PATH``."""
+
+
 def require(module: str, extra: str, feature: str):  # type: ignore[no-untyped-def]
     """Import an optional dependency, or raise :class:`MissingExtraError` saying how to get it."""
     import importlib

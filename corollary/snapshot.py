@@ -566,10 +566,13 @@ def _promise(f: Fields, value: Any, field: str) -> None:
 
 
 def _promises(f: Fields, value: Any) -> dict[str, Any]:
+    table = f.table(value, "promises")
+    if not table:
+        return {}  # no promise: leave the statistics (scipy.stats) unimported
     from .guarantee import promise_from_dict
 
     promises = {}
-    for name, d in f.table(value, "promises").items():
+    for name, d in table.items():
         field = f"promises.{name}"
         f.text(name, f"{field} (name)")
         if isinstance(d, dict) and "promises" in d:
@@ -596,12 +599,12 @@ _VERDICT_NUMBERS = ("signal_value", "calibrated")
 
 def _verdicts(f: Fields, value: Any, beliefs: Sequence[Any], vids: list[Any]
               ) -> dict[tuple[str, Any], Any]:
-    from .guarantee import METHODS
-    from .promises import ABSTAIN, OK, VERDICT_FIELDS
-
     rows = f.items(value, "verdicts")
     if not rows:
         return {}
+    from .guarantee import METHODS
+    from .promises import ABSTAIN, OK, VERDICT_FIELDS
+
     # the beliefs verdicts may name: those of the keys they name (found in one C loop)
     wanted = {row[0] for row in rows if isinstance(row, (list, tuple)) and row
               and type(row[0]) is str}

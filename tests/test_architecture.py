@@ -41,7 +41,8 @@ LAYERS: dict[int, set[str]] = {
     4: {"base"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
         "models.openai_chat", "models.schema", "agent"},
-    6: {"cli", "mcp", "__main__", ""},
+    6: {"cli", "cli.demo", "cli.opening", "cli.output", "cli.commands", "mcp", "mcp.server",
+        "__main__", ""},
 }
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}
 

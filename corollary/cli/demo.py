@@ -1,20 +1,25 @@
-"""The ``corollary`` command: a demo on the embedded defaults, and snapshot inspection."""
+"""``corollary demo``: a base on the embedded defaults that checks its own numbers.
+
+Assertions from several sources, derivations (a re-executed formula, model judgements, a rule),
+evidence that fades and expires, a conflict, a retraction with blame, and the proofs behind
+them, printed the same on every run (a :class:`~corollary.ManualClock`). It exits non-zero if a
+number is off.
+"""
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Sequence
 from datetime import timedelta
+from typing import TextIO
 
-from ._version import __version__
-from .base import BeliefBase
-from .clock import ManualClock
-from .conflicts import PreferHigherConfidence
-from .ledger import TrustLedger
-from .proof import format_confidence
-from .rules import rule
-from .tools import tool
+from .._version import __version__
+from ..base import BeliefBase
+from ..clock import ManualClock
+from ..conflicts import PreferHigherConfidence
+from ..ledger import TrustLedger
+from ..proof import format_confidence
+from ..rules import rule
+from ..tools import tool
 
 
 def _check(condition: bool, what: str) -> None:
@@ -22,12 +27,15 @@ def _check(condition: bool, what: str) -> None:
         raise SystemExit(f"demo check failed: {what}")
 
 
-def demo(out=None) -> int:  # type: ignore[no-untyped-def]
-    """Assert from several sources, derive, retract with blame, fade, resolve, print proofs."""
-    out = out or sys.stdout
+def run_demo(out: TextIO | None = None) -> int:
+    """Assert from several sources, derive, retract with blame, fade, resolve, print proofs.
+
+    Returns 0; a number that is off raises ``SystemExit`` naming the check.
+    """
+    stream = out or sys.stdout
 
     def say(text: str = "") -> None:
-        print(text, file=out)
+        print(text, file=stream)
 
     clock = ManualClock(1_767_225_600)  # 2026-01-01, so the demo prints the same every time
     ledger = TrustLedger(clock=clock)
@@ -102,22 +110,3 @@ def demo(out=None) -> int:  # type: ignore[no-untyped-def]
     say("\ndemo: all checks passed")
     return 0
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="corollary", description=__doc__)
-    parser.add_argument("--version", action="version", version=f"corollary {__version__}")
-    commands = parser.add_subparsers(dest="command")
-    commands.add_parser("demo", help="run the demo on the embedded defaults")
-    show = commands.add_parser("explain", help="print the proof of a key from a snapshot")
-    show.add_argument("snapshot")
-    show.add_argument("key")
-    args = parser.parse_args(argv)
-    if args.command == "demo" or args.command is None:
-        return demo()
-    kb = BeliefBase.load(args.snapshot)
-    print(kb.explain(args.key))
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

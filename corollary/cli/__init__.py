@@ -1,0 +1,225 @@
+"""The ``corollary`` command: inspect saved bases and ledgers, draw the graph, serve MCP.
+
+``corollary`` alone (or ``--help``) prints help; ``corollary demo`` runs the demo. Commands that
+read a base take a snapshot path or ``--ledger PATH --session ID``, ``--import MODULE`` for the
+modules that define its rules and tools, and read it at the time it was saved (``--at SECONDS``,
+``--now``). Read commands print one JSON document with ``--json``. Every failure is one line on
+stderr and exit status 1 (2 for a usage error), never a traceback. See docs/cli.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import NoReturn
+
+from .._version import __version__
+from ..errors import CorollaryError
+
+__all__ = ["build_parser", "main"]
+
+#: Set to 1 to let an unexpected error show its traceback (for bug reports).
+DEBUG_ENV = "COROLLARY_DEBUG"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors on one line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number of seconds: {text!r}")
+    return value
+
+
+def _unit(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise argparse.ArgumentTypeError(f"not a TCP port: {text!r}")
+    return int(text)
+
+
+def _imports(parser: argparse.ArgumentParser, dest: str) -> None:
+    parser.add_argument("--import", dest=dest, action="append", default=[], metavar="MODULE",
+                        help="import a module that defines the base's rules and tools first "
+                             "(a module name or a .py path; repeatable)")
+
+
+def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
+    """BASE [KEY], --ledger/--session, --import, --at/--now, --json."""
+    parser.add_argument("base", nargs="?", metavar="BASE", help="a snapshot file (kb.save)")
+    if key == "required":
+        parser.add_argument("key", metavar="KEY", help="the belief's key")
+    elif key == "optional":
+        parser.add_argument("key", nargs="?", metavar="KEY",
+                            help="draw only the cone under this key")
+    where = parser.add_argument_group("a session instead of a snapshot")
+    where.add_argument("--ledger", metavar="PATH",
+                       help="a ledger (.db, .json, sqlite:///, postgresql://); with BASE, the "
+                            "shared ledger the snapshot was taken with")
+    where.add_argument("--session", metavar="ID",
+                       help="read the base saved under ID in --ledger (default: the default "
+                            "ledger)")
+    _imports(parser, "imports")
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--at", type=_seconds, metavar="SECONDS",
+                      help="read the base at this POSIX time (default: when it was saved)")
+    when.add_argument("--now", action="store_true", help="read the base at the wall clock")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``corollary`` (every command and option)."""
+    parser = _Parser(prog="corollary",
+                     description="Inspect saved belief bases and trust ledgers, draw the "
+                                 "justification graph, serve a base over MCP.",
+                     epilog="Run 'corollary COMMAND --help' for a command's options. "
+                            "Docs: docs/cli.md, docs/mcp.md.")
+    parser.add_argument("--version", action="version", version=f"corollary {__version__}")
+    _imports(parser, "imports_first")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands",
+                                     parser_class=_Parser)
+
+    def add(name: str, text: str) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=text, description=text)
+        command.set_defaults(command_parser=command)  # for usage errors found after parsing
+        return command
+
+    add("demo", "run the demo on the embedded defaults (it checks its own numbers)")
+    show = add("explain", "print the proof of a belief")
+    _base_options(show, "required")
+    show.add_argument("--value", metavar="V",
+                      help="explain this value of KEY (read as JSON when it parses, else as text)")
+    held = add("beliefs", "list the held beliefs")
+    _base_options(held, None)
+    held.add_argument("--min-confidence", type=_unit, metavar="X",
+                      help="only beliefs at or above this confidence")
+    _base_options(add("conflicts", "list the open conflicts"), None)
+    fade = add("faded", "list held premises whose evidence has faded")
+    _base_options(fade, None)
+    fade.add_argument("--threshold", type=_unit, metavar="X",
+                      help="below this confidence (default: the policy's min_confidence)")
+    draw = add("graph", "draw the justification graph (the whole base or the cone under KEY)")
+    _base_options(draw, "optional")
+    draw.add_argument("--format", choices=("dot", "mermaid", "svg"), default="dot",
+                      help="Graphviz DOT (default), a Mermaid flowchart, or SVG through "
+                           "Graphviz's dot")
+    draw.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+    for name, text in (("sessions", "list the sessions saved in a ledger"),
+                       ("sources", "list each source's track record in a ledger")):
+        cmd = add(name, text)
+        cmd.add_argument("ledger", metavar="LEDGER", help="a ledger path or URL")
+        cmd.add_argument("--json", action="store_true", help="print one JSON document")
+        _imports(cmd, "imports")
+        if name == "sources":
+            cmd.add_argument("--at", type=_seconds, metavar="SECONDS",
+                             help="score the track records at this POSIX time (it matters for a "
+                                  "ledger that forgets; default: now)")
+    serve = add("mcp", "serve a base to agent frameworks over MCP (needs corollary[mcp])")
+    serve.add_argument("--ledger", metavar="PATH",
+                       help="the ledger that keeps the session (created if new; default: "
+                            "$COROLLARY_LEDGER, else ~/.local/share/corollary/ledger.db)")
+    serve.add_argument("--session", metavar="ID", default="default",
+                       help="the session to serve (created if new; default: 'default')")
+    serve.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                       help="stdio (default: a client starts the server) or streamable HTTP")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
+    _imports(serve, "imports")
+    return parser
+
+
+def _check_base_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors a parser cannot see: which base, and where."""
+    if args.session is not None and args.base is not None and getattr(args, "key", 0) is None:
+        args.key, args.base = args.base, None  # `graph --session ID KEY`: the one name is KEY
+    if args.session is not None and args.base is not None:
+        parser.error("give a snapshot path or --session ID, not both")
+    if args.base is None and args.session is None:
+        if args.ledger is not None:
+            parser.error("--ledger without a snapshot needs --session ID")
+        parser.error("give a snapshot path or --ledger PATH --session ID")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from . import commands
+
+    if args.command == "demo":
+        from .demo import run_demo
+
+        return run_demo()
+    from .opening import import_modules
+
+    import_modules([*args.imports_first, *getattr(args, "imports", [])])
+    if args.command == "mcp":
+        from ..mcp import serve
+
+        serve(ledger=args.ledger, session=args.session, transport=args.transport,
+              host=args.host, port=args.port)
+        return 0
+    run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
+    return run(args)
+
+
+def _fail(message: str) -> int:
+    print(f"corollary: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``corollary`` with ``argv`` (default: the process's); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    if hasattr(args, "base"):
+        _check_base_args(args.command_parser, args)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # the reader went away (`corollary beliefs ... | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except CorollaryError as exc:
+        return _fail(_one_line(str(exc)))
+    except FileNotFoundError as exc:
+        return _fail(f"no such file: {exc.filename}" if exc.filename else _one_line(str(exc)))
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(_one_line(f"{where}{exc.strerror or exc}"))
+    except Exception as exc:
+        if os.environ.get(DEBUG_ENV) == "1":
+            raise
+        return _fail(_one_line(f"internal error: {type(exc).__name__}: {exc} (please report it; "
+                               f"{DEBUG_ENV}=1 shows the traceback)"))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()) if "\n" in text else text
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

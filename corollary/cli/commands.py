@@ -1,0 +1,257 @@
+"""The commands: each parses nothing, reads through the base's public API (and ``kb.engine`` for
+the graph), and prints a table, a proof, a picture or one JSON document (docs/cli.md)."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from .._format import format_number
+from ..base import BeliefBase
+from ..errors import (
+    MissingProgramError,
+    UnknownBeliefError,
+    UnknownSourceError,
+)
+from ..ledger import DEFAULT_PRIOR, TrustLedger
+from ..render import graph_data, to_dot, to_mermaid
+from ..snapshot import read_session
+from ..tools import REGISTRY as TOOLS
+from ..tools import spec_of
+from ..values import plain
+from .opening import Opened, ledger_name, open_base, open_ledger_to_read
+from .output import JSON_VERSION, confidence, emit_json, iso, table
+
+__all__ = ["beliefs", "conflicts", "explain", "faded", "graph", "parse_value", "sessions",
+           "sources"]
+
+
+def parse_value(text: str) -> Any:
+    """``--value``: JSON when it parses as JSON (``42``, ``0.1``, ``true``, ``"7"``), else the
+    text itself.
+
+    >>> parse_value("Bob"), parse_value("100"), parse_value('"100"'), parse_value("[1, 2]")
+    ('Bob', 100, '100', [1, 2])
+    """
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _opened(args: argparse.Namespace) -> Any:
+    return open_base(args.base, args.ledger, args.session, at=args.at, now=args.now)
+
+
+def _document(command: str, opened: Opened, **fields: Any) -> dict[str, Any]:
+    return {"version": JSON_VERSION, "command": command, "base": opened.where,
+            "at": opened.kb.now(), **fields}
+
+
+def _check_key(kb: BeliefBase, key: str) -> None:
+    """An unknown key fails with the keys it may have meant."""
+    if key in kb:
+        return
+    close = difflib.get_close_matches(key, kb.keys(), n=3)
+    hint = " (did you mean " + ", ".join(repr(k) for k in sorted(close)) + "?)" if close else ""
+    raise UnknownBeliefError(f"no belief about {key!r}{hint}")
+
+
+def _check_value(kb: BeliefBase, key: str, value: Any) -> None:
+    try:
+        kb.label(key, value)
+    except UnknownBeliefError:
+        known = ", ".join(sorted(repr(b.value) for b in kb.engine.values_of(key)))
+        raise UnknownBeliefError(
+            f"no belief {key} = {value!r} (values held or known: {known})") from None
+
+
+def explain(args: argparse.Namespace) -> int:
+    """``corollary explain BASE KEY [--value V]``: the proof of a belief."""
+    with _opened(args) as opened:
+        kb = opened.kb
+        _check_key(kb, args.key)
+        value = None if args.value is None else parse_value(args.value)
+        if value is not None:
+            _check_value(kb, args.key, value)
+        proof = kb.explain(args.key, value)
+        if args.json:
+            emit_json(_document("explain", opened, key=args.key, value=plain(value),
+                                text=str(proof), proof=proof.to_dict()))
+        else:
+            print(proof)
+    return 0
+
+
+def beliefs(args: argparse.Namespace) -> int:
+    """``corollary beliefs BASE [--min-confidence X]``: every held belief."""
+    with _opened(args) as opened:
+        held = sorted(opened.kb.beliefs(args.min_confidence), key=lambda h: (h.key, -h.confidence))
+        if args.json:
+            emit_json(_document("beliefs", opened, min_confidence=args.min_confidence, beliefs=[
+                {"key": h.key, "value": plain(h.value), "label": "IN", "confidence": h.confidence}
+                for h in held]))
+        else:
+            print(table(["KEY", "VALUE", "CONFIDENCE"],
+                        [[h.key, repr(h.value), confidence(h.confidence)] for h in held]))
+    return 0
+
+
+def conflicts(args: argparse.Namespace) -> int:
+    """``corollary conflicts BASE``: keys holding two values no policy settled."""
+    with _opened(args) as opened:
+        found = sorted(opened.kb.conflicts(), key=lambda c: c.key)
+        if args.json:
+            emit_json(_document("conflicts", opened, conflicts=[
+                {"key": c.key, "candidates": [
+                    {"value": plain(x.value), "confidence": x.confidence, "sources": list(x.sources)}
+                    for x in c.candidates]} for c in found]))
+        elif not found:
+            print("no open conflicts")
+        else:
+            for c in found:
+                print(f"{c.key}:")
+                rows = [[repr(x.value), confidence(x.confidence), ", ".join(x.sources)]
+                        for x in c.candidates]
+                for line in table(["", "", ""], rows).splitlines()[1:]:
+                    print("  " + line)
+    return 0
+
+
+def faded(args: argparse.Namespace) -> int:
+    """``corollary faded BASE [--threshold X]``: held premises whose evidence faded."""
+    with _opened(args) as opened:
+        found = sorted(opened.kb.faded(args.threshold), key=lambda f: (f.key, f.confidence))
+        if args.json:
+            emit_json(_document("faded", opened, threshold=args.threshold, faded=[
+                {"key": f.key, "value": plain(f.value), "confidence": f.confidence,
+                 "sources": list(f.sources)} for f in found]))
+        else:
+            print(table(["KEY", "VALUE", "CONFIDENCE", "SOURCES"],
+                        [[f.key, repr(f.value), confidence(f.confidence), ", ".join(f.sources)]
+                         for f in found]))
+    return 0
+
+
+_NO_DOT = ("--format svg needs Graphviz's 'dot' on PATH: install Graphviz (apt-get install "
+           "graphviz, brew install graphviz, winget install graphviz, or see "
+           "https://graphviz.org/download/), or write --format dot and render it elsewhere")
+
+
+def graph(args: argparse.Namespace) -> int:
+    """``corollary graph BASE [KEY] --format dot|mermaid|svg [--output FILE]``."""
+    with _opened(args) as opened:
+        kb = opened.kb
+        if args.key is not None:
+            _check_key(kb, args.key)
+        if args.json:
+            data = graph_data(kb, args.key)
+            text = json.dumps(_document("graph", opened, key=args.key, nodes=data["nodes"],
+                                        edges=data["edges"]), ensure_ascii=False, indent=2) + "\n"
+        elif args.format == "mermaid":
+            text = to_mermaid(kb, args.key)
+        elif args.format == "svg":
+            text = _svg(to_dot(kb, args.key))
+        else:
+            text = to_dot(kb, args.key)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        Path(args.output).write_text(text, encoding="utf-8")
+    return 0
+
+
+def _svg(dot_text: str) -> str:
+    program = shutil.which("dot")
+    if program is None:
+        raise MissingProgramError(_NO_DOT)
+    done = subprocess.run([program, "-Tsvg"], input=dot_text, capture_output=True, text=True,
+                          timeout=300)
+    if done.returncode != 0:
+        first = (done.stderr.strip().splitlines() or ["no message"])[0]
+        raise MissingProgramError(f"Graphviz's dot failed (exit {done.returncode}): {first}")
+    return done.stdout
+
+
+def sessions(args: argparse.Namespace) -> int:
+    """``corollary sessions LEDGER``: the sessions saved in a ledger."""
+    with open_ledger_to_read(args.ledger) as ledger:
+        rows = []
+        for session in sorted(ledger.store.list_sessions()):
+            row: dict[str, Any] = {"id": session, "version": None, "taken_at": None,
+                                   "beliefs": None, "error": None}
+            try:
+                doc, row["version"] = read_session(ledger.store, session)
+                row["taken_at"] = doc.get("taken_at") if isinstance(doc, dict) else None
+                beliefs_ = doc.get("beliefs") if isinstance(doc, dict) else None
+                row["beliefs"] = len(beliefs_) if isinstance(beliefs_, list) else None
+            except (ValueError, KeyError) as exc:  # one unreadable session: say so, go on
+                row["error"] = str(exc)
+            rows.append(row)
+    if args.json:
+        emit_json({"version": JSON_VERSION, "command": "sessions",
+                   "ledger": ledger_name(args.ledger), "sessions": rows})
+    elif not rows:
+        print(f"no sessions in {ledger_name(args.ledger)}")
+    else:
+        print(table(["SESSION", "VERSION", "SAVED AT", "BELIEFS"], [
+            [r["id"], str(r["version"] or "-"), iso(r["taken_at"]),
+             "-" if r["beliefs"] is None else str(r["beliefs"])]
+            + ([f"unreadable: {r['error']}"] if r["error"] else []) for r in rows]))
+    return 0
+
+
+def _source_row(ledger: TrustLedger, source: str, at: float) -> dict[str, Any]:
+    try:
+        record = ledger.record_of(source, at=at)
+    except UnknownSourceError:  # a kind the default policy does not know: the uniform prior
+        record = ledger.record_of(source, at=at, prior=DEFAULT_PRIOR)
+    kept = ledger.outcomes(source)
+    last = None
+    if kept:
+        o = kept[-1]
+        last = {"correct": o.correct, "at": o.at, "reason": o.reason, "key": o.key}
+    return {"source": source, "reliability": record.reliability, "prior": record.prior,
+            "right": record.correct, "wrong": record.wrong,
+            "samples": record.correct + record.wrong, "last_outcome": last}
+
+
+def _declare_tools(ledger: TrustLedger) -> None:
+    """The imported tools' declared trust is their sources' prior, as a base would say."""
+    for fn in TOOLS.values():
+        spec = spec_of(fn)
+        if spec.trust is not None:
+            ledger.declare_prior(spec.source, ledger.policy.prior(spec.source, spec.trust))
+
+
+def sources(args: argparse.Namespace) -> int:
+    """``corollary sources LEDGER``: each source's track record (priors from the imported
+    tools' declared trust, else the default policy)."""
+    with open_ledger_to_read(args.ledger) as ledger:
+        _declare_tools(ledger)
+        at = ledger.clock() if args.at is None else args.at
+        rows = [_source_row(ledger, s, at) for s in sorted(ledger.sources())]
+    if args.json:
+        emit_json({"version": JSON_VERSION, "command": "sources",
+                   "ledger": ledger_name(args.ledger), "at": at, "sources": rows})
+    elif not rows:
+        print(f"no outcomes in {ledger_name(args.ledger)}")
+    else:
+        lines = []
+        for r in rows:
+            last = r["last_outcome"]
+            told = "-"
+            if last is not None:
+                told = f"{'right' if last['correct'] else 'wrong'} at {iso(last['at'])}"
+                if last["reason"]:
+                    told += f": {last['reason']}"
+            lines.append([r["source"], format_number(r["reliability"]), str(r["right"]),
+                          str(r["wrong"]), str(r["samples"]), told])
+        print(table(["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST OUTCOME"], lines))
+    return 0

@@ -1,0 +1,188 @@
+"""Opening what a command reads: the user's modules, a base (a snapshot file or a session in a
+ledger) at the right time, and ledgers that must already exist.
+
+A base is read at the time its snapshot was taken (the document's ``taken_at``, on a
+:class:`~corollary.ManualClock`), so a base saved by a simulation or a test reads as it was saved
+rather than hours later at the wall clock; ``--at SECONDS`` or ``--now`` say otherwise.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import math
+import os
+import sys
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from ..base import BeliefBase
+from ..clock import Clock, ManualClock, system_clock
+from ..errors import (
+    InvalidInputError,
+    SessionNotFoundError,
+    SnapshotError,
+    StoreError,
+)
+from ..ledger import TrustLedger
+from ..rules import REGISTRY as RULES
+from ..snapshot import read_file, read_session
+from ..stores.targets import default_ledger_path, resolve_target
+from ..tools import REGISTRY as TOOLS
+from .output import warn
+
+__all__ = ["Opened", "check_bindings", "import_modules", "ledger_name", "open_base",
+           "open_ledger_to_read"]
+
+
+@attrs.frozen
+class Opened:
+    """A base a command reads, and where it came from (the ``base`` field of ``--json``)."""
+
+    kb: BeliefBase
+    where: dict[str, Any]
+
+
+def import_modules(names: Sequence[str]) -> None:
+    """Import the user's modules that define rules and tools (``--import``), by module name
+    (``shop.rules``, found from the current directory too) or by file path (``rules.py``)."""
+    if names and os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())  # as `python -m` would
+    for name in names:
+        try:
+            if name.endswith(".py") or os.sep in name or (os.altsep and os.altsep in name):
+                _import_file(Path(name))
+            else:
+                importlib.import_module(name)
+        except ImportError as exc:
+            raise InvalidInputError(f"--import {name}: {exc}") from exc
+        except (Exception, SystemExit) as exc:  # the user's module failed while it ran
+            raise InvalidInputError(f"--import {name}: {type(exc).__name__}: {exc}") from exc
+
+
+def _import_file(path: Path) -> None:
+    if not path.is_file():
+        raise ImportError(f"no such file: {path}")
+    name = path.stem
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path} as a module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+
+
+def ledger_name(target: str | None) -> str:
+    """How a ledger is named in output: as given, or the default it resolved to."""
+    if target is not None:
+        return target
+    return os.environ.get("COROLLARY_LEDGER", "").strip() or str(default_ledger_path())
+
+
+def open_ledger_to_read(target: str | None) -> TrustLedger:
+    """Open a ledger that must exist already (a read never creates an empty one)."""
+    kind, location = resolve_target(target)
+    if kind in ("sqlite", "json") and isinstance(location, Path) and not location.exists():
+        raise StoreError(f"no such ledger: {ledger_name(target)}")
+    if kind == "memory":
+        raise InvalidInputError("an in-memory ledger holds nothing to read: give a file or URL")
+    return TrustLedger.open(target)
+
+
+def _clock(taken_at: Any, at: float | None, now: bool) -> Clock:
+    if now:
+        return system_clock
+    if at is not None:
+        return ManualClock(at)
+    if isinstance(taken_at, bool) or not isinstance(taken_at, (int, float)) \
+            or not math.isfinite(taken_at):
+        return ManualClock(0)  # the document is malformed: reading it will say so
+    return ManualClock(taken_at)
+
+
+def check_bindings(doc: Any, where: object) -> None:
+    """Refuse a snapshot whose rules or tools no imported module defines, saying what to
+    ``--import`` (rules are named ``module.function`` unless given a name)."""
+    if not isinstance(doc, Mapping):
+        return
+    missing: dict[str, list[str]] = {}
+    for field, registry in (("rules", RULES), ("tools", TOOLS)):
+        names = doc.get(field)
+        if isinstance(names, list):
+            absent = [n for n in names if isinstance(n, str) and n not in registry]
+            if absent:
+                missing[field] = absent
+    if not missing:
+        return
+    needs = " and ".join(f"{field} {names}" for field, names in missing.items())
+    modules = sorted({n.rpartition(".")[0] for n in missing.get("rules", [])
+                      if "." in n and not n.startswith("__main__.")})
+    hint = (" ".join(f"--import {m}" for m in modules) + " (the module that defines them)"
+            if modules else "--import MODULE with the module that defines them")
+    raise SnapshotError(f"the snapshot needs {needs} that no imported module defines: "
+                        f"pass {hint}", where)
+
+
+@contextmanager
+def open_base(snapshot: str | None, ledger: str | None, session: str | None,
+              at: float | None = None, now: bool = False) -> Iterator[Opened]:
+    """Open the base a command reads: ``snapshot`` (a file; with ``ledger``, attached to it) or
+    ``session`` in ``ledger`` (default: the default ledger), at the time it was saved unless
+    ``at`` or ``now`` say otherwise. The ledger is closed when the block ends."""
+    opened = None
+    try:
+        if session is not None:
+            opened = open_ledger_to_read(ledger)
+            name = ledger_name(ledger)
+            try:
+                doc, version = read_session(opened.store, session)
+            except SessionNotFoundError:
+                raise SessionNotFoundError(
+                    f"no session {session!r} in {name}{_sessions_hint(opened, session)}") from None
+            where: dict[str, Any] = {"ledger": name, "session": session,
+                                     "session_version": version}
+            source = f"session {session!r}"
+        else:
+            assert snapshot is not None
+            doc = read_file(snapshot)
+            where = {"snapshot": snapshot}
+            source = snapshot
+            if ledger is not None:
+                opened = open_ledger_to_read(ledger)
+                where["ledger"] = ledger_name(ledger)
+        check_bindings(doc, source)
+        clock = _clock(doc.get("taken_at") if isinstance(doc, Mapping) else None, at, now)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            kb = BeliefBase.from_dict(doc, ledger=opened, clock=clock, path=source)
+        for w in caught:
+            text = str(w.message)
+            if "shared ledger" in text:
+                text = ("the snapshot was taken with a shared ledger: pass --ledger PATH to read "
+                        "its sources' track records (reading it with priors only)")
+            warn(text)
+        yield Opened(kb, where)
+    finally:
+        if opened is not None:
+            opened.close()
+
+
+def _sessions_hint(ledger: TrustLedger, session: str) -> str:
+    sessions = ledger.store.list_sessions()
+    if not sessions:
+        return " (it holds no sessions)"
+    close = difflib.get_close_matches(session, sessions, n=3)
+    if close:
+        return " (did you mean " + ", ".join(repr(s) for s in close) + "?)"
+    shown = ", ".join(repr(s) for s in sorted(sessions)[:10])
+    return f" (sessions: {shown}{', ...' if len(sessions) > 10 else ''})"
