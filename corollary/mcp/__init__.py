@@ -1,0 +1,66 @@
+"""corollary over the Model Context Protocol: one belief base served to agent frameworks.
+
+:func:`make_server` wraps a base in an MCP server (the SDK's ``MCPServer``) whose tools assert,
+claim, retract, record outcomes, explain, list and resolve, and whose resources
+``belief://{key}`` and ``proof://{key}`` read one belief. :func:`serve` is ``corollary mcp``: it
+serves the base saved under a session in a ledger and saves it after every change, so a killed
+server loses nothing it acknowledged. See docs/mcp.md.
+
+The SDK is the optional extra ``mcp`` (``pip install 'corollary[mcp]'``); it is imported only
+when a server is made, and its absence raises :class:`~corollary.errors.MissingExtraError`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..errors import require
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..base import BeliefBase
+
+__all__ = ["make_server", "serve"]
+
+_FEATURE = "corollary's MCP server"
+
+
+def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> Any:
+    """An MCP server (``mcp.server.mcpserver.MCPServer``) over ``kb``.
+
+    Parameters
+    ----------
+    kb : BeliefBase
+        The base the tools read and change. Tool calls may run in worker threads: the server
+        serialises them with a lock, so use the base only through the server while it runs.
+    session : str, optional
+        Save ``kb`` under this session id in its ledger's store after every change
+        (:meth:`~corollary.BeliefBase.save_session`); a save that fails (another writer saved
+        the session meanwhile) is a tool error, and the server reloads the stored session.
+    name : str
+        The server's name, as clients show it.
+    """
+    require("mcp.server.mcpserver", "mcp", _FEATURE)
+    from .server import build
+
+    return build(kb, session=session, name=name)
+
+
+def serve(ledger: str | None = None, session: str = "default", transport: str = "stdio",
+          host: str = "127.0.0.1", port: int = 8000) -> None:
+    """Serve the base saved under ``session`` in ``ledger`` (``corollary mcp``) until the
+    client goes away; the session is created if new.
+
+    Parameters
+    ----------
+    ledger : str, optional
+        A ledger path or URL (default: ``$COROLLARY_LEDGER``, else the default ledger path).
+    session : str
+        The session id.
+    transport : {"stdio", "http"}
+        stdio (a client starts the server as a child process) or streamable HTTP on
+        ``host:port`` (path ``/mcp``).
+    """
+    require("mcp.server.mcpserver", "mcp", _FEATURE)
+    from .server import run
+
+    run(ledger=ledger, session=session, transport=transport, host=host, port=port)

@@ -1,0 +1,398 @@
+"""The MCP server's tools and resources over one base (imports the SDK: the ``mcp`` extra).
+
+Every tool validates nothing itself: the base does, and a :class:`~corollary.errors.CorollaryError`
+becomes a tool error carrying corollary's message (``is_error``), with the base unchanged. Tools
+return typed models, so clients get input and output schemas. Changes run one at a time under a
+lock (the SDK runs sync tools in worker threads) and, when the server keeps a session, are saved
+before the tool answers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer, ResourceSecurity
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from .._version import __version__
+from ..base import BeliefBase
+from ..cli.opening import check_bindings
+from ..errors import CorollaryError, UnknownBeliefError
+from ..ledger import TrustLedger
+from ..snapshot import read_session
+from ..stores.targets import resolve_target
+from ..values import plain
+
+__all__ = ["build", "run"]
+
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+corollary is a belief base with reasons. Record what tools, documents and people say with \
+assert_fact, and your own conclusions with claim (naming the beliefs you reasoned from, and a \
+formula when the conclusion is arithmetic, which is re-executed). Every belief is IN or OUT with a \
+confidence; explain shows why. When a fact turns out wrong or stale, retract it: everything \
+resting on it goes OUT. Keys are strings such as 'revenue:Q3'; sources are 'kind:name' \
+('tool:quote', 'document:10-K', 'human:ops', 'model:gpt')."""
+
+
+# -- what the tools return -----------------------------------------------------------------------
+class BeliefState(BaseModel):
+    """One value of a key now: whether it is held, and how far to trust it."""
+
+    key: str = Field(description="The belief's key")
+    value: Any = Field(description="The value (null when the key holds no value now)")
+    label: Literal["IN", "OUT"] = Field(description="IN if the value is held now, else OUT")
+    confidence: float = Field(ge=0.0, le=1.0, description="Confidence now, in [0, 1]; 0 when OUT")
+
+
+class Changed(BeliefState):
+    """The belief a change touched, after the change (and after it was saved)."""
+
+    saved_version: int | None = Field(
+        description="The session's version once this change was saved; null when the server "
+                    "keeps no session")
+
+
+class SourceState(BaseModel):
+    """A source's reliability after an outcome was recorded."""
+
+    source: str
+    reliability: float = Field(ge=0.0, le=1.0)
+    saved_version: int | None = None
+
+
+class BeliefList(BaseModel):
+    """The held beliefs."""
+
+    beliefs: list[BeliefState]
+
+
+class Proof(BaseModel):
+    """Why a belief is held or not: the printed proof, and the same tree as data."""
+
+    key: str
+    text: str = Field(description="The proof as printed: one line per belief and reason")
+    tree: dict[str, Any] | list[dict[str, Any]] = Field(
+        description="The proof tree (a list when the key holds several values)")
+
+
+class Candidate(BaseModel):
+    value: Any
+    confidence: float = Field(ge=0.0, le=1.0)
+    sources: list[str] = Field(description="Who answers for this value")
+
+
+class ConflictItem(BaseModel):
+    key: str
+    candidates: list[Candidate]
+
+
+class ConflictList(BaseModel):
+    """Keys holding two or more values that no policy settled."""
+
+    conflicts: list[ConflictItem]
+
+
+class FadedItem(BaseModel):
+    key: str
+    value: Any
+    confidence: float = Field(ge=0.0, le=1.0)
+    sources: list[str]
+
+
+class FadedList(BaseModel):
+    """Held premises whose evidence has faded below the threshold."""
+
+    faded: list[FadedItem]
+
+
+class CheckItem(BaseModel):
+    key: str
+    value: Any
+    source: str
+    gain: float = Field(description="How much checking this would settle")
+
+
+class CheckList(BaseModel):
+    """What to verify first to make a belief more certain."""
+
+    items: list[CheckItem]
+
+
+class Citation(BaseModel):
+    """A quote the claim says appears in a document held in the base."""
+
+    document: str = Field(description="The key of the document belief holding the text")
+    quote: str = Field(description="The exact words quoted")
+
+
+# -- the base, one call at a time ------------------------------------------------------------------
+class Served:
+    """The base a server serves: one lock around it, and its session saved after changes."""
+
+    def __init__(self, kb: BeliefBase, session: str | None) -> None:
+        self.kb = kb
+        self.session = session
+        self.lock = threading.Lock()
+
+    @contextmanager
+    def reading(self) -> Iterator[BeliefBase]:
+        with self.lock, _as_tool_error():
+            yield self.kb
+
+    def change(self, apply: Callable[[BeliefBase], T]) -> tuple[T, int | None]:
+        """Apply a change and save it; return what ``apply`` returned and the saved version."""
+        with self.lock, _as_tool_error():
+            result = apply(self.kb)
+            return result, self._save()
+
+    def _save(self) -> int | None:
+        if self.session is None:
+            return None
+        try:
+            return self.kb.save_session(self.session)
+        except CorollaryError as exc:
+            # the change is not stored: serve what is, so the base never runs ahead of its session
+            try:
+                self.kb = BeliefBase.load_session(self.kb.ledger, self.session, clock=self.kb.clock)
+            except CorollaryError as again:
+                raise ToolError(f"{exc}; reloading the session failed too ({again}): the server's "
+                                "base holds the change but the session does not") from exc
+            raise ToolError(f"{exc}. This change was not saved: the server now serves the "
+                            f"session as stored; read it again and reapply the change") from exc
+
+
+@contextmanager
+def _as_tool_error() -> Iterator[None]:
+    try:
+        yield
+    except CorollaryError as exc:
+        raise ToolError(str(exc)) from exc
+
+
+def _state(kb: BeliefBase, key: str, value: Any) -> dict[str, Any]:
+    return {"key": key, "value": plain(value), "label": kb.label(key, value),
+            "confidence": kb.confidence(key, value)}
+
+
+# -- the server -------------------------------------------------------------------------------------
+Key = Annotated[str, Field(description="The belief's key, e.g. 'revenue:Q3'")]
+Source = Annotated[str, Field(description="Who says it, as 'kind:name': 'tool:quote', "
+                                          "'document:10-K', 'human:ops', 'model:gpt'")]
+_READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+_RETRACT = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+
+def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> MCPServer:
+    """The server over ``kb`` (see :func:`corollary.mcp.make_server`)."""
+    if not isinstance(kb, BeliefBase):
+        raise TypeError("make_server needs a BeliefBase")
+    served = Served(kb, session)
+    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+
+    @server.tool(annotations=_WRITE, description=(
+        "Record that a source says key = value (a tool result, a document, a person). Repeating "
+        "renews it; a second independent origin saying the same raises its confidence."))
+    def assert_fact(
+        key: Key, value: Annotated[Any, Field(description="Plain JSON data")], source: Source,
+        origin: Annotated[str | None, Field(description="Independence group: sources with one "
+                                                        "origin do not confirm each other")] = None,
+        half_life_s: Annotated[float | None, Field(description="Seconds after which this "
+                                                               "evidence counts half")] = None,
+        ttl_s: Annotated[float | None, Field(description="Seconds after which it expires")] = None,
+    ) -> Changed:
+        def apply(kb: BeliefBase) -> dict[str, Any]:
+            kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s)
+            return _state(kb, key, value)
+
+        state, version = served.change(apply)
+        return Changed(**state, saved_version=version)
+
+    @server.tool(annotations=_WRITE, description=(
+        "Record a model's conclusion key = value reasoned from held beliefs (inputs). With a "
+        "formula over the inputs' names it is re-executed and the computed value is believed."))
+    def claim(
+        key: Key, value: Annotated[Any, Field(description="The concluded value")], source: Source,
+        inputs: Annotated[list[str] | dict[str, str], Field(
+            description="Keys reasoned from: a list, or {name: key} to name them in a formula"
+        )] = [],  # noqa: B006 - pydantic copies defaults; the SDK needs a JSON default here
+        formula: Annotated[str | None, Field(description="Arithmetic over the inputs' names, "
+                                                         "e.g. '(q3 - q2) / q2'")] = None,
+        citation: Annotated[Citation | None, Field(description="A quote to check against a "
+                                                               "held document")] = None,
+        certainty: Annotated[float | None, Field(description="How sure the model is, in [0, 1] "
+                                                             "(default 1)")] = None,
+    ) -> Changed:
+        cited = None if citation is None else citation.model_dump()
+
+        def apply(kb: BeliefBase) -> dict[str, Any]:
+            believed = kb.claim(key, value, source, inputs=inputs, certainty=certainty,
+                                formula=formula, citation=cited)
+            return _state(kb, key, believed)
+
+        state, version = served.change(apply)
+        return Changed(**state, saved_version=version)
+
+    @server.tool(annotations=_RETRACT, description=(
+        "Withdraw the held value of key (or the given value); everything resting on it goes OUT. "
+        "fault='source' says it was wrong when given and lowers its sources' reliability; "
+        "'none' (default) says the world changed."))
+    def retract(
+        key: Key, value: Annotated[Any, Field(description="The value to withdraw (default: the "
+                                                          "held one)")] = None,
+        reason: Annotated[str | None, Field(description="Why, shown in proofs")] = None,
+        fault: Annotated[str, Field(description="'none' or 'source'")] = "none",
+    ) -> Changed:
+        def apply(kb: BeliefBase) -> dict[str, Any]:
+            withdrawn = kb.value(key) if value is None else value
+            kb.retract(key, value, reason=reason, fault=fault)
+            return _state(kb, key, withdrawn)
+
+        state, version = served.change(apply)
+        return Changed(**state, saved_version=version)
+
+    @server.tool(annotations=_WRITE, description=(
+        "Record whether a source turned out right or wrong (an audit, a check); its reliability, "
+        "and the confidence of everything it supports, follow."))
+    def record_outcome(source: Source, correct: bool,
+                       reason: Annotated[str | None, Field(description="Why")] = None
+                       ) -> SourceState:
+        def apply(kb: BeliefBase) -> float:
+            kb.record_outcome(source, correct, reason)
+            return kb.reliability(source)
+
+        reliability, version = served.change(apply)
+        return SourceState(source=source, reliability=reliability, saved_version=version)
+
+    @server.tool(annotations=_READ, description=(
+        "The value held for key now, IN or OUT, with its confidence (value null if none is "
+        "held). Fails while two values of key conflict: see conflicts."))
+    def belief(key: Key) -> BeliefState:
+        with served.reading() as kb:
+            if kb.label(key) == "OUT":  # (a held value may itself be null)
+                return BeliefState(key=key, value=None, label="OUT", confidence=0.0)
+            return BeliefState(**_state(kb, key, kb.value(key)))
+
+    @server.tool(annotations=_READ, description=(
+        "Every held belief with its confidence, optionally only those at or above "
+        "min_confidence."))
+    def beliefs(min_confidence: Annotated[float | None, Field(
+            description="Keep beliefs at or above this confidence")] = None) -> BeliefList:
+        with served.reading() as kb:
+            return BeliefList(beliefs=[
+                BeliefState(key=h.key, value=plain(h.value), label="IN", confidence=h.confidence)
+                for h in kb.beliefs(min_confidence)])
+
+    @server.tool(annotations=_READ, description=(
+        "Why key is held or not: the proof (sources, steps, confidences at every node) as text "
+        "and as a tree."))
+    def explain(key: Key, value: Annotated[Any, Field(
+            description="Explain this value of key (default: the held one)")] = None) -> Proof:
+        with served.reading() as kb:
+            proof = kb.explain(key, value)
+            return Proof(key=key, text=str(proof), tree=_json(proof.to_dict()))
+
+    @server.tool(annotations=_READ, description=(
+        "Open conflicts: keys holding two or more values that no policy settled, with each "
+        "value's confidence and sources. Settle one with resolve."))
+    def conflicts() -> ConflictList:
+        with served.reading() as kb:
+            return ConflictList(conflicts=[ConflictItem(key=c.key, candidates=[
+                Candidate(value=plain(x.value), confidence=x.confidence, sources=list(x.sources))
+                for x in c.candidates]) for c in kb.conflicts()])
+
+    @server.tool(annotations=_WRITE, description=(
+        "Settle a conflict over key as a person would: winner holds, the other values are "
+        "rejected; with learn, their sources' reliability moves."))
+    def resolve(conflict: Annotated[str, Field(description="The key in conflict")],
+                winner: Annotated[Any, Field(description="The value that holds")],
+                learn: bool = True) -> Changed:
+        def apply(kb: BeliefBase) -> dict[str, Any]:
+            kb.resolve(conflict, winner, learn=learn)
+            return _state(kb, conflict, winner)
+
+        state, version = served.change(apply)
+        return Changed(**state, saved_version=version)
+
+    @server.tool(annotations=_READ, description=(
+        "Held premises whose evidence has faded below threshold (default: the policy's "
+        "min_confidence): candidates to re-check."))
+    def faded(threshold: Annotated[float | None, Field(
+            description="Confidence in [0, 1]")] = None) -> FadedList:
+        with served.reading() as kb:
+            return FadedList(faded=[
+                FadedItem(key=f.key, value=plain(f.value), confidence=f.confidence,
+                          sources=list(f.sources)) for f in kb.faded(threshold)])
+
+    if hasattr(type(kb), "what_to_check"):
+        @server.tool(annotations=_READ, description=(
+            "What to verify first to make key more certain: the premises whose check would "
+            "settle the most, best first."))
+        def what_to_check(key: Key, n: Annotated[int, Field(
+                description="How many to list")] = 5) -> CheckList:
+            with served.reading() as kb:
+                found = kb.what_to_check(key, n=n)  # type: ignore[attr-defined]
+                return CheckList(items=[
+                    CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)
+                    for i in found])
+
+    loose = ResourceSecurity(exempt_params={"key"})  # keys hold ':' and '/', they are not paths
+
+    @server.resource("belief://{key}", mime_type="application/json", security=loose,
+                     description="The value held for a key now, with its label and confidence")
+    def belief_resource(key: str) -> str:
+        with _as_resource_error():
+            return json.dumps(belief(key).model_dump(mode="json"), ensure_ascii=False)
+
+    @server.resource("proof://{key}", mime_type="text/plain", security=loose,
+                     description="The printed proof of a key: why it is held or not")
+    def proof_resource(key: str) -> str:
+        with _as_resource_error():
+            return explain(key).text
+
+    return server
+
+
+@contextmanager
+def _as_resource_error() -> Iterator[None]:
+    try:
+        yield
+    except ToolError as exc:
+        cause = exc.__cause__
+        if isinstance(cause, UnknownBeliefError):
+            raise ResourceNotFoundError(str(cause)) from cause
+        raise ResourceError(str(cause or exc)) from exc
+
+
+def _json(tree: Any) -> Any:
+    """A proof tree as JSON data (values are plain already; tuples become lists)."""
+    return json.loads(json.dumps(tree, default=lambda v: plain(v)))
+
+
+def run(*, ledger: str | None, session: str, transport: str, host: str, port: int) -> None:
+    """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
+    kind, location = resolve_target(ledger)
+    if kind in ("sqlite", "json") and isinstance(location, Path):
+        location.parent.mkdir(parents=True, exist_ok=True)
+    with TrustLedger.open(ledger) as opened:
+        if session in opened.store.list_sessions():
+            doc, _ = read_session(opened.store, session)
+            check_bindings(doc, f"session {session!r}")  # names what to --import
+            kb = BeliefBase.load_session(opened, session)
+        else:
+            kb = BeliefBase(ledger=opened)
+            kb.save_session(session)  # the session exists from the start (corollary sessions)
+        server = build(kb, session=session)
+        if transport == "http":
+            server.run("streamable-http", host=host, port=port)
+        else:
+            server.run("stdio")
