@@ -65,6 +65,20 @@ _STYLES: dict[str, tuple[str, str, str]] = {
                 "invalid", "fill:#ffffff,stroke:#9e9e9e,stroke-dasharray:5 4,color:#757575"),
 }
 
+# How each kind of edge is drawn: (DOT attributes, Mermaid arrow).
+_EDGES: dict[str, tuple[str, str]] = {
+    "supports": ("", "-->"),
+    "invalid": (' [style=dashed, color="#9e9e9e"]', "-.->"),
+    "lost_to": (' [label="lost to", style=dotted, color="#c62828", fontcolor="#c62828"]',
+                "-. lost to .->"),
+}
+
+
+def _look(edge: dict[str, Any]) -> str:
+    if edge["kind"] == "lost_to":
+        return "lost_to"
+    return "supports" if edge["valid"] else "invalid"
+
 
 def graph_data(kb: BeliefBase, key: str | None = None) -> dict[str, Any]:
     """The picture as plain data: ``{"version", "key", "at", "nodes", "edges"}``.
@@ -198,11 +212,7 @@ def to_dot(kb: BeliefBase, key: str | None = None) -> str:
     for node, label in _drawn(data):
         lines.append(f"  {node['id']} [label={_dot_string(label)}, {_STYLES[node['state']][0]}];")
     for edge in data["edges"]:
-        if edge["kind"] == "lost_to":
-            attrs = ' [label="lost to", style=dotted, color="#c62828", fontcolor="#c62828"]'
-        else:
-            attrs = "" if edge["valid"] else ' [style=dashed, color="#9e9e9e"]'
-        lines.append(f"  {edge['from']} -> {edge['to']}{attrs};")
+        lines.append(f"  {edge['from']} -> {edge['to']}{_EDGES[_look(edge)][0]};")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -231,11 +241,7 @@ def to_mermaid(kb: BeliefBase, key: str | None = None) -> str:
         lines.append(f"  {node['id']}{opening}{_mermaid_text(label)}{closing}")
         classes.setdefault(node["state"], []).append(node["id"])
     for edge in data["edges"]:
-        if edge["kind"] == "lost_to":
-            arrow = "-. lost to .->"
-        else:
-            arrow = "-->" if edge["valid"] else "-.->"
-        lines.append(f"  {edge['from']} {arrow} {edge['to']}")
+        lines.append(f"  {edge['from']} {_EDGES[_look(edge)][1]} {edge['to']}")
     for state in _STYLES:
         if state in classes:
             lines.append(f"  classDef {_STYLES[state][1]} {_STYLES[state][2]}")

@@ -154,6 +154,14 @@ class Served:
             result = apply(self.kb)
             return result, self._save()
 
+    def change_belief(self, apply: Callable[[BeliefBase], tuple[str, Any]]) -> Changed:
+        """Apply a change that returns the ``(key, value)`` it touched; answer that belief's
+        state after the change, and the version it was saved as."""
+        with self.lock, _as_tool_error():
+            key, value = apply(self.kb)
+            state = _state(self.kb, key, value)
+            return Changed(**state, saved_version=self._save())
+
     def _save(self) -> int | None:
         if self.session is None:
             return None
@@ -210,12 +218,11 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                                                                "evidence counts half")] = None,
         ttl_s: Annotated[float | None, Field(description="Seconds after which it expires")] = None,
     ) -> Changed:
-        def apply(kb: BeliefBase) -> dict[str, Any]:
+        def apply(kb: BeliefBase) -> tuple[str, Any]:
             kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s)
-            return _state(kb, key, value)
+            return key, value
 
-        state, version = served.change(apply)
-        return Changed(**state, saved_version=version)
+        return served.change_belief(apply)
 
     @server.tool(annotations=_WRITE, description=(
         "Record a model's conclusion key = value reasoned from held beliefs (inputs). With a "
@@ -234,13 +241,11 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     ) -> Changed:
         cited = None if citation is None else citation.model_dump()
 
-        def apply(kb: BeliefBase) -> dict[str, Any]:
-            believed = kb.claim(key, value, source, inputs=inputs, certainty=certainty,
-                                formula=formula, citation=cited)
-            return _state(kb, key, believed)
+        def apply(kb: BeliefBase) -> tuple[str, Any]:
+            return key, kb.claim(key, value, source, inputs=inputs, certainty=certainty,
+                                 formula=formula, citation=cited)
 
-        state, version = served.change(apply)
-        return Changed(**state, saved_version=version)
+        return served.change_belief(apply)
 
     @server.tool(annotations=_RETRACT, description=(
         "Withdraw the held value of key (or the given value); everything resting on it goes OUT. "
@@ -252,13 +257,12 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         reason: Annotated[str | None, Field(description="Why, shown in proofs")] = None,
         fault: Annotated[str, Field(description="'none' or 'source'")] = "none",
     ) -> Changed:
-        def apply(kb: BeliefBase) -> dict[str, Any]:
+        def apply(kb: BeliefBase) -> tuple[str, Any]:
             withdrawn = kb.value(key) if value is None else value
             kb.retract(key, value, reason=reason, fault=fault)
-            return _state(kb, key, withdrawn)
+            return key, withdrawn
 
-        state, version = served.change(apply)
-        return Changed(**state, saved_version=version)
+        return served.change_belief(apply)
 
     @server.tool(annotations=_WRITE, description=(
         "Record whether a source turned out right or wrong (an audit, a check); its reliability, "
@@ -316,12 +320,11 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     def resolve(conflict: Annotated[str, Field(description="The key in conflict")],
                 winner: Annotated[Any, Field(description="The value that holds")],
                 learn: bool = True) -> Changed:
-        def apply(kb: BeliefBase) -> dict[str, Any]:
+        def apply(kb: BeliefBase) -> tuple[str, Any]:
             kb.resolve(conflict, winner, learn=learn)
-            return _state(kb, conflict, winner)
+            return conflict, winner
 
-        state, version = served.change(apply)
-        return Changed(**state, saved_version=version)
+        return served.change_belief(apply)
 
     @server.tool(annotations=_READ, description=(
         "Held premises whose evidence has faded below threshold (default: the policy's "
