@@ -361,9 +361,7 @@ class BeliefBase:
         if b is None:
             b = engine.belief(key, value, vid)
         if b.blocked is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
-            for p in b.premises:
-                if p.source != source:
-                    engine.drop_premise(b, p.source)
+            engine.withdraw_reasons(b, keep_source=source)
             engine.unblock(b)
         engine.set_premise(b, Premise(source, origin, now, hl, tl))
         if self._hooks:
@@ -407,8 +405,7 @@ class BeliefBase:
         engine = self._engine
         out = engine.belief(checked.key, checked.believed, checked.vid)
         if out.blocked is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
-            for p in out.premises:
-                engine.drop_premise(out, p.source)
+            engine.withdraw_reasons(out)
             engine.unblock(out)
         engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
                                                checked.certainty, checked.info))

@@ -299,6 +299,40 @@ class Engine:
         self.mark(j.output)
         return j
 
+    def remove_justification(self, j: Justification) -> None:
+        """Take ``j`` out of the structure (its output is re-evaluated without it)."""
+        out = j.output
+        justs = out.justs
+        if j not in justs:
+            return
+        if type(justs) is list:
+            justs.remove(j)
+            index = self._reasons.get(out)
+            if index is not None:
+                index.pop((j.kind, j.name, j.inputs), None)
+            if len(justs) < _MANY:
+                out.justs = tuple(justs)
+                self._reasons.pop(out, None)
+        else:
+            out.justs = tuple(x for x in justs if x is not j)
+        if j.live:
+            holders = self.by_step_source.get(j.name)
+            if holders is not None:
+                holders.discard(j)
+                if not holders:
+                    del self.by_step_source[j.name]
+        self.mark(out)
+        self.graph.remove_node(j)
+
+    def withdraw_reasons(self, b: Belief, keep_source: str | None = None) -> None:
+        """Drop every reason of ``b`` (premises except ``keep_source``'s, and justifications):
+        a withdrawn value asserted or claimed afresh starts from its new evidence only."""
+        for p in b.premises:
+            if p.source != keep_source:
+                self.drop_premise(b, p.source)
+        for j in list(b.justs):
+            self.remove_justification(j)
+
     def block(self, b: Belief, reason: str) -> None:
         b.blocked = reason
         self.mark(b)
