@@ -252,6 +252,18 @@ class BeliefBase:
             self._hooks = True
             self._after_change(extra_rules=[r])
 
+    def remove_rule(self, r: Rule) -> None:
+        """Remove a rule and every justification it made (what rested only on them goes OUT)."""
+        if not isinstance(r, Rule):
+            raise InvalidTypeError("remove_rule takes a @rule function")
+        if r not in self._rules:
+            raise InvalidInputError(f"rule {r.name} is not in this base")
+        self._rules.remove(r)
+        self._engine.remove_rule_reasons(r.name)
+        self._hooks = self._rules.active or (
+            self.conflict_policy is not None and self.conflict_policy.watches_changes)
+        self._after_change()
+
     def now(self) -> float:
         """The clock's current time."""
         return self._sync_engine.now()
@@ -413,12 +425,16 @@ class BeliefBase:
         return checked.believed
 
     def retract(self, key: str, value: Any = None, reason: str | None = None,
-                fault: str = "none") -> None:
-        """Withdraw the held value of ``key`` (or ``value``).
+                fault: str = "none", *, source: str | None = None) -> None:
+        """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
 
         ``fault="source"`` says the value was wrong when given: every accountable source (the
         premise sources, or the model behind an unverified claim) gets a wrong outcome.
         ``fault="none"`` (the default) says the world changed, and records nothing.
+
+        With ``source``, only that source's reasons are withdrawn: its premise, or the claims
+        that model made for the value; the belief stays IN if other reasons hold it, and blame
+        (``fault="source"``) falls on that source alone.
         """
         key = check_key(key)
         if type(fault) is not str or fault not in FAULTS:
@@ -427,19 +443,36 @@ class BeliefBase:
             if not isinstance(reason, str):
                 raise InvalidTypeError("reason must be a string")
             reason = check_text(plain_text(reason), "a reason")
+        if source is not None:
+            source = plain_text(source)
+            self._trust.check_source(source, "only a source's reasons can be withdrawn")
         b = self._target(key, value)
+        premise, claims = None, []
+        if source is not None:
+            premise = b.premise_from(source)
+            claims = [j for j in b.justs if not j.kind.by_rule and j.name == source]
+            if premise is None and not claims:
+                raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
         if fault == "source":
-            accountable = sorted(_accountable(b))
+            accountable = [source] if source is not None else sorted(_accountable(b))
+            if source is not None and premise is None and not any(j.kind.accountable for j in claims):
+                accountable = []  # only re-executed formulas by that model: never at fault
             if not accountable:
-                steps = sorted({f"{j.kind.name} {j.name}" for j in b.justs})
+                steps = sorted({f"{j.kind.name} {j.name}" for j in (claims or b.justs)})
                 raise BlameError(
                     f"{key} = {b.value!r} rests only on {', '.join(steps) or 'nothing'}: rules and "
                     "re-executed formulas are never at fault; retract the input that was wrong"
                 )
             conf = self._held_confidence_of(b)
             why = reason or f"{key} = {b.value!r} was wrong"
-            self._record([(source, False, why, key, conf) for source in accountable])
-        self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
+            self._record([(s, False, why, key, conf) for s in accountable])
+        if source is None:
+            self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
+        else:
+            if premise is not None:
+                self._engine.drop_premise(b, source)
+            for j in claims:
+                self._engine.remove_justification(j)
         self._after_change()
 
     def conflicts(self) -> list[Conflict]:
@@ -511,9 +544,11 @@ class BeliefBase:
         return [b for b in self._values(key) if b.label is IN]
 
     def _held_belief(self, key: str, what: str) -> Belief:
-        held = self._held(key)
+        values = self._values(key)
+        held = [b for b in values if b.label is IN]
         if not held:
-            raise UnknownBeliefError(f"{what} {key!r} holds no value")
+            out = "; ".join(f"{b.value!r} is OUT ({b.why})" for b in sorted(values, key=lambda b: b.seq))
+            raise UnknownBeliefError(f"{what} {key!r} holds no value: {out}")
         if len(held) > 1:
             raise AmbiguousValueError(f"{what} {key!r} is in an open conflict: {self._conflict(key, held)}")
         return held[0]

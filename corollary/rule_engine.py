@@ -71,6 +71,22 @@ class RuleEngine:
         self.fired.setdefault(r.name, set())
         return True
 
+    def remove(self, r: Rule) -> bool:
+        """Forget ``r`` and its firing memo (its justifications are the TMS's to remove);
+        ``False`` if it was not there."""
+        if r not in self._rules:
+            return False
+        self._rules.remove(r)
+        self.active = bool(self._rules)
+        for key in set(r.inputs):
+            readers = self._by_key[key]
+            readers.remove(r)
+            if not readers:
+                del self._by_key[key]
+        self.fired.pop(r.name, None)
+        self._last.pop(r.name, None)
+        return True
+
     def restore(self, fired: dict[str, set[tuple[int, ...]]]) -> None:
         """Take a saved firing memo (with the rules already added)."""
         for name, combos in fired.items():

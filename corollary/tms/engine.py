@@ -114,6 +114,7 @@ class Engine:
         self.count = 0
         self.by_source: dict[str, set[Belief]] = {}
         self.by_step_source: dict[str, set[Justification]] = {}
+        self.by_rule: dict[str, set[Justification]] = {}
         self.dirty: set[Belief] = set()
         self.timed: set[Belief] = set()
         self.touched: set[str] | None = None
@@ -296,6 +297,8 @@ class Engine:
             out.justs = [*justs, j]
         if j.kind.reads_reliability:
             self.by_step_source.setdefault(j.name, set()).add(j)
+        elif j.kind.by_rule:
+            self.by_rule.setdefault(j.name, set()).add(j)
         self.mark(j.output)
         return j
 
@@ -315,14 +318,21 @@ class Engine:
                 self._reasons.pop(out, None)
         else:
             out.justs = tuple(x for x in justs if x is not j)
-        if j.live:
-            holders = self.by_step_source.get(j.name)
-            if holders is not None:
+        for by_name in (self.by_step_source, self.by_rule):
+            holders = by_name.get(j.name)
+            if holders is not None and j in holders:
                 holders.discard(j)
                 if not holders:
-                    del self.by_step_source[j.name]
+                    del by_name[j.name]
         self.mark(out)
         self.graph.remove_node(j)
+
+    def remove_rule_reasons(self, rule_name: str) -> int:
+        """Take out every justification a rule made; return how many."""
+        made = list(self.by_rule.get(rule_name, ()))
+        for j in made:
+            self.remove_justification(j)
+        return len(made)
 
     def withdraw_reasons(self, b: Belief, keep_source: str | None = None) -> None:
         """Drop every reason of ``b`` (premises except ``keep_source``'s, and justifications):
