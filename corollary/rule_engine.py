@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .errors import RuleError, RuleLimitError
 from .rules import Rule
-from .tms import IN, RULE, Belief, Engine, Justification
+from .tms import IN, RULE, Belief, Engine, Justification, strata
 from .values import canon
 
 
@@ -185,9 +185,12 @@ class RuleEngine:
                 fired.add(ident)
                 if result is None:
                     continue
+                if r.unless:  # refuse a firing that would rest on its own absence
+                    strata.check_reason(self.engine, r.output, vid, combo, r.unless)
                 out = self.engine.belief(r.output, result, vid)
                 self.engine.add_justification(Justification(
-                    RULE, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)}))
+                    RULE, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)},
+                    r.unless))
         self._last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
 
     def _spend(self, r: Rule) -> None:

@@ -1,0 +1,214 @@
+"""Strata: the order in which exceptions are settled before what they defeat.
+
+A justification "x unless y" is valid only while y is OUT, so y must be settled before x. The
+dependencies form a graph with positive edges (an input, and, under a deciding conflict policy,
+a rival value or a nogood partner, which decide each other) and negative edges (an exception).
+Support is well-founded only if no cycle passes through a negative edge (the program is
+*stratified*); then the beliefs of a region can be swept in levels, each exception in a lower
+level than what it defeats. :func:`check_reason` and :func:`check_nogood` refuse the structure
+that would break this, before anything changes; :func:`levels` splits a region into levels.
+
+The levels are local to the region being re-evaluated, so a change stays bounded by the cone it
+touches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from ..errors import StratificationError
+from .records import ANY, Belief, Item, item_text
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Engine
+
+
+def _dependents(engine: Engine, x: Belief) -> Iterator[tuple[Belief, bool]]:
+    """The beliefs that depend on ``x``, each with whether the edge is negative."""
+    consumers = engine.graph._succ.get(x)
+    if consumers:
+        for j in consumers:
+            yield j.output, False
+    watchers = engine.unless_watch.get(x.key)
+    if watchers:
+        decided = engine.policy.decides
+        for j in watchers:
+            # under a deciding policy every value of a key decides the others: match by key
+            if any(item[0] == x.key and (decided or item[2] is ANY or item[2] == x.vid)
+                   for item in j.unless):
+                yield j.output, True
+    if engine.policy.decides:
+        for r in engine.rivals(x):
+            yield r, False
+        if x.key in engine.nogoods_by_key:
+            for p in engine.partners(x):
+                yield p, False
+
+
+def _reaches(engine: Engine, starts: Iterable[tuple[Belief, bool]], targets: set[str],
+             exact: set[Belief], negative_targets: set[Belief]) -> Belief | None:
+    """Search forward from ``starts`` (belief, came through a negative edge); return a belief
+    reached that is a key in ``targets`` or in ``exact`` (any way), or in ``negative_targets``
+    through a negative edge."""
+    seen: set[tuple[Belief, bool]] = set()
+    stack = list(starts)
+    while stack:
+        x, negative = stack.pop()
+        if (x, negative) in seen:
+            continue
+        seen.add((x, negative))
+        if x.key in targets or x in exact or (negative and x in negative_targets):
+            return x
+        for y, edge_negative in _dependents(engine, x):
+            stack.append((y, negative or edge_negative))
+    return None
+
+
+def check_reason(engine: Engine, key: str, vid: object, inputs: Iterable[Belief],
+                 unless: tuple[Item, ...]) -> None:
+    """Refuse a new justification for ``key = vid`` that would put a negative edge on a cycle.
+
+    Raises :class:`~corollary.errors.StratificationError` naming the cycle's ends.
+    """
+    if not unless and not engine.unless_count:
+        return  # no exception anywhere: no cycle can pass through one
+    decided = engine.policy.decides
+    for item in unless:
+        if item[0] == key and (decided or item[2] is ANY or item[2] == vid):
+            raise StratificationError(
+                f"{key} cannot hold unless {item_text(item)}: a belief cannot rest on its own "
+                "absence" + (" (under a deciding policy the values of a key decide each other)"
+                             if decided and item[2] != vid else ""))
+    out = engine.find(key, vid)
+    if out is not None:
+        starts = [(out, False)]
+    else:  # a new belief: what would depend on it are the exceptions and rivals on its key
+        starts = []
+        for j in engine.unless_watch.get(key, ()):
+            if any(i[0] == key and (decided or i[2] is ANY or i[2] == vid) for i in j.unless):
+                starts.append((j.output, True))
+        if decided:
+            starts.extend((r, False) for r in engine.values_of(key))
+    exact = {b for item in unless for b in engine.item_beliefs(item)}
+    targets = {item[0] for item in unless if item[2] is ANY or decided}
+    found = _reaches(engine, starts, targets, exact, set(inputs))
+    if found is not None:
+        raise StratificationError(
+            f"{key} would depend on its own absence through {found.key} = {found.value!r}: a "
+            "cycle through an 'unless' has no well-founded labelling; the reason is refused")
+
+
+def check_nogood(engine: Engine, items: tuple[Item, ...]) -> None:
+    """Under a deciding policy a nogood's items decide each other: refuse one that would put an
+    exception on a cycle."""
+    if not engine.policy.decides or not engine.unless_count:
+        return
+    for item in items:
+        others = [i for i in items if i is not item]
+        starts = [(b, False) for b in engine.item_beliefs(item)]
+        exact = {b for i in others for b in engine.item_beliefs(i)}
+        found = _reaches(engine, starts, set(), set(), exact)
+        if found is not None:
+            raise StratificationError(
+                f"the nogood would make {item_text(item)} and {found.key} = {found.value!r} "
+                "decide each other while one rests on the other's absence; refused")
+
+
+def levels(engine: Engine, region: set[Belief]) -> list[set[Belief]]:
+    """Split ``region`` into levels to sweep in order: every exception inside the region sits
+    in a lower level than the beliefs it can defeat, and beliefs that decide each other (a
+    cycle of inputs, rivals or nogood partners) share a level.
+
+    Raises :class:`~corollary.errors.StratificationError` if a cycle passes through an
+    exception (which :func:`check_reason` refuses before it can be made).
+    """
+    # edges inside the region: x -> y when y depends on x (negative for an exception)
+    edges: dict[Belief, list[tuple[Belief, bool]]] = {b: [] for b in region}
+    for y in region:
+        for x, negative in _depends_on(engine, y):
+            if x in region:
+                edges[x].append((y, negative))
+    component = _components(region, edges)
+    # longest path over the components, counting negative edges, in topological order
+    order = sorted(set(component.values()))  # Tarjan numbers components in reverse topo order
+    members: dict[int, list[Belief]] = {}
+    for b, c in component.items():
+        members.setdefault(c, []).append(b)
+    level: dict[int, int] = {}
+    for c in reversed(order):  # sources first
+        here = level.setdefault(c, 0)
+        for x in members[c]:
+            for y, negative in edges[x]:
+                d = component[y]
+                if d == c:
+                    if negative:
+                        raise StratificationError(
+                            f"{y.key} = {y.value!r} depends on its own absence through "
+                            f"{x.key} = {x.value!r}; no well-founded labelling")
+                    continue
+                level[d] = max(level.get(d, 0), here + (1 if negative else 0))
+    by_level: dict[int, set[Belief]] = {}
+    for b, c in component.items():
+        by_level.setdefault(level[c], set()).add(b)
+    return [by_level[k] for k in sorted(by_level)]
+
+
+def _depends_on(engine: Engine, y: Belief) -> Iterator[tuple[Belief, bool]]:
+    """What ``y``'s label depends on, each with whether the dependency is negative."""
+    for j in y.justs:
+        for x in j.inputs:
+            yield x, False
+        for item in j.unless:
+            for x in engine.item_beliefs(item):
+                yield x, True
+    if engine.policy.decides:
+        for r in engine.rivals(y):
+            yield r, False
+        if y.key in engine.nogoods_by_key:
+            for p in engine.partners(y):
+                yield p, False
+
+
+def _components(nodes: set[Belief], edges: dict[Belief, list[tuple[Belief, bool]]]
+                ) -> dict[Belief, int]:
+    """Strongly connected components (iterative Tarjan); numbers in reverse topological order."""
+    index: dict[Belief, int] = {}
+    low: dict[Belief, int] = {}
+    on_stack: set[Belief] = set()
+    stack: list[Belief] = []
+    component: dict[Belief, int] = {}
+    counter = 0
+    found = 0
+    for root in sorted(nodes, key=lambda b: b.seq):
+        if root in index:
+            continue
+        work: list[tuple[Belief, int]] = [(root, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on_stack.add(v)
+            out = edges[v]
+            if i < len(out):
+                work.append((v, i + 1))
+                w = out[i][0]
+                if w not in index:
+                    work.append((w, 0))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            if low[v] == index[v]:
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component[w] = found
+                    if w is v:
+                        break
+                found += 1
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[v])
+    return component
