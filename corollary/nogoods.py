@@ -23,7 +23,7 @@ from typing import Any
 
 from .conflicts import Candidate, Conflict, Culprit
 from .errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
-from .tms import PREMISES, Belief, Engine, Nogood, item_text, make_items, strata
+from .tms import ANY, PREMISES, Belief, Engine, Nogood, item_text, make_items, strata
 from .values import canon, check_key
 
 
@@ -32,7 +32,12 @@ def make_nogood(engine: Engine, items: Iterable[Any], name: str | None, seq: int
     parsed = make_items(list(items), "a nogood")
     if len(parsed) < 2:
         raise InvalidInputError("a nogood names at least two beliefs that cannot all hold")
-    for key, _, _ in parsed:
+    for i, (key, _, vid) in enumerate(parsed):
+        for other in parsed[:i]:
+            if other[0] == key and (vid is ANY or other[2] is ANY):
+                raise InvalidInputError(
+                    f"a nogood's items must name different beliefs: {item_text(other)} and "
+                    f"{item_text(parsed[i])} overlap")
         if key not in engine.keys:
             raise UnknownBeliefError(f"a nogood names {key!r}, which the base has never heard of")
     if name is None:

@@ -757,7 +757,8 @@ class Engine:
                     b.potential = -negc
                 continue
             c = -negc
-            if decided and type(keys[b.key]) is not Belief:
+            contested = decided and type(keys[b.key]) is not Belief
+            if contested:
                 # the region holds every value of a contested key (it is closed under rivals
                 # when a policy decides), so the first one settled here is the winner
                 winner = winners.get(b.key)
@@ -766,7 +767,6 @@ class Engine:
                     b.potential = c
                     b.why = "lost"
                     continue
-                winners[b.key] = b
             if nogood_keys and b.key in nogood_keys:
                 # the last item of a nogood to be reached (the least confident) gives way
                 lost = self._completes(b)
@@ -777,6 +777,8 @@ class Engine:
                     b.why = "lost"
                     losses[b] = (lost, why)
                     continue
+            if contested:
+                winners[b.key] = b
             settle(b, c, why)
 
         for b in excepted:

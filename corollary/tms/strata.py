@@ -41,16 +41,23 @@ def _dependents(engine: Engine, x: Belief) -> Iterator[tuple[Belief, bool]]:
     if engine.policy.decides:
         for r in engine.rivals(x):
             yield r, False
-        if x.key in engine.nogoods_by_key:
-            for p in engine.partners(x):
-                yield p, False
+        yield from ((p, False) for p in _partners_by_key(engine, x.key))
+
+
+def _partners_by_key(engine: Engine, key: str) -> Iterator[Belief]:
+    """Every value of every key that shares a nogood with ``key`` (values of one key decide
+    each other under a deciding policy, so a nogood on one value links the whole key)."""
+    for ng in engine.nogoods_by_key.get(key, ()):
+        for other in {item[0] for item in ng.items} - {key}:
+            yield from engine.values_of(other)
 
 
 def _reaches(engine: Engine, starts: Iterable[tuple[Belief, bool]], targets: set[str],
-             exact: set[Belief], negative_targets: set[Belief]) -> Belief | None:
+             exact: set[Belief], negative_targets: set[Belief],
+             negative_keys: frozenset[str] = frozenset()) -> Belief | None:
     """Search forward from ``starts`` (belief, came through a negative edge); return a belief
     reached that is a key in ``targets`` or in ``exact`` (any way), or in ``negative_targets``
-    through a negative edge."""
+    or of a key in ``negative_keys`` through a negative edge."""
     seen: set[tuple[Belief, bool]] = set()
     stack = list(starts)
     while stack:
@@ -58,7 +65,8 @@ def _reaches(engine: Engine, starts: Iterable[tuple[Belief, bool]], targets: set
         if (x, negative) in seen:
             continue
         seen.add((x, negative))
-        if x.key in targets or x in exact or (negative and x in negative_targets):
+        if x.key in targets or x in exact or (
+                negative and (x in negative_targets or x.key in negative_keys)):
             return x
         for y, edge_negative in _dependents(engine, x):
             stack.append((y, negative or edge_negative))
@@ -90,6 +98,7 @@ def check_reason(engine: Engine, key: str, vid: object, inputs: Iterable[Belief]
                 starts.append((j.output, True))
         if decided:
             starts.extend((r, False) for r in engine.values_of(key))
+            starts.extend((p, False) for p in _partners_by_key(engine, key))
     exact = {b for item in unless for b in engine.item_beliefs(item)}
     targets = {item[0] for item in unless if item[2] is ANY or decided}
     found = _reaches(engine, starts, targets, exact, set(inputs))
@@ -101,14 +110,14 @@ def check_reason(engine: Engine, key: str, vid: object, inputs: Iterable[Belief]
 
 def check_nogood(engine: Engine, items: tuple[Item, ...]) -> None:
     """Under a deciding policy a nogood's items decide each other: refuse one that would put an
-    exception on a cycle."""
+    exception on a cycle. Values of a key decide each other too, so the check works by key:
+    it also covers values that do not exist yet."""
     if not engine.policy.decides or not engine.unless_count:
         return
     for item in items:
-        others = [i for i in items if i is not item]
-        starts = [(b, False) for b in engine.item_beliefs(item)]
-        exact = {b for i in others for b in engine.item_beliefs(i)}
-        found = _reaches(engine, starts, set(), set(), exact)
+        others = frozenset(i[0] for i in items if i is not item)
+        starts = [(b, False) for b in engine.values_of(item[0])]
+        found = _reaches(engine, starts, set(), set(), set(), negative_keys=others)
         if found is not None:
             raise StratificationError(
                 f"the nogood would make {item_text(item)} and {found.key} = {found.value!r} "
