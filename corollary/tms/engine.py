@@ -116,8 +116,9 @@ class Engine:
         self.by_source: dict[str, set[Belief]] = {}
         self.by_step_source: dict[str, set[Justification]] = {}
         self.by_rule: dict[str, set[Justification]] = {}
-        # out-lists: key -> the justifications with an exception on that key
-        self.unless_watch: dict[str, list[Justification]] = {}
+        # out-lists: key -> value identity (ANY for the whole key) -> the justifications with
+        # that exception
+        self.unless_watch: dict[str, dict[Any, list[Justification]]] = {}
         self.unless_count = 0
         self.nogoods: dict[str, Nogood] = {}
         self.nogoods_by_key: dict[str, list[Nogood]] = {}
@@ -311,8 +312,8 @@ class Engine:
             self.by_rule.setdefault(j.name, set()).add(j)
         if j.unless:
             self.unless_count += 1
-            for key in {item[0] for item in j.unless}:
-                self.unless_watch.setdefault(key, []).append(j)
+            for key, _, vid in j.unless:
+                self.unless_watch.setdefault(key, {}).setdefault(vid, []).append(j)
         self.mark(j.output)
         return j
 
@@ -334,11 +335,13 @@ class Engine:
             out.justs = tuple(x for x in justs if x is not j)
         if j.unless:
             self.unless_count -= 1
-            for key in {item[0] for item in j.unless}:
-                watchers = self.unless_watch[key]
-                watchers.remove(j)
-                if not watchers:
-                    del self.unless_watch[key]
+            for key, _, vid in j.unless:
+                by_value = self.unless_watch[key]
+                by_value[vid].remove(j)
+                if not by_value[vid]:
+                    del by_value[vid]
+                    if not by_value:
+                        del self.unless_watch[key]
         for by_name in (self.by_step_source, self.by_rule):
             holders = by_name.get(j.name)
             if holders is not None and j in holders:
@@ -381,6 +384,13 @@ class Engine:
             return self.values_of(key)
         b = self.find(key, vid)
         return [] if b is None else [b]
+
+    def watchers(self, b: Belief) -> list[Justification]:
+        """The justifications with an exception naming ``b``."""
+        by_value = self.unless_watch.get(b.key)
+        if not by_value:
+            return []
+        return [*by_value.get(ANY, ()), *by_value.get(b.vid, ())]
 
     def holder(self, item: Item) -> Belief | None:
         """A belief the item names that is IN now (as last computed), if any."""
@@ -488,10 +498,12 @@ class Engine:
                 for j in consumers:
                     stack.append(j.output)
             if watch:
-                watchers = watch.get(x.key)
-                if watchers:
-                    stack.extend(j.output for j in watchers
-                                 if any(_matches(item, x) for item in j.unless))
+                by_value = watch.get(x.key)
+                if by_value:
+                    for j in by_value.get(ANY, ()):
+                        stack.append(j.output)
+                    for j in by_value.get(x.vid, ()):
+                        stack.append(j.output)
             if partners_too and x.key in partners_too:
                 stack.extend(self.partners(x))
             if rivals_too:
@@ -650,6 +662,18 @@ class Engine:
         nogood_keys = self.nogoods_by_key if decided else None
         losses = self.nogood_losses
         excepted: set[Belief] = set()  # beliefs with a reason an exception defeated
+        # exceptions are settled before this sweep (a lower stratum, or outside the region):
+        # whether an item is held is asked once per sweep, however many reasons name it
+        held_items: dict[tuple[str, Any], bool] = {}
+
+        def defeated(j: Justification) -> bool:
+            for key, _, vid in j.unless:
+                found = held_items.get((key, vid))
+                if found is None:
+                    found = held_items[(key, vid)] = self.holder((key, None, vid)) is not None
+                if found:
+                    return True
+            return False
 
         def reliability(source: str, now: float) -> tuple[float, bool]:
             found = memo.get(source)
@@ -676,7 +700,7 @@ class Engine:
                     pending[j] = waiting - 1
                     continue
                 del pending[j]
-                if j.unless and self.exception_of(j) is not None:
+                if j.unless and defeated(j):
                     excepted.add(out)
                     continue
                 if j.live:
@@ -732,17 +756,33 @@ class Engine:
                         break
                 if not valid:
                     continue
-                if j.unless and self.exception_of(j) is not None:
-                    excepted.add(b)
-                    continue
+                if j.unless:
+                    for key, _, vid in j.unless:
+                        held = held_items.get((key, vid))
+                        if held is None:
+                            held = held_items[(key, vid)] = self.holder((key, None, vid)) is not None
+                        if held:
+                            excepted.add(b)
+                            break
+                    else:
+                        held = False
+                    if held:
+                        continue
                 if waiting:
                     pending[j] = waiting
-                else:
-                    step, timed = self.step_confidence(j, now)
-                    if timed:
-                        own_timed.add(b)
-                    push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), b.seq,
-                                next(tie), b, j))
+                else:  # every input settled before this sweep: the step, inlined as in settle
+                    if j.live:
+                        step, timed = reliability(j.name, now)
+                        step *= j.step
+                        if timed:
+                            own_timed.add(b)
+                    else:
+                        step = j.step
+                    weakest = 1.0
+                    for x in j.inputs:
+                        if x.conf < weakest:
+                            weakest = x.conf
+                    push(heap, (-(step * weakest), b.seq, next(tie), b, j))
 
         self.policy.before_sweep(self, region, now)
         for b, c in direct:
@@ -816,8 +856,7 @@ class Engine:
                         for j in consumers:
                             stack.append(j.output)
                     if watch and x.key in watch:
-                        stack.extend(j.output for j in watch[x.key]
-                                     if any(_matches(item, x) for item in j.unless))
+                        stack.extend(j.output for j in self.watchers(x))
                     if partners_too and x.key in partners_too:
                         stack.extend(self.partners(x))
                     if decided and x.key not in expanded:

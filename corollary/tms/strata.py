@@ -30,13 +30,14 @@ def _dependents(engine: Engine, x: Belief) -> Iterator[tuple[Belief, bool]]:
     if consumers:
         for j in consumers:
             yield j.output, False
-    watchers = engine.unless_watch.get(x.key)
-    if watchers:
-        decided = engine.policy.decides
-        for j in watchers:
-            # under a deciding policy every value of a key decides the others: match by key
-            if any(item[0] == x.key and (decided or item[2] is ANY or item[2] == x.vid)
-                   for item in j.unless):
+    by_value = engine.unless_watch.get(x.key)
+    if by_value:
+        if engine.policy.decides:  # every value of a key decides the others: match by key
+            for watchers in by_value.values():
+                for j in watchers:
+                    yield j.output, True
+        else:
+            for j in engine.watchers(x):
                 yield j.output, True
     if engine.policy.decides:
         for r in engine.rivals(x):
@@ -93,9 +94,10 @@ def check_reason(engine: Engine, key: str, vid: object, inputs: Iterable[Belief]
         starts = [(out, False)]
     else:  # a new belief: what would depend on it are the exceptions and rivals on its key
         starts = []
-        for j in engine.unless_watch.get(key, ()):
-            if any(i[0] == key and (decided or i[2] is ANY or i[2] == vid) for i in j.unless):
-                starts.append((j.output, True))
+        by_value = engine.unless_watch.get(key, {})
+        for watched, watchers in by_value.items():
+            if decided or watched is ANY or watched == vid:
+                starts.extend((j.output, True) for j in watchers)
         if decided:
             starts.extend((r, False) for r in engine.values_of(key))
             starts.extend((p, False) for p in _partners_by_key(engine, key))
@@ -132,6 +134,29 @@ def levels(engine: Engine, region: set[Belief]) -> list[set[Belief]]:
     Raises :class:`~corollary.errors.StratificationError` if a cycle passes through an
     exception (which :func:`check_reason` refuses before it can be made).
     """
+    # the defeaters: beliefs of the region that an exception of the region names
+    defeaters = {x for x in region if x.key in engine.unless_watch
+                 and any(j.output in region for j in engine.watchers(x))}
+    if not defeaters:
+        return [region]
+    # the commonest case: the defeaters rest on nothing in the region (premises, or inputs
+    # settled before): they go first, alone, and everything else after them
+    if all(_independent(engine, d, region) for d in defeaters):
+        return [defeaters, region - defeaters]
+    # the common case: what depends on a defeater goes in a second level, unless a defeater
+    # itself depends on one (a chain of exceptions), which needs the full order below
+    down: set[Belief] = set()
+    stack = [y for d in defeaters for y, _ in _dependents_in(engine, d, region)]
+    while stack:
+        y = stack.pop()
+        if y in down:
+            continue
+        if y in defeaters:
+            break
+        down.add(y)
+        stack.extend(z for z, _ in _dependents_in(engine, y, region))
+    else:
+        return [region - down, down]
     # edges inside the region: x -> y when y depends on x (negative for an exception)
     edges: dict[Belief, list[tuple[Belief, bool]]] = {b: [] for b in region}
     for y in region:
@@ -161,6 +186,35 @@ def levels(engine: Engine, region: set[Belief]) -> list[set[Belief]]:
     for b, c in component.items():
         by_level.setdefault(level[c], set()).add(b)
     return [by_level[k] for k in sorted(by_level)]
+
+
+def _independent(engine: Engine, d: Belief, region: set[Belief]) -> bool:
+    """Whether ``d``'s label depends on nothing inside ``region``."""
+    if d.blocked is not None:
+        return True
+    return not any(x in region for x, _ in _depends_on(engine, d))
+
+
+def _dependents_in(engine: Engine, x: Belief, region: set[Belief]
+                   ) -> Iterator[tuple[Belief, bool]]:
+    """What depends on ``x`` inside ``region`` (the region's own links, belief by belief)."""
+    consumers = engine.graph._succ.get(x)
+    if consumers:
+        for j in consumers:
+            if j.output in region:
+                yield j.output, False
+    if x.key in engine.unless_watch:
+        for j in engine.watchers(x):
+            if j.output in region:
+                yield j.output, True
+    if engine.policy.decides:
+        for r in engine.rivals(x):
+            if r in region:
+                yield r, False
+        if x.key in engine.nogoods_by_key:
+            for p in engine.partners(x):
+                if p in region:
+                    yield p, False
 
 
 def _depends_on(engine: Engine, y: Belief) -> Iterator[tuple[Belief, bool]]:
