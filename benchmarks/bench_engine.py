@@ -173,6 +173,45 @@ def bench_cascade(length: int = 100_000) -> dict[str, float]:
             "us_per_belief_restore": up / affected * 1e6}
 
 
+def bench_defaults(n: int = 10_000) -> dict[str, float]:
+    """Retracting one exception that re-enables ``n`` defaults ("d_i unless ex"), per belief,
+    against a plain cascade of the same shape (``n`` claims each reading one root premise)."""
+    def build(exceptions: bool) -> BeliefBase:
+        kb = BeliefBase(clock=ManualClock(0))
+        kb.assert_("root", 1, source="human:ops")
+        for i in range(n):
+            kb.assert_(f"in{i}", i, source="tool:feed")
+            kb.claim(f"d{i}", i, source="model:m", inputs=[f"in{i}", "root"],
+                     unless=["ex"] if exceptions else ())
+        kb.refresh()
+        return kb
+
+    kb = build(True)
+    kb.assert_("ex", True, source="human:ops")
+    assert kb.refresh() == n + 1
+    t = time.perf_counter()
+    kb.retract("ex")
+    back = kb.refresh()
+    up = time.perf_counter() - t
+    assert back == n + 1 and kb.label("d0") == "IN"
+    t = time.perf_counter()
+    kb.assert_("ex", True, source="human:ops")
+    gone = kb.refresh()
+    down = time.perf_counter() - t
+    plain = build(False)
+    t = time.perf_counter()
+    plain.retract("root")
+    cascade_down = plain.refresh()
+    plain_down = time.perf_counter() - t
+    t = time.perf_counter()
+    plain.assert_("root", 1, source="human:ops")
+    plain.refresh()
+    plain_up = time.perf_counter() - t
+    return {"defaults": float(n), "us_up": up / back * 1e6, "us_down": down / gone * 1e6,
+            "plain_us_up": plain_up / cascade_down * 1e6,
+            "plain_us_down": plain_down / cascade_down * 1e6}
+
+
 def bench_time(n: int, depth: int = 10) -> dict[str, float]:
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock)
@@ -233,6 +272,11 @@ def main() -> None:
     if f:
         print(f"same cone in ftl-reasons: {f['ftl_retract_ms']:.3f} ms vs corollary "
               f"{f['corollary_retract_ms']:.3f} ms -> {f['ratio']:.1f}x")
+    d = bench_defaults(min(n // 100, 10_000))
+    print(f"exceptions: retracting one re-enables {d['defaults']:,.0f} defaults at "
+          f"{d['us_up']:.2f} us/belief (a plain cascade of the same shape: "
+          f"{d['plain_us_up']:.2f} us); asserting it again {d['us_down']:.2f} us/belief "
+          f"(plain {d['plain_us_down']:.2f} us)")
     c = bench_cascade(min(n // 10, 100_000))
     print(f"large cascade ({c['affected']:,.0f} beliefs): {c['us_per_belief_retract']:.2f} us/belief "
           f"retracting, {c['us_per_belief_restore']:.2f} us/belief restoring (bar <= 3 us)")

@@ -36,9 +36,12 @@ from .errors import (
     BlameError,
     InvalidInputError,
     InvalidTypeError,
+    SnapshotError,
+    StratificationError,
     UnknownBeliefError,
 )
 from .ledger import TrustLedger
+from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
 from .policy import STEP_KINDS, TrustPolicy
 from .promises import Answer, Promises, Replay, calibration_pairs
 from .proof import Proof, build_proof
@@ -55,7 +58,7 @@ from .snapshot import (
     write_file,
 )
 from .stores.memory import MemoryStore
-from .tms import IN, OUT, Belief, Engine, Justification, Premise
+from .tms import IN, OUT, Belief, Engine, Justification, Nogood, Premise, make_items, strata
 from .tools import ToolSpec, spec_of
 from .trust import TrustView
 from .values import canon, check_key, check_text
@@ -252,6 +255,18 @@ class BeliefBase:
             self._hooks = True
             self._after_change(extra_rules=[r])
 
+    def remove_rule(self, r: Rule) -> None:
+        """Remove a rule and every justification it made (what rested only on them goes OUT)."""
+        if not isinstance(r, Rule):
+            raise InvalidTypeError("remove_rule takes a @rule function")
+        if r not in self._rules:
+            raise InvalidInputError(f"rule {r.name} is not in this base")
+        self._rules.remove(r)
+        self._engine.remove_rule_reasons(r.name)
+        self._hooks = self._rules.active or (
+            self.conflict_policy is not None and self.conflict_policy.watches_changes)
+        self._after_change()
+
     def now(self) -> float:
         """The clock's current time."""
         return self._sync_engine.now()
@@ -361,9 +376,7 @@ class BeliefBase:
         if b is None:
             b = engine.belief(key, value, vid)
         if b.blocked is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
-            for p in b.premises:
-                if p.source != source:
-                    engine.drop_premise(b, p.source)
+            engine.withdraw_reasons(b, keep_source=source)
             engine.unblock(b)
         engine.set_premise(b, Premise(source, origin, now, hl, tl))
         if self._hooks:
@@ -387,18 +400,24 @@ class BeliefBase:
         certainty: float | None = None,
         formula: str | None = None,
         citation: Any = None,
+        *,
+        unless: Sequence[str | tuple[str, Any]] = (),
     ) -> Any:
         """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
 
         A ``formula`` over the inputs' names is re-executed: if it reproduces ``value`` the step
         is verified (``1.0 × certainty``), otherwise the re-executed value is believed instead
         and the model is wrong. A ``citation`` (document key and quote) is checked against the
-        document's text. Returns the value believed. See :mod:`corollary.claims`.
+        document's text. ``unless`` lists exceptions (keys, or ``(key, value)`` pairs): the
+        claim holds only while none of them is held, and comes back by itself when they go.
+        Returns the value believed. See :mod:`corollary.claims`.
         """
         source = plain_text(source)
         self._trust.check_source(source, "claims come from sources")
+        exceptions = make_items(unless, "unless")
         checked = check_claim(key, value, source, inputs, certainty, formula, citation,
                               self._held_belief)
+        strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
         if self.learn_from_checks and checked.checks:
             now = self._sync_engine(())
             rel, _ = self._trust.reliability(source, now)
@@ -407,21 +426,24 @@ class BeliefBase:
         engine = self._engine
         out = engine.belief(checked.key, checked.believed, checked.vid)
         if out.blocked is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
-            for p in out.premises:
-                engine.drop_premise(out, p.source)
+            engine.withdraw_reasons(out)
             engine.unblock(out)
         engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
-                                               checked.certainty, checked.info))
+                                               checked.certainty, checked.info, exceptions))
         self._after_change()
         return checked.believed
 
     def retract(self, key: str, value: Any = None, reason: str | None = None,
-                fault: str = "none") -> None:
-        """Withdraw the held value of ``key`` (or ``value``).
+                fault: str = "none", *, source: str | None = None) -> None:
+        """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
 
         ``fault="source"`` says the value was wrong when given: every accountable source (the
         premise sources, or the model behind an unverified claim) gets a wrong outcome.
         ``fault="none"`` (the default) says the world changed, and records nothing.
+
+        With ``source``, only that source's reasons are withdrawn: its premise, or the claims
+        that model made for the value; the belief stays IN if other reasons hold it, and blame
+        (``fault="source"``) falls on that source alone.
         """
         key = check_key(key)
         if type(fault) is not str or fault not in FAULTS:
@@ -430,40 +452,86 @@ class BeliefBase:
             if not isinstance(reason, str):
                 raise InvalidTypeError("reason must be a string")
             reason = check_text(plain_text(reason), "a reason")
+        if source is not None:
+            source = plain_text(source)
+            self._trust.check_source(source, "only a source's reasons can be withdrawn")
         b = self._target(key, value)
+        premise, claims = None, []
+        if source is not None:
+            premise = b.premise_from(source)
+            claims = [j for j in b.justs if not j.kind.by_rule and j.name == source]
+            if premise is None and not claims:
+                raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
         if fault == "source":
-            accountable = sorted(_accountable(b))
+            accountable = [source] if source is not None else sorted(_accountable(b))
+            if source is not None and premise is None and not any(j.kind.accountable for j in claims):
+                accountable = []  # only re-executed formulas by that model: never at fault
             if not accountable:
-                steps = sorted({f"{j.kind.name} {j.name}" for j in b.justs})
+                steps = sorted({f"{j.kind.name} {j.name}" for j in (claims or b.justs)})
                 raise BlameError(
                     f"{key} = {b.value!r} rests only on {', '.join(steps) or 'nothing'}: rules and "
                     "re-executed formulas are never at fault; retract the input that was wrong"
                 )
             conf = self._held_confidence_of(b)
             why = reason or f"{key} = {b.value!r} was wrong"
-            self._record([(source, False, why, key, conf) for source in accountable])
-        self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
+            self._record([(s, False, why, key, conf) for s in accountable])
+        if source is None:
+            self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
+        else:
+            if premise is not None:
+                self._engine.drop_premise(b, source)
+            for j in claims:
+                self._engine.remove_justification(j)
         self._after_change()
 
+    def nogood(self, *items: str | tuple[str, Any], name: str | None = None) -> str:
+        """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
+
+        While every item is held, the conflict policy settles it: a deciding policy gives up
+        the least confident item (its proof names the nogood and the culprit premise); with
+        no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
+        nogood's name. See :mod:`corollary.nogoods`.
+        """
+        self._sync()
+        ng = make_nogood(self._engine, items, name, len(self._engine.nogoods) + 1)
+        self._engine.add_nogood(ng)
+        self._after_change()
+        return ng.name
+
     def conflicts(self) -> list[Conflict]:
-        """Open conflicts: keys holding two or more values that no policy has settled."""
+        """Open conflicts: keys holding two or more values, and nogoods whose items are all
+        held, that no policy has settled."""
         self._sync()
         found = []
         for key, values in self._engine.contested():
             held = [b for b in values if b.label is IN]
             if len(held) > 1:
                 found.append(self._conflict(key, held))
+        for ng, holders in self._engine.active_nogoods():
+            found.append(conflict_of(self._engine, ng, holders, _sources))
         return found
 
-    def resolve(self, conflict: Conflict | str, winner: Any, learn: bool = True) -> None:
-        """Settle a conflict as a person would: ``winner`` holds, the other values are rejected.
+    def resolve(self, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
+                give_up: Any = None) -> None:
+        """Settle a conflict as a person would.
 
-        The resolution is final; with ``learn`` the winners' sources get right outcomes and the
-        losers' wrong ones.
+        For two values of a key: ``winner`` holds and the other values are rejected; with
+        ``learn`` the winners' sources get right outcomes and the losers' wrong ones. For a
+        nogood (its conflict, or its name): ``give_up`` (an item or a culprit premise, as a key
+        or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
+        resolution is final.
         """
-        key = check_key(conflict.key if isinstance(conflict, Conflict) else conflict)
         if not isinstance(learn, bool):
             raise InvalidTypeError("learn must be a bool")
+        name = conflict.key if isinstance(conflict, Conflict) else conflict
+        if (isinstance(conflict, Conflict) and conflict.nogood) or (
+                isinstance(name, str) and name in self._engine.nogoods
+                and not isinstance(conflict, Conflict)):
+            self._resolve_nogood(name, give_up, learn)
+            return
+        if give_up is not None:
+            raise InvalidInputError("give_up settles a nogood; for two values of a key pass winner")
+        key = check_key(name)
         self._sync()
         win = self._engine.find(key, canon(winner))
         candidates = [b for b in self._engine.values_of(key)
@@ -480,6 +548,20 @@ class BeliefBase:
             self._record(verdicts)
         for b in losers:
             self._engine.block(b, f"rejected: {key} resolved for {winner!r}")
+        self._after_change()
+
+    def _resolve_nogood(self, name: str, give_up: Any, learn: bool) -> None:
+        self._sync()
+        active = {ng.name: (ng, holders) for ng, holders in self._engine.active_nogoods()}
+        if name not in active:
+            raise InvalidInputError(f"nogood {name!r} is not an open conflict (an item is OUT, "
+                                    "or a policy settles it)")
+        open_conflict = conflict_of(self._engine, *active[name], _sources)
+        b = give_up_target(self._engine, open_conflict, give_up)
+        if learn:
+            why = f"nogood {name}: {b.key} = {b.value!r} given up by a person"
+            self._record([(s, False, why, b.key, b.conf) for s in sorted(_accountable(b))])
+        self._engine.block(b, f"rejected: nogood {name} resolved by a person")
         self._after_change()
 
     def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
@@ -514,9 +596,11 @@ class BeliefBase:
         return [b for b in self._values(key) if b.label is IN]
 
     def _held_belief(self, key: str, what: str) -> Belief:
-        held = self._held(key)
+        values = self._values(key)
+        held = [b for b in values if b.label is IN]
         if not held:
-            raise UnknownBeliefError(f"{what} {key!r} holds no value")
+            out = "; ".join(f"{b.value!r} is OUT ({b.why})" for b in sorted(values, key=lambda b: b.seq))
+            raise UnknownBeliefError(f"{what} {key!r} holds no value: {out}")
         if len(held) > 1:
             raise AmbiguousValueError(f"{what} {key!r} is in an open conflict: {self._conflict(key, held)}")
         return held[0]
@@ -631,7 +715,8 @@ class BeliefBase:
             roots = held if held else sorted(roots, key=lambda b: -b.seq)[:1]
         now = self._sync()
         return build_proof(self._engine, roots[0] if len(roots) == 1 else roots, now,
-                           self._trust.prior, self._promises.verdict_of)
+                           self._trust.prior, self._promises.verdict_of,
+                           lost=lambda b: describe_loss(self._engine, b, _sources))
 
     # -- promises (corollary.promises) -----------------------------------------------------
     def calibration_pairs(self, source: str | None = None, topic: str | None = None
@@ -753,11 +838,18 @@ class BeliefBase:
             engine.set_premise(beliefs[i], Premise(
                 src, src if origin == -1 else strings[origin], float(at),
                 None if half_life is None else float(half_life), None if ttl is None else float(ttl)))
-        for (_, name, out, inputs, step, info), kind in zip(plan.justifications, plan.kinds,
-                                                             strict=True):
+        for row, kind, unless in zip(plan.justifications, plan.kinds, plan.unless, strict=True):
+            name, out, inputs, step, info = row[1:6]
             engine.add_justification(Justification(kind, name, beliefs[out],
                                                    tuple(beliefs[x] for x in inputs), float(step),
-                                                   dict(info)))
+                                                   dict(info), unless))
+        for i, (name, items) in enumerate(plan.nogoods):
+            engine.add_nogood(Nogood(name, items, i + 1))
+        if engine.unless_count:  # a crafted file could make a belief rest on its own absence
+            try:
+                strata.levels(engine, set(engine.beliefs()))
+            except StratificationError as exc:
+                raise SnapshotError(f"unstratified reasons: {exc}", plan.where) from exc
         for r in plan.rules:
             kb._rules.add(r)
             kb._hooks = True
@@ -818,6 +910,11 @@ class BeliefBase:
 
     def __repr__(self) -> str:
         return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"
+
+
+def _sources(b: Belief) -> list[str]:
+    """Who answers for ``b``, sorted (for conflicts and culprits)."""
+    return sorted(_accountable(b))
 
 
 def _accountable(b: Belief) -> set[str]:

@@ -37,25 +37,51 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @attrs.frozen(slots=True)
 class Candidate:
-    """One value in a conflict, with its confidence and the sources behind it."""
+    """One value in a conflict, with its confidence and the sources behind it (and, in a
+    nogood, the key it is a value of)."""
 
     value: Any
     confidence: float
     sources: tuple[str, ...]
+    key: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Culprit:
+    """A premise a nogood's items rest on: giving it up would break the nogood.
+
+    ``confidence`` is the premise's own (its agreement), the weakest first in a conflict.
+    """
+
+    key: str
+    value: Any
+    sources: tuple[str, ...]
+    confidence: float
 
 
 @attrs.frozen(slots=True)
 class Conflict:
-    """Two or more supported values of one key."""
+    """Two or more supported values of one key, or the held items of a nogood.
+
+    For a nogood, ``key`` is the nogood's name, ``nogood`` is ``True``, each candidate names
+    its ``key``, and ``culprits`` lists the premises the items rest on, weakest first: what
+    dependency-directed backtracking would give up.
+    """
 
     key: str
     candidates: tuple[Candidate, ...]
+    nogood: bool = False
+    culprits: tuple[Culprit, ...] = ()
 
     @property
     def values(self) -> tuple[Any, ...]:
         return tuple(c.value for c in self.candidates)
 
     def __str__(self) -> str:
+        if self.nogood:
+            items = ", ".join(f"{c.key} = {c.value!r} ({c.confidence:.2f})"
+                              for c in self.candidates)
+            return f"nogood {self.key}: {items} cannot all hold"
         options = ", ".join(f"{c.value!r} ({c.confidence:.2f})" for c in self.candidates)
         return f"{self.key}: {options}"
 
@@ -156,7 +182,11 @@ class PreferSource(ConflictPolicy):
 
 @attrs.frozen(slots=True)
 class AskHuman(ConflictPolicy):
-    """Ask a person: ``ask(conflict)`` returns the winning value (or ``None`` to leave it open)."""
+    """Ask a person: ``ask(conflict)`` returns the winning value (or ``None`` to leave it open).
+
+    For a nogood conflict (``conflict.nogood``) it returns what to give up instead: an item or a
+    culprit premise, as a key or a ``(key, value)`` pair.
+    """
 
     ask: Callable[[Conflict], Any] = attrs.field()
     learn: bool = attrs.field(default=True)
@@ -195,6 +225,15 @@ class AskHuman(ConflictPolicy):
                                   f"{conflict.key!r} stays open", RuntimeWarning, stacklevel=4)
                     continue
                 if winner is None:
+                    continue
+                if conflict.nogood:  # the answer is what to give up: an item or a culprit
+                    try:
+                        base.resolve(conflict, give_up=winner, learn=self.learn)
+                        progressed = True
+                    except CorollaryError as exc:
+                        warnings.warn(f"AskHuman: ask() answered {winner!r} for nogood "
+                                      f"{conflict.key!r}, which cannot be given up ({exc}); it "
+                                      "stays open", RuntimeWarning, stacklevel=4)
                     continue
                 try:
                     known = canon(winner) in {canon(v) for v in conflict.values}

@@ -55,6 +55,11 @@ class RuleLimitError(RuleError):
     """Rules kept firing past the base's budget for one operation (they never settle)."""
 
 
+class StratificationError(InvalidInputError):
+    """A reason that would make a belief depend on its own absence ("x unless y" where y rests
+    on x): such a cycle has no well-founded labelling, so it is refused and nothing changes."""
+
+
 class SnapshotError(CorollaryError, ValueError):
     """A snapshot that is corrupt, truncated, foreign, or from a newer schema version."""
 

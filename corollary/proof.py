@@ -20,7 +20,7 @@ from typing import Any
 
 from ._format import format_age, format_confidence
 from ._format import format_number as _num
-from .tms import IN, KINDS, PREMISES, Belief, Engine, Justification
+from .tms import ANY, IN, KINDS, PREMISES, Belief, Engine, Justification, item_text
 
 __all__ = ["RENDER_DEPTH", "Proof", "build_proof", "format_age", "format_confidence"]
 
@@ -57,7 +57,8 @@ class Proof:
 def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
                 prior: Callable[[str], float],
                 verdict_of: Callable[[str, Any], dict[str, Any] | None] = lambda key, vid: None,
-                max_depth: int | None = None) -> Proof:
+                max_depth: int | None = None,
+                lost: Callable[[Belief], dict[str, Any] | None] = lambda b: None) -> Proof:
     """Build the proof of ``root`` (a belief, or several) from the engine's synced state.
 
     Parameters
@@ -72,6 +73,8 @@ def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
         ``verdict_of(key, vid)``: the verdict of the last answer given for a belief, if any.
     max_depth : int, optional
         Stop expanding below this many steps.
+    lost : callable, optional
+        ``lost(belief)``: the nogood a defeated belief gave way to, and the culprit premise.
     """
     seen: set[int] = set()
     roots = root if isinstance(root, list) else [root]
@@ -83,7 +86,7 @@ def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
     stack: list[tuple[Belief, int, list[dict[str, Any]]]] = [(b, 0, found) for b in reversed(roots)]
     while stack:
         b, depth, into = stack.pop()
-        node = _belief(b, seen, depth, max_depth, verdict_of)
+        node = _belief(b, seen, depth, max_depth, verdict_of, lost)
         into.append(node)
         if "reasons" not in node:
             continue
@@ -100,7 +103,8 @@ def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
 
 
 def _belief(b: Belief, seen: set[int], depth: int, max_depth: int | None,
-            verdict_of: Callable[[str, Any], dict[str, Any] | None]) -> dict[str, Any]:
+            verdict_of: Callable[[str, Any], dict[str, Any] | None],
+            lost: Callable[[Belief], dict[str, Any] | None]) -> dict[str, Any]:
     """A belief's node, its reasons still to fill in (no ``reasons`` when it is not expanded)."""
     node: dict[str, Any] = {"key": b.key, "value": b.value, "label": b.label,
                             "confidence": b.conf}
@@ -114,6 +118,9 @@ def _belief(b: Belief, seen: set[int], depth: int, max_depth: int | None,
             w = b.defeated_by
             node["lost_to"] = {"key": w.key, "value": w.value, "confidence": w.conf}
             node["would_be"] = b.potential
+            nogood = lost(b)
+            if nogood is not None:
+                node["nogood"] = nogood
     verdict = verdict_of(b.key, b.vid)
     if verdict is not None:
         node["verdict"] = verdict
@@ -144,7 +151,16 @@ def _premises(engine: Engine, b: Belief, now: float,
 def _step(engine: Engine, b: Belief, j: Justification, now: float) -> dict[str, Any]:
     """A step's reason, its ``inputs`` still to fill in."""
     step, _ = engine.step_confidence(j, now)
-    valid = all(x.label is IN for x in j.inputs)
+    exceptions = []
+    for item in j.unless:
+        holder = engine.holder(item)
+        exceptions.append({
+            "item": item_text(item), "key": item[0], "value": None if item[2] is ANY else item[1],
+            "held": holder is not None,
+            "by": None if holder is None else {"key": holder.key, "value": holder.value,
+                                               "confidence": holder.conf},
+        })
+    valid = all(x.label is IN for x in j.inputs) and not any(e["held"] for e in exceptions)
     weakest = min((x.conf for x in j.inputs), default=1.0)
     reason: dict[str, Any] = {
         "kind": j.kind.name, "name": j.name, "step": step,
@@ -152,6 +168,8 @@ def _step(engine: Engine, b: Belief, j: Justification, now: float) -> dict[str, 
         "confidence": step * weakest if valid else 0.0,
         "inputs": [],
     }
+    if exceptions:
+        reason["unless"] = exceptions
     reason.update(j.kind.proof_fields(j, engine.reliability, now))
     return reason
 
@@ -168,6 +186,17 @@ def _status(node: dict[str, Any]) -> str:
             w = node["lost_to"]
             why = (f"lost to {w['key']} = {w['value']!r} ({format_confidence(w['confidence'])}); "
                    f"would be {format_confidence(node.get('would_be', 0.0))}")
+            nogood = node.get("nogood")
+            if nogood is not None:
+                why = (f"gave way to nogood {nogood['nogood']} ({', '.join(nogood['items'])}; "
+                       f"{w['key']} = {w['value']!r} holds at "
+                       f"{format_confidence(w['confidence'])}); would be "
+                       f"{format_confidence(node.get('would_be', 0.0))}")
+                culprit = nogood["culprit"]
+                if culprit is not None:
+                    why += (f"; culprit premise {culprit['key']} = {culprit['value']!r} from "
+                            f"{', '.join(culprit['sources'])} "
+                            f"({format_confidence(culprit['confidence'])})")
         if why:
             head += f" {why}"
     verdict = node.get("verdict")
@@ -227,6 +256,13 @@ def _render_reason(reason: dict[str, Any], first: str, rest: str,
     inputs: list[dict[str, Any]] = reason["inputs"]
     mins = ", ".join(_num(x["confidence"]) for x in inputs)
     what = KINDS[reason["kind"]].describe(reason)
+    for e in reason.get("unless", ()):
+        if e["held"]:
+            by = e["by"]
+            what += (f"; defeated: {by['key']} = {by['value']!r} is IN "
+                     f"({format_confidence(by['confidence'])})")
+        else:
+            what += f"; holds unless {e['item']}, which is OUT"
     if inputs:
         what += f"; {_num(reason['step'])} × min({mins}) = {_num(reason['confidence'])}"
     lines.append(first + what + mark)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .errors import RuleError, RuleLimitError
 from .rules import Rule
-from .tms import IN, RULE, Belief, Engine, Justification
+from .tms import IN, RULE, Belief, Engine, Justification, strata
 from .values import canon
 
 
@@ -69,6 +69,22 @@ class RuleEngine:
         for key in set(r.inputs):
             self._by_key.setdefault(key, []).append(r)
         self.fired.setdefault(r.name, set())
+        return True
+
+    def remove(self, r: Rule) -> bool:
+        """Forget ``r`` and its firing memo (its justifications are the TMS's to remove);
+        ``False`` if it was not there."""
+        if r not in self._rules:
+            return False
+        self._rules.remove(r)
+        self.active = bool(self._rules)
+        for key in set(r.inputs):
+            readers = self._by_key[key]
+            readers.remove(r)
+            if not readers:
+                del self._by_key[key]
+        self.fired.pop(r.name, None)
+        self._last.pop(r.name, None)
         return True
 
     def restore(self, fired: dict[str, set[tuple[int, ...]]]) -> None:
@@ -169,9 +185,12 @@ class RuleEngine:
                 fired.add(ident)
                 if result is None:
                     continue
+                if r.unless:  # refuse a firing that would rest on its own absence
+                    strata.check_reason(self.engine, r.output, vid, combo, r.unless)
                 out = self.engine.belief(r.output, result, vid)
                 self.engine.add_justification(Justification(
-                    RULE, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)}))
+                    RULE, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)},
+                    r.unless))
         self._last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
 
     def _spend(self, r: Rule) -> None:

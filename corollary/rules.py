@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ._validate import check_unit
 from .errors import InvalidInputError, InvalidTypeError
+from .tms.records import make_items
 from .values import check_key
 
 #: Rules by name, so snapshots can re-bind them on restore.
@@ -37,11 +38,14 @@ class Rule:
         The step confidence, in [0, 1] (1.0: the rule itself is not in doubt).
     name : str, optional
         The name snapshots use (default: the function's qualified name).
+    unless : list of keys and (key, value) pairs, optional
+        Exceptions: each firing's conclusion holds only while none of them is held ("x
+        unless y"); it comes back by itself when the exception goes.
     """
 
     def __init__(self, fn: Callable[..., Any], output: str | None = None,
                  inputs: Mapping[str, str] | None = None, confidence: float = 1.0,
-                 name: str | None = None) -> None:
+                 name: str | None = None, unless: Sequence[str | tuple[str, Any]] = ()) -> None:
         if not callable(fn):
             raise InvalidTypeError("a rule wraps a function")
         if inputs is not None and not isinstance(inputs, Mapping):
@@ -66,6 +70,8 @@ class Rule:
         self.inputs: tuple[str, ...] = tuple(check_key(bound.get(p, p)) for p in self.params)
         self.output = check_key(output if output is not None else fn.__name__)
         self.confidence = check_unit(confidence, "rule confidence")
+        self.unless = make_items(list(unless) if isinstance(unless, tuple) else unless,
+                                 "a rule's unless")
         self.name = name or f"{fn.__module__}.{fn.__qualname__}"
         REGISTRY[self.name] = self
 
@@ -82,7 +88,7 @@ class Rule:
 
 def rule(fn: Callable[..., Any] | None = None, *, output: str | None = None,
          inputs: Mapping[str, str] | None = None, confidence: float = 1.0,
-         name: str | None = None) -> Any:
+         name: str | None = None, unless: Sequence[str | tuple[str, Any]] = ()) -> Any:
     """Make a function a rule (usable bare, ``@rule``, or with options, ``@rule(output=...)``).
 
     Examples
@@ -94,6 +100,7 @@ def rule(fn: Callable[..., Any] | None = None, *, output: str | None = None,
     (('revenue:Q2', 'revenue:Q3'), 0.1)
     """
     def wrap(f: Callable[..., Any]) -> Rule:
-        return Rule(f, output=output, inputs=inputs, confidence=confidence, name=name)
+        return Rule(f, output=output, inputs=inputs, confidence=confidence, name=name,
+                    unless=unless)
 
     return wrap(fn) if fn is not None else wrap

@@ -48,7 +48,7 @@ from .policy import TrustPolicy
 from .rules import REGISTRY as RULES
 from .rules import Rule
 from .stores.base import OutcomeStore, check_session
-from .tms import KINDS, Engine, StepKind
+from .tms import ANY, KINDS, Engine, Item, StepKind
 from .tools import REGISTRY as TOOLS
 from .tools import spec_of
 from .values import _INT_MAX, _INT_MIN, canon, plain
@@ -63,9 +63,11 @@ _KEEP = object()
 _MISSING = object()
 _KEYS = ("format", "version", "corollary", "taken_at", "policy", "conflicts", "learn_from_checks",
          "shared_ledger", "ledger", "tools", "rules", "fired", "strings", "beliefs", "premises",
-         "justifications", "promises", "verdicts", "calibrator")
+         "justifications", "promises", "verdicts", "calibrator", "nogoods")
 #: Fields schema version 1 files written before promises existed may lack.
 _V1_OPTIONAL = ("promises", "verdicts", "calibrator")
+#: Fields that came with schema version 3 (exceptions on justifications, nogoods).
+_V3_FIELDS = ("nogoods",)
 _PROMISE_KEYS = ("threshold", "method", "max_error", "max_risk", "delta", "min_support", "n",
                  "answer", "group", "report", "fingerprint")
 
@@ -127,7 +129,8 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
 
     for j in sorted((j for b in beliefs for j in b.justs), key=attrgetter("seq")):
         info = {k: plain(v) for k, v in j.info.items()}
-        justs.append([j.kind.name, j.name, row(j.output), [row(x) for x in j.inputs], j.step, info])
+        justs.append([j.kind.name, j.name, row(j.output), [row(x) for x in j.inputs], j.step, info,
+                      [_item_to_data(item) for item in j.unless]])
     policy = state.conflicts
     promises = state.promises
     return {
@@ -152,6 +155,8 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
                      sorted(promises.verdicts.items(), key=lambda kv: repr(kv[0]))
                      if (held := engine.find(k, v_id)) is not None],
         "calibrator": None if promises.calibrator is None else promises.calibrator.to_dict(),
+        "nogoods": [[ng.name, [_item_to_data(item) for item in ng.items]]
+                    for ng in engine.nogoods.values()],
     }
 
 
@@ -178,6 +183,9 @@ class SnapshotPlan:
     premises: Sequence[Any]
     justifications: Sequence[Any]
     kinds: list[StepKind]
+    unless: list[tuple[Item, ...]]
+    nogoods: list[tuple[str, tuple[Item, ...]]]
+    where: object
     promises: dict[str, Any]
     verdicts: dict[tuple[str, Any], Any]
     calibrator: Any
@@ -214,7 +222,8 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
             f"({SNAPSHOT_VERSION}); upgrade corollary to load it", path)
     f = Fields(path, "snapshot")
     optional = _V1_OPTIONAL if version == 1 else ()
-    f.mapping(data, "the snapshot", [k for k in _KEYS if k not in optional], optional)
+    keys = [k for k in _KEYS if k not in optional and (version >= 3 or k not in _V3_FIELDS)]
+    f.mapping(data, "the snapshot", keys, optional)
     f.text(data["corollary"], "corollary", empty=True)
     f.number(data["taken_at"], "taken_at")
     policy = policy_fields(f, data["policy"], "policy")
@@ -247,7 +256,9 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     premises = f.items(data["premises"], "premises")
     _premises(f, premises, len(beliefs), strings, policy)
     justs = f.items(data["justifications"], "justifications")
-    kinds = _justifications(f, justs, len(beliefs), set(rule_names), policy)
+    kinds, unless = _justifications(f, justs, len(beliefs), set(rule_names), policy,
+                                    7 if version >= 3 else 6)
+    nogoods = _nogoods(f, data.get("nogoods", []))
     promises = _promises(f, data.get("promises", {}))
     verdicts = _verdicts(f, data.get("verdicts", []), beliefs, vids)
     calibrator = _calibrator(f, data.get("calibrator"))
@@ -257,8 +268,8 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         own_ledger=own, missing_ledger=ledger is None and shared,
         tools=bound_tools, rules=bound_rules, extra_tools=extra_tools, extra_rules=extra_rules,
         fired=fired, next_seq=max(last, top) + 1, strings=strings, beliefs=beliefs, vids=vids,
-        premises=premises, justifications=justs, kinds=kinds, promises=promises,
-        verdicts=verdicts, calibrator=calibrator)
+        premises=premises, justifications=justs, kinds=kinds, unless=unless, nogoods=nogoods,
+        where=path, promises=promises, verdicts=verdicts, calibrator=calibrator)
 
 
 def _conflicts(f: Fields, value: Any) -> tuple[ConflictPolicy | None, bool]:
@@ -504,14 +515,16 @@ def _premises_one_by_one(f: Fields, rows: Any, beliefs: int, strings: list[str],
         seen.add(slot)
 
 
-def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str],
-                    policy: TrustPolicy) -> list[StepKind]:
-    """Check the justification rows; return each row's kind."""
+def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str], policy: TrustPolicy,
+                    width: int) -> tuple[list[StepKind], list[tuple[Item, ...]]]:
+    """Check the justification rows; return each row's kind and exceptions."""
     seen: set[tuple[Any, ...]] = set()
     kinds = []
+    unless: list[tuple[Item, ...]] = []
     for j, row in enumerate(rows):
         field = f"justifications[{j}]"
-        name_of_kind, name, out, inputs, step, info = f.items(row, field, 6)
+        name_of_kind, name, out, inputs, step, info, *rest = f.items(row, field, width)
+        items = _items(f, rest[0], f"{field}[6] (unless)") if rest else ()
         kind = KINDS.get(name_of_kind) if type(name_of_kind) is str else None
         if kind is None:
             f.fail(f"{field}[0] (kind)", f"must be one of {sorted(KINDS)}, not {name_of_kind!r:.40}")
@@ -525,12 +538,49 @@ def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str],
             f.integer(x, f"{field}[3][{k}] (input)", 0, beliefs - 1)
         f.unit(step, f"{field}[4] (step confidence)")
         kind.check_info(f, name, info, f"{field}[5]")
-        ident = (name_of_kind, name, out, tuple(inputs))
+        ident = (name_of_kind, name, out, tuple(inputs), tuple((k, v) for k, _, v in items))
         if ident in seen:
             f.fail(field, "repeats an earlier justification")
         seen.add(ident)
         kinds.append(kind)
-    return kinds
+        unless.append(items)
+    return kinds, unless
+
+
+def _item_to_data(item: Item) -> Any:
+    """An exception or nogood item as plain data: its key, or ``[key, value]``."""
+    key, value, vid = item
+    return key if vid is ANY else [key, plain(value)]
+
+
+def _items(f: Fields, value: Any, field: str, least: int = 0) -> tuple[Item, ...]:
+    """Items saved by :func:`_item_to_data`: distinct, each a key or a ``[key, value]``."""
+    items: list[Item] = []
+    for i, entry in enumerate(f.items(value, field)):
+        if isinstance(entry, str):
+            item: Item = (f.key(entry, f"{field}[{i}]"), ANY, ANY)
+        else:
+            key, held = f.items(entry, f"{field}[{i}]", 2)
+            item = (f.key(key, f"{field}[{i}][0]"), held, f.value(held, f"{field}[{i}][1]"))
+        if any((item[0], item[2]) == (k, v) for k, _, v in items):
+            f.fail(f"{field}[{i}]", "repeats an item")
+        items.append(item)
+    if len(items) < least:
+        f.fail(field, f"needs at least {least} items")
+    return tuple(items)
+
+
+def _nogoods(f: Fields, value: Any) -> list[tuple[str, tuple[Item, ...]]]:
+    nogoods: list[tuple[str, tuple[Item, ...]]] = []
+    names: set[str] = set()
+    for i, row in enumerate(f.items(value, "nogoods")):
+        name, items = f.items(row, f"nogoods[{i}]", 2)
+        f.text(name, f"nogoods[{i}][0] (name)")
+        if name in names:
+            f.fail(f"nogoods[{i}]", f"repeats the nogood name {name!r}")
+        names.add(name)
+        nogoods.append((name, _items(f, items, f"nogoods[{i}][1]", least=2)))
+    return nogoods
 
 
 def _scalar(f: Fields, value: Any, field: str) -> Any:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from corollary import confidence as formulas
 from corollary.conflicts import PreferHigherConfidence, PreferSource
+from corollary.tms import ANY
 
 
 def evaluate(kb, now):
@@ -50,28 +51,77 @@ def evaluate(kb, now):
                 defeated.update(b for b in standing if ranks[b] > top)
 
     decided = isinstance(policy, (PreferHigherConfidence, PreferSource))
-    held = {}
-    while True:
-        best = None
+
+    def partners(b):
+        found = []
+        for ng in engine.nogoods.values():
+            mine = [i for i in ng.items if i[0] == b.key and (i[2] is ANY or i[2] == b.vid)]
+            if mine:
+                for item in ng.items:
+                    if item not in mine:
+                        found.extend(engine.item_beliefs(item))
+        return found
+
+    def depends_on(b):
+        for j in b.justs:
+            for x in j.inputs:
+                yield x, 0
+            for item in j.unless:
+                for x in engine.item_beliefs(item):
+                    yield x, 1
+        if decided:
+            for x in engine.rivals(b):
+                yield x, 0
+            for x in partners(b):
+                yield x, 0
+
+    # strata: every exception strictly below what it defeats; deciding beliefs share a level
+    level = {b: 0 for b in nodes}
+    changed = True
+    while changed:
+        changed = False
         for b in nodes:
-            if b in held or b in defeated or b.blocked is not None:
+            for x, step_up in depends_on(b):
+                if level[x] + step_up > level[b]:
+                    level[b] = level[x] + step_up
+                    changed = True
+                    assert level[b] <= len(nodes), "a cycle through an exception"
+
+    held = {}
+
+    def item_held(item):
+        return any(x in held for x in engine.item_beliefs(item))
+
+    for current in sorted(set(level.values())):
+        stratum = [b for b in nodes if level[b] == current]
+        while True:
+            best = None
+            for b in stratum:
+                if b in held or b in defeated or b.blocked is not None:
+                    continue
+                options = []
+                pc = premise_conf(b)
+                if pc is not None:
+                    options.append(pc)
+                for j in b.justs:
+                    if all(x in held for x in j.inputs) and not any(item_held(i) for i in j.unless):
+                        options.append(step(j) * min((held[x] for x in j.inputs), default=1.0))
+                if options:
+                    c = max(options)
+                    if best is None or (c, -b.seq) > (best[0], -best[1].seq):
+                        best = (c, b)
+            if best is None:
+                break
+            c, b = best
+            if decided and any(r in held for r in engine.rivals(b)):
+                defeated.add(b)
                 continue
-            options = []
-            pc = premise_conf(b)
-            if pc is not None:
-                options.append(pc)
-            for j in b.justs:
-                if all(x in held for x in j.inputs):
-                    options.append(step(j) * min((held[x] for x in j.inputs), default=1.0))
-            if options:
-                c = max(options)
-                if best is None or (c, -b.seq) > (best[0], -best[1].seq):
-                    best = (c, b)
-        if best is None:
-            break
-        c, b = best
-        if decided and any(r in held for r in engine.rivals(b)):
-            defeated.add(b)
-            continue
-        held[b] = c
+            if decided and any(
+                    all(item_held(i) for i in ng.items
+                        if not (i[0] == b.key and (i[2] is ANY or i[2] == b.vid)))
+                    for ng in engine.nogoods.values()
+                    if any(i[0] == b.key and (i[2] is ANY or i[2] == b.vid) for i in ng.items)):
+                defeated.add(b)  # settling it would make a nogood fully held: it gives way
+                continue
+            held[b] = c
     return {(b.key, b.vid): ("IN", held[b]) if b in held else ("OUT", 0.0) for b in nodes}

@@ -178,5 +178,20 @@ def snapshot_state(doc: Any) -> Any:
         i, src, origin, *rest = row
         rows.append([i, strings[src], strings[src] if origin == -1 else strings[origin], *rest])
     ledger = doc.get("ledger")
-    return {**{k: v for k, v in doc.items() if k != "strings"}, "premises": rows,
+    # an older schema's rows read as the current ones: no exceptions, no nogoods
+    justs = [[*row, []] if isinstance(row, list) and len(row) == 6 else row
+             for row in doc.get("justifications") or []]
+    return {"nogoods": [], **{k: v for k, v in doc.items() if k != "strings"}, "premises": rows,
+            "justifications": justs,
             "ledger": ledger_state(ledger) if isinstance(ledger, dict) else ledger}
+
+
+def as_schema(doc: dict[str, Any], version: int) -> dict[str, Any]:
+    """A copy of a current snapshot document in the shape an older schema wrote: without the
+    fields schema 3 added (nogoods, exceptions on justifications)."""
+    old = dict(doc, version=version)
+    if version < 3:
+        old.pop("nogoods", None)
+        old["justifications"] = [list(row[:6]) if isinstance(row, list) else row
+                                 for row in doc.get("justifications", [])]
+    return old

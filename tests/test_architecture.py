@@ -33,10 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent / "corollary"
 LAYERS: dict[int, set[str]] = {
     0: {"errors", "_version", "_validate", "_format", "values", "clock", "confidence", "policy",
         "formula", "citation", "_io", "_fields"},
-    1: {"tms", "tms.records", "tms.kinds", "tms.engine", "conflicts"},
+    1: {"tms", "tms.records", "tms.kinds", "tms.strata", "tms.engine", "conflicts"},
     2: {"rules", "rule_engine", "tools", "outcomes", "stores", "stores.base", "stores.memory",
         "stores.jsonfile", "stores.sqlite", "stores.postgres", "stores.targets", "ledger",
-        "trust", "claims"},
+        "trust", "claims", "nogoods"},
     3: {"proof", "promises", "calibration", "guarantee", "snapshot"},
     4: {"base"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",

@@ -35,9 +35,25 @@ advance_op = st.tuples(st.just("advance"), st.sampled_from([1.0, 30.0, 61.0, 200
 cycle_op = st.tuples(st.just("cycle"), st.sampled_from(KEYS), st.sampled_from(KEYS),
                      st.sampled_from([None, 0.8]))
 resolve_op = st.tuples(st.just("resolve"), st.sampled_from(KEYS), st.sampled_from(VALUES))
+item = st.one_of(st.sampled_from(KEYS), st.tuples(st.sampled_from(KEYS), st.sampled_from(VALUES)))
+# a claim with exceptions ("x unless y"): refused when it would rest on its own absence
+default_op = st.tuples(st.just("default"), st.sampled_from(KEYS), st.sampled_from(VALUES),
+                       st.lists(st.sampled_from(KEYS), max_size=2, unique=True),
+                       st.lists(item, min_size=1, max_size=2))
+nogood_op = st.tuples(st.just("nogood"), st.lists(item, min_size=2, max_size=3))
+withdraw_op = st.tuples(st.just("withdraw"), st.sampled_from(KEYS), st.sampled_from(VALUES),
+                        st.sampled_from([*SOURCES, "model:m"]), st.sampled_from(["none", "source"]))
+give_up_op = st.tuples(st.just("give_up"), st.integers(0, 5))
 operations = st.lists(
     st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, claim_op,
               outcome_op, advance_op, resolve_op, cycle_op, cycle_op),
+    min_size=6, max_size=40,
+)
+# the same, with exceptions, nogoods and withdrawn reasons mixed in
+tms_operations = st.lists(
+    st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, default_op,
+              default_op, nogood_op, withdraw_op, give_up_op, outcome_op, advance_op, resolve_op,
+              cycle_op),
     min_size=6, max_size=40,
 )
 
@@ -67,6 +83,21 @@ def apply(kb, clock, op):
                 kb.claim(x, held, source="model:m", inputs=[y], certainty=certainty)
         elif kind == "resolve":
             kb.resolve(op[1], op[2])
+        elif kind == "default":
+            _, key, value, inputs, unless = op
+            kb.claim(key, value, source="model:m", inputs=inputs, unless=unless)
+        elif kind == "nogood":
+            kb.nogood(*op[1])
+        elif kind == "withdraw":
+            _, key, value, source, fault = op
+            kb.retract(key, value, source=source, fault=fault)
+        elif kind == "give_up":  # a person settles an open nogood by giving up a culprit
+            open_nogoods = [c for c in kb.conflicts() if c.nogood]
+            if open_nogoods:
+                conflict = open_nogoods[0]
+                choices = [*((c.key, c.value) for c in conflict.candidates),
+                           *((c.key, c.value) for c in conflict.culprits)]
+                kb.resolve(conflict, give_up=choices[op[1] % len(choices)])
     except CorollaryError:
         pass  # an operation the current state refuses (unknown input, nothing to retract...)
 
@@ -102,6 +133,17 @@ def test_engine_matches_oracle(policy, memory, ops, order_seed):
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock, ledger=TrustLedger(memory_half_life=memory, clock=clock),
                     conflicts=POLICIES[policy]())
+    for op in ops:
+        apply(kb, clock, op)
+        check(kb, clock, order_seed)
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=tms_operations, order_seed=st.integers(0, 3))
+def test_exceptions_nogoods_and_withdrawn_reasons_match_oracle(policy, ops, order_seed):
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock, conflicts=POLICIES[policy]())
     for op in ops:
         apply(kb, clock, op)
         check(kb, clock, order_seed)

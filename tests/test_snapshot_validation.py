@@ -16,7 +16,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from snapshot_cases import T0, exact, rich_base, shared_base, shared_ledger, state
+from snapshot_cases import T0, as_schema, exact, rich_base, shared_base, shared_ledger, state
 
 from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, rule
 from corollary import rules as rules_module
@@ -252,9 +252,9 @@ def test_a_restored_base_keeps_its_own_ledger_inside(tmp_path: Path) -> None:
 
 def test_a_v1_snapshot_missing_the_promise_fields_loads(doc: dict[str, Any]) -> None:
     """Schema 1 files written before promises existed lack promises, verdicts, calibrator."""
+    doc = as_schema(doc, 1)
     for name in ("promises", "verdicts", "calibrator"):
         del doc[name]
-    doc["version"] = 1
     kb = restore(doc)
     assert kb.promises == {} and kb.calibrator is None
     doc["version"] = 2
@@ -349,12 +349,12 @@ def test_saved_files_are_sealed(rich: BeliefBase, tmp_path: Path) -> None:
     rich.save(tmp_path / "a.cor")
     envelope = msgpack.unpackb((tmp_path / "a.cor").read_bytes())
     assert sorted(envelope) == ["body", "checksum", "format", "version"]
-    assert envelope["version"] == SNAPSHOT_VERSION == 2
+    assert envelope["version"] == SNAPSHOT_VERSION == 3
     assert envelope["checksum"] == digest(envelope["body"])
     assert envelope["checksum"].startswith(f"{CHECKSUM}:") and len(envelope["checksum"]) == 44
     rich.save(tmp_path / "a.json")
     text = (tmp_path / "a.json").read_text()
-    assert text.startswith('{"format":"corollary-snapshot","version":2,"checksum":"blake2b-128:')
+    assert text.startswith('{"format":"corollary-snapshot","version":3,"checksum":"blake2b-128:')
     assert json.loads(text)["body"]["beliefs"][0][0] == "revenue:Q2"  # still plain JSON
     rich.ledger.save(tmp_path / "trust.json")
     rich.ledger.save(tmp_path / "trust.msgpack")
@@ -365,7 +365,7 @@ def test_saved_files_are_sealed(rich: BeliefBase, tmp_path: Path) -> None:
 @pytest.mark.parametrize("fmt", ["msgpack", "json"])
 def test_a_schema_1_file_without_a_checksum_still_loads(rich: BeliefBase, tmp_path: Path,
                                                         fmt: str) -> None:
-    data = dict(rich.to_dict(), version=1)
+    data = as_schema(rich.to_dict(), 1)
     path = tmp_path / f"old.{fmt}"
     path.write_bytes(msgpack.packb(data) if fmt == "msgpack" else json.dumps(data).encode())
     loaded = BeliefBase.load(path, clock=ManualClock(rich.clock()))
@@ -392,17 +392,19 @@ def test_a_schema_2_file_without_its_checksum_is_refused(rich: BeliefBase, tmp_p
 
 @pytest.mark.parametrize("fmt", ["msgpack", "json"])
 def test_a_newer_version_is_refused_clearly(rich: BeliefBase, tmp_path: Path, fmt: str) -> None:
-    data = dict(rich.to_dict(), version=3)
+    data = dict(rich.to_dict(), version=SNAPSHOT_VERSION + 1)
+    newer = rf"version {SNAPSHOT_VERSION + 1} is newer than this corollary reads \({SNAPSHOT_VERSION}\)"
     for sealed in (True, False):
         path = tmp_path / f"new.{fmt}"
         path.write_bytes(encode(data, fmt, seal=sealed))
-        with pytest.raises(SnapshotError, match=r"version 3 is newer than this corollary reads \(2\)"):
+        with pytest.raises(SnapshotError, match=newer):
             BeliefBase.load(path, clock=ManualClock(T0))
     # a newer version may seal its body differently: refused as newer before the body is read
-    future = {"format": "corollary-snapshot", "version": 3, "body": b"\x28\xb5\x2f\xfd zstd"}
+    future = {"format": "corollary-snapshot", "version": SNAPSHOT_VERSION + 1,
+              "body": b"\x28\xb5\x2f\xfd zstd"}
     future["checksum"] = digest(future["body"])
     path.write_bytes(msgpack.packb(future, use_bin_type=True))
-    with pytest.raises(SnapshotError, match="version 3 is newer"):
+    with pytest.raises(SnapshotError, match=f"version {SNAPSHOT_VERSION + 1} is newer"):
         BeliefBase.load(path, clock=ManualClock(T0))
     ledger = dict(rich.ledger.to_dict(), version=2)
     path = tmp_path / f"trust.{fmt}"
@@ -516,7 +518,7 @@ def test_undecodable_bytes_are_a_snapshot_error(tmp_path: Path, case: str) -> No
 def test_msgpack_extension_types_and_bytes_are_not_values(doc: dict[str, Any], tmp_path: Path) -> None:
     doc["beliefs"][0][1] = msgpack.ExtType(5, b"x")
     path = tmp_path / "s.cor"
-    path.write_bytes(msgpack.packb(dict(doc, version=1), use_bin_type=True))
+    path.write_bytes(msgpack.packb(as_schema(doc, 1), use_bin_type=True))
     with pytest.raises(SnapshotError, match=r"beliefs\[0\]\[1\]"):
         BeliefBase.load(path, clock=ManualClock(T0))
 
@@ -524,7 +526,7 @@ def test_msgpack_extension_types_and_bytes_are_not_values(doc: dict[str, Any], t
 def test_huge_integers_in_json_are_refused_by_field(doc: dict[str, Any], tmp_path: Path) -> None:
     doc["beliefs"][0][2] = 2**70
     path = tmp_path / "s.json"
-    path.write_bytes(json.dumps(dict(doc, version=1)).encode())
+    path.write_bytes(json.dumps(as_schema(doc, 1)).encode())
     with pytest.raises(SnapshotError, match=r"beliefs\[0\]\[2\]"):
         BeliefBase.load(path, clock=ManualClock(T0))
 

@@ -6,7 +6,20 @@ Nothing here knows of agents, storage, rules, ledgers or the CLI: the facade
 
 from .engine import Engine
 from .kinds import FORMULA, KINDS, MODEL, RULE, StepKind, kind_named, register
-from .records import IN, OUT, PREMISES, Belief, Justification, Premise
+from .records import (
+           ANY,
+           IN,
+           OUT,
+           PREMISES,
+           Belief,
+           Item,
+           Justification,
+           Nogood,
+           Premise,
+           item_text,
+           make_items,
+)
 
-__all__ = ["FORMULA", "IN", "KINDS", "MODEL", "OUT", "PREMISES", "RULE", "Belief", "Engine",
-           "Justification", "Premise", "StepKind", "kind_named", "register"]
+__all__ = ["ANY", "FORMULA", "IN", "KINDS", "MODEL", "OUT", "PREMISES", "RULE", "Belief", "Engine",
+           "Item", "Justification", "Nogood", "Premise", "StepKind", "item_text", "kind_named",
+           "make_items", "register"]

@@ -27,8 +27,9 @@ from typing import Any, Protocol
 import networkx as nx
 
 from .. import confidence as formulas
+from . import strata
 from .kinds import Reliability
-from .records import IN, OUT, PREMISES, Belief, Justification, Premise
+from .records import ANY, IN, OUT, PREMISES, Belief, Item, Justification, Nogood, Premise
 
 __all__ = ["IN", "OUT", "OPEN", "PREMISES", "Engine", "Policy", "PremisePart"]
 
@@ -114,6 +115,16 @@ class Engine:
         self.count = 0
         self.by_source: dict[str, set[Belief]] = {}
         self.by_step_source: dict[str, set[Justification]] = {}
+        self.by_rule: dict[str, set[Justification]] = {}
+        # out-lists: key -> value identity (ANY for the whole key) -> the justifications with
+        # that exception
+        self.unless_watch: dict[str, dict[Any, list[Justification]]] = {}
+        self.unless_count = 0
+        self.nogoods: dict[str, Nogood] = {}
+        self.nogoods_by_key: dict[str, list[Nogood]] = {}
+        # beliefs a deciding policy gave up to a nogood in the last sweep: the nogood, and the
+        # reason that would have held the belief (PREMISES or a justification)
+        self.nogood_losses: dict[Belief, tuple[Nogood, Any]] = {}
         self.dirty: set[Belief] = set()
         self.timed: set[Belief] = set()
         self.touched: set[str] | None = None
@@ -270,18 +281,19 @@ class Engine:
         justs = out.justs
         if len(justs) < _MANY:
             for other in justs:
-                if other.kind == j.kind and other.name == j.name and other.inputs == j.inputs:
+                if (other.kind == j.kind and other.name == j.name and other.inputs == j.inputs
+                        and other.unless == j.unless):
                     return other
         else:
             # a rule over an open conflict can give one belief thousands of reasons: find
             # duplicates by hash and grow a list in place, not a tuple copied on every add
             index = self._reasons.get(out)
             if index is None:
-                index = self._reasons[out] = {(o.kind, o.name, o.inputs): o for o in justs}
-            found = index.get((j.kind, j.name, j.inputs))
+                index = self._reasons[out] = {_identity(o): o for o in justs}
+            found = index.get(_identity(j))
             if found is not None:
                 return found
-            index[(j.kind, j.name, j.inputs)] = j
+            index[_identity(j)] = j
         j.seq = next(self._seq)
         g = self.graph
         g.add_node(j)
@@ -296,8 +308,64 @@ class Engine:
             out.justs = [*justs, j]
         if j.kind.reads_reliability:
             self.by_step_source.setdefault(j.name, set()).add(j)
+        elif j.kind.by_rule:
+            self.by_rule.setdefault(j.name, set()).add(j)
+        if j.unless:
+            self.unless_count += 1
+            for key, _, vid in j.unless:
+                self.unless_watch.setdefault(key, {}).setdefault(vid, []).append(j)
         self.mark(j.output)
         return j
+
+    def remove_justification(self, j: Justification) -> None:
+        """Take ``j`` out of the structure (its output is re-evaluated without it)."""
+        out = j.output
+        justs = out.justs
+        if j not in justs:
+            return
+        if type(justs) is list:
+            justs.remove(j)
+            index = self._reasons.get(out)
+            if index is not None:
+                index.pop(_identity(j), None)
+            if len(justs) < _MANY:
+                out.justs = tuple(justs)
+                self._reasons.pop(out, None)
+        else:
+            out.justs = tuple(x for x in justs if x is not j)
+        if j.unless:
+            self.unless_count -= 1
+            for key, _, vid in j.unless:
+                by_value = self.unless_watch[key]
+                by_value[vid].remove(j)
+                if not by_value[vid]:
+                    del by_value[vid]
+                    if not by_value:
+                        del self.unless_watch[key]
+        for by_name in (self.by_step_source, self.by_rule):
+            holders = by_name.get(j.name)
+            if holders is not None and j in holders:
+                holders.discard(j)
+                if not holders:
+                    del by_name[j.name]
+        self.mark(out)
+        self.graph.remove_node(j)
+
+    def remove_rule_reasons(self, rule_name: str) -> int:
+        """Take out every justification a rule made; return how many."""
+        made = list(self.by_rule.get(rule_name, ()))
+        for j in made:
+            self.remove_justification(j)
+        return len(made)
+
+    def withdraw_reasons(self, b: Belief, keep_source: str | None = None) -> None:
+        """Drop every reason of ``b`` (premises except ``keep_source``'s, and justifications):
+        a withdrawn value asserted or claimed afresh starts from its new evidence only."""
+        for p in b.premises:
+            if p.source != keep_source:
+                self.drop_premise(b, p.source)
+        for j in list(b.justs):
+            self.remove_justification(j)
 
     def block(self, b: Belief, reason: str) -> None:
         b.blocked = reason
@@ -307,6 +375,97 @@ class Engine:
         if b.blocked is not None:
             b.blocked = None
             self.mark(b)
+
+    # -- exceptions ("unless") and nogoods ---------------------------------------------------
+    def item_beliefs(self, item: Item) -> list[Belief]:
+        """The beliefs an item names (every value of its key, or the one value)."""
+        key, _, vid = item
+        if vid is ANY:
+            return self.values_of(key)
+        b = self.find(key, vid)
+        return [] if b is None else [b]
+
+    def watchers(self, b: Belief) -> list[Justification]:
+        """The justifications with an exception naming ``b``."""
+        by_value = self.unless_watch.get(b.key)
+        if not by_value:
+            return []
+        return [*by_value.get(ANY, ()), *by_value.get(b.vid, ())]
+
+    def holder(self, item: Item) -> Belief | None:
+        """A belief the item names that is IN now (as last computed), if any."""
+        for b in self.item_beliefs(item):
+            if b.label is IN:
+                return b
+        return None
+
+    def exception_of(self, j: Justification) -> Belief | None:
+        """The held belief that defeats ``j`` through its out-list, if any."""
+        for item in j.unless:
+            b = self.holder(item)
+            if b is not None:
+                return b
+        return None
+
+    def add_nogood(self, nogood: Nogood) -> None:
+        """The items of ``nogood`` cannot all be held (a new name, checked by the caller)."""
+        self.nogoods[nogood.name] = nogood
+        for key in {item[0] for item in nogood.items}:
+            self.nogoods_by_key.setdefault(key, []).append(nogood)
+        for item in nogood.items:
+            for b in self.item_beliefs(item):
+                self.mark(b)
+
+    def nogoods_of(self, b: Belief) -> list[Nogood]:
+        """The nogoods that name ``b`` (by its key or its value)."""
+        return [ng for ng in self.nogoods_by_key.get(b.key, ())
+                if any(_matches(item, b) for item in ng.items)]
+
+    def partners(self, b: Belief) -> list[Belief]:
+        """The beliefs sharing a nogood with ``b`` (other items' beliefs)."""
+        found: list[Belief] = []
+        for ng in self.nogoods_of(b):
+            for item in ng.items:
+                if not _matches(item, b):
+                    found.extend(self.item_beliefs(item))
+        return found
+
+    def active_nogoods(self) -> list[tuple[Nogood, list[Belief]]]:
+        """Nogoods whose every item is held now (labels as last computed), with a holder of
+        each item."""
+        found = []
+        for ng in self.nogoods.values():
+            holders = [h for item in ng.items if (h := self.holder(item)) is not None]
+            if len(holders) == len(ng.items):
+                found.append((ng, holders))
+        return found
+
+    def support_premises(self, b: Belief, via: Any = None) -> list[Belief]:
+        """The beliefs at the bottom of ``b``'s best support (held up by their premises): what
+        dependency-directed backtracking can give up. ``via`` starts from another reason of
+        ``b`` than its best (the one a defeated value would have rested on)."""
+        found: list[Belief] = []
+        seen: set[Belief] = set()
+        stack: list[tuple[Belief, Any]] = [(b, b.best if via is None else via)]
+        while stack:
+            x, why = stack.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            if why == PREMISES:
+                found.append(x)
+            elif isinstance(why, Justification):
+                stack.extend((i, i.best) for i in why.inputs)
+        return found
+
+    def _completes(self, b: Belief) -> Nogood | None:
+        """A nogood that settling ``b`` would make fully held (every other item held)."""
+        for ng in self.nogoods_by_key.get(b.key, ()):
+            mine = [item for item in ng.items if _matches(item, b)]
+            if mine and all(self.holder(item) is not None for item in ng.items
+                            if item not in mine):
+                return ng
+        return None
 
     # -- invalidation --------------------------------------------------------------------
     def mark(self, b: Belief) -> None:
@@ -323,6 +482,8 @@ class Engine:
         keys = self.keys
         touched = self.touched
         rivals_too = self.policy.decides
+        watch = self.unless_watch
+        partners_too = rivals_too and self.nogoods_by_key
         expanded: set[str] = set()
         stack = [b]
         while stack:
@@ -336,6 +497,15 @@ class Engine:
             if consumers:
                 for j in consumers:
                     stack.append(j.output)
+            if watch:
+                by_value = watch.get(x.key)
+                if by_value:
+                    for j in by_value.get(ANY, ()):
+                        stack.append(j.output)
+                    for j in by_value.get(x.vid, ()):
+                        stack.append(j.output)
+            if partners_too and x.key in partners_too:
+                stack.extend(self.partners(x))
             if rivals_too:
                 slot = keys[x.key]
                 if type(slot) is not Belief and x.key not in expanded:
@@ -391,6 +561,7 @@ class Engine:
         keys = self.keys
         dirty = self.dirty
         rivals_too = self.policy.decides
+        partners_too = rivals_too and self.nogoods_by_key
         expanded: set[str] = set()
         while stack:
             b = stack.pop()
@@ -399,6 +570,11 @@ class Engine:
             region.add(b)
             for j in b.justs:
                 stack.extend(j.inputs)
+                if j.unless:
+                    for item in j.unless:
+                        stack.extend(self.item_beliefs(item))
+            if partners_too and b.key in partners_too:
+                stack.extend(self.partners(b))
             if rivals_too:
                 slot = keys[b.key]
                 if type(slot) is not Belief and b.key not in expanded:
@@ -463,6 +639,15 @@ class Engine:
         return formulas.agreement(best, self.corroboration)
 
     def _evaluate(self, region: set[Belief], now: float) -> None:
+        if self.unless_count and any(j.unless for b in region for j in b.justs):
+            # a justification is valid only once its exceptions are settled OUT: sweep the
+            # region stratum by stratum, each exception in a stratum below what it defeats
+            for level in strata.levels(self, region):
+                self._sweep(level, now)
+        else:
+            self._sweep(region, now)
+
+    def _sweep(self, region: set[Belief], now: float) -> None:
         heap: list[tuple[float, int, int, Belief, Any]] = []
         pending: dict[Justification, int] = {}
         own_timed: set[Belief] = set()
@@ -474,6 +659,21 @@ class Engine:
         decided = self.policy.decides
         winners: dict[str, Belief] = {}
         memo: dict[str, tuple[float, bool]] = {}
+        nogood_keys = self.nogoods_by_key if decided else None
+        losses = self.nogood_losses
+        excepted: set[Belief] = set()  # beliefs with a reason an exception defeated
+        # exceptions are settled before this sweep (a lower stratum, or outside the region):
+        # whether an item is held is asked once per sweep, however many reasons name it
+        held_items: dict[tuple[str, Any], bool] = {}
+
+        def defeated(j: Justification) -> bool:
+            for key, _, vid in j.unless:
+                found = held_items.get((key, vid))
+                if found is None:
+                    found = held_items[(key, vid)] = self.holder((key, None, vid)) is not None
+                if found:
+                    return True
+            return False
 
         def reliability(source: str, now: float) -> tuple[float, bool]:
             found = memo.get(source)
@@ -500,6 +700,9 @@ class Engine:
                     pending[j] = waiting - 1
                     continue
                 del pending[j]
+                if j.unless and defeated(j):
+                    excepted.add(out)
+                    continue
                 if j.live:
                     step, timed = reliability(j.name, now)
                     step *= j.step
@@ -513,6 +716,9 @@ class Engine:
                         weakest = x.conf
                 push(heap, (-(step * weakest), out.seq, next(tie), out, j))
 
+        if losses:
+            for b in region:
+                losses.pop(b, None)
         for b in region:
             b.label = OUT
             b.conf = 0.0
@@ -532,7 +738,8 @@ class Engine:
                 c = None
                 b.why = "unsupported"
             if c is not None:
-                if not b.justs and type(keys[b.key]) is Belief and b not in succ:
+                if (not b.justs and type(keys[b.key]) is Belief and b not in succ
+                        and not (nogood_keys and b.key in nogood_keys)):
                     # nothing competes with it and nothing reads it, so settling it out of
                     # order changes no tie: skip the heap (most premises in a large base)
                     direct.append((b, c))
@@ -549,14 +756,33 @@ class Engine:
                         break
                 if not valid:
                     continue
+                if j.unless:
+                    for key, _, vid in j.unless:
+                        held = held_items.get((key, vid))
+                        if held is None:
+                            held = held_items[(key, vid)] = self.holder((key, None, vid)) is not None
+                        if held:
+                            excepted.add(b)
+                            break
+                    else:
+                        held = False
+                    if held:
+                        continue
                 if waiting:
                     pending[j] = waiting
-                else:
-                    step, timed = self.step_confidence(j, now)
-                    if timed:
-                        own_timed.add(b)
-                    push(heap, (-formulas.derived(step, (x.conf for x in j.inputs)), b.seq,
-                                next(tie), b, j))
+                else:  # every input settled before this sweep: the step, inlined as in settle
+                    if j.live:
+                        step, timed = reliability(j.name, now)
+                        step *= j.step
+                        if timed:
+                            own_timed.add(b)
+                    else:
+                        step = j.step
+                    weakest = 1.0
+                    for x in j.inputs:
+                        if x.conf < weakest:
+                            weakest = x.conf
+                    push(heap, (-(step * weakest), b.seq, next(tie), b, j))
 
         self.policy.before_sweep(self, region, now)
         for b, c in direct:
@@ -571,7 +797,8 @@ class Engine:
                     b.potential = -negc
                 continue
             c = -negc
-            if decided and type(keys[b.key]) is not Belief:
+            contested = decided and type(keys[b.key]) is not Belief
+            if contested:
                 # the region holds every value of a contested key (it is closed under rivals
                 # when a policy decides), so the first one settled here is the winner
                 winner = winners.get(b.key)
@@ -580,27 +807,44 @@ class Engine:
                     b.potential = c
                     b.why = "lost"
                     continue
+            if nogood_keys and b.key in nogood_keys:
+                # the last item of a nogood to be reached (the least confident) gives way
+                lost = self._completes(b)
+                if lost is not None:
+                    b.defeated_by = next(h for item in lost.items
+                                         if (h := self.holder(item)) is not None and h is not b)
+                    b.potential = c
+                    b.why = "lost"
+                    losses[b] = (lost, why)
+                    continue
+            if contested:
                 winners[b.key] = b
             settle(b, c, why)
 
+        for b in excepted:
+            if b.label is OUT and b.why == "unsupported":
+                b.why = "an exception holds"
         self._settle_timed(region, own_timed, decided)
         if self.dirty:
             self.dirty.difference_update(region)
 
     def _settle_timed(self, region: set[Belief], own_timed: set[Belief], decided: bool) -> None:
-        """A value is time-dependent if it reads a decaying premise or a time-dependent input."""
+        """A value is time-dependent if it reads a decaying premise or a time-dependent input
+        or exception (or, under a deciding policy, has a time-dependent rival or partner)."""
         timed_set = self.timed
         if not own_timed and not timed_set:
             return  # nothing in the base reads the time: every b.timed is already False
         succ = self.graph._succ
         keys = self.keys
+        watch = self.unless_watch
+        partners_too = decided and self.nogoods_by_key
         expanded: set[str] = set()
         for b in region:
             b.timed = False
         for b in region:
             if b.timed:
                 continue
-            if b in own_timed or any(x.timed for j in b.justs for x in j.inputs if x not in region):
+            if b in own_timed or self._reads_timed(b, region):
                 stack = [b]
                 while stack:
                     x = stack.pop()
@@ -611,6 +855,10 @@ class Engine:
                     if consumers:
                         for j in consumers:
                             stack.append(j.output)
+                    if watch and x.key in watch:
+                        stack.extend(j.output for j in self.watchers(x))
+                    if partners_too and x.key in partners_too:
+                        stack.extend(self.partners(x))
                     if decided and x.key not in expanded:
                         slot = keys[x.key]
                         if type(slot) is not Belief:
@@ -622,3 +870,27 @@ class Engine:
                     timed_set.add(b)
                 elif timed_set:
                     timed_set.discard(b)
+
+    def _reads_timed(self, b: Belief, region: set[Belief]) -> bool:
+        """Whether ``b`` reads a time-dependent belief settled outside ``region``."""
+        for j in b.justs:
+            for x in j.inputs:
+                if x.timed and x not in region:
+                    return True
+            for item in j.unless:
+                for x in self.item_beliefs(item):
+                    if x.timed and x not in region:
+                        return True
+        if self.policy.decides and self.nogoods_by_key and b.key in self.nogoods_by_key:
+            return any(x.timed and x not in region for x in self.partners(b))
+        return False
+
+
+def _matches(item: Item, b: Belief) -> bool:
+    """Whether ``item`` names ``b``."""
+    return item[0] == b.key and (item[2] is ANY or item[2] == b.vid)
+
+
+def _identity(j: Justification) -> tuple[Any, ...]:
+    """What makes two justifications the same reason."""
+    return (j.kind, j.name, j.inputs, tuple((key, vid) for key, _, vid in j.unless))

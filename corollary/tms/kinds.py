@@ -59,7 +59,11 @@ class StepKind:
     info_optional: tuple[str, ...] = ()
 
     def step(self, j: Justification, reliability: Reliability, now: float) -> tuple[float, bool]:
-        """``(step confidence, whether it moves with time)`` of ``j`` at ``now``."""
+        """``(step confidence, whether it moves with time)`` of ``j`` at ``now``.
+
+        The engine's sweep inlines exactly this (``reliability(name) × step`` when
+        :attr:`reads_reliability`, else the constant ``step``) on its hot path: a kind sets
+        ``reads_reliability`` rather than overriding this method."""
         if self.reads_reliability:
             r, timed = reliability(j.name, now)
             return r * j.step, timed

@@ -7,12 +7,61 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..errors import InvalidInputError, InvalidTypeError
+from ..values import canon, check_key
+
 if TYPE_CHECKING:  # pragma: no cover
     from .kinds import StepKind
 
 IN = "IN"
 OUT = "OUT"
 PREMISES = "premises"  # marker for "the premise agreement" as a belief's best support
+
+
+class _Any:
+    """In an item ``(key, value, vid)``: any value of the key."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ANY"
+
+
+ANY: Any = _Any()
+
+#: A belief named by an exception or a nogood: ``(key, value, vid)``; ``value`` and ``vid`` are
+#: :data:`ANY` for "any value of the key".
+Item = tuple[str, Any, Any]
+
+
+def make_items(spec: object, what: str) -> tuple[Item, ...]:
+    """Items from what a caller wrote: a list of keys (any value of the key) and ``(key,
+    value)`` pairs (that value), validated; duplicates dropped, order kept.
+
+    >>> make_items(["closure:notice", ("status", "closed")], "unless")
+    (('closure:notice', ANY, ANY), ('status', 'closed', 'closed'))
+    """
+    if isinstance(spec, (str, bytes)) or not isinstance(spec, (list, tuple)):
+        raise InvalidTypeError(f"{what} takes a list of keys and (key, value) pairs, not "
+                               f"{type(spec).__name__}")
+    items: list[Item] = []
+    for entry in spec:
+        if isinstance(entry, str):
+            item: Item = (check_key(entry), ANY, ANY)
+        elif isinstance(entry, (list, tuple)) and len(entry) == 2:
+            item = (check_key(entry[0]), entry[1], canon(entry[1]))
+        else:
+            raise InvalidInputError(f"{what}: each item is a key or a (key, value) pair, not "
+                                    f"{entry!r:.80}")
+        if all((item[0], item[2]) != (i[0], i[2]) for i in items):
+            items.append(item)
+    return tuple(items)
+
+
+def item_text(item: Item) -> str:
+    """``key`` for any value of a key, else ``key = value``."""
+    key, value, vid = item
+    return key if vid is ANY else f"{key} = {value!r}"
 
 
 class Premise:
@@ -43,13 +92,16 @@ class Justification:
     ``step`` is the constant part of the step confidence (a rule's confidence, a claim's
     certainty); a kind that reads reliability multiplies it by the live reliability of
     ``name`` (the model). ``info`` carries what the proof shows (formula, stated value,
-    citation check, input names).
+    citation check, input names). ``unless`` is its out-list: items (:data:`Item`) whose being
+    held makes the justification invalid ("x unless y"), as in Doyle's TMS.
     """
 
-    __slots__ = ("kind", "name", "output", "inputs", "distinct", "step", "info", "seq", "live")
+    __slots__ = ("kind", "name", "output", "inputs", "distinct", "step", "info", "seq", "live",
+                 "unless")
 
     def __init__(self, kind: StepKind, name: str, output: Belief, inputs: tuple[Belief, ...],
-                 step: float, info: dict[str, Any] | None = None) -> None:
+                 step: float, info: dict[str, Any] | None = None,
+                 unless: tuple[Item, ...] = ()) -> None:
         self.kind = kind
         # whether the step reads its source's live reliability (the sweep's hot path asks)
         self.live = kind.reads_reliability
@@ -61,9 +113,25 @@ class Justification:
         self.step = step
         self.info = info or {}
         self.seq = 0
+        self.unless = unless
 
     def __repr__(self) -> str:
         return f"<Justification {self.kind.name}:{self.name} -> {self.output.key}>"
+
+
+class Nogood:
+    """Beliefs that cannot all be held: while every item is held, a conflict policy gives one
+    up (or the conflict stays open)."""
+
+    __slots__ = ("name", "items", "seq")
+
+    def __init__(self, name: str, items: tuple[Item, ...], seq: int) -> None:
+        self.name = name
+        self.items = items
+        self.seq = seq
+
+    def __repr__(self) -> str:
+        return f"<Nogood {self.name}: {', '.join(item_text(i) for i in self.items)}>"
 
 
 class Belief:
