@@ -225,7 +225,7 @@ _FLOATS = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
 
 #: Documents this corollary writes, and the newest schema version of each it reads.
 SNAPSHOT_FORMAT = "corollary-snapshot"
-SNAPSHOT_VERSION = 2
+SNAPSHOT_VERSION = 3
 LEDGER_FORMAT = "corollary-ledger"
 LEDGER_VERSION = 1
 _NEWEST = {SNAPSHOT_FORMAT: SNAPSHOT_VERSION, LEDGER_FORMAT: LEDGER_VERSION}

@@ -112,7 +112,7 @@ def test_a_snapshot_records_taken_at_and_settings(clock: ManualClock) -> None:
     kb = build(clock)
     data = kb.to_dict()
     assert data["taken_at"] == clock()
-    assert data["version"] == 2  # schema 2: files carry a checksum
+    assert data["version"] == 3  # schema 2: files carry a checksum; 3: remembered calls
     assert data["policy"]["min_confidence"] == 0.3
     assert data["conflicts"] == {"policy": "PreferHigherConfidence"}
     restored = BeliefBase.from_dict(data, clock=ManualClock(clock()))
@@ -288,7 +288,7 @@ def test_bad_ledger_files_raise_snapshot_error(tmp_path: Path, clock: ManualCloc
 
 def test_from_dict_refuses_foreign_data(clock: ManualClock) -> None:
     for data in ({}, {"format": "corollary-snapshot"}, [], "text",
-                 dict(_valid(clock), version=3)):
+                 dict(_valid(clock), version=4)):
         with pytest.raises(SnapshotError):
             BeliefBase.from_dict(data, clock=clock)  # type: ignore[arg-type]
 

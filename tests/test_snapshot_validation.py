@@ -349,12 +349,12 @@ def test_saved_files_are_sealed(rich: BeliefBase, tmp_path: Path) -> None:
     rich.save(tmp_path / "a.cor")
     envelope = msgpack.unpackb((tmp_path / "a.cor").read_bytes())
     assert sorted(envelope) == ["body", "checksum", "format", "version"]
-    assert envelope["version"] == SNAPSHOT_VERSION == 2
+    assert envelope["version"] == SNAPSHOT_VERSION == 3
     assert envelope["checksum"] == digest(envelope["body"])
     assert envelope["checksum"].startswith(f"{CHECKSUM}:") and len(envelope["checksum"]) == 44
     rich.save(tmp_path / "a.json")
     text = (tmp_path / "a.json").read_text()
-    assert text.startswith('{"format":"corollary-snapshot","version":2,"checksum":"blake2b-128:')
+    assert text.startswith('{"format":"corollary-snapshot","version":3,"checksum":"blake2b-128:')
     assert json.loads(text)["body"]["beliefs"][0][0] == "revenue:Q2"  # still plain JSON
     rich.ledger.save(tmp_path / "trust.json")
     rich.ledger.save(tmp_path / "trust.msgpack")
@@ -392,17 +392,17 @@ def test_a_schema_2_file_without_its_checksum_is_refused(rich: BeliefBase, tmp_p
 
 @pytest.mark.parametrize("fmt", ["msgpack", "json"])
 def test_a_newer_version_is_refused_clearly(rich: BeliefBase, tmp_path: Path, fmt: str) -> None:
-    data = dict(rich.to_dict(), version=3)
+    data = dict(rich.to_dict(), version=4)
     for sealed in (True, False):
         path = tmp_path / f"new.{fmt}"
         path.write_bytes(encode(data, fmt, seal=sealed))
-        with pytest.raises(SnapshotError, match=r"version 3 is newer than this corollary reads \(2\)"):
+        with pytest.raises(SnapshotError, match=r"version 4 is newer than this corollary reads \(3\)"):
             BeliefBase.load(path, clock=ManualClock(T0))
     # a newer version may seal its body differently: refused as newer before the body is read
-    future = {"format": "corollary-snapshot", "version": 3, "body": b"\x28\xb5\x2f\xfd zstd"}
+    future = {"format": "corollary-snapshot", "version": 4, "body": b"\x28\xb5\x2f\xfd zstd"}
     future["checksum"] = digest(future["body"])
     path.write_bytes(msgpack.packb(future, use_bin_type=True))
-    with pytest.raises(SnapshotError, match="version 3 is newer"):
+    with pytest.raises(SnapshotError, match="version 4 is newer"):
         BeliefBase.load(path, clock=ManualClock(T0))
     ledger = dict(rich.ledger.to_dict(), version=2)
     path = tmp_path / f"trust.{fmt}"
