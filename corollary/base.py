@@ -407,6 +407,7 @@ class BeliefBase:
 
     def _called(self, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
         if call.spec.name not in self._trust.tools:
+            canon(result)  # a result that cannot be a belief leaves the base as it was
             self.add_tool(fn)
         try:
             self.assert_(call.key, result, source=call.spec.source)  # noqa: UP005 (our method)

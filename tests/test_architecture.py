@@ -40,7 +40,8 @@ LAYERS: dict[int, set[str]] = {
     3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity"},
     4: {"base"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
-        "models.openai_chat", "models.schema", "agent"},
+        "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",
+        "agent.builtins", "agent.projector", "agent.sampling"},
     6: {"cli", "mcp", "__main__", ""},
 }
 LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}

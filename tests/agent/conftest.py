@@ -1,0 +1,11 @@
+"""The agent tests import their shared cases (``agent_cases``) and the model tests' loopback
+server (``model_server``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # agent_cases
+sys.path.insert(0, str(HERE.parent / "models"))  # model_server
