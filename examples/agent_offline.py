@@ -23,24 +23,22 @@ def revenue(quarter: str) -> float:
     return {"Q2": 100.0, "Q3": 110.0}[quarter]
 
 
-def analyst() -> ScriptedModel:
-    """What a model would do with the task: fetch, compute, judge, answer."""
-    return ScriptedModel([
-        Reply(None, [ToolCall("c1", "revenue", {"quarter": "Q2"}),
-                     ToolCall("c2", "revenue", {"quarter": "Q3"})]),
-        Reply(None, [ToolCall("c3", "claim", {
-            "key": "growth", "value": 0.1, "formula": "(q3 - q2) / q2",
-            "inputs": {"q2": "revenue:Q2", "q3": "revenue:Q3"}})]),
-        Reply(None, [ToolCall("c4", "claim", {"key": "trend", "value": "up",
-                                              "inputs": ["growth"]})]),
-        Reply("Revenue rose from 100 to 110.", [ToolCall("c5", "answer", {
-            "value": "revenue is growing", "inputs": ["revenue:Q3", "trend"]})]),
-    ])
+#: What a model would do with the task: fetch, compute, judge, answer.
+SCRIPT = [
+    Reply(None, [ToolCall("c1", "revenue", {"quarter": "Q2"}),
+                 ToolCall("c2", "revenue", {"quarter": "Q3"})]),
+    Reply(None, [ToolCall("c3", "claim", {
+        "key": "growth", "value": 0.1, "formula": "(q3 - q2) / q2",
+        "inputs": {"q2": "revenue:Q2", "q3": "revenue:Q3"}})]),
+    Reply(None, [ToolCall("c4", "claim", {"key": "trend", "value": "up", "inputs": ["growth"]})]),
+    Reply(None, [ToolCall("c5", "answer", {"value": "revenue is growing",
+                                           "inputs": ["revenue:Q3", "trend"]})]),
+]
 
 
 def analyse(learn_from_checks: bool) -> None:
     kb = BeliefBase(clock=ManualClock(0))
-    agent = Agent(analyst(), kb, tools=[revenue], name="analyst",
+    agent = Agent(ScriptedModel(SCRIPT), kb, tools=[revenue], name="analyst",
                   learn_from_checks=learn_from_checks)
     run = agent.run("Is revenue growing? Use the filings for Q2 and Q3.")
     for step in run.steps:
@@ -52,10 +50,11 @@ def analyse(learn_from_checks: bool) -> None:
     print(run.explain())
 
 
-print("With learn_from_checks=False (the numbers of docs/model.md):")
-analyse(learn_from_checks=False)
-print()
-print("With learning on (the default), the formula the runtime re-executed and found right is")
-print("an outcome for model:analyst: its reliability rises from 0.9 to 10/11 before it judges,")
-print("so its judgements are worth more:")
-analyse(learn_from_checks=True)
+if __name__ == "__main__":
+    print("With learn_from_checks=False (the numbers of docs/model.md):")
+    analyse(learn_from_checks=False)
+    print()
+    print("With learning on (the default), the formula the runtime re-executed and found right")
+    print("is an outcome for model:analyst: its reliability rises from 0.9 to 10/11 before it")
+    print("judges, so its judgements are worth more:")
+    analyse(learn_from_checks=True)

@@ -192,8 +192,10 @@ class Agent:
                 kb.add_rule(r)
         self.kb = kb
         kb.reliability(self.source)  # a policy that does not know "model:" refuses it here
-        self.tools = schemas + [CLAIM_SCHEMA, ANSWER_SCHEMA]
-        self._parameters = {s["function"]["name"]: s["function"]["parameters"] for s in self.tools}
+        #: The function schemas offered to the model each turn: the tools', then the built-ins.
+        self.schemas = schemas + [CLAIM_SCHEMA, ANSWER_SCHEMA]
+        self._parameters = {s["function"]["name"]: s["function"]["parameters"]
+                            for s in self.schemas}
 
     # -- what the model sees -----------------------------------------------------------------
     @property
@@ -290,7 +292,7 @@ class Agent:
         steps: list[Step] = []
         history: list[dict[str, Any]] = []
         for turn in range(self.max_steps):
-            reply: Reply = yield _Ask(self.messages(task) + history, self.tools)
+            reply: Reply = yield _Ask(self.messages(task) + history, self.schemas)
             if reply.text:
                 steps.append(Step(turn, "text", text=reply.text))
             history.append(assistant_message(reply))

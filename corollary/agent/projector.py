@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
 from typing import TYPE_CHECKING, Any
 
 from ..proof import format_confidence
@@ -21,10 +22,22 @@ if TYPE_CHECKING:  # pragma: no cover
 Projector = Callable[["BeliefBase"], str]
 
 
+_SCALARS = {True: "true", False: "false", None: "null"}
+
+
 def render_value(value: Any) -> str:
-    """A value as the model reads it: JSON (``"up"``, ``0.1``, ``true``, ``[1, 2]``)."""
-    if type(value) is str:
-        return json.dumps(value, ensure_ascii=False)
+    """A value as the model reads it: JSON (``"up"``, ``0.1``, ``true``, ``[1, 2]``).
+
+    >>> [render_value(v) for v in ("up", 0.1, 3, True, None, ("a", {"b": 1}))]
+    ['"up"', '0.1', '3', 'true', 'null', '["a", {"b": 1}]']
+    """
+    kind = type(value)
+    if kind is str:
+        return encode_basestring(value)  # type: ignore[no-any-return]
+    if kind is float or kind is int:  # finite (values are): repr is their JSON
+        return repr(value)
+    if kind is bool or value is None:
+        return _SCALARS[value]
     return json.dumps(plain(value), ensure_ascii=False)
 
 
@@ -44,8 +57,14 @@ def project(kb: BeliefBase, floor: float, exclude: str | None = None) -> str:
     """
     held = sorted(((h.key, -h.confidence, h.value) for h in kb.beliefs(floor) if h.key != exclude),
                   key=lambda t: (t[0], t[1]))
-    return "\n".join(f"{key} = {render_value(value)} [IN {format_confidence(-negc)}]"
-                     for key, negc, value in held)
+    shown: dict[float, str] = {}  # many beliefs share a confidence (a tool's prior)
+    lines = []
+    for key, negc, value in held:
+        confidence = shown.get(negc)
+        if confidence is None:
+            confidence = shown[negc] = format_confidence(-negc)
+        lines.append(f"{key} = {render_value(value)} [IN {confidence}]")
+    return "\n".join(lines)
 
 
 def without_key(text: str, key: str) -> str:

@@ -1,13 +1,16 @@
-"""Tools and scripted replies shared by the agent tests."""
+"""Tools and scripted replies shared by the agent tests: the worked analysis is the one
+examples/agent_offline.py runs (its tool and its model's replies)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from corollary import ToolCall, tool
+from agent_offline import SCRIPT, revenue
+
+from corollary import ToolCall
 from corollary.models import Reply
 
-CALLS: list[tuple[str, Any]] = []
+__all__ = ["call", "calls", "revenue", "state", "worked_script"]
 
 
 def state(kb: Any) -> dict[str, Any]:
@@ -15,19 +18,6 @@ def state(kb: Any) -> dict[str, Any]:
     data: dict[str, Any] = kb.to_dict()
     del data["taken_at"]
     return data
-
-
-@tool(trust="high", key="revenue:{quarter}")
-def revenue(quarter: str) -> float:
-    """Quarterly revenue in $M, from the filings database.
-
-    Parameters
-    ----------
-    quarter : str
-        The quarter, e.g. Q2.
-    """
-    CALLS.append(("revenue", quarter))
-    return {"Q2": 100.0, "Q3": 110.0}[quarter]
 
 
 def call(name: str, arguments: dict[str, Any] | None = None, id: str | None = None) -> ToolCall:
@@ -40,11 +30,4 @@ def calls(*items: ToolCall, text: str | None = None) -> Reply:
 
 def worked_script() -> list[Reply]:
     """The worked analysis of docs/model.md, as a model would run it."""
-    return [
-        calls(call("revenue", {"quarter": "Q2"}, "c1"), call("revenue", {"quarter": "Q3"}, "c2")),
-        calls(call("claim", {"key": "growth", "value": 0.1, "formula": "(q3 - q2) / q2",
-                             "inputs": {"q2": "revenue:Q2", "q3": "revenue:Q3"}}, "c3")),
-        calls(call("claim", {"key": "trend", "value": "up", "inputs": ["growth"]}, "c4")),
-        calls(call("answer", {"value": "revenue is growing",
-                              "inputs": ["revenue:Q3", "trend"]}, "c5")),
-    ]
+    return list(SCRIPT)

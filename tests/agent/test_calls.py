@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_cases import CALLS, revenue, state
+from agent_cases import revenue, state
 
 from corollary import (
     AsyncToolError,
@@ -33,9 +33,13 @@ def quote(symbol: str, venue: str = "NYSE") -> float:
     return {"ACME": 101.5, "INIT": 7.0}[symbol]
 
 
+RAN: list[str] = []
+
+
 @tool(name="calls_fx")
 def fx(pair: str, *, when: Any = None) -> float:
     """An exchange rate."""
+    RAN.append(pair)
     return 1.08
 
 
@@ -95,14 +99,14 @@ def test_a_call_that_does_not_fit_or_fails_changes_nothing() -> None:
     kb = base()
     kb.assert_("x", 1, source="human:me")
     before = state(kb)
-    runs = len(CALLS)
+    runs = len(RAN)
     with pytest.raises(InvalidTypeError, match="do not fit"):
-        kb.call(revenue, None, "Q2", "extra")
+        kb.call(fx, None, "EURUSD", "extra")
     with pytest.raises(InvalidTypeError, match="do not fit"):
-        kb.call(revenue, None, quarter="Q2", year=2024)
+        kb.call(fx, None, pair="EURUSD", year=2024)
     with pytest.raises(InvalidInputError, match="non-empty string"):
-        kb.call(revenue, " ", "Q2")
-    assert len(CALLS) == runs  # the tool never ran
+        kb.call(fx, " ", "EURUSD")
+    assert len(RAN) == runs  # the tool never ran
     with pytest.raises(KeyError):
         kb.call(revenue, None, "Q9")  # the tool raised
     with pytest.raises(InvalidTypeError, match="plain data"):

@@ -26,6 +26,7 @@ from corollary import (
     tool,
 )
 from corollary.agent import DEFAULT_SYSTEM
+from corollary.agent.loop import NUDGE
 from corollary.errors import ModelError, ScriptExhaustedError
 from corollary.models import FunctionModel
 
@@ -177,7 +178,7 @@ def test_no_answer_when_max_steps_run_out_and_text_replies_are_nudged() -> None:
                                                     ("text", "Still thinking.")]
     second = model.requests[1][0]
     assert second[2:] == [{"role": "assistant", "content": "Let me think."},
-                          {"role": "user", "content": corollary.agent.loop.NUDGE}]
+                          {"role": "user", "content": NUDGE}]
 
 
 def test_calls_after_the_answer_are_skipped() -> None:

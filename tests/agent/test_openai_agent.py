@@ -5,24 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from contextlib import closing
 from typing import Any
 
-import pytest
 from agent_cases import revenue
 from model_server import Answer, Server, completion
 
 from corollary import Agent, BeliefBase, ManualClock, OpenAIChat
 from corollary.agent import DEFAULT_SYSTEM
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    srv = Server()
-    try:
-        yield srv
-    finally:
-        srv.close()
 
 
 def wire(id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -53,9 +43,10 @@ def agent(server: Server) -> Agent:
                  learn_from_checks=False)
 
 
-def test_an_agent_run_over_http(server: Server) -> None:
-    script(server)
-    run = agent(server).run("Is revenue growing?")
+def test_an_agent_run_over_http() -> None:
+    with closing(Server()) as server:
+        script(server)
+        run = agent(server).run("Is revenue growing?")
     assert (run.status, run.answer) == ("ok", "revenue is growing")
     assert f"{run.confidence:.3f}" == "0.802"
     assert len(server.requests) == 4
@@ -78,9 +69,10 @@ def test_an_agent_run_over_http(server: Server) -> None:
     assert str(run.explain()).startswith("answer = 'revenue is growing' [IN 0.80]")
 
 
-def test_an_async_run_over_http_recovers_from_unreadable_arguments(server: Server) -> None:
-    script(server, broken_first=True)
-    run = asyncio.run(agent(server).arun("Is revenue growing?"))
+def test_an_async_run_over_http_recovers_from_unreadable_arguments() -> None:
+    with closing(Server()) as server:
+        script(server, broken_first=True)
+        run = asyncio.run(agent(server).arun("Is revenue growing?"))
     assert run.status == "ok" and f"{run.confidence:.3f}" == "0.802"
     assert len(server.requests) == 5
     second = server.requests[1].json["messages"]
