@@ -16,6 +16,7 @@ operation and its outcomes are all or nothing.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import hashlib
 import inspect
@@ -397,10 +398,14 @@ class BeliefBase:
 
     async def acall(self, fn: Callable[..., Any], key: str | None, *args: Any,
                     **kwargs: Any) -> Any:
-        """:meth:`call` for ``async def`` tools (and plain ones): the result is awaited, then
-        asserted."""
+        """:meth:`call` for ``async def`` tools: the result is awaited, then asserted. A plain
+        tool runs in a worker thread (``asyncio.to_thread``), so it never blocks the event
+        loop; the base itself is only touched from the caller's thread."""
         call = prepare_call(fn, key, args, kwargs)
-        result = fn(*args, **kwargs)
+        if is_async(fn):
+            result = fn(*args, **kwargs)
+        else:
+            result = await asyncio.to_thread(fn, *args, **kwargs)
         if inspect.isawaitable(result):
             result = await result
         return self._called(fn, call, result)

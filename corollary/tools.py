@@ -24,8 +24,8 @@ import attrs
 
 from ._validate import check_unit
 from .clock import Duration, to_seconds
-from .errors import InvalidInputError, InvalidTypeError
-from .values import check_key, plain
+from .errors import CorollaryError, InvalidInputError, InvalidTypeError
+from .values import canon, check_key, plain
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -137,15 +137,17 @@ class ToolSpec:
                     f"cannot fill the key template {self.key!r} of tool {self.name!r} from "
                     f"{dict(arguments)!r:.200}: {exc}") from None
             return check_key(key)
-        shown = ", ".join(f"{name}={_shown(value)}" for name, value in arguments.items())
+        shown = ", ".join(f"{name}={self._shown(name, value)}" for name, value in arguments.items())
         return check_key(f"{self.name}({shown})")
 
-
-def _shown(value: Any) -> str:
-    try:
-        return json.dumps(plain(value), sort_keys=True, ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError, AttributeError, RecursionError):  # not plain data
-        return repr(value)
+    def _shown(self, name: str, value: Any) -> str:
+        try:
+            canon(value)
+        except CorollaryError:
+            raise InvalidInputError(
+                f"cannot name the result of {self.name}(): its argument {name!r} is not plain "
+                "data; pass a key (or declare @tool(key=...))") from None
+        return json.dumps(plain(value), sort_keys=True, ensure_ascii=False)
 
 
 @functools.lru_cache(maxsize=1024)

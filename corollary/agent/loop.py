@@ -30,6 +30,7 @@ from ..base import BeliefBase
 from ..claims import CheckedClaim, check_claim
 from ..confidence import SelfConsistency, self_consistency
 from ..errors import CorollaryError, InvalidInputError, InvalidTypeError, UnknownBeliefError
+from ..guarantee import GroupedPromise
 from ..models import (
     Reply,
     ToolCall,
@@ -221,15 +222,20 @@ class Agent:
                                             f"[IN confidence]):\n{beliefs}"}]
 
     # -- running -----------------------------------------------------------------------------
-    def run(self, task: str, key: str = "answer") -> Run:
+    def run(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
         """Work on ``task`` until the model answers (the belief ``key``) or ``max_steps`` run
-        out. Async tools cannot run here (the model is told to use none): use :meth:`arun`."""
-        return self._drive(self._loop(task, key))
+        out. Async tools cannot run here (the model is told so): use :meth:`arun`.
 
-    async def arun(self, task: str, key: str = "answer") -> Run:
+        The answer is given to every promise attached to the base (``kb.answer``); ``group``
+        is the group a grouped promise answers for (required when one is attached).
+        """
+        return self._drive(self._loop(task, key, group))
+
+    async def arun(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
         """:meth:`run` without blocking the event loop: the model through ``acomplete``, tools
-        through ``await kb.acall(...)`` (``async def`` tools are awaited)."""
-        return await self._adrive(self._loop(task, key))
+        through ``await kb.acall(...)`` (``async def`` tools are awaited, plain ones run in a
+        worker thread)."""
+        return await self._adrive(self._loop(task, key, group))
 
     def reverify(self, threshold: float | None = None, key: str | None = None,
                  budget: int | None = None) -> list[Refreshed]:
@@ -285,10 +291,15 @@ class Agent:
             except StopIteration as stop:
                 return stop.value
 
-    def _loop(self, task: str, key: str) -> _Effects:
+    def _loop(self, task: str, key: str, group: Any) -> _Effects:
         if not isinstance(task, str) or not task.strip():
             raise InvalidInputError("the task must be a non-empty string")
         key = check_key(key)
+        grouped = sorted(name for name, p in self.kb.promises.items()
+                         if isinstance(p, GroupedPromise))
+        if grouped and group is None:
+            raise InvalidInputError(f"the promises {grouped} have a threshold per group: pass "
+                                    "run(..., group=) for the answer")
         steps: list[Step] = []
         history: list[dict[str, Any]] = []
         for turn in range(self.max_steps):
@@ -312,11 +323,13 @@ class Agent:
                 if step.kind == "answer" and step.ok:
                     answered = step
             if answered is not None:
-                return self._finish(key, answered, steps)
+                return self._finish(key, answered, steps, group)
         return Run(NO_ANSWER, key, None, 0.0, OUT, tuple(steps), (), self.kb)
 
-    def _finish(self, key: str, answered: Step, steps: list[Step]) -> Run:
-        verdicts = tuple(self.kb.answer(key, name) for name in self.kb.promises)
+    def _finish(self, key: str, answered: Step, steps: list[Step], group: Any) -> Run:
+        verdicts = tuple(
+            self.kb.answer(key, name, group=group if isinstance(p, GroupedPromise) else None)
+            for name, p in self.kb.promises.items())
         status = ABSTAIN if any(v.status == ABSTAIN for v in verdicts) else OK
         confidence, label = self._state(key, answered.value)
         return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts, self.kb)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import gc
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,10 @@ def test_arguments_that_are_not_plain_data_are_not_remembered() -> None:
     kb = base()
     kb.call(fx, "rate", "EURUSD", when=object())
     assert kb.value("rate") == 1.08 and kb.calls() == []
+    runs = len(RAN)
+    with pytest.raises(InvalidInputError, match="argument 'when' is not plain data; pass a key"):
+        kb.call(fx, None, "EURUSD", when=object())  # no stable name for the result
+    assert len(RAN) == runs
 
 
 def test_the_memory_follows_the_premise() -> None:
@@ -163,6 +168,20 @@ def test_async_tools_need_acall() -> None:
     assert asyncio.run(kb.acall(revenue, None, "Q3")) == 110.0  # a plain tool works too
     assert [(r.key, r.value) for r in kb.calls()] == [
         ("async:a", "A"), ("revenue:Q3", 110.0), ("s", "B")]
+
+
+def test_acall_runs_a_plain_tool_in_a_worker_thread() -> None:
+    seen: list[int] = []
+
+    @tool(key="where:{q}", name="calls_where")
+    def where(q: str) -> str:
+        seen.append(threading.get_ident())
+        return q
+
+    kb = base()
+    assert asyncio.run(kb.acall(where, None, "x")) == "x"
+    assert seen and seen[0] != threading.get_ident()  # the event loop's thread was not blocked
+    assert kb.value("where:x") == "x" and [r.key for r in kb.calls()] == ["where:x"]
 
 
 # -- snapshots and sessions -------------------------------------------------------------------

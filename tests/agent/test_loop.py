@@ -201,6 +201,25 @@ def test_abstain_when_a_promise_says_so() -> None:
     assert run.verdicts[0].threshold == 0.97 and run.confidence < 0.97
 
 
+def test_a_grouped_promise_needs_the_group() -> None:
+    from corollary.guarantee import calibrate
+
+    kb = base()
+    kb.promises["by_desk"] = calibrate([0.95] * 20 + [0.1] * 5 + [0.8] * 20 + [0.2] * 5,
+                                       [True] * 20 + [False] * 5 + [True] * 20 + [False] * 5,
+                                       max_risk=0.1, groups=["a"] * 25 + ["b"] * 25)
+    model = ScriptedModel(worked_script())
+    agent = Agent(model, kb, tools=[revenue], learn_from_checks=False)
+    with pytest.raises(InvalidInputError, match=r"\['by_desk'\] have a threshold per group"):
+        agent.run("Growing?")
+    assert model.requests == []  # refused before anything was asked
+    run = agent.run("Growing?", group="a")
+    assert (run.status, run.verdicts[0].threshold) == ("abstain", 0.95)  # 0.802 < 0.95
+    again = Agent(ScriptedModel(worked_script()), kb, tools=[revenue], learn_from_checks=False)
+    run = again.run("Growing?", group="b")
+    assert (run.status, run.verdicts[0].threshold) == ("ok", 0.8)  # 0.802 >= 0.8
+
+
 def test_arun_awaits_async_tools_and_the_async_model() -> None:
     @tool(trust="high", key="price:{symbol}")
     async def price(symbol: str) -> float:
