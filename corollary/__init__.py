@@ -6,12 +6,15 @@ right as evidence is retracted, fades, expires or conflicts.
 """
 
 from ._version import __version__
+from .agent import Agent, Refreshed, Run, Step
 from .base import BeliefBase, Faded, Held
+from .calls import Expired, ToolCallRecord
 from .clock import ManualClock
 from .confidence import self_consistency
 from .conflicts import AskHuman, Candidate, Conflict, PreferHigherConfidence, PreferSource
 from .errors import (
     AmbiguousValueError,
+    AsyncToolError,
     BlameError,
     ConcurrentWriteError,
     CorollaryError,
@@ -28,18 +31,22 @@ from .errors import (
     UnknownSourceError,
 )
 from .ledger import GatedConfidence, Outcome, RankedSource, SourceRecord, TrustLedger, open_ledger
+from .models import FunctionModel, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .policy import TrustPolicy
 from .promises import Answer, Replay
 from .proof import Proof
 from .rules import Rule, rule
+from .sensitivity import Check
 from .tools import tool
 
 __all__ = [
-    "AmbiguousValueError", "Answer", "AskHuman", "BeliefBase", "BlameError", "Candidate",
-    "ConcurrentWriteError", "Conflict", "CorollaryError", "Faded", "FormulaError",
-    "GatedConfidence", "Held", "InvalidInputError", "InvalidTypeError", "ManualClock", "Outcome",
-    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Replay", "Rule",
-    "RuleError", "RuleLimitError", "SessionNotFoundError", "SnapshotError", "SourceRecord",
-    "StoreError", "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownPromiseError",
+    "Agent", "AmbiguousValueError", "Answer", "AskHuman", "AsyncToolError", "BeliefBase",
+    "BlameError", "Candidate", "Check", "ConcurrentWriteError", "Conflict", "CorollaryError",
+    "Expired", "Faded", "FormulaError", "FunctionModel", "GatedConfidence", "Held",
+    "InvalidInputError", "InvalidTypeError", "ManualClock", "OpenAIChat", "Outcome",
+    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Refreshed", "Replay",
+    "Reply", "Rule", "RuleError", "RuleLimitError", "Run", "ScriptedModel",
+    "SessionNotFoundError", "SnapshotError", "SourceRecord", "Step", "StoreError", "ToolCall",
+    "ToolCallRecord", "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownPromiseError",
     "UnknownSourceError", "__version__", "open_ledger", "rule", "self_consistency", "tool",
 ]

@@ -16,8 +16,10 @@ operation and its outcomes are all or nothing.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import hashlib
+import inspect
 import math
 import os
 import uuid
@@ -28,11 +30,13 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ._validate import check_bool, check_int, check_unit, plain_text
+from .calls import CallMemory, Expired, PreparedCall, ToolCallRecord, expired, prepare_call
 from .claims import check_claim
 from .clock import Clock, Duration, system_clock, to_seconds
 from .conflicts import Candidate, Conflict, ConflictPolicy
 from .errors import (
     AmbiguousValueError,
+    AsyncToolError,
     BlameError,
     InvalidInputError,
     InvalidTypeError,
@@ -47,6 +51,7 @@ from .promises import Answer, Promises, Replay, calibration_pairs
 from .proof import Proof, build_proof
 from .rule_engine import RuleEngine
 from .rules import Rule
+from .sensitivity import Check, what_to_check
 from .snapshot import (
     BaseState,
     SnapshotPlan,
@@ -59,7 +64,7 @@ from .snapshot import (
 )
 from .stores.memory import MemoryStore
 from .tms import IN, OUT, Belief, Engine, Justification, Nogood, Premise, make_items, strata
-from .tools import ToolSpec, spec_of
+from .tools import ToolSpec, is_async, spec_of
 from .trust import TrustView
 from .values import canon, check_key, check_text
 
@@ -187,6 +192,7 @@ class BeliefBase:
         self._sync_engine = _Sync(self.clock, self._trust, self._engine)
         self._rules = RuleEngine(self._engine, self._sync_engine, self.max_rule_firings)
         self._promises = Promises()
+        self._calls = CallMemory()
         # outcome event ids derive from this base and the operation count, so that retrying an
         # operation whose outcomes may have been stored records nothing twice
         self._uid = uuid.uuid4().hex
@@ -382,14 +388,55 @@ class BeliefBase:
         if self._hooks:
             self._after_change()
 
-    def call(self, fn: Callable[..., Any], key: str, *args: Any, **kwargs: Any) -> Any:
-        """Call a ``@tool`` and assert its result as ``key``; return the result."""
-        spec = spec_of(fn)
-        if spec.name not in self._trust.tools:
-            self.add_tool(fn)
+    def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
+        """Call a ``@tool`` and assert its result as ``key``; return the result.
+
+        ``key=None`` uses the tool's key template (``@tool(key="price:{symbol}")``), else
+        ``name(arg=value, ...)``. The call (tool and bound arguments, when they are plain data)
+        is remembered with the premise it makes (:meth:`calls`), for a re-fetch. Arguments that
+        do not fit the tool's signature raise ``InvalidTypeError`` before it runs; a tool that
+        raises changes nothing. An ``async def`` tool raises
+        :class:`~corollary.errors.AsyncToolError`: await :meth:`acall` instead.
+        """
+        call = prepare_call(fn, key, args, kwargs)
+        if is_async(fn):
+            raise AsyncToolError(f"{call.spec.name} is an async tool: use await kb.acall(...)")
         result = fn(*args, **kwargs)
-        self.assert_(key, result, source=spec.source)  # noqa: UP005 (our method, not unittest)
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()  # never awaited: close it so Python does not warn
+            raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
+                                 "asserted: use await kb.acall(...)")
+        return self._called(fn, call, result)
+
+    async def acall(self, fn: Callable[..., Any], key: str | None, *args: Any,
+                    **kwargs: Any) -> Any:
+        """:meth:`call` for ``async def`` tools: the result is awaited, then asserted. A plain
+        tool runs in a worker thread (``asyncio.to_thread``), so it never blocks the event
+        loop; the base itself is only touched from the caller's thread."""
+        call = prepare_call(fn, key, args, kwargs)
+        if is_async(fn):
+            result = fn(*args, **kwargs)
+        else:
+            result = await asyncio.to_thread(fn, *args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return self._called(fn, call, result)
+
+    def _called(self, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
+        if call.spec.name not in self._trust.tools:
+            canon(result)  # a result that cannot be a belief leaves the base as it was
+            self.add_tool(fn)
+        try:
+            self.assert_(call.key, result, source=call.spec.source)  # noqa: UP005 (our method)
+        finally:  # remembered whenever the premise stands (a rule that raised after it too)
+            self._calls.remember(self._engine, call, result)
         return result
+
+    def calls(self, key: str | None = None) -> list[ToolCallRecord]:
+        """The tool calls remembered with the premises they made (of ``key`` only, if given),
+        while those premises stand; see :mod:`corollary.calls`."""
+        return self._calls.records(self._engine, None if key is None else check_key(key))
 
     def claim(
         self,
@@ -685,6 +732,18 @@ class BeliefBase:
                     found.append(Faded(b.key, b.value, c, tuple(valid)))
         return found
 
+    def expired(self) -> list[Expired]:
+        """Premises whose ttl has passed, on beliefs not withdrawn: what to fetch again."""
+        return expired(self._engine, self.now())
+
+    def what_to_check(self, key: str, n: int | None = 5) -> list[Check]:
+        """The stale premises under ``key``'s belief, ranked by how much refreshing each would
+        raise its confidence now (``None``: all); see :mod:`corollary.sensitivity`."""
+        held = self._one_held(key)
+        root = held if held is not None else max(self._values(key), key=lambda b: b.seq)
+        n = None if n is None else check_int(n, "n", low=1)
+        return what_to_check(self._engine, root, self._sync(()), n)
+
     def refresh(self) -> int:
         """Bring every label and confidence up to the clock's time now; return how many were stale.
 
@@ -779,7 +838,7 @@ class BeliefBase:
             learn_from_checks=self.learn_from_checks, shared_ledger=self.shared_ledger,
             ledger=self.ledger, tools=sorted(self._trust.tools),
             rules=[r.name for r in self._rules.rules], fired=self._rules.fired,
-            engine=self._engine, promises=self._promises)
+            engine=self._engine, promises=self._promises, calls=self._calls)
 
     def to_dict(self) -> dict[str, Any]:
         """The whole base as plain data (schema-versioned); see :mod:`corollary.snapshot`."""
@@ -857,6 +916,7 @@ class BeliefBase:
         kb._promises.promises.update(plan.promises)
         kb._promises.verdicts.update(plan.verdicts)
         kb._promises.calibrator = plan.calibrator
+        kb._calls.restore((beliefs[i], source, arguments) for i, source, arguments in plan.calls)
         # rules and tools passed in that the snapshot did not use join the restored base
         for t in plan.extra_tools:
             kb.add_tool(t)

@@ -19,6 +19,7 @@ import attrs
 from . import citation as citations
 from . import formula as formulas
 from ._validate import check_unit, exact_str
+from .confidence import SelfConsistency
 from .errors import FormulaError, InvalidInputError, InvalidTypeError
 from .tms import FORMULA, MODEL, Belief, StepKind
 from .values import canon, check_key, check_text
@@ -89,6 +90,8 @@ def check_claim(key: str, value: Any, source: str, inputs: Sequence[str] | Mappi
     nodes = {name: held(k, "input") for name, k in named.items()}
     document = held(cited.document, "cited document") if cited is not None else None
     info: dict[str, Any] = {"names": list(nodes), "certainty": cert, "model": source}
+    if isinstance(certainty, SelfConsistency):  # the proof says how many samples agreed
+        info.update(samples=certainty.k, agreed=certainty.agreeing)
     checks: list[tuple[bool, str]] = []
     believed = value
     if formula is not None:

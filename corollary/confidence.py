@@ -93,11 +93,37 @@ def derived(step: float, inputs: Iterable[float]) -> float:
     return step * weakest
 
 
-def self_consistency(agreeing: int, k: int) -> float:
+class SelfConsistency(float):
+    """A certainty from self-consistency: a float that remembers how many samples agreed.
+
+    A claim made with one (``kb.claim(..., certainty=self_consistency(4, 5))``) shows "5
+    samples, 4 agreed" in its proof. Arithmetic on it gives a plain float.
+
+    >>> c = self_consistency(4, 5)
+    >>> round(c, 2), c.agreeing, c.k
+    (0.83, 4, 5)
+    """
+
+    __slots__ = ("agreeing", "k")
+    agreeing: int
+    k: int
+
+    def __new__(cls, agreeing: int, k: int) -> SelfConsistency:
+        obj = super().__new__(cls, (agreeing + 1) / (k + 1))
+        obj.agreeing = agreeing
+        obj.k = k
+        return obj
+
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return (type(self), (self.agreeing, self.k))
+
+
+def self_consistency(agreeing: int, k: int) -> SelfConsistency:
     """Certainty from asking ``k`` times: ``(agreeing + 1) / (k + 1)``.
 
     ``agreeing`` of the ``k`` samples agree, the original included, so it runs from 1 (only
-    the original) to ``k``.
+    the original) to ``k``. The result is a float that also keeps ``agreeing`` and ``k``
+    (:class:`SelfConsistency`), so a claim made with it says so in its proof.
 
     >>> [round(self_consistency(a, 5), 2) for a in (5, 4, 3, 1)]
     [1.0, 0.83, 0.67, 0.33]
@@ -106,4 +132,4 @@ def self_consistency(agreeing: int, k: int) -> float:
     agreeing = check_int(agreeing, "agreeing")
     if not 1 <= agreeing <= k:
         raise InvalidInputError(f"need 1 <= agreeing <= k, got agreeing={agreeing}, k={k}")
-    return (agreeing + 1) / (k + 1)
+    return SelfConsistency(agreeing, k)

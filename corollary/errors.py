@@ -47,6 +47,11 @@ class CitationError(CorollaryError, ValueError):
     """A citation that is malformed (not a check that failed: that is an outcome)."""
 
 
+class AsyncToolError(CorollaryError, TypeError):
+    """An ``async def`` tool (or one that returned an awaitable) given to the synchronous
+    ``kb.call``: await ``kb.acall(...)`` instead. Nothing is asserted."""
+
+
 class RuleError(CorollaryError, RuntimeError):
     """A rule function raised while firing."""
 

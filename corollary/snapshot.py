@@ -13,7 +13,9 @@ and sources, values as :func:`~corollary.values.canon` accepts them) and builds 
 document that fails raises :class:`~corollary.errors.SnapshotError` naming the path and the
 field. Only then does the base build itself from the checked :class:`SnapshotPlan`
 (:meth:`corollary.BeliefBase.from_dict`). Files are sealed with a checksum
-(:func:`corollary._io.encode`) from schema version 2 on.
+(:func:`corollary._io.encode`) from schema version 2 on. Schema version 3 adds ``calls``: the
+tool call remembered with each premise that ``kb.call`` made (:mod:`corollary.calls`), as rows
+``[belief, source, arguments]``.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from ._io import (
     format_for,
 )
 from ._version import __version__
+from .calls import CallMemory
 from .conflicts import ConflictPolicy, PreferHigherConfidence, PreferSource
 from .errors import ConcurrentWriteError, CorollaryError, InvalidTypeError, SnapshotError
 from .ledger import TrustLedger
@@ -63,11 +66,11 @@ _KEEP = object()
 _MISSING = object()
 _KEYS = ("format", "version", "corollary", "taken_at", "policy", "conflicts", "learn_from_checks",
          "shared_ledger", "ledger", "tools", "rules", "fired", "strings", "beliefs", "premises",
-         "justifications", "promises", "verdicts", "calibrator", "nogoods")
-#: Fields schema version 1 files written before promises existed may lack.
-_V1_OPTIONAL = ("promises", "verdicts", "calibrator")
-#: Fields that came with schema version 3 (exceptions on justifications, nogoods).
-_V3_FIELDS = ("nogoods",)
+         "justifications", "promises", "verdicts", "calibrator", "calls", "nogoods")
+#: Fields that files of schema versions before the one given may lack: version 1 files written
+#: before promises existed, and files written before calls were remembered and exceptions and
+#: nogoods existed (version 3).
+_SINCE = {"promises": 2, "verdicts": 2, "calibrator": 2, "calls": 3, "nogoods": 3}
 _PROMISE_KEYS = ("threshold", "method", "max_error", "max_risk", "delta", "min_support", "n",
                  "answer", "group", "report", "fingerprint")
 
@@ -89,6 +92,7 @@ class BaseState:
     fired: Mapping[str, set[tuple[int, ...]]]
     engine: Engine
     promises: Promises
+    calls: CallMemory = attrs.field(factory=CallMemory)
 
 
 def state_to_dict(state: BaseState) -> dict[str, Any]:
@@ -157,6 +161,8 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
         "calibrator": None if promises.calibrator is None else promises.calibrator.to_dict(),
         "nogoods": [[ng.name, [_item_to_data(item) for item in ng.items]]
                     for ng in engine.nogoods.values()],
+        "calls": sorted([row(b), strings[source], plain(arguments)]
+                        for b, source, arguments in state.calls.entries(engine)),
     }
 
 
@@ -189,6 +195,7 @@ class SnapshotPlan:
     promises: dict[str, Any]
     verdicts: dict[tuple[str, Any], Any]
     calibrator: Any
+    calls: list[tuple[int, str, dict[str, Any]]] = attrs.field(factory=list)
 
 
 def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None = None,
@@ -221,9 +228,8 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
             f"snapshot schema version {version} is newer than this corollary reads "
             f"({SNAPSHOT_VERSION}); upgrade corollary to load it", path)
     f = Fields(path, "snapshot")
-    optional = _V1_OPTIONAL if version == 1 else ()
-    keys = [k for k in _KEYS if k not in optional and (version >= 3 or k not in _V3_FIELDS)]
-    f.mapping(data, "the snapshot", keys, optional)
+    optional = [k for k, since in _SINCE.items() if version < since]
+    f.mapping(data, "the snapshot", [k for k in _KEYS if k not in optional], optional)
     f.text(data["corollary"], "corollary", empty=True)
     f.number(data["taken_at"], "taken_at")
     policy = policy_fields(f, data["policy"], "policy")
@@ -262,6 +268,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     promises = _promises(f, data.get("promises", {}))
     verdicts = _verdicts(f, data.get("verdicts", []), beliefs, vids)
     calibrator = _calibrator(f, data.get("calibrator"))
+    calls = _calls(f, data.get("calls", []), len(beliefs), premises, strings)
 
     return SnapshotPlan(
         policy=policy, conflicts=conflicts, learn_from_checks=learn, ledger=ledger,
@@ -269,7 +276,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         tools=bound_tools, rules=bound_rules, extra_tools=extra_tools, extra_rules=extra_rules,
         fired=fired, next_seq=max(last, top) + 1, strings=strings, beliefs=beliefs, vids=vids,
         premises=premises, justifications=justs, kinds=kinds, unless=unless, nogoods=nogoods,
-        where=path, promises=promises, verdicts=verdicts, calibrator=calibrator)
+        where=path, promises=promises, verdicts=verdicts, calibrator=calibrator, calls=calls)
 
 
 def _conflicts(f: Fields, value: Any) -> tuple[ConflictPolicy | None, bool]:
@@ -701,6 +708,40 @@ def _verdicts(f: Fields, value: Any, beliefs: Sequence[Any], vids: list[Any]
         f.text(r["hash"], f"{rf}.hash")
         verdicts[(key, vid)] = record
     return verdicts
+
+
+def _calls(f: Fields, value: Any, beliefs: int, premises: Sequence[Any], strings: list[str]
+           ) -> list[tuple[int, str, dict[str, Any]]]:
+    """The remembered tool calls: ``[belief, source, arguments]`` rows, sorted, each naming a
+    premise of the snapshot whose source is a tool, with plain-data arguments by name."""
+    rows = f.items(value, "calls")
+    found: list[tuple[int, str, dict[str, Any]]] = []
+    previous: tuple[int, int] | None = None
+    for n, row in enumerate(rows):
+        field = f"calls[{n}]"
+        i, src, arguments = f.items(row, field, 3)
+        f.integer(i, f"{field}[0] (belief)", 0, beliefs - 1)
+        f.integer(src, f"{field}[1] (source)", 0, len(strings) - 1)
+        if previous is not None and not previous < (i, src):
+            f.fail(field, "must come after the call before it (calls are sorted, one per premise)")
+        previous = (i, src)
+        source = strings[src]
+        if not source.startswith("tool:"):
+            f.fail(f"{field}[1] (source)", f"names {source!r}, not a tool")
+        # premises are written belief by belief: find this belief's run by bisection
+        at = bisect_left(premises, i, key=itemgetter(0))
+        while at < len(premises) and premises[at][0] == i and premises[at][1] != src:
+            at += 1
+        if at == len(premises) or premises[at][0] != i:
+            f.fail(field, f"is the call behind a premise the snapshot does not hold "
+                          f"(beliefs[{i}] from {source!r})")
+        if not isinstance(arguments, dict):
+            f.fail(f"{field}[2] (arguments)", f"must be a map, not {type(arguments).__name__}")
+        for name, argument in arguments.items():
+            f.text(name, f"{field}[2] (an argument's name)")
+            f.value(argument, f"{field}[2].{name}")
+        found.append((i, source, arguments))
+    return found
 
 
 def _calibrator(f: Fields, value: Any) -> Any:

@@ -25,3 +25,15 @@ def test_shared_ledger():
     out = run("shared_ledger.py")
     assert "scraper reliability 0.731" in out  # 9.5 / 13
     assert "restored: price:ACME at 0.731" in out
+
+
+def test_agent_offline():
+    out = run("agent_offline.py")
+    without, with_learning = out.split("With learning on")
+    assert "claim  trend = 'up' [IN 0.891]" in without
+    assert "status ok: trend 0.891, answer 0.802; model:analyst reliability 0.900" in without
+    assert "answer = 'revenue is growing' [IN 0.80]\n" in without
+    assert "formula (q3 - q2) / q2 by model:analyst, re-executed: reproduced 0.1" in without
+    # learning on: the passed formula check lifts model:analyst to 10/11 before it judges
+    assert "status ok: trend 0.900, answer 0.818; model:analyst reliability 0.909" in with_learning
+    assert "answer = 'revenue is growing' [IN 0.82]\n" in with_learning

@@ -56,7 +56,7 @@ def test_tools_have_schemas_and_descriptions() -> None:
         return (await client.list_tools()).tools, (await client.list_resource_templates())
 
     tools, templates = call(server, body)
-    expected = TOOLS | ({"what_to_check"} if hasattr(BeliefBase, "what_to_check") else set())
+    expected = TOOLS | {"what_to_check"}
     assert {t.name for t in tools} == expected
     for t in tools:
         assert t.output_schema is not None and t.output_schema["type"] == "object", t.name
@@ -225,14 +225,14 @@ def test_resources_read_keys_with_colons_slashes_and_quotes() -> None:
     assert (missing.code, missing.message) == (-32602, "no belief about 'nope'")
 
 
-@pytest.mark.skipif(not hasattr(BeliefBase, "what_to_check"),
-                    reason="kb.what_to_check comes with another branch; this runs once merged")
-def test_what_to_check() -> None:  # pragma: no cover - runs once kb.what_to_check exists
-    kb = base()
-    kb.assert_("rev:Q2", 100.0, source="document:10-Q")
-    kb.assert_("rev:Q3", 110.0, source="tool:scraper")
+def test_what_to_check() -> None:
+    clock = ManualClock(1_000.0)
+    kb = BeliefBase(clock=clock)
+    kb.assert_("rev:Q2", 100.0, source="document:10-Q", half_life=60)
+    kb.assert_("rev:Q3", 110.0, source="tool:scraper", half_life=30)
     kb.claim("growth", 0.1, source="model:gpt", inputs=["rev:Q2", "rev:Q3"], certainty=0.9)
-    expected = kb.what_to_check("growth", n=5)  # type: ignore[attr-defined]
+    clock.advance(60)  # both premises have faded: refreshing either is worth something
+    expected = kb.what_to_check("growth", n=5)
     result = call(make_server(kb), lambda c: c.call_tool("what_to_check", {"key": "growth"}))
     assert result.structured_content == {"items": [
         {"key": i.key, "value": i.value, "source": i.source, "gain": i.gain} for i in expected]}

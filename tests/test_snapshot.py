@@ -113,7 +113,7 @@ def test_a_snapshot_records_taken_at_and_settings(clock: ManualClock) -> None:
     kb = build(clock)
     data = kb.to_dict()
     assert data["taken_at"] == clock()
-    assert data["version"] == 3  # schema 3: exceptions and nogoods (2: files carry a checksum)
+    assert data["version"] == 3  # 2: files carry a checksum; 3: calls, exceptions, nogoods
     assert data["policy"]["min_confidence"] == 0.3
     assert data["conflicts"] == {"policy": "PreferHigherConfidence"}
     restored = BeliefBase.from_dict(data, clock=ManualClock(clock()))

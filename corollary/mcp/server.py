@@ -336,17 +336,16 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                 FadedItem(key=f.key, value=plain(f.value), confidence=f.confidence,
                           sources=list(f.sources)) for f in kb.faded(threshold)])
 
-    if hasattr(type(kb), "what_to_check"):
-        @server.tool(annotations=_READ, description=(
-            "What to verify first to make key more certain: the premises whose check would "
-            "settle the most, best first."))
-        def what_to_check(key: Key, n: Annotated[int, Field(
-                description="How many to list")] = 5) -> CheckList:
-            with served.reading() as kb:
-                found = kb.what_to_check(key, n=n)  # type: ignore[attr-defined]
-                return CheckList(items=[
-                    CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)
-                    for i in found])
+    @server.tool(annotations=_READ, description=(
+        "What to verify first to make key more certain: the premises whose check would "
+        "settle the most, best first."))
+    def what_to_check(key: Key, n: Annotated[int, Field(
+            description="How many to list")] = 5) -> CheckList:
+        with served.reading() as kb:
+            found = kb.what_to_check(key, n=n)
+            return CheckList(items=[
+                CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)
+                for i in found])
 
     loose = ResourceSecurity(exempt_params={"key"})  # keys hold ':' and '/', they are not paths
 

@@ -26,10 +26,12 @@ Reliability = Callable[[str, float], tuple[float, bool]]
 
 #: Fields of ``Justification.info`` that a proof copies into the step's node, when present.
 PROOF_FIELDS = ("names", "formula", "stated", "computed", "reproduced", "document", "quote",
-                "citation_found", "certainty")
+                "citation_found", "certainty", "samples", "agreed")
 _CLAIM = ("names", "certainty", "model")
 _FORMULA = ("formula", "stated", "computed", "reproduced")
 _CITATION = ("document", "quote", "citation_found")
+#: A certainty from self-consistency (:func:`corollary.confidence.self_consistency`).
+_SAMPLES = ("samples", "agreed")
 
 
 class StepKind:
@@ -113,10 +115,18 @@ class RuleStep(StepKind):
 
 
 class _Claim(StepKind):
-    """What model claims share: the model behind them, the certainty it stated, and an optional
-    citation check."""
+    """What model claims share: the model behind them, the certainty it stated (with how many
+    samples agreed, when it came from self-consistency), and an optional citation check."""
 
     info_required: tuple[str, ...] = _CLAIM
+    info_optional: tuple[str, ...] = _CITATION + _SAMPLES
+
+    @staticmethod
+    def sampled(reason: dict[str, Any]) -> str:
+        """``"; 5 samples, 4 agreed"`` for a certainty from self-consistency, else ``""``."""
+        if "samples" not in reason:
+            return ""
+        return f"; {reason['samples']} samples, {reason['agreed']} agreed"
 
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         super().check_info(f, name, info, field)
@@ -130,6 +140,14 @@ class _Claim(StepKind):
             f.key(info["document"], f"{field}.document")
             f.text(info["quote"], f"{field}.quote")
             f.boolean(info["citation_found"], f"{field}.citation_found")
+        sampled = [k for k in _SAMPLES if k in info]
+        if sampled:
+            if len(sampled) != len(_SAMPLES):
+                f.fail(field, f"holds part of a self-consistency count ({sampled})")
+            k = f.integer(info["samples"], f"{field}.samples", 1)
+            agreed = f.integer(info["agreed"], f"{field}.agreed", 1, k)
+            if info["certainty"] != (agreed + 1) / (k + 1):
+                f.fail(f"{field}.certainty", f"is not the certainty of {agreed} of {k} samples")
 
 
 class FormulaStep(_Claim):
@@ -138,7 +156,6 @@ class FormulaStep(_Claim):
 
     name = "formula"
     info_required = _CLAIM + _FORMULA
-    info_optional = _CITATION
 
     def describe(self, reason: dict[str, Any]) -> str:
         what = f"formula {reason['formula']} by {reason['name']}"
@@ -147,7 +164,7 @@ class FormulaStep(_Claim):
         else:
             what += (f", re-executed: stated {reason['stated']!r} but computes "
                      f"{reason['computed']!r} (believed)")
-        return what + f"; step 1.0 × certainty {num(reason['step'])}"
+        return what + f"; step 1.0 × certainty {num(reason['step'])}" + self.sampled(reason)
 
     def caption(self, j: Justification) -> str:
         return f"formula {j.info.get('formula', '?')} by {j.name}"
@@ -167,7 +184,6 @@ class ModelStep(_Claim):
     name = "model"
     reads_reliability = True
     accountable = True
-    info_optional = _CITATION
 
     def describe(self, reason: dict[str, Any]) -> str:
         what = (f"model judgement by {reason['name']}: step {num(reason['step'])} = reliability "
@@ -175,7 +191,7 @@ class ModelStep(_Claim):
         if "document" in reason:
             found = "found" if reason.get("citation_found") else "NOT found"
             what += f"; cites {reason['document']}: {reason['quote']!r} ({found})"
-        return what
+        return what + self.sampled(reason)
 
     def caption(self, j: Justification) -> str:
         return f"model judgement by {j.name}"

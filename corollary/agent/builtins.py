@@ -1,0 +1,158 @@
+"""The two tools every agent offers (``claim`` and ``answer``), their schemas, and the check of
+a call's arguments against a schema before anything runs.
+
+The built-ins are declared as Python functions so their schemas come from the same place as any
+tool's (:func:`corollary.models.tool_schema`: signature, annotations, docstring); they are never
+called.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..models import tool_schema
+
+BUILTINS = ("claim", "answer")
+
+
+def claim(key: str, value: Any, inputs: list[str] | dict[str, str], formula: str | None = None,
+          citation: dict[str, str] | None = None, certainty: float | None = None) -> None:
+    """Record a conclusion of yours as a belief: key = value, resting on held beliefs.
+
+    Parameters
+    ----------
+    key : str
+        The key of the new belief.
+    value : Any
+        Its value (JSON: a number, string, boolean, list or object).
+    inputs : list[str] | dict[str, str]
+        The keys of the held beliefs it rests on: a list of keys, or an object that names each
+        input for the formula, e.g. {"q2": "revenue:Q2", "q3": "revenue:Q3"}.
+    formula : str | None
+        When the value is arithmetic over the inputs: the formula over their names, e.g.
+        "(q3 - q2) / q2". It is re-executed; a value it does not reproduce is refused.
+    citation : dict[str, str] | None
+        {"document": key of a held document, "quote": exact words from it}; it is checked.
+    certainty : float | None
+        How sure you are, from 0 to 1 (default 1).
+    """
+
+
+def answer(value: Any, inputs: list[str] | dict[str, str], certainty: float | None = None) -> None:
+    """Give your final answer, resting on held beliefs; this ends the task.
+
+    Parameters
+    ----------
+    value : Any
+        The answer (JSON).
+    inputs : list[str] | dict[str, str]
+        The keys of the held beliefs the answer rests on.
+    certainty : float | None
+        How sure you are, from 0 to 1 (default 1).
+    """
+
+
+CLAIM_SCHEMA = tool_schema(claim)
+ANSWER_SCHEMA = tool_schema(answer)
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else type(value).__name__
+
+
+def _is(kind: str, value: Any) -> bool:
+    found = _json_kind(value)
+    return found == kind or (kind == "number" and found == "integer")
+
+
+def _describe(schema: dict[str, Any]) -> str:
+    if "anyOf" in schema:
+        return " or ".join(_describe(member) for member in schema["anyOf"])
+    kinds = schema.get("type")
+    if kinds is None:
+        return "anything"
+    text = " or ".join(kinds) if isinstance(kinds, list) else str(kinds)
+    items = schema.get("items")
+    if kinds == "array" and isinstance(items, dict) and "type" in items:
+        text = f"an array of {_describe(items)}"
+    extra = schema.get("additionalProperties")
+    if kinds == "object" and isinstance(extra, dict) and "type" in extra:
+        text = f"an object of {_describe(extra)}"
+    return text
+
+
+def mismatch(schema: dict[str, Any], value: Any) -> str | None:
+    """Why ``value`` does not fit ``schema`` (the JSON schema subset ``tool_schema`` writes:
+    ``type``, ``enum``, ``items``, ``additionalProperties``, ``anyOf``), or ``None``.
+
+    >>> mismatch({"type": "string"}, 3)
+    'must be string, not integer 3'
+    >>> mismatch({"type": "array", "items": {"type": "string"}}, ["a", 1])
+    'must be an array of string, not array ["a", 1]'
+    >>> mismatch({"type": ["number", "null"]}, None) is None
+    True
+    """
+    if "anyOf" in schema:
+        if all(mismatch(member, value) for member in schema["anyOf"]):
+            return f"must be {_describe(schema)}, not {_shown(value)}"
+        return None
+    if "enum" in schema and not any(value == option and type(value) is type(option)
+                                    for option in schema["enum"]):
+        return f"must be one of {schema['enum']}, not {_shown(value)}"
+    kinds = schema.get("type")
+    if kinds is None:
+        return None
+    kinds = kinds if isinstance(kinds, list) else [kinds]
+    if not any(_is(kind, value) for kind in kinds):
+        return f"must be {_describe(schema)}, not {_shown(value)}"
+    items = schema.get("items")
+    if isinstance(value, list) and isinstance(items, dict):
+        if any(mismatch(items, item) for item in value):
+            return f"must be {_describe(schema)}, not {_shown(value)}"
+    extra = schema.get("additionalProperties")
+    if isinstance(value, dict) and isinstance(extra, dict):
+        if any(mismatch(extra, item) for item in value.values()):
+            return f"must be {_describe(schema)}, not {_shown(value)}"
+    return None
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return f"{_json_kind(value)} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def check_arguments(parameters: dict[str, Any], arguments: dict[str, Any]) -> str | None:
+    """What is wrong with a call's ``arguments`` for a function schema's ``parameters``
+    (missing, unknown, or mistyped arguments), or ``None``.
+
+    >>> check_arguments(CLAIM_SCHEMA["function"]["parameters"], {"key": "g", "value": 1})
+    "missing 'inputs'"
+    """
+    properties: dict[str, Any] = parameters.get("properties", {})
+    problems = []
+    missing = [name for name in parameters.get("required", []) if name not in arguments]
+    if missing:
+        problems.append("missing " + ", ".join(map(repr, missing)))
+    unknown = [name for name in arguments if name not in properties]
+    if unknown:
+        problems.append(f"unknown {', '.join(map(repr, unknown))} (the parameters are "
+                        f"{', '.join(properties)})")
+    for name, value in arguments.items():
+        if name in properties:
+            why = mismatch(properties[name], value)
+            if why is not None:
+                problems.append(f"{name!r} {why}")
+    return "; ".join(problems) or None

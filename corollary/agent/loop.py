@@ -1,0 +1,538 @@
+"""The agent: a model loop in which every step is a belief.
+
+Each turn the model is sent a system message, the task and the beliefs held now (at or above
+the agent's floor), and the tools: every ``@tool`` given, plus ``claim`` and ``answer``. Each
+tool call it makes becomes a change to the base through its public API (``kb.call`` /
+``kb.acall``, ``kb.claim``) and a tool message back: the key, value, confidence and label of
+the belief it made, or the error. A call that cannot be carried out (an unknown tool, bad
+arguments, inputs not held, a formula or citation that fails its check, a tool that raises)
+changes nothing and goes back as ``{"error": ...}``. ``answer`` makes the answer's belief and
+ends the run.
+
+The loop is written once, as a generator of effects (a model request, a tool call) that a
+synchronous driver (:meth:`Agent.run`) or an asynchronous one (:meth:`Agent.arun`) carries
+out; ``reverify`` is driven the same way.
+
+See ``docs/agent.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Generator, Iterable, Iterator
+from typing import Any
+
+import attrs
+
+from .._validate import check_bool, check_int, check_number, check_unit
+from ..base import BeliefBase
+from ..claims import CheckedClaim, check_claim
+from ..confidence import SelfConsistency, self_consistency
+from ..errors import CorollaryError, InvalidInputError, InvalidTypeError, UnknownBeliefError
+from ..models import (
+    Reply,
+    ToolCall,
+    acomplete,
+    assistant_message,
+    complete,
+    tool_message,
+    tool_schema,
+)
+from ..models.protocol import Model
+from ..rules import Rule
+from ..tms import IN, OUT, Belief
+from ..tools import bind_named, call_key, spec_of, split_arguments
+from ..values import canon, check_key
+from . import sampling
+from .builtins import ANSWER_SCHEMA, BUILTINS, CLAIM_SCHEMA, check_arguments
+from .projector import Projector, project, without_key
+from .records import ABSTAIN, NO_ANSWER, OK, Refreshed, Run, Step
+
+DEFAULT_SYSTEM = (
+    "You work through a belief base: every step you take becomes a belief with a confidence "
+    "from 0 to 1. The beliefs held now are listed as `key = value [IN confidence]`, values in "
+    "JSON.\n"
+    "- Call the tools to look facts up. Each result becomes a belief, under the key the tool's "
+    "reply names.\n"
+    "- claim(key, value, inputs, formula, citation, certainty) records a conclusion of yours. "
+    "inputs are the keys of the held beliefs it rests on: a list, or an object naming them for "
+    "the formula. When the value is arithmetic, give the formula over those names: it is "
+    "re-executed, and a value it does not reproduce is refused.\n"
+    "- answer(value, inputs, certainty) gives your final answer, resting on held beliefs, and "
+    "ends the task.\n"
+    "A call that goes wrong comes back as {\"error\": ...}: correct it and try again."
+)
+NUDGE = ("Continue: call a tool, claim what you have worked out, or call answer(value, inputs) "
+         "to finish.")
+
+
+@attrs.frozen
+class _Ask:
+    """Effect: ask the model for one reply."""
+
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+
+
+@attrs.frozen
+class _Call:
+    """Effect: call a tool through the base (``kb.call`` / ``kb.acall``)."""
+
+    fn: Callable[..., Any]
+    key: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+@attrs.frozen
+class _Done:
+    """What a tool call through the base gave: its result, or the exception it raised."""
+
+    value: Any = None
+    error: Exception | None = None
+
+
+_Effects = Generator["_Ask | _Call", Any, Any]
+
+
+class Agent:
+    """A model loop over a :class:`~corollary.BeliefBase` in which every step is a belief.
+
+    Parameters
+    ----------
+    model : Model
+        Any object with ``complete(messages, tools) -> Reply`` (and ``acomplete`` for
+        :meth:`arun`, else ``complete`` runs in a worker thread); see :mod:`corollary.models`.
+    kb : BeliefBase, optional
+        The base to work on (default: a fresh one). ``tools`` and ``rules`` are added to it.
+    tools : iterable of @tool functions
+        Offered to the model as OpenAI function schemas (signature, annotations, docstring).
+    rules : iterable of @rule functions
+    name : str
+        The agent's claims come from ``model:<name>``.
+    self_consistency : int
+        With ``k > 1``, each claim without a formula is asked ``k - 1`` more times in fresh
+        conversations and its certainty becomes ``self_consistency(agreeing, k)``.
+    learn_from_checks : bool
+        Whether a claim's re-executed formula and checked citation are outcomes of
+        ``model:<name>`` (for the agent's claims, whatever the base's own setting).
+    min_confidence : float, optional
+        Beliefs below it are never shown to the model (default: the policy's).
+    max_steps : int
+        Model turns before the run gives up (``"no answer"``).
+    system : str, optional
+        The system message (default :data:`DEFAULT_SYSTEM`).
+    tolerance : float
+        Relative tolerance within which sampled numbers agree.
+    projector : callable, optional
+        ``projector(kb) -> str`` replaces the default rendering of the beliefs.
+
+    Examples
+    --------
+    >>> from corollary import ManualClock, tool
+    >>> from corollary.models import Reply, ScriptedModel, ToolCall
+    >>> @tool(trust="high", key="capital:{country}")
+    ... def capital(country: str) -> str:
+    ...     '''The capital of a country.'''
+    ...     return {"France": "Paris"}[country]
+    >>> model = ScriptedModel([
+    ...     Reply(None, [ToolCall("1", "capital", {"country": "France"})]),
+    ...     Reply(None, [ToolCall("2", "answer", {"value": "Paris", "inputs": ["capital:France"]})]),
+    ... ])
+    >>> run = Agent(model, tools=[capital]).run("What is the capital of France?")
+    >>> run.status, run.answer, round(run.confidence, 3)
+    ('ok', 'Paris', 0.891)
+    """
+
+    def __init__(self, model: Model, kb: BeliefBase | None = None, *,
+                 tools: Iterable[Callable[..., Any]] = (), rules: Iterable[Rule] = (),
+                 name: str = "default", self_consistency: int = 1, learn_from_checks: bool = True,
+                 min_confidence: float | None = None, max_steps: int = 10,
+                 system: str | None = None, tolerance: float = 1e-6,
+                 projector: Projector | None = None) -> None:
+        if not callable(getattr(model, "complete", None)) and not callable(
+                getattr(model, "acomplete", None)):
+            raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+        if kb is not None and not isinstance(kb, BeliefBase):
+            raise InvalidTypeError(f"kb must be a BeliefBase, not {type(kb).__name__}")
+        if not isinstance(name, str) or not name or name.isspace() or ":" in name:
+            raise InvalidInputError(f"name must be a non-empty string without ':', not {name!r}")
+        self.self_consistency = check_int(self_consistency, "self_consistency", low=1, high=100)
+        self.learn_from_checks = check_bool(learn_from_checks, "learn_from_checks")
+        self.min_confidence = (None if min_confidence is None
+                               else check_unit(min_confidence, "min_confidence"))
+        self.max_steps = check_int(max_steps, "max_steps", low=1)
+        if system is not None and not isinstance(system, str):
+            raise InvalidTypeError(f"system must be a str, not {type(system).__name__}")
+        self.system = DEFAULT_SYSTEM if system is None else system
+        self.tolerance = check_number(tolerance, "tolerance", low=0.0)
+        if projector is not None and not callable(projector):
+            raise InvalidTypeError("projector must be a callable (kb) -> str")
+        self.projector = projector
+        tools = list(tools)
+        self._tools: dict[str, Callable[..., Any]] = {}
+        for fn in tools:
+            spec = spec_of(fn)
+            if spec.name in BUILTINS:
+                raise InvalidInputError(f"a tool cannot be called {spec.name!r}: the agent's own")
+            if spec.name in self._tools:
+                raise InvalidInputError(f"two tools are called {spec.name!r}")
+            self._tools[spec.name] = fn
+        schemas = [tool_schema(fn, name=name) for name, fn in self._tools.items()]
+        self.model = model
+        self.name = name
+        self.source = f"model:{name}"
+        if kb is None:
+            kb = BeliefBase(tools=tools, rules=rules, learn_from_checks=learn_from_checks)
+        else:
+            for fn in tools:
+                kb.add_tool(fn)
+            for r in rules:
+                kb.add_rule(r)
+        self.kb = kb
+        kb.reliability(self.source)  # a policy that does not know "model:" refuses it here
+        #: The function schemas offered to the model each turn: the tools', then the built-ins.
+        self.schemas = schemas + [CLAIM_SCHEMA, ANSWER_SCHEMA]
+        self._parameters = {s["function"]["name"]: s["function"]["parameters"]
+                            for s in self.schemas}
+
+    # -- what the model sees -----------------------------------------------------------------
+    @property
+    def floor(self) -> float:
+        """The confidence below which beliefs are never shown to the model."""
+        return self.kb.policy.min_confidence if self.min_confidence is None else self.min_confidence
+
+    def beliefs(self, exclude: str | None = None) -> str:
+        """The beliefs as the model is shown them (without the key ``exclude``)."""
+        if self.projector is None:
+            return project(self.kb, self.floor, exclude)
+        text = self.projector(self.kb)
+        if not isinstance(text, str):
+            raise InvalidTypeError(f"the projector returned {type(text).__name__}, not a str")
+        return text if exclude is None else without_key(text, exclude)
+
+    def messages(self, task: str) -> list[dict[str, Any]]:
+        """The start of each turn's request: the system message, then the task with the beliefs
+        held now (the conversation so far follows)."""
+        beliefs = self.beliefs() or "(none yet)"
+        return [{"role": "system", "content": self.system},
+                {"role": "user", "content": f"{task}\n\nBeliefs held now (key = value "
+                                            f"[IN confidence]):\n{beliefs}"}]
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
+        """Work on ``task`` until the model answers (the belief ``key``) or ``max_steps`` run
+        out. Async tools cannot run here (the model is told so): use :meth:`arun`.
+
+        The answer is given to every promise attached to the base (``kb.answer``); ``group``
+        is the group a grouped promise answers for (required when one is attached).
+        """
+        return self._drive(self._loop(task, key, group))
+
+    async def arun(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
+        """:meth:`run` without blocking the event loop: the model through ``acomplete``, tools
+        through ``await kb.acall(...)`` (``async def`` tools are awaited, plain ones run in a
+        worker thread)."""
+        return await self._adrive(self._loop(task, key, group))
+
+    def reverify(self, threshold: float | None = None, key: str | None = None,
+                 budget: int | None = None) -> list[Refreshed]:
+        """Run again the remembered tool calls behind stale evidence; return what was refreshed.
+
+        Without ``key``: every premise that expired, then every premise whose confidence faded
+        below ``threshold`` (default: the agent's floor), most faded first. With ``key``: the
+        premises under that belief, greedily, the one whose refresh raises it most first
+        (:meth:`BeliefBase.what_to_check`), re-ranked after each call; ``threshold`` then
+        limits them to those expired or below it. ``budget`` caps the tool calls. Only calls of
+        this agent's tools are run. An equal result renews the evidence in place (nothing
+        downstream is re-derived); a changed one replaces it and what rested on it follows.
+        """
+        return self._drive(self._reverify(threshold, key, budget))
+
+    async def areverify(self, threshold: float | None = None, key: str | None = None,
+                        budget: int | None = None) -> list[Refreshed]:
+        """:meth:`reverify` with ``await kb.acall(...)``, for ``async def`` tools."""
+        return await self._adrive(self._reverify(threshold, key, budget))
+
+    def _drive(self, effects: _Effects) -> Any:
+        with contextlib.closing(effects):
+            try:
+                effect = next(effects)
+                while True:
+                    if isinstance(effect, _Ask):
+                        effect = effects.send(complete(self.model, effect.messages, effect.tools))
+                        continue
+                    try:
+                        done = _Done(self.kb.call(effect.fn, effect.key, *effect.args,
+                                                  **effect.kwargs))
+                    except Exception as exc:  # noqa: BLE001 - a tool's failure goes to the model
+                        done = _Done(error=exc)
+                    effect = effects.send(done)
+            except StopIteration as stop:
+                return stop.value
+
+    async def _adrive(self, effects: _Effects) -> Any:
+        with contextlib.closing(effects):
+            try:
+                effect = next(effects)
+                while True:
+                    if isinstance(effect, _Ask):
+                        reply = await acomplete(self.model, effect.messages, effect.tools)
+                        effect = effects.send(reply)
+                        continue
+                    try:
+                        done = _Done(await self.kb.acall(effect.fn, effect.key, *effect.args,
+                                                         **effect.kwargs))
+                    except Exception as exc:  # noqa: BLE001 - a tool's failure goes to the model
+                        done = _Done(error=exc)
+                    effect = effects.send(done)
+            except StopIteration as stop:
+                return stop.value
+
+    def _loop(self, task: str, key: str, group: Any) -> _Effects:
+        if not isinstance(task, str) or not task.strip():
+            raise InvalidInputError("the task must be a non-empty string")
+        key = check_key(key)
+        grouped = sorted(name for name, p in self.kb.promises.items()
+                         if _grouped(p))
+        if grouped and group is None:
+            raise InvalidInputError(f"the promises {grouped} have a threshold per group: pass "
+                                    "run(..., group=) for the answer")
+        steps: list[Step] = []
+        history: list[dict[str, Any]] = []
+        for turn in range(self.max_steps):
+            reply: Reply = yield _Ask(self.messages(task) + history, self.schemas)
+            if reply.text:
+                steps.append(Step(turn, "text", text=reply.text))
+            history.append(assistant_message(reply))
+            if not reply.tool_calls:
+                history.append({"role": "user", "content": NUDGE})
+                continue
+            answered: Step | None = None
+            for call in reply.tool_calls:
+                if answered is not None:
+                    steps.append(Step(turn, "skipped", call.name, dict(call.arguments),
+                                      error="not run: the answer had ended the run"))
+                    continue
+                at = len(steps)  # the call's step goes before its samples
+                step, content = yield from self._handle(call, key, turn, steps)
+                steps.insert(at, step)
+                history.append(tool_message(call.id, json.dumps(content, ensure_ascii=False)))
+                if step.kind == "answer" and step.ok:
+                    answered = step
+            if answered is not None:
+                return self._finish(key, answered, steps, group)
+        return Run(NO_ANSWER, key, None, 0.0, OUT, tuple(steps), (), self.kb)
+
+    def _finish(self, key: str, answered: Step, steps: list[Step], group: Any) -> Run:
+        verdicts = tuple(
+            self.kb.answer(key, name, group=group if _grouped(p) else None)
+            for name, p in self.kb.promises.items())
+        status = ABSTAIN if any(v.status == ABSTAIN for v in verdicts) else OK
+        confidence, label = self._state(key, answered.value)
+        return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts, self.kb)
+
+    # -- one call ----------------------------------------------------------------------------
+    def _handle(self, call: ToolCall, key: str, turn: int, steps: list[Step]
+                ) -> Generator[_Ask | _Call, Any, tuple[Step, dict[str, Any]]]:
+        kind = call.name if call.name in BUILTINS else "tool"
+        arguments = dict(call.arguments)
+
+        def fail(error: str) -> tuple[Step, dict[str, Any]]:
+            return Step(turn, kind, call.name, arguments, error=error), {"error": error}
+
+        if call.arguments_error is not None:
+            return fail(f"the arguments could not be read ({call.arguments_error}): send a JSON "
+                        "object of the arguments by name")
+        parameters = self._parameters.get(call.name)
+        if parameters is None:
+            return fail(f"there is no tool {call.name!r}; the tools are "
+                        + ", ".join(self._parameters))
+        problem = check_arguments(parameters, arguments)
+        if problem is not None:
+            return fail(f"{call.name}: {problem}")
+        try:
+            if call.name == "claim":
+                return (yield from self._claim(arguments, turn, steps))
+            if call.name == "answer":
+                return self._answer(arguments, key, turn)
+            return (yield from self._tool(call.name, arguments, turn))
+        except CorollaryError as exc:  # a bad input to the base: nothing changed
+            return fail(f"{call.name}: {exc}")
+
+    def _tool(self, name: str, arguments: dict[str, Any], turn: int
+              ) -> Generator[_Ask | _Call, Any, tuple[Step, dict[str, Any]]]:
+        fn = self._tools[name]
+        bound = bind_named(fn, arguments)
+        key = call_key(fn, bound)
+        args, kwargs = split_arguments(fn, bound)
+        done: _Done = yield _Call(fn, key, args, kwargs)
+        if done.error is not None:
+            error = f"{name} failed: {type(done.error).__name__}: {done.error}"
+            return Step(turn, "tool", name, bound, key=key, error=error), {"error": error}
+        return self._made(turn, "tool", name, bound, key, done.value)
+
+    def _claim(self, arguments: dict[str, Any], turn: int, steps: list[Step]
+               ) -> Generator[_Ask | _Call, Any, tuple[Step, dict[str, Any]]]:
+        formula = arguments.get("formula")
+        checked = self._check(arguments["key"], arguments["value"], arguments["inputs"],
+                              arguments.get("certainty"), formula, arguments.get("citation"))
+        certainty: float | None = arguments.get("certainty")
+        if self.self_consistency > 1 and formula is None:
+            certainty = yield from self._sample(checked.key, arguments["value"], turn, steps)
+        with self._learning():
+            believed = self.kb.claim(checked.key, arguments["value"], self.source,
+                                     arguments["inputs"], certainty, formula,
+                                     arguments.get("citation"))
+        return self._made(turn, "claim", "claim", arguments, checked.key, believed)
+
+    def _answer(self, arguments: dict[str, Any], key: str, turn: int
+                ) -> tuple[Step, dict[str, Any]]:
+        self._check(key, arguments["value"], arguments["inputs"], arguments.get("certainty"),
+                    None, None)
+        with self._learning():
+            believed = self.kb.claim(key, arguments["value"], self.source, arguments["inputs"],
+                                     arguments.get("certainty"))
+        return self._made(turn, "answer", "answer", arguments, key, believed)
+
+    def _check(self, key: str, value: Any, inputs: Any, certainty: float | None,
+               formula: str | None, citation: Any) -> CheckedClaim:
+        """A claim's checks, run without changing the base; a failed check refuses the claim
+        (its outcomes are recorded for the model when the agent learns from checks)."""
+        checked = check_claim(key, value, self.source, inputs, certainty, formula, citation,
+                              self._held)
+        failed = [why for ok, why in checked.checks if not ok]
+        if failed:
+            if self.learn_from_checks:
+                for ok, why in checked.checks:
+                    self.kb.record_outcome(self.source, ok, why)
+            raise InvalidInputError("refused, nothing was believed: " + "; ".join(failed)
+                                    + ". Correct the value (or the formula, or the quote) and "
+                                      "claim again.")
+        return checked
+
+    def _held(self, key: str, what: str) -> Belief:
+        """The one held belief of ``key``, read through the base's public API."""
+        value = self.kb.value(key)  # UnknownBeliefError, AmbiguousValueError
+        if self.kb.label(key) != IN:
+            raise UnknownBeliefError(f"{what} {key!r} holds no value")
+        found = self.kb.engine.find(key, canon(value))
+        assert found is not None, "a held value has its belief"
+        return found
+
+    @contextlib.contextmanager
+    def _learning(self) -> Iterator[None]:
+        """The agent's ``learn_from_checks`` governs its own claims, whatever the base's."""
+        saved = self.kb.learn_from_checks
+        self.kb.learn_from_checks = self.learn_from_checks
+        try:
+            yield
+        finally:
+            self.kb.learn_from_checks = saved
+
+    def _sample(self, key: str, value: Any, turn: int, steps: list[Step]
+                ) -> Generator[_Ask | _Call, Any, SelfConsistency]:
+        beliefs = self.beliefs(exclude=key)
+        agreeing = 1  # the claim itself
+        for _ in range(self.self_consistency - 1):
+            reply: Reply = yield _Ask(sampling.sample_messages(self.system, beliefs, key),
+                                      [CLAIM_SCHEMA])
+            found, answer = sampling.sample_answer(reply, key)
+            agreed = found and sampling.agrees(value, answer, self.tolerance)
+            agreeing += agreed
+            steps.append(Step(turn, "sample", "claim", key=key, value=answer, agreed=agreed))
+        return self_consistency(agreeing, self.self_consistency)
+
+    def _made(self, turn: int, kind: str, name: str, arguments: dict[str, Any], key: str,
+              value: Any) -> tuple[Step, dict[str, Any]]:
+        """The step and the tool message for the belief ``key = value`` a call made."""
+        confidence, label = self._state(key, value)
+        content: dict[str, Any] = {"key": key, "value": value, "confidence": round(confidence, 4),
+                                   "label": label}
+        if confidence < self.floor:  # never shown: below the agent's floor
+            content["value"] = None
+            content["withheld"] = f"confidence below {self.floor}: the value is not shown"
+        return Step(turn, kind, name, arguments, key, value, confidence, label), content
+
+    def _state(self, key: str, value: Any) -> tuple[float, str]:
+        """``(confidence, label)`` of the belief ``key = value`` now."""
+        if value is not None:
+            return self.kb.confidence(key, value), self.kb.label(key, value)
+        for held in self.kb.beliefs():  # None reads as "the held value": find it by hand
+            if held.key == key and held.value is None:
+                return held.confidence, IN
+        return 0.0, OUT
+
+    # -- re-verification ---------------------------------------------------------------------
+    def _reverify(self, threshold: float | None, key: str | None, budget: int | None
+                  ) -> _Effects:
+        threshold = None if threshold is None else check_unit(threshold, "threshold")
+        key = None if key is None else check_key(key)
+        budget = None if budget is None else check_int(budget, "budget", low=0)
+        refreshed: list[Refreshed] = []
+        if key is None:
+            for record in self._stale(self.floor if threshold is None else threshold):
+                if budget is not None and len(refreshed) >= budget:
+                    break
+                refreshed.append((yield from self._refetch(record)))
+            return refreshed
+        tried: set[tuple[str, str]] = set()
+        while budget is None or len(refreshed) < budget:
+            calls = self._calls()
+            pick = None
+            for check in self.kb.what_to_check(key, n=None):
+                slot = (check.key, check.source)
+                if slot in tried or slot not in calls:
+                    continue
+                if threshold is not None and not (check.expired or check.confidence < threshold):
+                    continue
+                if check.gain > 0 or check.needed > 0:
+                    pick = slot
+                    break
+            if pick is None:
+                break
+            tried.add(pick)
+            refreshed.append((yield from self._refetch(calls[pick])))
+        return refreshed
+
+    def _calls(self) -> dict[tuple[str, str], Any]:
+        """The remembered calls this agent can run again, by premise ``(key, source)``."""
+        return {(r.key, r.source): r for r in self.kb.calls() if r.tool in self._tools}
+
+    def _stale(self, threshold: float) -> list[Any]:
+        calls = self._calls()
+        slots = [(e.key, source) for e in self.kb.expired() for source in e.sources]
+        faded = sorted(self.kb.faded(threshold), key=lambda f: (f.confidence, f.key))
+        slots += [(f.key, source) for f in faded for source in f.sources]
+        return [calls[slot] for slot in dict.fromkeys(slots) if slot in calls]
+
+    def _refetch(self, record: Any) -> Generator[_Ask | _Call, Any, Refreshed]:
+        fn = self._tools[record.tool]
+        old_confidence, _ = self._state(record.key, record.value)
+        args, kwargs = split_arguments(fn, record.arguments)
+        done: _Done = yield _Call(fn, record.key, args, kwargs)
+        if done.error is not None:
+            return Refreshed(record.key, record.source, record.tool, record.arguments,
+                             record.value, None, old_confidence, None, "failed",
+                             f"{type(done.error).__name__}: {done.error}")
+        same = _same(done.value, record.value)
+        new_confidence, _ = self._state(record.key, done.value)
+        return Refreshed(record.key, record.source, record.tool, record.arguments, record.value,
+                         done.value, old_confidence, new_confidence,
+                         "renewed" if same else "replaced")
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return bool(canon(a) == canon(b))
+    except CorollaryError:
+        return False
+
+
+def _grouped(promise: object) -> bool:
+    """Whether a promise has a threshold per group (the statistics are imported only when the
+    base carries promises at all: a base without any never loads scipy)."""
+    from ..guarantee import GroupedPromise
+
+    return isinstance(promise, GroupedPromise)

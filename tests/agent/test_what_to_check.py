@@ -1,0 +1,178 @@
+"""kb.what_to_check(key, n): the stale premises under a belief, ranked by the exact gain of
+refreshing each (freshness back to 1, valid again) through the chain rule, noisy-OR and
+conflicts; checked against hand-computed numbers, and never changing the base."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from agent_cases import state
+from snapshot_cases import T0, build, rich_base, shared_base, shared_ledger
+
+from corollary import (
+    AmbiguousValueError,
+    BeliefBase,
+    Check,
+    InvalidInputError,
+    ManualClock,
+    PreferHigherConfidence,
+    PreferSource,
+    UnknownBeliefError,
+)
+from corollary.sensitivity import whatif_confidence
+
+
+def at(**options: object) -> tuple[BeliefBase, ManualClock]:
+    clock = ManualClock(0)
+    return BeliefBase(clock=clock, learn_from_checks=False, **options), clock  # type: ignore[arg-type]
+
+
+def test_the_chain_rule() -> None:
+    kb, clock = at()
+    kb.assert_("price", 101.5, source="tool:quote", half_life=60)   # 0.95, halves each minute
+    kb.assert_("budget", 120.0, source="human:cfo")                  # 0.99, never fades
+    kb.claim("cheap", True, source="model:m", inputs=["price", "budget"], certainty=0.8)
+    clock.advance(60)
+    now = kb.confidence("cheap")
+    assert now == pytest.approx(0.9 * 0.8 * 0.475, abs=1e-15)
+    checks = kb.what_to_check("cheap")
+    assert checks == [Check("price", 101.5, "tool:quote", gain=checks[0].gain,
+                            needed=checks[0].needed, confidence=0.475, expired=False)]
+    assert checks[0].gain == pytest.approx(0.9 * 0.8 * 0.95 - 0.9 * 0.8 * 0.475, abs=1e-15)
+    assert checks[0].needed == pytest.approx(checks[0].gain, abs=1e-15)  # the only stale one
+
+
+def test_the_weakest_link_alone_gains() -> None:
+    kb, clock = at()
+    kb.assert_("a", 1, source="tool:fast", half_life=60)      # 0.95 -> 0.2375 at 2 min
+    kb.assert_("b", 2, source="tool:slow", half_life=240)     # 0.95 -> 0.6718 at 2 min
+    kb.claim("sum", 3, source="model:m", inputs={"a": "a", "b": "b"}, formula="a + b")
+    clock.advance(120)
+    a, b = 0.95 * 2 ** -2, 0.95 * 2 ** -0.5
+    assert kb.confidence("sum") == pytest.approx(a, abs=1e-15)
+    first, second = kb.what_to_check("sum")
+    assert (first.key, second.key) == ("a", "b")
+    assert first.gain == pytest.approx(min(0.95, b) - a, abs=1e-15)    # b becomes the weakest
+    assert second.gain == 0.0                                          # a is still the weakest
+    assert first.needed == pytest.approx(0.95 - a, abs=1e-15)    # b fresh too: a alone limits
+    assert second.needed == pytest.approx(0.95 - b, abs=1e-15)
+
+
+def test_noisy_or_across_origins() -> None:
+    kb, clock = at()
+    kb.assert_("hq", "Austin", source="tool:registry", half_life=60)    # 0.95 -> 0.475
+    kb.assert_("hq", "Austin", source="document:10-K", half_life=120)   # 0.90 -> 0.6364
+    clock.advance(60)
+    # the agreement confirmed both (one right outcome each): reliabilities are 10.5/11 and 10/11
+    t, d = (10 * 0.95 + 1) / 11 / 2, (10 * 0.9 + 1) / 11 * 2 ** -0.5
+    assert kb.confidence("hq") == pytest.approx(1 - (1 - t) * (1 - d), abs=1e-12)
+    registry, document = kb.what_to_check("hq")
+    base = 1 - (1 - t) * (1 - d)
+    assert registry.source == "tool:registry" and document.source == "document:10-K"
+    assert registry.gain == pytest.approx(1 - (1 - 2 * t) * (1 - d) - base, abs=1e-12)
+    assert document.gain == pytest.approx(1 - (1 - t) * (1 - d * 2 ** 0.5) - base, abs=1e-12)
+    assert registry.gain > document.gain
+
+
+def test_an_expired_premise_brings_its_conclusions_back() -> None:
+    kb, clock = at()
+    kb.assert_("rate", 0.05, source="tool:ecb", ttl=60)
+    kb.assert_("loan", 1000.0, source="human:me")
+    kb.claim("interest", 50.0, source="model:m", inputs={"r": "rate", "l": "loan"},
+             formula="r * l")
+    clock.advance(60)
+    assert kb.label("interest") == "OUT"
+    (check,) = kb.what_to_check("interest")  # an OUT belief is ranked too: what brings it back
+    assert (check.key, check.expired, check.confidence) == ("rate", True, 0.0)
+    assert check.gain == pytest.approx(0.95, abs=1e-15)  # min(0.95, 0.99) × step 1
+
+
+def test_two_needed_premises_each_gain_nothing_alone_but_are_needed() -> None:
+    kb, clock = at()
+    kb.assert_("q2", 100.0, source="tool:filings", ttl=60)
+    kb.assert_("q3", 110.0, source="tool:filings", ttl=60)
+    kb.assert_("note", "x", source="tool:news", half_life=60)
+    kb.claim("growth", 0.1, source="model:m", inputs={"q2": "q2", "q3": "q3"},
+             formula="(q3 - q2) / q2")
+    kb.claim("story", "up", source="model:m", inputs=["growth", "note"])
+    clock.advance(60)
+    checks = kb.what_to_check("story", n=None)
+    assert [(c.key, c.gain) for c in checks] == [("q2", 0.0), ("q3", 0.0), ("note", 0.0)]
+    assert checks[0].needed == pytest.approx(0.9 * 0.95, abs=1e-15)
+    assert checks[2].needed == pytest.approx(0.9 * 0.95 - 0.9 * 0.475, abs=1e-15)
+    assert kb.what_to_check("story", n=1) == checks[:1]
+
+
+def test_a_refresh_can_win_a_conflict() -> None:
+    kb, clock = at(conflicts=PreferHigherConfidence())
+    kb.assert_("ceo", "Bob", source="tool:crm", half_life=60)     # 0.95
+    kb.claim("bonus", "Bob's", source="model:m", inputs=["ceo"])  # read while Bob held
+    kb.assert_("ceo", "Alice", source="document:memo")            # 0.9: Bob still wins
+    assert kb.value("ceo") == "Bob"
+    clock.advance(60)                                             # Bob 0.475: Alice wins
+    assert kb.value("ceo") == "Alice" and kb.label("bonus") == "OUT"
+    (check,) = kb.what_to_check("bonus")
+    assert (check.key, check.value) == ("ceo", "Bob")
+    assert check.gain == pytest.approx(0.9 * 0.95, abs=1e-15)     # Bob back at 0.95 wins
+
+
+@pytest.mark.parametrize(("order", "gain"), [(["document"], 0.0), (["tool"], 0.9 * 0.95)])
+def test_a_refresh_under_a_source_ranking(order: list[str], gain: float) -> None:
+    kb, clock = at(conflicts=PreferSource(order))
+    kb.assert_("ceo", "Bob", source="tool:crm", ttl=60)
+    kb.claim("bonus", "Bob's", source="model:m", inputs=["ceo"])
+    kb.assert_("ceo", "Alice", source="document:memo")
+    clock.advance(60)  # Bob's premise expires: under either order, Alice holds now
+    assert kb.value("ceo") == "Alice" and kb.confidence("bonus") == 0.0
+    (check,) = kb.what_to_check("bonus")
+    assert check.expired and check.gain == pytest.approx(gain, abs=1e-15)
+
+
+def test_the_baseline_is_the_bases_own_number_everywhere() -> None:
+    clock = ManualClock(T0)
+    bases = [build(clock), rich_base(ManualClock(T0)),
+             shared_base(ManualClock(T0), shared_ledger(ManualClock(T0)))]
+    compared = 0
+    for kb in bases:
+        for step in (0.0, 30.0, 600.0):
+            kb.clock.advance(step)  # type: ignore[attr-defined]
+            kb.refresh()
+            now = kb.now()
+            for b in list(kb.engine.beliefs()):
+                expected = kb.confidence(b.key, b.value)
+                assert whatif_confidence(kb.engine, b, now) == expected, (b.key, b.value)
+                compared += 1
+    assert compared == 3 * sum(len(kb) for kb in bases) == 156
+
+
+def test_what_to_check_never_changes_the_base() -> None:
+    kb = rich_base(ManualClock(T0))
+    kb.clock.advance(45)  # type: ignore[attr-defined]
+    before = state(kb)
+    labels = [(b.key, b.value, kb.label(b.key, b.value), kb.confidence(b.key, b.value))
+              for b in list(kb.engine.beliefs())]
+    ranked = 0
+    for key in sorted({b.key for b in kb.engine.beliefs()}):
+        try:
+            ranked += len(kb.what_to_check(key, n=None))
+        except AmbiguousValueError:
+            pass
+    assert ranked > 0
+    assert state(kb) == before
+    assert labels == [(b.key, b.value, kb.label(b.key, b.value), kb.confidence(b.key, b.value))
+                      for b in list(kb.engine.beliefs())]
+
+
+def test_bad_questions() -> None:
+    kb, _ = at()
+    kb.assert_("x", 1, source="human:me")
+    assert kb.what_to_check("x") == []  # nothing stale
+    with pytest.raises(UnknownBeliefError):
+        kb.what_to_check("nowhere")
+    with pytest.raises(InvalidInputError):
+        kb.what_to_check("x", n=0)
+    kb.assert_("x", 2, source="tool:other")
+    with pytest.raises(AmbiguousValueError):
+        kb.what_to_check("x")
+    assert not math.isnan(kb.confidence("x", 1))
