@@ -27,7 +27,15 @@ from .errors import (
     UnknownPromiseError,
     UnknownSourceError,
 )
-from .ledger import GatedConfidence, Outcome, RankedSource, SourceRecord, TrustLedger, open_ledger
+from .ledger import (
+    GatedConfidence,
+    Outcome,
+    RankedSource,
+    Route,
+    SourceRecord,
+    TrustLedger,
+    open_ledger,
+)
 from .policy import TrustPolicy
 from .promises import Answer, Replay
 from .proof import Proof
@@ -38,7 +46,7 @@ __all__ = [
     "AmbiguousValueError", "Answer", "AskHuman", "BeliefBase", "BlameError", "Candidate",
     "ConcurrentWriteError", "Conflict", "CorollaryError", "Faded", "FormulaError",
     "GatedConfidence", "Held", "InvalidInputError", "InvalidTypeError", "ManualClock", "Outcome",
-    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Replay", "Rule",
+    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Replay", "Route", "Rule",
     "RuleError", "RuleLimitError", "SessionNotFoundError", "SnapshotError", "SourceRecord",
     "StoreError", "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownPromiseError",
     "UnknownSourceError", "__version__", "open_ledger", "rule", "self_consistency", "tool",
