@@ -100,18 +100,22 @@ def regret(chosen: np.ndarray) -> np.ndarray:
 
 
 def run(seeds: int) -> dict[str, dict[str, float]]:
-    """Mean regret at each checkpoint, and the accuracy of the last 500 choices, per policy."""
+    """Mean regret at each checkpoint, the accuracy of the last 500 choices, and the runs whose
+    most used source in the last 500 was the best, per policy."""
     acc = np.array([a for a, _ in SOURCES.values()])
+    best = int(np.argmax(acc))
     out: dict[str, dict[str, float]] = {}
     for policy in POLICIES:
-        curves, last = [], []
+        curves, last, found = [], [], 0
         for seed in range(seeds):
             chosen = simulate(policy, seed)
             curves.append(regret(chosen))
             last.append(float(acc[chosen[-500:]].mean()))
+            found += int(np.bincount(chosen[-500:], minlength=acc.size).argmax() == best)
         mean = np.mean(curves, axis=0)
         row = {f"regret@{c}": float(mean[c - 1]) for c in CHECKPOINTS}
         row["accuracy_last_500"] = float(np.mean(last))
+        row["found_best"] = found
         out[policy] = row
     return out
 
@@ -138,8 +142,8 @@ def table(results: dict[str, dict[str, float]], seeds: int) -> str:
         "source chosen):",
         "",
         "| policy | " + " | ".join(f"T={c:,}" for c in CHECKPOINTS)
-        + " | regret(2000)/regret(1000) | accuracy, last 500 |",
-        "|---|" + "---|" * (len(CHECKPOINTS) + 2),
+        + " | regret(2000)/regret(1000) | accuracy, last 500 | runs on the best |",
+        "|---|" + "---|" * (len(CHECKPOINTS) + 3),
     ]
     names = {"route": f"`route(explore={EXPLORE})`", "greedy": "`route(explore=0)` (greedy)",
              "prior": "always the prior", "rank_sources": "`rank_sources` (older, mixed tiers)"}
@@ -148,13 +152,18 @@ def table(results: dict[str, dict[str, float]], seeds: int) -> str:
         lines.append(
             f"| {names[policy]} | "
             + " | ".join(f"{row[f'regret@{c}']:.1f}" for c in CHECKPOINTS)
-            + f" | {ratio:.2f} | {row['accuracy_last_500']:.3f} |")
+            + f" | {ratio:.2f} | {row['accuracy_last_500']:.3f} | "
+            f"{int(row['found_best'])} of {seeds} |")
     lines += [
         "",
-        "A linear regret doubles from T=1,000 to T=2,000 (ratio 2.00). Greedy routing never "
-        "leaves the first source it tries: exploitation ranks a source with a record above an "
-        "untried one, so only exploration (Thompson sampling in a tenth of the calls) finds the "
-        "best source, and its regret flattens once it has.",
+        "\"Runs on the best\": runs whose most used source in the last 500 decisions was the "
+        "best one. A linear regret doubles from T=1,000 to T=2,000 (ratio 2.00). Greedy routing "
+        "never leaves the first source it tries: exploitation ranks a source with a record above "
+        "an untried one, so only exploration (Thompson sampling in a tenth of the calls) finds "
+        "the best source, and its regret flattens once it has. The older `rank_sources` tries "
+        "every source once by accident (an untried source scores its prior, 0.9 to 0.95, above "
+        "the measured ones) and is greedy after that: where the best source starts badly it "
+        "stays on the second best, and its regret keeps growing almost linearly.",
     ]
     return "\n".join(lines) + "\n"
 
