@@ -159,32 +159,32 @@ class Reader:
 CONFIDENCE = Reader("confidence", SIGNAL)
 
 
+def _key_or_function(value: Any, what: str, named: str, gives: str) -> Reader:
+    """A reader of a key (``{key}`` stands for the answered key) or of a function."""
+    if isinstance(value, str):
+        check_key(value.replace(KEY_FIELD, "k"))
+        return Reader("key", str(value))
+    if callable(value):
+        return Reader("function", qualified_name(value, f"a {what} function"), value)
+    raise InvalidTypeError(f"{what} must be {named}, a key or a function (kb, key) -> {gives}, "
+                           f"not {type(value).__name__}")
+
+
 def signal_reader(signal: Any) -> Reader:
     """A :class:`Reader` for ``signal=``: None / "confidence", a key, or a function."""
     if signal is None or (type(signal) is str and signal == SIGNAL):
         return CONFIDENCE
-    if isinstance(signal, str):
-        check_key(signal.replace(KEY_FIELD, "k"))
-        return Reader("key", str(signal))
-    if callable(signal):
-        return Reader("function", qualified_name(signal, "a signal function"), signal)
-    raise InvalidTypeError(f'signal must be "confidence", a key or a function (kb, key) -> '
-                           f"float, not {type(signal).__name__}")
+    return _key_or_function(signal, "signal", '"confidence"', "float")
 
 
 def group_reader(groups: Any) -> Reader | None:
-    """A :class:`Reader` for ``groups=``: None, "answer", a key, or a function."""
+    """A :class:`Reader` for ``groups=``: None, "answer", a key, or a function (each
+    calibration example carries its own group)."""
     if groups is None:
         return None
     if type(groups) is str and groups == "answer":
         return Reader("answer", "answer")
-    if isinstance(groups, str):
-        check_key(groups.replace(KEY_FIELD, "k"))
-        return Reader("key", str(groups))
-    if callable(groups):
-        return Reader("function", qualified_name(groups, "a group function"), groups)
-    raise InvalidTypeError(f'groups must be "answer", a key or a function (kb, key) -> label '
-                           f"(each example carries its own group), not {type(groups).__name__}")
+    return _key_or_function(groups, "group", '"answer"', "label")
 
 
 @attrs.frozen

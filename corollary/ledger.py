@@ -714,7 +714,7 @@ class TrustLedger:
             if source not in sources:
                 sources.append(source)
         rng = _generator(seed) if rate > 0 else None
-        exploring_round = rng is not None and (rate >= 1.0 or float(rng.random()) < rate)
+        exploring_round = rng is not None and float(rng.random()) < rate  # [0, 1): 1 always
         where = f" on topic {topic!r}" if topic is not None else ""
         routes: list[Route] = []
         posteriors: list[tuple[float, float]] = []

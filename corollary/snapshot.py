@@ -582,14 +582,22 @@ def _binding(f: Fields, value: Any, field: str, functions: Mapping[str, Callable
     from .bindings import Binding
 
     d = f.mapping(value, field, ("signal", "groups", "judge", "calibrator"))
+    missing = []
     for part in ("signal", "groups"):
         if d[part] is None and part == "groups":
             continue
         r = f.mapping(d[part], f"{field}.{part}", ("kind", "name"))
         f.text(r["kind"], f"{field}.{part}.kind")
         f.text(r["name"], f"{field}.{part}.name")
+        if r["kind"] == "function" and r["name"] not in functions:
+            missing.append(r["name"])
     f.maybe_text(d["judge"], f"{field}.judge")
     _calibrator(f, d["calibrator"], f"{field}.calibrator")
+    if missing:  # like rules: functions are saved by name and bound again on load
+        short = ", ".join(name.rsplit(".", 1)[-1] for name in missing)
+        raise SnapshotError(
+            f"the snapshot's {field.removesuffix('.binding')} reads through the function(s) "
+            f"{missing} that are not passed; pass functions=[{short}] to load it", f.where)
     try:
         return Binding.from_dict(d, functions)
     except CorollaryError as exc:

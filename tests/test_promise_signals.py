@@ -467,3 +467,17 @@ def test_bad_input_raises_typed_errors_and_changes_nothing() -> None:
     # examples as mappings are read like tuples
     rows = [{"confidence": c, "correct": y} for c, y in pairs]
     assert kb.guarantee("rows", rows, max_risk=0.1).fingerprint == before["keep"]
+
+
+def test_a_grouped_promise_attached_by_hand_still_takes_its_group() -> None:
+    kb = base(**{"tool:a": 0.85})
+    kb.promises["by-desk"] = calibrate([0.9] * 20 + [0.1] * 5 + [0.8] * 20 + [0.2] * 5,
+                                       [True] * 20 + [False] * 5 + [True] * 20 + [False] * 5,
+                                       max_risk=0.1, groups=["a"] * 25 + ["b"] * 25)
+    kb.assert_("k", "v", source="tool:a")
+    a, b = kb.answer("k", "by-desk", group="a"), kb.answer("k", "by-desk", group="b")
+    assert (a.status, a.threshold, a.group) == ("abstain", 0.9, "a")
+    assert (b.status, b.threshold, b.group) == ("ok", 0.8, "b")
+    assert "spec" not in b.record and kb.replay(b).match
+    with pytest.raises(InvalidInputError, match="pass group="):
+        kb.answer("k", "by-desk")
