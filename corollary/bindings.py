@@ -200,8 +200,6 @@ class Binding:
         to :meth:`corollary.BeliefBase.answer` for a grouped promise attached by hand).
     judge : str or None
         The qualified name of the judge the examples were judged by.
-    judge_fn : callable or None
-        The judge itself, while this process has it (not saved).
     calibrator : dict or None
         ``Platt.to_dict()`` of the map the signal goes through (``folds=``).
 
@@ -217,7 +215,6 @@ class Binding:
     signal: Reader = CONFIDENCE
     groups: Reader | None = None
     judge: str | None = None
-    judge_fn: Callable[[Any, Any], Any] | None = attrs.field(default=None, eq=False, repr=False)
     calibrator: dict[str, Any] | None = None
 
     @property
@@ -277,8 +274,7 @@ class Binding:
         signal = reader(d["signal"], "signal", ("confidence", "key", "function"))
         groups = (None if d["groups"] is None
                   else reader(d["groups"], "group", ("answer", "key", "function")))
-        judge = d["judge"]
-        return cls(signal, groups, judge, functions.get(judge) if judge else None,
+        return cls(signal, groups, d["judge"],
                    None if d["calibrator"] is None else dict(d["calibrator"]))
 
     # -- at answer time ------------------------------------------------------------------
@@ -316,9 +312,7 @@ class Binding:
 
 #: The binding of a promise on the confidence alone.
 DEFAULT = Binding()
-_DEFAULT_SPEC = hashlib.sha256(json.dumps(
-    {"signal": CONFIDENCE.to_dict(), "groups": None, "judge": None, "calibrator": None},
-    sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+_DEFAULT_SPEC = DEFAULT.spec
 
 
 # ---------------------------------------------------------------------------------------------

@@ -636,7 +636,7 @@ class Promises:
             calibrator = Platt().fit(scores, right).to_dict()
         else:
             promise = _calibrate(scores, right, **options)
-        binding = Binding(sig, grp, judge, correct, calibrator)
+        binding = Binding(sig, grp, judge, calibrator)
         self.promises[name] = promise
         if binding.is_default:
             self.bindings.pop(name, None)

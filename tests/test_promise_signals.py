@@ -400,6 +400,13 @@ def test_bindings_round_trip_through_snapshots(tmp_path, fmt: str) -> None:
     # the judge is kept by name; it is not needed to answer
     assert restored.answer("retail/acme", "judged").record["judge"] == \
         f"{overlaps.__module__}.overlaps"
+    # and as a session in the ledger's store
+    kb.save_session("bound")
+    with pytest.raises(SnapshotError, match="margin_of"):
+        BeliefBase.load_session(kb.ledger, "bound", clock=ManualClock(1000.0))
+    resumed = BeliefBase.load_session(kb.ledger, "bound", clock=ManualClock(1000.0),
+                                      functions=[margin_of, sector_of])
+    assert all(resumed.replay(a.record, live=True).match for a in answers.values())
     # the same document as data
     doc = restored.to_dict()
     assert doc["promises"]["key"]["binding"]["signal"] == {"kind": "key", "name": "margin:{key}"}
