@@ -30,7 +30,15 @@ from .errors import (
     UnknownPromiseError,
     UnknownSourceError,
 )
-from .ledger import GatedConfidence, Outcome, RankedSource, SourceRecord, TrustLedger, open_ledger
+from .ledger import (
+    GatedConfidence,
+    Outcome,
+    RankedSource,
+    Route,
+    SourceRecord,
+    TrustLedger,
+    open_ledger,
+)
 from .models import FunctionModel, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .policy import TrustPolicy
 from .promises import Answer, Replay
@@ -44,7 +52,7 @@ __all__ = [
     "BlameError", "Candidate", "Check", "ConcurrentWriteError", "Conflict", "CorollaryError",
     "Expired", "Faded", "FormulaError", "FunctionModel", "GatedConfidence", "Held",
     "InvalidInputError", "InvalidTypeError", "ManualClock", "OpenAIChat", "Outcome",
-    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Refreshed", "Replay",
+    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Refreshed", "Replay", "Route",
     "Reply", "Rule", "RuleError", "RuleLimitError", "Run", "ScriptedModel",
     "SessionNotFoundError", "SnapshotError", "SourceRecord", "Step", "StoreError", "ToolCall",
     "ToolCallRecord", "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownPromiseError",

@@ -787,16 +787,22 @@ class BeliefBase:
     def guarantee(self, name: str = "default", examples: Any = None, *,
                   max_error: float | None = None, max_risk: float | None = None,
                   method: str | None = None, delta: float | None = 0.1, min_support: int = 10,
-                  weak: str = "raise", source: str | None = None,
-                  topic: str | None = None) -> Promise | None:
+                  weak: str = "raise", source: str | None = None, topic: str | None = None,
+                  signal: str | Callable[[BeliefBase, str], float] | None = None,
+                  groups: str | Callable[[BeliefBase, str], Any] | None = None,
+                  answer: Any = None, correct: Callable[[Any, Any], bool] | None = None,
+                  folds: int | None = None) -> Promise | GroupedPromise | None:
         """Attach a promise (``kb.guarantee(name, False)`` removes it); returns the promise.
 
-        Calibrated on ``examples`` ((confidence, correct) pairs) or on the base's own pairs.
-        See :meth:`corollary.promises.Promises.guarantee`.
+        Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, on the
+        belief's confidence or another ``signal``, optionally per ``groups``, one-sided
+        (``answer``), with a ``correct`` judge, cross-fitted (``folds``). See
+        :meth:`corollary.promises.Promises.guarantee` and ``docs/guarantees.md``.
         """
         return self._promises.guarantee(
             self.ledger, name, examples, max_error=max_error, max_risk=max_risk, method=method,
-            delta=delta, min_support=min_support, weak=weak, source=source, topic=topic)
+            delta=delta, min_support=min_support, weak=weak, source=source, topic=topic,
+            signal=signal, groups=groups, answer=answer, correct=correct, folds=folds)
 
     def remove_guarantee(self, name: str = "default") -> Promise | GroupedPromise | None:
         """Detach the promise ``name``; return it (``None`` if there was none)."""
@@ -822,14 +828,15 @@ class BeliefBase:
         """Answer ``key`` alone (``ok``) or abstain, under a promise; see
         :meth:`corollary.promises.Promises.answer`."""
         key = check_key(key)
-        self._promises._pick(promise, group)  # an unknown promise fails before the key is read
+        self._promises.check_request(promise, group)  # fails before the key is read
         held = self._held(key)
-        return self._promises.answer(key, held, self.now(), self._conflict, promise, group=group)
+        return self._promises.answer(key, held, self.now(), self._conflict, promise, group=group,
+                                     held_of=self._held, base=self)
 
     def replay(self, record: Any, *, live: bool = False) -> Replay:
         """Re-derive a verdict record against the current promise; see
         :meth:`corollary.promises.Promises.replay`."""
-        return self._promises.replay(record, self._held, live=live)
+        return self._promises.replay(record, self._held, live=live, base=self)
 
     # -- snapshots (corollary.snapshot) ----------------------------------------------------
     def _state(self) -> BaseState:
@@ -848,8 +855,10 @@ class BeliefBase:
     def from_dict(cls, data: Mapping[str, Any], ledger: TrustLedger | None = None,
                   clock: Clock | None = None, *, rules: Iterable[Rule] = (),
                   tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP,
+                  functions: Iterable[Callable[..., Any]] = (),
                   path: object = None) -> BeliefBase:
-        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name.
+        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
+        the signal and group functions of promises from ``functions`` (by qualified name).
 
         The document is checked field by field first (:func:`corollary.snapshot.read_snapshot`);
         nothing is built from a document that fails.
@@ -862,7 +871,8 @@ class BeliefBase:
         gc.disable()
         try:
             options = {} if conflicts is _KEEP else {"conflicts": conflicts}
-            plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools, **options)
+            plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
+                                 functions=functions, **options)
             if plan.missing_ledger:
                 warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
                               "attach it (using an empty one)", stacklevel=2)
@@ -913,9 +923,7 @@ class BeliefBase:
             kb._rules.add(r)
             kb._hooks = True
         kb._rules.restore(plan.fired)
-        kb._promises.promises.update(plan.promises)
-        kb._promises.verdicts.update(plan.verdicts)
-        kb._promises.calibrator = plan.calibrator
+        kb._promises.restore(plan.promises, plan.bindings, plan.verdicts, plan.calibrator)
         kb._calls.restore((beliefs[i], source, arguments) for i, source, arguments in plan.calls)
         # rules and tools passed in that the snapshot did not use join the restored base
         for t in plan.extra_tools:

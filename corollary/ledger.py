@@ -8,8 +8,12 @@ Besides the prior-weighted reliability, the ledger answers a *sample-gated* quer
 (:meth:`TrustLedger.confidence`): the plain share of right outcomes, withheld (``None``) until a
 source has at least ``min_samples`` of them. It is a source's empirical track record, not a
 belief's confidence (:meth:`corollary.BeliefBase.confidence`). Callers below the gate fall back to
-:data:`DEFAULT_PRIOR` or to a signal of their own; :meth:`TrustLedger.rank_sources` does that
-fallback in tiers for routing.
+:data:`DEFAULT_PRIOR` or to a signal of their own.
+
+Routing -- which model or tool to ask for a kind of decision -- is :meth:`TrustLedger.route`: it
+ranks candidates in tiers of trust (measured, exploring, declared), explores with Thompson
+sampling, and says why each candidate stands where it does. :meth:`TrustLedger.rank_sources` is
+the older ranking that compares scores across tiers.
 """
 
 from __future__ import annotations
@@ -46,11 +50,12 @@ from .stores.base import OutcomeStore
 from .stores.memory import MemoryStore
 from .stores.targets import open_sql, resolve_target
 
-__all__ = ["DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW", "MIN_SAMPLES_ENV",
-           "ROUTING_TIERS", "GatedConfidence", "LedgerDocument", "MemoryStore", "Outcome",
-           "OutcomeStore", "RankedSource", "SourceRecord", "Totals", "TrustLedger",
-           "check_correct", "check_source", "fold_totals", "open_ledger", "resolve_min_samples",
-           "totals_rows", "validate_ledger_document"]
+__all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW",
+           "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS", "ROUTING_TIERS",
+           "GatedConfidence", "LedgerDocument", "MemoryStore", "Outcome", "OutcomeStore",
+           "RankedSource", "Route", "SourceRecord", "Totals", "TrustLedger", "check_correct",
+           "check_source", "fold_totals", "open_ledger", "resolve_min_samples", "totals_rows",
+           "validate_ledger_document"]
 
 #: How far past the ledger's clock an outcome's timestamp may lie (clock skew between hosts).
 FUTURE_SKEW = 86_400.0
@@ -63,6 +68,15 @@ DEFAULT_MIN_SAMPLES = 5
 MIN_SAMPLES_ENV = "COROLLARY_MIN_SAMPLES"
 #: The tiers of :meth:`TrustLedger.rank_sources`, in the order they are tried.
 ROUTING_TIERS = ("empirical", "estimate", "prior")
+#: The tiers of :meth:`TrustLedger.route`, in its order of trust.
+ROUTE_TIERS = ("measured", "exploring", "declared")
+#: Capability tiers a source may declare (:meth:`TrustLedger.declare_tier`), and the score each
+#: gives a source with no outcomes; it is also the prior of the source's routing posterior.
+CAPABILITY_TIERS: Mapping[str, float] = types.MappingProxyType(
+    {"high": 0.8, "medium": 0.6, "low": 0.4})
+#: How many outcomes the prior of a routing posterior is worth: enough to order untried
+#: sources by their tier, little enough that one declared "low" still gets tried.
+ROUTE_PRIOR_WEIGHT = 2.0
 
 
 @attrs.frozen(slots=True)
@@ -123,6 +137,56 @@ class RankedSource:
     score: float
     tier: str
     samples: int
+
+
+@attrs.frozen(slots=True)
+class Route:
+    """One candidate in :meth:`TrustLedger.route`: where it stands, and why.
+
+    Attributes
+    ----------
+    source : str
+        The candidate.
+    score : float
+        What it was ranked by: in an exploitation round the measured share of right outcomes
+        (tier ``"measured"``), the posterior mean (``"exploring"``) or the declared score
+        (``"declared"``); in an exploration round a draw from its Beta posterior.
+    tier : {"measured", "exploring", "declared"}
+        How much is known of it: at least ``min_samples`` outcomes, some, or none.
+    samples : int
+        Outcomes on record for the candidate (in the topic, if one was given).
+    why : str
+        One line saying where the score came from.
+
+    Examples
+    --------
+    >>> Route("model:a", 0.8, "declared", 0, "declared: tier 'high' (0.8); no outcomes yet").tier
+    'declared'
+    """
+
+    source: str
+    score: float
+    tier: str
+    samples: int
+    why: str
+
+
+def _beta(prior: float, weight: float, right: int, total: int) -> tuple[float, float]:
+    """The Beta posterior of a source: ``prior`` worth ``weight`` outcomes, then its record.
+
+    A prior of exactly 0 or 1 is kept off the edge so that the posterior stays a distribution.
+    """
+    a = weight * prior + right
+    b = weight * (1.0 - prior) + (total - right)
+    return max(a, 1e-9), max(b, 1e-9)
+
+
+def _generator(seed: Any) -> Any:
+    import numpy as np
+
+    if seed is None or isinstance(seed, np.random.Generator):
+        return np.random.default_rng() if seed is None else seed
+    return np.random.default_rng(check_int(seed, "seed", low=0))
 
 
 def resolve_min_samples(min_samples: object = None) -> int:
@@ -239,6 +303,7 @@ class TrustLedger:
         if getattr(self.store, "half_life", half_life) != half_life:
             raise InvalidInputError("the store was opened with a different memory half-life")
         self._declared: dict[str, float] = {}
+        self._tiers: dict[str, str] = {}
         self._listeners: list[Callable[[], Any]] = []
         # bases in other threads subscribe while outcomes are announced
         self._listeners_lock = threading.Lock()
@@ -393,6 +458,37 @@ class TrustLedger:
         declared = self._declared.get(source)
         return declared if declared is not None else self.policy.prior(source)
 
+    def declare_tier(self, source: str, tier: str | None) -> None:
+        """Declare the capability tier of ``source`` for routing (``None`` withdraws it).
+
+        A tier -- ``"high"``, ``"medium"`` or ``"low"`` (:data:`CAPABILITY_TIERS`: 0.8, 0.6,
+        0.4) -- is what :meth:`route` scores a source by before it has any outcome, and the
+        prior of its routing posterior after. Models declare theirs here; a ``@tool`` declared
+        with ``trust="high"``, ``"medium"`` or ``"low"`` declares that tier when a base is given
+        it. Declarations are configuration: they live in this process, not in the store.
+
+        Examples
+        --------
+        >>> ledger = TrustLedger()
+        >>> ledger.declare_tier("model:large", "high")
+        >>> ledger.tier_of("model:large"), ledger.tier_of("model:small")
+        ('high', None)
+        """
+        check_source(source)
+        if tier is None:
+            self._tiers.pop(source, None)
+            return
+        if type(tier) is not str:
+            raise InvalidTypeError(f"a capability tier is a string, not {type(tier).__name__}")
+        if tier not in CAPABILITY_TIERS:
+            raise InvalidInputError(f"unknown capability tier {tier!r} "
+                                    f"(known: {', '.join(CAPABILITY_TIERS)})")
+        self._tiers[source] = tier
+
+    def tier_of(self, source: str) -> str | None:
+        """The capability tier declared for ``source`` (:meth:`declare_tier`), if any."""
+        return self._tiers.get(source)
+
     def is_time_dependent(self, source: str) -> bool:
         """Whether ``source``'s reliability moves with time (it has outcomes and the ledger forgets)."""
         return self.memory_half_life is not None and self.store.totals(source).total > 0
@@ -462,7 +558,11 @@ class TrustLedger:
         at: float | None = None,
         priors: Mapping[str, float] | None = None,
     ) -> list[RankedSource]:
-        """Rank candidate sources (models, tools...) for a task, best first.
+        """Rank candidate sources (models, tools...) for a task, best first (the older ranking).
+
+        Scores from different tiers are compared directly, so a source with three right
+        outcomes (its prior-weighted estimate 0.923) outranks one measured at 0.90 over forty.
+        :meth:`route` ranks in tiers of trust instead, and explores; prefer it for routing.
 
         Each candidate is scored by the first tier that can speak for it:
 
@@ -511,6 +611,145 @@ class TrustLedger:
                 ranked.append(RankedSource(source, float(prior), "prior", 0))
         ranked.sort(key=lambda r: (-r.score, -r.samples, r.source))
         return ranked
+
+    def route(
+        self,
+        candidates: Iterable[str],
+        topic: str | None = None,
+        *,
+        explore: float = 0.1,
+        seed: Any = None,
+        min_samples: int | None = None,
+        prior_weight: float = ROUTE_PRIOR_WEIGHT,
+    ) -> list[Route]:
+        """Rank candidate sources for a kind of decision (``topic``) by their track record.
+
+        Each candidate is in one of three tiers, by how much is known of it in ``topic`` (all
+        topics when ``topic`` is ``None``):
+
+        1. ``"measured"``: at least ``min_samples`` outcomes; scored by its share of right
+           outcomes (the gated :meth:`confidence`);
+        2. ``"exploring"``: some outcomes but fewer; scored by the mean of its Beta posterior,
+           ``Beta(w p0 + right, w (1 - p0) + wrong)``, with ``w = prior_weight`` and ``p0`` its
+           declared score (below);
+        3. ``"declared"``: no outcome; scored by its declared capability tier
+           (:meth:`declare_tier`: high 0.8, medium 0.6, low 0.4), or by its prior
+           (:meth:`prior_of`: a tool's declared trust, else the policy's) when it declared none.
+
+        A call is an *exploitation* round or, with probability ``explore``, an *exploration*
+        round. Exploitation ranks measured sources first, then exploring ones, then declared
+        ones, each tier by its score: a thin record never outranks a measured one, and an
+        untried source never outranks one with a record. Exploration scores every candidate
+        by one draw from its Beta posterior (Thompson sampling) and ranks by the draws alone,
+        so an untried or little-tried source comes first about as often as it may be the best;
+        a measured source's posterior is narrow, so its draw stays near its record. Recording
+        the outcome of the source used (:meth:`record_outcome` with the same ``topic``) is
+        what makes the ranking learn.
+
+        Counts are the plain ones (as :meth:`confidence`): no decay.
+
+        Parameters
+        ----------
+        candidates : iterable of str
+            ``kind:name`` sources; repeats are ranked once.
+        topic : str, optional
+            The kind of decision; outcomes of other topics are not counted.
+        explore : float in [0, 1], default 0.1
+            The probability that this call is an exploration round. ``0`` never explores (and
+            draws nothing: the ranking is greedy and deterministic); ``1`` is pure Thompson
+            sampling.
+        seed : int or numpy.random.Generator, optional
+            Where the randomness comes from. An int seeds a new generator for this call, so
+            the same seed and the same record give the same ranking; pass one
+            ``numpy.random.Generator`` to a sequence of calls to make the sequence
+            reproducible. ``None``: fresh entropy.
+        min_samples : int, optional
+            The gate of the measured tier; default ``$COROLLARY_MIN_SAMPLES`` or 5.
+        prior_weight : float, default :data:`ROUTE_PRIOR_WEIGHT` (2)
+            How many outcomes the prior of a posterior is worth (> 0).
+
+        Returns
+        -------
+        list of Route
+            Best first. Ties go to the candidate with more samples, then by name.
+
+        Raises
+        ------
+        InvalidTypeError
+            ``candidates`` is a single string; ``explore``, ``seed`` or ``prior_weight`` of the
+            wrong type.
+        InvalidInputError
+            A malformed source or a reasoning step, an empty topic, ``explore`` outside [0, 1],
+            a negative seed, ``prior_weight <= 0``.
+
+        Examples
+        --------
+        >>> ledger = TrustLedger()
+        >>> for i in range(40):
+        ...     _ = ledger.record_outcome("model:big", i < 36, topic="code", at=0)
+        >>> for i in range(3):
+        ...     _ = ledger.record_outcome("model:new", True, topic="code", at=0)
+        >>> ledger.declare_tier("model:next", "high")
+        >>> for r in ledger.route(["model:new", "model:next", "model:big"], "code", explore=0):
+        ...     print(r.source, r.tier, round(r.score, 3), r.samples)
+        model:big measured 0.9 40
+        model:new exploring 0.96 3
+        model:next declared 0.8 0
+        >>> print(ledger.route(["model:new", "model:big"], "code", explore=0)[1].why)
+        exploring: 3 right of 3 outcomes on topic 'code', posterior mean 0.96 (prior 0.9 worth 2 outcomes)
+        >>> [r.source for r in ledger.route(["model:new", "model:big"], "code", explore=1, seed=4)]
+        ['model:new', 'model:big']
+        """
+        if isinstance(candidates, str):
+            raise InvalidTypeError("candidates must be an iterable of sources, not one string")
+        gate = resolve_min_samples(min_samples)
+        topic = _check_topic(topic)
+        rate = check_unit(explore, "explore")
+        weight = check_number(prior_weight, "prior_weight")
+        if weight <= 0:
+            raise InvalidInputError(f"prior_weight must be > 0, got {prior_weight!r}")
+        sources: list[str] = []
+        for source in candidates:
+            source = check_source(source)
+            if source not in sources:
+                sources.append(source)
+        rng = _generator(seed) if rate > 0 else None
+        exploring_round = rng is not None and float(rng.random()) < rate  # [0, 1): 1 always
+        where = f" on topic {topic!r}" if topic is not None else ""
+        routes: list[Route] = []
+        posteriors: list[tuple[float, float]] = []
+        for source in sources:
+            totals = self.store.totals(source, topic)
+            n, k = totals.total, totals.right
+            tier_name = self._tiers.get(source)
+            p0 = CAPABILITY_TIERS[tier_name] if tier_name is not None else self.prior_of(source)
+            declared = (f"tier {tier_name!r} ({p0:.3g})" if tier_name is not None
+                        else f"prior {p0:.3g}")
+            a, b = _beta(p0, weight, k, n)
+            posteriors.append((a, b))
+            if n >= gate:
+                score = k / n
+                routes.append(Route(source, score, "measured", n,
+                                    f"measured: {k} right of {n} outcomes{where} ({score:.3g})"))
+            elif n:
+                score = a / (a + b)
+                routes.append(Route(source, score, "exploring", n, (
+                    f"exploring: {k} right of {n} outcome{'s' if n > 1 else ''}{where}, "
+                    f"posterior mean {score:.3g} ({declared} worth {weight:g} outcomes)")))
+            else:
+                routes.append(Route(source, p0, "declared", 0,
+                                    f"declared: {declared}; no outcomes yet{where}"))
+        if exploring_round:
+            assert rng is not None
+            draws = rng.beta([a for a, _ in posteriors], [b for _, b in posteriors])
+            routes = [attrs.evolve(r, score=float(d), why=(
+                f"explored: Thompson draw {float(d):.3g} from Beta({a:.3g}, {b:.3g}); {r.why}"))
+                for r, d, (a, b) in zip(routes, draws, posteriors, strict=True)]
+            routes.sort(key=lambda r: (-r.score, -r.samples, r.source))
+        else:
+            rank = {t: i for i, t in enumerate(ROUTE_TIERS)}
+            routes.sort(key=lambda r: (rank[r.tier], -r.score, -r.samples, r.source))
+        return routes
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """The outcomes kept (up to ``max_history`` per source), oldest first."""

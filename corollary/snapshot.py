@@ -154,7 +154,7 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
         "beliefs": rows,
         "premises": premises,
         "justifications": justs,
-        "promises": {k: v.to_dict() for k, v in promises.promises.items()},
+        "promises": promises.saved(),
         "verdicts": [[k, plain(held.value), plain(v)] for (k, v_id), v in
                      sorted(promises.verdicts.items(), key=lambda kv: repr(kv[0]))
                      if (held := engine.find(k, v_id)) is not None],
@@ -193,6 +193,7 @@ class SnapshotPlan:
     nogoods: list[tuple[str, tuple[Item, ...]]]
     where: object
     promises: dict[str, Any]
+    bindings: dict[str, Any]
     verdicts: dict[tuple[str, Any], Any]
     calibrator: Any
     calls: list[tuple[int, str, dict[str, Any]]] = attrs.field(factory=list)
@@ -200,8 +201,8 @@ class SnapshotPlan:
 
 def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None = None,
                   rules: Iterable[Rule] = (),
-                  tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP
-                  ) -> SnapshotPlan:
+                  tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP,
+                  functions: Iterable[Callable[..., Any]] = ()) -> SnapshotPlan:
     """Check a snapshot document field by field and return what to build the base from.
 
     Nothing is built or changed (no registry, no ledger passed in). A document that is not
@@ -209,7 +210,8 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     field: wrong types; NaN or infinite times; step confidences and priors outside [0, 1];
     unknown justification kinds, conflict policies and source kinds; indices between the
     tables out of range; repeated beliefs, premises, justifications and rule firings;
-    malformed ledgers, promises, verdicts and calibrators; unknown or missing fields.
+    malformed ledgers, promises, verdicts and calibrators; unknown or missing fields; a
+    promise whose signal or group function is not among ``functions`` (by qualified name).
     """
     if ledger is not None and not isinstance(ledger, TrustLedger):
         raise InvalidTypeError("ledger must be a TrustLedger")
@@ -265,7 +267,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     kinds, unless = _justifications(f, justs, len(beliefs), set(rule_names), policy,
                                     7 if version >= 3 else 6)
     nogoods = _nogoods(f, data.get("nogoods", []))
-    promises = _promises(f, data.get("promises", {}))
+    promises, bindings = _promises(f, data.get("promises", {}), _functions(functions))
     verdicts = _verdicts(f, data.get("verdicts", []), beliefs, vids)
     calibrator = _calibrator(f, data.get("calibrator"))
     calls = _calls(f, data.get("calls", []), len(beliefs), premises, strings)
@@ -276,7 +278,8 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         tools=bound_tools, rules=bound_rules, extra_tools=extra_tools, extra_rules=extra_rules,
         fired=fired, next_seq=max(last, top) + 1, strings=strings, beliefs=beliefs, vids=vids,
         premises=premises, justifications=justs, kinds=kinds, unless=unless, nogoods=nogoods,
-        where=path, promises=promises, verdicts=verdicts, calibrator=calibrator, calls=calls)
+        where=path, promises=promises, bindings=bindings, verdicts=verdicts,
+        calibrator=calibrator, calls=calls)
 
 
 def _conflicts(f: Fields, value: Any) -> tuple[ConflictPolicy | None, bool]:
@@ -600,7 +603,7 @@ def _scalar(f: Fields, value: Any, field: str) -> Any:
 def _promise(f: Fields, value: Any, field: str) -> None:
     from .guarantee import METHODS
 
-    d = f.mapping(value, field, _PROMISE_KEYS)
+    d = f.mapping(value, field, _PROMISE_KEYS, ("binding",))
     f.number(d["threshold"], f"{field}.threshold", finite=False)
     if d["method"] not in METHODS:
         f.fail(f"{field}.method", f"must be one of {list(METHODS)}, not {d['method']!r:.40}")
@@ -622,18 +625,56 @@ def _promise(f: Fields, value: Any, field: str) -> None:
     f.text(d["fingerprint"], f"{field}.fingerprint")
 
 
-def _promises(f: Fields, value: Any) -> dict[str, Any]:
+def _functions(functions: Iterable[Callable[..., Any]]) -> dict[str, Callable[..., Any]]:
+    """The functions passed to re-bind promises, by qualified name."""
+    table = {}
+    for fn in functions:
+        if not callable(fn):
+            raise InvalidTypeError(f"functions must be callables, not {type(fn).__name__}")
+        table[f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', '?')}"] = fn
+    return table
+
+
+def _binding(f: Fields, value: Any, field: str, functions: Mapping[str, Callable[..., Any]]
+             ) -> Any:
+    from .bindings import Binding
+
+    d = f.mapping(value, field, ("signal", "groups", "judge", "calibrator"))
+    missing = []
+    for part in ("signal", "groups"):
+        if d[part] is None and part == "groups":
+            continue
+        r = f.mapping(d[part], f"{field}.{part}", ("kind", "name"))
+        f.text(r["kind"], f"{field}.{part}.kind")
+        f.text(r["name"], f"{field}.{part}.name")
+        if r["kind"] == "function" and r["name"] not in functions:
+            missing.append(r["name"])
+    f.maybe_text(d["judge"], f"{field}.judge")
+    _calibrator(f, d["calibrator"], f"{field}.calibrator")
+    if missing:  # like rules: functions are saved by name and bound again on load
+        short = ", ".join(name.rsplit(".", 1)[-1] for name in missing)
+        raise SnapshotError(
+            f"the snapshot's {field.removesuffix('.binding')} reads through the function(s) "
+            f"{missing} that are not passed; pass functions=[{short}] to load it", f.where)
+    try:
+        return Binding.from_dict(d, functions)
+    except CorollaryError as exc:
+        f.fail(field, f"cannot be bound: {exc}")
+
+
+def _promises(f: Fields, value: Any, functions: Mapping[str, Callable[..., Any]]
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
     table = f.table(value, "promises")
     if not table:
-        return {}  # no promise: leave the statistics (scipy.stats) unimported
+        return {}, {}  # no promise: leave the statistics (scipy.stats) unimported
     from .guarantee import promise_from_dict
 
-    promises = {}
+    promises, bindings = {}, {}
     for name, d in table.items():
         field = f"promises.{name}"
         f.text(name, f"{field} (name)")
         if isinstance(d, dict) and "promises" in d:
-            f.mapping(d, field, ("by", "promises"))
+            f.mapping(d, field, ("by", "promises"), ("binding",))
             f.text(d["by"], f"{field}.by")
             groups: set[Any] = set()
             for i, p in enumerate(f.items(d["promises"], f"{field}.promises")):
@@ -644,11 +685,13 @@ def _promises(f: Fields, value: Any) -> dict[str, Any]:
                 groups.add(group)
         else:
             _promise(f, d, field)
+        if "binding" in d:
+            bindings[name] = _binding(f, d["binding"], f"{field}.binding", functions)
         try:
-            promises[name] = promise_from_dict(d)
+            promises[name] = promise_from_dict({k: v for k, v in d.items() if k != "binding"})
         except (CorollaryError, TypeError, ValueError) as exc:
             f.fail(field, f"is not a valid promise: {exc}")
-    return promises
+    return promises, bindings
 
 
 _VERDICT_NUMBERS = ("signal_value", "calibrated")
@@ -660,7 +703,7 @@ def _verdicts(f: Fields, value: Any, beliefs: Sequence[Any], vids: list[Any]
     if not rows:
         return {}
     from .guarantee import METHODS
-    from .promises import ABSTAIN, OK, VERDICT_FIELDS
+    from .promises import ABSTAIN, OK, SIGNAL, VERDICT_EXTRA, VERDICT_FIELDS
 
     # the beliefs verdicts may name: those of the keys they name (found in one C loop)
     wanted = {row[0] for row in rows if isinstance(row, (list, tuple)) and row
@@ -677,12 +720,20 @@ def _verdicts(f: Fields, value: Any, beliefs: Sequence[Any], vids: list[Any]
             f.fail(field, f"is about {key} = {held!r:.80}, which the snapshot does not hold")
         if (key, vid) in verdicts:
             f.fail(field, f"repeats the verdict on {key} = {held!r:.80}")
-        r = f.mapping(record, f"{field}[2]", (*VERDICT_FIELDS, "hash"))
+        r = f.mapping(record, f"{field}[2]", (*VERDICT_FIELDS, "hash"), VERDICT_EXTRA)
         rf = f"{field}[2]"
         if r["key"] != key or f.value(r["value"], f"{rf}.value") != vid:
             f.fail(rf, "is the verdict on another belief")
         f.text(r["signal"], f"{rf}.signal")
-        f.unit(r["signal_value"], f"{rf}.signal_value")
+        if r["signal"] == SIGNAL:  # a confidence, always read
+            f.unit(r["signal_value"], f"{rf}.signal_value")
+        elif r["signal"].startswith("platt:"):  # a calibrated signal, when it could be read
+            f.maybe_unit(r["signal_value"], f"{rf}.signal_value")
+        else:
+            f.maybe_number(r["signal_value"], f"{rf}.signal_value")
+        f.maybe_text(r.get("grouping"), f"{rf}.grouping")
+        f.maybe_text(r.get("judge"), f"{rf}.judge")
+        f.maybe_text(r.get("spec"), f"{rf}.spec")
         f.maybe_unit(r["calibrated"], f"{rf}.calibrated")
         if r["threshold"] != "inf":
             f.maybe_number(r["threshold"], f"{rf}.threshold")
@@ -744,25 +795,25 @@ def _calls(f: Fields, value: Any, beliefs: int, premises: Sequence[Any], strings
     return found
 
 
-def _calibrator(f: Fields, value: Any) -> Any:
+def _calibrator(f: Fields, value: Any, field: str = "calibrator") -> Any:
     if value is None:
         return None
     from .calibration import Platt
 
-    d = f.mapping(value, "calibrator", ("kind", "a", "b", "constant", "n"))
+    d = f.mapping(value, field, ("kind", "a", "b", "constant", "n"))
     if d["kind"] not in ("platt", "constant"):
-        f.fail("calibrator.kind", f"must be 'platt' or 'constant', not {d['kind']!r:.40}")
-    f.unit(d["constant"], "calibrator.constant")
-    f.integer(d["n"], "calibrator.n", 1, MAX_INT)
+        f.fail(f"{field}.kind", f"must be 'platt' or 'constant', not {d['kind']!r:.40}")
+    f.unit(d["constant"], f"{field}.constant")
+    f.integer(d["n"], f"{field}.n", 1, MAX_INT)
     for k in ("a", "b"):
         if d["kind"] == "platt":
-            f.number(d[k], f"calibrator.{k}")
+            f.number(d[k], f"{field}.{k}")
         elif d[k] is not None:
-            f.fail(f"calibrator.{k}", "must be null for a constant calibrator")
+            f.fail(f"{field}.{k}", "must be null for a constant calibrator")
     try:
         return Platt.from_dict(d)
     except (CorollaryError, TypeError, ValueError) as exc:
-        f.fail("calibrator", f"is not a valid calibrator: {exc}")
+        f.fail(field, f"is not a valid calibrator: {exc}")
 
 
 # -- files and sessions ----------------------------------------------------------------------------

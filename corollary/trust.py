@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import InvalidInputError
-from .ledger import TrustLedger
+from .ledger import CAPABILITY_TIERS, TrustLedger
 from .policy import STEP_KINDS, TrustPolicy
 from .tools import ToolSpec
 
@@ -65,6 +65,8 @@ class TrustView:
         prior = self.policy.prior(spec.source, spec.trust)  # an unknown trust level fails here
         if spec.trust is not None:
             self.ledger.declare_prior(spec.source, prior)  # so the ledger's own answers agree
+        if isinstance(spec.trust, str) and spec.trust in CAPABILITY_TIERS:
+            self.ledger.declare_tier(spec.source, spec.trust)  # its routing tier
         self.tools[spec.name] = spec
         self._priors.pop(spec.source, None)
         self.forget(spec.source)

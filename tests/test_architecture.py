@@ -37,7 +37,7 @@ LAYERS: dict[int, set[str]] = {
     2: {"rules", "rule_engine", "tools", "outcomes", "stores", "stores.base", "stores.memory",
         "stores.jsonfile", "stores.sqlite", "stores.postgres", "stores.targets", "ledger",
         "trust", "claims", "nogoods", "calls"},
-    3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity"},
+    3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity", "bindings"},
     4: {"base"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
         "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",
