@@ -835,14 +835,17 @@ def test_more_dependents_more_entrenched() -> None:
     """Ports test_backtracking.py::TestEntrenchment::test_more_dependents_more_entrenched.
 
     Deliberately different: corollary does not protect a premise for having dependents.
-    Equally trusted premises are equally confident, so the deciding policy's choice between
-    them does not depend on what rests on them (docs/model.md, "Confidence").
+    Equally trusted premises are equally confident culprits, whatever rests on them
+    (docs/model.md, "Confidence" and "Nogoods").
     """
     kb = base()
     premise(kb, "popular", "lonely")
     sl(kb, "d1", ["popular"], via="j1")
     sl(kb, "d2", ["popular"], via="j2")
-    assert kb.confidence("popular") == kb.confidence("lonely") == pytest.approx(0.99)
+    kb.nogood("popular", "lonely")
+    [conflict] = kb.conflicts()
+    assert {c.key: c.confidence for c in conflict.culprits} == {
+        "popular": pytest.approx(0.99), "lonely": pytest.approx(0.99)}
 
 
 # -- tests/test_add_justification.py --------------------------------------------------------
