@@ -61,7 +61,8 @@ def culprits(engine: Engine, beliefs: Iterable[Belief], sources: Callable[[Belie
                 conf = p.conf if p.best == PREMISES else (
                     p.potential if start == PREMISES and p is b else p.conf)
                 found[p] = Culprit(p.key, p.value, tuple(sources(p)), conf)
-    return tuple(sorted(found.values(), key=lambda c: (c.confidence, c.key, repr(c.value))))
+    # weakest first; among equals the newest, the likeliest to be the mistake
+    return tuple(found[p] for p in sorted(found, key=lambda p: (found[p].confidence, -p.seq)))
 
 
 def conflict_of(engine: Engine, nogood: Nogood, holders: list[Belief],

@@ -10,7 +10,7 @@ as the inputs come and go, so a rule fires once per combination of input values,
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .errors import RuleError, RuleLimitError
 from .rules import Rule
@@ -161,7 +161,39 @@ class RuleEngine:
         """
         last = self._last.get(r.name, {})
         fired = self.fired.setdefault(r.name, set())
-        inputs = r.inputs
+        for combo in self._new_combinations(r.inputs, held, last):
+            ident = tuple(b.seq for b in combo)
+            if ident in fired:
+                continue
+            self._spend(r)
+            try:
+                result = r.fn(*(b.value for b in combo))
+                vid = None if result is None else canon(result)
+            except Exception as exc:
+                # the change that brought the inputs IN stands; this combination is
+                # not marked fired, so the rule is tried again at the next change
+                raise RuleError(f"rule {r.name} failed on "
+                                f"{[b.value for b in combo]!r}: {exc!r}") from exc
+            fired.add(ident)
+            if result is None:
+                continue
+            # refuse a firing that would make a belief rest on its own absence (its own
+            # exceptions, or another reason's that its conclusion would feed)
+            strata.check_reason(self.engine, r.output, vid, combo, r.unless)
+            out = self.engine.belief(r.output, result, vid)
+            self.engine.add_justification(Justification(
+                RULE, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)},
+                r.unless))
+        self._last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
+
+    @staticmethod
+    def _new_combinations(inputs: tuple[str, ...], held: dict[str, list[Belief]],
+                          last: dict[str, set[int]]) -> Iterator[tuple[Belief, ...]]:
+        """The combinations of held inputs that include one held since the last firing (a rule
+        with no inputs has one combination, the empty one: it fires once, at once)."""
+        if not inputs:
+            yield ()
+            return
         for i in range(len(inputs)):
             new_i = [b for b in held[inputs[i]] if b.seq not in last.get(inputs[i], ())]
             if not new_i:
@@ -169,29 +201,7 @@ class RuleEngine:
             lists = [[b for b in held[k] if b.seq in last.get(k, ())] for k in inputs[:i]]
             lists.append(new_i)
             lists.extend(held[k] for k in inputs[i + 1:])
-            for combo in itertools.product(*lists):
-                ident = tuple(b.seq for b in combo)
-                if ident in fired:
-                    continue
-                self._spend(r)
-                try:
-                    result = r.fn(*(b.value for b in combo))
-                    vid = None if result is None else canon(result)
-                except Exception as exc:
-                    # the change that brought the inputs IN stands; this combination is
-                    # not marked fired, so the rule is tried again at the next change
-                    raise RuleError(f"rule {r.name} failed on "
-                                    f"{[b.value for b in combo]!r}: {exc!r}") from exc
-                fired.add(ident)
-                if result is None:
-                    continue
-                if r.unless:  # refuse a firing that would rest on its own absence
-                    strata.check_reason(self.engine, r.output, vid, combo, r.unless)
-                out = self.engine.belief(r.output, result, vid)
-                self.engine.add_justification(Justification(
-                    RULE, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)},
-                    r.unless))
-        self._last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
+            yield from itertools.product(*lists)
 
     def _spend(self, r: Rule) -> None:
         if self._left <= 0:

@@ -666,11 +666,9 @@ def test_sorted_by_dependents() -> None:
     assert culprits(kb) == ["a", "b"]
 
 
-@pytest.mark.xfail(strict=True, reason="corollary.nogoods.culprits documents 'ties: the newest "
-                   "first' but sorts ties by key; reported to the lead")
 def test_tied_culprits_list_the_newest_first() -> None:
-    """Where ftl-reasons breaks ties by dependents, corollary's culprits() docstring says the
-    newest premise comes first among equally confident ones."""
+    """Where ftl-reasons breaks ties by dependents, corollary offers the newest premise first
+    among equally confident ones (docs/model.md, "Nogoods")."""
     kb = base()
     premise(kb, "a", "b")  # b is newer
     kb.nogood("a", "b")
@@ -1259,15 +1257,12 @@ def x_by_default() -> bool:
     return True
 
 
-@pytest.mark.xfail(strict=True, raises=UnknownBeliefError,
-                   reason="a @rule with no inputs never fires (rule_engine._fire_new loops over "
-                   "the inputs); reported to the lead")
 def test_a_rule_with_no_inputs_is_a_default() -> None:
     """ftl-reasons' out-list-only justification (test_outlist.py::TestOutlistBasic::
     test_outlist_valid_when_out, TestOutlistAPI::test_unless_only_no_sl) written as a rule.
 
     A rule fires when every input key holds a value (docs/model.md, corollary.rules): with no
-    inputs that is at once, so ``x`` holds unless ``y``. The rule is accepted but never fires.
+    inputs that is at once, so ``x`` holds unless ``y``.
     """
     kb = base()
     kb.add_rule(x_by_default)
@@ -1281,10 +1276,6 @@ def e_from_d(d: bool) -> bool:
     return True
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a rule without exceptions that closes a cycle through another "
-                   "reason's exception is not checked: the justification is added and every "
-                   "later query raises StratificationError; reported to the lead")
 def test_a_rule_closing_a_cycle_through_an_exception_is_refused_and_fires_nothing() -> None:
     """Found by running random ftl-reasons-style networks (premises, SL justifications as
     rules, out-lists) on corollary against a from-scratch well-founded labelling.
@@ -1292,9 +1283,8 @@ def test_a_rule_closing_a_cycle_through_an_exception_is_refused_and_fires_nothin
     ``d`` holds unless ``e``; a rule ``e <- d`` would make ``d`` rest on its own absence. "A
     rule firing that would close one raises from the operation that set it off, and that
     combination is not fired" (docs/model.md, "Exceptions"), as the same step given as a claim
-    is refused with nothing changed. The rule engine checks only firings of rules that have
-    exceptions themselves, so this firing is added, and every later query, even of ``p``,
-    raises StratificationError.
+    is refused with nothing changed; every firing is checked, not only those of rules with
+    exceptions of their own.
     """
     kb = base()
     premise(kb, "p")
