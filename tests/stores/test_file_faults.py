@@ -26,14 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.files_workers import FAILED_ATTEMPTS, described, fail_then_retry, refold
 
 from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger
 from corollary.errors import InvalidInputError, InvalidTypeError, StoreError
 from corollary.stores import open_ledger
 from corollary.stores.jsonfile import JSONFileStore
-
-sys.path.insert(0, str(Path(__file__).parent))
-from files_workers import FAILED_ATTEMPTS, described, fail_then_retry, refold  # noqa: E402
 
 FORK = multiprocessing.get_context("fork")
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -110,7 +108,7 @@ def test_json_write_at_the_file_size_limit_fails_typed_and_the_retry_writes(
 TINY_FS_CHILD = textwrap.dedent("""
     import json, os, sys
     sys.path.insert(0, sys.argv[2])
-    from files_workers import fail_then_retry
+    from support.files_workers import fail_then_retry
     mount = sys.argv[1]
     path = os.path.join(mount, "trust.json")
     filler = os.path.join(mount, "filler")
@@ -148,7 +146,7 @@ def test_json_write_on_a_full_disk_fails_typed_and_the_retry_writes(tmp_path: Pa
     script = ("mount -t tmpfs -o size=48k tmpfs \"$1\" && exec \"$2\" -c \"$3\" \"$1\" \"$4\"")
     done = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
                            "sh", str(mount), sys.executable, TINY_FS_CHILD,
-                           str(Path(__file__).parent)],
+                           str(Path(__file__).parents[1])],
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from snapshot_cases import T0, build, quote
+from support.snapshot_cases import T0, build, quote
 
 from corollary import (
     AskHuman,

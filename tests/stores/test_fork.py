@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import test_stores_concurrency as concurrency
+from support import ledger_targets as concurrency
 
 from corollary import BeliefBase
 from corollary.ledger import TrustLedger

@@ -15,14 +15,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from support import files_workers as workers  # importable by name in spawned children
+from support.files_workers import refold
 
 from corollary import BeliefBase
 from corollary.ledger import Totals, TrustLedger, fold_totals
 from corollary.stores import open_ledger
-
-sys.path.insert(0, str(Path(__file__).parent))
-import files_workers as workers  # noqa: E402  (importable by name in spawned children)
-from files_workers import refold  # noqa: E402
 
 SPAWN = multiprocessing.get_context("spawn")
 THREADS = 8

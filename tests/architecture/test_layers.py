@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent / "corollary"
+ROOT = Path(__file__).resolve().parents[2] / "corollary"
 
 LAYERS: dict[int, set[str]] = {
     0: {"errors", "_version", "_validate", "_format", "values", "clock", "confidence", "policy",
@@ -103,7 +103,7 @@ def graph() -> dict[str, set[str]]:
 
 def test_every_module_has_a_layer() -> None:
     unplaced = sorted(set(graph()) - set(LAYER_OF))
-    assert unplaced == [], f"put these modules in a layer of tests/test_architecture.py: {unplaced}"
+    assert unplaced == [], f"put these modules in a layer of tests/architecture/test_layers.py: {unplaced}"
 
 
 def test_imports_point_down() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from snapshot_cases import T0, exact, rich_base, shared_base, shared_ledger, state
+from support.snapshot_cases import T0, exact, rich_base, shared_base, shared_ledger, state
 
 from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, rule
 from corollary import rules as rules_module

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sql_workers as workers
+from support import sql_workers as workers
 
 from corollary import BeliefBase
 from corollary.errors import CorollaryError, StoreError

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import sql_workers as workers
-from test_stores_files import make_v1
+from support import sql_workers as workers
+from support.sqlite_v1 import make_v1
 
 from corollary import BeliefBase, ManualClock, TrustLedger
 from corollary.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError

@@ -29,7 +29,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from snapshot_cases import (
+from support.snapshot_cases import (
     T0,
     exact,
     ledger_state,

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import files_workers as workers  # importable by name in spawned children
 
 from corollary.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
 from corollary.stores import SessionNotFoundError, open_ledger
 from corollary.stores.base import check_session
 from corollary.stores.jsonfile import JSONFileStore
-
-sys.path.insert(0, str(Path(__file__).parent))
-import files_workers as workers  # noqa: E402  (importable by name in spawned children)
 
 SPAWN = multiprocessing.get_context("spawn")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oracle import evaluate
+from support.oracle import evaluate
 
 from corollary import (
     BeliefBase,

@@ -11,44 +11,17 @@ import multiprocessing
 import os
 import signal
 import sqlite3
-import sys
 import time
-import uuid
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from corollary.stores import open_ledger
-
-sys.path.insert(0, str(Path(__file__).parent))
-import test_stores_workers as workers  # noqa: E402  (importable by name in spawned children)
+from support import ledger_workers as workers  # importable by name in spawned children
+from support.ledger_targets import Target
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 SPAWN = multiprocessing.get_context("spawn")
-
-
-class Target:
-    def __init__(self, kind: str, tmp_path: Path) -> None:
-        self.kind = kind
-        if kind == "sqlite":
-            self.url = str(tmp_path / "shared.db")
-            self.options: dict[str, Any] = {}
-        else:
-            self.url = PG_URL or ""
-            self.namespace = f"t_{uuid.uuid4().hex[:16]}"
-            self.options = {"namespace": self.namespace, "max_size": 2}
-
-    def open(self) -> Any:
-        return open_ledger(self.url, **self.options)
-
-    def cleanup(self) -> None:
-        if self.kind == "postgres":
-            import psycopg
-
-            with psycopg.connect(PG_URL, autocommit=True) as conn:
-                conn.execute(f"DROP SCHEMA IF EXISTS {self.namespace} CASCADE")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=[
@@ -183,7 +156,7 @@ def test_two_processes_open_an_old_store_at_once(kind: str, tmp_path: Path, pool
     t = Target(kind, tmp_path)
     try:
         if kind == "sqlite":
-            from test_stores_files import make_v1
+            from support.sqlite_v1 import make_v1
 
             make_v1(Path(t.url))
         else:  # an empty database: both race to create it from scratch

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from snapshot_cases import T0, rich_base, shared_base, shared_ledger
+from support.snapshot_cases import T0, rich_base, shared_base, shared_ledger
 
 from corollary import BeliefBase, ManualClock
 from corollary.proof import RENDER_DEPTH, Proof
 
-GOLDEN = Path(__file__).parent / "data" / "proofs_golden.json"
+GOLDEN = Path(__file__).parents[1] / "data" / "proofs_golden.json"
 DEPTH = 5_000
 
 

@@ -33,7 +33,7 @@ from corollary.stores import postgres as pg_module
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 PG_DIR = Path(os.environ.get("COROLLARY_PG_DIR", "/tmp/corollary-pg"))
-SCRIPT = Path(__file__).resolve().parent.parent / ".ci" / "postgres.sh"
+SCRIPT = Path(__file__).resolve().parents[2] / ".ci" / "postgres.sh"
 
 
 def _why_not_controllable() -> str | None:
