@@ -6,6 +6,7 @@ import math
 
 import attrs
 import pytest
+from support.hostile import raises_typed
 
 from corollary.errors import FormulaError, InvalidTypeError
 from corollary.formula import FormulaCheck, check, evaluate, names
@@ -229,3 +230,10 @@ def test_formula_check_is_frozen_and_slotted() -> None:
     assert not hasattr(result, "__dict__")
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         result.reproduced = False  # type: ignore[misc]
+
+
+def test_formula_round_huge_negative_digits_is_bounded() -> None:
+    from corollary.formula import evaluate
+
+    # round(int, -n) costs O(n) digits: a small n shows the missing bound without hanging
+    raises_typed(evaluate, "round(x, -100000)", {"x": 2})

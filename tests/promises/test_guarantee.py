@@ -1,17 +1,22 @@
-"""calibrate(): hand-checked thresholds per method, the checks, groups, folds and bad input."""
+"""calibrate(): hand-checked thresholds per method, the checks, groups, folds, and bad and hostile
+input."""
 
 from __future__ import annotations
 
 import math
 import warnings
 from fractions import Fraction
+from typing import Any
 
 import msgpack
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy.stats import binom
+from support.hostile import DEEP, HUGE, SETTINGS, Raiser, hostile, hostile_or_raiser, raises_typed
 
-from corollary.errors import InvalidInputError, InvalidTypeError
+from corollary.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from corollary.guarantee import (
     GroupedPromise,
     Promise,
@@ -473,3 +478,70 @@ def test_allows_refuses_non_numbers_and_never_clears_nan():
         p.allows("12")
     with pytest.raises(InvalidTypeError):
         p.allows(True)
+
+
+# -- hostile input to calibrate(): a typed error, never anything else (the API fuzzer) -------------
+
+
+arrays = st.one_of(
+    st.lists(st.floats(0, 1), min_size=0, max_size=40),
+    st.lists(st.booleans(), max_size=40),
+    st.lists(st.sampled_from([0, 1, 2, -1, 0.5, float("nan"), float("inf"), None, "x", True,
+                              np.float64("nan"), np.bool_(True)]), max_size=30),
+    st.just([[0.5], [0.1, 0.2]] * 10),
+    st.builds(lambda: [Raiser()] * 20),
+    st.sampled_from([None, "abc", b"abc", 0.5, True, [[0.5]] * 20, np.array([[0.1, 0.2]]),
+                     np.array(["a"] * 20), np.zeros(20, dtype=complex), [HUGE] * 20,
+                     [DEEP] * 3, {"a": 1}, {0.5, 0.7}]),
+)
+
+
+@SETTINGS
+@given(st.data())
+def test_fuzz_calibrate(data: st.DataObject) -> None:
+    n = data.draw(st.integers(0, 40))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    scores = data.draw(st.one_of(st.just(list(rng.random(n))), arrays))
+    correct = data.draw(st.one_of(st.just(list(rng.random(n) < 0.7)), arrays))
+    level = st.one_of(st.none(), st.floats(0, 1), st.sampled_from([0.1, 0.3]), hostile)
+    kwargs: dict[str, Any] = {
+        data.draw(st.sampled_from(["max_error", "max_risk"])): data.draw(level),
+        "method": data.draw(st.one_of(st.none(), st.sampled_from(["crc", "ltt", "empirical",
+                                                                  "CRC", ""]), hostile)),
+        "delta": data.draw(level),
+        "min_support": data.draw(st.one_of(st.sampled_from([1, 5, 10, HUGE]), hostile)),
+        "weak": data.draw(st.one_of(st.sampled_from(["raise", "warn"]), hostile_or_raiser)),
+    }
+    if data.draw(st.booleans()):
+        kwargs["groups"] = data.draw(st.one_of(
+            st.just(["g1", "g2"] * (n // 2) + ["g1"] * (n % 2)),
+            st.sampled_from([[1, "a"] * 20, [None] * 40, "abc", 3, [[1]] * 40]),
+            st.builds(lambda: [{}] * 40),
+        ))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            promise = calibrate(scores, correct, **kwargs)
+        except CorollaryError:
+            return
+        except Exception as exc:  # pragma: no cover
+            raise AssertionError(
+                f"calibrate({scores!r:.80}, {correct!r:.80}, {kwargs!r}) raised "
+                f"{type(exc).__name__}: {exc}") from exc
+    assert promise is not None
+
+
+@pytest.mark.parametrize("kwargs", [{"max_risk": HUGE}, {"max_error": HUGE},
+                                    {"max_error": 0.1, "delta": HUGE}])
+def test_calibrate_huge_int_level_is_typed_error(kwargs: dict[str, Any]) -> None:
+    raises_typed(calibrate, [0.9, 0.1] * 10, [True, False] * 10, **kwargs)
+
+
+def test_calibrate_ragged_input_is_typed_error() -> None:
+    raises_typed(calibrate, [[0.5], [0.1, 0.2]], [True, False], max_risk=0.1)
+
+
+@pytest.mark.parametrize("kwargs", [{"groups": [{}] * 20},
+                                    {"groups": "answer", "answers": [{}] * 20}])
+def test_calibrate_unhashable_groups_is_typed_error(kwargs: dict[str, Any]) -> None:
+    raises_typed(calibrate, [0.9, 0.1] * 10, [True, False] * 10, max_risk=0.3, **kwargs)

@@ -11,6 +11,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from support.hostile import base_state, new_base, raises_typed
 from support.snapshot_cases import T0, build, quote
 
 from corollary import (
@@ -22,6 +23,7 @@ from corollary import (
     TrustLedger,
     rule,
 )
+from corollary.errors import CorollaryError, InvalidInputError
 
 
 def state(kb: BeliefBase) -> dict[tuple[str, str], tuple[str, float]]:
@@ -300,3 +302,74 @@ def test_save_overwrites_atomically(tmp_path: Path, clock: ManualClock) -> None:
     kb.save(path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.msgpack"]
     same(state(BeliefBase.load(path, clock=ManualClock(clock()))), state(kb))
+
+
+# -- a restored base keeps its fired-rule memo apart from new beliefs ------------------------------
+
+
+@rule(output="review_out", inputs={"v": "review_in"}, name="tests.review.none_on_two")
+def _none_on_two(v):
+    return None if v == 2 else v * 10
+
+
+def test_restored_base_fires_rules_for_new_beliefs():
+    kb = BeliefBase(clock=ManualClock(0), rules=[_none_on_two])
+    kb.assert_("review_in", 1, source="tool:a")
+    kb.assert_("review_in", 2, source="tool:b")  # the rule concludes nothing for 2
+    kb.assert_("review_in", 1, source="tool:b")  # 2 is superseded and forgotten
+    restored = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0))
+    for base in (kb, restored):
+        base.retract("review_in", 1)
+        base.assert_("review_in", 7, source="tool:c")
+        assert base.value("review_out") == 70
+
+
+# -- what cannot be saved is refused when it comes in, or with a typed error -----------------------
+
+
+def test_values_that_cannot_survive_a_snapshot_are_refused(tmp_path):
+    kb = BeliefBase(clock=ManualClock(0))
+    with pytest.raises(InvalidInputError):
+        kb.assert_("big", 2**70, source="human:x")
+    assert "big" not in kb
+    kb.assert_("ok", -(2**63), source="human:x")
+    kb.save(tmp_path / "kb.msgpack")  # the default format holds every value the base accepts
+    assert BeliefBase.load(tmp_path / "kb.msgpack", clock=ManualClock(0)).value("ok") == -(2**63)
+
+
+def test_save_with_an_unknown_format_is_a_typed_error(tmp_path):
+    kb = BeliefBase(clock=ManualClock(0))
+    with pytest.raises(CorollaryError):
+        kb.save(tmp_path / "kb.bin", format="xml")
+    assert not (tmp_path / "kb.bin").exists()
+
+
+@pytest.mark.parametrize("suffix", ["json", "msgpack"])
+@pytest.mark.parametrize("where", ["key", "value"])
+def test_save_lone_surrogate_is_typed_error(tmp_path: Path, suffix: str, where: str) -> None:
+    kb, _ = new_base()
+    before = base_state(kb)
+    key, value = ("k\ud800", 1) if where == "key" else ("k", "v\ud800")
+    try:
+        kb.assert_(key, value, source="tool:x")
+    except CorollaryError:
+        assert base_state(kb) == before
+        return
+    kb.save(tmp_path / f"s.{suffix}")
+
+
+@pytest.mark.parametrize("tag", ["inf", "1.5", "x"])
+def test_json_float_tag_is_a_reserved_dict_key(tag: str) -> None:
+    """JSON snapshots write infinities as {"$float": "inf"}: a value may not use that key."""
+    kb, _ = new_base()
+    before = base_state(kb)
+    raises_typed(kb.assert_, "f", {"$float": tag}, source="tool:x")
+    raises_typed(kb.assert_, "f", [{"a": {"$float": tag}}], source="tool:x")
+    assert base_state(kb) == before
+
+
+@pytest.mark.parametrize("path", [None, 3, ["s.json"]])
+def test_save_path_of_wrong_type_is_typed_error(path: Any) -> None:
+    kb, _ = new_base()
+    raises_typed(kb.save, path)
+    raises_typed(BeliefBase.load, path)

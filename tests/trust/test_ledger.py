@@ -1,15 +1,32 @@
-"""The trust ledger in memory: the formula, forgetting, the gated query, routing, listeners."""
+"""The trust ledger in memory: the formula, forgetting, the gated query, routing, listeners, and
+hostile input (a typed error and no change)."""
 
 from __future__ import annotations
 
 import gc
 import warnings
 from datetime import timedelta
+from typing import Any
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from support.hostile import (
+    HUGE,
+    SETTINGS,
+    hostile,
+    hostile_or_raiser,
+    hostile_text,
+    keys,
+    raises_typed,
+    reasons,
+    sources,
+    units,
+)
 
 from corollary.clock import ManualClock
-from corollary.errors import InvalidInputError, InvalidTypeError, SnapshotError
+from corollary.errors import CorollaryError, InvalidInputError, InvalidTypeError, SnapshotError
 from corollary.ledger import (
     DEFAULT_MIN_SAMPLES,
     DEFAULT_PRIOR,
@@ -234,3 +251,73 @@ def test_save_and_load_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-
     (tmp_path / "bad.json").write_text('{"format": "corollary-ledger", "version": 99}')
     with pytest.raises(SnapshotError, match="newer"):
         TrustLedger.load(tmp_path / "bad.json")
+
+
+# -- hostile input to the ledger: a typed error and no change (the API fuzzer) ---------------------
+
+
+def ledger_state(ledger: TrustLedger) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    return [o.to_dict() for o in ledger.outcomes()], ledger.to_dict()
+
+
+outcome_kwargs = st.fixed_dictionaries(
+    {"source": sources,
+     "correct": st.one_of(st.booleans(), st.sampled_from([0, 1, 2, np.bool_(True)]), hostile)},
+    optional={
+        "at": st.one_of(st.none(), st.sampled_from([0, 50, 100, 100 + 10**6, -1e300]), hostile),
+        "topic": st.one_of(st.none(), st.just("t"), hostile_text),
+        "event_id": st.one_of(st.none(), st.sampled_from(["e1", "e2"]), hostile_text),
+        "evidence": st.one_of(st.none(), st.just("ticket 12"), hostile_text),
+        "reason": reasons,
+        "key": st.one_of(st.none(), keys),
+        "confidence": st.one_of(units, st.just(HUGE)),
+    },
+)
+
+
+@SETTINGS
+@given(st.data(), st.sampled_from([None, 30.0, 1e-300]))
+def test_fuzz_ledger(data: st.DataObject, half_life: float | None) -> None:
+    clock = ManualClock(100.0)
+    ledger = TrustLedger(clock=clock, memory_half_life=half_life)
+    for _ in range(data.draw(st.integers(1, 15))):
+        before = ledger_state(ledger)
+        if data.draw(st.booleans()):
+            call, arg = "record_outcome", data.draw(outcome_kwargs)
+            run = lambda arg=arg: ledger.record_outcome(**arg)  # noqa: E731
+        else:
+            # Only well-formed dicts (str keys, known names, `source` and `correct` present):
+            # test_record_many_malformed_dict_is_typed_error; and only iterables:
+            # test_record_many_non_iterable_is_typed_error.
+            call = "record_many"
+            arg = data.draw(st.lists(st.one_of(
+                outcome_kwargs, hostile_or_raiser.filter(lambda x: not isinstance(x, dict))),
+                max_size=4))
+            run = lambda arg=arg: ledger.record_many(arg)  # noqa: E731
+        try:
+            run()
+        except CorollaryError:
+            assert ledger_state(ledger) == before, f"{call}({arg!r}) failed after a change"
+        except Exception as exc:  # pragma: no cover
+            raise AssertionError(f"{call}({arg!r}) raised {type(exc).__name__}: {exc}") from exc
+        for source in {o.source for o in ledger.outcomes()}:
+            # the ledger keeps sources of any kind (a shared ledger serves bases with other
+            # policies), so read them with an explicit prior
+            r = ledger.reliability(source, prior=0.5)
+            assert 0.0 <= r <= 1.0
+        TrustLedger.from_dict(ledger.to_dict(), clock=clock)
+        clock.advance(data.draw(st.sampled_from([0, 1, 3600])))
+
+
+@pytest.mark.parametrize("bad", [{1: 2}, {"source": "tool:x", "correct": True, "zzz": 1},
+                                 {"source": "tool:x"}])
+def test_record_many_malformed_dict_is_typed_error(bad: dict[Any, Any]) -> None:
+    ledger = TrustLedger(clock=ManualClock(100))
+    raises_typed(ledger.record_many, [{"source": "tool:x", "correct": True}, bad])
+    assert ledger.outcomes() == []
+
+
+@pytest.mark.parametrize("bad", [None, 3, 0.5])
+def test_record_many_non_iterable_is_typed_error(bad: Any) -> None:
+    ledger = TrustLedger(clock=ManualClock(100))
+    raises_typed(ledger.record_many, bad)
