@@ -189,8 +189,13 @@ class Engine:
         return self.touched
 
     def stale(self, now: float) -> int:
-        """How many beliefs a full sync at ``now`` would recompute (dirty or timed and old)."""
-        return len(self.dirty) + sum(1 for b in self.timed if b.stamp != now)
+        """How many beliefs a full sync at ``now`` would recompute: the dirty ones (premises due
+        to expire by ``now`` make their cones dirty first, as the sync would) and the
+        time-dependent ones computed at another time, each once."""
+        if self._expiries and self._expiries[0][0] <= now:
+            self.expire(now)
+        dirty = self.dirty
+        return len(dirty) + sum(1 for b in self.timed if b.stamp != now and b not in dirty)
 
     def restore_belief(self, key: str, value: Any, vid: Any, seq: int,
                        blocked: str | None) -> Belief:

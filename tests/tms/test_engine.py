@@ -347,6 +347,26 @@ def test_under_a_deciding_policy_a_region_holds_every_value_of_a_key() -> None:
     assert k2.potential == pytest.approx(0.8)
 
 
+def test_stale_counts_what_a_full_sync_recomputes() -> None:
+    e = engine()
+    a = held(e, "a", 1, half_life=60.0)
+    b = e.belief("b", 1, 1)
+    derive(e, b, a)
+    soon = held(e, "soon", 1, "tool:b", ttl=10.0)
+    held(e, "steady", 1, "tool:b")
+    assert e.stale(0.0) == 4
+    e.sync(0.0)
+    assert e.stale(0.0) == 0
+    assert e.stale(5.0) == 2  # a and b read the time
+    e.mark(a)  # dirty and time-dependent: recomputed once, counted once
+    assert e.stale(5.0) == 2
+    e.sync(5.0)
+    assert e.stale(10.0) == 3  # and soon's premise runs out at 10
+    e.sync(10.0)
+    assert [x for x in e.beliefs() if x.stamp == 10.0] == [a, b, soon]
+    assert soon.why == "expired"
+
+
 # -- the sweep -----------------------------------------------------------------------------
 
 
