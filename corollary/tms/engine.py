@@ -506,8 +506,7 @@ class Engine:
                     continue
                 del pending[j]
                 if j.live:
-                    step, timed = reliability(j.name, now)
-                    step *= j.step
+                    step, timed = j.kind.step(j, reliability, now)
                     if timed:
                         own_timed.add(out)
                 else:

@@ -58,6 +58,12 @@ class StepKind:
     info_required: tuple[str, ...] = ("names",)
     info_optional: tuple[str, ...] = ()
 
+    @property
+    def computes_step(self) -> bool:
+        """Whether the step is more than the constant ``Justification.step``: the kind reads
+        reliability, or a subclass computes its own :meth:`step` (the sweep then asks it)."""
+        return self.reads_reliability or type(self).step is not StepKind.step
+
     def step(self, j: Justification, reliability: Reliability, now: float) -> tuple[float, bool]:
         """``(step confidence, whether it moves with time)`` of ``j`` at ``now``."""
         if self.reads_reliability:

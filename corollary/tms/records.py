@@ -51,8 +51,9 @@ class Justification:
     def __init__(self, kind: StepKind, name: str, output: Belief, inputs: tuple[Belief, ...],
                  step: float, info: dict[str, Any] | None = None) -> None:
         self.kind = kind
-        # whether the step reads its source's live reliability (the sweep's hot path asks)
-        self.live = kind.reads_reliability
+        # whether the step is more than the constant ``step`` (it reads its source's live
+        # reliability, or its kind computes it): the sweep's hot path asks the kind only then
+        self.live = kind.computes_step
         self.name = name
         self.output = output
         self.inputs = inputs

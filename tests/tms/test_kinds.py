@@ -18,7 +18,9 @@ from corollary.tms import (
     MODEL,
     RULE,
     Belief,
+    Engine,
     Justification,
+    Premise,
     StepKind,
     kind_named,
     register,
@@ -180,3 +182,16 @@ def test_a_new_kind_is_registered_once(halved: StepKind) -> None:
         register(Halved())
     with pytest.raises(ValueError, match="new, non-empty name"):
         register(StepKind())
+
+
+def test_the_sweep_asks_a_new_kind_for_its_step(halved: StepKind) -> None:
+    e = Engine(Trust())
+    x = e.belief("x", 1, 1)
+    e.set_premise(x, Premise("tool:a", "tool:a", 0.0, None, None))
+    out = e.belief("out", 1, 1)
+    e.add_justification(Justification(halved, "half", out, (x,), 0.8, {"names": ["x"]}))
+    e.sync(0.0)  # x and out in one sweep: out settles once x does
+    assert out.conf == pytest.approx(0.4 * 0.9)
+    e.mark(out)
+    e.sync(0.0)  # out alone: x is already held
+    assert out.conf == pytest.approx(0.4 * 0.9)
