@@ -154,3 +154,19 @@ def test_huge_int_duration_is_typed_error(where: str) -> None:
     else:
         raises_typed(kb.assert_, "new", 1, source="tool:x", **{where: HUGE})
     assert base_state(kb) == before
+
+
+def test_refresh_counts_the_beliefs_it_recomputes(clock: ManualClock) -> None:
+    kb = BeliefBase(clock=clock)
+    kb.assert_("p", 1, source="tool:q")
+    kb.assert_("fading", 1, source="tool:f", half_life=60)
+    kb.assert_("soon", 1, source="tool:s", ttl=10)
+    kb.assert_("steady", 1, source="human:h")
+    assert kb.refresh() == 4
+    assert kb.refresh() == 0
+    kb.record_outcome("tool:q", False)  # p rests on tool:q
+    clock.advance(10)  # fading decays and soon's ttl runs out
+    assert kb.refresh() == 3
+    assert kb.refresh() == 0
+    assert kb.label("soon") == "OUT"
+    assert kb.confidence("p") == pytest.approx(9.5 / 11)
