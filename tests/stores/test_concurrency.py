@@ -12,13 +12,13 @@ import os
 import signal
 import sqlite3
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 from support import ledger_workers as workers  # importable by name in spawned children
 from support.ledger_targets import Target
+from support.pools import spawned_pool
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 SPAWN = multiprocessing.get_context("spawn")
@@ -37,8 +37,7 @@ def target(request: Any, tmp_path: Path) -> Any:
 @pytest.fixture(scope="module")
 def pool() -> Any:
     """Eight spawned interpreters, started (and their imports paid for) once for the module."""
-    with ProcessPoolExecutor(8, mp_context=SPAWN) as executor:
-        assert len(set(executor.map(workers.warm, range(8)))) == 8
+    with spawned_pool(8, workers.warm) as executor:
         yield executor
 
 

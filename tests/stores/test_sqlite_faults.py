@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 from support import sql_workers as workers
+from support.pools import spawned_pool
 
 from corollary import BeliefBase
 from corollary.errors import CorollaryError, StoreError
@@ -306,8 +307,7 @@ def test_an_existing_ledger_in_a_read_only_directory(shared_dir: Path) -> None:
 
 @pytest.fixture(scope="module")
 def pool12() -> Iterator[ProcessPoolExecutor]:
-    with ProcessPoolExecutor(12, mp_context=SPAWN) as executor:
-        assert len(set(executor.map(workers.warm, range(12)))) == 12
+    with spawned_pool(12, workers.warm) as executor:
         yield executor
 
 

@@ -15,15 +15,10 @@ def _open(target: str, options: dict[str, Any]) -> Any:
     return TrustLedger.open(target, **options)
 
 
-def warm(_: object = None) -> int:
-    """Import what the workers need, and linger so a pool starts all its processes."""
-    import os
-
+def warm() -> None:
+    """Import what the workers need (``support.pools`` runs it in each worker first)."""
     import corollary.ledger
     import corollary.stores.sqlite  # noqa: F401
-
-    time.sleep(0.3)
-    return os.getpid()
 
 
 def _until(start_at: float | None) -> None:

@@ -15,13 +15,10 @@ def _until(start_at: float | None) -> None:
         time.sleep(max(start_at - time.time(), 0.0))
 
 
-def warm(_: object = None) -> int:
-    """Import what the workers need, and linger so a pool starts all its processes."""
+def warm() -> None:
+    """Import what the workers need (``support.pools`` runs it in each worker first)."""
     import corollary.base
     import corollary.stores.sqlite  # noqa: F401
-
-    time.sleep(0.3)
-    return os.getpid()
 
 
 def session_rounds(target: str, options: dict[str, Any], me: int, rounds: int,
