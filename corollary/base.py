@@ -750,7 +750,10 @@ class BeliefBase:
         Queries do this lazily for what they read; call it to pay the cost up front (before a
         snapshot, say). The return value counts the beliefs that were recomputed.
         """
-        stale = self._engine.stale(self.now())
+        now = self.now()
+        self._trust.poll()
+        self._sync_engine((), now)  # outcomes first: what rests on their sources is stale too
+        stale = self._engine.stale(now)
         self._sync()
         return stale
 

@@ -200,8 +200,13 @@ class Engine:
         return self.touched
 
     def stale(self, now: float) -> int:
-        """How many beliefs a full sync at ``now`` would recompute (dirty or timed and old)."""
-        return len(self.dirty) + sum(1 for b in self.timed if b.stamp != now)
+        """How many beliefs a full sync at ``now`` would recompute: the dirty ones (premises due
+        to expire by ``now`` make their cones dirty first, as the sync would) and the
+        time-dependent ones computed at another time, each once."""
+        if self._expiries and self._expiries[0][0] <= now:
+            self.expire(now)
+        dirty = self.dirty
+        return len(dirty) + sum(1 for b in self.timed if b.stamp != now and b not in dirty)
 
     def restore_belief(self, key: str, value: Any, vid: Any, seq: int,
                        blocked: str | None) -> Belief:
@@ -703,9 +708,14 @@ class Engine:
                 if j.unless and defeated(j):
                     excepted.add(out)
                     continue
-                if j.live:
+                live = j.live
+                if live == 1:  # reliability × certainty, inlined: this is the hot path
                     step, timed = reliability(j.name, now)
                     step *= j.step
+                    if timed:
+                        own_timed.add(out)
+                elif live:  # a kind that computes its own step
+                    step, timed = j.kind.step(j, reliability, now)
                     if timed:
                         own_timed.add(out)
                 else:
@@ -771,13 +781,16 @@ class Engine:
                 if waiting:
                     pending[j] = waiting
                 else:  # every input settled before this sweep: the step, inlined as in settle
-                    if j.live:
+                    live = j.live
+                    if live == 1:
                         step, timed = reliability(j.name, now)
                         step *= j.step
-                        if timed:
-                            own_timed.add(b)
+                    elif live:
+                        step, timed = j.kind.step(j, reliability, now)
                     else:
-                        step = j.step
+                        step, timed = j.step, False
+                    if timed:
+                        own_timed.add(b)
                     weakest = 1.0
                     for x in j.inputs:
                         if x.conf < weakest:

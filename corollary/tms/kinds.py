@@ -60,12 +60,23 @@ class StepKind:
     info_required: tuple[str, ...] = ("names",)
     info_optional: tuple[str, ...] = ()
 
+    @property
+    def custom_step(self) -> bool:
+        """Whether a subclass computes its own :meth:`step`."""
+        return type(self).step is not StepKind.step
+
+    @property
+    def computes_step(self) -> bool:
+        """Whether the step is more than the constant ``Justification.step``: the kind reads
+        reliability, or a subclass computes its own :meth:`step` (the sweep then asks it)."""
+        return self.reads_reliability or type(self).step is not StepKind.step
+
     def step(self, j: Justification, reliability: Reliability, now: float) -> tuple[float, bool]:
         """``(step confidence, whether it moves with time)`` of ``j`` at ``now``.
 
         The engine's sweep inlines exactly this (``reliability(name) × step`` when
-        :attr:`reads_reliability`, else the constant ``step``) on its hot path: a kind sets
-        ``reads_reliability`` rather than overriding this method."""
+        :attr:`reads_reliability`, else the constant ``step``) on its hot path, and asks a
+        subclass that overrides it."""
         if self.reads_reliability:
             r, timed = reliability(j.name, now)
             return r * j.step, timed

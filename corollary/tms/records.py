@@ -103,8 +103,11 @@ class Justification:
                  step: float, info: dict[str, Any] | None = None,
                  unless: tuple[Item, ...] = ()) -> None:
         self.kind = kind
-        # whether the step reads its source's live reliability (the sweep's hot path asks)
-        self.live = kind.reads_reliability
+        # whether the step is more than the constant ``step`` (it reads its source's live
+        # reliability, or its kind computes it): the sweep's hot path asks the kind only then
+        # how the sweep gets the step: 0 the constant, 1 reliability × step (inlined on the hot
+        # path), 2 the kind computes it
+        self.live = 0 if not kind.computes_step else 2 if kind.custom_step else 1
         self.name = name
         self.output = output
         self.inputs = inputs

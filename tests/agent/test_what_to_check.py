@@ -8,7 +8,7 @@ import math
 
 import pytest
 from agent_cases import state
-from snapshot_cases import T0, build, rich_base, shared_base, shared_ledger
+from support.snapshot_cases import T0, build, rich_base, shared_base, shared_ledger
 
 from corollary import (
     AmbiguousValueError,

@@ -1,0 +1,160 @@
+"""The package's layers: every import points down (or sideways within a layer), and none forms a
+cycle, counting imports inside functions. Imports under ``if TYPE_CHECKING:`` are annotations,
+never executed, and are not counted.
+
+The layers, bottom up (docs: README "Architecture"):
+
+0. foundations: errors, validators, values, clocks, the pure formulas, safe formula evaluation,
+   citations, file encoding, the trust policy;
+1. the TMS: its records, the kinds of reasons, the engine, and the conflict policies the sweep
+   calls;
+2. beside it: the rule engine, tools, outcomes, the ledger and its stores, the trust view, and
+   claims checked before they become beliefs;
+3. the parts the facade composes: proofs, promises (with calibration and guarantees),
+   snapshots;
+4. the facade, ``BeliefBase``;
+5. what uses a base from outside: pictures, the model layer, the agent;
+6. surfaces: the CLI, the MCP server, the package root.
+
+Proofs, promises and snapshots sit *below* the facade rather than above it: ``kb.explain``,
+``kb.answer`` and ``kb.save`` are the facade's own methods, so the facade must import them, and
+they read the TMS through its public API and the state the base hands over, never the facade.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2] / "corollary"
+
+LAYERS: dict[int, set[str]] = {
+    0: {"errors", "_version", "_validate", "_format", "values", "clock", "confidence", "policy",
+        "formula", "citation", "_io", "_fields"},
+    1: {"tms", "tms.records", "tms.kinds", "tms.strata", "tms.engine", "conflicts"},
+    2: {"rules", "rule_engine", "tools", "outcomes", "stores", "stores.base", "stores.memory",
+        "stores.jsonfile", "stores.sqlite", "stores.postgres", "stores.targets", "ledger",
+        "trust", "claims", "nogoods", "calls"},
+    3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity", "bindings"},
+    4: {"base"},
+    5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
+        "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",
+        "agent.builtins", "agent.projector", "agent.sampling"},
+    6: {"cli", "cli.demo", "cli.opening", "cli.output", "cli.commands", "mcp", "mcp.server",
+        "__main__", ""},
+}
+LAYER_OF = {name: layer for layer, names in LAYERS.items() for name in names}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _type_checking_nodes(tree: ast.AST) -> set[int]:
+    """ids of the nodes inside ``if TYPE_CHECKING:`` blocks."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and (
+                (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+                or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")):
+            for child in node.body:
+                skipped.update(id(n) for n in ast.walk(child))
+    return skipped
+
+
+def imports_of(path: Path, modules: set[str]) -> set[str]:
+    """The corollary modules ``path`` imports (anywhere in it, functions included)."""
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    package = [p for p in package if p]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_nodes(tree)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif node.module and node.module.startswith("corollary"):
+                target = node.module.removeprefix("corollary").removeprefix(".")
+            else:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}" if target else alias.name
+                found.add(sub if sub in modules else target)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("corollary"):
+                    found.add(alias.name.removeprefix("corollary").removeprefix("."))
+    found.discard(name)
+    return found
+
+
+def graph() -> dict[str, set[str]]:
+    paths = sorted(ROOT.rglob("*.py"))
+    modules = {module_name(p) for p in paths}
+    return {module_name(p): imports_of(p, modules) for p in paths}
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = sorted(set(graph()) - set(LAYER_OF))
+    assert unplaced == [], f"put these modules in a layer of tests/architecture/test_layers.py: {unplaced}"
+
+
+def test_imports_point_down() -> None:
+    upward = [(m, t, LAYER_OF[m], LAYER_OF.get(t)) for m, targets in graph().items()
+              for t in sorted(targets)
+              if m in LAYER_OF and LAYER_OF.get(t, 99) > LAYER_OF[m]]
+    assert upward == [], "imports that point up a layer: " + ", ".join(
+        f"{m or 'corollary'} (layer {a}) -> {t} (layer {b})" for m, t, a, b in upward)
+
+
+def test_no_import_cycles() -> None:
+    edges = graph()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(path[path.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt, path)
+        path.pop()
+        state[node] = 2
+
+    for node in sorted(edges):
+        if node not in state:
+            visit(node, [])
+    assert cycles == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from .tms import Engine\n", {"tms"}),
+    ("def f():\n    from ..ledger import TrustLedger\n", {"ledger"}),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .base import BeliefBase\n",
+     set()),
+])
+def test_the_walker_sees_what_it_should(tmp_path: Path, source: str, expected: set[str]) -> None:
+    # a module at corollary/stores/x.py (relative imports resolve from corollary.stores)
+    fake_root = tmp_path / "corollary"
+    (fake_root / "stores").mkdir(parents=True)
+    path = fake_root / "stores" / "x.py"
+    path.write_text(source)
+    global ROOT
+    saved, ROOT = ROOT, fake_root
+    try:
+        level_fixed = source.replace("from .tms", "from ..tms").replace("from .base", "from ..base")
+        path.write_text(level_fixed)
+        assert imports_of(path, {"tms", "ledger", "base"}) == expected
+    finally:
+        ROOT = saved

@@ -1,0 +1,400 @@
+"""The ``corollary`` commands as a user runs them: a snapshot and a SQLite session whose rules and
+tools live in the user's module, read at the time they were saved, with ``--json``, and one line
+on stderr (never a traceback) for every mistake.
+
+Every command here runs as a child process (``python -m corollary ...``) with the user's module
+on ``PYTHONPATH``; expected values come from the public API in this process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.cli_support import (
+    ROOT,
+    TAKEN_AT,
+    Shop,
+    env_for,
+    load_module,
+    make_shop,
+    one_line_error,
+    run,
+)
+
+from corollary import BeliefBase, ManualClock, TrustLedger
+from corollary.cli.output import JSON_VERSION
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> Shop:
+    return make_shop(tmp_path_factory.mktemp("shop"))
+
+
+@pytest.fixture(scope="module")
+def model(shop: Shop) -> Any:
+    return load_module(shop.home)
+
+
+def snapshot_base(shop: Shop, model: Any, at: float = TAKEN_AT) -> BeliefBase:
+    return BeliefBase.load(shop.snapshot, clock=ManualClock(at))
+
+
+# -- help, usage -----------------------------------------------------------------------------
+def test_bare_corollary_prints_help_and_runs_nothing(shop: Shop) -> None:
+    done = run(shop)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: corollary")
+    assert "demo: all checks passed" not in done.stdout
+    for command in ("demo", "explain", "beliefs", "conflicts", "faded", "graph", "sessions",
+                    "sources", "mcp"):
+        assert re.search(rf"^\s+{command}\s", done.stdout, flags=re.M), command
+
+
+def test_help_flag_prints_the_same_help(shop: Shop) -> None:
+    bare, flag = run(shop), run(shop, "--help")
+    assert flag.returncode == 0
+    assert flag.stdout == bare.stdout
+
+
+@pytest.mark.parametrize("args, wanted", [
+    (["explain"], "the following arguments are required: KEY"),
+    (["nonsense"], "invalid choice: 'nonsense'"),
+    (["beliefs", "x.cor", "--at", "nan"], "--at: not a finite number of seconds: 'nan'"),
+    (["beliefs", "x.cor", "--at", "5", "--now"], "not allowed with argument"),
+    (["graph", "x.cor", "--format", "png"], "invalid choice: 'png'"),
+    (["beliefs", "x.cor", "--min-confidence", "1.5"], "--min-confidence: must be in [0, 1], got '1.5'"),
+    (["beliefs"], "give a snapshot path or --ledger PATH --session ID"),
+    (["beliefs", "x.cor", "--session", "s"], "give a snapshot path or --session ID, not both"),
+    (["beliefs", "--ledger", "l.db"], "--ledger without a snapshot needs --session ID"),
+])
+def test_usage_errors_are_one_line_and_status_2(shop: Shop, args: list[str], wanted: str) -> None:
+    line = one_line_error(run(shop, *args), status=2)
+    assert line.startswith("corollary"), line
+    assert wanted in line, line
+
+
+# -- explain -------------------------------------------------------------------------------
+def test_explain_without_the_users_module_names_it(shop: Shop) -> None:
+    line = one_line_error(run(shop, "explain", str(shop.snapshot), "signal"))
+    assert "rules ['shop.signal']" in line
+    assert "tools ['shop_filings', 'shop_quote']" in line
+    assert "--import shop" in line
+
+
+def test_explain_reads_the_snapshot_at_its_own_time(shop: Shop, model: Any) -> None:
+    done = run(shop, "--import", "shop", "explain", str(shop.snapshot), "signal")
+    assert done.returncode == 0, done.stderr
+    expected = str(snapshot_base(shop, model).explain("signal"))
+    assert done.stdout == expected + "\n"
+    assert done.stdout.startswith("signal = 'buy' [IN ")
+    assert "shop_quote" in done.stdout and "[expired]" not in done.stdout
+
+
+def test_explain_now_and_at_move_the_time(shop: Shop, model: Any) -> None:
+    later = run(shop, "explain", "--import", "shop", str(shop.snapshot), "price:ACME",
+                "--at", str(TAKEN_AT + 100))  # 300 s after the quote: its ttl ran out
+    assert later.returncode == 0, later.stderr
+    assert later.stdout == str(snapshot_base(shop, model, TAKEN_AT + 100).explain("price:ACME")) + "\n"
+    assert later.stdout.startswith("price:ACME = 101.5 [OUT] expired")
+    now = run(shop, "explain", "--import", "shop", str(shop.snapshot), "price:ACME", "--now")
+    assert now.returncode == 0, now.stderr
+    assert now.stdout.startswith("price:ACME = 101.5 [OUT] expired")  # the wall clock is later
+
+
+def test_explain_json(shop: Shop, model: Any) -> None:
+    done = run(shop, "explain", "--import", "shop", str(shop.snapshot), "growth", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    kb = snapshot_base(shop, model)
+    assert data == {
+        "version": JSON_VERSION, "command": "explain", "base": {"snapshot": str(shop.snapshot)},
+        "at": TAKEN_AT, "key": "growth", "value": None,
+        "text": str(kb.explain("growth")), "proof": json.loads(json.dumps(kb.explain("growth").to_dict())),
+    }
+
+
+def test_explain_a_value_read_as_json_or_text(shop: Shop, model: Any) -> None:
+    kb = snapshot_base(shop, model)
+    bob = run(shop, "explain", "--import", "shop", str(shop.snapshot), "ceo", "--value", "Bob")
+    assert bob.returncode == 0, bob.stderr
+    assert bob.stdout == str(kb.explain("ceo", "Bob")) + "\n"
+    number = run(shop, "explain", "--import", "shop", str(shop.snapshot), "revenue:Q2",
+                 "--value", "100")
+    assert number.stdout == str(kb.explain("revenue:Q2", 100.0)) + "\n"
+    line = one_line_error(run(shop, "explain", "--import", "shop", str(shop.snapshot),
+                              "ceo", "--value", "Carol"))
+    assert line == "corollary: no belief ceo = 'Carol' (values held or known: 'Alice', 'Bob')"
+
+
+def test_explain_an_unknown_key_suggests_close_ones(shop: Shop) -> None:
+    line = one_line_error(run(shop, "explain", "--import", "shop", str(shop.snapshot),
+                              "revenue:Q4"))
+    assert line == ("corollary: no belief about 'revenue:Q4' "
+                    "(did you mean 'revenue:Q2', 'revenue:Q3'?)")
+    far = one_line_error(run(shop, "explain", "--import", "shop", str(shop.snapshot), "zzz"))
+    assert far == "corollary: no belief about 'zzz'"
+
+
+def test_missing_corrupt_and_foreign_files(shop: Shop, tmp_path: Path) -> None:
+    missing = one_line_error(run(shop, "beliefs", str(tmp_path / "nope.cor")))
+    assert missing == f"corollary: no such file: {tmp_path / 'nope.cor'}"
+    flipped = tmp_path / "flipped.cor"
+    raw = bytearray(shop.snapshot.read_bytes())
+    raw[len(raw) // 2] ^= 0x40
+    flipped.write_bytes(bytes(raw))
+    line = one_line_error(run(shop, "--import", "shop", "beliefs", str(flipped)))
+    assert line.startswith(f"corollary: {flipped}: ") and "checksum" in line, line
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text('{"hello": 1}')
+    line = one_line_error(run(shop, "beliefs", str(foreign)))
+    assert line == f"corollary: {foreign}: not a corollary snapshot"
+    directory = one_line_error(run(shop, "beliefs", str(tmp_path)))
+    assert str(tmp_path) in directory
+
+
+def test_import_errors_are_one_line(shop: Shop, tmp_path: Path) -> None:
+    line = one_line_error(run(shop, "--import", "no_such_module_x", "beliefs", str(shop.snapshot)))
+    assert line == "corollary: --import no_such_module_x: No module named 'no_such_module_x'"
+    (tmp_path / "broken_mod.py").write_text("raise RuntimeError('boom at import')\n")
+    line = one_line_error(run(shop, "--import", "broken_mod", "beliefs", str(shop.snapshot),
+                              env=env_for(shop.home, PYTHONPATH=os.pathsep.join(
+                                  [str(tmp_path), env_for(shop.home)["PYTHONPATH"]]))))
+    assert line == "corollary: --import broken_mod: RuntimeError: boom at import"
+
+
+def test_import_a_file_path(shop: Shop, tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere" / "my_rules.py"  # not importable by name, any file name
+    copy.parent.mkdir()
+    copy.write_text((shop.home / "shop.py").read_text())
+    env = env_for(shop.home, PYTHONPATH=str(ROOT))
+    done = run(shop, "--import", str(copy), "beliefs", str(shop.snapshot), "--json", env=env,
+               cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["beliefs"]) == 9
+    line = one_line_error(run(shop, "--import", str(tmp_path / "gone.py"), "beliefs",
+                              str(shop.snapshot), env=env, cwd=tmp_path))
+    assert line == f"corollary: --import {tmp_path / 'gone.py'}: no such file: {tmp_path / 'gone.py'}"
+
+
+# -- beliefs, conflicts, faded on a snapshot ---------------------------------------------------
+def test_beliefs_table_and_json(shop: Shop, model: Any) -> None:
+    kb = snapshot_base(shop, model)
+    held = sorted(kb.beliefs(), key=lambda h: (h.key, -h.confidence))
+    done = run(shop, "beliefs", "--import", "shop", str(shop.snapshot), "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["version"] == JSON_VERSION and data["command"] == "beliefs"
+    assert data["at"] == TAKEN_AT and data["min_confidence"] is None
+    assert data["beliefs"] == [{"key": h.key, "value": h.value, "label": "IN",
+                                "confidence": h.confidence} for h in held]
+    assert len(data["beliefs"]) == 9
+    table = run(shop, "beliefs", "--import", "shop", str(shop.snapshot))
+    lines = table.stdout.splitlines()
+    assert lines[0].split() == ["KEY", "VALUE", "CONFIDENCE"]
+    assert len(lines) == 1 + 9
+    assert re.match(r"hq\s+'Austin'\s+0\.9959$", lines[[h.key for h in held].index("hq") + 1])
+    floor = run(shop, "beliefs", "--import", "shop", str(shop.snapshot), "--json",
+                "--min-confidence", "0.95")
+    kept = json.loads(floor.stdout)["beliefs"]
+    assert [b["key"] for b in kept] == sorted(h.key for h in held if h.confidence >= 0.95)
+    assert len(kept) == 5  # ceo = Alice, growth, hq, revenue:Q2 and Q3
+
+
+def test_conflicts_table_and_json(shop: Shop, model: Any) -> None:
+    done = run(shop, "conflicts", "--import", "shop", str(shop.snapshot), "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    (conflict,) = snapshot_base(shop, model).conflicts()
+    assert data["conflicts"] == [{"key": "ceo", "candidates": [
+        {"value": c.value, "confidence": c.confidence, "sources": list(c.sources)}
+        for c in conflict.candidates]}]
+    assert [c["value"] for c in data["conflicts"][0]["candidates"]] == ["Alice", "Bob"]
+    text = run(shop, "conflicts", "--import", "shop", str(shop.snapshot)).stdout
+    assert text.splitlines()[0] == "ceo:"
+    assert re.match(r"\s+'Alice'\s+0\.9900\s+human:ops$", text.splitlines()[1])
+    assert re.match(r"\s+'Bob'\s+0\.7200\s+model:analyst$", text.splitlines()[2])
+
+
+def test_faded_table_and_json(shop: Shop, model: Any) -> None:
+    done = run(shop, "faded", "--import", "shop", str(shop.snapshot), "--json",
+               "--threshold", "0.5")
+    data = json.loads(done.stdout)
+    (faded,) = snapshot_base(shop, model).faded(0.5)
+    assert data["threshold"] == 0.5
+    assert data["faded"] == [{"key": "price:ACME", "value": 101.5, "confidence": faded.confidence,
+                              "sources": ["tool:shop_quote"]}]
+    none = json.loads(run(shop, "faded", "--import", "shop", str(shop.snapshot), "--json",
+                          "--threshold", "0.05").stdout)
+    assert none["faded"] == []
+
+
+# -- sessions in a ledger --------------------------------------------------------------------
+def test_a_session_reads_like_a_snapshot(shop: Shop, model: Any) -> None:
+    done = run(shop, "explain", "--import", "shop", "--ledger", str(shop.ledger),
+               "--session", "shop-1", "rumour", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["base"] == {"ledger": str(shop.ledger), "session": "shop-1", "session_version": 1}
+    assert data["at"] == TAKEN_AT
+    assert data["text"].startswith("rumour = 'merger' [OUT] retracted: denied")
+    with TrustLedger.open(shop.ledger) as ledger:
+        kb = BeliefBase.load_session(ledger, "shop-1", clock=ManualClock(TAKEN_AT))
+        assert data["text"] == str(kb.explain("rumour"))
+
+
+def test_unknown_session_and_missing_ledger(shop: Shop, tmp_path: Path) -> None:
+    line = one_line_error(run(shop, "beliefs", "--ledger", str(shop.ledger), "--session", "nope"))
+    assert line == f"corollary: no session 'nope' in {shop.ledger} (sessions: 'shop-1')"
+    line = one_line_error(run(shop, "sessions", str(tmp_path / "none.db")))
+    assert line == f"corollary: no such ledger: {tmp_path / 'none.db'}"
+    assert not (tmp_path / "none.db").exists()
+
+
+def test_sessions_and_json(shop: Shop) -> None:
+    done = run(shop, "sessions", str(shop.ledger), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {
+        "version": JSON_VERSION, "command": "sessions", "ledger": str(shop.ledger),
+        "sessions": [{"id": "shop-1", "version": 1, "taken_at": TAKEN_AT, "beliefs": 9,
+                      "error": None}]}
+    lines = run(shop, "sessions", str(shop.ledger)).stdout.splitlines()
+    assert lines[0].split() == ["SESSION", "VERSION", "SAVED", "AT", "BELIEFS"]
+    assert lines[1].split() == ["shop-1", "1", "2026-01-01T00:03:20Z", "9"]
+
+
+def test_sources_and_json(shop: Shop) -> None:
+    done = run(shop, "sources", str(shop.ledger), "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["version"] == JSON_VERSION and data["command"] == "sources"
+    rows = {row["source"]: row for row in data["sources"]}
+    assert sorted(rows) == ["document:10-K", "document:blog", "tool:registry", "tool:shop_filings"]
+    with TrustLedger.open(shop.ledger) as ledger:
+        for source, row in rows.items():
+            record = ledger.record_of(source)
+            last = ledger.outcomes(source)[-1]
+            assert row == {"source": source, "reliability": record.reliability,
+                           "prior": record.prior, "right": record.correct, "wrong": record.wrong,
+                           "samples": record.correct + record.wrong,
+                           "last_outcome": {"correct": last.correct, "at": last.at,
+                                            "reason": last.reason, "key": last.key}}
+    assert rows["document:blog"]["wrong"] == 1 and rows["document:blog"]["right"] == 0
+    assert rows["document:blog"]["last_outcome"]["reason"] == "denied"
+    assert rows["tool:shop_filings"]["prior"] == 0.95  # without the module: the policy's tool prior
+    text = run(shop, "sources", str(shop.ledger)).stdout.splitlines()
+    assert text[0].split() == ["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST",
+                               "OUTCOME"]
+    blog = next(line for line in text if line.startswith("document:blog"))
+    assert blog.split()[1:5] == ["0.818", "0", "1", "1"]
+    assert blog.endswith("wrong at 2026-01-01T00:03:20Z: denied")
+
+
+def test_sources_take_the_imported_tools_declared_trust(shop: Shop) -> None:
+    done = run(shop, "sources", "--import", "shop", str(shop.ledger), "--json")
+    rows = {row["source"]: row for row in json.loads(done.stdout)["sources"]}
+    with TrustLedger.open(shop.ledger) as ledger:
+        record = ledger.record_of("tool:shop_filings", prior=0.99)  # @tool(trust="high")
+    assert rows["tool:shop_filings"]["prior"] == 0.99
+    assert rows["tool:shop_filings"]["reliability"] == record.reliability
+    assert format(record.reliability, ".4f") == "0.9909"  # (10 × 0.99 + 1) / 11
+
+
+# -- graph ---------------------------------------------------------------------------------
+def test_graph_dot_mermaid_and_file(shop: Shop, model: Any, tmp_path: Path) -> None:
+    from corollary.render import to_dot, to_mermaid
+
+    kb = snapshot_base(shop, model)
+    dot = run(shop, "graph", "--import", "shop", str(shop.snapshot), "--format", "dot")
+    assert dot.returncode == 0, dot.stderr
+    assert dot.stdout == to_dot(kb)
+    cone = run(shop, "graph", "--import", "shop", str(shop.snapshot), "signal",
+               "--format", "mermaid", "--output", str(tmp_path / "signal.mmd"))
+    assert cone.returncode == 0 and cone.stdout == ""
+    assert (tmp_path / "signal.mmd").read_text() == to_mermaid(kb, "signal")
+    data = json.loads(run(shop, "graph", "--import", "shop", str(shop.snapshot), "signal",
+                          "--json").stdout)
+    assert data["command"] == "graph" and data["key"] == "signal"
+    assert [n["label"] for n in data["nodes"] if n["kind"] == "belief"] == [
+        "revenue:Q2 = 100.0 [IN 0.99]", "revenue:Q3 = 110.0 [IN 0.99]",
+        "growth = 0.1 [IN 0.99]", "price:ACME = 101.5 [IN 0.09]", "signal = 'buy' [IN 0.09]"]
+
+
+def test_graph_svg_without_graphviz_says_how_to_install_it(shop: Shop, tmp_path: Path) -> None:
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    env = env_for(shop.home, PATH=str(bare))
+    line = one_line_error(run(shop, "graph", "--import", "shop", str(shop.snapshot),
+                              "--format", "svg", env=env))
+    assert line.startswith("corollary: --format svg needs Graphviz's 'dot' on PATH")
+    assert "apt-get install graphviz" in line and "--format dot" in line
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's dot is not on PATH")
+def test_graph_svg_with_graphviz(shop: Shop, tmp_path: Path) -> None:
+    out = tmp_path / "kb.svg"
+    done = run(shop, "graph", "--import", "shop", str(shop.snapshot), "--format", "svg",
+               "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    svg = out.read_text()
+    assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
+    assert "signal = &#39;buy&#39; [IN 0.09]" in svg
+
+
+def test_reading_a_base_without_promises_leaves_the_statistics_unimported(shop: Shop) -> None:
+    # scipy.stats (promises, calibration) is most of a command's start-up: a base that carries
+    # no promise must not pay for it
+    script = ("import sys, shop\n"
+              "from corollary.cli import main\n"
+              f"assert main(['beliefs', {str(shop.snapshot)!r}, '--json']) == 0\n"
+              "print(sorted(m for m in ('scipy.stats', 'corollary.guarantee') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=shop.home, env=env_for(shop.home),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_a_snapshot_taken_with_a_shared_ledger(shop: Shop, tmp_path: Path) -> None:
+    with TrustLedger.open(tmp_path / "shared.db", clock=ManualClock(0)) as ledger:
+        kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
+        kb.assert_("hq", "Austin", source="tool:registry")
+        kb.retract("hq", fault="source")
+        kb.assert_("hq", "Dallas", source="tool:registry")
+        kb.save(tmp_path / "kb.cor")
+        expected = kb.confidence("hq")
+    alone = run(shop, "beliefs", str(tmp_path / "kb.cor"), "--json")
+    assert alone.returncode == 0
+    assert alone.stderr == ("corollary: warning: the snapshot was taken with a shared ledger: "
+                            "pass --ledger PATH to read its sources' track records (reading it "
+                            "with priors only)\n")
+    assert json.loads(alone.stdout)["beliefs"][0]["confidence"] == 0.95
+    attached = run(shop, "beliefs", str(tmp_path / "kb.cor"), "--ledger",
+                   str(tmp_path / "shared.db"), "--json")
+    assert attached.stderr == ""
+    data = json.loads(attached.stdout)
+    assert data["base"] == {"snapshot": str(tmp_path / "kb.cor"), "ledger": str(tmp_path / "shared.db")}
+    assert data["beliefs"][0]["confidence"] == expected == (10 * 0.95) / 11
+
+
+def test_an_unreadable_session_is_listed_and_refused(shop: Shop, tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    with TrustLedger.open(db, clock=ManualClock(0)) as ledger:
+        BeliefBase(ledger=ledger, clock=ManualClock(0)).save_session("good")
+        ledger.store.save_session("bad", b"not a snapshot at all")
+    listed = json.loads(run(shop, "sessions", str(db), "--json").stdout)["sessions"]
+    assert [(s["id"], s["version"], s["beliefs"]) for s in listed] == [("bad", None, None),
+                                                                      ("good", 1, 0)]
+    assert listed[0]["error"].startswith("session 'bad': ")
+    assert listed[1]["error"] is None
+    text = run(shop, "sessions", str(db)).stdout.splitlines()
+    assert text[1].split()[:6] == ["bad", "-", "-", "-", "unreadable:", "session"]
+    assert "corrupt or truncated snapshot" in text[1]
+    line = one_line_error(run(shop, "beliefs", "--ledger", str(db), "--session", "bad"))
+    assert line.startswith("corollary: session 'bad': ")

@@ -1,0 +1,61 @@
+"""docs/cli.md shows real output: every ``$ corollary ...`` line of its console blocks runs in a
+folder made by examples/shop.py, and prints exactly what the page says (stdout then stderr, as
+a terminal shows them); a line that printed an error exited non-zero, and no other did."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from support.cli_support import ROOT
+
+DOC = ROOT / "docs" / "cli.md"
+
+
+def examples() -> list[tuple[str, str]]:
+    found = []
+    for block in re.findall(r"```console\n(.*?)```", DOC.read_text(), flags=re.S):
+        command, lines = None, []
+        for line in block.splitlines() + ["$ end"]:
+            if line.startswith("$ "):
+                if command is not None:
+                    found.append((command, "\n".join(lines)))
+                command, lines = line[2:], []
+            else:
+                lines.append(line)
+    return found
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    where = tmp_path_factory.mktemp("docs")
+    subprocess.run([sys.executable, str(ROOT / "examples" / "shop.py"), str(where)],
+                   check=True, capture_output=True, timeout=60)
+    return where
+
+
+def test_the_page_has_examples() -> None:
+    commands = [c.split()[1] for c, _ in examples()]
+    assert len(commands) == 29
+    for name in ("explain", "beliefs", "conflicts", "faded", "graph", "sessions", "sources"):
+        assert name in commands, name
+
+
+@pytest.mark.parametrize("command, shown", examples())
+def test_each_example_prints_what_the_page_shows(folder: Path, command: str, shown: str) -> None:
+    assert command.startswith("corollary ")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COROLLARY_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "examples"), str(ROOT)])
+    done = subprocess.run([sys.executable, "-m", "corollary", *shlex.split(command)[1:]],
+                          cwd=folder, env=env, capture_output=True, text=True, timeout=60)
+    assert (done.stdout + done.stderr).rstrip("\n") == shown
+    if done.stderr:
+        assert done.returncode == (2 if ": error: " in done.stderr else 1)
+        assert len(done.stderr.splitlines()) == 1
+    else:
+        assert done.returncode == 0

@@ -1,0 +1,485 @@
+"""The MCP server: every tool and resource through the SDK's in-process client, bad input as tool
+errors with the base unchanged, concurrent calls serialised, sessions saved after every change,
+and ``corollary mcp`` as a real stdio child killed with SIGKILL and started again."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+pytest.importorskip("mcp", reason="the MCP SDK is the optional extra corollary[mcp]")
+
+from mcp import Client, MCPError, StdioServerParameters  # noqa: E402
+from mcp.types import CallToolResult, TextResourceContents  # noqa: E402
+from support.cli_support import ROOT, env_for, make_shop  # noqa: E402
+
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger  # noqa: E402
+from corollary.mcp import make_server  # noqa: E402
+
+TOOLS = {"assert_fact", "claim", "retract", "record_outcome", "belief", "beliefs", "explain",
+         "conflicts", "resolve", "faded"}
+
+
+def call(server: Any, body: Callable[[Client], Awaitable[Any]]) -> Any:
+    async def go() -> Any:
+        async with Client(server, raise_exceptions=True, read_timeout_seconds=30) as client:
+            return await body(client)
+
+    return asyncio.run(go())
+
+
+def error_text(result: CallToolResult) -> str:
+    assert result.is_error is True and result.structured_content is None
+    return result.content[0].text  # type: ignore[union-attr]
+
+
+def base() -> BeliefBase:
+    return BeliefBase(clock=ManualClock(1_000.0), conflicts=None)
+
+
+# -- listing ---------------------------------------------------------------------------------
+def test_tools_have_schemas_and_descriptions() -> None:
+    server = make_server(base())
+
+    async def body(client: Client) -> Any:
+        return (await client.list_tools()).tools, (await client.list_resource_templates())
+
+    tools, templates = call(server, body)
+    expected = TOOLS | {"what_to_check"}
+    assert {t.name for t in tools} == expected
+    for t in tools:
+        assert t.output_schema is not None and t.output_schema["type"] == "object", t.name
+        assert 40 <= len(t.description or "") <= 300, t.name
+    schema = next(t for t in tools if t.name == "assert_fact").input_schema
+    assert schema["required"] == ["key", "value", "source"]
+    assert set(schema["properties"]) == {"key", "value", "source", "origin", "half_life_s", "ttl_s"}
+    assert sorted((r.uri_template, r.mime_type) for r in templates.resource_templates) == [
+        ("belief://{key}", "application/json"), ("proof://{key}", "text/plain")]
+
+
+# -- every tool --------------------------------------------------------------------------------
+def test_assert_claim_explain_beliefs() -> None:
+    kb = base()
+    server = make_server(kb)
+
+    async def body(client: Client) -> Any:
+        a = await client.call_tool("assert_fact", {"key": "rev:Q2", "value": 100.0,
+                                                   "source": "document:10-Q"})
+        await client.call_tool("assert_fact", {"key": "rev:Q3", "value": 110.0,
+                                               "source": "document:10-Q"})
+        c = await client.call_tool("claim", {"key": "growth", "value": 0.2, "source": "model:gpt",
+                                             "inputs": {"q2": "rev:Q2", "q3": "rev:Q3"},
+                                             "formula": "(q3 - q2) / q2"})
+        e = await client.call_tool("explain", {"key": "growth"})
+        b = await client.call_tool("beliefs", {"min_confidence": 0.85})
+        one = await client.call_tool("belief", {"key": "growth"})
+        return a, c, e, b, one
+
+    a, c, e, b, one = call(server, body)
+    assert a.structured_content == {"key": "rev:Q2", "value": 100.0, "label": "IN",
+                                    "confidence": 0.9, "saved_version": None}
+    # the model said 0.2; the formula computes 0.1, which is believed
+    assert c.structured_content["value"] == 0.1 and c.structured_content["label"] == "IN"
+    assert kb.value("growth") == 0.1
+    assert e.structured_content["text"] == str(kb.explain("growth"))
+    assert "stated 0.2 but computes 0.1" in e.structured_content["text"]
+    assert e.structured_content["tree"] == kb.explain("growth").to_dict()
+    assert b.structured_content == {"beliefs": [
+        {"key": h.key, "value": h.value, "label": "IN", "confidence": h.confidence}
+        for h in kb.beliefs(0.85)]}
+    assert len(b.structured_content["beliefs"]) == 3  # rev:Q2, rev:Q3, growth (1 × min): 0.9 each
+    assert one.structured_content == {"key": "growth", "value": 0.1, "label": "IN",
+                                      "confidence": kb.confidence("growth")}
+
+
+def test_citation_retract_with_blame_record_outcome() -> None:
+    kb = base()
+    server = make_server(kb)
+
+    async def body(client: Client) -> Any:
+        await client.call_tool("assert_fact", {"key": "doc:10-K", "value": "Revenue grew 10%.",
+                                               "source": "document:10-K"})
+        cited = await client.call_tool("claim", {
+            "key": "grew", "value": True, "source": "model:gpt", "inputs": ["doc:10-K"],
+            "citation": {"document": "doc:10-K", "quote": "revenue grew 10%"}})
+        retracted = await client.call_tool("retract", {"key": "grew", "reason": "misread",
+                                                       "fault": "source"})
+        outcome = await client.call_tool("record_outcome", {"source": "document:10-K",
+                                                            "correct": False, "reason": "audit"})
+        return cited, retracted, outcome
+
+    cited, retracted, outcome = call(server, body)
+    assert cited.structured_content["label"] == "IN"
+    assert "(found)" in str(kb.explain("grew", True))
+    assert retracted.structured_content == {"key": "grew", "value": True, "label": "OUT",
+                                            "confidence": 0.0, "saved_version": None}
+    assert str(kb.explain("grew", True)).startswith("grew = True [OUT] retracted: misread")
+    assert [o.correct for o in kb.ledger.outcomes("model:gpt")] == [True, False]  # cited, blamed
+    assert outcome.structured_content == {"source": "document:10-K",
+                                          "reliability": kb.reliability("document:10-K"),
+                                          "saved_version": None}
+    assert kb.reliability("document:10-K") < 0.9
+
+
+def test_conflicts_resolve_faded() -> None:
+    kb = base()
+    server = make_server(kb)
+
+    async def body(client: Client) -> Any:
+        await client.call_tool("claim", {"key": "ceo", "value": "Bob", "source": "model:gpt",
+                                         "certainty": 0.8})
+        await client.call_tool("assert_fact", {"key": "ceo", "value": "Alice",
+                                               "source": "human:ops"})
+        await client.call_tool("assert_fact", {"key": "price", "value": 101.5,
+                                               "source": "tool:quote", "half_life_s": 60,
+                                               "ttl_s": 600})
+        open_ = await client.call_tool("conflicts", {})
+        ambiguous = await client.call_tool("belief", {"key": "ceo"})
+        kb.clock.advance(120)  # type: ignore[attr-defined]
+        faded = await client.call_tool("faded", {"threshold": 0.5})
+        resolved = await client.call_tool("resolve", {"conflict": "ceo", "winner": "Bob",
+                                                      "learn": True})
+        after = await client.call_tool("conflicts", {})
+        return open_, ambiguous, faded, resolved, after
+
+    open_, ambiguous, faded, resolved, after = call(server, body)
+    assert open_.structured_content == {"conflicts": [{"key": "ceo", "candidates": [
+        {"value": "Alice", "confidence": 0.99, "sources": ["human:ops"]},
+        {"value": "Bob", "confidence": 0.9 * 0.8, "sources": ["model:gpt"]}]}]}
+    assert "is in an open conflict" in error_text(ambiguous)
+    assert faded.structured_content == {"faded": [
+        {"key": "price", "value": 101.5, "confidence": kb.faded(0.5)[0].confidence,
+         "sources": ["tool:quote"]}]}
+    assert faded.structured_content["faded"][0]["confidence"] == pytest.approx(0.95 / 4)
+    assert resolved.structured_content["value"] == "Bob"
+    assert resolved.structured_content["label"] == "IN"
+    assert kb.value("ceo") == "Bob" and kb.label("ceo", "Alice") == "OUT"
+    assert after.structured_content == {"conflicts": []}
+    assert [o.correct for o in kb.ledger.outcomes("human:ops")] == [False]
+
+
+@pytest.mark.parametrize("tool, arguments, message", [
+    ("assert_fact", {"key": "k", "value": 1, "source": "nokind"},
+     "a source must look like 'kind:name', got 'nokind'"),
+    ("assert_fact", {"key": " ", "value": 1, "source": "tool:a"}, "a key must be a non-empty string"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "half_life_s": -1},
+     "half_life must be finite and non-negative, got -1"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "rule:r"}, "is a reasoning step"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "inputs": ["nope"]},
+     "no belief about 'nope'"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "inputs": {"a": "hq"},
+               "formula": "__import__('os')"}, "formula"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "certainty": 1.5}, "certainty"),
+    ("retract", {"key": "hq", "fault": "blame"}, "fault must be 'none' or 'source', got 'blame'"),
+    ("retract", {"key": "nope"}, "no belief about 'nope'"),
+    ("retract", {"key": "hq", "value": "Dallas"}, "no belief hq = 'Dallas'"),
+    ("record_outcome", {"source": "rule:r", "correct": True}, "is a reasoning step"),
+    ("belief", {"key": "nope"}, "no belief about 'nope'"),
+    ("explain", {"key": "nope"}, "no belief about 'nope'"),
+    ("beliefs", {"min_confidence": 2}, "min_confidence"),
+    ("faded", {"threshold": -0.5}, "threshold"),
+    ("resolve", {"conflict": "hq", "winner": "Dallas"}, "'Dallas' is not a standing value of 'hq'"),
+])
+def test_bad_input_is_a_tool_error_and_changes_nothing(tool: str, arguments: dict[str, Any],
+                                                        message: str) -> None:
+    kb = base()
+    kb.assert_("hq", "Austin", source="tool:registry")
+    before = kb.to_dict()
+    outcomes = len(kb.ledger.outcomes())
+    result = call(make_server(kb), lambda client: client.call_tool(tool, arguments))
+    text = error_text(result)
+    assert text.startswith(f"Error executing tool {tool}: ")
+    assert message in text, text
+    assert kb.to_dict() == before
+    assert len(kb.ledger.outcomes()) == outcomes
+
+
+def test_resources_read_keys_with_colons_slashes_and_quotes() -> None:
+    kb = base()
+    kb.assert_('a:b/c "d"', "x", source="tool:registry")
+    server = make_server(kb)
+    uri = quote('a:b/c "d"', safe="")
+
+    async def body(client: Client) -> Any:
+        one = (await client.read_resource(f"belief://{uri}")).contents
+        proof = (await client.read_resource(f"proof://{uri}")).contents
+        with pytest.raises(MCPError) as missing:
+            await client.read_resource("proof://nope")
+        return one, proof, missing.value
+
+    (one,), (proof,), missing = call(server, body)
+    assert isinstance(one, TextResourceContents) and one.mime_type == "application/json"
+    assert one.text == '{"key": "a:b/c \\"d\\"", "value": "x", "label": "IN", "confidence": 0.95}'
+    assert isinstance(proof, TextResourceContents) and proof.text == str(kb.explain('a:b/c "d"'))
+    assert (missing.code, missing.message) == (-32602, "no belief about 'nope'")
+
+
+def test_what_to_check() -> None:
+    clock = ManualClock(1_000.0)
+    kb = BeliefBase(clock=clock)
+    kb.assert_("rev:Q2", 100.0, source="document:10-Q", half_life=60)
+    kb.assert_("rev:Q3", 110.0, source="tool:scraper", half_life=30)
+    kb.claim("growth", 0.1, source="model:gpt", inputs=["rev:Q2", "rev:Q3"], certainty=0.9)
+    clock.advance(60)  # both premises have faded: refreshing either is worth something
+    expected = kb.what_to_check("growth", n=5)
+    result = call(make_server(kb), lambda c: c.call_tool("what_to_check", {"key": "growth"}))
+    assert result.structured_content == {"items": [
+        {"key": i.key, "value": i.value, "source": i.source, "gain": i.gain} for i in expected]}
+    assert len(expected) == 2
+
+
+# -- sessions, concurrency ---------------------------------------------------------------------
+def test_concurrent_changes_are_serialised_and_all_saved(tmp_path: Path) -> None:
+    with TrustLedger.open(tmp_path / "ledger.db") as ledger:
+        kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
+        server = make_server(kb, session="s")
+
+        async def body(client: Client) -> Any:
+            return await asyncio.gather(*[
+                client.call_tool("assert_fact", {"key": f"k{i}", "value": i,
+                                                 "source": "tool:feed"}) for i in range(40)])
+
+        results = call(server, body)
+        assert [r.is_error for r in results] == [False] * 40
+        assert sorted(r.structured_content["saved_version"] for r in results) == list(range(1, 41))
+        again = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
+        assert sorted(again.keys()) == sorted(f"k{i}" for i in range(40))
+        assert len(again) == 40
+
+
+def test_another_writer_is_reported_and_the_stored_session_served(tmp_path: Path) -> None:
+    with TrustLedger.open(tmp_path / "ledger.db") as ledger:
+        kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
+        kb.assert_("plan", "basic", source="human:sales")
+        kb.save_session("s")
+        server = make_server(kb, session="s")
+        other = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
+        other.assert_("plan", "pro", source="human:sales")
+        other.save_session("s")  # version 2, behind the server's back
+
+        async def body(client: Client) -> Any:
+            lost = await client.call_tool("assert_fact", {"key": "seats", "value": 5,
+                                                          "source": "human:sales"})
+            now = await client.call_tool("belief", {"key": "plan"})
+            seats = await client.call_tool("belief", {"key": "seats"})
+            kept = await client.call_tool("assert_fact", {"key": "seats", "value": 5,
+                                                          "source": "human:sales"})
+            return lost, now, seats, kept
+
+        lost, now, seats, kept = call(server, body)
+        text = error_text(lost)
+        assert "session 's' was saved by another writer" in text
+        assert "This change was not saved" in text
+        assert now.structured_content["value"] == "pro"
+        assert "no belief about 'seats'" in error_text(seats)
+        assert kept.structured_content["saved_version"] == 3
+        final = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
+        assert (final.value("plan"), final.value("seats")) == ("pro", 5)
+
+
+# -- corollary mcp as a child process -------------------------------------------------------
+def _params(ledger: Path, session: str = "agent-1") -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "corollary", "mcp", "--ledger", str(ledger), "--session", session],
+        cwd=str(ledger.parent.parent), env={"PYTHONPATH": str(ROOT)})
+
+
+def _server_pids(ledger: Path) -> list[int]:
+    """The `corollary mcp` children serving ``ledger`` (found in /proc: the SDK hides them)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"mcp" in argv and str(ledger).encode() in argv:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc to find the child")
+def test_stdio_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None:
+    ledger = tmp_path / "agents" / "ledger.db"
+
+    async def first() -> int:
+        async with Client(_params(ledger), read_timeout_seconds=30) as client:
+            for key, value, source in [("rev:Q2", 100.0, "document:10-Q"),
+                                       ("rev:Q3", 110.0, "document:10-Q"),
+                                       ("ceo", "Alice", "human:ops")]:
+                r = await client.call_tool("assert_fact", {"key": key, "value": value,
+                                                           "source": source})
+                assert r.is_error is False, r.content
+            r = await client.call_tool("claim", {"key": "growth", "value": 0.1,
+                                                 "source": "model:gpt",
+                                                 "inputs": {"q2": "rev:Q2", "q3": "rev:Q3"},
+                                                 "formula": "(q3 - q2) / q2"})
+            assert r.structured_content["saved_version"] == 5  # created at 1, four changes
+            r = await client.call_tool("claim", {"key": "ceo", "value": "Bob",
+                                                 "source": "model:gpt", "certainty": 0.8})
+            assert r.is_error is False
+            (pid,) = _server_pids(ledger)
+            os.kill(pid, signal.SIGKILL)
+            with pytest.raises(MCPError) as closed:
+                await client.call_tool("belief", {"key": "ceo"})
+            assert closed.value.message == "Connection closed"
+            return pid
+
+    async def second() -> tuple[Any, ...]:
+        async with Client(_params(ledger), read_timeout_seconds=30) as client:
+            (pid,) = _server_pids(ledger)
+            conflicts = await client.call_tool("conflicts", {})
+            resolved = await client.call_tool("resolve", {"conflict": "ceo", "winner": "Alice"})
+            retracted = await client.call_tool("retract", {"key": "rev:Q3", "reason": "restated",
+                                                           "fault": "source"})
+            proof = await client.call_tool("explain", {"key": "growth"})
+            return pid, conflicts, resolved, retracted, proof
+
+    killed = asyncio.run(first())
+    pid, conflicts, resolved, retracted, proof = asyncio.run(second())
+    assert pid != killed
+    assert [c["value"] for c in conflicts.structured_content["conflicts"][0]["candidates"]] == [
+        "Alice", "Bob"]
+    assert resolved.structured_content["label"] == "IN"
+    assert retracted.structured_content["label"] == "OUT"
+    assert proof.structured_content["text"].startswith("growth = 0.1 [OUT] unsupported")
+    assert _server_pids(ledger) == []  # the second child exited with its client
+    with TrustLedger.open(ledger) as opened:
+        kb = BeliefBase.load_session(opened, "agent-1")
+        assert kb.value("ceo") == "Alice" and kb.label("ceo", "Bob") == "OUT"
+        assert kb.label("rev:Q3") == "OUT" and kb.label("growth") == "OUT"
+        assert [o.correct for o in opened.outcomes("document:10-Q")] == [False]
+
+
+def test_stdio_server_needs_and_takes_the_users_module(tmp_path: Path) -> None:
+    shop = make_shop(tmp_path / "shop")
+    args = ["-m", "corollary", "mcp", "--ledger", str(shop.ledger), "--session", "shop-1"]
+    done = subprocess.run([sys.executable, *args], env=env_for(shop.home), cwd=shop.home,
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "corollary: session 'shop-1': the snapshot needs rules ['shop.signal'] and tools "
+        "['shop_filings', 'shop_quote'] that no imported module defines: pass --import shop "
+        "(the module that defines them)\n")
+    params = StdioServerParameters(command=sys.executable, args=[*args, "--import", "shop"],
+                                   cwd=str(shop.home), env=env_for(shop.home))
+
+    async def body() -> Any:
+        async with Client(params, read_timeout_seconds=30) as client:
+            growth = await client.call_tool("belief", {"key": "growth"})
+            # the server answers at the wall clock: the quote saved in 2026-01-01 has expired,
+            # and the rule's conclusion with it
+            signal = await client.call_tool("explain", {"key": "signal"})
+            return growth, signal
+
+    growth, signal = asyncio.run(body())
+    # growth rests on the filings, right once in the shared ledger: (10 × 0.99 + 1) / 11
+    assert growth.structured_content == {"key": "growth", "value": 0.1, "label": "IN",
+                                         "confidence": (10 * 0.99 + 1) / 11}
+    assert signal.structured_content["text"].startswith("signal = 'buy' [OUT] unsupported")
+    assert "rule shop.signal" in signal.structured_content["text"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_http_transport(tmp_path: Path) -> None:
+    port = _free_port()
+    ledger = tmp_path / "ledger.db"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "corollary", "mcp", "--ledger", str(ledger), "--session", "web",
+         "--transport", "http", "--port", str(port)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            assert time.monotonic() < deadline, "the HTTP server did not start in 30 s"
+            time.sleep(0.1)
+
+        async def body() -> Any:
+            async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=30) as client:
+                await client.call_tool("assert_fact", {"key": "hq", "value": "Austin",
+                                                       "source": "tool:registry"})
+                return await client.call_tool("belief", {"key": "hq"})
+
+        result = asyncio.run(body())
+        assert result.structured_content == {"key": "hq", "value": "Austin", "label": "IN",
+                                             "confidence": 0.95}
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+    with TrustLedger.open(ledger) as opened:
+        assert BeliefBase.load_session(opened, "web").value("hq") == "Austin"
+
+
+def test_without_the_extra_one_line_says_how_to_install_it(tmp_path: Path) -> None:
+    script = ("import sys; sys.modules['mcp'] = None\n"  # as if the extra were not installed
+              "from corollary.cli import main\n"
+              f"sys.exit(main(['mcp', '--ledger', {str(tmp_path / 'l.db')!r}]))\n")
+    done = subprocess.run([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert done.stderr == ("corollary: corollary's MCP server needs the optional package 'mcp': "
+                           "pip install 'corollary[mcp]'\n")
+    assert not (tmp_path / "l.db").exists()
+
+
+def test_make_server_refuses_what_is_not_a_base() -> None:
+    with pytest.raises(TypeError, match="make_server needs a BeliefBase"):
+        make_server(object())  # type: ignore[arg-type]
+
+
+def test_conflict_policy_survives_the_session(tmp_path: Path) -> None:
+    with TrustLedger.open(tmp_path / "ledger.db") as ledger:
+        kb = BeliefBase(ledger=ledger, conflicts=PreferHigherConfidence(), clock=ManualClock(0))
+        server = make_server(kb, session="p")
+
+        async def body(client: Client) -> Any:
+            await client.call_tool("claim", {"key": "ceo", "value": "Bob", "source": "model:gpt",
+                                             "certainty": 0.8})
+            await client.call_tool("assert_fact", {"key": "ceo", "value": "Alice",
+                                                   "source": "human:ops"})
+            return await client.call_tool("belief", {"key": "ceo"})
+
+        held = call(server, body)
+        assert held.structured_content["value"] == "Alice"
+        again = BeliefBase.load_session(ledger, "p", clock=ManualClock(0))
+        assert again.value("ceo") == "Alice" and again.label("ceo", "Bob") == "OUT"
+
+
+def test_a_held_null_value_is_in() -> None:
+    kb = base()
+
+    async def body(client: Client) -> Any:
+        await client.call_tool("assert_fact", {"key": "manager", "value": None,
+                                               "source": "human:hr"})
+        await client.call_tool("assert_fact", {"key": "gone", "value": 1, "source": "human:hr"})
+        await client.call_tool("retract", {"key": "gone"})
+        return (await client.call_tool("belief", {"key": "manager"}),
+                await client.call_tool("belief", {"key": "gone"}))
+
+    held, gone = call(make_server(kb), body)
+    assert held.structured_content == {"key": "manager", "value": None, "label": "IN",
+                                       "confidence": 0.99}
+    assert gone.structured_content == {"key": "gone", "value": None, "label": "OUT",
+                                       "confidence": 0.0}
