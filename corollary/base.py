@@ -118,7 +118,7 @@ class _Sync:
 
     def __call__(self, targets: Iterable[Belief] | None = None, now: float | None = None) -> float:
         now = self.now() if now is None else now
-        if self.trust.pending:
+        if self.trust.changed:
             for source in self.trust.take_changed():
                 self.engine.mark_source(source)
         self.engine.sync(now, targets)
@@ -622,12 +622,46 @@ class BeliefBase:
         """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
         rules, then the stale cone."""
         now = self.now()
-        self._trust.poll()
+        if self._trust.polls:
+            self._trust.poll()
         if self._rules.active:
             # outcomes first: they can bring a rule's inputs IN (a conflict flips)
             self._sync_engine((), now)
             self._rules.catch_up(now)
         return self._sync_engine(targets, now)
+
+    def _current(self, key: object) -> Belief | None:
+        """The one value of ``key`` when reading it needs no synchronisation now, else ``None``
+        (the read then takes the full path, which also validates the key and the clock).
+
+        Nothing is due when: the clock reads a finite float; the ledger has nothing new (it is
+        polled first when other processes may write its store); no outcome is waiting to be
+        applied (another base's on a shared ledger included); no premise expires by now; no
+        rule is due (every rule fired at this very time and no key was touched since); and the
+        belief's memo is current (not dirty, and computed at this time if it reads the time).
+        See docs/model.md, "Incremental evaluation".
+        """
+        if type(key) is not str:
+            return None
+        engine = self._engine
+        b = engine.keys.get(key)
+        if type(b) is not Belief:
+            return None  # unknown, or several values
+        now = self.clock()
+        if type(now) is not float or now - now != 0.0:
+            return None  # not a float, or not finite
+        trust = self._trust
+        if trust.polls:
+            trust.poll()
+        if trust.changed or now >= engine.next_expiry or b in engine.dirty:
+            return None
+        stamp = b.stamp
+        if stamp is not None and stamp != now:
+            return None
+        rules = self._rules
+        if rules.active and (rules.fired_at != now or engine.touched):
+            return None
+        return b
 
     def _values(self, key: str) -> list[Belief]:
         key = check_key(key)
@@ -691,11 +725,17 @@ class BeliefBase:
         Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
         conflict over it is open.
         """
+        b = self._current(key)
+        if b is not None:
+            return None if b.best is None else b.value
         b = self._one_held(key)
         return None if b is None else b.value
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
+        b = self._current(key)
+        if b is not None and (value is None or b.vid == _vid(value)):
+            return b.conf  # 0.0 when OUT
         if value is not None:
             return self._target(key, value).conf
         b = self._one_held(key)
@@ -703,6 +743,9 @@ class BeliefBase:
 
     def label(self, key: str, value: Any = None) -> str:
         """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
+        b = self._current(key)
+        if b is not None and (value is None or b.vid == _vid(value)):
+            return OUT if b.best is None else IN
         if value is not None:
             return self._target(key, value).label
         return IN if self._held(key) else OUT
@@ -990,6 +1033,11 @@ def _accountable(b: Belief) -> set[str]:
     found = {p.source for p in b.premises}
     found.update(j.name for j in b.justs if j.kind.accountable)
     return found
+
+
+def _vid(value: Any) -> Any:
+    """The identity of a value (:func:`corollary.values.canon`, which validates it)."""
+    return value if type(value) is str and value.isascii() else canon(value)
 
 
 def _positive(value: Duration | None, name: str) -> float | None:
