@@ -37,7 +37,9 @@ class TrustView:
         self.ledger = ledger
         self.shared = shared
         self.tools: dict[str, ToolSpec] = {}
-        self._kinds: dict[str, str] = {}
+        #: The kind of each source seen so far (filled by :meth:`kind_of`): a cache the base's
+        #: hot paths read to skip checking a known source again.
+        self.kinds: dict[str, str] = {}
         self._priors: dict[str, float] = {}
         self._cache: dict[str, tuple[float, float, bool]] = {}
         #: The sources whose reliability changed and that the base has not applied yet (read
@@ -51,10 +53,10 @@ class TrustView:
     # -- sources and tools ---------------------------------------------------------------
     def kind_of(self, source: object) -> str:
         """The kind of a ``kind:name`` source the policy knows (typed errors otherwise)."""
-        kind = self._kinds.get(source) if isinstance(source, str) else None
+        kind = self.kinds.get(source) if isinstance(source, str) else None
         if kind is None:
             kind = self.policy.kind_of(source)  # type: ignore[arg-type]
-            self._kinds[source] = kind  # type: ignore[index]
+            self.kinds[source] = kind  # type: ignore[index]
         return kind
 
     def check_source(self, source: str, doing: str) -> str:

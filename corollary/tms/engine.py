@@ -31,9 +31,20 @@ import networkx as nx
 from .. import confidence as formulas
 from . import strata
 from .kinds import Reliability
-from .records import ANY, IN, OUT, PREMISES, Belief, Item, Justification, Nogood, Premise
+from .records import (
+    ANY,
+    IN,
+    OUT,
+    PREMISES,
+    Belief,
+    Item,
+    Justification,
+    Nogood,
+    Premise,
+    PremiseRecord,
+)
 
-__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Engine", "Policy", "PremisePart"]
+__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "Engine", "Policy", "PremisePart"]
 
 
 class Policy(Protocol):
@@ -133,7 +144,7 @@ class Engine:
         self.dirty: set[Belief] = set()
         self.timed: set[Belief] = set()
         self.touched: set[str] | None = None
-        self._expiries: list[tuple[float, int, Belief, Premise]] = []
+        self._expiries: list[tuple[float, int, Belief, PremiseRecord]] = []
         #: When the next premise expires (``inf`` if none does): a query at an earlier time
         #: has no expiry to process.
         self.next_expiry = math.inf
@@ -161,6 +172,140 @@ class Engine:
         self.count += 1
         self.mark(b)
         return b
+
+    def add_premised(self, key: str, value: Any, vid: Any, record: PremiseRecord) -> Belief:
+        """A belief ``key = value`` of a new key (the caller checked it is new), held by the
+        premise ``record``: :meth:`belief` and :meth:`set_premise` in one step."""
+        b = self.keys[key] = Belief(key, value, vid, next(self._seq))
+        b.evidence = record
+        self.count += 1
+        holders = self.by_source.get(record[0])
+        if holders is None:
+            self.by_source[record[0]] = [b]
+        else:
+            holders.append(b)
+        life = record[3]
+        if life is not None and life[1] is not None:
+            self._push_expiry(b, record, next(self._seq))
+        if self.touched is None and not self.unless_watch:
+            self.dirty.add(b)  # a new key has no readers, rivals or partners yet
+        else:
+            self.mark(b)
+        return b
+
+    def add_premised_rows(self, rows: list[tuple[Any, ...]], start: int, now: float,
+                          batch: Batch) -> int:
+        """Add the rows from ``start`` on whose keys are new, each as :meth:`add_premised`
+        would (``(key, value, vid, source, origin, half_life, ttl)``, or ``(key, value,
+        source)`` for a value that is its own identity and the source its own origin, checked,
+        asserted at ``now``), until a row whose key exists; return that row's index
+        (``len(rows)`` when all were added). The rows whose keys were made are noted in
+        ``batch``, for :meth:`rollback`."""
+        keys = self.keys
+        by_source = self.by_source
+        simple = self.touched is None and not self.unless_watch
+        add = self.dirty.add
+        seq = next(self._seq)  # numbered here, as one by one: a belief, then its expiry
+        lists: dict[str, list[Belief]] = {}  # by_source's lists of the sources met here
+        n = len(rows)
+        i = start
+        try:
+            for i in range(start, n):  # noqa: B007 (i is read after the loop)
+                row = rows[i]
+                if len(row) == 3:
+                    key, value, source = row
+                    b = Belief(key, value, value, seq)
+                    if keys.setdefault(key, b) is not b:
+                        return i  # a known key
+                    b.evidence = (source, source, now, None)
+                    seq += 1
+                else:
+                    key, value, vid, source, origin, half_life, ttl = row
+                    b = Belief(key, value, vid, seq)
+                    if keys.setdefault(key, b) is not b:
+                        return i
+                    record = b.evidence = (source, origin, now, None if half_life is None
+                                           and ttl is None else (half_life, ttl))
+                    seq += 1
+                    if ttl is not None:
+                        self._push_expiry(b, record, seq)
+                        seq += 1
+                holders = lists.get(source)
+                if holders is None:
+                    holders = lists[source] = by_source.setdefault(source, [])
+                holders.append(b)
+                if simple:
+                    add(b)
+                else:
+                    self.mark(b)
+            i = n
+            return i
+        finally:
+            self._seq = itertools.count(seq)
+            self.count += i - start
+            # the rows up to the one being made (a known key, or the one an error stopped)
+            batch.runs.append((rows, start, min(i + 1, n)))
+
+    def begin_batch(self) -> Batch:
+        """Start noting what a batch of changes does, so that :meth:`rollback` can undo it."""
+        nxt = next(self._seq)
+        self._seq = itertools.count(nxt)
+        return Batch(nxt, self.count)
+
+    def save_key(self, batch: Batch, key: str) -> None:
+        """Note the state of ``key``'s beliefs before the batch first changes them."""
+        if key in batch.saved or key not in self.keys:
+            return
+        slot = self.keys[key]
+        beliefs = self.values_of(key)
+        batch.saved[key] = (dict(slot) if type(slot) is dict else slot,  # type: ignore[arg-type]
+                            [(b, b.evidence, b.blocked, b.justs if type(b.justs) is tuple
+                              else list(b.justs)) for b in beliefs])
+
+    def rollback(self, batch: Batch) -> None:
+        """Undo a batch of premise changes (new keys and values, renewed, replaced, dropped
+        and withdrawn reasons): every key it touched is as :meth:`save_key` found it, what it
+        made is gone, and numbering resumes where it was. Memos are recomputed on demand."""
+        keys = self.keys
+        for key, (slot, states) in batch.saved.items():
+            kept = {b for b, *_ in states}
+            for b in self.values_of(key):
+                if b not in kept:
+                    self._drop_made(b)
+            keys[key] = dict(slot) if type(slot) is dict else slot  # type: ignore[arg-type]
+            for b, evidence, blocked, justs in states:
+                b.evidence = evidence
+                b.blocked = blocked
+                for j in justs:
+                    if j not in b.justs:
+                        self._link(j)  # a reason withdrawn by the batch
+                b.justs = tuple(justs) if type(justs) is tuple else list(justs)
+                self._reasons.pop(b, None)  # rebuilt when next needed
+                for r in b.records():
+                    self.by_source.setdefault(r[0], []).append(b)  # a repeat is harmless
+                self.dirty.discard(b)
+                self.mark(b)
+        made = batch.next_seq  # a belief numbered from here on was made by the batch
+        for rows, start, end in batch.runs:
+            for row in rows[start:end]:
+                slot = keys.get(row[0])
+                beliefs = ([] if slot is None else [slot] if type(slot) is Belief
+                           else list(slot.values()))  # type: ignore[union-attr]
+                if beliefs and all(b.seq >= made for b in beliefs):
+                    del keys[row[0]]
+                    for b in beliefs:
+                        self._drop_made(b)
+        self.count = batch.count
+        self._seq = itertools.count(batch.next_seq)
+
+    def _drop_made(self, b: Belief) -> None:
+        """Forget a belief a rolled-back batch made (its list entries become stale)."""
+        for j in list(b.justs):
+            self.remove_justification(j)
+        b.evidence = None
+        self.dirty.discard(b)
+        self.timed.discard(b)
+        self.nogood_losses.pop(b, None)
 
     def find(self, key: str, vid: Any) -> Belief | None:
         slot = self.keys.get(key)
@@ -246,71 +391,142 @@ class Engine:
         b.blocked = blocked
         return b
 
+    def restore_beliefs(self, rows: Iterable[tuple[str, Any, Any, int, str | None]]
+                        ) -> list[Belief]:
+        """Recreate saved beliefs ``(key, value, vid, seq, blocked)`` at once (snapshots), as
+        :meth:`restore_belief` would one by one; every one is marked dirty."""
+        keys = self.keys
+        made: list[Belief] = []
+        count = 0
+        for key, value, vid, seq, blocked in rows:
+            slot = keys.get(key)
+            if slot is None:
+                b = keys[key] = Belief(key, value, vid, seq)
+                count += 1
+            elif type(slot) is Belief:
+                if slot.vid == vid:
+                    b = slot
+                    b.seq = seq
+                else:
+                    b = Belief(key, value, vid, seq)
+                    keys[key] = {slot.vid: slot, vid: b}
+                    count += 1
+            else:
+                found = slot.get(vid)  # type: ignore[union-attr]
+                if found is None:
+                    b = slot[vid] = Belief(key, value, vid, seq)  # type: ignore[index]
+                    count += 1
+                else:
+                    b = found
+                    b.seq = seq
+            b.blocked = blocked
+            made.append(b)
+        self.count += count
+        if self.touched is None and not self.unless_watch:
+            self.dirty.update(made)  # nothing reads them yet: marking is adding
+        else:
+            for b in made:
+                self.mark(b)
+        return made
+
+    def restore_premises(self, rows: Iterable[tuple[Belief, PremiseRecord]]) -> None:
+        """Attach saved premises at once (snapshots), in order, as :meth:`set_premise` would
+        one by one (numbering each expiry the same way)."""
+        by_source = self.by_source
+        lists: dict[str, list[Belief]] = {}
+        for b, record in rows:
+            ev = b.evidence
+            source = record[0]
+            if ev is None:
+                b.evidence = record
+            elif b.record_from(source) is not None:  # a source twice: the later replaces
+                self.set_premise(b, Premise.of(record))
+                continue
+            elif type(ev) is tuple:
+                b.evidence = [ev, record]
+            else:
+                b.evidence = [*ev, record]
+            holders = lists.get(source)
+            if holders is None:
+                holders = lists[source] = by_source.setdefault(source, [])
+            holders.append(b)
+            life = record[3]
+            if life is not None and life[1] is not None:
+                self._push_expiry(b, record, next(self._seq))
+            if b not in self.dirty:
+                self.mark(b)
+
     def continue_numbering(self, next_seq: int) -> None:
         """Number new beliefs and reasons from ``next_seq`` on (numbers are never reused)."""
         self._seq = itertools.count(next_seq)
 
     def set_premise(self, b: Belief, premise: Premise) -> Premise | None:
         """Attach ``premise`` to ``b``, replacing any earlier one from the same source."""
+        record = premise.record
         old = None
-        source = premise.source
+        source = record[0]
         ev = b.evidence
         if ev is None:
-            b.evidence = premise
-        elif type(ev) is Premise:
-            if ev.source == source:
+            b.evidence = record
+        elif type(ev) is tuple:
+            if ev[0] == source:
                 old = ev
-                b.evidence = premise
+                b.evidence = record
             else:
-                b.evidence = (ev, premise)
+                b.evidence = [ev, record]
         else:
             kept = []
-            for p in ev:  # type: ignore[union-attr]
-                if p.source == source:
-                    old = p
+            for r in ev:
+                if r[0] == source:
+                    old = r
                 else:
-                    kept.append(p)
-            kept.append(premise)
-            b.premises = tuple(kept)
+                    kept.append(r)
+            kept.append(record)
+            b.evidence = kept[0] if len(kept) == 1 else kept
         if old is None:
             holders = self.by_source.get(source)
             if holders is None:
                 self.by_source[source] = [b]
             else:
                 holders.append(b)
-        life = premise.life
+        life = record[3]
         if life is not None and life[1] is not None:
-            self._push_expiry(b, premise)
+            self._push_expiry(b, record, next(self._seq))
         self.mark(b)
-        return old
+        return None if old is None else Premise.of(old)
 
-    def _push_expiry(self, b: Belief, premise: Premise) -> None:
-        at = premise.at + premise.life[1]  # type: ignore[index, operator]
-        heapq.heappush(self._expiries, (at, next(self._seq), b, premise))
+    def _push_expiry(self, b: Belief, record: PremiseRecord, tie: int) -> None:
+        at = record[2] + record[3][1]  # type: ignore[index, operator]
+        heapq.heappush(self._expiries, (at, tie, b, record))
         if at < self.next_expiry:
             self.next_expiry = at
 
     def drop_premise(self, b: Belief, source: str) -> Premise | None:
-        premise = b.premise_from(source)
-        if premise is not None:
-            b.premises = tuple(p for p in b.premises if p is not premise)
+        record = b.record_from(source)
+        if record is not None:
+            ev = b.evidence
+            if ev is record:
+                b.evidence = None
+            else:
+                kept = [r for r in ev if r is not record]
+                b.evidence = kept[0] if len(kept) == 1 else kept
             holders = self.by_source.get(source)
             if holders is not None:
                 dropped = self._dropped.get(source, 0) + 1
                 if dropped * 2 > len(holders):  # compact: amortised, one pass per many drops
                     holders[:] = [x for x in dict.fromkeys(holders)
-                                  if x.premise_from(source) is not None]
+                                  if x.record_from(source) is not None]
                     dropped = 0
                     if not holders:
                         del self.by_source[source]
                 self._dropped[source] = dropped
             self.mark(b)
-        return premise
+        return None if record is None else Premise.of(record)
 
     def holders_of(self, source: str) -> list[Belief]:
         """The beliefs with a premise from ``source``."""
         return [b for b in dict.fromkeys(self.by_source.get(source, ()))
-                if b.premise_from(source) is not None]
+                if b.record_from(source) is not None]
 
     def forget_if_unused(self, b: Belief) -> bool:
         """Remove ``b`` if nothing holds it, reads it or withdrew it (a superseded value).
@@ -357,6 +573,17 @@ class Engine:
                 return found
             index[_identity(j)] = j
         j.seq = next(self._seq)
+        if len(justs) < _MANY - 1:
+            out.justs = justs + (j,)  # type: ignore[operator]
+        elif type(justs) is list:
+            justs.append(j)
+        else:
+            out.justs = [*justs, j]
+        self._link(j)
+        return j
+
+    def _link(self, j: Justification) -> None:
+        """Make ``j`` (already among its output's reasons) known to its inputs and indexes."""
         for x in j.distinct:
             users = x.users
             if len(users) < _MANY - 1:
@@ -365,12 +592,6 @@ class Engine:
                 users[j] = None
             else:  # a hub read by many reasons: a dict adds and removes one in constant time
                 x.users = dict.fromkeys((*users, j))
-        if len(justs) < _MANY - 1:
-            out.justs = justs + (j,)  # type: ignore[operator]
-        elif type(justs) is list:
-            justs.append(j)
-        else:
-            out.justs = [*justs, j]
         if j.kind.reads_reliability:
             self.by_step_source.setdefault(j.name, set()).add(j)
         elif j.kind.by_rule:
@@ -380,7 +601,6 @@ class Engine:
             for key, _, vid in j.unless:
                 self.unless_watch.setdefault(key, {}).setdefault(vid, []).append(j)
         self.mark(j.output)
-        return j
 
     def remove_justification(self, j: Justification) -> None:
         """Take ``j`` out of the structure (its output is re-evaluated without it)."""
@@ -599,7 +819,7 @@ class Engine:
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
         for b in self.by_source.get(source, ()):
-            if b.premise_from(source) is not None:  # not an entry a dropped premise left
+            if b.record_from(source) is not None:  # not an entry a dropped premise left
                 self.mark(b)
         for j in self.by_step_source.get(source, ()):
             self.mark(j.output)
@@ -612,9 +832,9 @@ class Engine:
         """Process every premise expiry at or before ``now``."""
         heap = self._expiries
         while heap and heap[0][0] <= now:
-            _, _, b, premise = heapq.heappop(heap)
-            ev = b.evidence
-            if ev is premise or (type(ev) is tuple and premise in ev):
+            _, _, b, record = heapq.heappop(heap)
+            ev = b.evidence  # the very record still stands (a renewal made a new one)
+            if ev is record or (type(ev) is list and any(r is record for r in ev)):
                 self.mark(b)
         self.next_expiry = heap[0][0] if heap else math.inf
 
@@ -676,33 +896,32 @@ class Engine:
         ev = b.evidence
         if ev is None:
             return None, False, False
-        if type(ev) is Premise:
-            life = ev.life
+        if type(ev) is tuple:
+            source, _, at, life = ev
             if life is None:
-                r, timed = self.reliability(ev.source, now)
+                r, timed = self.reliability(source, now)
                 return r, timed, False
-            if life[1] is not None and now >= ev.at + life[1]:
+            if life[1] is not None and now >= at + life[1]:
                 return None, False, True
-            r, timed = self.reliability(ev.source, now)
+            r, timed = self.reliability(source, now)
             if life[0] is not None:
-                return r * formulas.decay_weight(max(now - ev.at, 0.0), life[0]), True, False
+                return r * formulas.decay_weight(max(now - at, 0.0), life[0]), True, False
             return r, timed, False
         best: dict[str, float] = {}
-        for p in ev:  # type: ignore[union-attr]
-            life = p.life
-            if life is not None and life[1] is not None and now >= p.at + life[1]:
+        for source, origin, at, life in ev:
+            if life is not None and life[1] is not None and now >= at + life[1]:
                 expired = True
                 continue
-            r, r_timed = self.reliability(p.source, now)
+            r, r_timed = self.reliability(source, now)
             if life is not None and life[0] is not None:
                 timed = True
-                c = r * formulas.decay_weight(max(now - p.at, 0.0), life[0])
+                c = r * formulas.decay_weight(max(now - at, 0.0), life[0])
             else:
                 c = r
             if r_timed:
                 timed = True
-            if c > best.get(p.origin, -1.0):
-                best[p.origin] = c
+            if c > best.get(origin, -1.0):
+                best[origin] = c
         if not best:
             return None, timed, expired
         if len(best) == 1:
@@ -799,26 +1018,26 @@ class Engine:
             note = None
             ev = b.evidence
             if ev is not None:
-                if type(ev) is Premise:
-                    life = ev.life
+                if type(ev) is tuple:  # one premise: (source, origin, at, life)
+                    life = ev[3]
                     if life is None:
-                        found = memo.get(ev.source)
+                        found = memo.get(ev[0])
                         if found is None:
-                            found = memo[ev.source] = reliability(ev.source, now)
+                            found = memo[ev[0]] = reliability(ev[0], now)
                         c = found[0]
                         if found[1]:
                             own_timed.add(b)
                         best = PREMISES
-                    elif life[1] is not None and now >= ev.at + life[1]:
+                    elif life[1] is not None and now >= ev[2] + life[1]:
                         own_timed.add(b)
                         note = "expired"
                     else:
-                        found = memo.get(ev.source)
+                        found = memo.get(ev[0])
                         if found is None:
-                            found = memo[ev.source] = reliability(ev.source, now)
+                            found = memo[ev[0]] = reliability(ev[0], now)
                         c = found[0]
                         if life[0] is not None:
-                            c *= decay(max(now - ev.at, 0.0), life[0])
+                            c *= decay(max(now - ev[2], 0.0), life[0])
                             own_timed.add(b)
                         elif found[1]:
                             own_timed.add(b)
@@ -1128,6 +1347,20 @@ class Engine:
 
 
 _SEQ = attrgetter("seq")
+
+
+class Batch:
+    """What a batch of changes did, for :meth:`Engine.rollback`: the keys it made, the prior
+    state of the keys it changed, and the numbering and count before it."""
+
+    __slots__ = ("next_seq", "count", "runs", "saved")
+
+    def __init__(self, next_seq: int, count: int) -> None:
+        self.next_seq = next_seq
+        self.count = count
+        # (rows, start, end): the rows whose new keys were made
+        self.runs: list[tuple[list[tuple[Any, ...]], int, int]] = []
+        self.saved: dict[str, tuple[Any, list[tuple[Belief, Any, str | None, Any]]]] = {}
 
 
 def _matches(item: Item, b: Belief) -> bool:

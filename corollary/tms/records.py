@@ -64,47 +64,90 @@ def item_text(item: Item) -> str:
     return key if vid is ANY else f"{key} = {value!r}"
 
 
+#: A premise as a belief keeps it: ``(source, origin, at, life)``, ``life`` being ``None`` (most
+#: premises: no fading, no expiry) or ``(half_life, ttl)``. An exact tuple of strings and numbers:
+#: the cyclic garbage collector stops tracking it after its first pass, so a base of a million
+#: premises costs the collector one object a belief, not two.
+PremiseRecord = tuple[str, str, float, "tuple[float | None, float | None] | None"]
+
+
+def premise_record(source: str, origin: str, at: float, half_life: float | None,
+                   ttl: float | None) -> PremiseRecord:
+    """The record of a premise (see :data:`PremiseRecord`)."""
+    return (source, origin, at, None if half_life is None and ttl is None else (half_life, ttl))
+
+
 class Premise:
     """A reason straight from a source: who said it, when, and how long it stays good.
 
-    ``half_life`` and ``ttl`` are kept together as ``life`` (``None`` for a premise that
-    neither fades nor expires, most of them), so a premise costs four slots.
+    A view of the record a belief keeps (:data:`PremiseRecord`): two views of one record are
+    equal (and hash alike), two records made apart are not, even with equal fields, as a
+    premise renewed at the same instant is a new premise.
     """
 
-    __slots__ = ("source", "origin", "at", "life")
+    __slots__ = ("record",)
 
     def __init__(self, source: str, origin: str, at: float, half_life: float | None,
                  ttl: float | None) -> None:
-        self.source = source
-        self.origin = origin
-        self.at = at
-        self.life = None if half_life is None and ttl is None else (half_life, ttl)
+        self.record = premise_record(source, origin, at, half_life, ttl)
+
+    @classmethod
+    def of(cls, record: PremiseRecord) -> Premise:
+        """The view of a record."""
+        p = cls.__new__(cls)
+        p.record = record
+        return p
+
+    @property
+    def source(self) -> str:
+        """Who said it (``kind:name``)."""
+        return self.record[0]
+
+    @property
+    def origin(self) -> str:
+        """Where it came from: premises of one origin do not confirm each other."""
+        return self.record[1]
+
+    @property
+    def at(self) -> float:
+        """When it was asserted (POSIX seconds)."""
+        return self.record[2]
 
     @property
     def half_life(self) -> float | None:
         """Seconds for the premise's weight to halve (``None``: it does not fade)."""
-        life = self.life
+        life = self.record[3]
         return None if life is None else life[0]
 
     @property
     def ttl(self) -> float | None:
         """Seconds the premise stays valid (``None``: it does not expire)."""
-        life = self.life
+        life = self.record[3]
         return None if life is None else life[1]
 
     @property
     def expires_at(self) -> float | None:
         """When the premise expires (``at + ttl``), or ``None``."""
-        life = self.life
-        return None if life is None or life[1] is None else self.at + life[1]
+        return _expires_at(self.record)
 
     def expired(self, now: float) -> bool:
         """Whether the premise's ttl has run out at ``now``."""
-        life = self.life
-        return life is not None and life[1] is not None and now >= self.at + life[1]
+        at = _expires_at(self.record)
+        return at is not None and now >= at
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Premise) and other.record is self.record
+
+    def __hash__(self) -> int:
+        return id(self.record)
 
     def __repr__(self) -> str:
         return f"<Premise {self.source} at {self.at}>"
+
+
+def _expires_at(record: PremiseRecord) -> float | None:
+    life = record[3]
+    return None if life is None or life[1] is None else record[2] + life[1]
 
 
 class Justification:
@@ -158,8 +201,9 @@ class Nogood:
 class Belief:
     """One value of one key, with its reasons and its last computed label and confidence.
 
-    ``evidence`` holds the premises as stored: ``None``, the one :class:`Premise` (most
-    beliefs), or a tuple of several; :attr:`premises` gives them as a tuple. ``justs`` is a
+    ``evidence`` holds the premises as stored: ``None``, the one premise's record (most
+    beliefs; :data:`PremiseRecord`), or a list of the records of several (replaced whole, never
+    changed in place); :attr:`premises` gives them as :class:`Premise` views. ``justs`` is a
     tuple until a belief has many reasons (then a list), and ``users``, the justifications that
     read the belief, a tuple until many do (then a dict, as an ordered set): most beliefs have
     one reason and few readers, and a tuple of one costs less than any mutable container.
@@ -182,7 +226,8 @@ class Belief:
         self.value = value
         self.vid = vid
         self.seq = seq
-        self.evidence: Premise | tuple[Premise, ...] | None = None
+        # PremiseRecord | list[PremiseRecord] | None (a record is a tuple: told apart by type)
+        self.evidence: Any = None
         self.justs: tuple[Justification, ...] | list[Justification] = ()
         self.users: tuple[Justification, ...] | dict[Justification, None] = ()
         self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
@@ -193,16 +238,20 @@ class Belief:
 
     @property
     def premises(self) -> tuple[Premise, ...]:
-        """The premises, as a tuple."""
+        """The premises, as a tuple of views."""
         ev = self.evidence
         if ev is None:
             return ()
-        return (ev,) if type(ev) is Premise else ev  # type: ignore[return-value]
+        if type(ev) is tuple:
+            return (Premise.of(ev),)
+        return tuple(Premise.of(r) for r in ev)
 
-    @premises.setter
-    def premises(self, premises: tuple[Premise, ...]) -> None:
-        self.evidence = None if not premises else premises[0] if len(premises) == 1 \
-            else tuple(premises)
+    def records(self) -> list[PremiseRecord]:
+        """The premises' records."""
+        ev = self.evidence
+        if ev is None:
+            return []
+        return [ev] if type(ev) is tuple else list(ev)
 
     @property
     def label(self) -> str:
@@ -243,16 +292,21 @@ class Belief:
         note = self.note
         return note[1] if type(note) is tuple else 0.0  # type: ignore[no-any-return]
 
+    def record_from(self, source: str) -> PremiseRecord | None:
+        """The record of this belief's premise from ``source``, if any."""
+        ev = self.evidence
+        if type(ev) is tuple:
+            return ev if ev[0] == source else None  # type: ignore[no-any-return]
+        if ev is not None:
+            for r in ev:
+                if r[0] == source:
+                    return r
+        return None
+
     def premise_from(self, source: str) -> Premise | None:
         """This belief's premise from ``source``, if any."""
-        ev = self.evidence
-        if type(ev) is Premise:
-            return ev if ev.source == source else None
-        if ev is not None:
-            for p in ev:  # type: ignore[union-attr]
-                if p.source == source:
-                    return p
-        return None
+        r = self.record_from(source)
+        return None if r is None else Premise.of(r)
 
     def __repr__(self) -> str:
         return f"<Belief {self.key}={self.value!r} {self.label} {self.conf:.4g}>"
