@@ -1085,19 +1085,11 @@ class BeliefBase:
                  tools=plan.tools, learn_from_checks=plan.learn_from_checks)
         kb._trust.shared = own is None and plan.ledger is not None
         engine = kb._engine
-        beliefs = engine.restore_beliefs(
-            (key, value, vid, seq, blocked)
-            for (key, value, seq, blocked), vid in zip(plan.beliefs, plan.vids, strict=True))
+        beliefs = engine.restore_beliefs(plan.beliefs, plan.vids)
         # sequence numbers are never reused: the fired-rule memo may still name beliefs that
         # were forgotten after it was written, and a new belief must not pass for one of them
         engine.continue_numbering(plan.next_seq)
-        strings = plan.strings
-        engine.restore_premises(
-            (beliefs[i], (strings[source], strings[source] if origin == -1 else strings[origin],
-                          float(at), None if half_life is None and ttl is None else (
-                              None if half_life is None else float(half_life),
-                              None if ttl is None else float(ttl))))
-            for i, source, origin, at, half_life, ttl in plan.premises)
+        engine.restore_premises(beliefs, plan.premises, plan.strings)
         for row, kind, unless in zip(plan.justifications, plan.kinds, plan.unless, strict=True):
             name, out, inputs, step, info = row[1:6]
             engine.add_justification(Justification(kind, name, beliefs[out],

@@ -22,7 +22,7 @@ import gc
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 from typing import Any, Protocol
 
@@ -391,36 +391,38 @@ class Engine:
         b.blocked = blocked
         return b
 
-    def restore_beliefs(self, rows: Iterable[tuple[str, Any, Any, int, str | None]]
-                        ) -> list[Belief]:
-        """Recreate saved beliefs ``(key, value, vid, seq, blocked)`` at once (snapshots), as
-        :meth:`restore_belief` would one by one; every one is marked dirty."""
+    def restore_beliefs(self, rows: Sequence[Sequence[Any]], vids: Sequence[Any]) -> list[Belief]:
+        """Recreate saved beliefs at once (snapshots), as :meth:`restore_belief` would one by
+        one: ``rows`` hold ``(key, value, seq, blocked)``, ``vids`` the values' identities;
+        every one is marked dirty."""
         keys = self.keys
         made: list[Belief] = []
+        append = made.append
         count = 0
-        for key, value, vid, seq, blocked in rows:
-            slot = keys.get(key)
-            if slot is None:
-                b = keys[key] = Belief(key, value, vid, seq)
-                count += 1
-            elif type(slot) is Belief:
-                if slot.vid == vid:
-                    b = slot
-                    b.seq = seq
+        for (key, value, seq, blocked), vid in zip(rows, vids, strict=True):
+            b = Belief(key, value, vid, seq)
+            slot = keys.setdefault(key, b)
+            if slot is not b:  # a key with several values (or a belief twice: it is renumbered)
+                if type(slot) is Belief:
+                    if slot.vid == vid:
+                        b = slot
+                        b.seq = seq
+                    else:
+                        keys[key] = {slot.vid: slot, vid: b}
+                        count += 1
                 else:
-                    b = Belief(key, value, vid, seq)
-                    keys[key] = {slot.vid: slot, vid: b}
-                    count += 1
+                    found = slot.get(vid)  # type: ignore[union-attr]
+                    if found is None:
+                        slot[vid] = b  # type: ignore[index]
+                        count += 1
+                    else:
+                        b = found
+                        b.seq = seq
             else:
-                found = slot.get(vid)  # type: ignore[union-attr]
-                if found is None:
-                    b = slot[vid] = Belief(key, value, vid, seq)  # type: ignore[index]
-                    count += 1
-                else:
-                    b = found
-                    b.seq = seq
-            b.blocked = blocked
-            made.append(b)
+                count += 1
+            if blocked is not None:
+                b.blocked = blocked
+            append(b)
         self.count += count
         if self.touched is None and not self.unless_watch:
             self.dirty.update(made)  # nothing reads them yet: marking is adding
@@ -429,14 +431,23 @@ class Engine:
                 self.mark(b)
         return made
 
-    def restore_premises(self, rows: Iterable[tuple[Belief, PremiseRecord]]) -> None:
+    def restore_premises(self, beliefs: Sequence[Belief], rows: Iterable[Sequence[Any]],
+                         strings: Sequence[str]) -> None:
         """Attach saved premises at once (snapshots), in order, as :meth:`set_premise` would
-        one by one (numbering each expiry the same way)."""
+        one by one (numbering each expiry the same way). A row is ``(belief index, source,
+        origin or -1 for the source's own, at, half_life, ttl)``, sources and origins being
+        indices into ``strings``."""
         by_source = self.by_source
         lists: dict[str, list[Belief]] = {}
-        for b, record in rows:
+        dirty = self.dirty
+        for i, source, origin, at, half_life, ttl in rows:
+            b = beliefs[i]
+            source = strings[source]
+            record = (source, source if origin == -1 else strings[origin], float(at),
+                      None if half_life is None and ttl is None else (
+                          None if half_life is None else float(half_life),
+                          None if ttl is None else float(ttl)))
             ev = b.evidence
-            source = record[0]
             if ev is None:
                 b.evidence = record
             elif b.record_from(source) is not None:  # a source twice: the later replaces
@@ -450,10 +461,9 @@ class Engine:
             if holders is None:
                 holders = lists[source] = by_source.setdefault(source, [])
             holders.append(b)
-            life = record[3]
-            if life is not None and life[1] is not None:
-                self._push_expiry(b, record, next(self._seq))
-            if b not in self.dirty:
+            if ttl is not None:
+                self._push_expiry(b, record, next(self._seq))  # type: ignore[arg-type]
+            if b not in dirty:
                 self.mark(b)
 
     def continue_numbering(self, next_seq: int) -> None:
