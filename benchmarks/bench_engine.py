@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import random
 import statistics
 import tempfile
 import time
@@ -251,43 +252,229 @@ def bench_snapshot(n: int) -> dict[str, float]:
             "bytes_per_belief": size / n}
 
 
+# -- the random DAG (issue 12) -------------------------------------------------------------
+DAG_SOURCES = [f"tool:feed{i}" for i in range(16)]
+
+
+def dag_shape(n: int, premises: int, seed: int) -> list[tuple[int, int]]:
+    """The inputs of each derived belief: two distinct, uniformly chosen earlier beliefs."""
+    rng = random.Random(seed)
+    return [tuple(rng.sample(range(i), 2)) for i in range(premises, n)]  # type: ignore[misc]
+
+
+def dag_name(i: int, premises: int) -> str:
+    return f"p{i}" if i < premises else f"d{i}"
+
+
+def largest_cone(shape: list[tuple[int, int]], premises: int) -> tuple[int, int]:
+    """``(premise, beliefs it holds up)``: every derived belief is a claim over both its inputs,
+    so retracting a premise turns its whole cone (itself included) OUT."""
+    under = [1 << i for i in range(premises)]
+    for a, b in shape:
+        under.append(under[a] | under[b])
+    counts = [0] * premises
+    for mask in under:
+        while mask:
+            low = mask & -mask
+            counts[low.bit_length() - 1] += 1
+            mask ^= low
+    best = max(range(premises), key=lambda p: (counts[p], -p))
+    return best, counts[best]
+
+
+def build_dag(n: int, premises: int, shape: list[tuple[int, int]]) -> BeliefBase:
+    kb = BeliefBase(clock=ManualClock(0))
+    for i in range(premises):
+        kb.assert_(f"p{i}", i, source=DAG_SOURCES[i % 16])
+    for i, (a, b) in enumerate(shape, premises):
+        kb.claim(f"d{i}", i, source="model:m",
+                 inputs=[dag_name(a, premises), dag_name(b, premises)])
+    kb.refresh()
+    return kb
+
+
+def build_ftl_dag(n: int, premises: int, shape: list[tuple[int, int]]):  # type: ignore[no-untyped-def]
+    from reasons import Justification as FJ
+    from reasons.network import Network
+
+    net = Network()
+    for i in range(premises):
+        net.add_node(f"p{i}", str(i))
+    for i, (a, b) in enumerate(shape, premises):
+        net.add_node(f"d{i}", str(i), justifications=[
+            FJ(type="SL", antecedents=[dag_name(a, premises), dag_name(b, premises)])])
+    return net
+
+
+def per_read(fn, keys: list[str], rounds: int = 5) -> float:  # type: ignore[no-untyped-def]
+    """Seconds per call of ``fn(key)`` over ``keys`` (the median of ``rounds`` passes)."""
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        for k in keys:
+            fn(k)
+        times.append((time.perf_counter() - t) / len(keys))
+    return statistics.median(times)
+
+
+def bench_dag(n: int = 20_000, premises: int = 200, seed: int = 4,
+              repeat: int = 7) -> dict[str, float]:
+    """Retract the premise with the largest cone of a random DAG and put it back, ``repeat``
+    times, in corollary and in ftl-reasons (same graph, same process); per changed belief,
+    the median over the repetitions."""
+    shape = dag_shape(n, premises, seed)
+    root, cone = largest_cone(shape, premises)
+    rkey = f"p{root}"
+    t = time.perf_counter()
+    kb = build_dag(n, premises, shape)
+    build_s = time.perf_counter() - t
+    assert len(kb) == n
+    keys = [dag_name(i, premises) for i in range(n)]
+    before = {k: kb.label(k) for k in keys}
+    cols: dict[str, list[float]] = {c: [] for c in (
+        "mark", "refresh", "reads", "labels", "values", "restore_mark", "restore_refresh",
+        "restore_reads", "ftl_retract", "ftl_restore")}
+    changed: list[str] = []
+    ftl = None
+    try:
+        ftl = build_ftl_dag(n, premises, shape)
+    except ImportError:
+        pass
+    gc.collect()
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        kb.retract(rkey)
+        t1 = time.perf_counter()
+        recomputed = kb.refresh()
+        t2 = time.perf_counter()
+        changed = [k for k in keys if kb.label(k) != before[k]]
+        assert len(changed) == cone and recomputed == cone, (len(changed), recomputed, cone)
+        t3 = time.perf_counter()
+        for k in changed:
+            kb.confidence(k)
+        t4 = time.perf_counter()
+        for k in changed:
+            kb.label(k)
+        t5 = time.perf_counter()
+        for k in changed:
+            kb.value(k)
+        t6 = time.perf_counter()
+        kb.assert_(rkey, root, source=DAG_SOURCES[root % 16])
+        t7 = time.perf_counter()
+        back = kb.refresh()
+        t8 = time.perf_counter()
+        for k in changed:
+            kb.confidence(k)
+        t9 = time.perf_counter()
+        assert back == cone and all(kb.label(k) == "IN" for k in changed)
+        for col, dt in zip(("mark", "refresh", "reads", "labels", "values", "restore_mark",
+                            "restore_refresh", "restore_reads"),
+                           (t1 - t0, t2 - t1, t4 - t3, t5 - t4, t6 - t5, t7 - t6, t8 - t7,
+                            t9 - t8), strict=True):
+            cols[col].append(dt / cone)
+        if ftl is not None:
+            t = time.perf_counter()
+            gone = ftl.retract(rkey)
+            cols["ftl_retract"].append((time.perf_counter() - t) / cone)
+            t = time.perf_counter()
+            came = ftl.assert_node(rkey)
+            cols["ftl_restore"].append((time.perf_counter() - t) / cone)
+            assert len(gone) == cone and len(came) == cone, (len(gone), len(came), cone)
+    out = {c: statistics.median(v) * 1e6 for c, v in cols.items() if v}
+    out["best_retract"] = min(a + b for a, b in zip(cols["mark"], cols["refresh"], strict=True)) * 1e6
+    out["best_restore"] = min(a + b for a, b in zip(cols["restore_mark"],
+                                                    cols["restore_refresh"], strict=True)) * 1e6
+    sample = keys[::max(1, n // 2000)]
+    out["one_read"] = per_read(kb.confidence, sample) * 1e6
+    out["one_label"] = per_read(kb.label, sample) * 1e6
+    out["one_value"] = per_read(kb.value, sample) * 1e6
+    out.update(beliefs=float(n), premises=float(premises), cone=float(cone), build_s=build_s,
+               repeat=float(repeat))
+    return out
+
+
+def print_dag(d: dict[str, float]) -> None:
+    cone = int(d["cone"])
+    print(f"random DAG: {d['beliefs']:,.0f} beliefs, {d['premises']:,.0f} premises, each derived "
+          f"belief a claim over two earlier ones; retracting the largest cone turns {cone:,} OUT "
+          f"(median of {d['repeat']:.0f}, us per changed belief)  [build {d['build_s']:.1f} s]")
+    retract = d["mark"] + d["refresh"]
+    restore = d["restore_mark"] + d["restore_refresh"]
+    line = (f"  retract: mark {d['mark']:.2f} + refresh {d['refresh']:.2f} = {retract:.2f} "
+            f"(best {d['best_retract']:.2f}; bar <= 1.5)")
+    if "ftl_retract" in d:
+        line += (f"; ftl-reasons retract {d['ftl_retract']:.2f} -> "
+                 f"{d['ftl_retract'] / retract:.2f}x (bar >= 3x)")
+    print(line)
+    print(f"  reading every changed belief: confidence {d['reads']:.2f}, label {d['labels']:.2f}, "
+          f"value {d['values']:.2f} (bar <= 0.5)")
+    line = (f"  restore: mark {d['restore_mark']:.2f} + refresh {d['restore_refresh']:.2f} = "
+            f"{restore:.2f} (best {d['best_restore']:.2f}; bar <= 1.5)")
+    if "ftl_restore" in d:
+        line += (f"; ftl-reasons assert_node {d['ftl_restore']:.2f} -> "
+                 f"{d['ftl_restore'] / restore:.2f}x (bar >= 3x)")
+    print(line)
+    print(f"  reading every restored belief: confidence {d['restore_reads']:.2f} (bar <= 0.5)")
+    print(f"  one read of an up-to-date belief: confidence {d['one_read']:.3f}, label "
+          f"{d['one_label']:.3f}, value {d['one_value']:.3f} us (bar <= 0.5)")
+
+
+SECTIONS = ("dag", "assert", "retract", "ftl", "defaults", "cascade", "time", "snapshot")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--only", default=",".join(SECTIONS),
+                        help=f"comma-separated sections to run, of {', '.join(SECTIONS)}")
+    parser.add_argument("--repeat", type=int, default=7, help="repetitions of the DAG cycle")
     args = parser.parse_args()
     n = args.n
+    only = set(args.only.split(","))
+    if only - set(SECTIONS):
+        parser.error(f"unknown sections {sorted(only - set(SECTIONS))}")
     print(f"corollary engine benchmarks, n = {n:,}\n")
-    a = bench_assert(n)
-    line = f"assert premises: {a['assert_per_s']:,.0f}/s (bar >= 100,000/s)"
-    if "ftl_add_per_s" in a:
-        line += (f"; ftl-reasons add_node {a['ftl_add_per_s']:,.0f}/s "
-                 f"-> {a['assert_per_s'] / a['ftl_add_per_s']:.1f}x")
-    print(line)
-    print(f"resident memory: {a['bytes_per_belief']:.0f} B/belief (bar <= 1024)")
-    r = bench_retract(n)
-    print(f"retract one premise, {GROUP} beliefs affected, base of {r['beliefs']:,.0f}: "
-          f"{r['retract_ms']:.3f} ms (bar <= 1 ms); full recompute {r['full_recompute_s']:.2f} s "
-          f"-> {r['speedup']:,.0f}x (bar >= 1000x)  [build {r['build_s']:.1f} s]")
-    f = bench_ftl_retract()
-    if f:
-        print(f"same cone in ftl-reasons: {f['ftl_retract_ms']:.3f} ms vs corollary "
-              f"{f['corollary_retract_ms']:.3f} ms -> {f['ratio']:.1f}x")
-    d = bench_defaults(min(n // 100, 10_000))
-    print(f"exceptions: retracting one re-enables {d['defaults']:,.0f} defaults at "
-          f"{d['us_up']:.2f} us/belief (a plain cascade of the same shape: "
-          f"{d['plain_us_up']:.2f} us); asserting it again {d['us_down']:.2f} us/belief "
-          f"(plain {d['plain_us_down']:.2f} us)")
-    c = bench_cascade(min(n // 10, 100_000))
-    print(f"large cascade ({c['affected']:,.0f} beliefs): {c['us_per_belief_retract']:.2f} us/belief "
-          f"retracting, {c['us_per_belief_restore']:.2f} us/belief restoring (bar <= 3 us)")
-    t = bench_time(n)
-    print(f"confidence of one belief ({t['ancestors']:.0f} ancestors) at a new time in a base of "
-          f"{t['beliefs']:,.0f} decaying beliefs: {t['single_ms']:.3f} ms; whole base "
-          f"{t['full_s']:.2f} s -> {t['speedup']:,.0f}x")
-    s = bench_snapshot(n)
-    print(f"snapshot of {n:,}: save {s['save_s']:.2f} s + load {s['load_s']:.2f} s = "
-          f"{s['save_s'] + s['load_s']:.2f} s (bar <= 10 s); {s['bytes_per_belief']:.0f} B/belief "
-          f"(bar <= 150); first refresh after load {s['refresh_after_load_s']:.2f} s")
+    if "dag" in only:
+        print_dag(bench_dag(repeat=args.repeat))
+    if "assert" in only:
+        a = bench_assert(n)
+        line = f"assert premises: {a['assert_per_s']:,.0f}/s (bar >= 100,000/s)"
+        if "ftl_add_per_s" in a:
+            line += (f"; ftl-reasons add_node {a['ftl_add_per_s']:,.0f}/s "
+                     f"-> {a['assert_per_s'] / a['ftl_add_per_s']:.1f}x")
+        print(line)
+        print(f"resident memory: {a['bytes_per_belief']:.0f} B/belief (bar <= 1024)")
+    if "retract" in only:
+        r = bench_retract(n)
+        print(f"retract one premise, {GROUP} beliefs affected, base of {r['beliefs']:,.0f}: "
+              f"{r['retract_ms']:.3f} ms (bar <= 1 ms); full recompute {r['full_recompute_s']:.2f} s "
+              f"-> {r['speedup']:,.0f}x (bar >= 1000x)  [build {r['build_s']:.1f} s]")
+    if "ftl" in only:
+        f = bench_ftl_retract()
+        if f:
+            print(f"same cone in ftl-reasons: {f['ftl_retract_ms']:.3f} ms vs corollary "
+                  f"{f['corollary_retract_ms']:.3f} ms -> {f['ratio']:.1f}x")
+    if "defaults" in only:
+        d = bench_defaults(min(n // 100, 10_000))
+        print(f"exceptions: retracting one re-enables {d['defaults']:,.0f} defaults at "
+              f"{d['us_up']:.2f} us/belief (a plain cascade of the same shape: "
+              f"{d['plain_us_up']:.2f} us); asserting it again {d['us_down']:.2f} us/belief "
+              f"(plain {d['plain_us_down']:.2f} us)")
+    if "cascade" in only:
+        c = bench_cascade(min(n // 10, 100_000))
+        print(f"large cascade ({c['affected']:,.0f} beliefs): {c['us_per_belief_retract']:.2f} "
+              f"us/belief retracting, {c['us_per_belief_restore']:.2f} us/belief restoring "
+              "(bar <= 3 us)")
+    if "time" in only:
+        t = bench_time(n)
+        print(f"confidence of one belief ({t['ancestors']:.0f} ancestors) at a new time in a base "
+              f"of {t['beliefs']:,.0f} decaying beliefs: {t['single_ms']:.3f} ms; whole base "
+              f"{t['full_s']:.2f} s -> {t['speedup']:,.0f}x")
+    if "snapshot" in only:
+        s = bench_snapshot(n)
+        print(f"snapshot of {n:,}: save {s['save_s']:.2f} s + load {s['load_s']:.2f} s = "
+              f"{s['save_s'] + s['load_s']:.2f} s (bar <= 10 s); {s['bytes_per_belief']:.0f} "
+              f"B/belief (bar <= 150); first refresh after load {s['refresh_after_load_s']:.2f} s")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from .errors import (
     SnapshotError,
     StratificationError,
     UnknownBeliefError,
+    UnknownSourceError,
 )
 from .ledger import TrustLedger
 from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
@@ -63,10 +64,21 @@ from .snapshot import (
     write_file,
 )
 from .stores.memory import MemoryStore
-from .tms import IN, OUT, Belief, Engine, Justification, Nogood, Premise, make_items, strata
+from .tms import (
+    IN,
+    OUT,
+    Belief,
+    Engine,
+    Justification,
+    Nogood,
+    Premise,
+    make_items,
+    premise_record,
+    strata,
+)
 from .tools import ToolSpec, is_async, spec_of
 from .trust import TrustView
-from .values import canon, check_key, check_text
+from .values import INT_MAX, INT_MIN, canon, check_key, check_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -76,6 +88,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .guarantee import GroupedPromise, Promise
 
 FAULTS = ("none", "source")
+#: The fields of a row of :meth:`BeliefBase.assert_many`, in order.
+_ROW_FIELDS = ("key", "value", "source", "origin", "half_life", "ttl")
+
 _KEEP: Any = object()
 #: One outcome to record: ``(source, correct, reason, key, confidence)``.
 _Verdict = tuple[str, bool, "str | None", "str | None", "float | None"]
@@ -118,7 +133,7 @@ class _Sync:
 
     def __call__(self, targets: Iterable[Belief] | None = None, now: float | None = None) -> float:
         now = self.now() if now is None else now
-        if self.trust.pending:
+        if self.trust.changed:
             for source in self.trust.take_changed():
                 self.engine.mark_source(source)
         self.engine.sync(now, targets)
@@ -335,14 +350,145 @@ class BeliefBase:
         for a key replaces its earlier premise on that key. An independent origin asserting a
         value another origin already holds records a right outcome for both.
         """
+        key, value, vid, source, origin, hl, tl = self._checked_row(
+            key, value, source, origin, half_life, ttl)
+        now = self.clock()
+        if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
+            now = self.now()
+        engine = self._engine
+        if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
+            engine.add_premised(key, value, vid, premise_record(source, origin, now, hl, tl))
+        else:
+            b = engine.find(key, vid)
+            self._record(self._confirmations(b, key, value, source, origin, now))
+            self._put(b, key, value, vid, source, origin, hl, tl, now)
+        if self._hooks:
+            self._after_change()
+
+    def assert_many(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
+        """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
+
+        A row holds :meth:`assert_`'s arguments: a tuple ``(key, value, source[, origin[,
+        half_life[, ttl]]])`` or a dict with those names. Every row is checked before anything
+        changes: a bad row raises the error :meth:`assert_` would, naming the row, and the base
+        is left as it was. The rows then take effect in order, all at the clock's time now,
+        with :meth:`assert_`'s meaning (renewals, replacements, a tool's declared half-life,
+        ttl and origin), and the outcomes of confirmations are recorded as one ledger batch:
+        if the ledger fails, no row takes effect. With rules, or a policy that watches changes,
+        the rows are asserted one by one (rules fire after each row, as after each
+        :meth:`assert_`) and a confirmation is recorded with its row.
+        """
+        if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+            raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
+        # a bulk load allocates objects it keeps: the cyclic collector's passes over them
+        # would find nothing and cost more than the load (as for a snapshot's restore)
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return self._assert_rows(self._checked_rows(rows))
+        finally:
+            if enabled:
+                gc.enable()
+
+    def _assert_rows(self, checked: list[tuple[Any, ...]]) -> int:
+        if not checked:
+            return 0
+        now = self.now()
+        if self._hooks:
+            for row in checked:
+                if len(row) == 3:
+                    self.assert_(*row)  # noqa: UP005 (our method)
+                else:
+                    key, value, _, source, origin, hl, tl = row
+                    self.assert_(key, value, source, origin, hl, tl)  # noqa: UP005
+            return len(checked)
+        engine = self._engine
+        batch = engine.begin_batch()
+        verdicts: list[_Verdict] = []
+        i = 0
+        n = len(checked)
+        try:
+            while True:
+                i = engine.add_premised_rows(checked, i, now, batch)
+                if i == n:
+                    break
+                row = checked[i]
+                key, value, vid, source, origin, hl, tl = (
+                    row if len(row) == 7 else (row[0], row[1], row[1], row[2], row[2], None, None))
+                b = engine.find(key, vid)
+                verdicts.extend(self._confirmations(b, key, value, source, origin, now))
+                engine.save_key(batch, key)
+                self._put(b, key, value, vid, source, origin, hl, tl, now)
+                i += 1
+            self._record(verdicts)
+        except BaseException:
+            engine.rollback(batch)
+            raise
+        return n
+
+    def _checked_rows(self, rows: Iterable[Any]) -> list[tuple[Any, ...]]:
+        """Each row checked as :meth:`assert_` checks its arguments, in order; the first bad
+        row raises, naming its index. A checked row is ``(key, value, vid, source, origin,
+        half_life, ttl)``, or the row itself when it is ``(key, value, source)`` with a value
+        that is its own identity and no tool behind the source."""
+        kinds = self._trust.kinds  # source -> kind, for the sources seen so far
+        simple = not self._trust.tools
+        rows = rows if type(rows) is list else list(rows)
+        start = 0
+        if simple:
+            # the common rows, checked inline and kept as they are: (ascii key, a value that
+            # is its own identity, a known source that is no reasoning step)
+            for row in rows:
+                if type(row) is not tuple or len(row) != 3:
+                    break
+                key, value, source = row
+                t = type(value)
+                kind = kinds.get(source) if type(source) is str else None
+                if not (type(key) is str and key.isascii() and key and not key.isspace()
+                        and kind is not None and kind not in STEP_KINDS
+                        and ((t is str and value.isascii()) or (t is float and value - value == 0.0)
+                             or (t is int and INT_MIN <= value <= INT_MAX))):
+                    break
+                start += 1
+            if start == len(rows):
+                return rows
+        checked: list[tuple[Any, ...]] = rows[:start]
+        append = checked.append
+        for i in range(start, len(rows)):
+            row = rows[i]
+            try:
+                if isinstance(row, Mapping):
+                    unknown = set(row) - set(_ROW_FIELDS)
+                    if unknown:
+                        raise InvalidInputError(f"unknown fields {sorted(map(str, unknown))}")
+                    missing = [f for f in _ROW_FIELDS[:3] if f not in row]
+                    if missing:
+                        raise InvalidInputError(f"missing fields {missing}")
+                    append(self._checked_row(*(row.get(f) for f in _ROW_FIELDS)))
+                elif isinstance(row, (tuple, list)):
+                    if not 3 <= len(row) <= len(_ROW_FIELDS):
+                        raise InvalidInputError(f"a row holds 3 to {len(_ROW_FIELDS)} fields "
+                                                f"({', '.join(_ROW_FIELDS)}), not {len(row)}")
+                    append(self._checked_row(*row, *(None,) * (len(_ROW_FIELDS) - len(row))))
+                else:
+                    raise InvalidTypeError(f"a row is a tuple or a dict, not {type(row).__name__}")
+            except (InvalidInputError, InvalidTypeError, UnknownSourceError) as exc:
+                raise type(exc)(f"row {i}: {exc}") from exc
+        return checked
+
+    def _checked_row(self, key: Any, value: Any, source: Any, origin: Any, half_life: Any,
+                     ttl: Any) -> tuple[str, Any, Any, str, str, float | None, float | None]:
+        """:meth:`assert_`'s arguments checked: ``(key, value, vid, source, origin, half_life,
+        ttl)``, with the tool's declared defaults applied."""
         if type(key) is not str or not key or key.isspace() or not key.isascii():
             key = check_key(key)
         vid = value if type(value) is str and value.isascii() else canon(value)
         trust = self._trust
-        if type(source) is not str or source not in trust._kinds:  # the fast path: a known one
+        kind = trust.kinds.get(source) if type(source) is str else None
+        if kind is None:  # a source not seen yet (or not a plain string)
             source = plain_text(source)
             trust.check_source(source, "rules derive, they don't assert")
-        elif trust._kinds[source] in STEP_KINDS:
+        elif kind in STEP_KINDS:
             raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
         spec = trust.tool_of(source) if trust.tools else None
         if origin is None:
@@ -356,24 +502,26 @@ class BeliefBase:
         if spec is not None:
             hl = spec.half_life if hl is None else hl
             tl = spec.ttl if tl is None else tl
-        now = self.clock()
-        if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
-            now = self.now()
+        return key, value, vid, source, origin, hl, tl
+
+    def _confirmations(self, b: Belief | None, key: str, value: Any, source: str, origin: str,
+                       now: float) -> list[_Verdict]:
+        """The outcomes asserting ``b`` from ``source`` and ``origin`` records: an independent
+        origin confirming a held value is a right outcome for every source."""
+        if b is None or b.blocked is not None or b.premise_from(source) is not None:
+            return []
+        confirmed = sorted({p.source for p in b.premises
+                            if p.origin != origin and not p.expired(now)})
+        if not confirmed or any(p.origin == origin for p in b.premises):
+            return []
+        conf = self._held_confidence_of(b)
+        why = f"confirmed {key} = {value!r} from another origin"
+        return [(s, True, why, key, conf) for s in [source, *confirmed]]
+
+    def _put(self, b: Belief | None, key: str, value: Any, vid: Any, source: str, origin: str,
+             hl: float | None, tl: float | None, now: float) -> None:
+        """The change asserting a checked row on a known key makes."""
         engine = self._engine
-        if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
-            engine.set_premise(engine.belief(key, value, vid), Premise(source, origin, now, hl, tl))
-            if self._hooks:
-                self._after_change()
-            return
-        b = engine.find(key, vid)
-        if b is not None and b.blocked is None and b.premise_from(source) is None:
-            # an independent origin confirming a held value: a right outcome for every source
-            confirmed = sorted({p.source for p in b.premises
-                                if p.origin != origin and not p.expired(now)})
-            if confirmed and not any(p.origin == origin for p in b.premises):
-                conf = self._held_confidence_of(b)
-                why = f"confirmed {key} = {value!r} from another origin"
-                self._record([(s, True, why, key, conf) for s in [source, *confirmed]])
         # a source's earlier premise on this key: renew it (same value) or replace it
         for other in engine.values_of(key):
             if other is not b and other.premise_from(source) is not None:
@@ -385,8 +533,6 @@ class BeliefBase:
             engine.withdraw_reasons(b, keep_source=source)
             engine.unblock(b)
         engine.set_premise(b, Premise(source, origin, now, hl, tl))
-        if self._hooks:
-            self._after_change()
 
     def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
         """Call a ``@tool`` and assert its result as ``key``; return the result.
@@ -570,7 +716,7 @@ class BeliefBase:
         """
         if not isinstance(learn, bool):
             raise InvalidTypeError("learn must be a bool")
-        name = conflict.key if isinstance(conflict, Conflict) else conflict
+        name = conflict.key if isinstance(conflict, Conflict) else plain_text(conflict)
         if (isinstance(conflict, Conflict) and conflict.nogood) or (
                 isinstance(name, str) and name in self._engine.nogoods
                 and not isinstance(conflict, Conflict)):
@@ -622,12 +768,46 @@ class BeliefBase:
         """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
         rules, then the stale cone."""
         now = self.now()
-        self._trust.poll()
+        if self._trust.polls:
+            self._trust.poll()
         if self._rules.active:
             # outcomes first: they can bring a rule's inputs IN (a conflict flips)
             self._sync_engine((), now)
             self._rules.catch_up(now)
         return self._sync_engine(targets, now)
+
+    def _current(self, key: object) -> Belief | None:
+        """The one value of ``key`` when reading it needs no synchronisation now, else ``None``
+        (the read then takes the full path, which also validates the key and the clock).
+
+        Nothing is due when: the clock reads a finite float; the ledger has nothing new (it is
+        polled first when other processes may write its store); no outcome is waiting to be
+        applied (another base's on a shared ledger included); no premise expires by now; no
+        rule is due (every rule fired at this very time and no key was touched since); and the
+        belief's memo is current (not dirty, and computed at this time if it reads the time).
+        See docs/model.md, "Incremental evaluation".
+        """
+        if type(key) is not str:
+            return None
+        engine = self._engine
+        b = engine.keys.get(key)
+        if type(b) is not Belief:
+            return None  # unknown, or several values
+        now = self.clock()
+        if type(now) is not float or now - now != 0.0:
+            return None  # not a float, or not finite
+        trust = self._trust
+        if trust.polls:
+            trust.poll()
+        if trust.changed or now >= engine.next_expiry or b in engine.dirty:
+            return None
+        stamp = b.stamp
+        if stamp is not None and stamp != now:
+            return None
+        rules = self._rules
+        if rules.active and (rules.fired_at != now or engine.touched):
+            return None
+        return b
 
     def _values(self, key: str) -> list[Belief]:
         key = check_key(key)
@@ -691,11 +871,17 @@ class BeliefBase:
         Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
         conflict over it is open.
         """
+        b = self._current(key)
+        if b is not None:
+            return None if b.best is None else b.value
         b = self._one_held(key)
         return None if b is None else b.value
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
+        b = self._current(key)
+        if b is not None and (value is None or b.vid == _vid(value)):
+            return b.conf  # 0.0 when OUT
         if value is not None:
             return self._target(key, value).conf
         b = self._one_held(key)
@@ -703,6 +889,9 @@ class BeliefBase:
 
     def label(self, key: str, value: Any = None) -> str:
         """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
+        b = self._current(key)
+        if b is not None and (value is None or b.vid == _vid(value)):
+            return OUT if b.best is None else IN
         if value is not None:
             return self._target(key, value).label
         return IN if self._held(key) else OUT
@@ -899,17 +1088,11 @@ class BeliefBase:
                  tools=plan.tools, learn_from_checks=plan.learn_from_checks)
         kb._trust.shared = own is None and plan.ledger is not None
         engine = kb._engine
-        beliefs = [engine.restore_belief(key, value, vid, seq, blocked)
-                   for (key, value, seq, blocked), vid in zip(plan.beliefs, plan.vids, strict=True)]
+        beliefs = engine.restore_beliefs(plan.beliefs, plan.vids)
         # sequence numbers are never reused: the fired-rule memo may still name beliefs that
         # were forgotten after it was written, and a new belief must not pass for one of them
         engine.continue_numbering(plan.next_seq)
-        strings = plan.strings
-        for i, source, origin, at, half_life, ttl in plan.premises:
-            src = strings[source]
-            engine.set_premise(beliefs[i], Premise(
-                src, src if origin == -1 else strings[origin], float(at),
-                None if half_life is None else float(half_life), None if ttl is None else float(ttl)))
+        engine.restore_premises(beliefs, plan.premises, plan.strings)
         for row, kind, unless in zip(plan.justifications, plan.kinds, plan.unless, strict=True):
             name, out, inputs, step, info = row[1:6]
             engine.add_justification(Justification(kind, name, beliefs[out],
@@ -993,6 +1176,11 @@ def _accountable(b: Belief) -> set[str]:
     found = {p.source for p in b.premises}
     found.update(j.name for j in b.justs if j.kind.accountable)
     return found
+
+
+def _vid(value: Any) -> Any:
+    """The identity of a value (:func:`corollary.values.canon`, which validates it)."""
+    return value if type(value) is str and value.isascii() else canon(value)
 
 
 def _positive(value: Duration | None, name: str) -> float | None:

@@ -155,7 +155,7 @@ class CallMemory:
 
     def _valid(self, engine: Engine, key: str, source: str, entry: _Entry) -> Belief | None:
         b = engine.find(key, entry.vid)
-        if b is None or b.premise_from(source) is not entry.premise:
+        if b is None or b.premise_from(source) != entry.premise:  # that very premise
             return None
         return b
 

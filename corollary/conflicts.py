@@ -173,8 +173,8 @@ class PreferSource(ConflictPolicy):
             top, _, leader = min(ranked, key=lambda t: (t[0], t[1]))
             for rank, _, r in ranked:
                 if rank > top:
+                    # it lost; its would-be confidence is set when the sweep reaches it
                     r.defeated_by = leader
-                    r.why = "lost"  # its would-be confidence is set when the sweep reaches it
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": "PreferSource", "order": list(self.order)}

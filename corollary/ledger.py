@@ -778,6 +778,13 @@ class TrustLedger:
         with self._listeners_lock:
             self._listeners.append(ref)
 
+    @property
+    def polled(self) -> bool:
+        """Whether :meth:`poll` can find anything: the store is one other processes may write
+        (SQLite, PostgreSQL, a JSON file). An in-memory store changes only through this
+        process, whose writes notify listeners as they are recorded."""
+        return self._shared
+
     def poll(self) -> set[str]:
         """Pick up outcomes that other processes added to a shared store, and tell listeners."""
         changed = self.store.changed_sources()

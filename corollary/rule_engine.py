@@ -44,7 +44,9 @@ class RuleEngine:
         # rule name -> key -> numbers of the values held at the rule's last complete firing
         self._last: dict[str, dict[str, set[int]]] = {}
         self._left = max_firings
-        self._fired_at: float | None = None
+        #: The time every rule last fired at (:meth:`catch_up`); a query at that time with
+        #: nothing touched since has no rule to fire.
+        self.fired_at: float | None = None
         #: Whether there is any rule (read on every query: a plain attribute, not a call).
         self.active = False
 
@@ -109,9 +111,9 @@ class RuleEngine:
         IN without an assertion (an outcome flips a conflict, another base's outcome arrives,
         time passes), so fire every rule once at each new time, then what that touched."""
         self._left = self.max_firings
-        if self._fired_at != now:
+        if self.fired_at != now:
             self._fire(self._rules)
-            self._fired_at = now
+            self.fired_at = now
         if self.engine.touched:
             self._fire_touched(())
 

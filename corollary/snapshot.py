@@ -54,7 +54,7 @@ from .stores.base import OutcomeStore, check_session
 from .tms import ANY, KINDS, Engine, Item, StepKind
 from .tools import REGISTRY as TOOLS
 from .tools import spec_of
-from .values import _INT_MAX, _INT_MIN, canon, plain
+from .values import INT_MAX, INT_MIN, canon, plain
 
 if TYPE_CHECKING:  # pragma: no cover
     from .promises import Promises
@@ -397,7 +397,7 @@ def _beliefs_at_once(rows: Any) -> tuple[list[Any], int] | None:
     kinds = set(map(type, values))
     if kinds == {str} and all(map(str.isascii, values)):
         vids = values  # an ASCII string is its own identity
-    elif kinds == {int} and _INT_MIN <= min(values) and max(values) <= _INT_MAX:
+    elif kinds == {int} and INT_MIN <= min(values) and max(values) <= INT_MAX:
         vids = values  # so is an integer that fits in 64 bits
     else:
         try:

@@ -37,20 +37,26 @@ class TrustView:
         self.ledger = ledger
         self.shared = shared
         self.tools: dict[str, ToolSpec] = {}
-        self._kinds: dict[str, str] = {}
+        #: The kind of each source seen so far (filled by :meth:`kind_of`): a cache the base's
+        #: hot paths read to skip checking a known source again.
+        self.kinds: dict[str, str] = {}
         self._priors: dict[str, float] = {}
         self._cache: dict[str, tuple[float, float, bool]] = {}
-        self._changed: set[str] = set()
+        #: The sources whose reliability changed and that the base has not applied yet (read
+        #: it; :meth:`take_changed` empties it): an empty set means nothing is waiting.
+        self.changed: set[str] = set()
+        #: Whether :meth:`poll` can find outcomes (other processes may write the store).
+        self.polls = ledger.polled
         self._lock = threading.Lock()
         ledger.subscribe(self._on_outcomes)
 
     # -- sources and tools ---------------------------------------------------------------
     def kind_of(self, source: object) -> str:
         """The kind of a ``kind:name`` source the policy knows (typed errors otherwise)."""
-        kind = self._kinds.get(source) if isinstance(source, str) else None
+        kind = self.kinds.get(source) if isinstance(source, str) else None
         if kind is None:
             kind = self.policy.kind_of(source)  # type: ignore[arg-type]
-            self._kinds[source] = kind  # type: ignore[index]
+            self.kinds[source] = kind  # type: ignore[index]
         return kind
 
     def check_source(self, source: str, doing: str) -> str:
@@ -99,22 +105,22 @@ class TrustView:
         """Drop ``source``'s cached reliability and report it changed."""
         self._cache.pop(source, None)
         with self._lock:
-            self._changed.add(source)
+            self.changed.add(source)
 
     def _on_outcomes(self, sources: set[str]) -> None:
         # The ledger may call from another thread (a base sharing it): only queue the sources.
         with self._lock:
-            self._changed.update(sources)
+            self.changed.update(sources)
 
     @property
     def pending(self) -> bool:
         """Whether some source's reliability changed since :meth:`take_changed`."""
-        return bool(self._changed)
+        return bool(self.changed)
 
     def take_changed(self) -> set[str]:
         """The sources whose reliability changed since the last call (their caches dropped)."""
         with self._lock:
-            changed, self._changed = self._changed, set()
+            changed, self.changed = self.changed, set()
         for source in changed:
             self._cache.pop(source, None)
         return changed

@@ -15,8 +15,8 @@ from ._validate import exact_str
 from .errors import InvalidInputError, InvalidTypeError
 
 _MAX_DEPTH = 32
-_INT_MIN = -(2**63)  # what a msgpack snapshot can hold
-_INT_MAX = 2**64 - 1
+INT_MIN = -(2**63)  # the integers a value may be: what a msgpack snapshot can hold
+INT_MAX = 2**64 - 1
 
 
 def check_key(key: object) -> str:
@@ -59,7 +59,7 @@ def canon(value: Any, _depth: int = 0) -> Any:
     if t is bool:
         return ("__bool__", value)
     if t is int:
-        if not _INT_MIN <= value <= _INT_MAX:
+        if not INT_MIN <= value <= INT_MAX:
             raise InvalidInputError(f"an integer value must fit in 64 bits (snapshots), got {value!r}")
         return value
     if t is float:

@@ -16,10 +16,12 @@ from .records import (
            Justification,
            Nogood,
            Premise,
+           PremiseRecord,
            item_text,
            make_items,
+           premise_record,
 )
 
 __all__ = ["ANY", "FORMULA", "IN", "KINDS", "MODEL", "OUT", "PREMISES", "RULE", "Belief", "Engine",
-           "Item", "Justification", "Nogood", "Premise", "StepKind", "item_text", "kind_named",
-           "make_items", "register"]
+           "Item", "Justification", "Nogood", "Premise", "PremiseRecord", "StepKind", "item_text",
+           "kind_named", "make_items", "premise_record", "register"]

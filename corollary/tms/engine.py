@@ -21,7 +21,9 @@ from __future__ import annotations
 import gc
 import heapq
 import itertools
-from collections.abc import Iterable, Iterator
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import Any, Protocol
 
 import networkx as nx
@@ -29,9 +31,20 @@ import networkx as nx
 from .. import confidence as formulas
 from . import strata
 from .kinds import Reliability
-from .records import ANY, IN, OUT, PREMISES, Belief, Item, Justification, Nogood, Premise
+from .records import (
+    ANY,
+    IN,
+    OUT,
+    PREMISES,
+    Belief,
+    Item,
+    Justification,
+    Nogood,
+    Premise,
+    PremiseRecord,
+)
 
-__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Engine", "Policy", "PremisePart"]
+__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "Engine", "Policy", "PremisePart"]
 
 
 class Policy(Protocol):
@@ -42,7 +55,7 @@ class Policy(Protocol):
     decides: bool
 
     def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
-        """Defeat values before the sweep (set ``defeated_by`` and ``why``), if the policy
+        """Defeat values before the sweep (set their ``defeated_by``), if the policy
         ranks them by something other than confidence."""
 
 
@@ -108,12 +121,15 @@ class Engine:
         self.reliability = reliability
         self.corroboration = corroboration
         self.policy: Policy = OPEN if policy is None else policy
-        self.graph: nx.DiGraph = nx.DiGraph()
         # a key maps to its one Belief, or to a dict vid -> Belief once it has several values:
         # most keys have one value, and an inner dict per key would double the memory
         self.keys: dict[str, Belief | dict[Any, Belief]] = {}
         self.count = 0
-        self.by_source: dict[str, set[Belief]] = {}
+        # source -> the beliefs it gave a premise, in a list (9 bytes a belief, where a set
+        # costs 30): a dropped premise leaves its entry until the list is compacted, so readers
+        # check that the belief still has a premise from the source (see mark_source)
+        self.by_source: dict[str, list[Belief]] = {}
+        self._dropped: dict[str, int] = {}
         self.by_step_source: dict[str, set[Justification]] = {}
         self.by_rule: dict[str, set[Justification]] = {}
         # out-lists: key -> value identity (ANY for the whole key) -> the justifications with
@@ -128,7 +144,10 @@ class Engine:
         self.dirty: set[Belief] = set()
         self.timed: set[Belief] = set()
         self.touched: set[str] | None = None
-        self._expiries: list[tuple[float, int, Belief, Premise]] = []
+        self._expiries: list[tuple[float, int, Belief, PremiseRecord]] = []
+        #: When the next premise expires (``inf`` if none does): a query at an earlier time
+        #: has no expiry to process.
+        self.next_expiry = math.inf
         self._reasons: dict[Belief, dict[tuple[Any, ...], Justification]] = {}
         self._seq = itertools.count(1)
 
@@ -153,6 +172,140 @@ class Engine:
         self.count += 1
         self.mark(b)
         return b
+
+    def add_premised(self, key: str, value: Any, vid: Any, record: PremiseRecord) -> Belief:
+        """A belief ``key = value`` of a new key (the caller checked it is new), held by the
+        premise ``record``: :meth:`belief` and :meth:`set_premise` in one step."""
+        b = self.keys[key] = Belief(key, value, vid, next(self._seq))
+        b.evidence = record
+        self.count += 1
+        holders = self.by_source.get(record[0])
+        if holders is None:
+            self.by_source[record[0]] = [b]
+        else:
+            holders.append(b)
+        life = record[3]
+        if life is not None and life[1] is not None:
+            self._push_expiry(b, record, next(self._seq))
+        if self.touched is None and not self.unless_watch:
+            self.dirty.add(b)  # a new key has no readers, rivals or partners yet
+        else:
+            self.mark(b)
+        return b
+
+    def add_premised_rows(self, rows: list[tuple[Any, ...]], start: int, now: float,
+                          batch: Batch) -> int:
+        """Add the rows from ``start`` on whose keys are new, each as :meth:`add_premised`
+        would (``(key, value, vid, source, origin, half_life, ttl)``, or ``(key, value,
+        source)`` for a value that is its own identity and the source its own origin, checked,
+        asserted at ``now``), until a row whose key exists; return that row's index
+        (``len(rows)`` when all were added). The rows whose keys were made are noted in
+        ``batch``, for :meth:`rollback`."""
+        keys = self.keys
+        by_source = self.by_source
+        simple = self.touched is None and not self.unless_watch
+        add = self.dirty.add
+        seq = next(self._seq)  # numbered here, as one by one: a belief, then its expiry
+        lists: dict[str, list[Belief]] = {}  # by_source's lists of the sources met here
+        n = len(rows)
+        i = start
+        try:
+            for i in range(start, n):  # noqa: B007 (i is read after the loop)
+                row = rows[i]
+                if len(row) == 3:
+                    key, value, source = row
+                    b = Belief(key, value, value, seq)
+                    if keys.setdefault(key, b) is not b:
+                        return i  # a known key
+                    b.evidence = (source, source, now, None)
+                    seq += 1
+                else:
+                    key, value, vid, source, origin, half_life, ttl = row
+                    b = Belief(key, value, vid, seq)
+                    if keys.setdefault(key, b) is not b:
+                        return i
+                    record = b.evidence = (source, origin, now, None if half_life is None
+                                           and ttl is None else (half_life, ttl))
+                    seq += 1
+                    if ttl is not None:
+                        self._push_expiry(b, record, seq)
+                        seq += 1
+                holders = lists.get(source)
+                if holders is None:
+                    holders = lists[source] = by_source.setdefault(source, [])
+                holders.append(b)
+                if simple:
+                    add(b)
+                else:
+                    self.mark(b)
+            i = n
+            return i
+        finally:
+            self._seq = itertools.count(seq)
+            self.count += i - start
+            # the rows up to the one being made (a known key, or the one an error stopped)
+            batch.runs.append((rows, start, min(i + 1, n)))
+
+    def begin_batch(self) -> Batch:
+        """Start noting what a batch of changes does, so that :meth:`rollback` can undo it."""
+        nxt = next(self._seq)
+        self._seq = itertools.count(nxt)
+        return Batch(nxt, self.count)
+
+    def save_key(self, batch: Batch, key: str) -> None:
+        """Note the state of ``key``'s beliefs before the batch first changes them."""
+        if key in batch.saved or key not in self.keys:
+            return
+        slot = self.keys[key]
+        beliefs = self.values_of(key)
+        batch.saved[key] = (dict(slot) if type(slot) is dict else slot,  # type: ignore[arg-type]
+                            [(b, b.evidence, b.blocked, b.justs if type(b.justs) is tuple
+                              else list(b.justs)) for b in beliefs])
+
+    def rollback(self, batch: Batch) -> None:
+        """Undo a batch of premise changes (new keys and values, renewed, replaced, dropped
+        and withdrawn reasons): every key it touched is as :meth:`save_key` found it, what it
+        made is gone, and numbering resumes where it was. Memos are recomputed on demand."""
+        keys = self.keys
+        for key, (slot, states) in batch.saved.items():
+            kept = {b for b, *_ in states}
+            for b in self.values_of(key):
+                if b not in kept:
+                    self._drop_made(b)
+            keys[key] = dict(slot) if type(slot) is dict else slot  # type: ignore[arg-type]
+            for b, evidence, blocked, justs in states:
+                b.evidence = evidence
+                b.blocked = blocked
+                for j in justs:
+                    if j not in b.justs:
+                        self._link(j)  # a reason withdrawn by the batch
+                b.justs = tuple(justs) if type(justs) is tuple else list(justs)
+                self._reasons.pop(b, None)  # rebuilt when next needed
+                for r in b.records():
+                    self.by_source.setdefault(r[0], []).append(b)  # a repeat is harmless
+                self.dirty.discard(b)
+                self.mark(b)
+        made = batch.next_seq  # a belief numbered from here on was made by the batch
+        for rows, start, end in batch.runs:
+            for row in rows[start:end]:
+                slot = keys.get(row[0])
+                beliefs = ([] if slot is None else [slot] if type(slot) is Belief
+                           else list(slot.values()))  # type: ignore[union-attr]
+                if beliefs and all(b.seq >= made for b in beliefs):
+                    del keys[row[0]]
+                    for b in beliefs:
+                        self._drop_made(b)
+        self.count = batch.count
+        self._seq = itertools.count(batch.next_seq)
+
+    def _drop_made(self, b: Belief) -> None:
+        """Forget a belief a rolled-back batch made (its list entries become stale)."""
+        for j in list(b.justs):
+            self.remove_justification(j)
+        b.evidence = None
+        self.dirty.discard(b)
+        self.timed.discard(b)
+        self.nogood_losses.pop(b, None)
 
     def find(self, key: str, vid: Any) -> Belief | None:
         slot = self.keys.get(key)
@@ -187,6 +340,25 @@ class Engine:
     def __len__(self) -> int:
         return self.count
 
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The justification graph, ``input belief → justification → output belief``, built
+        afresh from the structure on each call (for export and analysis).
+
+        The engine itself walks the links the records hold (a belief's ``justs`` and the
+        ``users`` that read it), which is the same graph; this is the one accessor that gives
+        it as a ``networkx.DiGraph``. Beliefs with no justification and no reader are not in
+        it.
+        """
+        g = nx.DiGraph()
+        for b in self.beliefs():
+            for j in b.justs:
+                g.add_node(j)
+                for x in j.inputs:
+                    g.add_edge(x, j)
+                g.add_edge(j, b)
+        return g
+
     def contested(self) -> Iterator[tuple[str, list[Belief]]]:
         """Every key with more than one value, and its values."""
         for key, slot in self.keys.items():
@@ -208,6 +380,14 @@ class Engine:
         dirty = self.dirty
         return len(dirty) + sum(1 for b in self.timed if b.stamp != now and b not in dirty)
 
+    def current(self, b: Belief, now: float) -> bool:
+        """Whether ``b``'s memo is its value at ``now`` with no expiry due: a read needs no
+        sync (the caller also checks that no outcome is waiting and no rule is due)."""
+        if now >= self.next_expiry or b in self.dirty:
+            return False
+        stamp = b.stamp
+        return stamp is None or stamp == now
+
     def restore_belief(self, key: str, value: Any, vid: Any, seq: int,
                        blocked: str | None) -> Belief:
         """Recreate a saved belief with its number and withdrawal (snapshots)."""
@@ -216,45 +396,152 @@ class Engine:
         b.blocked = blocked
         return b
 
+    def restore_beliefs(self, rows: Sequence[Sequence[Any]], vids: Sequence[Any]) -> list[Belief]:
+        """Recreate saved beliefs at once (snapshots), as :meth:`restore_belief` would one by
+        one: ``rows`` hold ``(key, value, seq, blocked)``, ``vids`` the values' identities;
+        every one is marked dirty."""
+        keys = self.keys
+        made: list[Belief] = []
+        append = made.append
+        count = 0
+        for (key, value, seq, blocked), vid in zip(rows, vids, strict=True):
+            b = Belief(key, value, vid, seq)
+            slot = keys.setdefault(key, b)
+            if slot is not b:  # a key with several values (or a belief twice: it is renumbered)
+                if type(slot) is Belief:
+                    if slot.vid == vid:
+                        b = slot
+                        b.seq = seq
+                    else:
+                        keys[key] = {slot.vid: slot, vid: b}
+                        count += 1
+                else:
+                    found = slot.get(vid)  # type: ignore[union-attr]
+                    if found is None:
+                        slot[vid] = b  # type: ignore[index]
+                        count += 1
+                    else:
+                        b = found
+                        b.seq = seq
+            else:
+                count += 1
+            if blocked is not None:
+                b.blocked = blocked
+            append(b)
+        self.count += count
+        if self.touched is None and not self.unless_watch:
+            self.dirty.update(made)  # nothing reads them yet: marking is adding
+        else:
+            for b in made:
+                self.mark(b)
+        return made
+
+    def restore_premises(self, beliefs: Sequence[Belief], rows: Iterable[Sequence[Any]],
+                         strings: Sequence[str]) -> None:
+        """Attach saved premises at once (snapshots), in order, as :meth:`set_premise` would
+        one by one (numbering each expiry the same way). A row is ``(belief index, source,
+        origin or -1 for the source's own, at, half_life, ttl)``, sources and origins being
+        indices into ``strings``."""
+        by_source = self.by_source
+        lists: dict[str, list[Belief]] = {}
+        dirty = self.dirty
+        for i, source, origin, at, half_life, ttl in rows:
+            b = beliefs[i]
+            source = strings[source]
+            record = (source, source if origin == -1 else strings[origin], float(at),
+                      None if half_life is None and ttl is None else (
+                          None if half_life is None else float(half_life),
+                          None if ttl is None else float(ttl)))
+            ev = b.evidence
+            if ev is None:
+                b.evidence = record
+            elif b.record_from(source) is not None:  # a source twice: the later replaces
+                self.set_premise(b, Premise.of(record))
+                continue
+            elif type(ev) is tuple:
+                b.evidence = [ev, record]
+            else:
+                b.evidence = [*ev, record]
+            holders = lists.get(source)
+            if holders is None:
+                holders = lists[source] = by_source.setdefault(source, [])
+            holders.append(b)
+            if ttl is not None:
+                self._push_expiry(b, record, next(self._seq))  # type: ignore[arg-type]
+            if b not in dirty:
+                self.mark(b)
+
     def continue_numbering(self, next_seq: int) -> None:
         """Number new beliefs and reasons from ``next_seq`` on (numbers are never reused)."""
         self._seq = itertools.count(next_seq)
 
     def set_premise(self, b: Belief, premise: Premise) -> Premise | None:
         """Attach ``premise`` to ``b``, replacing any earlier one from the same source."""
+        record = premise.record
         old = None
-        if b.premises:
-            kept = []
-            for p in b.premises:
-                if p.source == premise.source:
-                    old = p
-                else:
-                    kept.append(p)
-            kept.append(premise)
-            b.premises = tuple(kept)
+        source = record[0]
+        ev = b.evidence
+        if ev is None:
+            b.evidence = record
+        elif type(ev) is tuple:
+            if ev[0] == source:
+                old = ev
+                b.evidence = record
+            else:
+                b.evidence = [ev, record]
         else:
-            b.premises = (premise,)
+            kept = []
+            for r in ev:
+                if r[0] == source:
+                    old = r
+                else:
+                    kept.append(r)
+            kept.append(record)
+            b.evidence = kept[0] if len(kept) == 1 else kept
         if old is None:
-            holders = self.by_source.get(premise.source)
+            holders = self.by_source.get(source)
             if holders is None:
-                holders = self.by_source[premise.source] = set()
-            holders.add(b)
-        if premise.expires_at is not None:
-            heapq.heappush(self._expiries, (premise.expires_at, next(self._seq), b, premise))
+                self.by_source[source] = [b]
+            else:
+                holders.append(b)
+        life = record[3]
+        if life is not None and life[1] is not None:
+            self._push_expiry(b, record, next(self._seq))
         self.mark(b)
-        return old
+        return None if old is None else Premise.of(old)
+
+    def _push_expiry(self, b: Belief, record: PremiseRecord, tie: int) -> None:
+        at = record[2] + record[3][1]  # type: ignore[index, operator]
+        heapq.heappush(self._expiries, (at, tie, b, record))
+        if at < self.next_expiry:
+            self.next_expiry = at
 
     def drop_premise(self, b: Belief, source: str) -> Premise | None:
-        premise = b.premise_from(source)
-        if premise is not None:
-            b.premises = tuple(p for p in b.premises if p is not premise)
+        record = b.record_from(source)
+        if record is not None:
+            ev = b.evidence
+            if ev is record:
+                b.evidence = None
+            else:
+                kept = [r for r in ev if r is not record]
+                b.evidence = kept[0] if len(kept) == 1 else kept
             holders = self.by_source.get(source)
             if holders is not None:
-                holders.discard(b)
-                if not holders:
-                    del self.by_source[source]
+                dropped = self._dropped.get(source, 0) + 1
+                if dropped * 2 > len(holders):  # compact: amortised, one pass per many drops
+                    holders[:] = [x for x in dict.fromkeys(holders)
+                                  if x.record_from(source) is not None]
+                    dropped = 0
+                    if not holders:
+                        del self.by_source[source]
+                self._dropped[source] = dropped
             self.mark(b)
-        return premise
+        return None if record is None else Premise.of(record)
+
+    def holders_of(self, source: str) -> list[Belief]:
+        """The beliefs with a premise from ``source``."""
+        return [b for b in dict.fromkeys(self.by_source.get(source, ()))
+                if b.record_from(source) is not None]
 
     def forget_if_unused(self, b: Belief) -> bool:
         """Remove ``b`` if nothing holds it, reads it or withdrew it (a superseded value).
@@ -262,7 +549,7 @@ class Engine:
         A feed that keeps giving new values for one key would otherwise leave every old value
         behind as an OUT belief with no reasons.
         """
-        if b.premises or b.justs or b.blocked is not None or b in self.graph:
+        if b.evidence is not None or b.justs or b.blocked is not None or b.users:
             return False
         slot = self.keys.get(b.key)
         if slot is b:
@@ -278,6 +565,7 @@ class Engine:
         self.count -= 1
         self.dirty.discard(b)
         self.timed.discard(b)
+        self.nogood_losses.pop(b, None)
         return True
 
     def add_justification(self, j: Justification) -> Justification:
@@ -300,17 +588,25 @@ class Engine:
                 return found
             index[_identity(j)] = j
         j.seq = next(self._seq)
-        g = self.graph
-        g.add_node(j)
-        for b in j.inputs:
-            g.add_edge(b, j)
-        g.add_edge(j, out)
         if len(justs) < _MANY - 1:
             out.justs = justs + (j,)  # type: ignore[operator]
         elif type(justs) is list:
             justs.append(j)
         else:
             out.justs = [*justs, j]
+        self._link(j)
+        return j
+
+    def _link(self, j: Justification) -> None:
+        """Make ``j`` (already among its output's reasons) known to its inputs and indexes."""
+        for x in j.distinct:
+            users = x.users
+            if len(users) < _MANY - 1:
+                x.users = users + (j,)  # type: ignore[operator]
+            elif type(users) is dict:
+                users[j] = None
+            else:  # a hub read by many reasons: a dict adds and removes one in constant time
+                x.users = dict.fromkeys((*users, j))
         if j.kind.reads_reliability:
             self.by_step_source.setdefault(j.name, set()).add(j)
         elif j.kind.by_rule:
@@ -320,7 +616,6 @@ class Engine:
             for key, _, vid in j.unless:
                 self.unless_watch.setdefault(key, {}).setdefault(vid, []).append(j)
         self.mark(j.output)
-        return j
 
     def remove_justification(self, j: Justification) -> None:
         """Take ``j`` out of the structure (its output is re-evaluated without it)."""
@@ -354,7 +649,14 @@ class Engine:
                 if not holders:
                     del by_name[j.name]
         self.mark(out)
-        self.graph.remove_node(j)
+        for x in j.distinct:
+            users = x.users
+            if type(users) is dict:
+                users.pop(j, None)
+                if len(users) < _MANY:
+                    x.users = tuple(users)
+            else:
+                x.users = tuple(u for u in users if u is not j)
 
     def remove_rule_reasons(self, rule_name: str) -> int:
         """Take out every justification a rule made; return how many."""
@@ -400,7 +702,7 @@ class Engine:
     def holder(self, item: Item) -> Belief | None:
         """A belief the item names that is IN now (as last computed), if any."""
         for b in self.item_beliefs(item):
-            if b.label is IN:
+            if b.best is not None:  # IN
                 return b
         return None
 
@@ -483,11 +785,25 @@ class Engine:
         dirty = self.dirty
         if b in dirty:
             return
-        succ = self.graph._succ
         keys = self.keys
         touched = self.touched
         rivals_too = self.policy.decides
         watch = self.unless_watch
+        if touched is None and not watch and not rivals_too:
+            # only consumers to follow (no exceptions, no rules watching, no rival deciding):
+            # each belief is marked as it is pushed, so it is pushed and popped once
+            dirty.add(b)
+            stack = [b]
+            pop = stack.pop
+            push = stack.append
+            add = dirty.add
+            while stack:
+                for j in pop().users:
+                    out = j.output
+                    if out not in dirty:
+                        add(out)
+                        push(out)
+            return
         partners_too = rivals_too and self.nogoods_by_key
         expanded: set[str] = set()
         stack = [b]
@@ -498,10 +814,8 @@ class Engine:
             dirty.add(x)
             if touched is not None:
                 touched.add(x.key)
-            consumers = succ.get(x)
-            if consumers:
-                for j in consumers:
-                    stack.append(j.output)
+            for j in x.users:
+                stack.append(j.output)
             if watch:
                 by_value = watch.get(x.key)
                 if by_value:
@@ -520,7 +834,8 @@ class Engine:
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
         for b in self.by_source.get(source, ()):
-            self.mark(b)
+            if b.record_from(source) is not None:  # not an entry a dropped premise left
+                self.mark(b)
         for j in self.by_step_source.get(source, ()):
             self.mark(j.output)
 
@@ -532,13 +847,15 @@ class Engine:
         """Process every premise expiry at or before ``now``."""
         heap = self._expiries
         while heap and heap[0][0] <= now:
-            _, _, b, premise = heapq.heappop(heap)
-            if premise in b.premises:
+            _, _, b, record = heapq.heappop(heap)
+            ev = b.evidence  # the very record still stands (a renewal made a new one)
+            if ev is record or (type(ev) is list and any(r is record for r in ev)):
                 self.mark(b)
+        self.next_expiry = heap[0][0] if heap else math.inf
 
     def sync(self, now: float, targets: Iterable[Belief] | None = None) -> None:
         """Bring labels and confidences up to ``now`` for ``targets`` (default: everything)."""
-        if self._expiries and self._expiries[0][0] <= now:
+        if now >= self.next_expiry:
             self.expire(now)
         if targets is None:
             region = self.dirty
@@ -570,7 +887,7 @@ class Engine:
         expanded: set[str] = set()
         while stack:
             b = stack.pop()
-            if b in region or not (b in dirty or (b.timed and b.stamp != now)):
+            if b in region or not (b in dirty or ((s := b.stamp) is not None and s != now)):
                 continue
             region.add(b)
             for j in b.justs:
@@ -591,29 +908,35 @@ class Engine:
         """(agreement of valid premises or None, time-dependent?, had an expired premise?)."""
         timed = False
         expired = False
-        if len(b.premises) == 1:
-            p = b.premises[0]
-            if p.expires_at is not None and now >= p.expires_at:
+        ev = b.evidence
+        if ev is None:
+            return None, False, False
+        if type(ev) is tuple:
+            source, _, at, life = ev
+            if life is None:
+                r, timed = self.reliability(source, now)
+                return r, timed, False
+            if life[1] is not None and now >= at + life[1]:
                 return None, False, True
-            r, timed = self.reliability(p.source, now)
-            if p.half_life is not None:
-                return r * formulas.decay_weight(max(now - p.at, 0.0), p.half_life), True, False
+            r, timed = self.reliability(source, now)
+            if life[0] is not None:
+                return r * formulas.decay_weight(max(now - at, 0.0), life[0]), True, False
             return r, timed, False
         best: dict[str, float] = {}
-        for p in b.premises:
-            if p.expires_at is not None and now >= p.expires_at:
+        for source, origin, at, life in ev:
+            if life is not None and life[1] is not None and now >= at + life[1]:
                 expired = True
                 continue
-            r, r_timed = self.reliability(p.source, now)
-            if p.half_life is not None:
+            r, r_timed = self.reliability(source, now)
+            if life is not None and life[0] is not None:
                 timed = True
-                c = r * formulas.decay_weight(max(now - p.at, 0.0), p.half_life)
+                c = r * formulas.decay_weight(max(now - at, 0.0), life[0])
             else:
                 c = r
             if r_timed:
                 timed = True
-            if c > best.get(p.origin, -1.0):
-                best[p.origin] = c
+            if c > best.get(origin, -1.0):
+                best[origin] = c
         if not best:
             return None, timed, expired
         if len(best) == 1:
@@ -653,23 +976,167 @@ class Engine:
             self._sweep(region, now)
 
     def _sweep(self, region: set[Belief], now: float) -> None:
-        heap: list[tuple[float, int, int, Belief, Any]] = []
-        pending: dict[Justification, int] = {}
+        """Settle ``region`` (everything outside it is settled): in order of creation where
+        that is a topological order, then by confidence from the first belief where it is not."""
         own_timed: set[Belief] = set()
-        direct: list[tuple[Belief, float]] = []
-        tie = itertools.count()
-        push = heapq.heappush
-        succ = self.graph._succ
-        keys = self.keys
-        decided = self.policy.decides
-        winners: dict[str, Belief] = {}
-        memo: dict[str, tuple[float, bool]] = {}
-        nogood_keys = self.nogoods_by_key if decided else None
-        losses = self.nogood_losses
         excepted: set[Belief] = set()  # beliefs with a reason an exception defeated
         # exceptions are settled before this sweep (a lower stratum, or outside the region):
         # whether an item is held is asked once per sweep, however many reasons name it
         held_items: dict[tuple[str, Any], bool] = {}
+        memo: dict[str, tuple[float, bool]] = {}  # reliability by source, at now
+        losses = self.nogood_losses
+        if losses:
+            for b in region:
+                losses.pop(b, None)
+        rest = self._settle_in_order(region, now, own_timed, excepted, held_items, memo)
+        if rest:
+            self._settle_by_confidence(set(rest), now, own_timed, excepted, held_items, memo)
+        for b in excepted:
+            if b.best is None and b.blocked is None and b.note is None:  # OUT, unsupported
+                b.note = "an exception holds"
+        self._settle_timed(region, own_timed, now)
+        if self.dirty:
+            self.dirty.difference_update(region)
+
+    def _settle_in_order(self, region: set[Belief], now: float, own_timed: set[Belief],
+                         excepted: set[Belief], held_items: dict[tuple[str, Any], bool],
+                         memo: dict[str, tuple[float, bool]]) -> list[Belief] | None:
+        """Settle ``region`` in order of creation while that order is topological; return the
+        beliefs from the first one where it is not (``None`` when all are settled).
+
+        A belief's reasons usually read beliefs created before it, so in order of creation
+        every input is settled before it is read, and a belief is simply the best of its valid
+        reasons: the same values the confidence sweep reaches, without its heap. The order
+        breaks at a belief that reads one created after it inside the region (a cycle, or a
+        belief re-derived from newer inputs) and, under a deciding policy, at a value of a
+        contested key or of a nogood's key (the confidence order decides those); everything
+        from there on is left to :meth:`_settle_by_confidence`. Ties between reasons of equal
+        confidence go to the premises, then to the earliest justification.
+        """
+        order = sorted(region, key=_SEQ)
+        reliability = self.reliability
+        keys = self.keys
+        decided = self.policy.decides
+        nogood_keys = self.nogoods_by_key if decided else None
+        decay = formulas.decay_weight
+        for b in order:
+            if decided and (type(keys[b.key]) is not Belief
+                            or (nogood_keys and b.key in nogood_keys)):
+                return order[order.index(b):]
+            if b.blocked is not None:
+                b.best = None
+                b.conf = 0.0
+                b.note = None
+                continue
+            c = -1.0
+            best: Any = None
+            note = None
+            ev = b.evidence
+            if ev is not None:
+                if type(ev) is tuple:  # one premise: (source, origin, at, life)
+                    life = ev[3]
+                    if life is None:
+                        found = memo.get(ev[0])
+                        if found is None:
+                            found = memo[ev[0]] = reliability(ev[0], now)
+                        c = found[0]
+                        if found[1]:
+                            own_timed.add(b)
+                        best = PREMISES
+                    elif life[1] is not None and now >= ev[2] + life[1]:
+                        own_timed.add(b)
+                        note = "expired"
+                    else:
+                        found = memo.get(ev[0])
+                        if found is None:
+                            found = memo[ev[0]] = reliability(ev[0], now)
+                        c = found[0]
+                        if life[0] is not None:
+                            c *= decay(max(now - ev[2], 0.0), life[0])
+                            own_timed.add(b)
+                        elif found[1]:
+                            own_timed.add(b)
+                        best = PREMISES
+                else:
+                    pc, timed, expired = self.premise_confidence(b, now)
+                    if timed or expired:
+                        own_timed.add(b)
+                    if pc is not None:
+                        c = pc
+                        best = PREMISES
+                    elif expired:
+                        note = "expired"
+            seq = b.seq
+            for j in b.justs:
+                weakest = 1.0
+                for x in j.inputs:
+                    if x.seq >= seq and x in region:  # not settled yet: the order breaks here
+                        own_timed.discard(b)
+                        excepted.discard(b)
+                        return order[order.index(b):]
+                    if x.best is None:  # OUT
+                        break
+                    if x.conf < weakest:
+                        weakest = x.conf
+                else:
+                    if j.unless:
+                        defeated = False
+                        for key, _, vid in j.unless:
+                            held = held_items.get((key, vid))
+                            if held is None:
+                                held = held_items[(key, vid)] = (
+                                    self.holder((key, None, vid)) is not None)
+                            if held:
+                                defeated = True
+                                break
+                        if defeated:
+                            excepted.add(b)
+                            continue
+                    live = j.live
+                    if live == 1:
+                        found = memo.get(j.name)
+                        if found is None:
+                            found = memo[j.name] = reliability(j.name, now)
+                        step = found[0] * j.step
+                        if found[1]:
+                            own_timed.add(b)
+                    elif live:  # a kind that computes its own step
+                        step, timed = j.kind.step(j, reliability, now)
+                        if timed:
+                            own_timed.add(b)
+                    else:
+                        step = j.step
+                    step *= weakest
+                    if step > c:
+                        c = step
+                        best = j
+            b.best = best
+            if best is None:
+                b.conf = 0.0
+                b.note = note
+            else:
+                b.conf = c
+                b.note = None
+        return None
+
+    def _settle_by_confidence(self, region: set[Belief], now: float, own_timed: set[Belief],
+                              excepted: set[Belief], held_items: dict[tuple[str, Any], bool],
+                              memo: dict[str, tuple[float, bool]]) -> None:
+        """The Knuth/Dijkstra sweep: settle ``region`` in decreasing confidence (beliefs outside
+        it are settled). Needed where the order decides: cycles, and rival values or nogood
+        partners under a deciding policy."""
+        if self.policy.decides:
+            self._add_tied_support(region, now, memo)
+        heap: list[tuple[float, int, int, Belief, Any]] = []
+        pending: dict[Justification, int] = {}
+        direct: list[tuple[Belief, float]] = []
+        tie = itertools.count()
+        push = heapq.heappush
+        keys = self.keys
+        decided = self.policy.decides
+        winners: dict[str, Belief] = {}
+        nogood_keys = self.nogoods_by_key if decided else None
+        losses = self.nogood_losses
 
         def defeated(j: Justification) -> bool:
             for key, _, vid in j.unless:
@@ -687,16 +1154,11 @@ class Engine:
             return found
 
         def settle(b: Belief, c: float, why: Any) -> None:
-            b.label = IN
             b.conf = c
-            b.best = why
-            b.why = "held"
-            consumers = succ.get(b)
-            if not consumers:
-                return
-            for j in consumers:
+            b.best = why  # IN
+            for j in b.users:
                 out = j.output
-                if out.label is IN or out not in region:
+                if out.best is not None or out not in region:
                     continue
                 waiting = pending.get(j)
                 if waiting is None:
@@ -726,29 +1188,22 @@ class Engine:
                         weakest = x.conf
                 push(heap, (-(step * weakest), out.seq, next(tie), out, j))
 
-        if losses:
-            for b in region:
-                losses.pop(b, None)
         for b in region:
-            b.label = OUT
+            b.best = None  # OUT
             b.conf = 0.0
-            b.best = None
-            b.defeated_by = None
-            b.potential = 0.0
-            b.stamp = now
+            b.note = None
             if b.blocked is not None:
-                b.why = b.blocked
                 continue
-            if b.premises:
+            if b.evidence is not None:
                 c, timed, expired = self.premise_confidence(b, now)
                 if timed or expired:
                     own_timed.add(b)
-                b.why = "expired" if expired and c is None else "unsupported"
+                if expired and c is None:
+                    b.note = "expired"
             else:
                 c = None
-                b.why = "unsupported"
             if c is not None:
-                if (not b.justs and type(keys[b.key]) is Belief and b not in succ
+                if (not b.justs and type(keys[b.key]) is Belief and not b.users
                         and not (nogood_keys and b.key in nogood_keys)):
                     # nothing competes with it and nothing reads it, so settling it out of
                     # order changes no tie: skip the heap (most premises in a large base)
@@ -761,7 +1216,7 @@ class Engine:
                 for x in j.distinct:
                     if x in region:
                         waiting += 1
-                    elif x.label is not IN:
+                    elif x.best is None:  # OUT
                         valid = False
                         break
                 if not valid:
@@ -803,11 +1258,12 @@ class Engine:
 
         while heap:
             negc, _, _, b, why = heapq.heappop(heap)
-            if b.label is IN:
+            if b.best is not None:  # IN already
                 continue
-            if b.defeated_by is not None:  # lost on rank before the sweep: note what it had
-                if b.potential == 0.0:
-                    b.potential = -negc
+            note = b.note
+            if type(note) is tuple:  # lost on rank before the sweep: note what it had
+                if note[1] == 0.0:
+                    b.note = (note[0], -negc)
                 continue
             c = -negc
             contested = decided and type(keys[b.key]) is not Belief
@@ -816,58 +1272,81 @@ class Engine:
                 # when a policy decides), so the first one settled here is the winner
                 winner = winners.get(b.key)
                 if winner is not None:
-                    b.defeated_by = winner
-                    b.potential = c
-                    b.why = "lost"
+                    b.note = (winner, c)  # lost
                     continue
             if nogood_keys and b.key in nogood_keys:
                 # the last item of a nogood to be reached (the least confident) gives way
                 lost = self._completes(b)
                 if lost is not None:
-                    b.defeated_by = next(h for item in lost.items
-                                         if (h := self.holder(item)) is not None and h is not b)
-                    b.potential = c
-                    b.why = "lost"
+                    b.note = (next(h for item in lost.items
+                                   if (h := self.holder(item)) is not None and h is not b), c)
                     losses[b] = (lost, why)
                     continue
             if contested:
                 winners[b.key] = b
+            b.note = None
             settle(b, c, why)
 
-        for b in excepted:
-            if b.label is OUT and b.why == "unsupported":
-                b.why = "an exception holds"
-        self._settle_timed(region, own_timed, decided)
-        if self.dirty:
-            self.dirty.difference_update(region)
+    def _add_tied_support(self, region: set[Belief], now: float,
+                          memo: dict[str, tuple[float, bool]]) -> None:
+        """Add to ``region`` the settled beliefs that a reason in it could tie with.
 
-    def _settle_timed(self, region: set[Belief], own_timed: set[Belief], decided: bool) -> None:
+        Among equally confident values the older is reached first, but a value whose reason
+        ties with an input (a step of 1.0: a rule, a checked formula) is reached only after
+        that input. An input settled in an earlier sweep would make it available at once, and
+        a deciding policy could then pick another winner than a sweep from scratch does. Such
+        inputs (and theirs, down the ties) are swept again with the region: their values do not
+        change, and the order among the ties is the one a sweep from scratch follows.
+        """
+        stack = list(region)
+        while stack:
+            b = stack.pop()
+            for j in b.justs:
+                step = -1.0
+                for x in j.inputs:
+                    if x.best is None or x in region:  # OUT, or swept here anyway
+                        continue
+                    if step < 0.0:
+                        live = j.live
+                        if live == 1:
+                            found = memo.get(j.name)
+                            if found is None:
+                                found = memo[j.name] = self.reliability(j.name, now)
+                            step = found[0] * j.step
+                        elif live:  # a kind that computes its own step
+                            step = self.step_confidence(j, now)[0]
+                        else:
+                            step = j.step
+                    if step * x.conf == x.conf:
+                        region.add(x)
+                        stack.append(x)
+
+    def _settle_timed(self, region: set[Belief], own_timed: set[Belief], now: float) -> None:
         """A value is time-dependent if it reads a decaying premise or a time-dependent input
-        or exception (or, under a deciding policy, has a time-dependent rival or partner)."""
+        or exception (or, under a deciding policy, has a time-dependent rival or partner); its
+        ``stamp`` is then the time it was computed at, else ``None``."""
         timed_set = self.timed
         if not own_timed and not timed_set:
-            return  # nothing in the base reads the time: every b.timed is already False
-        succ = self.graph._succ
+            return  # nothing in the base reads the time: every stamp is already None
+        decided = self.policy.decides
         keys = self.keys
         watch = self.unless_watch
         partners_too = decided and self.nogoods_by_key
         expanded: set[str] = set()
         for b in region:
-            b.timed = False
+            b.stamp = None
         for b in region:
-            if b.timed:
+            if b.stamp is not None:
                 continue
             if b in own_timed or self._reads_timed(b, region):
                 stack = [b]
                 while stack:
                     x = stack.pop()
-                    if x.timed or x not in region:
+                    if x.stamp is not None or x not in region:
                         continue
-                    x.timed = True
-                    consumers = succ.get(x)
-                    if consumers:
-                        for j in consumers:
-                            stack.append(j.output)
+                    x.stamp = now
+                    for j in x.users:
+                        stack.append(j.output)
                     if watch and x.key in watch:
                         stack.extend(j.output for j in self.watchers(x))
                     if partners_too and x.key in partners_too:
@@ -877,26 +1356,42 @@ class Engine:
                         if type(slot) is not Belief:
                             expanded.add(x.key)
                             stack.extend(slot.values())  # type: ignore[union-attr]
-        if own_timed or timed_set:
-            for b in region:
-                if b.timed:
-                    timed_set.add(b)
-                elif timed_set:
-                    timed_set.discard(b)
+        for b in region:
+            if b.stamp is not None:
+                timed_set.add(b)
+            elif timed_set:
+                timed_set.discard(b)
 
     def _reads_timed(self, b: Belief, region: set[Belief]) -> bool:
         """Whether ``b`` reads a time-dependent belief settled outside ``region``."""
         for j in b.justs:
             for x in j.inputs:
-                if x.timed and x not in region:
+                if x.stamp is not None and x not in region:
                     return True
             for item in j.unless:
                 for x in self.item_beliefs(item):
-                    if x.timed and x not in region:
+                    if x.stamp is not None and x not in region:
                         return True
         if self.policy.decides and self.nogoods_by_key and b.key in self.nogoods_by_key:
-            return any(x.timed and x not in region for x in self.partners(b))
+            return any(x.stamp is not None and x not in region for x in self.partners(b))
         return False
+
+
+_SEQ = attrgetter("seq")
+
+
+class Batch:
+    """What a batch of changes did, for :meth:`Engine.rollback`: the keys it made, the prior
+    state of the keys it changed, and the numbering and count before it."""
+
+    __slots__ = ("next_seq", "count", "runs", "saved")
+
+    def __init__(self, next_seq: int, count: int) -> None:
+        self.next_seq = next_seq
+        self.count = count
+        # (rows, start, end): the rows whose new keys were made
+        self.runs: list[tuple[list[tuple[Any, ...]], int, int]] = []
+        self.saved: dict[str, tuple[Any, list[tuple[Belief, Any, str | None, Any]]]] = {}
 
 
 def _matches(item: Item, b: Belief) -> bool:

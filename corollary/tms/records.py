@@ -64,26 +64,90 @@ def item_text(item: Item) -> str:
     return key if vid is ANY else f"{key} = {value!r}"
 
 
-class Premise:
-    """A reason straight from a source: who said it, when, and how long it stays good."""
+#: A premise as a belief keeps it: ``(source, origin, at, life)``, ``life`` being ``None`` (most
+#: premises: no fading, no expiry) or ``(half_life, ttl)``. An exact tuple of strings and numbers:
+#: the cyclic garbage collector stops tracking it after its first pass, so a base of a million
+#: premises costs the collector one object a belief, not two.
+PremiseRecord = tuple[str, str, float, "tuple[float | None, float | None] | None"]
 
-    __slots__ = ("source", "origin", "at", "half_life", "ttl", "expires_at")
+
+def premise_record(source: str, origin: str, at: float, half_life: float | None,
+                   ttl: float | None) -> PremiseRecord:
+    """The record of a premise (see :data:`PremiseRecord`)."""
+    return (source, origin, at, None if half_life is None and ttl is None else (half_life, ttl))
+
+
+class Premise:
+    """A reason straight from a source: who said it, when, and how long it stays good.
+
+    A view of the record a belief keeps (:data:`PremiseRecord`): two views of one record are
+    equal (and hash alike), two records made apart are not, even with equal fields, as a
+    premise renewed at the same instant is a new premise.
+    """
+
+    __slots__ = ("record",)
 
     def __init__(self, source: str, origin: str, at: float, half_life: float | None,
                  ttl: float | None) -> None:
-        self.source = source
-        self.origin = origin
-        self.at = at
-        self.half_life = half_life
-        self.ttl = ttl
-        self.expires_at = None if ttl is None else at + ttl
+        self.record = premise_record(source, origin, at, half_life, ttl)
+
+    @classmethod
+    def of(cls, record: PremiseRecord) -> Premise:
+        """The view of a record."""
+        p = cls.__new__(cls)
+        p.record = record
+        return p
+
+    @property
+    def source(self) -> str:
+        """Who said it (``kind:name``)."""
+        return self.record[0]
+
+    @property
+    def origin(self) -> str:
+        """Where it came from: premises of one origin do not confirm each other."""
+        return self.record[1]
+
+    @property
+    def at(self) -> float:
+        """When it was asserted (POSIX seconds)."""
+        return self.record[2]
+
+    @property
+    def half_life(self) -> float | None:
+        """Seconds for the premise's weight to halve (``None``: it does not fade)."""
+        life = self.record[3]
+        return None if life is None else life[0]
+
+    @property
+    def ttl(self) -> float | None:
+        """Seconds the premise stays valid (``None``: it does not expire)."""
+        life = self.record[3]
+        return None if life is None else life[1]
+
+    @property
+    def expires_at(self) -> float | None:
+        """When the premise expires (``at + ttl``), or ``None``."""
+        return _expires_at(self.record)
 
     def expired(self, now: float) -> bool:
         """Whether the premise's ttl has run out at ``now``."""
-        return self.expires_at is not None and now >= self.expires_at
+        at = _expires_at(self.record)
+        return at is not None and now >= at
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Premise) and other.record is self.record
+
+    def __hash__(self) -> int:
+        return id(self.record)
 
     def __repr__(self) -> str:
         return f"<Premise {self.source} at {self.at}>"
+
+
+def _expires_at(record: PremiseRecord) -> float | None:
+    life = record[3]
+    return None if life is None or life[1] is None else record[2] + life[1]
 
 
 class Justification:
@@ -140,42 +204,112 @@ class Nogood:
 class Belief:
     """One value of one key, with its reasons and its last computed label and confidence.
 
-    ``premises`` is a tuple and ``justs`` a tuple until a belief has many reasons (then a
-    list): most beliefs have one reason, and a tuple of one costs less than any mutable
-    container. ``label``, ``conf``, ``best`` (``PREMISES`` or the justification that gives the
-    confidence), ``defeated_by``, ``potential`` (what a defeated value would have had),
-    ``why`` and ``stamp`` (the time they were computed at) are the engine's memo: read them
-    only after the engine has synced the belief.
+    ``evidence`` holds the premises as stored: ``None``, the one premise's record (most
+    beliefs; :data:`PremiseRecord`), or a list of the records of several (replaced whole, never
+    changed in place); :attr:`premises` gives them as :class:`Premise` views. ``justs`` is a
+    tuple until a belief has many reasons (then a list), and ``users``, the justifications that
+    read the belief, a tuple until many do (then a dict, as an ordered set): most beliefs have
+    one reason and few readers, and a tuple of one costs less than any mutable container.
+
+    The engine's memo, to read only after the engine has synced the belief: ``best`` (what
+    gives the confidence: ``PREMISES`` or a justification; ``None`` exactly when the belief is
+    OUT, so :attr:`label` is derived from it), ``conf``, ``stamp`` (the time a time-dependent
+    value was computed at; ``None`` for a value that does not read the time) and ``note``,
+    why an OUT belief that is not withdrawn is OUT when it is not plainly unsupported:
+    ``"expired"``, ``"an exception holds"``, or ``(defeated_by, potential)`` for a value that
+    lost to a rival or a nogood (:attr:`why`, :attr:`defeated_by` and :attr:`potential` read
+    it). Twelve slots: a belief costs 128 bytes.
     """
 
-    __slots__ = (
-        "key", "value", "vid", "seq", "premises", "justs", "blocked",
-        "label", "conf", "best", "defeated_by", "potential", "timed", "stamp", "why",
-    )
+    __slots__ = ("key", "value", "vid", "seq", "evidence", "justs", "users", "blocked",
+                 "conf", "best", "stamp", "note")
 
     def __init__(self, key: str, value: Any, vid: Any, seq: int) -> None:
         self.key = key
         self.value = value
         self.vid = vid
         self.seq = seq
-        self.premises: tuple[Premise, ...] = ()
+        # PremiseRecord | list[PremiseRecord] | None (a record is a tuple: told apart by type)
+        self.evidence: Any = None
         self.justs: tuple[Justification, ...] | list[Justification] = ()
+        self.users: tuple[Justification, ...] | dict[Justification, None] = ()
         self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
-        self.label = OUT
         self.conf = 0.0
         self.best: Any = None
-        self.defeated_by: Belief | None = None
-        self.potential = 0.0
-        self.timed = False
         self.stamp: float | None = None
-        self.why = "unsupported"
+        self.note: Any = None
+
+    @property
+    def premises(self) -> tuple[Premise, ...]:
+        """The premises, as a tuple of views."""
+        ev = self.evidence
+        if ev is None:
+            return ()
+        if type(ev) is tuple:
+            return (Premise.of(ev),)
+        return tuple(Premise.of(r) for r in ev)
+
+    def records(self) -> list[PremiseRecord]:
+        """The premises' records."""
+        ev = self.evidence
+        if ev is None:
+            return []
+        return [ev] if type(ev) is tuple else list(ev)
+
+    @property
+    def label(self) -> str:
+        """``IN`` or ``OUT``, as last computed."""
+        return OUT if self.best is None else IN
+
+    @property
+    def timed(self) -> bool:
+        """Whether the value, as last computed, depends on the time."""
+        return self.stamp is not None
+
+    @property
+    def why(self) -> str:
+        """Why the belief is IN or OUT, as last computed: ``held``, the reason it was withdrawn,
+        ``lost``, ``expired``, ``an exception holds`` or ``unsupported``."""
+        if self.best is not None:
+            return "held"
+        if self.blocked is not None:
+            return self.blocked
+        note = self.note
+        if note is None:
+            return "unsupported"
+        return "lost" if type(note) is tuple else note  # type: ignore[no-any-return]
+
+    @property
+    def defeated_by(self) -> Belief | None:
+        """The value this one lost to (a rival, or a nogood's item), if it lost."""
+        note = self.note
+        return note[0] if type(note) is tuple else None
+
+    @defeated_by.setter
+    def defeated_by(self, winner: Belief | None) -> None:
+        self.note = None if winner is None else (winner, self.potential)
+
+    @property
+    def potential(self) -> float:
+        """The confidence a value that lost would have had (0.0 otherwise)."""
+        note = self.note
+        return note[1] if type(note) is tuple else 0.0  # type: ignore[no-any-return]
+
+    def record_from(self, source: str) -> PremiseRecord | None:
+        """The record of this belief's premise from ``source``, if any."""
+        ev = self.evidence
+        if type(ev) is tuple:
+            return ev if ev[0] == source else None  # type: ignore[no-any-return]
+        if ev is not None:
+            for r in ev:
+                if r[0] == source:
+                    return r
+        return None
 
     def premise_from(self, source: str) -> Premise | None:
         """This belief's premise from ``source``, if any."""
-        for p in self.premises:
-            if p.source == source:
-                return p
-        return None
+        r = self.record_from(source)
+        return None if r is None else Premise.of(r)
 
     def __repr__(self) -> str:
         return f"<Belief {self.key}={self.value!r} {self.label} {self.conf:.4g}>"

@@ -26,10 +26,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def _dependents(engine: Engine, x: Belief) -> Iterator[tuple[Belief, bool]]:
     """The beliefs that depend on ``x``, each with whether the edge is negative."""
-    consumers = engine.graph._succ.get(x)
-    if consumers:
-        for j in consumers:
-            yield j.output, False
+    for j in x.users:
+        yield j.output, False
     by_value = engine.unless_watch.get(x.key)
     if by_value:
         if engine.policy.decides:  # every value of a key decides the others: match by key
@@ -198,11 +196,9 @@ def _independent(engine: Engine, d: Belief, region: set[Belief]) -> bool:
 def _dependents_in(engine: Engine, x: Belief, region: set[Belief]
                    ) -> Iterator[tuple[Belief, bool]]:
     """What depends on ``x`` inside ``region`` (the region's own links, belief by belief)."""
-    consumers = engine.graph._succ.get(x)
-    if consumers:
-        for j in consumers:
-            if j.output in region:
-                yield j.output, False
+    for j in x.users:
+        if j.output in region:
+            yield j.output, False
     if x.key in engine.unless_watch:
         for j in engine.watchers(x):
             if j.output in region:

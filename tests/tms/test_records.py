@@ -22,8 +22,9 @@ def test_a_new_belief_is_out_and_finds_its_premises_by_source() -> None:
     assert b.premises == () and b.justs == ()
     tool = Premise("tool:registry", "tool:registry", 0.0, None, None)
     doc = Premise("document:10-K", "document:10-K", 0.0, None, None)
-    b.premises = (tool, doc)
-    assert b.premise_from("document:10-K") is doc and b.premise_from("human:h") is None
+    b.evidence = [tool.record, doc.record]  # premises are kept as records; Premise views them
+    assert b.premises == (tool, doc)
+    assert b.premise_from("document:10-K") == doc and b.premise_from("human:h") is None
     assert repr(b) == "<Belief hq='Austin' OUT 0>"
 
 

@@ -1,0 +1,228 @@
+"""``kb.assert_many(rows)`` is repeated ``kb.assert_``, checked first and all or nothing.
+
+Every row is checked before anything changes; the rows then take effect in order with
+``assert_``'s meaning (renewals, replacements, confirmations, a tool's declared defaults, a
+withdrawn value asserted afresh), and the confirmations' outcomes go to the ledger as one batch.
+A ledger that refuses the batch leaves the base exactly as it was. Each test compares the whole
+snapshot (``to_dict``) with a base that got the same rows one by one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corollary import BeliefBase, ManualClock, TrustLedger, rule, tool
+from corollary.errors import (
+    InvalidInputError,
+    InvalidTypeError,
+    StoreError,
+    UnknownSourceError,
+)
+from corollary.stores.memory import MemoryStore
+
+
+@tool(trust="medium", half_life=600, ttl=3600, origin="registry")
+def lookup(name: str) -> str:
+    return name
+
+
+def _plain(data: Any) -> Any:
+    """A snapshot without its outcomes' event ids (they name the operation that recorded them:
+    one batch here, one operation per row there)."""
+    if isinstance(data, dict):
+        return {k: _plain(v) for k, v in data.items() if k != "event_id"}
+    if isinstance(data, list):
+        return [_plain(v) for v in data]
+    return data
+
+
+def _pair(**options: Any) -> tuple[BeliefBase, BeliefBase]:
+    clock = ManualClock(100)
+    return BeliefBase(clock=clock, **options), BeliefBase(clock=clock, **options)
+
+
+def _one_by_one(kb: BeliefBase, rows: list[Any]) -> None:
+    for row in rows:
+        if isinstance(row, dict):
+            kb.assert_(**row)
+        else:
+            kb.assert_(*row)
+
+
+ROWS: list[Any] = [
+    ("hq", "Austin", "tool:registry"),
+    ("hq", "Austin", "document:10-K"),  # another origin confirms: two right outcomes
+    ("hq", "Austin", "document:10-K"),  # a repeat renews, records nothing
+    ("ceo", "Ann", "human:ops"),
+    ("ceo", "Bob", "human:ops"),  # the source replaces its value: Ann is forgotten
+    ("ceo", "Bob", "human:desk", "ops-team"),
+    ("ceo", "Bob", "human:ops2", "ops-team"),  # the same origin: no confirmation
+    {"key": "quote", "value": 101.5, "source": "tool:feed", "half_life": 60, "ttl": 300},
+    ("flags", [1, True, None, {"a": 2.5}], "assumption:guess"),
+    ("flag", True, "assumption:guess"),
+    ("n", 2**63, "tool:feed"),
+    ("who", "ann", "tool:lookup"),  # the tool's declared trust, half-life, ttl and origin
+    ("who", "ann", "document:registry-copy", "registry"),  # the tool's origin: no confirmation
+    ("who", "ann", "human:ops"),  # another origin than the tool's: confirms all three
+]
+
+
+def test_the_rows_do_what_asserting_them_one_by_one_does() -> None:
+    batch, single = _pair(tools=[lookup])
+    assert batch.assert_many(ROWS) == len(ROWS)
+    _one_by_one(single, ROWS)
+    assert _plain(batch.to_dict()) == _plain(single.to_dict())
+    outcomes = [(o.key, o.source, o.confidence) for o in batch.ledger.outcomes() if o.correct]
+    assert outcomes == [  # the held value's confidence when each confirmation came
+        ("hq", "document:10-K", 0.95), ("hq", "tool:registry", 0.95),
+        ("ceo", "human:desk", 0.99), ("ceo", "human:ops", 0.99),
+        ("who", "human:ops", 0.9), ("who", "document:registry-copy", 0.9),
+        ("who", "tool:lookup", 0.9)]
+    assert len(batch.ledger.outcomes()) == 7
+    assert batch.engine.find("ceo", "Ann") is None  # replaced, and forgotten
+    assert batch.engine.find("who", "ann").premise_from("tool:lookup").ttl == 3600
+
+
+def test_rows_on_a_base_that_has_beliefs_already() -> None:
+    batch, single = _pair()
+    for kb in (batch, single):
+        kb.assert_("hq", "Austin", source="tool:registry")
+        kb.claim("office", "Austin", source="model:m", inputs=["hq"])
+        kb.assert_("hq", "Dallas", source="human:ops")
+        kb.retract("hq", "Dallas")  # Dallas withdrawn
+    rows = [("hq", "Dallas", "human:desk"),  # a withdrawn value asserted afresh
+            ("hq", "Austin", "document:10-K"),  # confirms the registry
+            ("office", "Austin", "human:ops"),
+            ("new", 1, "tool:feed")]
+    batch.assert_many(rows)
+    _one_by_one(single, rows)
+    assert _plain(batch.to_dict()) == _plain(single.to_dict())
+    assert batch.engine.find("hq", "Dallas").blocked is None
+
+
+def test_confirmations_are_recorded_as_one_ledger_batch() -> None:
+    class Counting(MemoryStore):
+        adds: list[int] = []
+
+        def add(self, outcomes):  # type: ignore[no-untyped-def]
+            self.adds.append(len(outcomes))
+            return super().add(outcomes)
+
+    store = Counting()
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock, ledger=TrustLedger(store=store, clock=clock))
+    kb.assert_many([(f"k{i}", i, "tool:a") for i in range(50)]
+                   + [(f"k{i}", i, "document:b") for i in range(50)])
+    assert store.adds == [100]  # 50 confirmations, two outcomes each, in one write
+    assert len(kb.ledger.outcomes()) == 100
+
+
+def test_a_ledger_that_refuses_the_batch_leaves_the_base_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    clock = ManualClock(0)
+    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
+    try:
+        kb = BeliefBase(clock=clock, ledger=ledger)
+        kb.assert_many([("hq", "Austin", "tool:registry"), ("ceo", "Ann", "human:ops")])
+        kb.retract("ceo")
+        before = _plain(kb.to_dict())
+        rows = [("fresh", 1, "tool:feed"), ("ceo", "Ann", "human:desk"),  # afresh
+                ("hq", "Dallas", "tool:registry"),  # replaces Austin
+                ("hq", "Dallas", "document:10-K"),  # confirms: the ledger is written
+                ("more", 2, "tool:feed")]
+        blocker = sqlite3.connect(path, isolation_level=None)
+        blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            with pytest.raises(StoreError):
+                kb.assert_many(rows)
+        finally:
+            blocker.execute("ROLLBACK")
+            blocker.close()
+        assert _plain(kb.to_dict()) == before
+        assert "fresh" not in kb and kb.label("ceo", "Ann") == "OUT"
+        assert kb.value("hq") == "Austin" and len(kb) == 2
+        # the same rows again, now that the ledger takes them: as one by one
+        kb.assert_many(rows)
+        single = BeliefBase(clock=clock)
+        single.assert_many([("hq", "Austin", "tool:registry"), ("ceo", "Ann", "human:ops")])
+        single.retract("ceo")
+        _one_by_one(single, rows)
+        got, expected = _plain(kb.to_dict()), _plain(single.to_dict())
+        got.pop("shared_ledger"), expected.pop("shared_ledger")
+        got.pop("ledger"), expected.pop("ledger")
+        assert got == expected
+        assert [o.source for o in ledger.outcomes()] == ["document:10-K", "tool:registry"]
+    finally:
+        ledger.close()
+
+
+BAD_ROWS = [
+    (("", 1, "tool:a"), InvalidInputError, "row 1: a key must be a non-empty string"),
+    ((" ", 1, "tool:a"), InvalidInputError, "row 1: a key must be"),
+    ((3, 1, "tool:a"), InvalidTypeError, "row 1: a key must be a string"),
+    (("k", object(), "tool:a"), InvalidTypeError, "row 1: a value must be plain data"),
+    (("k", float("nan"), "tool:a"), InvalidInputError, "row 1: a value must be finite"),
+    (("k", 2**64, "tool:a"), InvalidInputError, "row 1: an integer value must fit"),
+    (("k", 1, "nokind:a"), UnknownSourceError, "row 1:"),
+    (("k", 1, "rule:r"), InvalidInputError, "row 1: 'rule:r' is a reasoning step"),
+    (("k", 1, "tool:a", ""), InvalidInputError, "row 1: origin must be a non-empty string"),
+    (("k", 1, "tool:a", None, -5), InvalidInputError, "row 1: half_life must be finite and non-negative"),
+    (("k", 1, "tool:a", None, None, 0), InvalidInputError, "row 1: ttl must be > 0"),
+    (("k", 1), InvalidInputError, "row 1: a row holds 3 to 6 fields"),
+    (("k", 1, "tool:a", None, None, None, "x"), InvalidInputError, "row 1: a row holds"),
+    ("k", InvalidTypeError, "row 1: a row is a tuple or a dict, not str"),
+    ({"key": "k", "value": 1}, InvalidInputError, "row 1: missing fields ['source']"),
+    ({"key": "k", "value": 1, "source": "tool:a", "colour": 1}, InvalidInputError,
+     "row 1: unknown fields ['colour']"),
+]
+
+
+@pytest.mark.parametrize(("bad", "error", "message"), BAD_ROWS)
+def test_a_bad_row_changes_nothing(bad: Any, error: type[Exception], message: str) -> None:
+    kb = BeliefBase(clock=ManualClock(0), tools=[lookup])
+    kb.assert_many([("hq", "Austin", "tool:registry")])
+    before = kb.to_dict()
+    rows = [("fresh", 1, "tool:a"), bad, ("hq", "Austin", "document:10-K")]
+    with pytest.raises(error, match=message.replace("[", r"\[").replace("]", r"\]")
+                       .replace("(", r"\(").replace(")", r"\)")):
+        kb.assert_many(rows)
+    assert kb.to_dict() == before and len(kb) == 1 and "fresh" not in kb
+
+
+def test_rows_that_are_not_an_iterable_of_rows_are_refused() -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    for rows in (5, "k", b"k", {"key": "k", "value": 1, "source": "tool:a"}):
+        with pytest.raises(InvalidTypeError, match="iterable of rows"):
+            kb.assert_many(rows)  # type: ignore[arg-type]
+    assert kb.assert_many([]) == 0 and kb.assert_many(iter([("k", 1, "tool:a")])) == 1
+
+
+@rule(output="total", inputs={"a": "a", "b": "b"})
+def _total(a, b):
+    return a + b
+
+
+def test_with_rules_the_rows_fire_them_as_one_by_one_does() -> None:
+    batch, single = _pair(rules=[_total])
+    rows = [("a", 1, "tool:x"), ("b", 2, "tool:x"), ("a", 5, "tool:x"), ("b", 2, "human:y")]
+    batch.assert_many(rows)
+    _one_by_one(single, rows)
+    assert _plain(batch.to_dict()) == _plain(single.to_dict())
+    assert batch.value("total") == 7
+    assert batch.engine.find("total", 3) is not None  # fired on a = 1 before a = 5 came
+
+
+def test_a_large_batch_of_new_keys_is_held_and_numbered_as_one_by_one() -> None:
+    batch, single = _pair()
+    rows = [(f"k{i}", i, f"tool:feed{i % 7}") for i in range(5_000)]
+    rows += [(f"t{i}", float(i), "tool:feed0", None, 30.0, 60.0) for i in range(100)]
+    batch.assert_many(rows)
+    _one_by_one(single, rows)
+    assert _plain(batch.to_dict()) == _plain(single.to_dict())
+    assert batch.refresh() == 5_100 and len(batch) == 5_100
+    assert batch.confidence("k4999") == 0.95
+    assert batch.engine.next_expiry == 160.0
