@@ -7,6 +7,7 @@
 #   bash .ci/postgres.sh stop    # stops the server and removes the cluster
 #   bash .ci/postgres.sh stop-server   # stops the server, keeps the cluster (for fault tests)
 #   bash .ci/postgres.sh start-server  # starts the kept cluster again on the same port
+#   bash .ci/postgres.sh status        # says whether it runs; if not, the end of its log
 #
 # Runs as root (CI) or as any user; the cluster belongs to the `postgres` user when run as root.
 set -euo pipefail
@@ -40,7 +41,7 @@ port_free() {
 }
 
 start() {
-    if [ -f "$DIR/url" ] && [ -f "$DIR/data/postmaster.pid" ]; then
+    if [ -f "$DIR/url" ] && running; then
         cat "$DIR/url"; return 0
     fi
     BIN=$(find_bin) || {
@@ -79,20 +80,53 @@ run_server() {  # start the cluster in $DIR on the port it was created with
 
 stop_server() {  # stop the server (fast shutdown: sessions are cut), keep the cluster
     [ -f "$DIR/bin" ] || { echo "postgres.sh: no cluster in $DIR" >&2; exit 1; }
-    if [ -f "$DIR/data/postmaster.pid" ]; then
+    if running; then
         as_owner "$(cat "$DIR/bin")/pg_ctl" -D "$DIR/data" -m fast -w -t 60 stop >/dev/null
     fi
 }
 
-start_server() {  # start a cluster stopped by stop-server
+running() {  # whether the cluster's postmaster runs (a pid file may outlive a killed server)
+    local pid
+    [ -f "$DIR/data/postmaster.pid" ] || return 1
+    pid=$(head -n 1 "$DIR/data/postmaster.pid")
+    kill -0 "$pid" 2>/dev/null || return 1
+    # a killed server lingers as a zombie where nothing reaps orphans
+    [ ! -r "/proc/$pid/stat" ] || ! sed 's/.*) //' "/proc/$pid/stat" | grep -q '^[ZX]'
+}
+
+cluster_processes() {  # live processes working in the cluster's data directory
+    local p state
+    for p in /proc/[0-9]*; do
+        [ "$(readlink "$p/cwd" 2>/dev/null)" = "$DIR/data" ] || continue
+        state=$(sed 's/.*) //' "$p/stat" 2>/dev/null | cut -c1)
+        case "$state" in Z|X|"") ;; *) echo "${p#/proc/}" ;; esac
+    done
+}
+
+start_server() {  # start a cluster stopped by stop-server (or found dead)
     [ -f "$DIR/bin" ] || { echo "postgres.sh: no cluster in $DIR" >&2; exit 1; }
-    [ -f "$DIR/data/postmaster.pid" ] || run_server "$(cat "$DIR/bin")"
+    running && return 0
+    if [ -f "$DIR/data/postmaster.pid" ]; then
+        # the server was killed, not stopped: its children leave once they notice, and its
+        # lock files name a pid that may linger as a zombie, which PostgreSQL takes for alive
+        local _
+        for _ in $(seq 100); do [ -z "$(cluster_processes)" ] && break; sleep 0.1; done
+        rm -f "$DIR/data/postmaster.pid" "$DIR"/run/.s.PGSQL.*.lock
+    fi
+    run_server "$(cat "$DIR/bin")"
+}
+
+status() {  # say whether the server runs; if it died, show the end of its log
+    if running; then echo "postgres.sh: the server in $DIR runs"; return 0; fi
+    echo "postgres.sh: the server in $DIR is not running; the end of its log:" >&2
+    tail -n 40 "$DIR/server.log" >&2 2>/dev/null || true
+    return 1
 }
 
 stop() {
     [ -d "$DIR" ] || return 0
     BIN=$(cat "$DIR/bin" 2>/dev/null || find_bin || true)
-    if [ -n "$BIN" ] && [ -f "$DIR/data/postmaster.pid" ]; then
+    if [ -n "$BIN" ] && running; then
         as_owner "$BIN/pg_ctl" -D "$DIR/data" -m fast -w stop >/dev/null || true
     fi
     rm -rf "$DIR"
@@ -103,5 +137,6 @@ case "${1:-}" in
     stop) stop ;;
     stop-server) stop_server ;;
     start-server) start_server ;;
-    *) echo "usage: $0 start|stop|stop-server|start-server" >&2; exit 2 ;;
+    status) status ;;
+    *) echo "usage: $0 start|stop|stop-server|start-server|status" >&2; exit 2 ;;
 esac
