@@ -74,6 +74,14 @@ def bench_assert(n: int) -> dict[str, float]:
     gc.collect()
     per_belief = (rss() - before) / n
     out = {"assert_per_s": n / elapsed, "bytes_per_belief": per_belief}
+    del kb
+    if hasattr(BeliefBase, "assert_many"):  # the bulk path (absent before issue 12)
+        rows = [(keys[i], i, sources[i % 16]) for i in range(n)]
+        bulk = BeliefBase(clock=clock)
+        t = time.perf_counter()
+        bulk.assert_many(rows)
+        out["bulk_per_s"] = n / (time.perf_counter() - t)
+        del bulk, rows
     try:
         from reasons.network import Network
     except ImportError:
@@ -246,10 +254,13 @@ def bench_snapshot(n: int) -> dict[str, float]:
         restored = BeliefBase.load(path, clock=clock)
         load_s = time.perf_counter() - t
         t = time.perf_counter()
-        restored.refresh()
+        restored.confidence("derived:0:99")  # the first query: the end of a 100-belief chain
         first_query_s = time.perf_counter() - t
-    return {"save_s": save_s, "load_s": load_s, "refresh_after_load_s": first_query_s,
-            "bytes_per_belief": size / n}
+        t = time.perf_counter()
+        restored.refresh()
+        refresh_s = time.perf_counter() - t
+    return {"save_s": save_s, "load_s": load_s, "first_query_s": first_query_s,
+            "refresh_after_load_s": refresh_s, "bytes_per_belief": size / n}
 
 
 # -- the random DAG (issue 12) -------------------------------------------------------------
@@ -438,12 +449,14 @@ def main() -> None:
         print_dag(bench_dag(repeat=args.repeat))
     if "assert" in only:
         a = bench_assert(n)
-        line = f"assert premises: {a['assert_per_s']:,.0f}/s (bar >= 100,000/s)"
+        line = f"assert premises: {a['assert_per_s']:,.0f}/s one by one (bar >= 300,000/s)"
+        if "bulk_per_s" in a:
+            line += f"; kb.assert_many {a['bulk_per_s']:,.0f}/s (bar >= 1,000,000/s)"
         if "ftl_add_per_s" in a:
             line += (f"; ftl-reasons add_node {a['ftl_add_per_s']:,.0f}/s "
                      f"-> {a['assert_per_s'] / a['ftl_add_per_s']:.1f}x")
         print(line)
-        print(f"resident memory: {a['bytes_per_belief']:.0f} B/belief (bar <= 1024)")
+        print(f"resident memory: {a['bytes_per_belief']:.0f} B/belief (bar <= 350)")
     if "retract" in only:
         r = bench_retract(n)
         print(f"retract one premise, {GROUP} beliefs affected, base of {r['beliefs']:,.0f}: "
@@ -473,8 +486,9 @@ def main() -> None:
     if "snapshot" in only:
         s = bench_snapshot(n)
         print(f"snapshot of {n:,}: save {s['save_s']:.2f} s + load {s['load_s']:.2f} s = "
-              f"{s['save_s'] + s['load_s']:.2f} s (bar <= 10 s); {s['bytes_per_belief']:.0f} "
-              f"B/belief (bar <= 150); first refresh after load {s['refresh_after_load_s']:.2f} s")
+              f"{s['save_s'] + s['load_s']:.2f} s (bar <= 5 s); {s['bytes_per_belief']:.0f} "
+              f"B/belief (bar <= 150); first query after load {s['first_query_s']:.3f} s "
+              f"(bar <= 1 s); a refresh of everything after load {s['refresh_after_load_s']:.2f} s")
 
 
 if __name__ == "__main__":

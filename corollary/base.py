@@ -38,6 +38,7 @@ from .errors import (
     AmbiguousValueError,
     AsyncToolError,
     BlameError,
+    CorollaryError,
     InvalidInputError,
     InvalidTypeError,
     SnapshotError,
@@ -431,8 +432,9 @@ class BeliefBase:
         row raises, naming its index. A checked row is ``(key, value, vid, source, origin,
         half_life, ttl)``, or the row itself when it is ``(key, value, source)`` with a value
         that is its own identity and no tool behind the source."""
-        kinds = self._trust.kinds  # source -> kind, for the sources seen so far
-        simple = not self._trust.tools
+        trust = self._trust
+        kinds = trust.kinds  # source -> kind, for the sources seen so far
+        simple = not trust.tools
         rows = rows if type(rows) is list else list(rows)
         start = 0
         if simple:
@@ -444,6 +446,11 @@ class BeliefBase:
                 key, value, source = row
                 t = type(value)
                 kind = kinds.get(source) if type(source) is str else None
+                if kind is None and type(source) is str:  # a source met for the first time
+                    try:
+                        kind = trust.kind_of(source)
+                    except CorollaryError:
+                        break  # the row-by-row check below says why, naming the row
                 if not (type(key) is str and key.isascii() and key and not key.isspace()
                         and kind is not None and kind not in STEP_KINDS
                         and ((t is str and value.isascii()) or (t is float and value - value == 0.0)

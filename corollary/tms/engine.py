@@ -1,11 +1,16 @@
 """The engine of the TMS: structure, invalidation, and the sweep that labels beliefs.
 
-Derived structure lives in a ``networkx.DiGraph`` with edges ``input belief → justification →
-output belief``; premises live on their beliefs. Values are a function of (structure, time).
+Structure lives on the records: a belief holds its premises, its justifications (``justs``)
+and the justifications that read it (``users``); :attr:`Engine.graph` gives the same graph,
+``input belief → justification → output belief``, as a ``networkx.DiGraph`` built on demand
+for export and analysis. Values are a function of (structure, time).
 Structure changes mark the affected cone dirty (descendants and, when a conflict policy decides
 between rival values, the rivals, stopping at nodes already dirty); labels and confidences are
 computed on demand, at the clock's time, for the stale part of the queried beliefs' ancestry
-only, by a Knuth/Dijkstra sweep in decreasing confidence. That sweep makes support well-founded
+only. Where creation order is topological for that part (the common case: a belief's inputs
+are older than it) it is settled in that order with no heap; from the first belief out of
+order on (a cycle, a re-derived belief, rival values under a deciding policy) a
+Knuth/Dijkstra sweep in decreasing confidence takes over. That sweep makes support well-founded
 (a cycle never holds itself up) and decides conflicts greedily: under a deciding policy the
 first value of a key to be reached (the most confident) holds and its rivals are defeated and
 never propagate.
