@@ -18,10 +18,13 @@ from urllib.parse import quote
 
 import pytest
 
-pytest.importorskip("mcp", reason="the MCP SDK is the optional extra corollary[mcp]")
-
-from mcp import Client, MCPError, StdioServerParameters  # noqa: E402
-from mcp.types import CallToolResult, TextResourceContents  # noqa: E402
+# not importorskip("mcp"): with tests/ on sys.path, this folder passes for a namespace package
+# "mcp" when the SDK is missing
+try:
+    from mcp import Client, MCPError, StdioServerParameters
+    from mcp.types import CallToolResult, TextResourceContents
+except ImportError:
+    pytest.skip("the MCP SDK is the optional extra corollary[mcp]", allow_module_level=True)
 from support.cli_support import ROOT, env_for, make_shop  # noqa: E402
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger  # noqa: E402
