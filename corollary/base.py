@@ -30,21 +30,18 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ._validate import check_bool, check_int, check_unit, plain_text
+from .assertions import check_assertion, check_rows
 from .calls import CallMemory, Expired, PreparedCall, ToolCallRecord, expired, prepare_call
 from .claims import check_claim
-from .clock import Clock, Duration, system_clock, to_seconds
+from .clock import Clock, Duration, system_clock
 from .conflicts import Candidate, Conflict, ConflictPolicy
 from .errors import (
     AmbiguousValueError,
     AsyncToolError,
     BlameError,
-    CorollaryError,
     InvalidInputError,
     InvalidTypeError,
-    SnapshotError,
-    StratificationError,
     UnknownBeliefError,
-    UnknownSourceError,
 )
 from .ledger import TrustLedger
 from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
@@ -60,18 +57,18 @@ from .snapshot import (
     read_file,
     read_session,
     read_snapshot,
+    restore_engine,
+    restore_ledger,
     save_session,
     state_to_dict,
     write_file,
 )
-from .stores.memory import MemoryStore
 from .tms import (
     IN,
     OUT,
     Belief,
     Engine,
     Justification,
-    Nogood,
     Premise,
     make_items,
     premise_record,
@@ -79,7 +76,7 @@ from .tms import (
 )
 from .tools import ToolSpec, is_async, spec_of
 from .trust import TrustView
-from .values import INT_MAX, INT_MIN, canon, check_key, check_text
+from .values import canon, check_key, check_text
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -89,8 +86,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .guarantee import GroupedPromise, Promise
 
 FAULTS = ("none", "source")
-#: The fields of a row of :meth:`BeliefBase.assert_many`, in order.
-_ROW_FIELDS = ("key", "value", "source", "origin", "half_life", "ttl")
 
 _KEEP: Any = object()
 #: One outcome to record: ``(source, correct, reason, key, confidence)``.
@@ -351,7 +346,7 @@ class BeliefBase:
         for a key replaces its earlier premise on that key. An independent origin asserting a
         value another origin already holds records a right outcome for both.
         """
-        key, value, vid, source, origin, hl, tl = self._checked_row(
+        key, value, vid, source, origin, hl, tl = check_assertion(self._trust,
             key, value, source, origin, half_life, ttl)
         now = self.clock()
         if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
@@ -386,7 +381,7 @@ class BeliefBase:
         enabled = gc.isenabled()
         gc.disable()
         try:
-            return self._assert_rows(self._checked_rows(rows))
+            return self._assert_rows(check_rows(self._trust, rows))
         finally:
             if enabled:
                 gc.enable()
@@ -426,90 +421,6 @@ class BeliefBase:
             engine.rollback(batch)
             raise
         return n
-
-    def _checked_rows(self, rows: Iterable[Any]) -> list[tuple[Any, ...]]:
-        """Each row checked as :meth:`assert_` checks its arguments, in order; the first bad
-        row raises, naming its index. A checked row is ``(key, value, vid, source, origin,
-        half_life, ttl)``, or the row itself when it is ``(key, value, source)`` with a value
-        that is its own identity and no tool behind the source."""
-        trust = self._trust
-        kinds = trust.kinds  # source -> kind, for the sources seen so far
-        simple = not trust.tools
-        rows = rows if type(rows) is list else list(rows)
-        start = 0
-        if simple:
-            # the common rows, checked inline and kept as they are: (ascii key, a value that
-            # is its own identity, a known source that is no reasoning step)
-            for row in rows:
-                if type(row) is not tuple or len(row) != 3:
-                    break
-                key, value, source = row
-                t = type(value)
-                kind = kinds.get(source) if type(source) is str else None
-                if kind is None and type(source) is str:  # a source met for the first time
-                    try:
-                        kind = trust.kind_of(source)
-                    except CorollaryError:
-                        break  # the row-by-row check below says why, naming the row
-                if not (type(key) is str and key.isascii() and key and not key.isspace()
-                        and kind is not None and kind not in STEP_KINDS
-                        and ((t is str and value.isascii()) or (t is float and value - value == 0.0)
-                             or (t is int and INT_MIN <= value <= INT_MAX))):
-                    break
-                start += 1
-            if start == len(rows):
-                return rows
-        checked: list[tuple[Any, ...]] = rows[:start]
-        append = checked.append
-        for i in range(start, len(rows)):
-            row = rows[i]
-            try:
-                if isinstance(row, Mapping):
-                    unknown = set(row) - set(_ROW_FIELDS)
-                    if unknown:
-                        raise InvalidInputError(f"unknown fields {sorted(map(str, unknown))}")
-                    missing = [f for f in _ROW_FIELDS[:3] if f not in row]
-                    if missing:
-                        raise InvalidInputError(f"missing fields {missing}")
-                    append(self._checked_row(*(row.get(f) for f in _ROW_FIELDS)))
-                elif isinstance(row, (tuple, list)):
-                    if not 3 <= len(row) <= len(_ROW_FIELDS):
-                        raise InvalidInputError(f"a row holds 3 to {len(_ROW_FIELDS)} fields "
-                                                f"({', '.join(_ROW_FIELDS)}), not {len(row)}")
-                    append(self._checked_row(*row, *(None,) * (len(_ROW_FIELDS) - len(row))))
-                else:
-                    raise InvalidTypeError(f"a row is a tuple or a dict, not {type(row).__name__}")
-            except (InvalidInputError, InvalidTypeError, UnknownSourceError) as exc:
-                raise type(exc)(f"row {i}: {exc}") from exc
-        return checked
-
-    def _checked_row(self, key: Any, value: Any, source: Any, origin: Any, half_life: Any,
-                     ttl: Any) -> tuple[str, Any, Any, str, str, float | None, float | None]:
-        """:meth:`assert_`'s arguments checked: ``(key, value, vid, source, origin, half_life,
-        ttl)``, with the tool's declared defaults applied."""
-        if type(key) is not str or not key or key.isspace() or not key.isascii():
-            key = check_key(key)
-        vid = value if type(value) is str and value.isascii() else canon(value)
-        trust = self._trust
-        kind = trust.kinds.get(source) if type(source) is str else None
-        if kind is None:  # a source not seen yet (or not a plain string)
-            source = plain_text(source)
-            trust.check_source(source, "rules derive, they don't assert")
-        elif kind in STEP_KINDS:
-            raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
-        spec = trust.tool_of(source) if trust.tools else None
-        if origin is None:
-            origin = spec.origin if spec is not None and spec.origin else source
-        elif not isinstance(origin, str) or not origin:
-            raise InvalidInputError(f"origin must be a non-empty string, got {origin!r}")
-        else:
-            origin = check_text(plain_text(origin), "origin")
-        hl = None if half_life is None else _positive(half_life, "half_life")
-        tl = None if ttl is None else _positive(ttl, "ttl")
-        if spec is not None:
-            hl = spec.half_life if hl is None else hl
-            tl = spec.ttl if tl is None else tl
-        return key, value, vid, source, origin, hl, tl
 
     def _confirmations(self, b: Belief | None, key: str, value: Any, source: str, origin: str,
                        now: float) -> list[_Verdict]:
@@ -1083,35 +994,12 @@ class BeliefBase:
     @classmethod
     def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
         """Build a base from a checked snapshot, through each part's explicit restore."""
-        ledger, own = plan.ledger, plan.own_ledger
-        if own is not None:
-            store = MemoryStore(own.memory_half_life, own.max_history)
-            store.restore(own.totals, own.outcomes)
-            ledger = TrustLedger(prior_weight=own.prior_weight,
-                                 memory_half_life=own.memory_half_life,
-                                 max_history=own.max_history, policy=own.policy, clock=clock,
-                                 store=store)
-        kb = cls(policy=plan.policy, ledger=ledger, clock=clock, conflicts=plan.conflicts,
-                 tools=plan.tools, learn_from_checks=plan.learn_from_checks)
+        own = plan.own_ledger
+        kb = cls(policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
+                 conflicts=plan.conflicts, tools=plan.tools,
+                 learn_from_checks=plan.learn_from_checks)
         kb._trust.shared = own is None and plan.ledger is not None
-        engine = kb._engine
-        beliefs = engine.restore_beliefs(plan.beliefs, plan.vids)
-        # sequence numbers are never reused: the fired-rule memo may still name beliefs that
-        # were forgotten after it was written, and a new belief must not pass for one of them
-        engine.continue_numbering(plan.next_seq)
-        engine.restore_premises(beliefs, plan.premises, plan.strings)
-        for row, kind, unless in zip(plan.justifications, plan.kinds, plan.unless, strict=True):
-            name, out, inputs, step, info = row[1:6]
-            engine.add_justification(Justification(kind, name, beliefs[out],
-                                                   tuple(beliefs[x] for x in inputs), float(step),
-                                                   dict(info), unless))
-        for i, (name, items) in enumerate(plan.nogoods):
-            engine.add_nogood(Nogood(name, items, i + 1))
-        if engine.unless_count:  # a crafted file could make a belief rest on its own absence
-            try:
-                strata.levels(engine, set(engine.beliefs()))
-            except StratificationError as exc:
-                raise SnapshotError(f"unstratified reasons: {exc}", plan.where) from exc
+        beliefs = restore_engine(kb._engine, plan)
         for r in plan.rules:
             kb._rules.add(r)
             kb._hooks = True
@@ -1123,8 +1011,8 @@ class BeliefBase:
             kb.add_tool(t)
         for r in plan.extra_rules:
             kb.add_rule(r)
-        if engine.touched:
-            engine.touched.clear()
+        if kb._engine.touched:
+            kb._engine.touched.clear()
         return kb
 
     def save(self, path: str | os.PathLike[str], *, format: str | None = None) -> None:
@@ -1188,10 +1076,3 @@ def _accountable(b: Belief) -> set[str]:
 def _vid(value: Any) -> Any:
     """The identity of a value (:func:`corollary.values.canon`, which validates it)."""
     return value if type(value) is str and value.isascii() else canon(value)
-
-
-def _positive(value: Duration | None, name: str) -> float | None:
-    seconds = to_seconds(value, name)
-    if seconds is not None and seconds <= 0:
-        raise InvalidInputError(f"{name} must be > 0, got {value!r}")
-    return seconds

@@ -44,14 +44,21 @@ from ._io import (
 from ._version import __version__
 from .calls import CallMemory
 from .conflicts import ConflictPolicy, PreferHigherConfidence, PreferSource
-from .errors import ConcurrentWriteError, CorollaryError, InvalidTypeError, SnapshotError
+from .errors import (
+    ConcurrentWriteError,
+    CorollaryError,
+    InvalidTypeError,
+    SnapshotError,
+    StratificationError,
+)
 from .ledger import TrustLedger
 from .outcomes import LedgerDocument, validate_ledger_document
 from .policy import TrustPolicy
 from .rules import REGISTRY as RULES
 from .rules import Rule
 from .stores.base import OutcomeStore, check_session
-from .tms import ANY, KINDS, Engine, Item, StepKind
+from .stores.memory import MemoryStore
+from .tms import ANY, KINDS, Belief, Engine, Item, Justification, Nogood, StepKind, strata
 from .tools import REGISTRY as TOOLS
 from .tools import spec_of
 from .values import INT_MAX, INT_MIN, canon, plain
@@ -852,3 +859,42 @@ def read_session(store: OutcomeStore, session_id: str) -> tuple[Any, int]:
     """The snapshot document saved under ``session_id`` in ``store``, and its version."""
     raw, version = store.read_session(session_id)
     return decode_bytes(raw, "snapshot", f"session {session_id!r}"), int(version)
+
+
+def restore_ledger(plan: SnapshotPlan, clock: Any) -> TrustLedger | None:
+    """The ledger a restored base uses: the one passed to the load, or the snapshot's own
+    outcomes in a new in-memory ledger (``None``: the base makes its default)."""
+    own = plan.own_ledger
+    if own is None:
+        return plan.ledger
+    store = MemoryStore(own.memory_half_life, own.max_history)
+    store.restore(own.totals, own.outcomes)
+    return TrustLedger(prior_weight=own.prior_weight, memory_half_life=own.memory_half_life,
+                       max_history=own.max_history, policy=own.policy, clock=clock, store=store)
+
+
+def restore_engine(engine: Engine, plan: SnapshotPlan) -> list[Belief]:
+    """Fill a new engine with a checked snapshot's beliefs, premises, reasons and nogoods, in
+    their saved order; return the beliefs by their index in the file.
+
+    Raises :class:`SnapshotError` when the reasons are not stratified (a crafted file could make
+    a belief rest on its own absence).
+    """
+    beliefs = engine.restore_beliefs(plan.beliefs, plan.vids)
+    # sequence numbers are never reused: the fired-rule memo may still name beliefs that
+    # were forgotten after it was written, and a new belief must not pass for one of them
+    engine.continue_numbering(plan.next_seq)
+    engine.restore_premises(beliefs, plan.premises, plan.strings)
+    for row, kind, unless in zip(plan.justifications, plan.kinds, plan.unless, strict=True):
+        name, out, inputs, step, info = row[1:6]
+        engine.add_justification(Justification(kind, name, beliefs[out],
+                                               tuple(beliefs[x] for x in inputs), float(step),
+                                               dict(info), unless))
+    for i, (name, items) in enumerate(plan.nogoods):
+        engine.add_nogood(Nogood(name, items, i + 1))
+    if engine.unless_count:
+        try:
+            strata.levels(engine, set(engine.beliefs()))
+        except StratificationError as exc:
+            raise SnapshotError(f"unstratified reasons: {exc}", plan.where) from exc
+    return beliefs
