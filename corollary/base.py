@@ -20,7 +20,6 @@ import asyncio
 import gc
 import hashlib
 import inspect
-import math
 import os
 import uuid
 import warnings
@@ -34,9 +33,8 @@ from .assertions import check_assertion, check_rows
 from .calls import CallMemory, Expired, PreparedCall, ToolCallRecord, expired, prepare_call
 from .claims import check_claim
 from .clock import Clock, Duration, system_clock
-from .conflicts import Candidate, Conflict, ConflictPolicy
+from .conflicts import Conflict, ConflictPolicy
 from .errors import (
-    AmbiguousValueError,
     AsyncToolError,
     BlameError,
     InvalidInputError,
@@ -44,6 +42,14 @@ from .errors import (
     UnknownBeliefError,
 )
 from .ledger import TrustLedger
+from .lookup import (
+    EngineSync,
+    Lookup,
+    accountable,
+    conflict_between,
+    sources_of,
+    value_identity,
+)
 from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
 from .policy import STEP_KINDS, TrustPolicy
 from .promises import Answer, Promises, Replay, calibration_pairs
@@ -111,31 +117,6 @@ class Held:
     confidence: float
 
 
-class _Sync:
-    """Brings the engine up to the clock's time: outcomes first, then the stale cone."""
-
-    __slots__ = ("clock", "trust", "engine")
-
-    def __init__(self, clock: Clock, trust: TrustView, engine: Engine) -> None:
-        self.clock = clock
-        self.trust = trust
-        self.engine = engine
-
-    def now(self) -> float:
-        t = self.clock()
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
-            raise InvalidInputError(f"the clock returned {t!r}, not finite POSIX seconds")
-        return float(t)
-
-    def __call__(self, targets: Iterable[Belief] | None = None, now: float | None = None) -> float:
-        now = self.now() if now is None else now
-        if self.trust.changed:
-            for source in self.trust.take_changed():
-                self.engine.mark_source(source)
-        self.engine.sync(now, targets)
-        return now
-
-
 class BeliefBase:
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
@@ -200,8 +181,10 @@ class BeliefBase:
             ledger = TrustLedger(policy=self.policy, clock=self.clock)
         self._trust = TrustView(self.policy, ledger, shared)
         self._engine = Engine(self._trust.reliability, self.policy.corroboration, conflicts)
-        self._sync_engine = _Sync(self.clock, self._trust, self._engine)
+        self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
         self._rules = RuleEngine(self._engine, self._sync_engine, self.max_rule_firings)
+        self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
+                              self._sync_engine)
         self._promises = Promises()
         self._calls = CallMemory()
         # outcome event ids derive from this base and the operation count, so that retrying an
@@ -310,7 +293,7 @@ class BeliefBase:
         conf = None
         if key is not None:
             key = check_key(key)
-            conf = self._held_confidence(key)
+            conf = self._lookup.held_confidence(key)
         self._record([(source, correct, reason, key, conf)], at=at, topic=topic)
 
     def _record(self, items: Sequence[_Verdict], *, at: float | None = None,
@@ -432,7 +415,7 @@ class BeliefBase:
                             if p.origin != origin and not p.expired(now)})
         if not confirmed or any(p.origin == origin for p in b.premises):
             return []
-        conf = self._held_confidence_of(b)
+        conf = self._lookup.confidence_of(b)
         why = f"confirmed {key} = {value!r} from another origin"
         return [(s, True, why, key, conf) for s in [source, *confirmed]]
 
@@ -527,7 +510,7 @@ class BeliefBase:
         self._trust.check_source(source, "claims come from sources")
         exceptions = make_items(unless, "unless")
         checked = check_claim(key, value, source, inputs, certainty, formula, citation,
-                              self._held_belief)
+                              self._lookup.held_belief)
         strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
         if self.learn_from_checks and checked.checks:
             now = self._sync_engine(())
@@ -566,7 +549,7 @@ class BeliefBase:
         if source is not None:
             source = plain_text(source)
             self._trust.check_source(source, "only a source's reasons can be withdrawn")
-        b = self._target(key, value)
+        b = self._lookup.target(key, value)
         premise, claims = None, []
         if source is not None:
             premise = b.premise_from(source)
@@ -574,18 +557,18 @@ class BeliefBase:
             if premise is None and not claims:
                 raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
         if fault == "source":
-            accountable = [source] if source is not None else sorted(_accountable(b))
+            blamed = [source] if source is not None else sources_of(b)
             if source is not None and premise is None and not any(j.kind.accountable for j in claims):
-                accountable = []  # only re-executed formulas by that model: never at fault
-            if not accountable:
+                blamed = []  # only re-executed formulas by that model: never at fault
+            if not blamed:
                 steps = sorted({f"{j.kind.name} {j.name}" for j in (claims or b.justs)})
                 raise BlameError(
                     f"{key} = {b.value!r} rests only on {', '.join(steps) or 'nothing'}: rules and "
                     "re-executed formulas are never at fault; retract the input that was wrong"
                 )
-            conf = self._held_confidence_of(b)
+            conf = self._lookup.confidence_of(b)
             why = reason or f"{key} = {b.value!r} was wrong"
-            self._record([(s, False, why, key, conf) for s in accountable])
+            self._record([(s, False, why, key, conf) for s in blamed])
         if source is None:
             self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
         else:
@@ -603,7 +586,7 @@ class BeliefBase:
         no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
         nogood's name. See :mod:`corollary.nogoods`.
         """
-        self._sync()
+        self._lookup.sync()
         ng = make_nogood(self._engine, items, name, len(self._engine.nogoods) + 1)
         self._engine.add_nogood(ng)
         self._after_change()
@@ -612,14 +595,14 @@ class BeliefBase:
     def conflicts(self) -> list[Conflict]:
         """Open conflicts: keys holding two or more values, and nogoods whose items are all
         held, that no policy has settled."""
-        self._sync()
+        self._lookup.sync()
         found = []
         for key, values in self._engine.contested():
             held = [b for b in values if b.label is IN]
             if len(held) > 1:
-                found.append(self._conflict(key, held))
+                found.append(conflict_between(key, held))
         for ng, holders in self._engine.active_nogoods():
-            found.append(conflict_of(self._engine, ng, holders, _sources))
+            found.append(conflict_of(self._engine, ng, holders, sources_of))
         return found
 
     def resolve(self, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
@@ -643,7 +626,7 @@ class BeliefBase:
         if give_up is not None:
             raise InvalidInputError("give_up settles a nogood; for two values of a key pass winner")
         key = check_key(name)
-        self._sync()
+        self._lookup.sync()
         win = self._engine.find(key, canon(winner))
         candidates = [b for b in self._engine.values_of(key)
                       if b.blocked is None and (b.label is IN or b.defeated_by is not None)]
@@ -654,24 +637,24 @@ class BeliefBase:
             why = f"{key}: resolved for {winner!r} by a person"
             verdicts: list[_Verdict] = [
                 (source, False, why, key, b.conf if b.label is IN else b.potential)
-                for b in losers for source in sorted(_accountable(b))]
-            verdicts += [(source, True, why, key, win.conf) for source in sorted(_accountable(win))]
+                for b in losers for source in sorted(accountable(b))]
+            verdicts += [(source, True, why, key, win.conf) for source in sorted(accountable(win))]
             self._record(verdicts)
         for b in losers:
             self._engine.block(b, f"rejected: {key} resolved for {winner!r}")
         self._after_change()
 
     def _resolve_nogood(self, name: str, give_up: Any, learn: bool) -> None:
-        self._sync()
+        self._lookup.sync()
         active = {ng.name: (ng, holders) for ng, holders in self._engine.active_nogoods()}
         if name not in active:
             raise InvalidInputError(f"nogood {name!r} is not an open conflict (an item is OUT, "
                                     "or a policy settles it)")
-        open_conflict = conflict_of(self._engine, *active[name], _sources)
+        open_conflict = conflict_of(self._engine, *active[name], sources_of)
         b = give_up_target(self._engine, open_conflict, give_up)
         if learn:
             why = f"nogood {name}: {b.key} = {b.value!r} given up by a person"
-            self._record([(s, False, why, b.key, b.conf) for s in sorted(_accountable(b))])
+            self._record([(s, False, why, b.key, b.conf) for s in sorted(accountable(b))])
         self._engine.block(b, f"rejected: nogood {name} resolved by a person")
         self._after_change()
 
@@ -682,142 +665,41 @@ class BeliefBase:
             policy.after_change(self)
 
     # -- queries ---------------------------------------------------------------------------
-    def _sync(self, targets: Iterable[Belief] | None = None) -> float:
-        """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
-        rules, then the stale cone."""
-        now = self.now()
-        if self._trust.polls:
-            self._trust.poll()
-        if self._rules.active:
-            # outcomes first: they can bring a rule's inputs IN (a conflict flips)
-            self._sync_engine((), now)
-            self._rules.catch_up(now)
-        return self._sync_engine(targets, now)
-
-    def _current(self, key: object) -> Belief | None:
-        """The one value of ``key`` when reading it needs no synchronisation now, else ``None``
-        (the read then takes the full path, which also validates the key and the clock).
-
-        Nothing is due when: the clock reads a finite float; the ledger has nothing new (it is
-        polled first when other processes may write its store); no outcome is waiting to be
-        applied (another base's on a shared ledger included); no premise expires by now; no
-        rule is due (every rule fired at this very time and no key was touched since); and the
-        belief's memo is current (not dirty, and computed at this time if it reads the time).
-        See docs/model.md, "Incremental evaluation".
-        """
-        if type(key) is not str:
-            return None
-        engine = self._engine
-        b = engine.keys.get(key)
-        if type(b) is not Belief:
-            return None  # unknown, or several values
-        now = self.clock()
-        if type(now) is not float or now - now != 0.0:
-            return None  # not a float, or not finite
-        trust = self._trust
-        if trust.polls:
-            trust.poll()
-        if trust.changed or now >= engine.next_expiry or b in engine.dirty:
-            return None
-        stamp = b.stamp
-        if stamp is not None and stamp != now:
-            return None
-        rules = self._rules
-        if rules.active and (rules.fired_at != now or engine.touched):
-            return None
-        return b
-
-    def _values(self, key: str) -> list[Belief]:
-        key = check_key(key)
-        if self._rules.active:
-            self._sync(())  # rules due now (after an outcome or a clock move) may add values of key
-        values = self._engine.values_of(key)
-        if not values:
-            raise UnknownBeliefError(f"no belief about {key!r}")
-        self._sync(values)
-        return values
-
-    def _held(self, key: str) -> list[Belief]:
-        return [b for b in self._values(key) if b.label is IN]
-
-    def _held_belief(self, key: str, what: str) -> Belief:
-        values = self._values(key)
-        held = [b for b in values if b.label is IN]
-        if not held:
-            out = "; ".join(f"{b.value!r} is OUT ({b.why})" for b in sorted(values, key=lambda b: b.seq))
-            raise UnknownBeliefError(f"{what} {key!r} holds no value: {out}")
-        if len(held) > 1:
-            raise AmbiguousValueError(f"{what} {key!r} is in an open conflict: {self._conflict(key, held)}")
-        return held[0]
-
-    def _held_confidence(self, key: str) -> float | None:
-        if not self._engine.values_of(key):
-            return None
-        return max((b.conf for b in self._held(key)), default=0.0)
-
-    def _held_confidence_of(self, b: Belief) -> float:
-        self._sync([b])
-        return b.conf
-
-    def _target(self, key: str, value: Any) -> Belief:
-        if value is None:
-            return self._held_belief(key, "key")
-        key = check_key(key)
-        vid = canon(value)
-        if self._rules.active:
-            self._sync(())  # rules due now may derive this very value
-        b = self._engine.find(key, vid)
-        if b is None:
-            raise UnknownBeliefError(f"no belief {key} = {value!r}")
-        self._sync([b])
-        return b
-
-    def _conflict(self, key: str, held: list[Belief]) -> Conflict:
-        held = sorted(held, key=lambda b: (-b.conf, b.seq))
-        return Conflict(key, tuple(
-            Candidate(b.value, b.conf, tuple(sorted(_accountable(b)))) for b in held))
-
-    def _one_held(self, key: str) -> Belief | None:
-        held = self._held(key)
-        if len(held) > 1:
-            raise AmbiguousValueError(f"{key!r} is in an open conflict: {self._conflict(key, held)}")
-        return held[0] if held else None
-
     def value(self, key: str) -> Any:
         """The value held for ``key``, or ``None`` if none is held.
 
         Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
         conflict over it is open.
         """
-        b = self._current(key)
+        b = self._lookup.current(key)
         if b is not None:
             return None if b.best is None else b.value
-        b = self._one_held(key)
+        b = self._lookup.one_held(key)
         return None if b is None else b.value
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
-        b = self._current(key)
-        if b is not None and (value is None or b.vid == _vid(value)):
+        b = self._lookup.current(key)
+        if b is not None and (value is None or b.vid == value_identity(value)):
             return b.conf  # 0.0 when OUT
         if value is not None:
-            return self._target(key, value).conf
-        b = self._one_held(key)
+            return self._lookup.target(key, value).conf
+        b = self._lookup.one_held(key)
         return 0.0 if b is None else b.conf
 
     def label(self, key: str, value: Any = None) -> str:
         """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
-        b = self._current(key)
-        if b is not None and (value is None or b.vid == _vid(value)):
+        b = self._lookup.current(key)
+        if b is not None and (value is None or b.vid == value_identity(value)):
             return OUT if b.best is None else IN
         if value is not None:
-            return self._target(key, value).label
-        return IN if self._held(key) else OUT
+            return self._lookup.target(key, value).label
+        return IN if self._lookup.held(key) else OUT
 
     def beliefs(self, min_confidence: float | None = None) -> list[Held]:
         """Every held belief, optionally only those at or above ``min_confidence``."""
         floor = 0.0 if min_confidence is None else check_unit(min_confidence, "min_confidence")
-        self._sync()
+        self._lookup.sync()
         return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
                 if b.label is IN and b.conf >= floor]
 
@@ -829,7 +711,7 @@ class BeliefBase:
     def faded(self, threshold: float | None = None) -> list[Faded]:
         """Held premises whose evidence has faded below ``threshold`` (default: min_confidence)."""
         floor = self.policy.min_confidence if threshold is None else check_unit(threshold, "threshold")
-        now = self._sync()
+        now = self._lookup.sync()
         found = []
         for b in self._engine.beliefs():
             if b.label is IN and b.premises:
@@ -846,10 +728,10 @@ class BeliefBase:
     def what_to_check(self, key: str, n: int | None = 5) -> list[Check]:
         """The stale premises under ``key``'s belief, ranked by how much refreshing each would
         raise its confidence now (``None``: all); see :mod:`corollary.sensitivity`."""
-        held = self._one_held(key)
-        root = held if held is not None else max(self._values(key), key=lambda b: b.seq)
+        held = self._lookup.one_held(key)
+        root = held if held is not None else max(self._lookup.values(key), key=lambda b: b.seq)
         n = None if n is None else check_int(n, "n", low=1)
-        return what_to_check(self._engine, root, self._sync(()), n)
+        return what_to_check(self._engine, root, self._lookup.sync(()), n)
 
     def refresh(self) -> int:
         """Bring every label and confidence up to the clock's time now; return how many were stale.
@@ -861,7 +743,7 @@ class BeliefBase:
         self._trust.poll()
         self._sync_engine((), now)  # outcomes first: what rests on their sources is stale too
         stale = self._engine.stale(now)
-        self._sync()
+        self._lookup.sync()
         return stale
 
     def keys(self) -> list[str]:
@@ -877,15 +759,15 @@ class BeliefBase:
     def explain(self, key: str, value: Any = None) -> Proof:
         """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""
         if value is not None:
-            roots = [self._target(key, value)]
+            roots = [self._lookup.target(key, value)]
         else:
-            roots = self._values(key)
+            roots = self._lookup.values(key)
             held = [b for b in roots if b.label is IN]
             roots = held if held else sorted(roots, key=lambda b: -b.seq)[:1]
-        now = self._sync()
+        now = self._lookup.sync()
         return build_proof(self._engine, roots[0] if len(roots) == 1 else roots, now,
                            self._trust.prior, self._promises.verdict_of,
-                           lost=lambda b: describe_loss(self._engine, b, _sources))
+                           lost=lambda b: describe_loss(self._engine, b, sources_of))
 
     # -- promises (corollary.promises) -----------------------------------------------------
     def calibration_pairs(self, source: str | None = None, topic: str | None = None
@@ -939,14 +821,14 @@ class BeliefBase:
         :meth:`corollary.promises.Promises.answer`."""
         key = check_key(key)
         self._promises.check_request(promise, group)  # fails before the key is read
-        held = self._held(key)
-        return self._promises.answer(key, held, self.now(), self._conflict, promise, group=group,
-                                     held_of=self._held, base=self)
+        held = self._lookup.held(key)
+        return self._promises.answer(key, held, self.now(), conflict_between, promise, group=group,
+                                     held_of=self._lookup.held, base=self)
 
     def replay(self, record: Any, *, live: bool = False) -> Replay:
         """Re-derive a verdict record against the current promise; see
         :meth:`corollary.promises.Promises.replay`."""
-        return self._promises.replay(record, self._held, live=live, base=self)
+        return self._promises.replay(record, self._lookup.held, live=live, base=self)
 
     # -- snapshots (corollary.snapshot) ----------------------------------------------------
     def _state(self) -> BaseState:
@@ -1059,20 +941,3 @@ class BeliefBase:
 
     def __repr__(self) -> str:
         return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"
-
-
-def _sources(b: Belief) -> list[str]:
-    """Who answers for ``b``, sorted (for conflicts and culprits)."""
-    return sorted(_accountable(b))
-
-
-def _accountable(b: Belief) -> set[str]:
-    """Who answers for ``b``: its premise sources and the sources of accountable steps."""
-    found = {p.source for p in b.premises}
-    found.update(j.name for j in b.justs if j.kind.accountable)
-    return found
-
-
-def _vid(value: Any) -> Any:
-    """The identity of a value (:func:`corollary.values.canon`, which validates it)."""
-    return value if type(value) is str and value.isascii() else canon(value)

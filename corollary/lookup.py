@@ -1,0 +1,190 @@
+"""Finding what a query names, brought up to the clock's time: the read side of a base.
+
+A :class:`Lookup` turns a key (or a key and a value) into the engine's beliefs, synchronised
+first: outcomes other processes recorded, rules due now, then the stale cone of what is read,
+and nothing else. A read of a belief whose memo is current takes no synchronisation at all
+(:meth:`Lookup.current`). Errors name the key: never heard of, holding no value, or in an open
+conflict.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from .clock import Clock
+from .conflicts import Candidate, Conflict
+from .errors import AmbiguousValueError, InvalidInputError, UnknownBeliefError
+from .rule_engine import RuleEngine
+from .tms import IN, Belief, Engine
+from .trust import TrustView
+from .values import canon, check_key
+
+
+class EngineSync:
+    """Brings the engine up to the clock's time: outcomes first, then the stale cone."""
+
+    __slots__ = ("clock", "trust", "engine")
+
+    def __init__(self, clock: Clock, trust: TrustView, engine: Engine) -> None:
+        self.clock = clock
+        self.trust = trust
+        self.engine = engine
+
+    def now(self) -> float:
+        """The clock's time, checked: finite POSIX seconds."""
+        t = self.clock()
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+            raise InvalidInputError(f"the clock returned {t!r}, not finite POSIX seconds")
+        return float(t)
+
+    def __call__(self, targets: Iterable[Belief] | None = None, now: float | None = None) -> float:
+        now = self.now() if now is None else now
+        if self.trust.changed:
+            for source in self.trust.take_changed():
+                self.engine.mark_source(source)
+        self.engine.sync(now, targets)
+        return now
+
+
+def accountable(b: Belief) -> set[str]:
+    """Who answers for ``b``: its premise sources and the sources of accountable steps."""
+    found = {p.source for p in b.premises}
+    found.update(j.name for j in b.justs if j.kind.accountable)
+    return found
+
+
+def sources_of(b: Belief) -> list[str]:
+    """Who answers for ``b``, sorted (for conflicts and culprits)."""
+    return sorted(accountable(b))
+
+
+def value_identity(value: Any) -> Any:
+    """The identity of a value (:func:`corollary.values.canon`, which validates it)."""
+    return value if type(value) is str and value.isascii() else canon(value)
+
+
+def conflict_between(key: str, held: list[Belief]) -> Conflict:
+    """The open conflict of ``key``'s held values, most confident first."""
+    held = sorted(held, key=lambda b: (-b.conf, b.seq))
+    return Conflict(key, tuple(
+        Candidate(b.value, b.conf, tuple(sorted(accountable(b)))) for b in held))
+
+
+class Lookup:
+    """The beliefs a query names, synchronised to now (see the module docstring)."""
+
+    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine")
+
+    def __init__(self, clock: Clock, trust: TrustView, engine: Engine, rules: RuleEngine,
+                 sync_engine: EngineSync) -> None:
+        self.clock = clock
+        self.trust = trust
+        self.engine = engine
+        self.rules = rules
+        self.sync_engine = sync_engine
+
+    def sync(self, targets: Iterable[Belief] | None = None) -> float:
+        """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
+        rules, then the stale cone; return now."""
+        now = self.sync_engine.now()
+        if self.trust.polls:
+            self.trust.poll()
+        if self.rules.active:
+            # outcomes first: they can bring a rule's inputs IN (a conflict flips)
+            self.sync_engine((), now)
+            self.rules.catch_up(now)
+        return self.sync_engine(targets, now)
+
+    def current(self, key: object) -> Belief | None:
+        """The one value of ``key`` when reading it needs no synchronisation now, else ``None``
+        (the read then takes the full path, which also validates the key and the clock).
+
+        Nothing is due when: the clock reads a finite float; the ledger has nothing new (it is
+        polled first when other processes may write its store); no outcome is waiting to be
+        applied (another base's on a shared ledger included); no premise expires by now; no
+        rule is due (every rule fired at this very time and no key was touched since); and the
+        belief's memo is current (not dirty, and computed at this time if it reads the time).
+        See docs/model.md, "Incremental evaluation".
+        """
+        if type(key) is not str:
+            return None
+        engine = self.engine
+        b = engine.keys.get(key)
+        if type(b) is not Belief:
+            return None  # unknown, or several values
+        now = self.clock()
+        if type(now) is not float or now - now != 0.0:
+            return None  # not a float, or not finite
+        trust = self.trust
+        if trust.polls:
+            trust.poll()
+        if trust.changed or now >= engine.next_expiry or b in engine.dirty:
+            return None
+        stamp = b.stamp
+        if stamp is not None and stamp != now:
+            return None
+        rules = self.rules
+        if rules.active and (rules.fired_at != now or engine.touched):
+            return None
+        return b
+
+    def values(self, key: str) -> list[Belief]:
+        """Every value of ``key``, synchronised (``UnknownBeliefError`` for a key never seen)."""
+        key = check_key(key)
+        if self.rules.active:
+            self.sync(())  # rules due now (after an outcome or a clock move) may add values of key
+        values = self.engine.values_of(key)
+        if not values:
+            raise UnknownBeliefError(f"no belief about {key!r}")
+        self.sync(values)
+        return values
+
+    def held(self, key: str) -> list[Belief]:
+        """The values of ``key`` held now."""
+        return [b for b in self.values(key) if b.label is IN]
+
+    def held_belief(self, key: str, what: str) -> Belief:
+        """The one value of ``key`` held now; ``what`` names the key in errors."""
+        values = self.values(key)
+        held = [b for b in values if b.label is IN]
+        if not held:
+            out = "; ".join(f"{b.value!r} is OUT ({b.why})" for b in sorted(values, key=lambda b: b.seq))
+            raise UnknownBeliefError(f"{what} {key!r} holds no value: {out}")
+        if len(held) > 1:
+            raise AmbiguousValueError(
+                f"{what} {key!r} is in an open conflict: {conflict_between(key, held)}")
+        return held[0]
+
+    def one_held(self, key: str) -> Belief | None:
+        """The value of ``key`` held now, ``None`` if none (an open conflict raises)."""
+        held = self.held(key)
+        if len(held) > 1:
+            raise AmbiguousValueError(f"{key!r} is in an open conflict: {conflict_between(key, held)}")
+        return held[0] if held else None
+
+    def held_confidence(self, key: str) -> float | None:
+        """The highest confidence among ``key``'s held values (``None``: a key never seen)."""
+        if not self.engine.values_of(key):
+            return None
+        return max((b.conf for b in self.held(key)), default=0.0)
+
+    def confidence_of(self, b: Belief) -> float:
+        """``b``'s confidence now."""
+        self.sync([b])
+        return b.conf
+
+    def target(self, key: str, value: Any) -> Belief:
+        """The belief ``key = value`` (the held value of ``key`` when ``value`` is ``None``)."""
+        if value is None:
+            return self.held_belief(key, "key")
+        key = check_key(key)
+        vid = canon(value)
+        if self.rules.active:
+            self.sync(())  # rules due now may derive this very value
+        b = self.engine.find(key, vid)
+        if b is None:
+            raise UnknownBeliefError(f"no belief {key} = {value!r}")
+        self.sync([b])
+        return b
