@@ -353,7 +353,9 @@ class BeliefBase:
         is left as it was. The rows then take effect in order, all at the clock's time now,
         with :meth:`assert_`'s meaning (renewals, replacements, a tool's declared half-life,
         ttl and origin), and the outcomes of confirmations are recorded as one ledger batch:
-        if the ledger fails, no row takes effect. With rules, or a policy that watches changes,
+        if the ledger fails, no row takes effect. Written together, those outcomes keep the
+        reliabilities of the batch's start in their confidences (one by one, a later
+        confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or a policy that watches changes,
         the rows are asserted one by one (rules fire after each row, as after each
         :meth:`assert_`) and a confirmation is recorded with its row.
         """

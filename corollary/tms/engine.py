@@ -297,14 +297,19 @@ class Engine:
                 beliefs = ([] if slot is None else [slot] if type(slot) is Belief
                            else list(slot.values()))  # type: ignore[union-attr]
                 if beliefs and all(b.seq >= made for b in beliefs):
-                    del keys[row[0]]
                     for b in beliefs:
                         self._drop_made(b)
+                    del keys[row[0]]
         self.count = batch.count
         self._seq = itertools.count(batch.next_seq)
 
     def _drop_made(self, b: Belief) -> None:
-        """Forget a belief a rolled-back batch made (its list entries become stale)."""
+        """Forget a belief a rolled-back batch made (its list entries become stale).
+
+        What it fed is marked first: exceptions naming its key or value, its rivals and nogood
+        partners may have been recomputed with it during the batch."""
+        self.dirty.discard(b)
+        self.mark(b)
         for j in list(b.justs):
             self.remove_justification(j)
         b.evidence = None
@@ -1193,6 +1198,15 @@ class Engine:
                         weakest = x.conf
                 push(heap, (-(step * weakest), out.seq, next(tie), out, j))
 
+        # what the exceptions say is read before anything here is reset: their holders are
+        # settled (a lower stratum), but the ties above may have brought some into the region,
+        # where they would read OUT until swept again
+        for b in region:
+            for j in b.justs:
+                if j.unless:
+                    for key, _, vid in j.unless:
+                        if (key, vid) not in held_items:
+                            held_items[(key, vid)] = self.holder((key, None, vid)) is not None
         for b in region:
             b.best = None  # OUT
             b.conf = 0.0

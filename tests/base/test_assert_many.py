@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from corollary import BeliefBase, ManualClock, TrustLedger, rule, tool
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, rule, tool
 from corollary.errors import (
     InvalidInputError,
     InvalidTypeError,
@@ -160,6 +160,64 @@ def test_a_ledger_that_refuses_the_batch_leaves_the_base_as_it_was(tmp_path: Pat
         ledger.close()
 
 
+def _refused(path: Path, kb: BeliefBase, rows: list[Any]) -> None:
+    """``kb.assert_many(rows)`` while another process holds the ledger's write lock."""
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreError):
+            kb.assert_many(rows)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+
+
+def test_a_refused_batch_leaves_no_stale_answer_behind_an_exception(tmp_path: Path) -> None:
+    # a row makes the exception of d (zzz) held, and a later confirmation reads e's confidence
+    # mid-batch, which settles d OUT; the rollback must mark d again, not only drop zzz
+    path = tmp_path / "ledger.db"
+    clock = ManualClock(0)
+    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
+    try:
+        kb = BeliefBase(clock=clock, ledger=ledger)
+        kb.assert_("a", 1, "human:ann")
+        kb.claim("d", 1, source="model:m", inputs=["a"], unless=["zzz"])
+        kb.claim("e", 1, source="model:m", inputs=["d"])
+        kb.assert_("e", 1, "document:doc")
+        held = (kb.label("d"), kb.confidence("d"))
+        assert held[0] == "IN"
+        _refused(path, kb, [("zzz", 1, "human:bob"), ("e", 1, "tool:t")])
+        assert "zzz" not in kb
+        assert (kb.label("d"), kb.confidence("d")) == held
+        kb.refresh()
+        assert (kb.label("d"), kb.confidence("d")) == held
+    finally:
+        ledger.close()
+
+
+def test_a_refused_batch_leaves_no_stale_answer_behind_a_nogood(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.db"
+    clock = ManualClock(0)
+    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
+    try:
+        kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence())
+        kb.assert_("k", 1, "assumption:g")
+        kb.assert_("x", 1, "document:doc")
+        kb.nogood(("k", 5), "x")  # k = 5 is not a value yet
+        kb.claim("e", 1, source="model:m", inputs=["x"])
+        kb.assert_("e", 1, "document:doc2")
+        held = (kb.label("x"), kb.confidence("x"))
+        assert held[0] == "IN"
+        # k = 5 comes (and beats x under the nogood) while e's confirmation is read mid-batch
+        _refused(path, kb, [("k", 5, "human:bob"), ("e", 1, "tool:t")])
+        assert [b.value for b in kb.engine.values_of("k")] == [1]
+        assert (kb.label("x"), kb.confidence("x")) == held
+        kb.refresh()
+        assert (kb.label("x"), kb.confidence("x")) == held
+    finally:
+        ledger.close()
+
+
 BAD_ROWS = [
     (("", 1, "tool:a"), InvalidInputError, "row 1: a key must be a non-empty string"),
     ((" ", 1, "tool:a"), InvalidInputError, "row 1: a key must be"),
@@ -229,3 +287,21 @@ def test_a_large_batch_of_new_keys_is_held_and_numbered_as_one_by_one() -> None:
     assert batch.refresh() == 5_100 and len(batch) == 5_100
     assert batch.confidence("k4999") == 0.95
     assert batch.engine.next_expiry == 160.0
+
+
+def test_confirmations_in_one_batch_keep_the_reliabilities_of_its_start() -> None:
+    # documented in docs/model.md: one by one, b's confirmation would see a's outcomes
+    rows = [("a", 1, "human:ann"), ("b", 1, "human:ann"),
+            ("a", 1, "document:doc"), ("b", 1, "document:doc")]
+    bulk, single = BeliefBase(clock=ManualClock(0)), BeliefBase(clock=ManualClock(0))
+    bulk.assert_many(rows)
+    _one_by_one(single, rows)
+    confidences = {o.key: o.confidence for o in bulk.ledger.outcomes()}
+    assert confidences == {"a": pytest.approx(0.99), "b": pytest.approx(0.99)}
+    later = {o.key: o.confidence for o in single.ledger.outcomes()}
+    assert later["a"] == pytest.approx(0.99) and later["b"] > 0.99
+    assert ([(o.source, o.key, o.correct) for o in bulk.ledger.outcomes()]
+            == [(o.source, o.key, o.correct) for o in single.ledger.outcomes()])
+    got, expected = _plain(bulk.to_dict()), _plain(single.to_dict())
+    got.pop("ledger"), expected.pop("ledger")  # the confidences above, and the event ids
+    assert got == expected

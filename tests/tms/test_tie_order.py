@@ -70,3 +70,31 @@ def test_the_tie_is_settled_alike_through_a_chain_of_rules() -> None:
     kb.refresh()
     assert incremental == _labels(kb)
     assert incremental[("a", 0)] == "IN" and incremental[("a", 1)] == "OUT"
+
+
+@rule(output="r", inputs={"x": "a", "y": "b"})
+def _sum_mod_3(x, y):
+    return (x + y) % 3
+
+
+@rule(output="c", inputs={"z": "r"})
+def _copy_r(z):
+    return z
+
+
+def test_an_exception_brought_in_with_the_ties_still_defeats() -> None:
+    """c = 2 holds unless a is held; the rules derive c = 1 from a and b. Re-sweeping the
+    tied inputs (a among them) must not make the exception read OUT while they are reset:
+    that depended on the order of a set of beliefs, so on object identities."""
+    seen = set()
+    for pad in range(30):
+        shift = [object() for _ in range(pad)]  # other identities, other set orders
+        kb = BeliefBase(clock=ManualClock(0), rules=[_sum_mod_3, _copy_r],
+                        conflicts=PreferHigherConfidence())
+        kb.claim("c", 2, source="model:m", inputs=[], unless=["a"])
+        kb.assert_("a", 0, source="document:doc")
+        kb.assert_("b", 1, source="tool:scan")
+        kb.engine.mark(kb.engine.find("c", 2))  # the value and its rival swept again
+        seen.add((kb.label("c", 2), kb.label("c", 1), kb.value("c")))
+        del shift
+    assert seen == {("OUT", "IN", 1)}
