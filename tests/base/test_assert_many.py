@@ -10,6 +10,7 @@ snapshot (``to_dict``) with a base that got the same rows one by one.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -172,50 +173,54 @@ def _refused(path: Path, kb: BeliefBase, rows: list[Any]) -> None:
         blocker.close()
 
 
-def test_a_refused_batch_leaves_no_stale_answer_behind_an_exception(tmp_path: Path) -> None:
+@pytest.fixture
+def locked_out(tmp_path: Path) -> Iterator[tuple[BeliefBase, Callable[[list[Any]], None]]]:
+    """A base on a SQLite ledger, and a call that runs ``assert_many`` while another process
+    holds the ledger's write lock (so the batch is refused)."""
+    path = tmp_path / "ledger.db"
+    clock = ManualClock(0)
+    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
+    kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence())
+    try:
+        yield kb, lambda rows: _refused(path, kb, rows)
+    finally:
+        ledger.close()
+
+
+def _reads_as_before(kb: BeliefBase, key: str, held: tuple[str, float]) -> None:
+    assert (kb.label(key), kb.confidence(key)) == held
+    kb.refresh()
+    assert (kb.label(key), kb.confidence(key)) == held
+
+
+def test_a_refused_batch_leaves_no_stale_answer_behind_an_exception(locked_out: Any) -> None:
     # a row makes the exception of d (zzz) held, and a later confirmation reads e's confidence
     # mid-batch, which settles d OUT; the rollback must mark d again, not only drop zzz
-    path = tmp_path / "ledger.db"
-    clock = ManualClock(0)
-    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
-    try:
-        kb = BeliefBase(clock=clock, ledger=ledger)
-        kb.assert_("a", 1, "human:ann")
-        kb.claim("d", 1, source="model:m", inputs=["a"], unless=["zzz"])
-        kb.claim("e", 1, source="model:m", inputs=["d"])
-        kb.assert_("e", 1, "document:doc")
-        held = (kb.label("d"), kb.confidence("d"))
-        assert held[0] == "IN"
-        _refused(path, kb, [("zzz", 1, "human:bob"), ("e", 1, "tool:t")])
-        assert "zzz" not in kb
-        assert (kb.label("d"), kb.confidence("d")) == held
-        kb.refresh()
-        assert (kb.label("d"), kb.confidence("d")) == held
-    finally:
-        ledger.close()
+    kb, refuse = locked_out
+    kb.assert_("a", 1, "human:ann")
+    kb.claim("d", 1, source="model:m", inputs=["a"], unless=["zzz"])
+    kb.claim("e", 1, source="model:m", inputs=["d"])
+    kb.assert_("e", 1, "document:doc")
+    held = (kb.label("d"), kb.confidence("d"))
+    assert held[0] == "IN"
+    refuse([("zzz", 1, "human:bob"), ("e", 1, "tool:t")])
+    assert "zzz" not in kb
+    _reads_as_before(kb, "d", held)
 
 
-def test_a_refused_batch_leaves_no_stale_answer_behind_a_nogood(tmp_path: Path) -> None:
-    path = tmp_path / "ledger.db"
-    clock = ManualClock(0)
-    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
-    try:
-        kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence())
-        kb.assert_("k", 1, "assumption:g")
-        kb.assert_("x", 1, "document:doc")
-        kb.nogood(("k", 5), "x")  # k = 5 is not a value yet
-        kb.claim("e", 1, source="model:m", inputs=["x"])
-        kb.assert_("e", 1, "document:doc2")
-        held = (kb.label("x"), kb.confidence("x"))
-        assert held[0] == "IN"
-        # k = 5 comes (and beats x under the nogood) while e's confirmation is read mid-batch
-        _refused(path, kb, [("k", 5, "human:bob"), ("e", 1, "tool:t")])
-        assert [b.value for b in kb.engine.values_of("k")] == [1]
-        assert (kb.label("x"), kb.confidence("x")) == held
-        kb.refresh()
-        assert (kb.label("x"), kb.confidence("x")) == held
-    finally:
-        ledger.close()
+def test_a_refused_batch_leaves_no_stale_answer_behind_a_nogood(locked_out: Any) -> None:
+    kb, refuse = locked_out
+    kb.assert_("k", 1, "assumption:g")
+    kb.assert_("x", 1, "document:doc")
+    kb.nogood(("k", 5), "x")  # k = 5 is not a value yet
+    kb.claim("e", 1, source="model:m", inputs=["x"])
+    kb.assert_("e", 1, "document:doc2")
+    held = (kb.label("x"), kb.confidence("x"))
+    assert held[0] == "IN"
+    # k = 5 comes (and beats x under the nogood) while e's confirmation is read mid-batch
+    refuse([("k", 5, "human:bob"), ("e", 1, "tool:t")])
+    assert [b.value for b in kb.engine.values_of("k")] == [1]
+    _reads_as_before(kb, "x", held)
 
 
 BAD_ROWS = [
