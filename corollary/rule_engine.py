@@ -163,8 +163,11 @@ class RuleEngine:
         """
         last = self._last.get(r.name, {})
         fired = self.fired.setdefault(r.name, set())
-        for combo in self._new_combinations(r.inputs, held, last):
-            ident = tuple(b.seq for b in combo)
+        # in the order of the inputs' numbers, not of the enumeration: a base restored from a
+        # snapshot (which keeps what fired, not when) then makes new values in the same order
+        new = sorted((tuple(b.seq for b in combo), combo)
+                     for combo in self._new_combinations(r.inputs, held, last))
+        for ident, combo in new:
             if ident in fired:
                 continue
             self._spend(r)

@@ -1240,36 +1240,30 @@ class Engine:
                         break
                 if not valid:
                     continue
-                if j.unless:
-                    for key, _, vid in j.unless:
-                        held = held_items.get((key, vid))
-                        if held is None:
-                            held = held_items[(key, vid)] = self.holder((key, None, vid)) is not None
-                        if held:
-                            excepted.add(b)
-                            break
-                    else:
-                        held = False
-                    if held:
-                        continue
                 if waiting:
+                    # its exceptions are asked when its inputs are IN (in settle), as the
+                    # in-order pass does: a reason with an input OUT is not "excepted"
                     pending[j] = waiting
-                else:  # every input settled before this sweep: the step, inlined as in settle
-                    live = j.live
-                    if live == 1:
-                        step, timed = reliability(j.name, now)
-                        step *= j.step
-                    elif live:
-                        step, timed = j.kind.step(j, reliability, now)
-                    else:
-                        step, timed = j.step, False
-                    if timed:
-                        own_timed.add(b)
-                    weakest = 1.0
-                    for x in j.inputs:
-                        if x.conf < weakest:
-                            weakest = x.conf
-                    push(heap, (-(step * weakest), b.seq, next(tie), b, j))
+                    continue
+                if j.unless and defeated(j):
+                    excepted.add(b)
+                    continue
+                # every input settled before this sweep: the step, inlined as in settle
+                live = j.live
+                if live == 1:
+                    step, timed = reliability(j.name, now)
+                    step *= j.step
+                elif live:
+                    step, timed = j.kind.step(j, reliability, now)
+                else:
+                    step, timed = j.step, False
+                if timed:
+                    own_timed.add(b)
+                weakest = 1.0
+                for x in j.inputs:
+                    if x.conf < weakest:
+                        weakest = x.conf
+                push(heap, (-(step * weakest), b.seq, next(tie), b, j))
 
         self.policy.before_sweep(self, region, now)
         for b, c in direct:
