@@ -122,6 +122,18 @@ def test_confirmations_are_recorded_as_one_ledger_batch() -> None:
     assert len(kb.ledger.outcomes()) == 100
 
 
+def _refused(path: Path, kb: BeliefBase, rows: list[Any]) -> None:
+    """``kb.assert_many(rows)`` while another process holds the ledger's write lock."""
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(StoreError):
+            kb.assert_many(rows)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+
+
 def test_a_ledger_that_refuses_the_batch_leaves_the_base_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
     clock = ManualClock(0)
@@ -135,14 +147,7 @@ def test_a_ledger_that_refuses_the_batch_leaves_the_base_as_it_was(tmp_path: Pat
                 ("hq", "Dallas", "tool:registry"),  # replaces Austin
                 ("hq", "Dallas", "document:10-K"),  # confirms: the ledger is written
                 ("more", 2, "tool:feed")]
-        blocker = sqlite3.connect(path, isolation_level=None)
-        blocker.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-        try:
-            with pytest.raises(StoreError):
-                kb.assert_many(rows)
-        finally:
-            blocker.execute("ROLLBACK")
-            blocker.close()
+        _refused(path, kb, rows)
         assert _plain(kb.to_dict()) == before
         assert "fresh" not in kb and kb.label("ceo", "Ann") == "OUT"
         assert kb.value("hq") == "Austin" and len(kb) == 2
@@ -159,18 +164,6 @@ def test_a_ledger_that_refuses_the_batch_leaves_the_base_as_it_was(tmp_path: Pat
         assert [o.source for o in ledger.outcomes()] == ["document:10-K", "tool:registry"]
     finally:
         ledger.close()
-
-
-def _refused(path: Path, kb: BeliefBase, rows: list[Any]) -> None:
-    """``kb.assert_many(rows)`` while another process holds the ledger's write lock."""
-    blocker = sqlite3.connect(path, isolation_level=None)
-    blocker.execute("BEGIN IMMEDIATE")
-    try:
-        with pytest.raises(StoreError):
-            kb.assert_many(rows)
-    finally:
-        blocker.execute("ROLLBACK")
-        blocker.close()
 
 
 @pytest.fixture
