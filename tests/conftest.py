@@ -81,7 +81,9 @@ def _check_server(config: pytest.Config, after: str) -> None:
     log = PG_DIR / "server.log"
     report = [f"!! the PostgreSQL server under test (pid {pid}) died; last test: {after}",
               f"-- {log} (last lines):", _tail(["tail", "-n", "40", str(log)]),
-              "-- dmesg (last lines):", _tail(["dmesg"], 15)]
+              "-- dmesg (last lines):", _tail(["dmesg"], 15),
+              "-- processes (no kernel threads):",
+              _tail(["ps", "--ppid", "2", "--pid", "2", "-N", "-o", "pid,ppid,user,stat,etime,args"], 40)]
     restart = subprocess.run(["bash", str(PG_SCRIPT), "start-server"], capture_output=True,
                              text=True, env={**os.environ, "COROLLARY_PG_DIR": str(PG_DIR)})
     report.append(f"-- restarted: exit {restart.returncode} {restart.stderr.strip()}")
