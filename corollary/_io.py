@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gc
 import hashlib
 import json
 import math
@@ -20,6 +19,7 @@ from typing import Any
 
 import msgpack
 
+from ._collector import collector_paused
 from ._validate import check_int
 from .errors import InvalidInputError, InvalidTypeError, SnapshotError
 
@@ -363,54 +363,50 @@ def decode_bytes(raw: bytes, expected: str, where: object = None) -> Any:
     """
     if not raw:
         raise SnapshotError(f"empty, not a {expected}", where)
-    enabled = gc.isenabled()
-    gc.disable()  # decoding builds many containers and frees none: skip the collector's passes
-    try:
-        if raw[:1] in (b"{", b"[", b" ", b"\n"):
-            head = _JSON_HEAD.match(raw)
-            end = len(raw.rstrip())  # an editor may have added a final newline
-            if head is not None and raw[end - 1:end] == b"}":
-                fmt, version, kind, value = head.groups()
-                _check_head(fmt.decode(), int(version), expected, where)
-                body = raw[head.end():end - 1]
-                _verify(kind.decode(), value.decode(), body, expected, where)
-                return _opened(fmt.decode(), int(version), _json(body), expected, where)
-            data = _json(raw)
-        else:
-            found = _sealed_msgpack(raw)
-            if found is not None:
-                (head_fmt, version, kind, value), view = found
-                _check_head(head_fmt, version, expected, where)
-                _verify(kind, value, view, expected, where)
-                return _opened(head_fmt, version,
-                               msgpack.unpackb(view, raw=False, strict_map_key=False),
-                               expected, where)
-            data = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+    with collector_paused():  # decoding builds many containers and frees none
+        try:
+            if raw[:1] in (b"{", b"[", b" ", b"\n"):
+                head = _JSON_HEAD.match(raw)
+                end = len(raw.rstrip())  # an editor may have added a final newline
+                if head is not None and raw[end - 1:end] == b"}":
+                    fmt, version, kind, value = head.groups()
+                    _check_head(fmt.decode(), int(version), expected, where)
+                    body = raw[head.end():end - 1]
+                    _verify(kind.decode(), value.decode(), body, expected, where)
+                    return _opened(fmt.decode(), int(version), _json(body), expected, where)
+                data = _json(raw)
+            else:
+                found = _sealed_msgpack(raw)
+                if found is not None:
+                    (head_fmt, version, kind, value), view = found
+                    _check_head(head_fmt, version, expected, where)
+                    _verify(kind, value, view, expected, where)
+                    return _opened(head_fmt, version,
+                                   msgpack.unpackb(view, raw=False, strict_map_key=False),
+                                   expected, where)
+                data = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+                if isinstance(data, dict) and ("checksum" in data or "body" in data):
+                    head_fmt, version, kind, value = _envelope(data, expected, where)
+                    _check_head(head_fmt, version, expected, where)
+                    body = data["body"]
+                    if type(body) is not bytes:
+                        raise SnapshotError(f"corrupt {expected} (the sealed body is not bytes)", where)
+                    _verify(kind, value, body, expected, where)
+                    return _opened(head_fmt, version,
+                                   msgpack.unpackb(body, raw=False, strict_map_key=False),
+                                   expected, where)
+                return _bare(data, expected, where)
             if isinstance(data, dict) and ("checksum" in data or "body" in data):
-                head_fmt, version, kind, value = _envelope(data, expected, where)
-                _check_head(head_fmt, version, expected, where)
-                body = data["body"]
-                if type(body) is not bytes:
-                    raise SnapshotError(f"corrupt {expected} (the sealed body is not bytes)", where)
-                _verify(kind, value, body, expected, where)
-                return _opened(head_fmt, version,
-                               msgpack.unpackb(body, raw=False, strict_map_key=False),
-                               expected, where)
+                return _open_parsed(data, expected, where)
             return _bare(data, expected, where)
-        if isinstance(data, dict) and ("checksum" in data or "body" in data):
-            return _open_parsed(data, expected, where)
-        return _bare(data, expected, where)
-    except SnapshotError:
-        raise
-    except (ValueError, TypeError, RecursionError, UnicodeDecodeError,
-            msgpack.exceptions.ExtraData, msgpack.exceptions.UnpackException) as exc:
-        # TypeError: a msgpack map keyed by a list; RecursionError: JSON nested too deeply;
-        # ValueError: bad bytes, too-deep msgpack, an integer of thousands of digits
-        raise SnapshotError(f"corrupt or truncated {expected} ({exc.__class__.__name__}: {exc})",
-                            where) from exc
-    finally:
-        if enabled:
-            gc.enable()
+        except SnapshotError:
+            raise
+        except (ValueError, TypeError, RecursionError, UnicodeDecodeError,
+                msgpack.exceptions.ExtraData, msgpack.exceptions.UnpackException) as exc:
+            # TypeError: a msgpack map keyed by a list; RecursionError: JSON nested too deeply;
+            # ValueError: bad bytes, too-deep msgpack, an integer of thousands of digits
+            raise SnapshotError(f"corrupt or truncated {expected} ({exc.__class__.__name__}: {exc})",
+                                where) from exc
 
 
 def _sealed_msgpack(raw: bytes) -> tuple[tuple[str, int, str, str], memoryview] | None:

@@ -17,7 +17,6 @@ operation and its outcomes are all or nothing.
 from __future__ import annotations
 
 import asyncio
-import gc
 import hashlib
 import inspect
 import os
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ._collector import collector_paused
 from ._validate import check_bool, check_int, check_unit, plain_text
 from .assertions import check_assertion, check_rows
 from .calls import CallMemory, Expired, PreparedCall, ToolCallRecord, expired, prepare_call
@@ -48,7 +48,6 @@ from .lookup import (
     accountable,
     conflict_between,
     sources_of,
-    value_identity,
 )
 from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
 from .policy import STEP_KINDS, TrustPolicy
@@ -329,8 +328,8 @@ class BeliefBase:
         for a key replaces its earlier premise on that key. An independent origin asserting a
         value another origin already holds records a right outcome for both.
         """
-        key, value, vid, source, origin, hl, tl = check_assertion(self._trust,
-            key, value, source, origin, half_life, ttl)
+        key, value, vid, source, origin, hl, tl = check_assertion(
+            self._trust, key, value, source, origin, half_life, ttl)
         now = self.clock()
         if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
             now = self.now()
@@ -355,21 +354,14 @@ class BeliefBase:
         ttl and origin), and the outcomes of confirmations are recorded as one ledger batch:
         if the ledger fails, no row takes effect. Written together, those outcomes keep the
         reliabilities of the batch's start in their confidences (one by one, a later
-        confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or a policy that watches changes,
-        the rows are asserted one by one (rules fire after each row, as after each
-        :meth:`assert_`) and a confirmation is recorded with its row.
+        confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or
+        a policy that watches changes, the rows are asserted one by one (rules fire after each
+        row, as after each :meth:`assert_`) and a confirmation is recorded with its row.
         """
         if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
             raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
-        # a bulk load allocates objects it keeps: the cyclic collector's passes over them
-        # would find nothing and cost more than the load (as for a snapshot's restore)
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():  # a bulk load allocates objects it keeps
             return self._assert_rows(check_rows(self._trust, rows))
-        finally:
-            if enabled:
-                gc.enable()
 
     def _assert_rows(self, checked: list[tuple[Any, ...]]) -> int:
         if not checked:
@@ -682,7 +674,7 @@ class BeliefBase:
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
         b = self._lookup.current(key)
-        if b is not None and (value is None or b.vid == value_identity(value)):
+        if b is not None and (value is None or b.vid == canon(value)):
             return b.conf  # 0.0 when OUT
         if value is not None:
             return self._lookup.target(key, value).conf
@@ -692,7 +684,7 @@ class BeliefBase:
     def label(self, key: str, value: Any = None) -> str:
         """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
         b = self._lookup.current(key)
-        if b is not None and (value is None or b.vid == value_identity(value)):
+        if b is not None and (value is None or b.vid == canon(value)):
             return OUT if b.best is None else IN
         if value is not None:
             return self._lookup.target(key, value).label
@@ -859,11 +851,7 @@ class BeliefBase:
         """
         if clock is not None and not callable(clock):
             raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
-        # A restore allocates millions of small objects and frees none: the cyclic collector's
-        # passes over them would find nothing and cost more than the restore itself.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():  # a restore allocates millions of objects and frees none
             options = {} if conflicts is _KEEP else {"conflicts": conflicts}
             plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
                                  functions=functions, **options)
@@ -871,9 +859,6 @@ class BeliefBase:
                 warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
                               "attach it (using an empty one)", stacklevel=2)
             return cls._from_plan(plan, clock)
-        finally:
-            if enabled:
-                gc.enable()
 
     @classmethod
     def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:

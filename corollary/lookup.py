@@ -60,11 +60,6 @@ def sources_of(b: Belief) -> list[str]:
     return sorted(accountable(b))
 
 
-def value_identity(value: Any) -> Any:
-    """The identity of a value (:func:`corollary.values.canon`, which validates it)."""
-    return value if type(value) is str and value.isascii() else canon(value)
-
-
 def conflict_between(key: str, held: list[Belief]) -> Conflict:
     """The open conflict of ``key``'s held values, most confident first."""
     held = sorted(held, key=lambda b: (-b.conf, b.seq))

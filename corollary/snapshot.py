@@ -20,7 +20,6 @@ tool call remembered with each premise that ``kb.call`` made (:mod:`corollary.ca
 
 from __future__ import annotations
 
-import gc
 import math
 import os
 from bisect import bisect_left
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ._collector import collector_paused
 from ._fields import MAX_INT, Fields, policy_fields
 from ._io import (
     SNAPSHOT_FORMAT,
@@ -104,14 +104,8 @@ class BaseState:
 
 def state_to_dict(state: BaseState) -> dict[str, Any]:
     """Plain data for a base's state (see the module docstring)."""
-    # Like a restore, a snapshot builds millions of containers and frees none: no collector.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # like a restore, it builds millions of containers, frees none
         return _state_to_dict(state)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})

@@ -23,7 +23,6 @@ rule engine may watch (:attr:`Engine.touched`).
 
 from __future__ import annotations
 
-import gc
 import heapq
 import itertools
 import math
@@ -34,6 +33,7 @@ from typing import Any, Protocol
 import networkx as nx
 
 from .. import confidence as formulas
+from .._collector import collector_paused
 from . import strata
 from .kinds import Reliability
 from .records import (
@@ -876,13 +876,8 @@ class Engine:
         if len(region) > _QUIET_SWEEP:
             # a large sweep allocates a heap entry per belief and frees them all: the cyclic
             # collector's passes over a big base would find nothing and cost ~10% of the sweep
-            enabled = gc.isenabled()
-            gc.disable()
-            try:
+            with collector_paused():
                 self._evaluate(region, now)
-            finally:
-                if enabled:
-                    gc.enable()
         elif region:
             self._evaluate(region, now)
 
