@@ -24,37 +24,18 @@ ROW_FIELDS = ("key", "value", "source", "origin", "half_life", "ttl")
 CheckedRow = tuple[str, Any, Any, str, str, "float | None", "float | None"]
 
 
-def check_rows(trust: TrustView, rows: Iterable[Any]) -> list[tuple[Any, ...]]:
+def check_rows(trust: TrustView, rows: Iterable[Any]) -> tuple[list[tuple[Any, ...]], bool]:
     """Each row checked as ``BeliefBase.assert_`` checks its arguments, in order; the first bad
     row raises, naming its index. A checked row is ``(key, value, vid, source, origin,
     half_life, ttl)``, or the row itself when it is ``(key, value, source)`` with a value
-    that is its own identity and no tool behind the source."""
-    kinds = trust.kinds  # source -> kind, for the sources seen so far
-    simple = not trust.tools
+    that is its own identity and no tool behind the source. Also returns whether every row is
+    of the second form (the engine then adds new keys a run at a time)."""
     rows = rows if type(rows) is list else list(rows)
     start = 0
-    if simple:
-        # the common rows, checked inline and kept as they are: (ascii key, a value that
-        # is its own identity, a known source that is no reasoning step)
-        for row in rows:
-            if type(row) is not tuple or len(row) != 3:
-                break
-            key, value, source = row
-            t = type(value)
-            kind = kinds.get(source) if type(source) is str else None
-            if kind is None and type(source) is str:  # a source met for the first time
-                try:
-                    kind = trust.kind_of(source)
-                except CorollaryError:
-                    break  # the row-by-row check below says why, naming the row
-            if not (type(key) is str and key.isascii() and key and not key.isspace()
-                    and kind is not None and kind not in STEP_KINDS
-                    and ((t is str and value.isascii()) or (t is float and value - value == 0.0)
-                         or (t is int and INT_MIN <= value <= INT_MAX))):
-                break
-            start += 1
+    if not trust.tools:
+        start = _plain_prefix(trust, rows)
         if start == len(rows):
-            return rows
+            return rows, True
     checked: list[tuple[Any, ...]] = rows[:start]
     append = checked.append
     for i in range(start, len(rows)):
@@ -77,7 +58,48 @@ def check_rows(trust: TrustView, rows: Iterable[Any]) -> list[tuple[Any, ...]]:
                 raise InvalidTypeError(f"a row is a tuple or a dict, not {type(row).__name__}")
         except (InvalidInputError, InvalidTypeError, UnknownSourceError) as exc:
             raise type(exc)(f"row {i}: {exc}") from exc
-    return checked
+    return checked, False
+
+
+def _plain_prefix(trust: TrustView, rows: list[Any]) -> int:
+    """How many rows from the first are ``(key, value, source)`` tuples that need nothing
+    but the check: an ascii key, a value that is its own identity (an ascii string, a finite
+    float, an integer in range) and a known source that is no reasoning step. Checked inline,
+    as most rows of a bulk load are such rows; the first other row is left to the full check,
+    which says what is wrong with it."""
+    plain: dict[Any, bool] = {}  # the sources seen here that may assert
+    start = 0
+    try:
+        for start, row in enumerate(rows):  # noqa: B007 (start is read after the loop)
+            if type(row) is not tuple:
+                return start
+            key, value, source = row  # ValueError: not three fields
+            if plain.get(source) is None:  # TypeError: an unhashable source
+                if type(source) is not str:
+                    return start
+                kind = trust.kinds.get(source)
+                if kind is None:  # a source met for the first time
+                    try:
+                        kind = trust.kind_of(source)
+                    except CorollaryError:
+                        return start
+                if kind in STEP_KINDS:
+                    return start
+                plain[source] = True
+            if type(key) is not str or not key.isascii() or not key or key.isspace():
+                return start
+            t = type(value)
+            if t is int:
+                if not INT_MIN <= value <= INT_MAX:
+                    return start
+            elif t is str:
+                if not value.isascii():
+                    return start
+            elif t is not float or value - value != 0.0:
+                return start
+    except (ValueError, TypeError):
+        return start
+    return len(rows)
 
 def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin: Any,
                 half_life: Any, ttl: Any) -> CheckedRow:

@@ -361,9 +361,9 @@ class BeliefBase:
         if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
             raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
         with collector_paused():  # a bulk load allocates objects it keeps
-            return self._assert_rows(check_rows(self._trust, rows))
+            return self._assert_rows(*check_rows(self._trust, rows))
 
-    def _assert_rows(self, checked: list[tuple[Any, ...]]) -> int:
+    def _assert_rows(self, checked: list[tuple[Any, ...]], uniform: bool) -> int:
         if not checked:
             return 0
         now = self.now()
@@ -382,7 +382,7 @@ class BeliefBase:
         n = len(checked)
         try:
             while True:
-                i = engine.add_premised_rows(checked, i, now, batch)
+                i = engine.add_premised_rows(checked, i, now, batch, uniform)
                 if i == n:
                     break
                 row = checked[i]

@@ -82,7 +82,9 @@ class Premise:
 
     A view of the record a belief keeps (:data:`PremiseRecord`): two views of one record are
     equal (and hash alike), two records made apart are not, even with equal fields, as a
-    premise renewed at the same instant is a new premise.
+    premise renewed at the same instant is a new premise. A bulk load gives the plain
+    premises it makes from one source one record (a record holds no belief), so their views
+    are equal across beliefs; one belief's premises are always distinct records.
     """
 
     __slots__ = ("record",)
@@ -224,13 +226,13 @@ class Belief:
     __slots__ = ("key", "value", "vid", "seq", "evidence", "justs", "users", "blocked",
                  "conf", "best", "stamp", "note")
 
-    def __init__(self, key: str, value: Any, vid: Any, seq: int) -> None:
+    def __init__(self, key: str, value: Any, vid: Any, seq: int, evidence: Any = None) -> None:
         self.key = key
         self.value = value
         self.vid = vid
         self.seq = seq
         # PremiseRecord | list[PremiseRecord] | None (a record is a tuple: told apart by type)
-        self.evidence: Any = None
+        self.evidence: Any = evidence
         self.justs: tuple[Justification, ...] | list[Justification] = ()
         self.users: tuple[Justification, ...] | dict[Justification, None] = ()
         self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
