@@ -3,14 +3,14 @@
 A :class:`Lookup` turns a key (or a key and a value) into the engine's beliefs, synchronised
 first: outcomes other processes recorded, rules due now, then the stale cone of what is read,
 and nothing else. A read of a belief whose memo is current takes no synchronisation at all
-(:meth:`Lookup.current`). Errors name the key: never heard of, holding no value, or in an open
+(:func:`current_reader`). Errors name the key: never heard of, holding no value, or in an open
 conflict.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .clock import Clock
@@ -67,10 +67,48 @@ def conflict_between(key: str, held: list[Belief]) -> Conflict:
         Candidate(b.value, b.conf, tuple(sorted(accountable(b)))) for b in held))
 
 
+def current_reader(clock: Clock, trust: TrustView, engine: Engine,
+                   rules: RuleEngine) -> Callable[[object], Belief | None]:
+    """A function of a key: its one value when reading it needs no synchronisation now, else
+    ``None`` (the read then takes the full path, which also validates the key and the clock).
+
+    Nothing is due when: the clock reads a finite float; the ledger has nothing new (it is
+    polled first when other processes may write its store); no outcome is waiting to be
+    applied (another base's on a shared ledger included); no premise expires by now; no rule
+    is due (every rule fired at this very time and no key was touched since); and the
+    belief's memo is current (not dirty, and computed at this time if it reads the time). See
+    docs/model.md, "Incremental evaluation". A closure over the base's parts, which never
+    change, as it runs on every read.
+    """
+    keys = engine.keys
+
+    def current(key: object) -> Belief | None:
+        if type(key) is not str:
+            return None
+        b = keys.get(key)
+        if type(b) is not Belief:
+            return None  # unknown, or several values
+        now = clock()
+        if type(now) is not float or now - now != 0.0:
+            return None  # not a float, or not finite
+        if trust.polls:
+            trust.poll()
+        if trust.changed or now >= engine.next_expiry or b in engine.dirty:
+            return None
+        stamp = b.stamp
+        if stamp is not None and stamp != now:
+            return None
+        if rules.active and (rules.fired_at != now or engine.touched):
+            return None
+        return b
+
+    return current
+
+
 class Lookup:
     """The beliefs a query names, synchronised to now (see the module docstring)."""
 
-    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine")
+    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine", "current")
 
     def __init__(self, clock: Clock, trust: TrustView, engine: Engine, rules: RuleEngine,
                  sync_engine: EngineSync) -> None:
@@ -79,6 +117,9 @@ class Lookup:
         self.engine = engine
         self.rules = rules
         self.sync_engine = sync_engine
+        #: ``current(key)``: the one value of ``key`` when reading it needs no
+        #: synchronisation now, else ``None`` (see :func:`current_reader`).
+        self.current = current_reader(clock, trust, engine, rules)
 
     def sync(self, targets: Iterable[Belief] | None = None) -> float:
         """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
@@ -91,39 +132,6 @@ class Lookup:
             self.sync_engine((), now)
             self.rules.catch_up(now)
         return self.sync_engine(targets, now)
-
-    def current(self, key: object) -> Belief | None:
-        """The one value of ``key`` when reading it needs no synchronisation now, else ``None``
-        (the read then takes the full path, which also validates the key and the clock).
-
-        Nothing is due when: the clock reads a finite float; the ledger has nothing new (it is
-        polled first when other processes may write its store); no outcome is waiting to be
-        applied (another base's on a shared ledger included); no premise expires by now; no
-        rule is due (every rule fired at this very time and no key was touched since); and the
-        belief's memo is current (not dirty, and computed at this time if it reads the time).
-        See docs/model.md, "Incremental evaluation".
-        """
-        if type(key) is not str:
-            return None
-        engine = self.engine
-        b = engine.keys.get(key)
-        if type(b) is not Belief:
-            return None  # unknown, or several values
-        now = self.clock()
-        if type(now) is not float or now - now != 0.0:
-            return None  # not a float, or not finite
-        trust = self.trust
-        if trust.polls:
-            trust.poll()
-        if trust.changed or now >= engine.next_expiry or b in engine.dirty:
-            return None
-        stamp = b.stamp
-        if stamp is not None and stamp != now:
-            return None
-        rules = self.rules
-        if rules.active and (rules.fired_at != now or engine.touched):
-            return None
-        return b
 
     def values(self, key: str) -> list[Belief]:
         """Every value of ``key``, synchronised (``UnknownBeliefError`` for a key never seen)."""
