@@ -317,7 +317,7 @@ def build_ftl_dag(n: int, premises: int, shape: list[tuple[int, int]]):  # type:
     return net
 
 
-def per_read(fn, keys: list[str], rounds: int = 5) -> float:  # type: ignore[no-untyped-def]
+def per_read(fn, keys: list[str], rounds: int = 21) -> float:  # type: ignore[no-untyped-def]
     """Seconds per call of ``fn(key)`` over ``keys`` (the median of ``rounds`` passes)."""
     times = []
     for _ in range(rounds):

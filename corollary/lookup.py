@@ -95,7 +95,7 @@ def current_reader(clock: Clock, trust: TrustView, engine: Engine,
             trust.poll()
         if trust.changed or now >= engine.next_expiry or b in engine.dirty:
             return None
-        stamp = b.stamp
+        stamp = b.as_of
         if stamp is not None and stamp != now:
             return None
         if rules.active and (rules.fired_at != now or engine.touched):

@@ -457,14 +457,14 @@ class Engine:
         if self._expiries and self._expiries[0][0] <= now:
             self.expire(now)
         dirty = self.dirty
-        return len(dirty) + sum(1 for b in self.timed if b.stamp != now and b not in dirty)
+        return len(dirty) + sum(1 for b in self.timed if b.as_of != now and b not in dirty)
 
     def current(self, b: Belief, now: float) -> bool:
         """Whether ``b``'s memo is its value at ``now`` with no expiry due: a read needs no
         sync (the caller also checks that no outcome is waiting and no rule is due)."""
         if now >= self.next_expiry or b in self.dirty:
             return False
-        stamp = b.stamp
+        stamp = b.as_of
         return stamp is None or stamp == now
 
     def restore_belief(self, key: str, value: Any, vid: Any, seq: int,
@@ -939,7 +939,7 @@ class Engine:
         if targets is None:
             region = self.dirty
             self.dirty = set()
-            region.update(b for b in self.timed if b.stamp != now)
+            region.update(b for b in self.timed if b.as_of != now)
         else:
             region = self._region(targets, now)
         if len(region) > _QUIET_SWEEP:
@@ -961,7 +961,7 @@ class Engine:
         expanded: set[str] = set()
         while stack:
             b = stack.pop()
-            if b in region or not (b in dirty or ((s := b.stamp) is not None and s != now)):
+            if b in region or not (b in dirty or ((s := b.as_of) is not None and s != now)):
                 continue
             region.add(b)
             for j in b.justs:
@@ -1401,27 +1401,27 @@ class Engine:
     def _settle_timed(self, region: set[Belief], own_timed: set[Belief], now: float) -> None:
         """A value is time-dependent if it reads a decaying premise or a time-dependent input
         or exception (or, under a deciding policy, has a time-dependent rival or partner); its
-        ``stamp`` is then the time it was computed at, else ``None``."""
+        ``as_of`` is then the time it was computed at, else ``None``."""
         timed_set = self.timed
         if not own_timed and not timed_set:
-            return  # nothing in the base reads the time: every stamp is already None
+            return  # nothing in the base reads the time: every as_of is already None
         decided = self.policy.decides
         keys = self.keys
         watch = self.unless_watch
         partners_too = decided and self.nogoods_by_key
         expanded: set[str] = set()
         for b in region:
-            b.stamp = None
+            b.as_of = None
         for b in region:
-            if b.stamp is not None:
+            if b.as_of is not None:
                 continue
             if b in own_timed or self._reads_timed(b, region):
                 stack = [b]
                 while stack:
                     x = stack.pop()
-                    if x.stamp is not None or x not in region:
+                    if x.as_of is not None or x not in region:
                         continue
-                    x.stamp = now
+                    x.as_of = now
                     for j in x.users:
                         stack.append(j.output)
                     if watch and x.key in watch:
@@ -1434,7 +1434,7 @@ class Engine:
                             expanded.add(x.key)
                             stack.extend(slot.values())  # type: ignore[union-attr]
         for b in region:
-            if b.stamp is not None:
+            if b.as_of is not None:
                 timed_set.add(b)
             elif timed_set:
                 timed_set.discard(b)
@@ -1443,14 +1443,14 @@ class Engine:
         """Whether ``b`` reads a time-dependent belief settled outside ``region``."""
         for j in b.justs:
             for x in j.inputs:
-                if x.stamp is not None and x not in region:
+                if x.as_of is not None and x not in region:
                     return True
             for item in j.unless:
                 for x in self.item_beliefs(item):
-                    if x.stamp is not None and x not in region:
+                    if x.as_of is not None and x not in region:
                         return True
         if self.policy.decides and self.nogoods_by_key and b.key in self.nogoods_by_key:
-            return any(x.stamp is not None and x not in region for x in self.partners(b))
+            return any(x.as_of is not None and x not in region for x in self.partners(b))
         return False
 
 

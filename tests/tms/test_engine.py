@@ -334,7 +334,7 @@ def test_a_region_follows_time_dependent_beliefs_only() -> None:
     calls = e.reliability.calls
     assert calls == {"tool:a": 1, "tool:b": 1}
     e.sync(10.0, [c])
-    assert (a.stamp, b.stamp, c.stamp, steady.stamp) == (10.0, 10.0, 10.0, None)
+    assert (a.as_of, b.as_of, c.as_of, steady.as_of) == (10.0, 10.0, 10.0, None)
     assert calls == {"tool:a": 2, "tool:b": 1}  # steady's premise does not read the time
     assert c.conf == pytest.approx(0.45)
 
@@ -368,7 +368,7 @@ def test_stale_counts_what_a_full_sync_recomputes() -> None:
     e.sync(5.0)
     assert e.stale(10.0) == 3  # and soon's premise runs out at 10
     e.sync(10.0)
-    assert [x for x in e.beliefs() if x.stamp == 10.0] == [a, b, soon]
+    assert [x for x in e.beliefs() if x.as_of == 10.0] == [a, b, soon]
     assert soon.why == "expired"
 
 
