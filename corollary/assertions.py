@@ -74,9 +74,9 @@ def _plain_prefix(trust: TrustView, rows: list[Any]) -> int:
             if type(row) is not tuple:
                 return start
             key, value, source = row  # ValueError: not three fields
-            if plain.get(source) is None:  # TypeError: an unhashable source
-                if type(source) is not str:
-                    return start
+            if type(source) is not str:  # (before the lookup: a str subclass or another
+                return start             # object may hash and compare like a known source)
+            if plain.get(source) is None:
                 kind = trust.kinds.get(source)
                 if kind is None:  # a source met for the first time
                     try:
@@ -97,9 +97,10 @@ def _plain_prefix(trust: TrustView, rows: list[Any]) -> int:
                     return start
             elif t is not float or value - value != 0.0:
                 return start
-    except (ValueError, TypeError):
+    except ValueError:  # a tuple of other than three fields
         return start
     return len(rows)
+
 
 def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin: Any,
                 half_life: Any, ttl: Any) -> CheckedRow:

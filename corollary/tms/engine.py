@@ -246,6 +246,7 @@ class Engine:
         lists: dict[str, list[Belief]] = {}  # by_source's lists of the sources met here
         shared: dict[str, PremiseRecord] = {}  # one record for the plain premises of a source
         i = start
+        batch.runs.append((rows, start, stop))  # before any key is made: a rollback finds all
         try:
             for i in range(start, stop):  # noqa: B007 (i is read after the loop)
                 row = rows[i]
@@ -283,8 +284,9 @@ class Engine:
         finally:
             self._seq = itertools.count(seq)
             self.count += i - start
-            # the rows up to the one being made (a known key, or the one an error stopped)
-            batch.runs.append((rows, start, min(i + 1, stop)))
+            # narrowed to the rows up to the one being made (a known key, or the one an error
+            # stopped), so that a rollback reads each row once however many calls a batch takes
+            batch.runs[-1] = (rows, start, min(i + 1, stop))
 
     def _add_run(self, rows: list[tuple[Any, ...]], start: int, stop: int, now: float,
                  batch: Batch) -> int:
@@ -371,6 +373,12 @@ class Engine:
                     del keys[row[0]]
         self.count = batch.count
         self._seq = itertools.count(batch.next_seq)
+        # the expiries the batch pushed (numbered from its start): their numbers are reused now
+        heap = self._expiries
+        if heap and any(e[1] >= made for e in heap):
+            heap[:] = [e for e in heap if e[1] < made]
+            heapq.heapify(heap)
+        self.next_expiry = heap[0][0] if heap else math.inf
 
     def _drop_made(self, b: Belief) -> None:
         """Forget a belief a rolled-back batch made (its list entries become stale).

@@ -9,6 +9,7 @@ snapshot (``to_dict``) with a base that got the same rows one by one.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -216,6 +217,28 @@ def test_a_refused_batch_leaves_no_stale_answer_behind_a_nogood(locked_out: Any)
     _reads_as_before(kb, "x", held)
 
 
+class _LikeToolA(str):
+    """Text ``rule:x`` that hashes and compares like the source ``tool:a``."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash("tool:a")
+
+    def __eq__(self, other: object) -> bool:
+        return other == "tool:a" or str.__eq__(self, other)
+
+
+class _NotAString:
+    """No string at all, hashing and comparing like the source ``tool:a``."""
+
+    def __hash__(self) -> int:
+        return hash("tool:a")
+
+    def __eq__(self, other: object) -> bool:
+        return other == "tool:a"
+
+
 BAD_ROWS = [
     (("", 1, "tool:a"), InvalidInputError, "row 1: a key must be a non-empty string"),
     ((" ", 1, "tool:a"), InvalidInputError, "row 1: a key must be"),
@@ -225,6 +248,9 @@ BAD_ROWS = [
     (("k", 2**64, "tool:a"), InvalidInputError, "row 1: an integer value must fit"),
     (("k", 1, "nokind:a"), UnknownSourceError, "row 1:"),
     (("k", 1, "rule:r"), InvalidInputError, "row 1: 'rule:r' is a reasoning step"),
+    # a source met before (row 0 is from tool:a) is no pass for an object equal to it
+    (("k", 1, _LikeToolA("rule:x")), InvalidInputError, "row 1: 'rule:x' is a reasoning step"),
+    (("k", 1, _NotAString()), InvalidTypeError, "row 1: a source must be a string"),
     (("k", 1, "tool:a", ""), InvalidInputError, "row 1: origin must be a non-empty string"),
     (("k", 1, "tool:a", None, -5), InvalidInputError, "row 1: half_life must be finite and non-negative"),
     (("k", 1, "tool:a", None, None, 0), InvalidInputError, "row 1: ttl must be > 0"),
@@ -303,3 +329,19 @@ def test_confirmations_in_one_batch_keep_the_reliabilities_of_its_start() -> Non
     got, expected = _plain(bulk.to_dict()), _plain(single.to_dict())
     got.pop("ledger"), expected.pop("ledger")  # the confidences above, and the event ids
     assert got == expected
+
+
+def test_a_refused_batch_takes_back_the_expiries_it_scheduled(locked_out: Any) -> None:
+    # the numbers a refused batch used are used again: its expiries must go with it (two
+    # entries of one time and number would make the heap compare beliefs)
+    kb, refuse = locked_out
+    kb.assert_("hq", "Austin", "tool:registry")
+    rows = [("fresh", 1, "tool:feed", None, None, 50), ("hq", "Austin", "document:10-K")]
+    refuse(rows)
+    assert "fresh" not in kb and kb.engine.next_expiry == math.inf
+    kb.assert_("other", 7, "tool:feed", ttl=50)  # the number the refused expiry had
+    kb.assert_many(rows)
+    assert kb.engine.next_expiry == 50.0
+    kb.clock.advance(50)
+    assert kb.label("other") == kb.label("fresh") == "OUT"
+    assert kb.engine.find("fresh", 1).why == "expired" and kb.label("hq") == "IN"

@@ -9,6 +9,9 @@ numbers included), and a run interrupted half-made is undone with the rest of th
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
+from types import FrameType
 from typing import Any
 from unittest import mock
 
@@ -107,3 +110,67 @@ def test_a_run_interrupted_half_made_is_undone_with_its_batch() -> None:
     for row in rows:
         single.assert_(*row)
     assert _snapshot(bulk) == _snapshot(single)
+
+
+def _interrupted(kb: BeliefBase, rows: list[tuple[Any, ...]], at: int) -> bool:
+    """Run ``kb.assert_many(rows)``, raising KeyboardInterrupt at the ``at``-th line it runs in
+    the base, the engine and the checks (not inside the rollback: an interrupt there is past
+    help; not in ``begin_batch``, where one only costs a number). Whether it was raised."""
+    files = tuple(str(Path(engine_module.__file__).parent.parent / f)
+                  for f in ("tms/engine.py", "base.py", "assertions.py"))
+    state = {"lines": 0, "rollback": 0}
+
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "return" and frame.f_code.co_name == "rollback":
+            state["rollback"] -= 1
+        elif event == "line" and not state["rollback"]:
+            state["lines"] += 1
+            if state["lines"] == at:
+                raise KeyboardInterrupt
+        return local
+
+    def calls(frame: FrameType, event: str, arg: Any) -> Any:
+        name = frame.f_code.co_name
+        if frame.f_code.co_filename not in files or name == "begin_batch":
+            return None
+        if name == "rollback":
+            state["rollback"] += 1
+        return None if state["rollback"] and name != "rollback" else local
+
+    sys.settrace(calls)
+    try:
+        kb.assert_many(rows)
+    except KeyboardInterrupt:
+        return True
+    finally:
+        sys.settrace(None)
+    return False
+
+
+def test_an_interrupt_at_any_line_leaves_the_base_as_it_was_or_fully_loaded() -> None:
+    rows: list[tuple[Any, ...]] = [(f"n{i}", i, "tool:feed") for i in range(12)]
+    rows[5] = ("a", 1, "human:ops")  # a confirmation: the ledger is written
+    rows[9] = ("n2", 2, "tool:other")  # a key the batch made
+    mixed = [*rows[:6], ("t", 1.5, "tool:feed", None, None, 30), *rows[6:]]
+    for load in (rows, mixed):
+        single = _twins()[0]
+        for row in load:
+            single.assert_(*row)
+        loaded = _snapshot(single)
+        interrupted = 0
+        at = 1
+        with mock.patch.object(engine_module, "_RUN_FIRST", 2), \
+                mock.patch.object(engine_module, "_RUN_MOST", 4):
+            while True:
+                kb = _twins()[0]
+                before = _snapshot(kb)
+                if not _interrupted(kb, load, at):
+                    break
+                interrupted += 1
+                now = _snapshot(kb)
+                assert now in (before, loaded), f"interrupted at line {at}"
+                if now == before:  # numbering resumes: the same load again is the full one
+                    kb.assert_many(load)
+                    assert _snapshot(kb) == loaded, f"resumed after line {at}"
+                at += 1
+        assert interrupted > 100  # every line of the path was tried
