@@ -27,6 +27,7 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import repeat
 from operator import attrgetter, is_not, itemgetter
 from typing import Any, Protocol
 
@@ -241,6 +242,7 @@ class Engine:
         keys = self.keys
         by_source = self.by_source
         simple = self.touched is None and not self.unless_watch
+        settled = _Settled(self, now) if simple and not self.nogoods_by_key else None
         add = self.dirty.add
         seq = next(self._seq)  # numbered here, as one by one: a belief, then its expiry
         lists: dict[str, list[Belief]] = {}  # by_source's lists of the sources met here
@@ -260,6 +262,7 @@ class Engine:
                         record = shared[source] = (source, source, now, None)
                     b.evidence = record
                     seq += 1
+                    plain = True
                 else:
                     key, value, vid, source, origin, half_life, ttl = row
                     b = Belief(key, value, vid, seq)
@@ -271,11 +274,17 @@ class Engine:
                     if ttl is not None:
                         self._push_expiry(b, record, seq)
                         seq += 1
+                    plain = False
                 holders = lists.get(source)
                 if holders is None:
                     holders = lists[source] = by_source.setdefault(source, [])
                 holders.append(b)
-                if simple:
+                if plain and settled is not None:  # settled as it is made (see _Settled)
+                    b.conf = settled[source]
+                    b.best = PREMISES
+                    if settled.timed:
+                        settled.stamp(b, source)
+                elif simple:
                     add(b)
                 else:
                     self.mark(b)
@@ -300,8 +309,11 @@ class Engine:
             values = list(map(_SECOND, part))
             sources = list(map(_THIRD, part))
             records = _Records(now)  # one record for the premises of a source
+            settled = None if self.nogoods_by_key else _Settled(self, now)
             made = list(map(Belief, names, values, values, range(seq, seq + len(part)),
-                            map(records.__getitem__, sources)))
+                            map(records.__getitem__, sources),
+                            *(() if settled is None else
+                              (map(settled.__getitem__, sources), repeat(PREMISES)))))
             kept = list(map(self.keys.setdefault, names, made))
             if any(map(is_not, kept, made)):  # a known key: keep the run before it
                 cut = next(x for x, (a, b) in enumerate(zip(kept, made, strict=True))
@@ -314,7 +326,11 @@ class Engine:
             holders = _Holders(self.by_source)
             for b, source in zip(made, sources, strict=False):  # made may be cut short
                 holders[source].append(b)
-            self.dirty.update(made)
+            if settled is None:
+                self.dirty.update(made)
+            elif settled.timed:
+                for b, source in zip(made, sources, strict=False):
+                    settled.stamp(b, source)
         except BaseException:
             self._seq = itertools.count(seq + len(part))  # what was made is the rollback's
             raise
@@ -1475,6 +1491,36 @@ class _Records(dict):  # type: ignore[type-arg]
     def __missing__(self, source: str) -> PremiseRecord:
         record = self[source] = (source, source, self.now, None)
         return record
+
+
+class _Settled(dict):  # type: ignore[type-arg]
+    """source -> the confidence of a new belief held by one plain premise from it, at ``now``.
+
+    Such a belief (a new key: no rival value, no reader, no exception or nogood naming it) is
+    settled as it is made, with what a sweep would give it: the source's reliability, held by
+    its premises. A source whose reliability moves with time stamps it with ``now`` and puts it
+    among the time-dependent beliefs, as a sweep would. A later outcome about the source marks
+    it as it marks every belief the source holds.
+    """
+
+    def __init__(self, engine: Engine, now: float) -> None:
+        super().__init__()
+        self.engine = engine
+        self.now = now
+        self.timed: set[str] = set()  # the sources whose reliability moves with time
+
+    def __missing__(self, source: str) -> float:
+        conf, timed = self.engine.reliability(source, self.now)
+        if timed:
+            self.timed.add(source)
+        self[source] = conf
+        return conf
+
+    def stamp(self, b: Belief, source: str) -> None:
+        """Mark ``b``, held by ``source``, as computed at now if its value moves with time."""
+        if source in self.timed:
+            b.as_of = self.now
+            self.engine.timed.add(b)
 
 
 class _Holders(dict):  # type: ignore[type-arg]

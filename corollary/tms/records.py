@@ -228,7 +228,8 @@ class Belief:
     __slots__ = ("key", "value", "vid", "seq", "evidence", "justs", "users", "blocked",
                  "conf", "best", "as_of", "note")
 
-    def __init__(self, key: str, value: Any, vid: Any, seq: int, evidence: Any = None) -> None:
+    def __init__(self, key: str, value: Any, vid: Any, seq: int, evidence: Any = None,
+                 conf: float = 0.0, best: Any = None) -> None:
         self.key = key
         self.value = value
         self.vid = vid
@@ -238,8 +239,8 @@ class Belief:
         self.justs: tuple[Justification, ...] | list[Justification] = ()
         self.users: tuple[Justification, ...] | dict[Justification, None] = ()
         self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
-        self.conf = 0.0
-        self.best: Any = None
+        self.conf = conf
+        self.best: Any = best
         self.as_of: float | None = None
         self.note: Any = None
 

@@ -18,7 +18,7 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from corollary import BeliefBase, ManualClock
+from corollary import BeliefBase, ManualClock, TrustLedger
 from corollary.tms import engine as engine_module
 
 KEYS = st.sampled_from(["a", "b", "c", "d"]) | st.integers(0, 10**6).map(lambda i: f"n{i}")
@@ -89,20 +89,22 @@ def test_a_load_of_new_keys_goes_a_run_at_a_time_and_numbers_as_one_by_one() -> 
 def test_a_run_interrupted_half_made_is_undone_with_its_batch() -> None:
     bulk, single = _twins()
     before = _snapshot(bulk)
-    rows = [(f"k{i}", i, "tool:feed") for i in range(2_000)]
+    rows = [(f"k{i}", i, "tool:feed" if i < 1_000 else "tool:late") for i in range(2_000)]
+    reliability = bulk.engine.reliability
 
-    class Interrupting(set):  # type: ignore[type-arg]
-        def update(self, *others: Any) -> None:
+    def interrupting(source: str, now: float) -> tuple[float, bool]:
+        if source == "tool:late":  # first asked inside a run, midway through making it
             raise KeyboardInterrupt
+        return reliability(source, now)
 
-    bulk.engine.dirty = Interrupting(bulk.engine.dirty)
+    bulk.engine.reliability = interrupting
     try:
         bulk.assert_many(rows)
     except KeyboardInterrupt:
         pass
     else:  # pragma: no cover
         raise AssertionError("the run was not interrupted")
-    bulk.engine.dirty = set(bulk.engine.dirty)
+    bulk.engine.reliability = reliability
     assert _snapshot(bulk) == before and len(bulk) == len(single) == 3
     assert "k0" not in bulk and "k1999" not in bulk
     # numbering resumes where it was: the same rows now give what one by one gives
@@ -174,3 +176,60 @@ def test_an_interrupt_at_any_line_leaves_the_base_as_it_was_or_fully_loaded() ->
                     assert _snapshot(kb) == loaded, f"resumed after line {at}"
                 at += 1
         assert interrupted > 100  # every line of the path was tried
+
+
+def test_a_load_of_plain_new_keys_is_settled_as_it_is_made() -> None:
+    rows = [(f"k{i}", i, f"tool:feed{i % 3}") for i in range(2_000)]
+    bulk, single = _twins()
+    bulk.refresh()  # what the setup left stale
+    bulk.assert_many(rows)
+    current = bulk._lookup.current
+    assert all(current(f"k{i}") is not None for i in range(2_000))  # read with no sync
+    assert bulk.refresh() == 0  # nothing was left to evaluate
+    more = [("h", 1, "human:ops"), ("k7", 7, "document:d")]  # a known key: confirms k7
+    bulk.assert_many(more)
+    for row in rows + more:
+        single.assert_(*row)
+    assert current("h") is None  # the confirmation's outcome is waiting to be applied
+    assert _snapshot(bulk) == _snapshot(single)
+    assert [(h.key, h.value, h.confidence) for h in bulk.beliefs()] == \
+        [(h.key, h.value, h.confidence) for h in single.beliefs()]
+
+
+def test_a_source_whose_reliability_moves_with_time_stamps_what_it_settles() -> None:
+    clock = ManualClock(0)
+    twins = []
+    for _ in range(2):
+        ledger = TrustLedger(memory_half_life=3_600, clock=clock)
+        ledger.record_outcome("tool:feed", False, at=0)
+        twins.append(BeliefBase(clock=clock, ledger=ledger))
+    bulk, single = twins
+    rows = [(f"k{i}", i, "tool:feed" if i % 2 else "tool:steady") for i in range(600)]
+    bulk.assert_many(rows)
+    for row in rows:
+        single.assert_(*row)
+    engine = bulk.engine
+    assert {b.key for b in engine.timed} == {f"k{i}" for i in range(1, 600, 2)}
+    assert {b.as_of for b in engine.timed} == {0.0}
+    assert bulk.refresh() == 0 and single.refresh() == 600
+    clock.advance(7_200)  # the wrong outcome fades: feed's reliability rises
+    for kb in (bulk, single):
+        assert kb.refresh() == 300
+    assert bulk.confidence("k1") == single.confidence("k1") > 0.0
+    assert [(h.key, h.confidence) for h in bulk.beliefs()] == \
+        [(h.key, h.confidence) for h in single.beliefs()]
+
+
+def test_with_a_nogood_new_keys_are_left_to_the_sweep() -> None:
+    bulk, single = _twins()
+    for kb in (bulk, single):
+        kb.assert_("k5", 99, "tool:feed")
+        kb.nogood(("k5", 5), "a")  # k5 = 5 is no value yet
+    rows = [(f"k{i}", i, "human:ops") for i in range(600)]
+    bulk.assert_many(rows)
+    for row in rows:
+        single.assert_(*row)
+    assert _snapshot(bulk) == _snapshot(single)
+    assert bulk.refresh() == single.refresh() > 0
+    assert [(h.key, h.confidence) for h in bulk.beliefs()] == \
+        [(h.key, h.confidence) for h in single.beliefs()]
