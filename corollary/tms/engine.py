@@ -27,15 +27,14 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from itertools import repeat
-from operator import attrgetter, is_not, itemgetter
+from operator import attrgetter
 from typing import Any, Protocol
 
 import networkx as nx
 
 from .. import confidence as formulas
 from .._collector import collector_paused
-from . import strata
+from . import loading, strata
 from .kinds import Reliability
 from .records import (
     ANY,
@@ -96,12 +95,6 @@ class PremisePart:
 _QUIET_SWEEP = 10_000
 #: From this many reasons on, a belief keeps them in a list with a duplicate index.
 _MANY = 16
-
-# Runs of new keys in a bulk load (:meth:`Engine.add_premised_rows`): the first run's length
-# after rows of known keys, and the longest run.
-_RUN_FIRST = 256
-_RUN_MOST = 65_536
-_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 
 
 class Engine:
@@ -208,135 +201,9 @@ class Engine:
     def add_premised_rows(self, rows: list[tuple[Any, ...]], start: int, now: float,
                           batch: Batch, uniform: bool = False) -> int:
         """Add the rows from ``start`` on whose keys are new, each as :meth:`add_premised`
-        would (``(key, value, vid, source, origin, half_life, ttl)``, or ``(key, value,
-        source)`` for a value that is its own identity and the source its own origin, checked,
-        asserted at ``now``), until a row whose key exists; return that row's index
-        (``len(rows)`` when all were added). ``uniform``: every row is of the second form.
-        The rows whose keys were made are noted in ``batch``, for :meth:`rollback`.
-
-        Uniform rows are added a run at a time while their keys keep being new (a run is
-        made whole, then cut at its first known key): runs grow while they succeed and give
-        way to row-by-row adding once one is cut, so rows of known keys cost little more
-        than row by row, and a load of new keys costs far less."""
-        if not (uniform and self.touched is None and not self.unless_watch):
-            return self._add_rows(rows, start, len(rows), now, batch)
-        n = len(rows)
-        i = start
-        while i < n:
-            if batch.run:
-                end = min(i + batch.run, n)
-                j = self._add_run(rows, i, end, now, batch)
-                batch.run = 0 if j < end else min(batch.run * 2, _RUN_MOST)
-            else:
-                end = min(i + _RUN_FIRST, n)
-                j = self._add_rows(rows, i, end, now, batch)
-                batch.run = _RUN_FIRST if j == end else 0
-            if j < end:
-                return j
-            i = j
-        return n
-
-    def _add_rows(self, rows: list[tuple[Any, ...]], start: int, stop: int, now: float,
-                  batch: Batch) -> int:
-        """:meth:`add_premised_rows` row by row, up to ``stop`` at most."""
-        keys = self.keys
-        by_source = self.by_source
-        simple = self.touched is None and not self.unless_watch
-        settled = _Settled(self, now) if simple and not self.nogoods_by_key else None
-        add = self.dirty.add
-        seq = next(self._seq)  # numbered here, as one by one: a belief, then its expiry
-        lists: dict[str, list[Belief]] = {}  # by_source's lists of the sources met here
-        shared: dict[str, PremiseRecord] = {}  # one record for the plain premises of a source
-        i = start
-        batch.runs.append((rows, start, stop))  # before any key is made: a rollback finds all
-        try:
-            for i in range(start, stop):  # noqa: B007 (i is read after the loop)
-                row = rows[i]
-                if len(row) == 3:
-                    key, value, source = row
-                    b = Belief(key, value, value, seq)
-                    if keys.setdefault(key, b) is not b:
-                        return i  # a known key
-                    record = shared.get(source)
-                    if record is None:
-                        record = shared[source] = (source, source, now, None)
-                    b.evidence = record
-                    seq += 1
-                    plain = True
-                else:
-                    key, value, vid, source, origin, half_life, ttl = row
-                    b = Belief(key, value, vid, seq)
-                    if keys.setdefault(key, b) is not b:
-                        return i
-                    record = b.evidence = (source, origin, now, None if half_life is None
-                                           and ttl is None else (half_life, ttl))
-                    seq += 1
-                    if ttl is not None:
-                        self._push_expiry(b, record, seq)
-                        seq += 1
-                    plain = False
-                holders = lists.get(source)
-                if holders is None:
-                    holders = lists[source] = by_source.setdefault(source, [])
-                holders.append(b)
-                if plain and settled is not None:  # settled as it is made (see _Settled)
-                    b.conf = settled[source]
-                    b.best = PREMISES
-                    if settled.timed:
-                        settled.stamp(b, source)
-                elif simple:
-                    add(b)
-                else:
-                    self.mark(b)
-            i = stop
-            return i
-        finally:
-            self._seq = itertools.count(seq)
-            self.count += i - start
-            # narrowed to the rows up to the one being made (a known key, or the one an error
-            # stopped), so that a rollback reads each row once however many calls a batch takes
-            batch.runs[-1] = (rows, start, min(i + 1, stop))
-
-    def _add_run(self, rows: list[tuple[Any, ...]], start: int, stop: int, now: float,
-                 batch: Batch) -> int:
-        """Make the beliefs of the uniform rows ``start:stop`` at once; keep those before the
-        first row whose key exists (or repeats one of the run) and return its index."""
-        part = rows[start:stop]
-        seq = next(self._seq)
-        batch.runs.append((rows, start, stop))  # before any key is made: a rollback finds all
-        try:
-            names = list(map(_FIRST, part))
-            values = list(map(_SECOND, part))
-            sources = list(map(_THIRD, part))
-            records = _Records(now)  # one record for the premises of a source
-            settled = None if self.nogoods_by_key else _Settled(self, now)
-            made = list(map(Belief, names, values, values, range(seq, seq + len(part)),
-                            map(records.__getitem__, sources),
-                            *(() if settled is None else
-                              (map(settled.__getitem__, sources), repeat(PREMISES)))))
-            kept = list(map(self.keys.setdefault, names, made))
-            if any(map(is_not, kept, made)):  # a known key: keep the run before it
-                cut = next(x for x, (a, b) in enumerate(zip(kept, made, strict=True))
-                           if a is not b)
-                keys = self.keys
-                for x in range(cut + 1, len(part)):
-                    if kept[x] is made[x]:
-                        del keys[names[x]]
-                del made[cut:]
-            holders = _Holders(self.by_source)
-            for b, source in zip(made, sources, strict=False):  # made may be cut short
-                holders[source].append(b)
-            if settled is None:
-                self.dirty.update(made)
-            elif settled.timed:
-                for b, source in zip(made, sources, strict=False):
-                    settled.stamp(b, source)
-        except BaseException:
-            self._seq = itertools.count(seq + len(part))  # what was made is the rollback's
-            raise
-        self._seq = itertools.count(seq + len(made))
-        self.count += len(made)
-        return start + len(made)
+        would, until a row whose key exists; return that row's index (``len(rows)`` when all
+        were added). See :func:`corollary.tms.loading.add_premised_rows`."""
+        return loading.add_premised_rows(self, rows, start, now, batch, uniform)
 
     def begin_batch(self) -> Batch:
         """Start noting what a batch of changes does, so that :meth:`rollback` can undo it."""
@@ -1479,60 +1346,6 @@ class Engine:
 
 
 _SEQ = attrgetter("seq")
-
-
-class _Records(dict):  # type: ignore[type-arg]
-    """source -> the record of a plain premise from it at ``now`` (made when first asked)."""
-
-    def __init__(self, now: float) -> None:
-        super().__init__()
-        self.now = now
-
-    def __missing__(self, source: str) -> PremiseRecord:
-        record = self[source] = (source, source, self.now, None)
-        return record
-
-
-class _Settled(dict):  # type: ignore[type-arg]
-    """source -> the confidence of a new belief held by one plain premise from it, at ``now``.
-
-    Such a belief (a new key: no rival value, no reader, no exception or nogood naming it) is
-    settled as it is made, with what a sweep would give it: the source's reliability, held by
-    its premises. A source whose reliability moves with time stamps it with ``now`` and puts it
-    among the time-dependent beliefs, as a sweep would. A later outcome about the source marks
-    it as it marks every belief the source holds.
-    """
-
-    def __init__(self, engine: Engine, now: float) -> None:
-        super().__init__()
-        self.engine = engine
-        self.now = now
-        self.timed: set[str] = set()  # the sources whose reliability moves with time
-
-    def __missing__(self, source: str) -> float:
-        conf, timed = self.engine.reliability(source, self.now)
-        if timed:
-            self.timed.add(source)
-        self[source] = conf
-        return conf
-
-    def stamp(self, b: Belief, source: str) -> None:
-        """Mark ``b``, held by ``source``, as computed at now if its value moves with time."""
-        if source in self.timed:
-            b.as_of = self.now
-            self.engine.timed.add(b)
-
-
-class _Holders(dict):  # type: ignore[type-arg]
-    """source -> its list in ``by_source`` (made when first asked)."""
-
-    def __init__(self, by_source: dict[str, list[Belief]]) -> None:
-        super().__init__()
-        self.by_source = by_source
-
-    def __missing__(self, source: str) -> list[Belief]:
-        holders = self[source] = self.by_source.setdefault(source, [])
-        return holders
 
 
 class Batch:

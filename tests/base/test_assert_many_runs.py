@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corollary import BeliefBase, ManualClock, TrustLedger
-from corollary.tms import engine as engine_module
+from corollary.tms import loading
 
 KEYS = st.sampled_from(["a", "b", "c", "d"]) | st.integers(0, 10**6).map(lambda i: f"n{i}")
 ROWS = st.lists(st.tuples(KEYS, st.sampled_from([1, 2, "x", 2.5]),
@@ -48,8 +48,8 @@ def _snapshot(kb: BeliefBase) -> dict[str, Any]:
 @given(ROWS)
 def test_runs_cut_anywhere_give_the_one_by_one_result(rows: list[tuple[Any, ...]]) -> None:
     bulk, single = _twins()
-    with mock.patch.object(engine_module, "_RUN_FIRST", 2), \
-            mock.patch.object(engine_module, "_RUN_MOST", 8):
+    with mock.patch.object(loading, "RUN_FIRST", 2), \
+            mock.patch.object(loading, "RUN_MOST", 8):
         assert bulk.assert_many(rows) == len(rows)
     for row in rows:
         single.assert_(*row)
@@ -69,13 +69,13 @@ def test_a_load_of_new_keys_goes_a_run_at_a_time_and_numbers_as_one_by_one() -> 
     rows[2_000] = ("k5", 5, "tool:feed9")  # made by the batch itself: cuts another
     bulk, single = _twins()
     runs: list[int] = []
-    add_run = engine_module.Engine._add_run
+    add_run = loading.add_run
 
-    def counting(self: Any, rows: Any, start: int, stop: int, now: float, batch: Any) -> int:
+    def counting(engine: Any, rows: Any, start: int, stop: int, now: float, batch: Any) -> int:
         runs.append(stop - start)
-        return add_run(self, rows, start, stop, now, batch)
+        return add_run(engine, rows, start, stop, now, batch)
 
-    with mock.patch.object(engine_module.Engine, "_add_run", counting):
+    with mock.patch.object(loading, "add_run", counting):
         bulk.assert_many(rows)
     for row in rows:
         single.assert_(*row)
@@ -118,8 +118,8 @@ def _interrupted(kb: BeliefBase, rows: list[tuple[Any, ...]], at: int) -> bool:
     """Run ``kb.assert_many(rows)``, raising KeyboardInterrupt at the ``at``-th line it runs in
     the base, the engine and the checks (not inside the rollback: an interrupt there is past
     help; not in ``begin_batch``, where one only costs a number). Whether it was raised."""
-    files = tuple(str(Path(engine_module.__file__).parent.parent / f)
-                  for f in ("tms/engine.py", "base.py", "assertions.py"))
+    files = tuple(str(Path(loading.__file__).parent.parent / f)
+                  for f in ("tms/engine.py", "tms/loading.py", "base.py", "assertions.py"))
     state = {"lines": 0, "rollback": 0}
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
@@ -161,8 +161,8 @@ def test_an_interrupt_at_any_line_leaves_the_base_as_it_was_or_fully_loaded() ->
         loaded = _snapshot(single)
         interrupted = 0
         at = 1
-        with mock.patch.object(engine_module, "_RUN_FIRST", 2), \
-                mock.patch.object(engine_module, "_RUN_MOST", 4):
+        with mock.patch.object(loading, "RUN_FIRST", 2), \
+                mock.patch.object(loading, "RUN_MOST", 4):
             while True:
                 kb = _twins()[0]
                 before = _snapshot(kb)
