@@ -350,14 +350,6 @@ class Engine:
         dirty = self.dirty
         return len(dirty) + sum(1 for b in self.timed if b.as_of != now and b not in dirty)
 
-    def current(self, b: Belief, now: float) -> bool:
-        """Whether ``b``'s memo is its value at ``now`` with no expiry due: a read needs no
-        sync (the caller also checks that no outcome is waiting and no rule is due)."""
-        if now >= self.next_expiry or b in self.dirty:
-            return False
-        stamp = b.as_of
-        return stamp is None or stamp == now
-
     def restore_belief(self, key: str, value: Any, vid: Any, seq: int,
                        blocked: str | None) -> Belief:
         """Recreate a saved belief with its number and withdrawal (snapshots)."""

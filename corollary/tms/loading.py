@@ -64,13 +64,12 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
              batch: Batch) -> int:
     """:func:`add_premised_rows` row by row, up to ``stop`` at most."""
     keys = engine.keys
-    by_source = engine.by_source
     simple = engine.touched is None and not engine.unless_watch
     settled = _Settled(engine, now) if simple and not engine.nogoods_by_key else None
     add = engine.dirty.add
     seq = next(engine._seq)  # numbered here, as one by one: a belief, then its expiry
-    lists: dict[str, list[Belief]] = {}  # by_source's lists of the sources met here
-    shared: dict[str, PremiseRecord] = {}  # one record for the plain premises of a source
+    holders = _Holders(engine.by_source)
+    records = _Records(now)  # one record for the plain premises of a source
     i = start
     batch.runs.append((rows, start, stop))  # before any key is made: a rollback finds all
     try:
@@ -81,10 +80,7 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
                 b = Belief(key, value, value, seq)
                 if keys.setdefault(key, b) is not b:
                     return i  # a known key
-                record = shared.get(source)
-                if record is None:
-                    record = shared[source] = (source, source, now, None)
-                b.evidence = record
+                b.evidence = records[source]
                 seq += 1
                 plain = True
             else:
@@ -99,10 +95,7 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
                     engine._push_expiry(b, record, seq)
                     seq += 1
                 plain = False
-            holders = lists.get(source)
-            if holders is None:
-                holders = lists[source] = by_source.setdefault(source, [])
-            holders.append(b)
+            holders[source].append(b)
             if plain and settled is not None:  # settled as it is made (see _Settled)
                 b.conf = settled[source]
                 b.best = PREMISES
@@ -130,6 +123,7 @@ def add_run(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int, 
     seq = next(engine._seq)
     batch.runs.append((rows, start, stop))  # before any key is made: a rollback finds all
     try:
+        keys = engine.keys
         names = list(map(_FIRST, part))
         values = list(map(_SECOND, part))
         sources = list(map(_THIRD, part))
@@ -139,11 +133,10 @@ def add_run(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int, 
                         map(records.__getitem__, sources),
                         *(() if settled is None else
                           (map(settled.__getitem__, sources), repeat(PREMISES)))))
-        kept = list(map(engine.keys.setdefault, names, made))
+        kept = list(map(keys.setdefault, names, made))
         if any(map(is_not, kept, made)):  # a known key: keep the run before it
             cut = next(x for x, (a, b) in enumerate(zip(kept, made, strict=True))
                        if a is not b)
-            keys = engine.keys
             for x in range(cut + 1, len(part)):
                 if kept[x] is made[x]:
                     del keys[names[x]]
