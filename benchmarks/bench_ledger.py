@@ -34,9 +34,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from corollary import open_ledger
 from corollary.clock import ManualClock
 from corollary.ledger import TrustLedger
-from corollary.stores import open_ledger
 
 SOURCES = 1000
 BATCH = 10_000

@@ -18,7 +18,6 @@ the older ranking that compares scores across tiers.
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import types
@@ -34,7 +33,7 @@ from . import confidence as formulas
 from ._io import LEDGER_FORMAT, LEDGER_VERSION, atomic_write, decode_file, encode, format_for
 from ._validate import check_int, check_number, check_unit, exact_str
 from .clock import Clock, Duration, system_clock, to_seconds
-from .errors import InvalidInputError, InvalidTypeError, StoreCorruptError
+from .errors import InvalidInputError, InvalidTypeError
 from .outcomes import (
     LedgerDocument,
     Outcome,
@@ -46,9 +45,10 @@ from .outcomes import (
     validate_ledger_document,
 )
 from .policy import TrustPolicy
+from .stores.backends import open_at
 from .stores.base import OutcomeStore
 from .stores.memory import MemoryStore
-from .stores.targets import open_sql, resolve_target
+from .stores.targets import resolve_target
 
 __all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW",
            "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS", "ROUTING_TIERS",
@@ -313,8 +313,9 @@ class TrustLedger:
     # -- opening ---------------------------------------------------------------------------
     @classmethod
     def open(cls, target: str | os.PathLike[str] | None = None, **options: Any) -> TrustLedger:
-        """A ledger on durable storage: a path (``.db``/``.sqlite``, ``.json``) or a URL
-        (:func:`open_ledger`)."""
+        """Deprecated spelling of :func:`open_ledger` (warns; goes in the next release)."""
+        warnings.warn("TrustLedger.open is deprecated: use corollary.open_ledger (the same "
+                      "arguments)", DeprecationWarning, stacklevel=2)
         return open_ledger(target, **options)
 
     # -- recording -------------------------------------------------------------------------
@@ -881,14 +882,15 @@ def open_ledger(
     clock: Clock | None = None,
     **options: Any,
 ) -> TrustLedger:
-    """A :class:`~corollary.ledger.TrustLedger` on durable storage.
+    """A :class:`~corollary.ledger.TrustLedger` on durable storage (the one way to open one).
 
     Parameters
     ----------
     target : str or path-like, optional
         ``*.db`` / ``*.sqlite`` or ``sqlite:///path`` (SQLite), ``*.json`` (JSON file),
-        ``postgresql://...`` (PostgreSQL), ``":memory:"``. Default: ``$COROLLARY_LEDGER``, else
-        :func:`default_ledger_path`.
+        ``postgresql://...`` (PostgreSQL), ``":memory:"``, or a target of a backend registered
+        in :mod:`corollary.stores.backends`. Default: ``$COROLLARY_LEDGER``, else
+        :func:`~corollary.stores.targets.default_ledger_path`.
     prior_weight, memory_half_life : optional
         As for :class:`~corollary.ledger.TrustLedger`. The first process to open a store
         records them in it; later openers that pass nothing use the recorded values, so a
@@ -903,55 +905,38 @@ def open_ledger(
     -------
     TrustLedger
         Close it with :meth:`~corollary.ledger.TrustLedger.close` when done.
-    """
-    kind, location = resolve_target(target)
-    half_life_given = memory_half_life is not _UNSET
-    half_life = to_seconds(memory_half_life, "memory_half_life") if half_life_given else None
-    # validate every setting before a file or table is created
-    in_memory = TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
-                            memory_half_life=half_life, max_history=max_history, policy=policy,
-                            clock=clock)
-    if kind == "memory":
-        if options:
-            raise InvalidInputError(f"unknown options for an in-memory ledger: {sorted(options)}")
-        return in_memory
-    if kind == "json":
-        from .stores.jsonfile import JSONFileStore
 
-        header = JSONFileStore.read_header(location) or {}
-        if not half_life_given:
-            half_life = header.get("memory_half_life")
-        if prior_weight is None:
-            prior_weight = header.get("prior_weight") or 10
-        if policy is None and isinstance(header.get("policy"), dict):
-            try:
-                policy = TrustPolicy.from_dict(header["policy"])
-            except (TypeError, ValueError) as exc:
-                raise StoreCorruptError(f"malformed policy in ledger file: {exc}",
-                                        location) from exc
-        settings = {"prior_weight": float(prior_weight), "max_history": max_history,
-                    "policy": (policy or TrustPolicy()).to_dict()}
-        store: Any = JSONFileStore(location, half_life, settings=settings, **options)
-    else:
-        store = open_sql(kind, location, half_life, options)
-        try:
-            stored = store.get_meta()
-            if prior_weight is None and "prior_weight" in stored:
-                prior_weight = json.loads(stored["prior_weight"])
-            if not half_life_given and "memory_half_life" in stored:
-                half_life = json.loads(stored["memory_half_life"])
-                store.half_life = half_life  # nothing is cached yet
-            store.set_meta_defaults({
-                "prior_weight": json.dumps(float(10 if prior_weight is None else prior_weight)),
-                "memory_half_life": json.dumps(half_life),
-            })
-        except BaseException:
-            store.close()
-            raise
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "trust.json")
+    >>> with open_ledger(path, prior_weight=4) as ledger:
+    ...     _ = ledger.record_outcome("tool:scraper", True, at=0)
+    >>> open_ledger(path).prior_weight  # kept in the file for later openers
+    4.0
+    """
+    backend, location = resolve_target(target)
+    given: dict[str, Any] = {"max_history": max_history}
+    if memory_half_life is not _UNSET:
+        given["memory_half_life"] = to_seconds(memory_half_life, "memory_half_life")
+    # validate every setting before a file or table is created
+    TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
+                memory_half_life=given.get("memory_half_life"), max_history=max_history,
+                policy=policy, clock=clock)
+    store = open_at(backend, location, given, options)
     try:
-        return TrustLedger(prior_weight=10 if prior_weight is None else prior_weight,
-                           memory_half_life=half_life, max_history=max_history, policy=policy,
-                           clock=clock, store=store)
+        stored = backend.read_settings(store)
+        if prior_weight is None:
+            prior_weight = stored.get("prior_weight", 10)
+        if policy is None:
+            policy = stored.get("policy")
+        ledger = TrustLedger(prior_weight=prior_weight, memory_half_life=store.half_life,
+                             max_history=max_history, policy=policy, clock=clock, store=store)
+        backend.write_defaults(store, {"prior_weight": ledger.prior_weight,
+                                       "memory_half_life": ledger.memory_half_life,
+                                       "max_history": ledger.max_history,
+                                       "policy": ledger.policy})
+        return ledger
     except BaseException:
         store.close()
         raise

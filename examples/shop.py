@@ -12,7 +12,7 @@ import sys
 from datetime import timedelta
 from pathlib import Path
 
-from corollary import BeliefBase, ManualClock, TrustLedger, rule, tool
+from corollary import BeliefBase, ManualClock, TrustLedger, open_ledger, rule, tool
 
 START = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 
@@ -57,7 +57,7 @@ def save_all(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     build(ManualClock(START)).save(folder / "shop.cor")
     clock = ManualClock(START)
-    with TrustLedger.open(folder / "ledger.db", clock=clock) as ledger:
+    with open_ledger(folder / "ledger.db", clock=clock) as ledger:
         kb = build(clock, ledger)
         kb.retract("rumour", reason="denied", fault="source")
         kb.record_outcome("tool:shop_filings", True, "audited")

@@ -30,7 +30,7 @@ from ..errors import (
     SnapshotError,
     StoreError,
 )
-from ..ledger import TrustLedger
+from ..ledger import TrustLedger, open_ledger
 from ..rules import REGISTRY as RULES
 from ..snapshot import read_file, read_session
 from ..stores.targets import default_ledger_path, resolve_target
@@ -91,12 +91,13 @@ def ledger_name(target: str | None) -> str:
 
 def open_ledger_to_read(target: str | None) -> TrustLedger:
     """Open a ledger that must exist already (a read never creates an empty one)."""
-    kind, location = resolve_target(target)
-    if kind in ("sqlite", "json") and isinstance(location, Path) and not location.exists():
+    backend, location = resolve_target(target)
+    if isinstance(location, Path) and not location.exists():
         raise StoreError(f"no such ledger: {ledger_name(target)}")
-    if kind == "memory":
-        raise InvalidInputError("an in-memory ledger holds nothing to read: give a file or URL")
-    return TrustLedger.open(target)
+    if not backend.durable:
+        raise InvalidInputError(f"a {backend.name} ledger holds nothing to read: give a file or "
+                                "URL")
+    return open_ledger(target)
 
 
 def _clock(taken_at: Any, at: float | None, now: bool) -> Clock:

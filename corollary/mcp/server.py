@@ -13,7 +13,6 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer, ResourceSecurity
@@ -25,9 +24,9 @@ from .._version import __version__
 from ..base import BeliefBase
 from ..cli.opening import check_bindings
 from ..errors import CorollaryError, UnknownBeliefError
-from ..ledger import TrustLedger
+from ..ledger import open_ledger
 from ..snapshot import read_session
-from ..stores.targets import resolve_target
+from ..stores.targets import local_file
 from ..values import plain
 
 __all__ = ["build", "run"]
@@ -382,10 +381,10 @@ def _json(tree: Any) -> Any:
 
 def run(*, ledger: str | None, session: str, transport: str, host: str, port: int) -> None:
     """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
-    kind, location = resolve_target(ledger)
-    if kind in ("sqlite", "json") and isinstance(location, Path):
-        location.parent.mkdir(parents=True, exist_ok=True)
-    with TrustLedger.open(ledger) as opened:
+    path = local_file(ledger)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with open_ledger(ledger) as opened:
         if session in opened.store.list_sessions():
             doc, _ = read_session(opened.store, session)
             check_bindings(doc, f"session {session!r}")  # names what to --import

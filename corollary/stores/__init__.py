@@ -12,15 +12,16 @@ SQLite     ``"ledger.db"``, ``"sqlite:///ledger.db"``   many processes on one ho
 PostgreSQL ``"postgresql://user@host/db"``              processes on many machines
 ========== ============================================ =======================================
 
-:func:`~corollary.ledger.open_ledger` (also :meth:`TrustLedger.open <corollary.ledger.TrustLedger.open>`, and
-``open_ledger`` here) picks
-the backend from the target. With no target it opens ``$COROLLARY_LEDGER`` if set, else the
-SQLite file ``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``.
+:func:`corollary.open_ledger` picks the backend from the target, in the table of backends
+(:mod:`corollary.stores.backends`, where a new backend registers). With no target it opens
+``$COROLLARY_LEDGER`` if set, else the SQLite file
+``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``. (``corollary.stores.open_ledger`` and
+``TrustLedger.open`` are deprecated spellings of ``corollary.open_ledger``.)
 
 Examples
 --------
 >>> import tempfile, os
->>> from corollary.stores import open_ledger
+>>> from corollary import open_ledger
 >>> path = os.path.join(tempfile.mkdtemp(), "ledger.db")
 >>> ledger = open_ledger(path, prior_weight=10)
 >>> for i in range(100):
@@ -43,11 +44,13 @@ from ..errors import (
     StoreError,
     StoreVersionError,
 )
+from .backends import StoreBackend, register_backend, unregister_backend
 from .memory import MemoryStore
 from .targets import LEDGER_ENV, default_ledger_path, open_store
 
 __all__ = [
     "LEDGER_ENV",
+    "StoreBackend",
     "ConcurrentWriteError",
     "MemoryStore",
     "SessionNotFoundError",
@@ -55,8 +58,9 @@ __all__ = [
     "StoreCorruptError",
     "StoreVersionError",
     "default_ledger_path",
-    "open_ledger",
     "open_store",
+    "register_backend",
+    "unregister_backend",
 ]
 
 
@@ -64,7 +68,11 @@ def __getattr__(name: str) -> Any:
     # open_ledger builds a TrustLedger, which sits above its stores: read it from there (the
     # ledger module imports this package's modules, never this package's __init__)
     if name == "open_ledger":
+        import warnings
+
         from ..ledger import open_ledger
 
+        warnings.warn("corollary.stores.open_ledger is deprecated: use corollary.open_ledger",
+                      DeprecationWarning, stacklevel=2)
         return open_ledger
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -98,9 +98,9 @@ class JSONFileStore:
     Examples
     --------
     >>> import tempfile, os
-    >>> from corollary.ledger import TrustLedger
+    >>> from corollary.ledger import TrustLedger, open_ledger
     >>> path = os.path.join(tempfile.mkdtemp(), "trust.json")
-    >>> ledger = TrustLedger.open(path)
+    >>> ledger = open_ledger(path)
     >>> _ = ledger.record_outcome("tool:scraper", True, at=0)
     >>> TrustLedger.load(path).record_of("tool:scraper", at=0).correct
     1
@@ -130,6 +130,11 @@ class JSONFileStore:
         self._file_stamp()  # refuse a FIFO or a device before making a lock file beside it
         with self._lock, self._locked(exclusive=False):
             self._merge(initial=True)
+
+    def keep_settings(self, settings: Mapping[str, Any]) -> None:
+        """Ledger settings to write into the header where the file has none yet."""
+        with self._lock:
+            self._settings = {**settings, "memory_half_life": self.half_life}
 
     # -- reading the file ----------------------------------------------------------------
     @staticmethod

@@ -19,8 +19,10 @@ from ..errors import SessionNotFoundError
 from ..outcomes import Outcome, Totals, fold_totals, totals_rows
 from .base import check_expected_version, check_session, session_conflict
 
-__all__ = ["MemoryStore"]
+__all__ = ["DEFAULT_HISTORY", "MemoryStore"]
 
+#: Outcomes kept per source when no ``max_history`` is given.
+DEFAULT_HISTORY = 10_000
 _EMPTY = Totals()
 
 
@@ -33,7 +35,7 @@ class MemoryStore:
     of an immutable value.
     """
 
-    def __init__(self, half_life: float | None = None, max_history: int = 10_000) -> None:
+    def __init__(self, half_life: float | None = None, max_history: int = DEFAULT_HISTORY) -> None:
         self.half_life = half_life
         self.max_history = max_history
         self._totals: dict[tuple[str, str | None], Totals] = {}

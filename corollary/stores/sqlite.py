@@ -23,9 +23,9 @@ transactions, and in the child retires the inherited connection before anything 
 Examples
 --------
 >>> import tempfile, os
->>> from corollary.ledger import TrustLedger
+>>> from corollary.ledger import open_ledger
 >>> path = os.path.join(tempfile.mkdtemp(), "ledger.db")
->>> ledger = TrustLedger.open(path)
+>>> ledger = open_ledger(path)
 >>> _ = ledger.record_outcome("tool:scraper", False, at=0, event_id="run-1")
 >>> _ = ledger.record_outcome("tool:scraper", False, at=0, event_id="run-1")  # a replay
 >>> ledger.record_of("tool:scraper", at=0).wrong

@@ -1,7 +1,9 @@
 """Which store a ledger target names: a path (by its suffix), a URL, or nothing (the default).
 
->>> resolve_target("ledger.db")[0], resolve_target("trust.json")[0], resolve_target(":memory:")[0]
-('sqlite', 'json', 'memory')
+The backend of a target comes from the table of backends (:mod:`corollary.stores.backends`).
+
+>>> resolve_target("ledger.db")[0].name, resolve_target("sqlite:///ledger.db")[1].name
+('sqlite', 'ledger.db')
 """
 
 from __future__ import annotations
@@ -11,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InvalidInputError, InvalidTypeError
-from .memory import MemoryStore
+from .backends import StoreBackend, open_at, resolve
 
-__all__ = ["LEDGER_ENV", "SQLITE_SUFFIXES", "default_ledger_path", "open_store", "resolve_target"]
+__all__ = ["LEDGER_ENV", "default_ledger_path", "local_file", "open_store", "resolve_target"]
 
 #: Environment variable naming the ledger to open when no target is given (a path or URL).
 LEDGER_ENV = "COROLLARY_LEDGER"
-SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 def default_ledger_path() -> Path:
@@ -31,8 +32,10 @@ def default_ledger_path() -> Path:
     return root / "corollary" / "ledger.db"
 
 
-def resolve_target(target: str | os.PathLike[str] | None) -> tuple[str, str | Path]:
-    """``(kind, location)`` with kind one of ``sqlite``, ``json``, ``postgres``, ``memory``."""
+def resolve_target(target: str | os.PathLike[str] | None) -> tuple[StoreBackend, Any]:
+    """``(backend, location)`` of a ledger target: a path or URL, else ``$COROLLARY_LEDGER``,
+    else :func:`default_ledger_path`. The backend comes from the table
+    (:mod:`corollary.stores.backends`)."""
     if target is None:
         env = os.environ.get(LEDGER_ENV, "").strip()
         target = env or default_ledger_path()
@@ -42,63 +45,22 @@ def resolve_target(target: str | os.PathLike[str] | None) -> tuple[str, str | Pa
         raise InvalidTypeError(f"a ledger target is a path or URL, not {type(target).__name__}")
     if not target:
         raise InvalidInputError("a ledger target is a path or URL, not an empty string")
-    lowered = target.lower()
-    if lowered.startswith(("postgresql://", "postgres://")):
-        return "postgres", target
-    if lowered.startswith("sqlite://"):
-        rest = target[len("sqlite://"):]
-        if rest in ("", "/", "/:memory:"):
-            return "sqlite", ":memory:"
-        if not rest.startswith("/"):
-            raise InvalidInputError(f"a SQLite URL is sqlite:///relative or sqlite:////absolute, "
-                                    f"got {target!r}")
-        return "sqlite", Path(rest[1:])
-    if lowered == "memory:" or lowered == ":memory:":
-        return "memory", target
-    if "://" in target:
-        raise InvalidInputError(f"unknown ledger URL scheme in {target!r} "
-                                "(use sqlite:/// or postgresql://)")
-    path = Path(target).expanduser()
-    suffix = path.suffix.lower()
-    if suffix in SQLITE_SUFFIXES:
-        return "sqlite", path
-    if suffix == ".json":
-        return "json", path
-    raise InvalidInputError(f"cannot tell the ledger backend from {target!r}: use a .db/.sqlite "
-                            "path (SQLite), a .json path, or a sqlite:/// or postgresql:// URL")
+    return resolve(target)
+
+
+def local_file(target: str | os.PathLike[str] | None) -> Path | None:
+    """The file a target names on this host (``None``: a server, or memory)."""
+    location = resolve_target(target)[1]
+    return location if isinstance(location, Path) else None
 
 
 def open_store(target: str | os.PathLike[str] | None = None, *,
                half_life: float | None = None, **options: Any) -> Any:
     """Open just the store behind a target (see :func:`corollary.ledger.open_ledger` for the
-    targets)."""
-    kind, location = resolve_target(target)
-    if kind == "memory":
-        return MemoryStore(half_life)
-    if kind == "sqlite":
-        from .sqlite import SQLiteStore
+    targets), with ``half_life`` for its decay.
 
-        return SQLiteStore(location, half_life, **options)
-    if kind == "json":
-        from .jsonfile import JSONFileStore
-
-        return JSONFileStore(location, half_life, **options)
-    from .postgres import PostgresStore
-
-    return PostgresStore(str(location), half_life, **options)
-
-
-def open_sql(kind: str, location: str | Path, half_life: float | None,
-              options: dict[str, Any]) -> Any:
-    try:
-        if kind == "sqlite":
-            from .sqlite import SQLiteStore
-
-            return SQLiteStore(location, half_life, **options)
-        from .postgres import PostgresStore
-
-        return PostgresStore(str(location), half_life, **options)
-    except TypeError as exc:
-        if "unexpected keyword" in str(exc):
-            raise InvalidInputError(f"unknown {kind} store option: {exc}") from exc
-        raise
+    >>> open_store(":memory:").half_life is None
+    True
+    """
+    backend, location = resolve_target(target)
+    return open_at(backend, location, {"memory_half_life": half_life}, options)

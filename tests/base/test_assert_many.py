@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, rule, tool
+from corollary import (
+    BeliefBase,
+    ManualClock,
+    PreferHigherConfidence,
+    TrustLedger,
+    open_ledger,
+    rule,
+    tool,
+)
 from corollary.errors import (
     InvalidInputError,
     InvalidTypeError,
@@ -138,7 +146,7 @@ def _refused(path: Path, kb: BeliefBase, rows: list[Any]) -> None:
 def test_a_ledger_that_refuses_the_batch_leaves_the_base_as_it_was(tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
     clock = ManualClock(0)
-    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
+    ledger = open_ledger(path, timeout=0.05, clock=clock)
     try:
         kb = BeliefBase(clock=clock, ledger=ledger)
         kb.assert_many([("hq", "Austin", "tool:registry"), ("ceo", "Ann", "human:ops")])
@@ -173,7 +181,7 @@ def locked_out(tmp_path: Path) -> Iterator[tuple[BeliefBase, Callable[[list[Any]
     holds the ledger's write lock (so the batch is refused)."""
     path = tmp_path / "ledger.db"
     clock = ManualClock(0)
-    ledger = TrustLedger.open(path, timeout=0.05, clock=clock)
+    ledger = open_ledger(path, timeout=0.05, clock=clock)
     kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence())
     try:
         yield kb, lambda rows: _refused(path, kb, rows)

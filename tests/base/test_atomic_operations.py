@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, open_ledger
 from corollary.errors import StoreError
 from corollary.ledger import Outcome
 from corollary.stores.sqlite import SQLiteStore
@@ -68,7 +68,7 @@ def blamed_base(ledger: TrustLedger) -> BeliefBase:
 def test_retract_blaming_many_sources_is_all_or_nothing_when_the_store_is_locked(
         tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
-    ledger = TrustLedger.open(path, timeout=0.05)
+    ledger = open_ledger(path, timeout=0.05)
     kb = blamed_base(ledger)
     before = len(stored(path))
     blocker = sqlite3.connect(path, isolation_level=None)
@@ -124,7 +124,7 @@ def test_a_retried_retraction_after_commit_then_failure_blames_each_source_once(
 
 
 def test_distinct_operations_never_share_event_ids(tmp_path: Path) -> None:
-    ledger = TrustLedger.open(tmp_path / "ledger.db")
+    ledger = open_ledger(tmp_path / "ledger.db")
     kb = BeliefBase(clock=ManualClock(0), ledger=ledger)
     for _ in range(3):  # the same outcome three times: three audits, three outcomes
         kb.record_outcome("tool:a", False, reason="audit")

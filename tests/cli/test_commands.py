@@ -29,7 +29,7 @@ from support.cli_support import (
     run,
 )
 
-from corollary import BeliefBase, ManualClock, TrustLedger
+from corollary import BeliefBase, ManualClock, open_ledger
 from corollary.cli.output import JSON_VERSION
 
 
@@ -245,7 +245,7 @@ def test_a_session_reads_like_a_snapshot(shop: Shop, model: Any) -> None:
     assert data["base"] == {"ledger": str(shop.ledger), "session": "shop-1", "session_version": 1}
     assert data["at"] == TAKEN_AT
     assert data["text"].startswith("rumour = 'merger' [OUT] retracted: denied")
-    with TrustLedger.open(shop.ledger) as ledger:
+    with open_ledger(shop.ledger) as ledger:
         kb = BeliefBase.load_session(ledger, "shop-1", clock=ManualClock(TAKEN_AT))
         assert data["text"] == str(kb.explain("rumour"))
 
@@ -277,7 +277,7 @@ def test_sources_and_json(shop: Shop) -> None:
     assert data["version"] == JSON_VERSION and data["command"] == "sources"
     rows = {row["source"]: row for row in data["sources"]}
     assert sorted(rows) == ["document:10-K", "document:blog", "tool:registry", "tool:shop_filings"]
-    with TrustLedger.open(shop.ledger) as ledger:
+    with open_ledger(shop.ledger) as ledger:
         for source, row in rows.items():
             record = ledger.record_of(source)
             last = ledger.outcomes(source)[-1]
@@ -300,7 +300,7 @@ def test_sources_and_json(shop: Shop) -> None:
 def test_sources_take_the_imported_tools_declared_trust(shop: Shop) -> None:
     done = run(shop, "sources", "--import", "shop", str(shop.ledger), "--json")
     rows = {row["source"]: row for row in json.loads(done.stdout)["sources"]}
-    with TrustLedger.open(shop.ledger) as ledger:
+    with open_ledger(shop.ledger) as ledger:
         record = ledger.record_of("tool:shop_filings", prior=0.99)  # @tool(trust="high")
     assert rows["tool:shop_filings"]["prior"] == 0.99
     assert rows["tool:shop_filings"]["reliability"] == record.reliability
@@ -362,7 +362,7 @@ def test_reading_a_base_without_promises_leaves_the_statistics_unimported(shop: 
 
 
 def test_a_snapshot_taken_with_a_shared_ledger(shop: Shop, tmp_path: Path) -> None:
-    with TrustLedger.open(tmp_path / "shared.db", clock=ManualClock(0)) as ledger:
+    with open_ledger(tmp_path / "shared.db", clock=ManualClock(0)) as ledger:
         kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
         kb.assert_("hq", "Austin", source="tool:registry")
         kb.retract("hq", fault="source")
@@ -385,7 +385,7 @@ def test_a_snapshot_taken_with_a_shared_ledger(shop: Shop, tmp_path: Path) -> No
 
 def test_an_unreadable_session_is_listed_and_refused(shop: Shop, tmp_path: Path) -> None:
     db = tmp_path / "ledger.db"
-    with TrustLedger.open(db, clock=ManualClock(0)) as ledger:
+    with open_ledger(db, clock=ManualClock(0)) as ledger:
         BeliefBase(ledger=ledger, clock=ManualClock(0)).save_session("good")
         ledger.store.save_session("bad", b"not a snapshot at all")
     listed = json.loads(run(shop, "sessions", str(db), "--json").stdout)["sessions"]

@@ -27,7 +27,7 @@ except ImportError:
     pytest.skip("the MCP SDK is the optional extra corollary[mcp]", allow_module_level=True)
 from support.cli_support import ROOT, env_for, make_shop  # noqa: E402
 
-from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger  # noqa: E402
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, open_ledger  # noqa: E402
 from corollary.mcp import make_server  # noqa: E402
 
 TOOLS = {"assert_fact", "claim", "retract", "record_outcome", "belief", "beliefs", "explain",
@@ -244,7 +244,7 @@ def test_what_to_check() -> None:
 
 # -- sessions, concurrency ---------------------------------------------------------------------
 def test_concurrent_changes_are_serialised_and_all_saved(tmp_path: Path) -> None:
-    with TrustLedger.open(tmp_path / "ledger.db") as ledger:
+    with open_ledger(tmp_path / "ledger.db") as ledger:
         kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
         server = make_server(kb, session="s")
 
@@ -262,7 +262,7 @@ def test_concurrent_changes_are_serialised_and_all_saved(tmp_path: Path) -> None
 
 
 def test_another_writer_is_reported_and_the_stored_session_served(tmp_path: Path) -> None:
-    with TrustLedger.open(tmp_path / "ledger.db") as ledger:
+    with open_ledger(tmp_path / "ledger.db") as ledger:
         kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
         kb.assert_("plan", "basic", source="human:sales")
         kb.save_session("s")
@@ -359,7 +359,7 @@ def test_stdio_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None
     assert retracted.structured_content["label"] == "OUT"
     assert proof.structured_content["text"].startswith("growth = 0.1 [OUT] unsupported")
     assert _server_pids(ledger) == []  # the second child exited with its client
-    with TrustLedger.open(ledger) as opened:
+    with open_ledger(ledger) as opened:
         kb = BeliefBase.load_session(opened, "agent-1")
         assert kb.value("ceo") == "Alice" and kb.label("ceo", "Bob") == "OUT"
         assert kb.label("rev:Q3") == "OUT" and kb.label("growth") == "OUT"
@@ -431,7 +431,7 @@ def test_http_transport(tmp_path: Path) -> None:
     finally:
         child.terminate()
         child.wait(timeout=30)
-    with TrustLedger.open(ledger) as opened:
+    with open_ledger(ledger) as opened:
         assert BeliefBase.load_session(opened, "web").value("hq") == "Austin"
 
 
@@ -453,7 +453,7 @@ def test_make_server_refuses_what_is_not_a_base() -> None:
 
 
 def test_conflict_policy_survives_the_session(tmp_path: Path) -> None:
-    with TrustLedger.open(tmp_path / "ledger.db") as ledger:
+    with open_ledger(tmp_path / "ledger.db") as ledger:
         kb = BeliefBase(ledger=ledger, conflicts=PreferHigherConfidence(), clock=ManualClock(0))
         server = make_server(kb, session="p")
 

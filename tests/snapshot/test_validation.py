@@ -26,7 +26,7 @@ from support.snapshot_cases import (
     state,
 )
 
-from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, rule
+from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, open_ledger, rule
 from corollary import rules as rules_module
 from corollary import tools as tools_module
 from corollary._io import CHECKSUM, _box, decode_bytes, digest, encode
@@ -458,7 +458,7 @@ def test_a_reformatted_json_file_still_verifies(rich: BeliefBase, tmp_path: Path
 def test_the_json_store_file_still_loads_with_trust_ledger_load(tmp_path: Path) -> None:
     """The JSON-file store writes the ledger document bare, as it goes: no checksum needed."""
     path = tmp_path / "trust.json"
-    ledger = TrustLedger.open(path, clock=ManualClock(T0))
+    ledger = open_ledger(path, clock=ManualClock(T0))
     ledger.record_outcome("tool:x", True, at=T0, topic="t")
     assert "checksum" not in json.loads(path.read_text())
     assert TrustLedger.load(path).record_of("tool:x", at=T0).correct == 1

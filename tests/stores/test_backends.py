@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
+from corollary import open_ledger
 from corollary.clock import ManualClock
 from corollary.errors import InvalidInputError, InvalidTypeError, StoreError
 from corollary.ledger import Outcome, TrustLedger
-from corollary.stores import SessionNotFoundError, open_ledger
+from corollary.stores import SessionNotFoundError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 DAY = 86_400.0

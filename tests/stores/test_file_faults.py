@@ -28,9 +28,8 @@ from typing import Any
 import pytest
 from support.files_workers import FAILED_ATTEMPTS, described, fail_then_retry, refold
 
-from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger
+from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, open_ledger
 from corollary.errors import InvalidInputError, InvalidTypeError, StoreError
-from corollary.stores import open_ledger
 from corollary.stores.jsonfile import JSONFileStore
 
 FORK = multiprocessing.get_context("fork")
@@ -300,7 +299,7 @@ READ_CHILD = textwrap.dedent("""
     # a regression reads /dev/zero into memory: fail fast instead of exhausting the machine
     resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, resource.RLIM_INFINITY))
     from corollary import BeliefBase, TrustLedger
-    from corollary.stores import open_ledger
+    from corollary import open_ledger
     from corollary.stores.jsonfile import JSONFileStore
     how, path = sys.argv[1], sys.argv[2]
     try:

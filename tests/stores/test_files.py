@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from support.sqlite_v1 import make_v1
 
+from corollary import open_ledger
 from corollary.errors import InvalidInputError, StoreError
 from corollary.ledger import TrustLedger
 from corollary.stores import (
     StoreCorruptError,
     StoreVersionError,
     default_ledger_path,
-    open_ledger,
 )
 from corollary.stores.jsonfile import JSONFileStore
 from corollary.stores.sqlite import APPLICATION_ID, SCHEMA_VERSION, SQLiteStore
@@ -36,7 +36,7 @@ def digest(path: Path) -> str:
 def test_v1_file_upgrades_step_by_step(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     make_v1(path)
-    ledger = TrustLedger.open(path)
+    ledger = open_ledger(path)
     assert ledger.store.schema_version == SCHEMA_VERSION
     record = ledger.record_of("tool:scraper", at=0)
     assert (record.correct, record.wrong) == (20, 10)
@@ -61,7 +61,7 @@ def test_v2_file_upgrades(tmp_path: Path) -> None:
                        "UPDATE outcomes SET topic = 'math';"
                        "PRAGMA user_version = 2;")
     conn.close()
-    ledger = TrustLedger.open(path)
+    ledger = open_ledger(path)
     assert ledger.store.schema_version == SCHEMA_VERSION
     assert ledger.confidence("tool:scraper", "math").samples == 5
     assert ledger.store.list_sessions() == []
@@ -70,7 +70,7 @@ def test_v2_file_upgrades(tmp_path: Path) -> None:
 
 def test_fresh_file_has_current_schema(tmp_path: Path) -> None:
     path = tmp_path / "new.sqlite"
-    TrustLedger.open(path).close()
+    open_ledger(path).close()
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
@@ -84,13 +84,13 @@ def test_fresh_file_has_current_schema(tmp_path: Path) -> None:
 
 def test_newer_schema_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "future.db"
-    TrustLedger.open(path).close()
+    open_ledger(path).close()
     conn = sqlite3.connect(path)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
     before = digest(path)
     with pytest.raises(StoreVersionError, match="newer") as info:
-        TrustLedger.open(path)
+        open_ledger(path)
     assert str(path) in str(info.value)
     assert digest(path) == before
 
@@ -104,7 +104,7 @@ def test_corrupt_file_is_refused_untouched(tmp_path: Path, content: bytes) -> No
     path = tmp_path / "ledger.db"
     path.write_bytes(content)
     with pytest.raises(StoreCorruptError) as info:
-        TrustLedger.open(path)
+        open_ledger(path)
     assert isinstance(info.value, StoreError)
     assert info.value.path == path
     assert str(path) in str(info.value)
@@ -114,7 +114,7 @@ def test_corrupt_file_is_refused_untouched(tmp_path: Path, content: bytes) -> No
 
 def test_truncated_ledger_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "ledger.db"
-    ledger = TrustLedger.open(path)
+    ledger = open_ledger(path)
     ledger.record_many([{"source": f"tool:s{i}", "correct": True, "at": 0, "reason": "r" * 200}
                         for i in range(2000)])
     ledger.close()
@@ -124,7 +124,7 @@ def test_truncated_ledger_is_refused(tmp_path: Path) -> None:
         Path(str(path) + suffix).unlink(missing_ok=True)
     before = digest(path)
     with pytest.raises(StoreError) as info:
-        ledger = TrustLedger.open(path)
+        ledger = open_ledger(path)
         ledger.sources()
         ledger.store.count()
     assert str(path) in str(info.value)
@@ -140,7 +140,7 @@ def test_foreign_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
     conn.close()
     before = digest(path)
     with pytest.raises(StoreCorruptError, match="not a corollary ledger"):
-        TrustLedger.open(path)
+        open_ledger(path)
     assert digest(path) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["other.db"]
 
@@ -148,7 +148,7 @@ def test_foreign_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
 def test_empty_file_becomes_a_ledger(tmp_path: Path) -> None:
     path = tmp_path / "empty.db"
     path.touch()
-    ledger = TrustLedger.open(path)
+    ledger = open_ledger(path)
     ledger.record_outcome("tool:x", True, at=0)
     assert ledger.store.count() == 1
     ledger.close()
@@ -241,10 +241,10 @@ def test_default_path_follows_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 
 def test_env_var_overrides_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("COROLLARY_LEDGER", str(tmp_path / "env.db"))
-    TrustLedger.open().close()
+    open_ledger().close()
     assert (tmp_path / "env.db").exists()
     monkeypatch.setenv("COROLLARY_LEDGER", str(tmp_path / "env.json"))
-    ledger = TrustLedger.open()
+    ledger = open_ledger()
     ledger.record_outcome("tool:x", True, at=0)
     assert (tmp_path / "env.json").exists()
 
@@ -267,6 +267,29 @@ def test_targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             open_ledger(bad)
     with pytest.raises(InvalidInputError):
         open_ledger(tmp_path / "y.db", not_an_option=1)
+
+
+def test_open_ledger_is_the_one_spelling_the_others_warn(tmp_path: Path) -> None:
+    import corollary.stores
+
+    with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
+        ledger = TrustLedger.open(tmp_path / "old.db", prior_weight=3)
+    assert isinstance(ledger.store, SQLiteStore) and ledger.prior_weight == 3
+    ledger.close()
+    with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
+        spelled = corollary.stores.open_ledger
+    assert spelled is open_ledger
+    assert "open_ledger" not in corollary.stores.__all__
+
+
+def test_a_malformed_stored_setting_is_reported_not_guessed(tmp_path: Path) -> None:
+    path = tmp_path / "fleet.db"
+    open_ledger(path, prior_weight=3).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE meta SET value = '{' WHERE name = 'prior_weight'")
+    conn.close()
+    with pytest.raises(StoreCorruptError, match="malformed setting prior_weight"):
+        open_ledger(path)
 
 
 def test_settings_of_first_opener_stick(tmp_path: Path) -> None:

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from support import files_workers as workers  # importable by name in spawned children
 
+from corollary import open_ledger
 from corollary.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
-from corollary.stores import SessionNotFoundError, open_ledger
+from corollary.stores import SessionNotFoundError
 from corollary.stores.base import check_session
 from corollary.stores.jsonfile import JSONFileStore
 

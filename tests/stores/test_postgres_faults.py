@@ -26,9 +26,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from corollary import open_ledger
 from corollary.errors import StoreError
 from corollary.ledger import TrustLedger
-from corollary.stores import open_ledger
 from corollary.stores import postgres as pg_module
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")

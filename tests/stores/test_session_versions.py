@@ -22,9 +22,9 @@ import pytest
 from support import sql_workers as workers
 from support.sqlite_v1 import make_v1
 
-from corollary import BeliefBase, ManualClock, TrustLedger
+from corollary import BeliefBase, ManualClock, TrustLedger, open_ledger
 from corollary.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
-from corollary.stores import SessionNotFoundError, open_ledger
+from corollary.stores import SessionNotFoundError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 SPAWN = multiprocessing.get_context("spawn")

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, open_ledger
 from corollary.errors import SessionNotFoundError, SnapshotError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
@@ -24,7 +24,7 @@ def targets(tmp_path):
 
 
 def open_target(target, options):
-    return TrustLedger.open(target, **options)
+    return open_ledger(target, **options)
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "json", "postgres"])
@@ -67,7 +67,7 @@ def test_memory_ledger_keeps_sessions_in_process():
 
 
 def test_a_corrupt_session_is_a_snapshot_error(tmp_path):
-    ledger = TrustLedger.open(tmp_path / "ledger.db")
+    ledger = open_ledger(tmp_path / "ledger.db")
     ledger.store.save_session("bad", b"\xc1\xc1 not msgpack")
     with pytest.raises(SnapshotError, match="session 'bad'"):
         BeliefBase.load_session(ledger, "bad")
@@ -76,9 +76,9 @@ def test_a_corrupt_session_is_a_snapshot_error(tmp_path):
 
 CHILD = textwrap.dedent("""
     import sys
-    from corollary import BeliefBase, TrustLedger
+    from corollary import BeliefBase, open_ledger
     options = {"namespace": sys.argv[3]} if len(sys.argv) > 3 else {}
-    ledger = TrustLedger.open(sys.argv[1], **options)
+    ledger = open_ledger(sys.argv[1], **options)
     kb = BeliefBase(ledger=ledger)
     for i in range(int(sys.argv[2])):
         kb.assert_(f"price:{i}", i, source="tool:scraper")

@@ -29,10 +29,10 @@ import pytest
 from support import sql_workers as workers
 from support.pools import spawned_pool
 
-from corollary import BeliefBase
+from corollary import BeliefBase, open_ledger
 from corollary.errors import CorollaryError, StoreError
 from corollary.ledger import TrustLedger
-from corollary.stores import StoreCorruptError, open_ledger
+from corollary.stores import StoreCorruptError
 from corollary.stores.sqlite import SCHEMA_VERSION, SQLiteStore
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -259,7 +259,7 @@ def test_an_unwritable_xdg_data_home_is_a_store_error(shared_dir: Path) -> None:
         os.environ.pop("COROLLARY_LEDGER", None)
         os.environ["XDG_DATA_HOME"] = str(xdg)
         with pytest.raises(StoreError) as info:
-            TrustLedger.open()
+            open_ledger()
         assert str(xdg / "corollary") in str(info.value)
         assert not isinstance(info.value, StoreCorruptError)
 

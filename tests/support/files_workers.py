@@ -14,7 +14,7 @@ from typing import Any
 def write_json(path: str, tag: str, n: int, ready: Any = None, batch: int = 1) -> int:
     """Record ``n`` outcomes of ``tool:shared`` in the JSON ledger at ``path``, ``batch`` per
     write; set ``ready`` after the first write."""
-    from corollary.stores import open_ledger
+    from corollary import open_ledger
 
     ledger = open_ledger(path)
     added = 0
@@ -82,7 +82,7 @@ def fail_then_retry(path: str, limit_writes: Callable[[], None],
                      lift_limit: Callable[[], None]) -> dict[str, Any]:
     """Record 20 outcomes, make writes fail with ``limit_writes``, try three late outcomes
     ``FAILED_ATTEMPTS`` times, lift the limit and retry them; report what happened."""
-    from corollary.stores import open_ledger
+    from corollary import open_ledger
 
     ledger = open_ledger(path)
     for i in range(20):

@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from corollary.stores import open_ledger
+from corollary import open_ledger
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 

@@ -10,9 +10,9 @@ from typing import Any
 
 
 def _open(target: str, options: dict[str, Any]) -> Any:
-    from corollary.ledger import TrustLedger
+    from corollary import open_ledger
 
-    return TrustLedger.open(target, **options)
+    return open_ledger(target, **options)
 
 
 def warm() -> None:

@@ -29,9 +29,9 @@ def session_rounds(target: str, options: dict[str, Any], me: int, rounds: int,
     at once; the loser (ConcurrentWriteError) reloads, reapplies its change and saves again.
     Reports ``(round, "won" | "lost", version)`` per round.
     """
-    from corollary import TrustLedger
+    from corollary import open_ledger
 
-    ledger = TrustLedger.open(target, **options)
+    ledger = open_ledger(target, **options)
     try:
         rounds_on(ledger, me, rounds, barrier, results)
     finally:
@@ -62,7 +62,7 @@ def rounds_on(ledger: Any, me: int, rounds: int, barrier: Any, results: Any) -> 
 def open_new(target: str, start_at: float) -> tuple[int, int]:
     """Open (creating) a SQLite ledger at ``start_at``; write one outcome; report
     ``(schema version, outcomes seen)``."""
-    from corollary.stores import open_ledger
+    from corollary import open_ledger
 
     _until(start_at)
     ledger = open_ledger(target)

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, rule
+from corollary import (
+    BeliefBase,
+    ManualClock,
+    PreferHigherConfidence,
+    TrustLedger,
+    open_ledger,
+    rule,
+)
 
 
 def _scratch(kb: BeliefBase, clock: ManualClock, **options: object) -> BeliefBase:
@@ -145,7 +152,7 @@ def test_a_rule_firing_at_a_new_time_is_seen() -> None:
 
 
 def _record_in_child(path: str) -> None:
-    ledger = TrustLedger.open(path)
+    ledger = open_ledger(path)
     try:
         ledger.record_outcome("tool:registry", False, at=0.0)
     finally:
@@ -157,7 +164,7 @@ def test_an_outcome_another_process_writes_to_a_shared_sqlite_ledger_is_seen(
         tmp_path: Path) -> None:
     path = str(tmp_path / "shared.db")
     clock = ManualClock(0)
-    ledger = TrustLedger.open(path, clock=clock)
+    ledger = open_ledger(path, clock=clock)
     try:
         kb = BeliefBase(clock=clock, ledger=ledger)
         kb.assert_("hq", "Austin", source="tool:registry")

@@ -18,9 +18,8 @@ import pytest
 from support import files_workers as workers  # importable by name in spawned children
 from support.files_workers import refold
 
-from corollary import BeliefBase
+from corollary import BeliefBase, open_ledger
 from corollary.ledger import Totals, TrustLedger, fold_totals
-from corollary.stores import open_ledger
 
 SPAWN = multiprocessing.get_context("spawn")
 THREADS = 8
