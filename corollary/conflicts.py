@@ -16,17 +16,28 @@ A policy's decision is not learned from: the more trusted side would only win mo
 Each policy is also the strategy the engine's sweep calls (:class:`corollary.tms.engine.Policy`):
 ``decides`` says whether rival values exclude each other, ``before_sweep`` may defeat values
 before the sweep ranks the rest by confidence, and ``after_change`` runs after every change to
-the base (``AskHuman`` asks there). A new policy is one class in this file.
+the base (``AskHuman`` asks there).
+
+Each policy also saves and reads itself back: :meth:`ConflictPolicy.to_dict` writes it under its
+class name (the ``"policy"`` tag of a snapshot's ``conflicts``), and every subclass is entered in
+:data:`POLICIES` under that name when it is defined, so :meth:`ConflictPolicy.from_dict` (which
+snapshots call) finds it. A new policy is one subclass, in any module, and nothing else.
+
+>>> PreferSource(["human"]).to_dict()
+{'policy': 'PreferSource', 'order': ['human']}
+>>> policy_from_dict({"policy": "PreferSource", "order": ["human"]})
+PreferSource(order=('human',))
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ._fields import Fields
 from .errors import CorollaryError, InvalidInputError, InvalidTypeError
 from .values import canon
 
@@ -86,8 +97,18 @@ class Conflict:
         return f"{self.key}: {options}"
 
 
+#: Every conflict policy, by the tag it saves (its class name); filled as subclasses are defined.
+POLICIES: dict[str, type[ConflictPolicy]] = {}
+
+
 class ConflictPolicy:
-    """Base class of conflict policies (and the strategy the engine's sweep calls)."""
+    """Base class of conflict policies (and the strategy the engine's sweep calls).
+
+    A subclass is registered in :data:`POLICIES` under its class name when it is defined (names
+    starting with ``_`` are helpers, not registered). It saves itself with :meth:`to_dict` and
+    reads itself back with :meth:`from_dict`; the base class's pair serves a policy with no
+    settings.
+    """
 
     mode = "open"
     #: Whether rival values exclude each other (the sweep then lets the first reached win).
@@ -103,8 +124,37 @@ class ConflictPolicy:
         """React to a change of ``base`` (a :class:`~corollary.BeliefBase`)."""
         return None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__name__
+        if name.startswith("_"):
+            return
+        known = POLICIES.get(name)
+        # attrs builds a slotted class anew from the one defined: the same policy, registered again
+        if known is not None and (known.__module__, known.__qualname__) != (cls.__module__,
+                                                                              cls.__qualname__):
+            raise InvalidInputError(f"a conflict policy is saved by its class name, and "
+                                    f"{known.__module__}.{known.__qualname__} is {name!r} already")
+        POLICIES[name] = cls
+
     def to_dict(self) -> dict[str, Any]:
+        """Plain data for a snapshot: ``{"policy": <class name>}`` and the policy's settings."""
         return {"policy": type(self).__name__}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], f: Fields | None = None,
+                  field: str = "conflicts", **unsaved: Any) -> ConflictPolicy | None:
+        """Rebuild the policy from :meth:`to_dict` output.
+
+        ``f`` checks the fields (a :class:`~corollary._fields.Fields` of the document being
+        read), so a malformed one raises :class:`~corollary.errors.SnapshotError` naming
+        ``field``. ``unsaved`` holds what a policy keeps but does not save (``AskHuman``'s
+        ``ask``); a policy that needs it and is not given it returns ``None``, and the caller
+        must pass the policy again. A policy with no settings needs only its tag.
+        """
+        f = f or Fields(None, "conflict policy")
+        f.mapping(data, field, ("policy",))
+        return cls()
 
 
 @attrs.frozen(slots=True)
@@ -117,9 +167,6 @@ class PreferHigherConfidence(ConflictPolicy):
 
     mode = "confidence"
     decides = True
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"policy": "PreferHigherConfidence"}
 
 
 def _order(value: Sequence[str]) -> tuple[str, ...]:
@@ -179,6 +226,16 @@ class PreferSource(ConflictPolicy):
     def to_dict(self) -> dict[str, Any]:
         return {"policy": "PreferSource", "order": list(self.order)}
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], f: Fields | None = None,
+                  field: str = "conflicts", **unsaved: Any) -> ConflictPolicy | None:
+        f = f or Fields(None, "conflict policy")
+        f.mapping(data, field, ("policy", "order"))
+        order = f.items(data["order"], f"{field}.order")
+        for i, entry in enumerate(order):
+            f.text(entry, f"{field}.order[{i}]")
+        return cls(list(order))
+
 
 @attrs.frozen(slots=True)
 class AskHuman(ConflictPolicy):
@@ -204,7 +261,17 @@ class AskHuman(ConflictPolicy):
             raise InvalidTypeError(f"learn must be True or False, not {value!r}")
 
     def to_dict(self) -> dict[str, Any]:
+        """The ``learn`` flag; the ``ask`` callable is not saved (pass the policy again)."""
         return {"policy": "AskHuman", "learn": self.learn}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], f: Fields | None = None,
+                  field: str = "conflicts", **unsaved: Any) -> ConflictPolicy | None:
+        f = f or Fields(None, "conflict policy")
+        f.mapping(data, field, ("policy", "learn"))
+        learn = f.boolean(data["learn"], f"{field}.learn")
+        ask = unsaved.get("ask")
+        return None if ask is None else cls(ask, learn=learn)
 
     def after_change(self, base: Any) -> None:
         """Ask about every open conflict; resolve those answered with a standing value.
@@ -250,18 +317,31 @@ class AskHuman(ConflictPolicy):
                 return
 
 
-def policy_from_dict(data: dict[str, Any] | None, ask: Callable[[Conflict], Any] | None = None
-                     ) -> ConflictPolicy | None:
-    """Rebuild a policy saved with a snapshot (an ``AskHuman`` needs its ``ask`` again)."""
+def read_policy(data: Any, f: Fields | None = None, field: str = "conflicts",
+                **unsaved: Any) -> ConflictPolicy | None:
+    """The policy a document saved (``None`` for none), found in :data:`POLICIES` by its tag.
+
+    ``None`` is also returned for a saved policy that needs something ``unsaved`` it was not
+    given (see :meth:`ConflictPolicy.from_dict`).
+
+    Raises
+    ------
+    SnapshotError
+        ``data`` is not a policy any class registered, or not one its class reads back.
+    """
     if data is None:
         return None
-    name = data.get("policy")
-    if name == "PreferHigherConfidence":
-        return PreferHigherConfidence()
-    if name == "PreferSource":
-        return PreferSource(data["order"])
-    if name == "AskHuman":
-        if ask is None:
-            return None
-        return AskHuman(ask, learn=bool(data.get("learn", True)))
-    raise InvalidInputError(f"unknown conflict policy {name!r}")
+    f = f or Fields(None, "conflict policy")
+    tag = data.get("policy") if isinstance(data, dict) else None
+    known = POLICIES.get(tag) if isinstance(tag, str) else None
+    if known is None:
+        f.fail(field, f"is not a conflict policy corollary knows ({data!r:.80})")
+    return known.from_dict(data, f, field, **unsaved)
+
+
+def policy_from_dict(data: dict[str, Any] | None, ask: Callable[[Conflict], Any] | None = None
+                     ) -> ConflictPolicy | None:
+    """Rebuild a policy saved with a snapshot (an ``AskHuman`` needs its ``ask`` again, and is
+    ``None`` without it); :func:`read_policy` with ``ask``."""
+    unsaved: dict[str, Any] = {} if ask is None else {"ask": ask}
+    return read_policy(data, **unsaved)

@@ -43,7 +43,7 @@ from ._io import (
 )
 from ._version import __version__
 from .calls import CallMemory
-from .conflicts import ConflictPolicy, PreferHigherConfidence, PreferSource
+from .conflicts import ConflictPolicy, read_policy
 from .errors import (
     ConcurrentWriteError,
     CorollaryError,
@@ -236,7 +236,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     f.text(data["corollary"], "corollary", empty=True)
     f.number(data["taken_at"], "taken_at")
     policy = policy_fields(f, data["policy"], "policy")
-    saved_conflicts, asks = _conflicts(f, data["conflicts"])
+    saved_conflicts = read_policy(data["conflicts"], f)
     learn = f.boolean(data["learn_from_checks"], "learn_from_checks")
     shared = f.boolean(data["shared_ledger"], "shared_ledger")
     if shared != (data["ledger"] is None):
@@ -247,9 +247,11 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         if ledger is None:
             own = doc
     if conflicts is _KEEP:
-        if asks:
-            raise SnapshotError("the snapshot settled conflicts with AskHuman; pass "
-                                "conflicts=AskHuman(ask) to load it", path)
+        if saved_conflicts is None and data["conflicts"] is not None:  # it keeps what is not saved
+            tag = data["conflicts"]["policy"]
+            raise SnapshotError(f"the snapshot settled conflicts with {tag}, which keeps what a "
+                                f"snapshot does not save; pass conflicts={tag}(...) to load it",
+                                path)
         conflicts = saved_conflicts
     if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
         raise SnapshotError("conflicts must be a conflict policy", path)
@@ -281,27 +283,6 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         premises=premises, justifications=justs, kinds=kinds, unless=unless, nogoods=nogoods,
         where=path, promises=promises, bindings=bindings, verdicts=verdicts,
         calibrator=calibrator, calls=calls)
-
-
-def _conflicts(f: Fields, value: Any) -> tuple[ConflictPolicy | None, bool]:
-    """The saved conflict policy, and whether it was ``AskHuman`` (whose ``ask`` is not saved)."""
-    if value is None:
-        return None, False
-    name = value.get("policy") if isinstance(value, dict) else None
-    if name == "PreferHigherConfidence":
-        f.mapping(value, "conflicts", ("policy",))
-        return PreferHigherConfidence(), False
-    if name == "PreferSource":
-        f.mapping(value, "conflicts", ("policy", "order"))
-        order = f.items(value["order"], "conflicts.order")
-        for i, entry in enumerate(order):
-            f.text(entry, f"conflicts.order[{i}]")
-        return PreferSource(list(order)), False
-    if name == "AskHuman":
-        f.mapping(value, "conflicts", ("policy", "learn"))
-        f.boolean(value["learn"], "conflicts.learn")
-        return None, True
-    f.fail("conflicts", f"is not a conflict policy corollary knows ({value!r:.80})")
 
 
 def _names(f: Fields, value: Any, field: str) -> list[str]:

@@ -10,7 +10,7 @@ fine for the small random bases the tests build.
 from __future__ import annotations
 
 from corollary import confidence as formulas
-from corollary.conflicts import PreferHigherConfidence, PreferSource
+from corollary.conflicts import PreferSource
 from corollary.tms import ANY
 
 
@@ -50,7 +50,7 @@ def evaluate(kb, now):
                 top = min(ranks.values())
                 defeated.update(b for b in standing if ranks[b] > top)
 
-    decided = isinstance(policy, (PreferHigherConfidence, PreferSource))
+    decided = policy is not None and policy.decides  # the policy says whether rivals exclude
 
     def partners(b):
         found = []

@@ -16,7 +16,7 @@ from corollary.conflicts import (
     PreferSource,
     policy_from_dict,
 )
-from corollary.errors import InvalidInputError
+from corollary.errors import SnapshotError
 from corollary.tms import IN, OUT, RULE, Belief, Engine, Justification, Premise
 
 TRUST = {"tool:a": 0.9, "tool:b": 0.8, "document:d": 0.7, "human:h": 0.99}
@@ -142,7 +142,7 @@ def test_a_policy_is_rebuilt_from_its_dict(policy: Any) -> None:
 
 def test_policies_that_cannot_be_rebuilt() -> None:
     assert policy_from_dict({"policy": "AskHuman", "learn": True}) is None  # needs its ask
-    with pytest.raises(InvalidInputError, match="unknown conflict policy 'Coin'"):
+    with pytest.raises(SnapshotError, match="not a conflict policy corollary knows"):
         policy_from_dict({"policy": "Coin"})
 
 
