@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .errors import RuleError, RuleLimitError
 from .rules import Rule
-from .tms import IN, RULE, Belief, Engine, Justification, strata
+from .tms import IN, Belief, Engine, Justification, strata
 from .values import canon
 
 
@@ -187,7 +187,7 @@ class RuleEngine:
             strata.check_reason(self.engine, r.output, vid, combo, r.unless)
             out = self.engine.belief(r.output, result, vid)
             self.engine.add_justification(Justification(
-                RULE, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)},
+                r.kind, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)},
                 r.unless))
         self._last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
 

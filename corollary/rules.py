@@ -16,6 +16,7 @@ from typing import Any
 
 from ._validate import check_unit
 from .errors import InvalidInputError, InvalidTypeError
+from .tms.kinds import KINDS, RULE, StepKind
 from .tms.records import make_items
 from .values import check_key
 
@@ -41,11 +42,16 @@ class Rule:
     unless : list of keys and (key, value) pairs, optional
         Exceptions: each firing's conclusion holds only while none of them is held ("x
         unless y"); it comes back by itself when the exception goes.
+    kind : StepKind, optional
+        The kind of reason each firing adds (default :data:`~corollary.tms.RULE`): a kind
+        registered with :func:`corollary.tms.register` whose ``by_rule`` is true, for a rule
+        whose step, proof line or blame differ (docs/extending.md).
     """
 
     def __init__(self, fn: Callable[..., Any], output: str | None = None,
                  inputs: Mapping[str, str] | None = None, confidence: float = 1.0,
-                 name: str | None = None, unless: Sequence[str | tuple[str, Any]] = ()) -> None:
+                 name: str | None = None, unless: Sequence[str | tuple[str, Any]] = (),
+                 kind: StepKind = RULE) -> None:
         if not callable(fn):
             raise InvalidTypeError("a rule wraps a function")
         if inputs is not None and not isinstance(inputs, Mapping):
@@ -72,6 +78,10 @@ class Rule:
         self.confidence = check_unit(confidence, "rule confidence")
         self.unless = make_items(list(unless) if isinstance(unless, tuple) else unless,
                                  "a rule's unless")
+        if not isinstance(kind, StepKind) or not kind.by_rule or KINDS.get(kind.name) is not kind:
+            raise InvalidInputError(f"a rule's kind is a registered StepKind of rules (by_rule), "
+                                    f"not {kind!r}")
+        self.kind = kind
         self.name = name or f"{fn.__module__}.{fn.__qualname__}"
         REGISTRY[self.name] = self
 
@@ -88,7 +98,8 @@ class Rule:
 
 def rule(fn: Callable[..., Any] | None = None, *, output: str | None = None,
          inputs: Mapping[str, str] | None = None, confidence: float = 1.0,
-         name: str | None = None, unless: Sequence[str | tuple[str, Any]] = ()) -> Any:
+         name: str | None = None, unless: Sequence[str | tuple[str, Any]] = (),
+         kind: StepKind = RULE) -> Any:
     """Make a function a rule (usable bare, ``@rule``, or with options, ``@rule(output=...)``).
 
     Examples
@@ -101,6 +112,6 @@ def rule(fn: Callable[..., Any] | None = None, *, output: str | None = None,
     """
     def wrap(f: Callable[..., Any]) -> Rule:
         return Rule(f, output=output, inputs=inputs, confidence=confidence, name=name,
-                    unless=unless)
+                    unless=unless, kind=kind)
 
     return wrap(fn) if fn is not None else wrap

@@ -3,7 +3,8 @@
 A kind says how a step's confidence is computed, who is accountable when its conclusion was
 wrong, what its proof shows, and the tag a snapshot saves it under. The engine, the facade,
 proofs and snapshots all ask the kind, so a new kind of reason (a sampled claim, a re-verified
-tool call) is one :class:`StepKind` subclass registered with :func:`register`.
+tool call) is one :class:`StepKind` subclass registered with :func:`register`; a kind of rule
+reason (``by_rule``) is given to a rule as ``@rule(kind=...)``.
 
 >>> sorted(KINDS)
 ['formula', 'model', 'rule']
