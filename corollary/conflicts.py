@@ -32,7 +32,7 @@ PreferSource(order=('human',))
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -157,6 +157,29 @@ class ConflictPolicy:
         return cls()
 
 
+def rivals_in(engine: Engine, region: set[Belief]) -> Iterator[list[Belief]]:
+    """For each key of ``region`` with two or more standing (not withdrawn) values, those
+    values, once per key: what a policy's :meth:`~ConflictPolicy.before_sweep` decides among.
+
+    >>> from corollary.tms import Engine
+    >>> engine = Engine(lambda source, now: (0.9, False))
+    >>> one, two = engine.belief("ceo", "Alice", "Alice"), engine.belief("ceo", "Bob", "Bob")
+    >>> [[b.value for b in values] for values in rivals_in(engine, {one, two})]
+    [['Alice', 'Bob']]
+    """
+    seen: set[str] = set()
+    for b in region:
+        if b.key in seen:
+            continue
+        seen.add(b.key)
+        values = engine.values_of(b.key)
+        if len(values) < 2:
+            continue
+        standing = [r for r in values if r.blocked is None]
+        if len(standing) > 1:
+            yield standing
+
+
 @attrs.frozen(slots=True)
 class PreferHigherConfidence(ConflictPolicy):
     """The more confident value holds; the other is OUT while it loses.
@@ -206,17 +229,8 @@ class PreferSource(ConflictPolicy):
     def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
         """Values ranked worse than the best-ranked standing value of their key lose; values
         tied on rank are left to the confidence sweep."""
-        seen: set[str] = set()
-        for b in region:
-            if b.key in seen:
-                continue
-            seen.add(b.key)
-            values = engine.values_of(b.key)
-            if len(values) < 2:
-                continue
-            ranked = [(self.rank(r, now), r.seq, r) for r in values if r.blocked is None]
-            if len(ranked) < 2:
-                continue
+        for standing in rivals_in(engine, region):
+            ranked = [(self.rank(r, now), r.seq, r) for r in standing]
             top, _, leader = min(ranked, key=lambda t: (t[0], t[1]))
             for rank, _, r in ranked:
                 if rank > top:

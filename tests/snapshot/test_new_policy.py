@@ -15,7 +15,7 @@ import pytest
 
 from corollary import BeliefBase, ManualClock
 from corollary._fields import Fields
-from corollary.conflicts import POLICIES, ConflictPolicy, policy_from_dict
+from corollary.conflicts import POLICIES, ConflictPolicy, policy_from_dict, rivals_in
 from corollary.errors import InvalidInputError, SnapshotError
 
 
@@ -29,16 +29,9 @@ class PreferNewest(ConflictPolicy):
     decides = True
 
     def before_sweep(self, engine: Any, region: set[Any], now: float) -> None:
-        seen: set[str] = set()
-        for b in region:
-            if b.key in seen:
-                continue
-            seen.add(b.key)
-            standing = [r for r in engine.values_of(b.key) if r.blocked is None]
+        for standing in rivals_in(engine, region):
             newest = {r: max((p.at for p in r.premises if not p.expired(now)), default=-math.inf)
                       for r in standing}
-            if len(standing) < 2:
-                continue
             leader = max(standing, key=lambda r: (newest[r], -r.seq))
             for r in standing:
                 if newest[r] < newest[leader] - self.grace:
