@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ._collector import collector_paused
+from ._deprecated import warn
 from ._validate import check_bool, check_int, check_unit, plain_text
 from .assertions import check_assertion, check_rows
 from .calls import CallMemory, Expired, PreparedCall, ToolCallRecord, expired, prepare_call
@@ -41,6 +42,7 @@ from .errors import (
     InvalidTypeError,
     UnknownBeliefError,
 )
+from .guarantee_options import GuaranteeOptions
 from .ledger import TrustLedger
 from .lookup import (
     EngineSync,
@@ -51,7 +53,7 @@ from .lookup import (
 )
 from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
 from .policy import STEP_KINDS, TrustPolicy
-from .promises import Answer, Promises, Replay, calibration_pairs
+from .promises import Answer, PromiseBook, Replay, calibration_pairs
 from .proof import Proof, build_proof
 from .rule_engine import RuleEngine
 from .rules import Rule
@@ -93,6 +95,7 @@ if TYPE_CHECKING:  # pragma: no cover
 FAULTS = ("none", "source")
 
 _KEEP: Any = object()
+_UNSET: Any = _KEEP
 #: One outcome to record: ``(source, correct, reason, key, confidence)``.
 _Verdict = tuple[str, bool, "str | None", "str | None", "float | None"]
 
@@ -128,8 +131,9 @@ class BeliefBase:
         this base's snapshots. Without one the base makes its own and snapshots carry it.
     clock : callable, optional
         POSIX seconds now; :class:`corollary.ManualClock` for tests and simulations.
-    conflicts : ConflictPolicy, optional
-        How two held values of one key are settled; ``None`` leaves conflicts open.
+    conflict_policy : ConflictPolicy, optional
+        How two held values of one key, and nogoods, are settled; ``None`` leaves conflicts
+        open (:meth:`conflicts` lists them). ``conflicts=`` is its deprecated old spelling.
     tools : iterable of @tool functions
         Their declared trust, half-life, ttl and origin apply to premises from ``tool:<name>``.
     rules : iterable of @rule functions
@@ -155,36 +159,43 @@ class BeliefBase:
         policy: TrustPolicy | None = None,
         ledger: TrustLedger | None = None,
         clock: Clock | None = None,
-        conflicts: ConflictPolicy | None = None,
+        conflict_policy: ConflictPolicy | None = None,
         tools: Iterable[Callable[..., Any]] = (),
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
         max_rule_firings: int = 10_000,
+        *,
+        conflicts: Any = _UNSET,
     ) -> None:
+        if conflicts is not _UNSET:
+            warn("BeliefBase(conflicts=...)", "pass conflict_policy= (kb.conflicts() lists the "
+                 "open conflicts)")
+            conflict_policy = conflicts
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
         if ledger is not None and not isinstance(ledger, TrustLedger):
             raise InvalidTypeError("ledger must be a TrustLedger")
         if clock is not None and not callable(clock):
             raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
-        if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
-            raise InvalidTypeError("conflicts must be a conflict policy or None")
+        if conflict_policy is not None and not isinstance(conflict_policy, ConflictPolicy):
+            raise InvalidTypeError("conflict_policy must be a conflict policy or None")
         check_bool(learn_from_checks, "learn_from_checks")
         self.max_rule_firings = check_int(max_rule_firings, "max_rule_firings", low=1, high=2**62)
         self.policy = policy or TrustPolicy()
         self.clock: Clock = clock or system_clock
-        self.conflict_policy = conflicts
+        self.conflict_policy = conflict_policy
         self.learn_from_checks = learn_from_checks
         shared = ledger is not None
         if ledger is None:
             ledger = TrustLedger(policy=self.policy, clock=self.clock)
         self._trust = TrustView(self.policy, ledger, shared)
-        self._engine = Engine(self._trust.reliability, self.policy.corroboration, conflicts)
+        self._engine = Engine(self._trust.reliability, self.policy.corroboration,
+                              conflict_policy)
         self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
         self._rules = RuleEngine(self._engine, self._sync_engine, self.max_rule_firings)
         self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
                               self._sync_engine)
-        self._promises = Promises()
+        self._promises = PromiseBook()
         self._calls = CallMemory()
         # outcome event ids derive from this base and the operation count, so that retrying an
         # operation whose outcomes may have been stored records nothing twice
@@ -192,7 +203,7 @@ class BeliefBase:
         self._ops = 0
         self._sessions: dict[str, int] = {}
         # whether anything must run after a change: rules, or a policy that watches changes
-        self._hooks = conflicts is not None and conflicts.watches_changes
+        self._hooks = conflict_policy is not None and conflict_policy.watches_changes
         for t in tools:
             self.add_tool(t)
         for r in rules:
@@ -771,24 +782,28 @@ class BeliefBase:
         return calibration_pairs(self.ledger, source, topic)
 
     def guarantee(self, name: str = "default", examples: Any = None, *,
-                  max_error: float | None = None, max_risk: float | None = None,
-                  method: str | None = None, delta: float | None = 0.1, min_support: int = 10,
-                  weak: str = "raise", source: str | None = None, topic: str | None = None,
-                  signal: str | Callable[[BeliefBase, str], float] | None = None,
-                  groups: str | Callable[[BeliefBase, str], Any] | None = None,
-                  answer: Any = None, correct: Callable[[Any, Any], bool] | None = None,
-                  folds: int | None = None) -> Promise | GroupedPromise | None:
-        """Attach a promise (``kb.guarantee(name, False)`` removes it); returns the promise.
+                  options: GuaranteeOptions | None = None,
+                  **kwargs: Any) -> Promise | GroupedPromise | None:
+        """Attach a promise; returns it (:meth:`remove_guarantee` detaches one).
 
-        Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, on the
-        belief's confidence or another ``signal``, optionally per ``groups``, one-sided
-        (``answer``), with a ``correct`` judge, cross-fitted (``folds``). See
-        :meth:`corollary.promises.Promises.guarantee` and ``docs/guarantees.md``.
+        Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, with
+        the keyword arguments of :class:`~corollary.GuaranteeOptions` (``max_error=`` or
+        ``max_risk=``, ``method``, ``delta``, ``min_support``, ``weak``, ``source``,
+        ``topic``, ``signal``, ``groups``, ``answer``, ``correct``, ``folds``) or one
+        ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
+        ``docs/guarantees.md``.
         """
-        return self._promises.guarantee(
-            self.ledger, name, examples, max_error=max_error, max_risk=max_risk, method=method,
-            delta=delta, min_support=min_support, weak=weak, source=source, topic=topic,
-            signal=signal, groups=groups, answer=answer, correct=correct, folds=folds)
+        if options is None:
+            options = GuaranteeOptions.of(kwargs)
+        elif kwargs:
+            raise InvalidInputError("pass options= or keyword options, not both")
+        if examples is False:  # the old spelling of remove_guarantee, warned here for the caller
+            warn("kb.guarantee(name, False)", "remove a promise with kb.remove_guarantee(name)")
+            if options.targets_anything:
+                raise InvalidInputError("guarantee(name, False) removes a promise: give no target")
+            self._promises.remove(name)
+            return None
+        return self._promises.guarantee(self.ledger, name, examples, options)
 
     def remove_guarantee(self, name: str = "default") -> Promise | GroupedPromise | None:
         """Detach the promise ``name``; return it (``None`` if there was none)."""
@@ -798,7 +813,7 @@ class BeliefBase:
                        topic: str | None = None) -> Platt:
         """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
 
-        See :meth:`corollary.promises.Promises.fit_calibrator`.
+        See :meth:`corollary.promises.PromiseBook.fit_calibrator`.
         """
         return self._promises.fit_calibrator(self.ledger, examples, source=source, topic=topic)
 
@@ -812,7 +827,7 @@ class BeliefBase:
 
     def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:
         """Answer ``key`` alone (``ok``) or abstain, under a promise; see
-        :meth:`corollary.promises.Promises.answer`."""
+        :meth:`corollary.promises.PromiseBook.answer`."""
         key = check_key(key)
         self._promises.check_request(promise, group)  # fails before the key is read
         held = self._lookup.held(key)
@@ -821,7 +836,7 @@ class BeliefBase:
 
     def replay(self, record: Any, *, live: bool = False) -> Replay:
         """Re-derive a verdict record against the current promise; see
-        :meth:`corollary.promises.Promises.replay`."""
+        :meth:`corollary.promises.PromiseBook.replay`."""
         return self._promises.replay(record, self._lookup.held, live=live, base=self)
 
     # -- snapshots (corollary.snapshot) ----------------------------------------------------
@@ -840,19 +855,24 @@ class BeliefBase:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], ledger: TrustLedger | None = None,
                   clock: Clock | None = None, *, rules: Iterable[Rule] = (),
-                  tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP,
+                  tools: Iterable[Callable[..., Any]] = (), conflict_policy: Any = _KEEP,
                   functions: Iterable[Callable[..., Any]] = (),
-                  path: object = None) -> BeliefBase:
+                  path: object = None, conflicts: Any = _UNSET) -> BeliefBase:
         """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
         the signal and group functions of promises from ``functions`` (by qualified name).
 
         The document is checked field by field first (:func:`corollary.snapshot.read_snapshot`);
-        nothing is built from a document that fails.
+        nothing is built from a document that fails. ``conflict_policy`` replaces the saved
+        policy (needed for :class:`~corollary.AskHuman`, whose person is not saved);
+        ``conflicts=`` is its deprecated old spelling.
         """
+        if conflicts is not _UNSET:
+            warn("BeliefBase.from_dict(conflicts=...)", "pass conflict_policy=")
+            conflict_policy = conflicts
         if clock is not None and not callable(clock):
             raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
         with collector_paused():  # a restore allocates millions of objects and frees none
-            options = {} if conflicts is _KEEP else {"conflicts": conflicts}
+            options = {} if conflict_policy is _KEEP else {"conflicts": conflict_policy}
             plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
                                  functions=functions, **options)
             if plan.missing_ledger:
@@ -865,7 +885,7 @@ class BeliefBase:
         """Build a base from a checked snapshot, through each part's explicit restore."""
         own = plan.own_ledger
         kb = cls(policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
-                 conflicts=plan.conflicts, tools=plan.tools,
+                 conflict_policy=plan.conflicts, tools=plan.tools,
                  learn_from_checks=plan.learn_from_checks)
         kb._trust.shared = own is None and plan.ledger is not None
         beliefs = restore_engine(kb._engine, plan)

@@ -64,7 +64,7 @@ from .tools import spec_of
 from .values import INT_MAX, INT_MIN, canon, plain
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .promises import Promises
+    from .promises import PromiseBook
 
 __all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "BaseState", "SnapshotPlan", "read_file",
            "read_session", "read_snapshot", "save_session", "state_to_dict", "write_file"]
@@ -98,7 +98,7 @@ class BaseState:
     rules: list[str]
     fired: Mapping[str, set[tuple[int, ...]]]
     engine: Engine
-    promises: Promises
+    promises: PromiseBook
     calls: CallMemory = attrs.field(factory=CallMemory)
 
 
@@ -249,10 +249,10 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     if conflicts is _KEEP:
         if asks:
             raise SnapshotError("the snapshot settled conflicts with AskHuman; pass "
-                                "conflicts=AskHuman(ask) to load it", path)
+                                "conflict_policy=AskHuman(ask) to load it", path)
         conflicts = saved_conflicts
     if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
-        raise SnapshotError("conflicts must be a conflict policy", path)
+        raise SnapshotError("conflict_policy must be a conflict policy", path)
 
     bound_tools, extra_tools = _bind_tools(f, data["tools"], given_tools, policy)
     rule_names = _names(f, data["rules"], "rules")

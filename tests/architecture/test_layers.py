@@ -32,14 +32,14 @@ ROOT = Path(__file__).resolve().parents[2] / "corollary"
 
 LAYERS: dict[int, set[str]] = {
     0: {"errors", "_version", "_validate", "_format", "_collector", "values", "clock",
-        "confidence", "policy", "formula", "citation", "_io", "_fields"},
+        "confidence", "policy", "formula", "citation", "_io", "_fields", "_deprecated"},
     1: {"tms", "tms.records", "tms.kinds", "tms.strata", "tms.loading", "tms.engine",
         "conflicts"},
     2: {"rules", "rule_engine", "tools", "outcomes", "stores", "stores.base", "stores.memory",
         "stores.jsonfile", "stores.sqlite", "stores.postgres", "stores.targets", "ledger",
         "trust", "claims", "nogoods", "calls"},
     3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity", "bindings",
-        "assertions", "lookup"},
+        "assertions", "lookup", "guarantee_options"},
     4: {"base"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
         "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",
