@@ -17,7 +17,6 @@ operation and its outcomes are all or nothing.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import inspect
 import os
 import uuid
@@ -30,7 +29,8 @@ import attrs
 from ._collector import collector_paused
 from ._deprecated import warn
 from ._validate import check_bool, check_int, check_unit, plain_text
-from .assertions import check_assertion, check_rows
+from .assertions import assert_rows, check_assertion, check_rows, confirmations, put
+from .blame import FAULTS, Verdict, blame, outcome_events, sources_of
 from .calls import CallMemory, Expired, PreparedCall, ToolCallRecord, expired, prepare_call
 from .claims import check_claim
 from .clock import Clock, Duration, system_clock
@@ -44,17 +44,12 @@ from .errors import (
 )
 from .guarantee_options import GuaranteeOptions
 from .ledger import TrustLedger
-from .lookup import (
-    EngineSync,
-    Lookup,
-    accountable,
-    conflict_between,
-    sources_of,
-)
-from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
+from .lookup import EngineSync, Lookup, conflict_between
+from .nogoods import describe_loss, make_nogood
 from .policy import STEP_KINDS, TrustPolicy
 from .promises import Answer, PromiseBook, Replay, calibration_pairs
 from .proof import Proof, build_proof
+from .resolving import open_conflicts, resolution
 from .rule_engine import RuleEngine
 from .rules import Rule
 from .sensitivity import Check, what_to_check
@@ -73,10 +68,8 @@ from .snapshot import (
 from .tms import (
     IN,
     OUT,
-    Belief,
     Engine,
     Justification,
-    Premise,
     make_items,
     premise_record,
     strata,
@@ -92,12 +85,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .calibration import Platt
     from .guarantee import GroupedPromise, Promise
 
-FAULTS = ("none", "source")
-
 _KEEP: Any = object()
 _UNSET: Any = _KEEP
-#: One outcome to record: ``(source, correct, reason, key, confidence)``.
-_Verdict = tuple[str, bool, "str | None", "str | None", "float | None"]
 
 
 @attrs.frozen(slots=True)
@@ -306,29 +295,16 @@ class BeliefBase:
             conf = self._lookup.held_confidence(key)
         self._record([(source, correct, reason, key, conf)], at=at, topic=topic)
 
-    def _record(self, items: Sequence[_Verdict], *, at: float | None = None,
+    def _record(self, items: Sequence[Verdict], *, at: float | None = None,
                 topic: str | None = None) -> None:
-        """Record one operation's outcomes at once, before the operation changes the base.
-
-        The ledger stores the batch in one transaction (all or nothing), so a failing store
-        leaves both unchanged. Event ids derive from this base, the operation's number and the
-        outcome, so retrying an operation whose outcomes were stored (a store that committed,
-        then failed to say so) stores nothing twice.
-        """
+        """Record one operation's outcomes at once, before the operation changes the base: the
+        ledger stores the batch in one transaction (all or nothing), so a failing store leaves
+        both unchanged (event ids: :func:`corollary.blame.outcome_events`)."""
         if not items:
             return
-        when = self.now() if at is None else at
-        op = self._ops
-        batch = []
-        for i, (source, correct, reason, key, conf) in enumerate(items):
-            ident = repr((self._uid, op, i, source, correct, reason, key, topic))
-            batch.append({
-                "source": source, "correct": correct, "reason": reason, "at": when, "key": key,
-                "topic": topic, "confidence": conf,
-                "event_id": hashlib.blake2b(ident.encode(), digest_size=16).hexdigest(),
-            })
-        self.ledger.record_many(batch)
-        self._ops = op + 1
+        self.ledger.record_many(outcome_events(
+            self._uid, self._ops, items, self.now() if at is None else at, topic))
+        self._ops += 1
 
     # -- changes ---------------------------------------------------------------------------
     def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
@@ -349,8 +325,8 @@ class BeliefBase:
             engine.add_premised(key, value, vid, premise_record(source, origin, now, hl, tl))
         else:
             b = engine.find(key, vid)
-            self._record(self._confirmations(b, key, value, source, origin, now))
-            self._put(b, key, value, vid, source, origin, hl, tl, now)
+            self._record(confirmations(self._lookup, b, key, value, source, origin, now))
+            put(engine, b, key, value, vid, source, origin, hl, tl, now)
         if self._hooks:
             self._after_change()
 
@@ -372,73 +348,15 @@ class BeliefBase:
         if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
             raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
         with collector_paused():  # a bulk load allocates objects it keeps
-            return self._assert_rows(*check_rows(self._trust, rows))
-
-    def _assert_rows(self, checked: list[tuple[Any, ...]], uniform: bool) -> int:
-        if not checked:
-            return 0
-        now = self.now()
-        if self._hooks:
-            for row in checked:
-                if len(row) == 3:
-                    self.assert_(*row)  # noqa: UP005 (our method)
-                else:
-                    key, value, _, source, origin, hl, tl = row
-                    self.assert_(key, value, source, origin, hl, tl)  # noqa: UP005
-            return len(checked)
-        engine = self._engine
-        batch = engine.begin_batch()
-        verdicts: list[_Verdict] = []
-        i = 0
-        n = len(checked)
-        try:
-            while True:
-                i = engine.add_premised_rows(checked, i, now, batch, uniform)
-                if i == n:
-                    break
-                row = checked[i]
-                key, value, vid, source, origin, hl, tl = (
-                    row if len(row) == 7 else (row[0], row[1], row[1], row[2], row[2], None, None))
-                b = engine.find(key, vid)
-                verdicts.extend(self._confirmations(b, key, value, source, origin, now))
-                engine.save_key(batch, key)
-                self._put(b, key, value, vid, source, origin, hl, tl, now)
-                i += 1
-            self._record(verdicts)
-        except BaseException:
-            engine.rollback(batch)
-            raise
-        return n
-
-    def _confirmations(self, b: Belief | None, key: str, value: Any, source: str, origin: str,
-                       now: float) -> list[_Verdict]:
-        """The outcomes asserting ``b`` from ``source`` and ``origin`` records: an independent
-        origin confirming a held value is a right outcome for every source."""
-        if b is None or b.blocked is not None or b.premise_from(source) is not None:
-            return []
-        confirmed = sorted({p.source for p in b.premises
-                            if p.origin != origin and not p.expired(now)})
-        if not confirmed or any(p.origin == origin for p in b.premises):
-            return []
-        conf = self._lookup.confidence_of(b)
-        why = f"confirmed {key} = {value!r} from another origin"
-        return [(s, True, why, key, conf) for s in [source, *confirmed]]
-
-    def _put(self, b: Belief | None, key: str, value: Any, vid: Any, source: str, origin: str,
-             hl: float | None, tl: float | None, now: float) -> None:
-        """The change asserting a checked row on a known key makes."""
-        engine = self._engine
-        # a source's earlier premise on this key: renew it (same value) or replace it
-        for other in engine.values_of(key):
-            if other is not b and other.premise_from(source) is not None:
-                engine.drop_premise(other, source)
-                engine.forget_if_unused(other)
-        if b is None:
-            b = engine.belief(key, value, vid)
-        if b.blocked is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
-            engine.withdraw_reasons(b, keep_source=source)
-            engine.unblock(b)
-        engine.set_premise(b, Premise(source, origin, now, hl, tl))
+            checked = check_rows(self._trust, rows)
+            if not checked.rows:
+                return 0
+            if self._hooks:
+                for row in checked:
+                    self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
+                                 row.half_life, row.ttl)
+                return len(checked)
+            return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
 
     def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
         """Call a ``@tool`` and assert its result as ``key``; return the result.
@@ -562,18 +480,9 @@ class BeliefBase:
             if premise is None and not claims:
                 raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
         if fault == "source":
-            blamed = [source] if source is not None else sources_of(b)
-            if source is not None and premise is None and not any(j.kind.accountable for j in claims):
-                blamed = []  # only re-executed formulas by that model: never at fault
-            if not blamed:
-                steps = sorted({f"{j.kind.name} {j.name}" for j in (claims or b.justs)})
-                raise BlameError(
-                    f"{key} = {b.value!r} rests only on {', '.join(steps) or 'nothing'}: rules and "
-                    "re-executed formulas are never at fault; retract the input that was wrong"
-                )
-            conf = self._lookup.confidence_of(b)
-            why = reason or f"{key} = {b.value!r} was wrong"
-            self._record([(s, False, why, key, conf) for s in blamed])
+            self._record(blame(b, source, premise is not None, claims,
+                               reason or f"{key} = {b.value!r} was wrong",
+                               self._lookup.confidence_of(b)))
         if source is None:
             self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
         else:
@@ -601,18 +510,11 @@ class BeliefBase:
         """Open conflicts: keys holding two or more values, and nogoods whose items are all
         held, that no policy has settled."""
         self._lookup.sync()
-        found = []
-        for key, values in self._engine.contested():
-            held = [b for b in values if b.label is IN]
-            if len(held) > 1:
-                found.append(conflict_between(key, held))
-        for ng, holders in self._engine.active_nogoods():
-            found.append(conflict_of(self._engine, ng, holders, sources_of))
-        return found
+        return open_conflicts(self._engine)
 
     def resolve(self, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
                 give_up: Any = None) -> None:
-        """Settle a conflict as a person would.
+        """Settle a conflict as a person would (see :mod:`corollary.resolving`).
 
         For two values of a key: ``winner`` holds and the other values are rejected; with
         ``learn`` the winners' sources get right outcomes and the losers' wrong ones. For a
@@ -620,47 +522,10 @@ class BeliefBase:
         or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
         resolution is final.
         """
-        if not isinstance(learn, bool):
-            raise InvalidTypeError("learn must be a bool")
-        name = conflict.key if isinstance(conflict, Conflict) else plain_text(conflict)
-        if (isinstance(conflict, Conflict) and conflict.nogood) or (
-                isinstance(name, str) and name in self._engine.nogoods
-                and not isinstance(conflict, Conflict)):
-            self._resolve_nogood(name, give_up, learn)
-            return
-        if give_up is not None:
-            raise InvalidInputError("give_up settles a nogood; for two values of a key pass winner")
-        key = check_key(name)
-        self._lookup.sync()
-        win = self._engine.find(key, canon(winner))
-        candidates = [b for b in self._engine.values_of(key)
-                      if b.blocked is None and (b.label is IN or b.defeated_by is not None)]
-        if win is None or win not in candidates:
-            raise InvalidInputError(f"{winner!r} is not a standing value of {key!r}")
-        losers = [b for b in candidates if b is not win]
-        if learn:
-            why = f"{key}: resolved for {winner!r} by a person"
-            verdicts: list[_Verdict] = [
-                (source, False, why, key, b.conf if b.label is IN else b.potential)
-                for b in losers for source in sorted(accountable(b))]
-            verdicts += [(source, True, why, key, win.conf) for source in sorted(accountable(win))]
-            self._record(verdicts)
-        for b in losers:
-            self._engine.block(b, f"rejected: {key} resolved for {winner!r}")
-        self._after_change()
-
-    def _resolve_nogood(self, name: str, give_up: Any, learn: bool) -> None:
-        self._lookup.sync()
-        active = {ng.name: (ng, holders) for ng, holders in self._engine.active_nogoods()}
-        if name not in active:
-            raise InvalidInputError(f"nogood {name!r} is not an open conflict (an item is OUT, "
-                                    "or a policy settles it)")
-        open_conflict = conflict_of(self._engine, *active[name], sources_of)
-        b = give_up_target(self._engine, open_conflict, give_up)
-        if learn:
-            why = f"nogood {name}: {b.key} = {b.value!r} given up by a person"
-            self._record([(s, False, why, b.key, b.conf) for s in sorted(accountable(b))])
-        self._engine.block(b, f"rejected: nogood {name} resolved by a person")
+        settled = resolution(self._engine, conflict, winner, learn, give_up, self._lookup.sync)
+        self._record(settled.outcomes)
+        for b, why in settled.rejected:
+            self._engine.block(b, why)
         self._after_change()
 
     def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
