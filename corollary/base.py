@@ -12,103 +12,54 @@ composes, and answers queries at the clock's current time.
 
 Operations that record outcomes hand the ledger one batch, before anything changes, so an
 operation and its outcomes are all or nothing.
+
+This module holds the base's making, its parts, and the operations that change beliefs. What an
+assertion means is :mod:`corollary.assertions`, who is blamed :mod:`corollary.blame`, settling
+a conflict by a person :mod:`corollary.resolving`. The rest of the base's methods come from its
+parts, one concept each: queries (:mod:`corollary.facade_queries`), tool calls
+(:mod:`corollary.facade_calls`), promises (:mod:`corollary.facade_promises`) and snapshots
+(:mod:`corollary.facade_snapshots`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import os
 import uuid
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
-
-import attrs
+from typing import Any
 
 from ._collector import collector_paused
 from ._deprecated import warn
-from ._validate import check_bool, check_int, check_unit, plain_text
+from ._validate import check_bool, check_int, plain_text
 from .assertions import assert_rows, check_assertion, check_rows, confirmations, put
-from .blame import FAULTS, Verdict, blame, outcome_events, sources_of
-from .calls import CallMemory, Expired, PreparedCall, ToolCallRecord, expired, prepare_call
+from .blame import FAULTS, Verdict, blame, outcome_events
+from .calls import CallMemory
 from .claims import check_claim
 from .clock import Clock, Duration, system_clock
 from .conflicts import Conflict, ConflictPolicy
-from .errors import (
-    AsyncToolError,
-    BlameError,
-    InvalidInputError,
-    InvalidTypeError,
-    UnknownBeliefError,
-)
-from .guarantee_options import GuaranteeOptions
+from .errors import BlameError, InvalidInputError, InvalidTypeError, UnknownBeliefError
+from .facade_calls import ToolCallMethods
+from .facade_promises import PromiseMethods
+from .facade_queries import Faded, Held, QueryMethods
+from .facade_snapshots import SnapshotMethods
 from .ledger import TrustLedger
-from .lookup import EngineSync, Lookup, conflict_between
-from .nogoods import describe_loss, make_nogood
+from .lookup import EngineSync, Lookup
+from .nogoods import make_nogood
 from .policy import STEP_KINDS, TrustPolicy
-from .promises import Answer, PromiseBook, Replay, calibration_pairs
-from .proof import Proof, build_proof
+from .promises import PromiseBook
 from .resolving import open_conflicts, resolution
 from .rule_engine import RuleEngine
 from .rules import Rule
-from .sensitivity import Check, what_to_check
-from .snapshot import (
-    BaseState,
-    SnapshotPlan,
-    read_file,
-    read_session,
-    read_snapshot,
-    restore_engine,
-    restore_ledger,
-    save_session,
-    state_to_dict,
-    write_file,
-)
-from .tms import (
-    IN,
-    OUT,
-    Engine,
-    Justification,
-    make_items,
-    premise_record,
-    strata,
-)
-from .tools import ToolSpec, is_async, spec_of
+from .tms import Engine, Justification, make_items, premise_record, strata
+from .tools import ToolSpec, spec_of
 from .trust import TrustView
-from .values import canon, check_key, check_text
+from .values import check_key, check_text
 
-if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
-    from numpy.typing import NDArray
+__all__ = ["BeliefBase", "Faded", "Held"]
 
-    from .calibration import Platt
-    from .guarantee import GroupedPromise, Promise
-
-_KEEP: Any = object()
-_UNSET: Any = _KEEP
+_UNSET: Any = object()
 
 
-@attrs.frozen(slots=True)
-class Faded:
-    """A held premise whose confidence has faded below a threshold."""
-
-    key: str
-    value: Any
-    confidence: float
-    sources: tuple[str, ...]
-
-
-@attrs.frozen(slots=True)
-class Held:
-    """A held belief: key, value and confidence."""
-
-    key: str
-    value: Any
-    confidence: float
-
-
-class BeliefBase:
+class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods):
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters
@@ -223,22 +174,6 @@ class BeliefBase:
     def tools(self) -> dict[str, ToolSpec]:
         """The tools' declarations, by name."""
         return dict(self._trust.tools)
-
-    @property
-    def promises(self) -> dict[str, Promise | GroupedPromise]:
-        """The attached promises, by name (see :meth:`guarantee`)."""
-        return self._promises.promises
-
-    @property
-    def verdicts(self) -> dict[tuple[str, Any], dict[str, Any]]:
-        """The verdict record of the last answer given for each belief, by ``(key, value
-        identity)`` (:func:`corollary.values.canon` of the value)."""
-        return dict(self._promises.verdicts)
-
-    @property
-    def calibrator(self) -> Platt | None:
-        """The calibrator fitted by :meth:`fit_calibrator` (``None`` until then)."""
-        return self._promises.calibrator
 
     def add_tool(self, fn: Callable[..., Any]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
@@ -357,56 +292,6 @@ class BeliefBase:
                                  row.half_life, row.ttl)
                 return len(checked)
             return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
-
-    def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
-        """Call a ``@tool`` and assert its result as ``key``; return the result.
-
-        ``key=None`` uses the tool's key template (``@tool(key="price:{symbol}")``), else
-        ``name(arg=value, ...)``. The call (tool and bound arguments, when they are plain data)
-        is remembered with the premise it makes (:meth:`calls`), for a re-fetch. Arguments that
-        do not fit the tool's signature raise ``InvalidTypeError`` before it runs; a tool that
-        raises changes nothing. An ``async def`` tool raises
-        :class:`~corollary.errors.AsyncToolError`: await :meth:`acall` instead.
-        """
-        call = prepare_call(fn, key, args, kwargs)
-        if is_async(fn):
-            raise AsyncToolError(f"{call.spec.name} is an async tool: use await kb.acall(...)")
-        result = fn(*args, **kwargs)
-        if inspect.isawaitable(result):
-            if inspect.iscoroutine(result):
-                result.close()  # never awaited: close it so Python does not warn
-            raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
-                                 "asserted: use await kb.acall(...)")
-        return self._called(fn, call, result)
-
-    async def acall(self, fn: Callable[..., Any], key: str | None, *args: Any,
-                    **kwargs: Any) -> Any:
-        """:meth:`call` for ``async def`` tools: the result is awaited, then asserted. A plain
-        tool runs in a worker thread (``asyncio.to_thread``), so it never blocks the event
-        loop; the base itself is only touched from the caller's thread."""
-        call = prepare_call(fn, key, args, kwargs)
-        if is_async(fn):
-            result = fn(*args, **kwargs)
-        else:
-            result = await asyncio.to_thread(fn, *args, **kwargs)
-        if inspect.isawaitable(result):
-            result = await result
-        return self._called(fn, call, result)
-
-    def _called(self, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
-        if call.spec.name not in self._trust.tools:
-            canon(result)  # a result that cannot be a belief leaves the base as it was
-            self.add_tool(fn)
-        try:
-            self.assert_(call.key, result, source=call.spec.source)  # noqa: UP005 (our method)
-        finally:  # remembered whenever the premise stands (a rule that raised after it too)
-            self._calls.remember(self._engine, call, result)
-        return result
-
-    def calls(self, key: str | None = None) -> list[ToolCallRecord]:
-        """The tool calls remembered with the premises they made (of ``key`` only, if given),
-        while those premises stand; see :mod:`corollary.calls`."""
-        return self._calls.records(self._engine, None if key is None else check_key(key))
 
     def claim(
         self,
@@ -533,283 +418,6 @@ class BeliefBase:
         policy = self.conflict_policy
         if policy is not None and policy.watches_changes:
             policy.after_change(self)
-
-    # -- queries ---------------------------------------------------------------------------
-    def value(self, key: str) -> Any:
-        """The value held for ``key``, or ``None`` if none is held.
-
-        Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
-        conflict over it is open.
-        """
-        b = self._lookup.current(key)
-        if b is not None:
-            return None if b.best is None else b.value
-        b = self._lookup.one_held(key)
-        return None if b is None else b.value
-
-    def confidence(self, key: str, value: Any = None) -> float:
-        """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
-        b = self._lookup.current(key)
-        if b is not None and (value is None or b.vid == canon(value)):
-            return b.conf  # 0.0 when OUT
-        if value is not None:
-            return self._lookup.target(key, value).conf
-        b = self._lookup.one_held(key)
-        return 0.0 if b is None else b.conf
-
-    def label(self, key: str, value: Any = None) -> str:
-        """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
-        b = self._lookup.current(key)
-        if b is not None and (value is None or b.vid == canon(value)):
-            return OUT if b.best is None else IN
-        if value is not None:
-            return self._lookup.target(key, value).label
-        return IN if self._lookup.held(key) else OUT
-
-    def beliefs(self, min_confidence: float | None = None) -> list[Held]:
-        """Every held belief, optionally only those at or above ``min_confidence``."""
-        floor = 0.0 if min_confidence is None else check_unit(min_confidence, "min_confidence")
-        self._lookup.sync()
-        return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
-                if b.label is IN and b.conf >= floor]
-
-    def project(self) -> dict[str, Any]:
-        """What a model should be shown: held values at or above ``policy.min_confidence``."""
-        floor = self.policy.min_confidence
-        return {h.key: h.value for h in self.beliefs() if h.confidence >= floor}
-
-    def faded(self, threshold: float | None = None) -> list[Faded]:
-        """Held premises whose evidence has faded below ``threshold`` (default: min_confidence)."""
-        floor = self.policy.min_confidence if threshold is None else check_unit(threshold, "threshold")
-        now = self._lookup.sync()
-        found = []
-        for b in self._engine.beliefs():
-            if b.label is IN and b.premises:
-                c, _, _ = self._engine.premise_confidence(b, now)
-                if c is not None and c < floor:
-                    valid = sorted(p.source for p in b.premises if not p.expired(now))
-                    found.append(Faded(b.key, b.value, c, tuple(valid)))
-        return found
-
-    def expired(self) -> list[Expired]:
-        """Premises whose ttl has passed, on beliefs not withdrawn: what to fetch again."""
-        return expired(self._engine, self.now())
-
-    def what_to_check(self, key: str, n: int | None = 5) -> list[Check]:
-        """The stale premises under ``key``'s belief, ranked by how much refreshing each would
-        raise its confidence now (``None``: all); see :mod:`corollary.sensitivity`."""
-        held = self._lookup.one_held(key)
-        root = held if held is not None else max(self._lookup.values(key), key=lambda b: b.seq)
-        n = None if n is None else check_int(n, "n", low=1)
-        return what_to_check(self._engine, root, self._lookup.sync(()), n)
-
-    def refresh(self) -> int:
-        """Bring every label and confidence up to the clock's time now; return how many were stale.
-
-        Queries do this lazily for what they read; call it to pay the cost up front (before a
-        snapshot, say). The return value counts the beliefs that were recomputed.
-        """
-        now = self.now()
-        self._trust.poll()
-        self._sync_engine((), now)  # outcomes first: what rests on their sources is stale too
-        stale = self._engine.stale(now)
-        self._lookup.sync()
-        return stale
-
-    def keys(self) -> list[str]:
-        """Every key the base has heard of."""
-        return list(self._engine.keys)
-
-    def __len__(self) -> int:
-        return len(self._engine)
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key in self._engine.keys
-
-    def explain(self, key: str, value: Any = None) -> Proof:
-        """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""
-        if value is not None:
-            roots = [self._lookup.target(key, value)]
-        else:
-            roots = self._lookup.values(key)
-            held = [b for b in roots if b.label is IN]
-            roots = held if held else sorted(roots, key=lambda b: -b.seq)[:1]
-        now = self._lookup.sync()
-        return build_proof(self._engine, roots[0] if len(roots) == 1 else roots, now,
-                           self._trust.prior, self._promises.verdict_of,
-                           lost=lambda b: describe_loss(self._engine, b, sources_of))
-
-    # -- promises (corollary.promises) -----------------------------------------------------
-    def calibration_pairs(self, source: str | None = None, topic: str | None = None
-                          ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-        """``(confidences, correct)`` arrays from the ledger's outcomes that carry a
-        confidence; see :func:`corollary.promises.calibration_pairs`."""
-        return calibration_pairs(self.ledger, source, topic)
-
-    def guarantee(self, name: str = "default", examples: Any = None, *,
-                  options: GuaranteeOptions | None = None,
-                  **kwargs: Any) -> Promise | GroupedPromise | None:
-        """Attach a promise; returns it (:meth:`remove_guarantee` detaches one).
-
-        Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, with
-        the keyword arguments of :class:`~corollary.GuaranteeOptions` (``max_error=`` or
-        ``max_risk=``, ``method``, ``delta``, ``min_support``, ``weak``, ``source``,
-        ``topic``, ``signal``, ``groups``, ``answer``, ``correct``, ``folds``) or one
-        ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
-        ``docs/guarantees.md``.
-        """
-        if options is None:
-            options = GuaranteeOptions.of(kwargs)
-        elif kwargs:
-            raise InvalidInputError("pass options= or keyword options, not both")
-        if examples is False:  # the old spelling of remove_guarantee, warned here for the caller
-            warn("kb.guarantee(name, False)", "remove a promise with kb.remove_guarantee(name)")
-            if options.targets_anything:
-                raise InvalidInputError("guarantee(name, False) removes a promise: give no target")
-            self._promises.remove(name)
-            return None
-        return self._promises.guarantee(self.ledger, name, examples, options)
-
-    def remove_guarantee(self, name: str = "default") -> Promise | GroupedPromise | None:
-        """Detach the promise ``name``; return it (``None`` if there was none)."""
-        return self._promises.remove(name)
-
-    def fit_calibrator(self, examples: Any = None, *, source: str | None = None,
-                       topic: str | None = None) -> Platt:
-        """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
-
-        See :meth:`corollary.promises.PromiseBook.fit_calibrator`.
-        """
-        return self._promises.fit_calibrator(self.ledger, examples, source=source, topic=topic)
-
-    def calibrate(self, examples: Any = None, *, source: str | None = None,
-                  topic: str | None = None) -> Platt:
-        """Deprecated name of :meth:`fit_calibrator` (a promise is :meth:`guarantee`)."""
-        warnings.warn("kb.calibrate() fits a Platt calibrator and is now called "
-                      "kb.fit_calibrator(); for a promise use kb.guarantee()",
-                      DeprecationWarning, stacklevel=2)
-        return self.fit_calibrator(examples, source=source, topic=topic)
-
-    def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:
-        """Answer ``key`` alone (``ok``) or abstain, under a promise; see
-        :meth:`corollary.promises.PromiseBook.answer`."""
-        key = check_key(key)
-        self._promises.check_request(promise, group)  # fails before the key is read
-        held = self._lookup.held(key)
-        return self._promises.answer(key, held, self.now(), conflict_between, promise, group=group,
-                                     held_of=self._lookup.held, base=self)
-
-    def replay(self, record: Any, *, live: bool = False) -> Replay:
-        """Re-derive a verdict record against the current promise; see
-        :meth:`corollary.promises.PromiseBook.replay`."""
-        return self._promises.replay(record, self._lookup.held, live=live, base=self)
-
-    # -- snapshots (corollary.snapshot) ----------------------------------------------------
-    def _state(self) -> BaseState:
-        return BaseState(
-            taken_at=self.now(), policy=self.policy, conflicts=self.conflict_policy,
-            learn_from_checks=self.learn_from_checks, shared_ledger=self.shared_ledger,
-            ledger=self.ledger, tools=sorted(self._trust.tools),
-            rules=[r.name for r in self._rules.rules], fired=self._rules.fired,
-            engine=self._engine, promises=self._promises, calls=self._calls)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The whole base as plain data (schema-versioned); see :mod:`corollary.snapshot`."""
-        return state_to_dict(self._state())
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], ledger: TrustLedger | None = None,
-                  clock: Clock | None = None, *, rules: Iterable[Rule] = (),
-                  tools: Iterable[Callable[..., Any]] = (), conflict_policy: Any = _KEEP,
-                  functions: Iterable[Callable[..., Any]] = (),
-                  path: object = None, conflicts: Any = _UNSET) -> BeliefBase:
-        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
-        the signal and group functions of promises from ``functions`` (by qualified name).
-
-        The document is checked field by field first (:func:`corollary.snapshot.read_snapshot`);
-        nothing is built from a document that fails. ``conflict_policy`` replaces the saved
-        policy (needed for :class:`~corollary.AskHuman`, whose person is not saved);
-        ``conflicts=`` is its deprecated old spelling.
-        """
-        if conflicts is not _UNSET:
-            warn("BeliefBase.from_dict(conflicts=...)", "pass conflict_policy=")
-            conflict_policy = conflicts
-        if clock is not None and not callable(clock):
-            raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
-        with collector_paused():  # a restore allocates millions of objects and frees none
-            options = {} if conflict_policy is _KEEP else {"conflicts": conflict_policy}
-            plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
-                                 functions=functions, **options)
-            if plan.missing_ledger:
-                warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
-                              "attach it (using an empty one)", stacklevel=2)
-            return cls._from_plan(plan, clock)
-
-    @classmethod
-    def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
-        """Build a base from a checked snapshot, through each part's explicit restore."""
-        own = plan.own_ledger
-        kb = cls(policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
-                 conflict_policy=plan.conflicts, tools=plan.tools,
-                 learn_from_checks=plan.learn_from_checks)
-        kb._trust.shared = own is None and plan.ledger is not None
-        beliefs = restore_engine(kb._engine, plan)
-        for r in plan.rules:
-            kb._rules.add(r)
-            kb._hooks = True
-        kb._rules.restore(plan.fired)
-        kb._promises.restore(plan.promises, plan.bindings, plan.verdicts, plan.calibrator)
-        kb._calls.restore((beliefs[i], source, arguments) for i, source, arguments in plan.calls)
-        # rules and tools passed in that the snapshot did not use join the restored base
-        for t in plan.extra_tools:
-            kb.add_tool(t)
-        for r in plan.extra_rules:
-            kb.add_rule(r)
-        if kb._engine.touched:
-            kb._engine.touched.clear()
-        return kb
-
-    def save(self, path: str | os.PathLike[str], *, format: str | None = None) -> None:
-        """Write a snapshot atomically (msgpack by default, JSON for ``.json``)."""
-        write_file(self._state(), path, format=format)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str], ledger: TrustLedger | None = None,
-             clock: Clock | None = None, **options: Any) -> BeliefBase:
-        """Read a snapshot written by :meth:`save`; a corrupt, truncated, foreign or newer file
-        raises ``SnapshotError``."""
-        return cls.from_dict(read_file(path), ledger=ledger, clock=clock, path=path, **options)
-
-    def save_session(self, session_id: str, *, overwrite: bool = False) -> int:
-        """Save a snapshot under ``session_id`` in the ledger's store (beside a shared ledger).
-
-        Saves are versioned, so that two processes that load, change and save one session
-        cannot silently lose a change: the save succeeds only if the stored session is the
-        version this base loaded or last saved (or, for a base that never did either, if there
-        is none yet). Otherwise it raises :class:`~corollary.errors.ConcurrentWriteError` and
-        writes nothing: reload the session with :meth:`load_session` and reapply the change.
-        ``overwrite=True`` replaces whatever is stored. Returns the session's new version.
-        """
-        check_bool(overwrite, "overwrite")
-        expected = None if overwrite else self._sessions.get(session_id, 0)
-        version = save_session(self._state(), self.ledger.store, session_id, expected)
-        self._sessions[session_id] = version
-        return version
-
-    @classmethod
-    def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
-                     **options: Any) -> BeliefBase:
-        """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to it.
-
-        The base remembers the version it loaded, for its next :meth:`save_session`.
-        """
-        if not isinstance(ledger, TrustLedger):
-            raise InvalidTypeError("ledger must be a TrustLedger")
-        data, version = read_session(ledger.store, session_id)
-        kb = cls.from_dict(data, ledger=ledger, clock=clock, path=f"session {session_id!r}",
-                           **options)
-        kb._sessions[session_id] = version
-        return kb
 
     def __repr__(self) -> str:
         return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"

@@ -4,6 +4,7 @@ of :class:`~corollary.BeliefBase` returns (read from its return annotations)."""
 from __future__ import annotations
 
 import inspect
+import sys
 import typing
 from typing import Any
 
@@ -11,7 +12,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 import corollary
-import corollary.base
 import corollary.errors
 from corollary import BeliefBase
 
@@ -33,7 +33,9 @@ def test_every_error_class_is_exported() -> None:
 
 def _namespace() -> dict[str, Any]:
     """The names the base's annotations use, including those it imports only for checking."""
-    names: dict[str, Any] = dict(vars(corollary.base))
+    names: dict[str, Any] = {}
+    for cls in BeliefBase.__mro__[:-1]:
+        names.update(vars(sys.modules[cls.__module__]))
     names.update({n: getattr(corollary, n) for n in corollary.__all__})
     names.update(np=np, NDArray=NDArray)
     return names
@@ -53,16 +55,20 @@ def _classes(tp: Any) -> set[type]:
 
 
 def _public_members() -> list[tuple[str, Any]]:
+    """The base's public methods and properties, those of the parts it is made of included."""
     members = []
-    for name, member in vars(BeliefBase).items():
-        if name.startswith("_"):
-            continue
-        if isinstance(member, property):
-            member = member.fget
-        elif isinstance(member, (classmethod, staticmethod)):
-            member = member.__func__
-        if callable(member):
-            members.append((name, member))
+    seen: set[str] = set()
+    for cls in BeliefBase.__mro__[:-1]:  # not object
+        for name, member in vars(cls).items():
+            if name.startswith("_") or name in seen:
+                continue
+            seen.add(name)
+            if isinstance(member, property):
+                member = member.fget
+            elif isinstance(member, (classmethod, staticmethod)):
+                member = member.__func__
+            if callable(member):
+                members.append((name, member))
     return members
 
 

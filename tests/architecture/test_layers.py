@@ -40,7 +40,7 @@ LAYERS: dict[int, set[str]] = {
         "trust", "claims", "nogoods", "calls"},
     3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity", "bindings",
         "assertions", "lookup", "guarantee_options", "blame", "resolving", "calibrators"},
-    4: {"base"},
+    4: {"base", "facade_calls", "facade_promises", "facade_queries", "facade_snapshots"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
         "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",
         "agent.builtins", "agent.projector", "agent.sampling"},
