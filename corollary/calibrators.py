@@ -35,10 +35,6 @@ from .errors import InvalidInputError, InvalidTypeError
 __all__ = ["METHODS", "Choice", "ConformalRiskControl", "Counts", "Empirical", "LearnThenTest",
            "Method", "method_for"]
 
-#: The methods :func:`method_for` knows.
-METHODS = ("crc", "ltt", "empirical")
-
-
 def fmt(x: float) -> str:
     """A measured number in a reason."""
     return f"{x:.6g}"
@@ -260,6 +256,8 @@ class Empirical(Method):
 
 _BY_NAME: dict[str, type[Method]] = {m.name: m for m in (ConformalRiskControl, LearnThenTest,
                                                          Empirical)}
+#: The methods :func:`method_for` knows, by name.
+METHODS = tuple(_BY_NAME)
 
 
 def method_for(max_error: Any, max_risk: Any, method: Any, delta: Any) -> Method:
