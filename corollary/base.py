@@ -365,9 +365,10 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             if premise is None and not claims:
                 raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
         if fault == "source":
-            self._record(blame(b, source, premise is not None, claims,
-                               reason or f"{key} = {b.value!r} was wrong",
-                               self._lookup.confidence_of(b)))
+            blamed = blame(b, source, premise is not None, claims)
+            conf = self._lookup.confidence_of(b)
+            why = reason or f"{key} = {b.value!r} was wrong"
+            self._record([(s, False, why, key, conf) for s in blamed])
         if source is None:
             self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
         else:

@@ -39,10 +39,10 @@ def sources_of(b: Belief) -> list[str]:
     return sorted(accountable(b))
 
 
-def blame(b: Belief, source: str | None, has_premise: bool, claims: Sequence[Justification],
-          why: str, confidence: float) -> list[Verdict]:
-    """The wrong outcomes of retracting ``b`` with ``fault="source"``: for every accountable
-    source of ``b``, or for ``source`` alone when only its reasons (its premise if
+def blame(b: Belief, source: str | None, has_premise: bool,
+          claims: Sequence[Justification]) -> list[str]:
+    """Who gets a wrong outcome when ``b`` is retracted with ``fault="source"``: every
+    accountable source of ``b``, or ``source`` alone when only its reasons (its premise if
     ``has_premise``, its ``claims``) are withdrawn. Raises
     :class:`~corollary.errors.BlameError` when nobody is accountable (only rules, or only
     formulas re-executed, hold it): the input that was wrong is what to retract."""
@@ -58,7 +58,7 @@ def blame(b: Belief, source: str | None, has_premise: bool, claims: Sequence[Jus
             f"{b.key} = {b.value!r} rests only on {', '.join(steps) or 'nothing'}: rules and "
             "re-executed formulas are never at fault; retract the input that was wrong"
         )
-    return [(s, False, why, b.key, confidence) for s in blamed]
+    return blamed
 
 
 def outcome_events(base_id: str, op: int, items: Sequence[Verdict], at: float,
