@@ -53,6 +53,9 @@ class Row(NamedTuple):
 
 _row = tuple.__new__  # a Row made from its seven fields without the keyword-handling __new__
 
+#: :class:`Row`'s fields as a plain tuple: what :func:`check_assertion` returns.
+Checked = tuple[str, Any, Any, str, str, "float | None", "float | None"]
+
 
 @attrs.frozen(slots=True)
 class CheckedRows:
@@ -109,12 +112,13 @@ def check_rows(trust: TrustView, rows: Iterable[Any]) -> CheckedRows:
                 missing = [f for f in ROW_FIELDS[:3] if f not in row]
                 if missing:
                     raise InvalidInputError(f"missing fields {missing}")
-                append(check_assertion(trust, *(row.get(f) for f in ROW_FIELDS)))
+                append(_row(Row, check_assertion(trust, *(row.get(f) for f in ROW_FIELDS))))
             elif isinstance(row, (tuple, list)):
                 if not 3 <= len(row) <= len(ROW_FIELDS):
                     raise InvalidInputError(f"a row holds 3 to {len(ROW_FIELDS)} fields "
                                             f"({', '.join(ROW_FIELDS)}), not {len(row)}")
-                append(check_assertion(trust, *row, *(None,) * (len(ROW_FIELDS) - len(row))))
+                append(_row(Row, check_assertion(trust, *row,
+                                                  *(None,) * (len(ROW_FIELDS) - len(row)))))
             else:
                 raise InvalidTypeError(f"a row is a tuple or a dict, not {type(row).__name__}")
         except (InvalidInputError, InvalidTypeError, UnknownSourceError) as exc:
@@ -164,9 +168,10 @@ def _plain_prefix(trust: TrustView, rows: list[Any]) -> int:
 
 
 def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin: Any,
-                    half_life: Any, ttl: Any) -> Row:
-    """``BeliefBase.assert_``'s arguments checked, as a :class:`Row`, with the tool's declared
-    defaults applied."""
+                    half_life: Any, ttl: Any) -> Checked:
+    """``BeliefBase.assert_``'s arguments checked, with the tool's declared defaults applied:
+    the fields of a :class:`Row`, as a plain tuple (``assert_`` unpacks it at once, and one
+    assertion at a time is a path measured against a bar; a batch's rows are made Rows)."""
     if type(key) is not str or not key or key.isspace() or not key.isascii():
         key = check_key(key)
     vid = value if type(value) is str and value.isascii() else canon(value)
@@ -188,7 +193,7 @@ def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin:
     if spec is not None:
         hl = spec.half_life if hl is None else hl
         tl = spec.ttl if tl is None else tl
-    return _row(Row, (key, value, vid, source, origin, hl, tl))
+    return key, value, vid, source, origin, hl, tl
 
 
 def positive_seconds(value: Duration | None, name: str) -> float | None:
