@@ -42,8 +42,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .tms import Engine
     from .trust import TrustView
 
-_KEEP: Any = object()
-_UNSET: Any = _KEEP
+_KEEP: Any = object()  # conflict_policy not given: the snapshot's own
+_UNSET: Any = object()  # the deprecated conflicts= not given
 
 
 class SnapshotMethods:
@@ -114,9 +114,9 @@ class SnapshotMethods:
         """Build a base from a checked snapshot, through each part's explicit restore."""
         own = plan.own_ledger
         kb = cast("type[BeliefBase]", cls)(
-                 policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
-                 conflict_policy=plan.conflicts, tools=plan.tools,
-                 learn_from_checks=plan.learn_from_checks)
+            policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
+            conflict_policy=plan.conflicts, tools=plan.tools,
+            learn_from_checks=plan.learn_from_checks)
         kb._trust.shared = own is None and plan.ledger is not None
         beliefs = restore_engine(kb._engine, plan)
         for r in plan.rules:
