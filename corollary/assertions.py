@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
+from ._deprecated import module_getattr
 from ._validate import plain_text
 from .blame import Verdict
 from .clock import Duration, to_seconds
@@ -268,3 +269,9 @@ def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float
         engine.rollback(batch)
         raise
     return n
+
+
+# a checked assertion was a bare tuple type; it is a Row now (or Checked, its plain fields)
+__getattr__ = module_getattr(__name__, {
+    "CheckedRow": (lambda: Checked, "a checked row is corollary.assertions.Row"),
+})

@@ -13,7 +13,8 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .blame import accountable
+from ._deprecated import module_getattr
+from .blame import accountable, sources_of
 from .clock import Clock
 from .conflicts import Candidate, Conflict
 from .errors import AmbiguousValueError, InvalidInputError, UnknownBeliefError
@@ -180,3 +181,9 @@ class Lookup:
             raise UnknownBeliefError(f"no belief {key} = {value!r}")
         self.sync([b])
         return b
+
+
+# who answers for a belief is corollary.blame's now
+__getattr__ = module_getattr(__name__, {
+    "sources_of": (lambda: sources_of, "import sources_of from corollary.blame"),
+})

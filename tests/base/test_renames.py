@@ -98,3 +98,14 @@ def test_remove_guarantee_is_the_one_spelling() -> None:
     with pytest.warns(DeprecationWarning, match="remove_guarantee"):
         assert kb.guarantee("q", False) is None
     assert kb.promises == {}
+
+
+def test_moved_helpers_still_import_from_their_old_modules() -> None:
+    import corollary.assertions
+    import corollary.blame
+    import corollary.lookup
+
+    with pytest.warns(DeprecationWarning, match="corollary.blame"):
+        assert corollary.lookup.sources_of is corollary.blame.sources_of
+    with pytest.warns(DeprecationWarning, match="Row"):
+        assert corollary.assertions.CheckedRow is corollary.assertions.Checked
