@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ._deprecated import module_getattr
-from .blame import accountable, sources_of
+from .blame import accountable
+from .blame import sources_of as _sources_of
 from .clock import Clock
 from .conflicts import Candidate, Conflict
 from .errors import AmbiguousValueError, InvalidInputError, UnknownBeliefError
@@ -185,5 +186,5 @@ class Lookup:
 
 # who answers for a belief is corollary.blame's now
 __getattr__ = module_getattr(__name__, {
-    "sources_of": (lambda: sources_of, "import sources_of from corollary.blame"),
+    "sources_of": (lambda: _sources_of, "import sources_of from corollary.blame"),
 })
