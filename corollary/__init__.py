@@ -92,6 +92,10 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_STATISTICS))
+
+
 __all__ = [
     "Agent", "AmbiguousValueError", "Answer", "AskHuman", "AsyncModel", "AsyncToolError",
     "BeliefBase", "BlameError", "Candidate", "Check", "CitationError", "ConcurrentWriteError",

@@ -100,3 +100,22 @@ def test_the_unexported_list_names_real_return_types() -> None:
     for qualified in NOT_EXPORTED:
         assert qualified in returned
         assert qualified.rsplit(".", 1)[1] not in corollary.__all__
+
+
+def test_importing_the_package_leaves_the_statistics_unloaded() -> None:
+    """``Promise``, ``GroupedPromise`` and ``Platt`` are exported lazily: ``import corollary``
+    does not import scipy, and the names load when first asked for."""
+    import subprocess
+
+    code = ("import sys, corollary; assert 'scipy' not in sys.modules; "
+            "assert 'Promise' in dir(corollary); from corollary import Promise, Platt; "
+            "assert 'scipy' in sys.modules and Promise.__name__ == 'Promise'")
+    subprocess.run([sys.executable, "-c", code], check=True, env=_env())
+
+
+def _env() -> dict[str, str]:
+    import os
+    from pathlib import Path
+
+    root = str(Path(corollary.__file__).resolve().parents[1])
+    return {**os.environ, "PYTHONPATH": root}
