@@ -5,31 +5,55 @@ each belief is held, whether it is held (IN/OUT), and how far to trust it, and k
 right as evidence is retracted, fades, expires or conflicts.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
 from .agent import Agent, Refreshed, Run, Step
 from .base import BeliefBase, Faded, Held
 from .calls import Expired, ToolCallRecord
 from .clock import ManualClock
 from .confidence import self_consistency
-from .conflicts import AskHuman, Candidate, Conflict, PreferHigherConfidence, PreferSource
+from .conflicts import (
+    AskHuman,
+    Candidate,
+    Conflict,
+    ConflictPolicy,
+    PreferHigherConfidence,
+    PreferSource,
+)
 from .errors import (
     AmbiguousValueError,
     AsyncToolError,
     BlameError,
+    CitationError,
     ConcurrentWriteError,
     CorollaryError,
     FormulaError,
     InvalidInputError,
     InvalidTypeError,
+    MissingExtraError,
+    MissingProgramError,
+    ModelConnectionError,
+    ModelError,
+    ModelHTTPError,
+    ModelResponseError,
+    ModelTimeoutError,
+    NotFittedError,
     RuleError,
     RuleLimitError,
+    ScriptExhaustedError,
     SessionNotFoundError,
     SnapshotError,
+    StoreCorruptError,
     StoreError,
+    StoreVersionError,
+    StratificationError,
     UnknownBeliefError,
     UnknownPromiseError,
     UnknownSourceError,
+    WeakSignalError,
 )
+from .guarantee_options import GuaranteeOptions
 from .ledger import (
     GatedConfidence,
     Outcome,
@@ -39,22 +63,52 @@ from .ledger import (
     TrustLedger,
     open_ledger,
 )
-from .models import FunctionModel, OpenAIChat, Reply, ScriptedModel, ToolCall
+from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .policy import TrustPolicy
 from .promises import Answer, Replay
 from .proof import Proof
 from .rules import Rule, rule
 from .sensitivity import Check
-from .tools import tool
+from .tms import StepKind
+from .tools import ToolSpec, tool
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .calibration import Platt
+    from .guarantee import GroupedPromise, Promise, WeakSignalWarning
+
+#: Exported names whose modules need numpy and scipy: imported when first asked for, so that
+#: ``import corollary`` stays light for a base that never makes a promise.
+_STATISTICS = {"Platt": "calibration", "GroupedPromise": "guarantee", "Promise": "guarantee",
+               "WeakSignalWarning": "guarantee"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _STATISTICS:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_STATISTICS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_STATISTICS))
+
 
 __all__ = [
-    "Agent", "AmbiguousValueError", "Answer", "AskHuman", "AsyncToolError", "BeliefBase",
-    "BlameError", "Candidate", "Check", "ConcurrentWriteError", "Conflict", "CorollaryError",
-    "Expired", "Faded", "FormulaError", "FunctionModel", "GatedConfidence", "Held",
-    "InvalidInputError", "InvalidTypeError", "ManualClock", "OpenAIChat", "Outcome",
-    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Refreshed", "Replay", "Route",
-    "Reply", "Rule", "RuleError", "RuleLimitError", "Run", "ScriptedModel",
-    "SessionNotFoundError", "SnapshotError", "SourceRecord", "Step", "StoreError", "ToolCall",
-    "ToolCallRecord", "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownPromiseError",
-    "UnknownSourceError", "__version__", "open_ledger", "rule", "self_consistency", "tool",
+    "Agent", "AmbiguousValueError", "Answer", "AskHuman", "AsyncModel", "AsyncToolError",
+    "BeliefBase", "BlameError", "Candidate", "Check", "CitationError", "ConcurrentWriteError",
+    "Conflict", "ConflictPolicy", "CorollaryError", "Expired", "Faded", "FormulaError",
+    "FunctionModel", "GatedConfidence", "GroupedPromise", "GuaranteeOptions", "Held",
+    "InvalidInputError", "InvalidTypeError", "ManualClock", "MissingExtraError",
+    "MissingProgramError", "Model", "ModelConnectionError", "ModelError", "ModelHTTPError",
+    "ModelResponseError", "ModelTimeoutError", "NotFittedError", "OpenAIChat", "Outcome", "Platt",
+    "PreferHigherConfidence", "PreferSource", "Promise", "Proof", "RankedSource", "Refreshed",
+    "Replay", "Reply", "Route", "Rule", "RuleError", "RuleLimitError", "Run",
+    "ScriptExhaustedError", "ScriptedModel", "SessionNotFoundError", "SnapshotError",
+    "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
+    "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
+    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "WeakSignalError",
+    "WeakSignalWarning", "__version__", "open_ledger", "rule", "self_consistency", "tool",
 ]

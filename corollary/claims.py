@@ -17,10 +17,11 @@ from typing import Any
 import attrs
 
 from . import citation as citations
-from . import formula as formulas
 from ._validate import check_unit, exact_str
 from .confidence import SelfConsistency
 from .errors import FormulaError, InvalidInputError, InvalidTypeError
+from .formula import evaluate as evaluate_formula
+from .formula import names as formula_names
 from .tms import FORMULA, MODEL, Belief, StepKind
 from .values import canon, check_key, check_text
 
@@ -98,14 +99,14 @@ def check_claim(key: str, value: Any, source: str, inputs: Sequence[str] | Mappi
         if not isinstance(formula, str):
             raise InvalidTypeError("formula must be a string")
         formula = exact_str(formula)
-        missing = formulas.names(formula) - set(nodes)
+        missing = formula_names(formula) - set(nodes)
         if missing:
             raise FormulaError(f"formula reads {sorted(missing)}, which are not among the inputs")
-        variables = {n: nodes[n].value for n in formulas.names(formula)}
+        variables = {n: nodes[n].value for n in formula_names(formula)}
         for n, v in variables.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise FormulaError(f"input {n!r} holds {v!r}, not a number")
-        computed = formulas.evaluate(formula, variables)
+        computed = evaluate_formula(formula, variables)
         stated_ok = not isinstance(value, bool) and isinstance(value, (int, float))
         reproduced = stated_ok and math.isclose(computed, value, rel_tol=1e-9, abs_tol=1e-9)
         info.update(formula=formula, stated=value, computed=computed, reproduced=reproduced)

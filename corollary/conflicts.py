@@ -8,7 +8,7 @@ A key holds one value. When two values are both supported, the base's policy dec
   back to confidence;
 * :class:`AskHuman` calls a function with the conflict and takes its answer as a human
   resolution (final, and learned from unless ``learn=False``);
-* no policy (``conflicts=None``) leaves the conflict open: both values stay IN and
+* no policy (``conflict_policy=None``) leaves the conflict open: both values stay IN and
   ``kb.conflicts()`` lists it.
 
 A policy's decision is not learned from: the more trusted side would only win more.

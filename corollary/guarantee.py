@@ -33,17 +33,15 @@ import math
 import numbers
 import warnings
 from collections.abc import Callable, Hashable
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import xlogy
-from scipy.stats import binom, mannwhitneyu
+from scipy.stats import mannwhitneyu
 
 from corollary.calibration import _as_1d, _check_correct, _check_numbers
+from corollary.calibrators import METHODS, Choice, Counts, Method, fmt, fmt_t, method_for
 from corollary.errors import InvalidInputError, InvalidTypeError, WeakSignalError
 
 __all__ = [
@@ -57,8 +55,6 @@ __all__ = [
     "promise_from_dict",
 ]
 
-#: The methods :func:`calibrate` knows.
-METHODS = ("crc", "ltt", "empirical")
 #: Level of the one-sided Mann-Whitney test a signal must pass.
 SEPARATION_ALPHA = 0.05
 
@@ -318,27 +314,6 @@ def promise_from_dict(d: dict[str, Any]) -> Promise | GroupedPromise:
 # ---------------------------------------------------------------------------------------------
 
 
-def _exact(x: Any, name: str) -> Fraction:
-    """The decimal the user wrote (``0.3`` is 3/10, not the nearest binary float)."""
-    if isinstance(x, Fraction):
-        return x
-    if isinstance(x, Decimal):
-        return Fraction(x)
-    return Fraction(repr(float(x)))
-
-
-def _check_level(x: Any, name: str) -> float:
-    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number)):
-        raise InvalidTypeError(f"{name} must be a number in (0, 1), not {type(x).__name__}")
-    try:
-        v = float(x)
-    except OverflowError:
-        raise InvalidInputError(f"{name} must lie strictly between 0 and 1, got a huge number") from None
-    if not (0.0 < v < 1.0):
-        raise InvalidInputError(f"{name} must lie strictly between 0 and 1, got {x!r}")
-    return v
-
-
 def _check_scores(scores: Any) -> NDArray[np.float64]:
     arr = _check_numbers(scores, "scores")
     if np.isinf(arr).any():
@@ -351,16 +326,6 @@ def _check_scores(scores: Any) -> NDArray[np.float64]:
 # ---------------------------------------------------------------------------------------------
 # The computation for one set of examples
 # ---------------------------------------------------------------------------------------------
-
-
-def _le_frac(a: NDArray[np.int64], frac: Fraction, b: NDArray[np.int64]) -> NDArray[np.bool_]:
-    """Exactly ``a <= frac * b`` elementwise, for non-negative integer arrays."""
-    num, den = frac.numerator, frac.denominator
-    amax = int(a.max()) if a.size else 0
-    bmax = int(b.max()) if b.size else 0
-    if amax * den < 2**62 and bmax * num < 2**62:
-        return a * den <= num * b
-    return np.array([int(x) * den <= num * int(y) for x, y in zip(a, b, strict=True)], dtype=bool)
 
 
 def _separation(scores: NDArray[np.float64], wrong: NDArray[np.bool_]) -> dict[str, Any]:
@@ -386,211 +351,48 @@ def _separation(scores: NDArray[np.float64], wrong: NDArray[np.bool_]) -> dict[s
     return sep
 
 
-def _min_rejectable(e: float, delta: float) -> int:
-    """Smallest ``m`` with ``(1 - e) ** m <= delta``: fewer answered examples can never reject."""
-    m = max(1, math.ceil(math.log(delta) / math.log1p(-e)))
-    while m > 1 and (1.0 - e) ** (m - 1) <= delta:
-        m -= 1
-    while (1.0 - e) ** m > delta:
-        m += 1
-    return m
-
-
-def _first_failure(
-    W: NDArray[np.int64], N: NDArray[np.int64], e: float, delta: float
-) -> tuple[int, float | None]:
-    """Index of the first ``P(Binomial(N, e) <= W) > delta`` (``len(W)`` if none) and its p.
-
-    A Chernoff bound ``exp(-N KL(W/N || e))`` certifies most rejections cheaply; exact
-    binomial p-values are computed, in order and in growing chunks, only where it cannot.
-    """
-    q = W / N
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kl = xlogy(q, q / e) + xlogy(1.0 - q, (1.0 - q) / (1.0 - e))
-    certain = (q < e) & (N * kl >= math.log(1.0 / delta) * (1.0 + 1e-9) + 1e-9)
-    todo = np.flatnonzero(~certain)
-    chunk = 64
-    pos = 0
-    while pos < todo.size:
-        idx = todo[pos : pos + chunk]
-        p = binom.cdf(W[idx], N[idx], e)
-        bad = np.flatnonzero(p > delta)
-        if bad.size:
-            return int(idx[bad[0]]), float(p[bad[0]])
-        pos += chunk
-        chunk *= 4
-    return int(W.size), None
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.6g}"
-
-
-def _fmt_t(x: float) -> str:
-    """A threshold: enough digits to tell neighbouring scores apart."""
-    return f"{x:.12g}"
-
-
-def _one(
-    scores: NDArray[np.float64],
-    wrong: NDArray[np.bool_],
-    *,
-    method: str,
-    target: float,
-    target_exact: Fraction,
-    delta: float | None,
-    min_support: int,
-    weak: str,
-    answer: Any,
-    group: Any,
-    folds: int | None,
-    label: str,
-) -> Promise:
-    n = int(scores.size)
-    n_wrong = int(wrong.sum())
-    notes: list[str] = []
-    report: dict[str, Any] = {}
-
-    # -- check 1: separation ------------------------------------------------------------------
-    sep = _separation(scores, wrong)
+def _weak_signal(sep: dict[str, Any], n: int, n_wrong: int, settings: _Settings,
+                 label: str, notes: list[str]) -> None:
+    """Check 1, separation: a signal that does not rank right above wrong is refused (or, with
+    ``weak="warn"``, warned about and noted); too few examples for any threshold: noted."""
     if "note" in sep:
         notes.append(sep["note"])
-    if sep["tested"] and not sep["p"] < SEPARATION_ALPHA:
-        msg = (
-            f"{label}the signal does not rank right answers above wrong ones: "
-            f"one-sided Mann-Whitney p = {_fmt(sep['p'])} >= {SEPARATION_ALPHA} "
-            f"(AUROC {sep['auroc']:.3f}, {n - n_wrong} right, {n_wrong} wrong)"
-        )
-        if n < min_support:
-            notes.append(msg + "; not refused: too few examples for any threshold anyway")
-        elif weak == "raise":
-            raise WeakSignalError(msg + '; pass weak="warn" to set a threshold anyway')
-        else:
-            warnings.warn(msg, WeakSignalWarning, stacklevel=3)
-            notes.append(msg)
-
-    # -- counts at every distinct score, from the highest down ---------------------------------
-    order = np.argsort(scores, kind="stable")
-    s = scores[order]
-    cum_wrong = np.empty(n + 1, dtype=np.int64)
-    cum_wrong[0] = 0
-    np.cumsum(wrong[order], out=cum_wrong[1:])
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])[::-1]
-    thr = s[starts]  # distinct scores, descending
-    N = (n - starts).astype(np.int64)  # answered at or above each
-    W = (n_wrong - cum_wrong[starts]).astype(np.int64)  # wrong among them
-
-    idx: int | None = None  # position in thr of the chosen threshold
-    why = ""
-    p_value: float | None = None
-    r_exact = target_exact
-    K = None
-    if method == "crc":
-        K = math.floor(r_exact * (n + 1))  # W + 1 <= r (n + 1)  <=>  W + 1 <= K (W integer)
-        if n_wrong == n:
-            why = "every calibration example is wrong: nothing can be answered alone"
-        elif K < 1:
-            why = (
-                f"conformal risk control cannot certify a risk below 1/(n + 1) = "
-                f"{_fmt(1 / (n + 1))} with n = {n} examples (max_risk = {target})"
-            )
-        else:
-            m = int(np.searchsorted(W, K - 1, side="right"))  # W is non-decreasing downwards
-            if m == 0:
-                why = (
-                    f"even the highest score {_fmt_t(float(thr[0]))} answers {int(W[0])} wrong: "
-                    f"W + 1 = {int(W[0]) + 1} > r(n + 1) = {_fmt(target * (n + 1))}"
-                )
-            else:
-                idx = m - 1
-                nxt = (
-                    f"; one step lower ({_fmt_t(float(thr[m]))}) would have W = {int(W[m])}"
-                    if m < thr.size else "; every example is answered"
-                )
-                why = (
-                    f"lowest threshold with W + 1 <= r(n + 1): W = {int(W[idx])} wrong among "
-                    f"{int(N[idx])} answered, {int(W[idx]) + 1} <= {_fmt(target)} x {n + 1}"
-                    f" = {_fmt(target * (n + 1))}{nxt}"
-                )
-    elif method == "ltt":
-        assert delta is not None
-        m_delta = _min_rejectable(target, delta)
-        m0 = max(min_support, m_delta)
-        start = int(np.searchsorted(N, m0, side="left"))
-        if start >= thr.size:
-            why = (
-                f"learn-then-test needs at least {m0} answered examples to reject "
-                f"(max(min_support = {min_support}, {m_delta} for error {target} at delta "
-                f"{delta})) and there are only {n}"
-            )
-        else:
-            j, p_fail = _first_failure(W[start:], N[start:], target, delta)
-            if j == 0:
-                why = (
-                    f"the first testable threshold {_fmt_t(float(thr[start]))} "
-                    f"({int(W[start])} wrong of {int(N[start])}) has binomial p = "
-                    f"{_fmt(p_fail or 1.0)} > delta = {delta}: nothing can be answered alone"
-                )
-            else:
-                idx = start + j - 1
-                p_value = float(binom.cdf(W[idx], N[idx], target))
-                tail = (
-                    f"; the next ({_fmt_t(float(thr[start + j]))}: {int(W[start + j])} wrong of "
-                    f"{int(N[start + j])}) has p = {_fmt(p_fail or 1.0)} > delta"
-                    if start + j < thr.size else "; every threshold down to the lowest score rejected"
-                )
-                why = (
-                    f"fixed-sequence test from the highest threshold answering >= {m0} examples: "
-                    f"last rejected {_fmt_t(float(thr[idx]))} ({int(W[idx])} wrong of "
-                    f"{int(N[idx])}, p = {_fmt(p_value)} <= delta = {delta}){tail}"
-                )
-    else:  # empirical
-        ok = np.flatnonzero(_le_frac(W, r_exact, N))
-        if ok.size == 0:
-            why = f"no threshold has an error among the answered <= {target} on the examples"
-        else:
-            idx = int(ok[-1])
-            why = (
-                f"lowest threshold with error among the answered <= {target} on the examples: "
-                f"{int(W[idx])} wrong of {int(N[idx])}"
-            )
-
-    # -- check 2: support ----------------------------------------------------------------------
-    if idx is not None and N[idx] < min_support:
-        why = (
-            f"the threshold {_fmt_t(float(thr[idx]))} would rest on {int(N[idx])} example(s), "
-            f"fewer than min_support = {min_support}: everything escalates"
-        )
-        idx = None
-
-    threshold = math.inf if idx is None else float(thr[idx])
-    answered_n = 0 if idx is None else int(N[idx])
-    wrong_n = 0 if idx is None else int(W[idx])
-    if idx is None and not why.endswith("everything escalates"):
-        why += "; threshold inf: everything escalates"
-
-    # -- the promise in words ------------------------------------------------------------------
-    if method == "crc":
-        text = (
-            f"P(answered alone and wrong) <= {target} on average over calibration sets "
-            f"(conformal risk control on n = {n})"
-        )
-    elif method == "ltt":
-        text = (
-            f"error among the answers given alone <= {target} with probability >= "
-            f"{_fmt(1 - delta)} over the calibration set (learn-then-test on n = {n})"  # type: ignore[operator]
-        )
+    if not sep["tested"] or sep["p"] < SEPARATION_ALPHA:
+        return
+    msg = (
+        f"{label}the signal does not rank right answers above wrong ones: "
+        f"one-sided Mann-Whitney p = {fmt(sep['p'])} >= {SEPARATION_ALPHA} "
+        f"(AUROC {sep['auroc']:.3f}, {n - n_wrong} right, {n_wrong} wrong)"
+    )
+    if n < settings.min_support:
+        notes.append(msg + "; not refused: too few examples for any threshold anyway")
+    elif settings.weak == "raise":
+        raise WeakSignalError(msg + '; pass weak="warn" to set a threshold anyway')
     else:
-        text = (
-            f"none: the error among the answered was <= {target} on the {n} calibration "
-            "examples only, nothing is promised for new inputs"
-        )
-    if method != "empirical":
+        warnings.warn(msg, WeakSignalWarning, stacklevel=4)
+        notes.append(msg)
+
+
+def _supported(choice: Choice, counts: Counts, min_support: int) -> Choice:
+    """Check 2, support: a threshold resting on fewer than ``min_support`` examples is none."""
+    idx = choice.idx
+    if idx is not None and counts.N[idx] < min_support:
+        return Choice(None, f"the threshold {fmt_t(float(counts.thr[idx]))} would rest on "
+                            f"{int(counts.N[idx])} example(s), fewer than min_support = "
+                            f"{min_support}: everything escalates", choice.p_value)
+    return choice
+
+
+def _statement(method: Method, n: int, threshold: float, answer: Any, folds: int | None,
+               notes: list[str]) -> str:
+    """The promise in words: the method's, for whom it holds, and what escalates."""
+    text = method.statement(n)
+    if method.promises:
         text += ", for inputs exchangeable with the calibration examples"
     if math.isinf(threshold):
         text = "everything escalates (nothing is answered alone, so " + (
-            "nothing is promised)" if method == "empirical" else "the promise holds trivially): " + text + ")"
-        )
+            "the promise holds trivially): " + text + ")" if method.promises
+            else "nothing is promised)")
     if answer is not None:
         text = f"answers {answer!r} alone when the score >= threshold, else abstains; " + text
     if folds is not None:
@@ -599,48 +401,75 @@ def _one(
             f"scores are cross-fitted ({folds} folds: each example scored by a refit that left "
             "it out), so the promise is approximate"
         )
+    return text
 
-    must = None
-    if method == "crc":
-        assert K is not None
-        must = max(0, n_wrong - max(K - 1, 0)) / n
-    report.update(
-        {
-            "method": method,
-            "promise": text,
-            "threshold": threshold,
-            "n": n,
-            "answered": answered_n / n,
-            "error": (wrong_n / answered_n) if answered_n else None,
-            "risk": wrong_n / n,
-            "support": answered_n,
-            "separation": sep,
-            "base_error": n_wrong / n,
-            "must_escalate_at_least": must,
-            "p_value": p_value,
-            "why": why,
-            "warnings": notes,
-            "delta": delta,
-            "max_error": target if method != "crc" else None,
-            "max_risk": target if method == "crc" else None,
-            "min_support": min_support,
-            "answer": answer,
-            "group": group,
-            "cross_fitted": folds,
-        }
-    )
-    return Promise(
-        threshold=threshold,
-        method=method,
-        max_error=report["max_error"],
-        max_risk=report["max_risk"],
-        delta=delta,
-        min_support=min_support,
-        n=n,
-        answer=answer,
-        group=group,
-        report=report,
-    )
+
+def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
+         settings: _Settings, *, answer: Any, group: Any, label: str) -> Promise:
+    """The promise of one set of examples: the shared checks around the method's choice."""
+    n = int(scores.size)
+    notes: list[str] = []
+    sep = _separation(scores, wrong)
+    counts = Counts.of(scores, wrong)
+    _weak_signal(sep, n, counts.n_wrong, settings, label, notes)
+    choice = _supported(method.choose(counts, settings.min_support), counts,
+                        settings.min_support)
+    idx, why = choice.idx, choice.why
+    threshold = math.inf if idx is None else float(counts.thr[idx])
+    answered_n = 0 if idx is None else int(counts.N[idx])
+    wrong_n = 0 if idx is None else int(counts.W[idx])
+    if idx is None and not why.endswith("everything escalates"):  # check 3: feasibility
+        why += "; threshold inf: everything escalates"
+    text = _statement(method, n, threshold, answer, settings.folds, notes)
+    max_error = None if method.bounds_risk else method.target
+    max_risk = method.target if method.bounds_risk else None
+    report: dict[str, Any] = {
+        "method": method.name,
+        "promise": text,
+        "threshold": threshold,
+        "n": n,
+        "answered": answered_n / n,
+        "error": (wrong_n / answered_n) if answered_n else None,
+        "risk": wrong_n / n,
+        "support": answered_n,
+        "separation": sep,
+        "base_error": counts.n_wrong / n,
+        "must_escalate_at_least": method.must_escalate(counts),
+        "p_value": choice.p_value,
+        "why": why,
+        "warnings": notes,
+        "delta": method.delta,
+        "max_error": max_error,
+        "max_risk": max_risk,
+        "min_support": settings.min_support,
+        "answer": answer,
+        "group": group,
+        "cross_fitted": settings.folds,
+    }
+    return Promise(threshold=threshold, method=method.name, max_error=max_error,
+                   max_risk=max_risk, delta=method.delta, min_support=settings.min_support,
+                   n=n, answer=answer, group=group, report=report)
+
+
+@attrs.frozen(slots=True)
+class _Settings:
+    """What every method shares: the support a threshold needs, what a weak signal does, and
+    the folds the scores were cross-fitted over."""
+
+    min_support: int
+    weak: str
+    folds: int | None
+
+    @classmethod
+    def checked(cls, min_support: Any, weak: Any, folds: Any) -> _Settings:
+        if isinstance(min_support, (bool, np.bool_)) or not isinstance(
+                min_support, (numbers.Integral, np.integer)):
+            raise InvalidTypeError(f"min_support must be an integer, not {type(min_support).__name__}")
+        if int(min_support) < 1:
+            raise InvalidInputError(f"min_support must be at least 1, got {int(min_support)}")
+        if type(weak) is not str or weak not in ("raise", "warn"):
+            raise InvalidInputError(f'weak must be "raise" or "warn", got {weak!r}')
+        return cls(int(min_support), weak, None if folds is None else int(folds))
 
 
 def _cross_fit(n: int, folds: Any, fit: Any) -> NDArray[np.float64]:
@@ -771,67 +600,53 @@ def calibrate(
     >>> q.allows(0.9), q.allows(0.1)
     (True, False)
     """
-    # -- the target and the method -------------------------------------------------------------
-    if (max_error is None) == (max_risk is None):
-        raise InvalidInputError("give exactly one of max_error= and max_risk=")
-    if method is None:
-        method = "crc" if max_risk is not None else "ltt"
-    if type(method) is not str or method not in METHODS:
-        raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    if method == "crc" and max_risk is None:
-        raise InvalidInputError('method "crc" bounds a risk: give max_risk=, not max_error=')
-    if method != "crc" and max_error is None:
-        raise InvalidInputError(f'method "{method}" bounds an error: give max_error=, not max_risk=')
-    name = "max_risk" if method == "crc" else "max_error"
-    raw_target = max_risk if method == "crc" else max_error
-    target = _check_level(raw_target, name)
-    target_exact = _exact(raw_target, name)
-    if method == "ltt":
-        if delta is None:
-            raise InvalidInputError('method "ltt" needs delta in (0, 1)')
-        delta = _check_level(delta, "delta")
-    else:
-        if delta is not None:
-            _check_level(delta, "delta")
-        delta = None
-    if isinstance(min_support, (bool, np.bool_)) or not isinstance(min_support, (numbers.Integral, np.integer)):
-        raise InvalidTypeError(f"min_support must be an integer, not {type(min_support).__name__}")
-    min_support = int(min_support)
-    if min_support < 1:
-        raise InvalidInputError(f"min_support must be at least 1, got {min_support}")
-    if type(weak) is not str or weak not in ("raise", "warn"):
-        raise InvalidInputError(f'weak must be "raise" or "warn", got {weak!r}')
+    # -- the method and the shared settings, checked before the examples are read ------------
+    chosen = method_for(max_error, max_risk, method, delta)
+    settings = _Settings.checked(min_support, weak, None)
 
     # -- the examples --------------------------------------------------------------------------
     right = _check_correct(correct)
     n = int(right.size)
     if n == 0:
         raise InvalidInputError("no calibration examples")
+    s = _scores_of(scores, n, folds, fit)
     if folds is not None:
-        if scores is not None:
-            raise InvalidInputError("with folds= the scores come from fit=: pass scores=None")
-        s = _cross_fit(n, folds, fit)
-    else:
-        if fit is not None:
-            raise InvalidInputError("fit= is only used with folds=")
-        if scores is None:
-            raise InvalidInputError("scores are required (None only with folds=)")
-        s = _check_scores(scores)
-        if s.size != n:
-            raise InvalidInputError(f"scores and correct differ in length: {s.size} != {n}")
+        settings = attrs.evolve(settings, folds=int(folds))
     wrong = ~right
-    common = dict(
-        method=method, target=target, target_exact=target_exact, delta=delta,
-        min_support=min_support, weak=weak, folds=None if folds is None else int(folds),
-    )
-
     if groups is None:
         if answers is not None:
             raise InvalidInputError('answers= is only used with groups="answer"')
-        return _one(s, wrong, answer=_py(answer), group=None, label="", **common)  # type: ignore[arg-type]
-
+        return _one(s, wrong, chosen, settings, answer=_py(answer), group=None, label="")
     if answer is not None:
         raise InvalidInputError("answer= (one-sided) and groups= cannot be combined")
+    by, members = _groups_of(groups, answers, n)
+    promises: dict[Any, Promise] = {}
+    for g, ix in members.items():
+        ix_arr = np.asarray(ix, dtype=np.int64)
+        promises[g] = _one(s[ix_arr], wrong[ix_arr], chosen, settings,
+                           answer=g if by == "answer" else None, group=g, label=f"group {g!r}: ")
+    return GroupedPromise(promises, by=by)
+
+
+def _scores_of(scores: Any, n: int, folds: Any, fit: Any) -> NDArray[np.float64]:
+    """The scores given, checked, or (``folds``) those cross-fitted by ``fit``."""
+    if folds is not None:
+        if scores is not None:
+            raise InvalidInputError("with folds= the scores come from fit=: pass scores=None")
+        return _cross_fit(n, folds, fit)
+    if fit is not None:
+        raise InvalidInputError("fit= is only used with folds=")
+    if scores is None:
+        raise InvalidInputError("scores are required (None only with folds=)")
+    s = _check_scores(scores)
+    if s.size != n:
+        raise InvalidInputError(f"scores and correct differ in length: {s.size} != {n}")
+    return s
+
+
+def _groups_of(groups: Any, answers: Any, n: int) -> tuple[str, dict[Any, Any]]:
+    """How the examples are grouped (``"answer"`` or ``"label"``) and the indices of each
+    group's members, by label."""
     if isinstance(groups, str):
         if type(groups) is not str or groups != "answer":
             raise InvalidInputError(f'groups must be an array of labels or "answer", got {groups!r}')
@@ -846,24 +661,18 @@ def calibrate(
         by = "label"
     if labels.size != n:
         raise InvalidInputError(f"{by}s and correct differ in length: {labels.size} != {n}")
-    members: dict[Any, list[int]] = {}
+    members: dict[Any, Any] = {}
     try:
         uniq, inverse = np.unique(labels, return_inverse=True)
         buckets = np.argsort(inverse, kind="stable")
         bounds = np.searchsorted(inverse[buckets], np.arange(uniq.size + 1))
         for k, u in enumerate(uniq):
-            members[_py(u)] = buckets[bounds[k] : bounds[k + 1]]  # type: ignore[assignment]
+            members[_py(u)] = buckets[bounds[k] : bounds[k + 1]]
     except TypeError:  # labels that cannot be sorted together
+        members = {}
         for i, v in enumerate(labels.tolist()):
             try:
                 members.setdefault(v, []).append(i)
             except TypeError:
                 raise InvalidTypeError(f"group labels must be hashable, got {type(v).__name__}") from None
-    promises: dict[Any, Promise] = {}
-    for g, ix in members.items():
-        ix_arr = np.asarray(ix, dtype=np.int64)
-        promises[g] = _one(
-            s[ix_arr], wrong[ix_arr], answer=g if by == "answer" else None, group=g,
-            label=f"group {g!r}: ", **common,  # type: ignore[arg-type]
-        )
-    return GroupedPromise(promises, by=by)
+    return by, members

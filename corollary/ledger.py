@@ -5,7 +5,7 @@ default, and :func:`open_ledger` opens one on a file or a database. Reliability 
 ``2^(-age/memory_half_life)`` when the ledger forgets.
 
 Besides the prior-weighted reliability, the ledger answers a *sample-gated* query
-(:meth:`TrustLedger.confidence`): the plain share of right outcomes, withheld (``None``) until a
+(:meth:`TrustLedger.track_record`): the plain share of right outcomes, withheld (``None``) until a
 source has at least ``min_samples`` of them. It is a source's empirical track record, not a
 belief's confidence (:meth:`corollary.BeliefBase.confidence`). Callers below the gate fall back to
 :data:`DEFAULT_PRIOR` or to a signal of their own.
@@ -30,6 +30,7 @@ from typing import Any
 import attrs
 
 from . import confidence as formulas
+from ._deprecated import module_getattr, warn
 from ._io import LEDGER_FORMAT, LEDGER_VERSION, atomic_write, decode_file, encode, format_for
 from ._validate import check_int, check_number, check_unit, exact_str
 from .clock import Clock, Duration, system_clock, to_seconds
@@ -51,7 +52,7 @@ from .stores.memory import MemoryStore
 from .stores.targets import resolve_target
 
 __all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW",
-           "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS", "ROUTING_TIERS",
+           "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS",
            "GatedConfidence", "LedgerDocument", "MemoryStore", "Outcome", "OutcomeStore",
            "RankedSource", "Route", "SourceRecord", "Totals", "TrustLedger", "check_correct",
            "check_source", "fold_totals", "open_ledger", "resolve_min_samples", "totals_rows",
@@ -59,15 +60,13 @@ __all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_S
 
 #: How far past the ledger's clock an outcome's timestamp may lie (clock skew between hosts).
 FUTURE_SKEW = 86_400.0
-#: The uniform prior a caller should fall back to when :meth:`TrustLedger.confidence` reports
+#: The uniform prior a caller should fall back to when :meth:`TrustLedger.track_record` reports
 #: ``insufficient_data`` and it has no better signal (a policy prior, say).
 DEFAULT_PRIOR = 0.5
-#: Outcomes a source needs before :meth:`TrustLedger.confidence` reports a value.
+#: Outcomes a source needs before :meth:`TrustLedger.track_record` reports a value.
 DEFAULT_MIN_SAMPLES = 5
 #: Environment variable overriding :data:`DEFAULT_MIN_SAMPLES` (a positive integer).
 MIN_SAMPLES_ENV = "COROLLARY_MIN_SAMPLES"
-#: The tiers of :meth:`TrustLedger.rank_sources`, in the order they are tried.
-ROUTING_TIERS = ("empirical", "estimate", "prior")
 #: The tiers of :meth:`TrustLedger.route`, in its order of trust.
 ROUTE_TIERS = ("measured", "exploring", "declared")
 #: Capability tiers a source may declare (:meth:`TrustLedger.declare_tier`), and the score each
@@ -95,7 +94,7 @@ class SourceRecord:
 
 @attrs.frozen(slots=True)
 class GatedConfidence:
-    """The sample-gated answer of :meth:`TrustLedger.confidence`.
+    """The sample-gated answer of :meth:`TrustLedger.track_record`.
 
     Attributes
     ----------
@@ -514,7 +513,7 @@ class TrustLedger:
             last_at=totals.anchor if totals.total else None,
         )
 
-    def confidence(
+    def track_record(
         self, source: str, topic: str | None = None, min_samples: int | None = None
     ) -> GatedConfidence:
         """The sample-gated share of right outcomes of ``source`` (in ``topic``, if given).
@@ -538,9 +537,9 @@ class TrustLedger:
         >>> ledger = TrustLedger()
         >>> _ = ledger.record_many([{"source": "model:m", "correct": i % 4 != 0, "at": 0}
         ...                         for i in range(8)])
-        >>> ledger.confidence("model:m")
+        >>> ledger.track_record("model:m")
         GatedConfidence(value=0.75, samples=8, insufficient_data=False, min_samples=5)
-        >>> ledger.confidence("model:m", min_samples=10).value is None
+        >>> ledger.track_record("model:m", min_samples=10).value is None
         True
         """
         gate = resolve_min_samples(min_samples)
@@ -549,6 +548,14 @@ class TrustLedger:
         if totals.total < gate:
             return GatedConfidence(None, totals.total, True, gate)
         return GatedConfidence(totals.right / totals.total, totals.total, False, gate)
+
+    def confidence(
+        self, source: str, topic: str | None = None, min_samples: int | None = None
+    ) -> GatedConfidence:
+        """Deprecated name of :meth:`track_record` (``kb.confidence`` is a belief's confidence)."""
+        warn("TrustLedger.confidence()", "call TrustLedger.track_record() (a source's gated "
+             "track record, not a belief's confidence)")
+        return self.track_record(source, topic, min_samples)
 
     def rank_sources(
         self,
@@ -567,7 +574,7 @@ class TrustLedger:
 
         Each candidate is scored by the first tier that can speak for it:
 
-        1. ``"empirical"``: its gated share of right outcomes (:meth:`confidence`), once it has
+        1. ``"empirical"``: its gated share of right outcomes (:meth:`track_record`), once it has
            at least ``min_samples`` outcomes (in ``topic``, if given);
         2. ``"estimate"``: with fewer outcomes, the prior-weighted :meth:`reliability`, which
            leans on the prior in proportion to how little is known;
@@ -629,7 +636,7 @@ class TrustLedger:
         topics when ``topic`` is ``None``):
 
         1. ``"measured"``: at least ``min_samples`` outcomes; scored by its share of right
-           outcomes (the gated :meth:`confidence`);
+           outcomes (the gated :meth:`track_record`);
         2. ``"exploring"``: some outcomes but fewer; scored by the mean of its Beta posterior,
            ``Beta(w p0 + right, w (1 - p0) + wrong)``, with ``w = prior_weight`` and ``p0`` its
            declared score (below);
@@ -647,7 +654,7 @@ class TrustLedger:
         the outcome of the source used (:meth:`record_outcome` with the same ``topic``) is
         what makes the ranking learn.
 
-        Counts are the plain ones (as :meth:`confidence`): no decay.
+        Counts are the plain ones (as :meth:`track_record`): no decay.
 
         Parameters
         ----------
@@ -940,3 +947,10 @@ def open_ledger(
     except BaseException:
         store.close()
         raise
+
+
+# the rank_sources tiers were never read by name; route's are ROUTE_TIERS
+__getattr__ = module_getattr(__name__, {
+    "ROUTING_TIERS": (lambda: ("empirical", "estimate", "prior"),
+                      "the tiers of rank_sources are named in its answers; route's are ROUTE_TIERS"),
+})

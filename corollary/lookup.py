@@ -13,6 +13,9 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ._deprecated import module_getattr
+from .blame import accountable
+from .blame import sources_of as _sources_of
 from .clock import Clock
 from .conflicts import Candidate, Conflict
 from .errors import AmbiguousValueError, InvalidInputError, UnknownBeliefError
@@ -46,18 +49,6 @@ class EngineSync:
                 self.engine.mark_source(source)
         self.engine.sync(now, targets)
         return now
-
-
-def accountable(b: Belief) -> set[str]:
-    """Who answers for ``b``: its premise sources and the sources of accountable steps."""
-    found = {p.source for p in b.premises}
-    found.update(j.name for j in b.justs if j.kind.accountable)
-    return found
-
-
-def sources_of(b: Belief) -> list[str]:
-    """Who answers for ``b``, sorted (for conflicts and culprits)."""
-    return sorted(accountable(b))
 
 
 def conflict_between(key: str, held: list[Belief]) -> Conflict:
@@ -191,3 +182,9 @@ class Lookup:
             raise UnknownBeliefError(f"no belief {key} = {value!r}")
         self.sync([b])
         return b
+
+
+# who answers for a belief is corollary.blame's now
+__getattr__ = module_getattr(__name__, {
+    "sources_of": (lambda: _sources_of, "import sources_of from corollary.blame"),
+})

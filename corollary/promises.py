@@ -3,18 +3,18 @@
 Every outcome the ledger records about a belief keeps the confidence that belief had when the
 outcome was recorded (:class:`corollary.outcomes.Outcome` ``confidence``). This module turns
 those outcomes into ``(confidence, correct)`` pairs (:func:`calibration_pairs`), and holds a
-base's promises: :class:`Promises` is the component a :class:`~corollary.BeliefBase` owns,
+base's promises: :class:`PromiseBook` is the component a :class:`~corollary.BeliefBase` owns,
 with the promises from :mod:`corollary.guarantee` attached by name, how each is applied (a
 :class:`~corollary.bindings.Binding`: the signal it is on -- the confidence, a key computed for
 the same subject, a function of the base -- its groups, a one-sided answer, the judge of its
 examples), a :class:`~corollary.calibration.Platt` calibrator, and the verdicts of the answers
-given under them. :meth:`Promises.answer` gives the held value alone when its signal clears the
+given under them. :meth:`PromiseBook.answer` gives the held value alone when its signal clears the
 threshold of its promise (and group), and otherwise abstains, saying what it would have answered.
 
 Each answer leaves a *verdict*: a plain-data record of the signal, its value, the group, the
 threshold, the promise's fingerprint, parameters and binding, the judge, the status and the
 reason, sealed with a SHA-256 over a canonical JSON of those fields. The verdict is kept by the
-component (``explain`` shows it and snapshots carry it) and :meth:`Promises.replay` checks a
+component (``explain`` shows it and snapshots carry it) and :meth:`PromiseBook.replay` checks a
 record against the promise attached *now*: a promise recalibrated or re-bound since is a
 mismatch ("the promise changed"), and a record whose hash no longer verifies was tampered with.
 
@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ._deprecated import module_getattr, warn
 from ._validate import check_int
 from .bindings import (
     CONFIDENCE,
@@ -52,6 +53,7 @@ from .bindings import (
     signal_reader,
 )
 from .errors import InvalidInputError, InvalidTypeError, UnknownBeliefError, UnknownPromiseError
+from .guarantee_options import GuaranteeOptions
 from .values import canon, check_key, plain
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,7 +73,7 @@ __all__ = [
     "VERDICT_FIELDS",
     "Answer",
     "Replay",
-    "Promises",
+    "PromiseBook",
     "UnknownPromiseError",
     "calibration_pairs",
     "record_hash",
@@ -427,7 +429,92 @@ def _shown(binding: Binding, key: str) -> str:
     return name if name == SIGNAL else f"signal {name}"
 
 
-class Promises:
+def _binding_of(options: GuaranteeOptions) -> tuple[Binding, Any]:
+    """How the promise will be applied (signal, groups, judge; no calibrator yet), and its
+    one-sided answer, checked."""
+    sig = signal_reader(options.signal)
+    grp = group_reader(options.groups)
+    judge = None
+    correct = options.correct
+    if correct is not None:
+        if not callable(correct):
+            raise InvalidTypeError("correct= is a judge, a function (given, expected) -> bool")
+        # only called while calibrating: its name is a label, so a lambda will do
+        judge = (f"{getattr(correct, '__module__', '?')}."
+                 f"{getattr(correct, '__qualname__', type(correct).__name__)}")
+    answer = options.answer
+    if answer is not None:
+        if grp is not None:
+            raise InvalidInputError("answer= (one-sided) and groups= cannot be combined")
+        answer = check_label(answer, "answer=")
+    if options.folds is not None:
+        check_int(options.folds, "folds", low=2)
+    return Binding(sig, grp, judge, None), answer
+
+
+def _examples_for(ledger: TrustLedger, examples: Iterable[Any] | None,
+                  options: GuaranteeOptions, binding: Binding, answer: Any) -> Examples:
+    """The examples to calibrate on: those given, or the base's own pairs."""
+    sig, grp = binding.signal, binding.groups
+    if examples is None:
+        if (sig is not CONFIDENCE or grp is not None or answer is not None
+                or options.correct is not None):
+            raise InvalidInputError(
+                "the base's own outcomes keep only the confidence a belief had, not its "
+                "value or another signal: pass examples= to calibrate with signal=, "
+                "groups=, answer= or correct=")
+        conf, right = calibration_pairs(ledger, options.source, options.topic)
+        if conf.size == 0:
+            raise InvalidInputError(
+                "the base has no outcomes with a confidence yet: record some (retract with "
+                "fault='source', record_outcome(..., key=...), claims with checks) or pass "
+                "examples=")
+        return Examples(conf, right)
+    if options.source is not None or options.topic is not None:
+        raise InvalidInputError("source= and topic= select the base's own pairs; not with "
+                                "examples=")
+    return read_examples(examples, signal=sig, groups=grp, answer=answer, judge=options.correct,
+                         unit=sig.kind == "confidence" or options.folds is not None)
+
+
+def _calibrated(ex: Examples, options: GuaranteeOptions, binding: Binding, answer: Any
+                ) -> tuple[Promise | GroupedPromise, dict[str, Any] | None]:
+    """The promise calibrated on ``ex``, and the Platt map of the signal it was cross-fitted
+    on (``folds``; as plain data, for the binding), else ``None``."""
+    import numpy as np
+
+    from .guarantee import calibrate
+
+    grp = binding.groups
+    scores, right = ex.signals, ex.correct
+    labels = ex.answers if grp is not None and grp.kind == "answer" else ex.groups
+    if answer is not None and ex.answers is not None:  # only the examples giving the answer
+        keep = np.fromiter((same_value(a, answer) for a in ex.answers), bool, len(ex.answers))
+        if not keep.any():
+            raise InvalidInputError(f"no example gave the answer {answer!r}")
+        scores, right = scores[keep], right[keep]
+    kwargs: dict[str, Any] = dict(options.calibration(), answer=answer)
+    if grp is not None:
+        assert labels is not None
+        column = np.empty(len(labels), dtype=object)
+        column[:] = labels
+        if grp.kind == "answer":
+            kwargs.update(groups="answer", answers=column)
+        else:
+            kwargs["groups"] = column
+    if options.folds is None:
+        return calibrate(scores, right, **kwargs), None
+    from .calibration import Platt
+
+    def fit(train: NDArray[np.int64]) -> Callable[[NDArray[np.int64]], Any]:
+        platt = Platt().fit(scores[train], right[train])
+        return lambda held: platt.predict(scores[held])
+
+    promise = calibrate(None, right, folds=options.folds, fit=fit, **kwargs)
+    return promise, Platt().fit(scores, right).to_dict()
+
+
+class PromiseBook:
     """A base's promises, how it applies each, its calibrator and the verdicts of its answers.
 
     Attributes
@@ -457,32 +544,15 @@ class Promises:
     def binding(self, name: str) -> Binding:
         """How the promise ``name`` is applied (the confidence alone unless it was told more).
 
-        >>> Promises().binding("default").signal_name("hq")
+        >>> PromiseBook().binding("default").signal_name("hq")
         'confidence'
         """
         return self.bindings.get(name, DEFAULT)
 
     # -- promises and the calibrator -----------------------------------------------------
-    def guarantee(
-        self,
-        ledger: TrustLedger,
-        name: str = "default",
-        examples: Iterable[Any] | bool | None = None,
-        *,
-        max_error: float | None = None,
-        max_risk: float | None = None,
-        method: str | None = None,
-        delta: float | None = 0.1,
-        min_support: int = 10,
-        weak: str = "raise",
-        source: str | None = None,
-        topic: str | None = None,
-        signal: str | Callable[[Any, str], float] | None = None,
-        groups: str | Callable[[Any, str], Any] | None = None,
-        answer: Any = None,
-        correct: Callable[[Any, Any], bool] | None = None,
-        folds: int | None = None,
-    ) -> Promise | GroupedPromise | None:
+    def guarantee(self, ledger: TrustLedger, name: str = "default",
+                  examples: Iterable[Any] | bool | None = None,
+                  options: GuaranteeOptions | None = None) -> Promise | GroupedPromise | None:
         """Attach a promise named ``name``, calibrated on examples or the base's own pairs.
 
         Parameters
@@ -498,7 +568,10 @@ class Promises:
             ``answer`` and ``correct`` call for (:func:`corollary.bindings.read_examples`);
             ``None`` uses :func:`calibration_pairs` of the ledger (optionally of one
             ``source`` / ``topic``): the confidence each belief had when it was found right or
-            wrong. ``False`` removes the promise.
+            wrong. ``False`` (deprecated: use :meth:`remove`) removes the promise.
+        options : GuaranteeOptions
+            The options below, as one value (``kb.guarantee`` builds it from its keyword
+            arguments).
         max_error, max_risk, method, delta, min_support, weak
             As :func:`corollary.guarantee.calibrate`: exactly one of ``max_error`` (default
             method ``"ltt"``) and ``max_risk`` (``"crc"``).
@@ -553,90 +626,28 @@ class Promises:
         >>> p = kb.guarantee(examples=examples, max_risk=0.1)
         >>> kb.promises["default"] is p, round(p.threshold, 2)
         (True, 0.57)
-        >>> kb.guarantee("default", False) is None, kb.promises
+        >>> kb.remove_guarantee("default") is p, kb.promises
         (True, {})
         """
-        import numpy as np
-
-        from .guarantee import calibrate as _calibrate
-
         _check_name(name)
+        if options is None:
+            options = GuaranteeOptions()
+        elif not isinstance(options, GuaranteeOptions):
+            raise InvalidTypeError("options must be a GuaranteeOptions")
         if examples is False:
-            given = (max_error, max_risk, method, source, topic, signal, groups, answer, correct,
-                     folds)
-            if any(x is not None for x in given):
+            warn("guarantee(name, False)", "remove a promise with remove_guarantee(name)")
+            if options.targets_anything:
                 raise InvalidInputError("guarantee(name, False) removes a promise: give no target")
             self.remove(name)
             return None
         if examples is True:
             raise InvalidInputError("examples is True: pass examples, None (the base's own) or False")
-        if (max_error is None) == (max_risk is None):
+        if (options.max_error is None) == (options.max_risk is None):
             raise InvalidInputError("give exactly one of max_error= and max_risk=")
-        sig = signal_reader(signal)
-        grp = group_reader(groups)
-        judge = None
-        if correct is not None:
-            if not callable(correct):
-                raise InvalidTypeError("correct= is a judge, a function (given, expected) -> bool")
-            # only called while calibrating: its name is a label, so a lambda will do
-            judge = (f"{getattr(correct, '__module__', '?')}."
-                     f"{getattr(correct, '__qualname__', type(correct).__name__)}")
-        if answer is not None:
-            if grp is not None:
-                raise InvalidInputError("answer= (one-sided) and groups= cannot be combined")
-            answer = check_label(answer, "answer=")
-        if folds is not None:
-            check_int(folds, "folds", low=2)
-        if examples is None:
-            if sig is not CONFIDENCE or grp is not None or answer is not None or correct is not None:
-                raise InvalidInputError(
-                    "the base's own outcomes keep only the confidence a belief had, not its "
-                    "value or another signal: pass examples= to calibrate with signal=, "
-                    "groups=, answer= or correct=")
-            conf, right = calibration_pairs(ledger, source, topic)
-            if conf.size == 0:
-                raise InvalidInputError(
-                    "the base has no outcomes with a confidence yet: record some (retract with "
-                    "fault='source', record_outcome(..., key=...), claims with checks) or pass "
-                    "examples=")
-            ex = Examples(conf, right)
-        else:
-            if source is not None or topic is not None:
-                raise InvalidInputError("source= and topic= select the base's own pairs; not with "
-                                        "examples=")
-            ex = read_examples(examples, signal=sig, groups=grp, answer=answer, judge=correct,
-                               unit=sig.kind == "confidence" or folds is not None)  # type: ignore[arg-type]
-        scores, right = ex.signals, ex.correct
-        labels = ex.answers if grp is not None and grp.kind == "answer" else ex.groups
-        if answer is not None and ex.answers is not None:  # only the examples giving the answer
-            keep = np.fromiter((same_value(a, answer) for a in ex.answers), bool, len(ex.answers))
-            if not keep.any():
-                raise InvalidInputError(f"no example gave the answer {answer!r}")
-            scores, right = scores[keep], right[keep]
-        options: dict[str, Any] = dict(max_error=max_error, max_risk=max_risk, method=method,
-                                       delta=delta, min_support=min_support, weak=weak,
-                                       answer=answer)
-        if grp is not None:
-            assert labels is not None
-            column = np.empty(len(labels), dtype=object)
-            column[:] = labels
-            if grp.kind == "answer":
-                options.update(groups="answer", answers=column)
-            else:
-                options["groups"] = column
-        calibrator = None
-        if folds is not None:
-            from .calibration import Platt
-
-            def fit(train: NDArray[np.int64]) -> Callable[[NDArray[np.int64]], Any]:
-                platt = Platt().fit(scores[train], right[train])
-                return lambda held: platt.predict(scores[held])
-
-            promise = _calibrate(None, right, folds=folds, fit=fit, **options)
-            calibrator = Platt().fit(scores, right).to_dict()
-        else:
-            promise = _calibrate(scores, right, **options)
-        binding = Binding(sig, grp, judge, calibrator)
+        binding, answer = _binding_of(options)
+        ex = _examples_for(ledger, examples, options, binding, answer)
+        promise, calibrator = _calibrated(ex, options, binding, answer)
+        binding = attrs.evolve(binding, calibrator=calibrator)
         self.promises[name] = promise
         if binding.is_default:
             self.bindings.pop(name, None)
@@ -649,7 +660,7 @@ class Promises:
 
         Its verdicts stay; replaying them reports "the promise was removed".
 
-        >>> Promises().remove("none-here") is None
+        >>> PromiseBook().remove("none-here") is None
         True
         """
         _check_name(name)
@@ -968,3 +979,10 @@ class Promises:
                     return Replay(False, GROUP_CHANGED, None, recorded,
                                   f"group {record['group']!r} then, {now_group!r} now")
         return Replay(True, None, status, recorded, "the verdict re-derives unchanged")
+
+
+# the component was called Promises beside guarantee.Promise, the promise value itself
+__getattr__ = module_getattr(__name__, {
+    "Promises": (lambda: PromiseBook, "the component is corollary.promises.PromiseBook; a "
+                 "promise is a corollary.Promise"),
+})

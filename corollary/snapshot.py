@@ -64,7 +64,7 @@ from .tools import spec_of
 from .values import INT_MAX, INT_MIN, canon, plain
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .promises import Promises
+    from .promises import PromiseBook
 
 __all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "BaseState", "SnapshotPlan", "read_file",
            "read_session", "read_snapshot", "save_session", "state_to_dict", "write_file"]
@@ -98,7 +98,7 @@ class BaseState:
     rules: list[str]
     fired: Mapping[str, set[tuple[int, ...]]]
     engine: Engine
-    promises: Promises
+    promises: PromiseBook
     calls: CallMemory = attrs.field(factory=CallMemory)
 
 
@@ -250,11 +250,11 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         if saved_conflicts is None and data["conflicts"] is not None:  # it keeps what is not saved
             tag = data["conflicts"]["policy"]
             raise SnapshotError(f"the snapshot settled conflicts with {tag}, which keeps what a "
-                                f"snapshot does not save; pass conflicts={tag}(...) to load it",
+                                f"snapshot does not save; pass conflict_policy={tag}(...) to load it",
                                 path)
         conflicts = saved_conflicts
     if conflicts is not None and not isinstance(conflicts, ConflictPolicy):
-        raise SnapshotError("conflicts must be a conflict policy", path)
+        raise SnapshotError("conflict_policy must be a conflict policy", path)
 
     bound_tools, extra_tools = _bind_tools(f, data["tools"], given_tools, policy)
     rule_names = _names(f, data["rules"], "rules")

@@ -8,7 +8,7 @@ from datetime import timedelta
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence
 
 clock = ManualClock(0)
-kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence(), learn_from_checks=False)
+kb = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence(), learn_from_checks=False)
 
 # Two independent origins agree: noisy-OR, and a right outcome for each.
 kb.assert_("hq", "Austin", source="tool:registry")

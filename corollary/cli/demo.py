@@ -54,7 +54,7 @@ def run_demo(out: TextIO | None = None) -> int:
     def signal(growth: float, price: float) -> str:
         return "buy" if growth > 0.05 and price < 120 else "hold"
 
-    kb = BeliefBase(ledger=ledger, clock=clock, conflicts=PreferHigherConfidence(),
+    kb = BeliefBase(ledger=ledger, clock=clock, conflict_policy=PreferHigherConfidence(),
                     tools=[filings, quote], rules=[signal], learn_from_checks=False)
 
     say(f"corollary {__version__} demo: a belief base with a ManualClock at 2026-01-01")

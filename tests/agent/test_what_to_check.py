@@ -105,7 +105,7 @@ def test_two_needed_premises_each_gain_nothing_alone_but_are_needed() -> None:
 
 
 def test_a_refresh_can_win_a_conflict() -> None:
-    kb, clock = at(conflicts=PreferHigherConfidence())
+    kb, clock = at(conflict_policy=PreferHigherConfidence())
     kb.assert_("ceo", "Bob", source="tool:crm", half_life=60)     # 0.95
     kb.claim("bonus", "Bob's", source="model:m", inputs=["ceo"])  # read while Bob held
     kb.assert_("ceo", "Alice", source="document:memo")            # 0.9: Bob still wins
@@ -119,7 +119,7 @@ def test_a_refresh_can_win_a_conflict() -> None:
 
 @pytest.mark.parametrize(("order", "gain"), [(["document"], 0.0), (["tool"], 0.9 * 0.95)])
 def test_a_refresh_under_a_source_ranking(order: list[str], gain: float) -> None:
-    kb, clock = at(conflicts=PreferSource(order))
+    kb, clock = at(conflict_policy=PreferSource(order))
     kb.assert_("ceo", "Bob", source="tool:crm", ttl=60)
     kb.claim("bonus", "Bob's", source="model:m", inputs=["ceo"])
     kb.assert_("ceo", "Alice", source="document:memo")

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2] / "corollary"
 
 LAYERS: dict[int, set[str]] = {
     0: {"errors", "_version", "_validate", "_format", "_collector", "values", "clock",
-        "confidence", "policy", "formula", "citation", "_io", "_fields"},
+        "confidence", "policy", "formula", "citation", "_io", "_fields", "_deprecated"},
     1: {"tms", "tms.records", "tms.kinds", "tms.strata", "tms.loading", "tms.engine",
         "conflicts"},
     2: {"rules", "rule_engine", "tools", "outcomes", "stores", "stores.base", "stores.memory",
@@ -40,8 +40,8 @@ LAYERS: dict[int, set[str]] = {
         "ledger",
         "trust", "claims", "nogoods", "calls"},
     3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity", "bindings",
-        "assertions", "lookup"},
-    4: {"base"},
+        "assertions", "lookup", "guarantee_options", "blame", "resolving", "calibrators"},
+    4: {"base", "facade_calls", "facade_promises", "facade_queries", "facade_snapshots"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
         "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",
         "agent.builtins", "agent.projector", "agent.sampling"},

@@ -182,7 +182,7 @@ def locked_out(tmp_path: Path) -> Iterator[tuple[BeliefBase, Callable[[list[Any]
     path = tmp_path / "ledger.db"
     clock = ManualClock(0)
     ledger = open_ledger(path, timeout=0.05, clock=clock)
-    kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=clock, ledger=ledger, conflict_policy=PreferHigherConfidence())
     try:
         yield kb, lambda rows: _refused(path, kb, rows)
     finally:

@@ -207,7 +207,7 @@ def test_other_multi_outcome_operations_are_all_or_nothing_and_retry_once(
 
 
 def test_policy_decided_conflicts_are_unaffected(tmp_path: Path) -> None:
-    kb = BeliefBase(clock=ManualClock(0), conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferHigherConfidence())
     kb.assert_("hq", "Austin", source="human:a")
     kb.assert_("hq", "Dallas", source="tool:b")
     assert kb.value("hq") == "Austin" and kb.ledger.outcomes() == []

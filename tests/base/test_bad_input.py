@@ -226,7 +226,7 @@ def test_bad_input_raises_a_typed_error_and_changes_nothing(clock: ManualClock, 
         lambda: BeliefBase(policy="strict"),
         lambda: BeliefBase(ledger={}),
         lambda: BeliefBase(clock=5),
-        lambda: BeliefBase(conflicts="prefer"),
+        lambda: BeliefBase(conflict_policy="prefer"),
         lambda: BeliefBase(learn_from_checks=1),
         lambda: ManualClock(NAN),
     ],
@@ -254,7 +254,7 @@ def observe(kb: BeliefBase) -> dict[Any, tuple[str, float | None]]:
 def restore_options(kb: BeliefBase) -> dict[str, Any]:
     """AskHuman is a callback: a snapshot that used one needs it passed back (by design)."""
 
-    return {"conflicts": kb.conflict_policy} if isinstance(kb.conflict_policy, AskHuman) else {}
+    return {"conflict_policy": kb.conflict_policy} if isinstance(kb.conflict_policy, AskHuman) else {}
 
 
 def check_sound(kb: BeliefBase, clock: ManualClock) -> None:

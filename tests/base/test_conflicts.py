@@ -38,7 +38,7 @@ class TestConflicts:
         assert kb.confidence("ceo", "Bob") == pytest.approx(0.95)
 
     def test_prefer_higher_confidence_and_the_loser_comes_back(self, clock: ManualClock) -> None:
-        kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence())
+        kb = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence())
         kb.assert_("ceo", "Bob", source="tool:crm")
         kb.assert_("ceo", "Alice", source="human:alice")
         assert kb.value("ceo") == "Alice"
@@ -50,7 +50,7 @@ class TestConflicts:
         assert kb.confidence("ceo") == pytest.approx(0.95)
 
     def test_the_loser_comes_back_when_the_winner_fades_below_it(self, clock: ManualClock) -> None:
-        kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence())
+        kb = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence())
         kb.assert_("price", 101.5, source="tool:quote", half_life=60)
         kb.assert_("price", 100.0, source="document:report")
         assert kb.value("price") == 101.5
@@ -63,7 +63,7 @@ class TestConflicts:
         assert kb.value("price") == 101.5
 
     def test_prefer_source(self, clock: ManualClock) -> None:
-        kb = BeliefBase(clock=clock, conflicts=PreferSource(["document:memo", "tool"]))
+        kb = BeliefBase(clock=clock, conflict_policy=PreferSource(["document:memo", "tool"]))
         kb.assert_("ceo", "Alice", source="human:alice")  # unlisted: ranks last
         kb.assert_("ceo", "Bob", source="document:memo")
         kb.assert_("ceo", "Carol", source="tool:crm")
@@ -86,7 +86,7 @@ class TestConflicts:
         def greeting(ceo: str) -> str:
             return f"Dear {ceo}"
 
-        kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence(), rules=[greeting])
+        kb = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence(), rules=[greeting])
         kb.assert_("ceo", "Bob", source="tool:crm")
         assert kb.value("greeting") == "Dear Bob"
         kb.assert_("ceo", "Alice", source="human:alice")
@@ -105,7 +105,7 @@ def _derive_two(b):
 
 
 def _prefer_source_base():
-    kb = BeliefBase(clock=ManualClock(0), conflicts=PreferSource(["human"]), rules=[_derive_two])
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferSource(["human"]), rules=[_derive_two])
     kb.assert_("review_ps", 1, source="assumption:a")  # unlisted: ranks last, 0.6
     kb.assert_("review_ps_base", 0, source="tool:t")  # derives review_ps = 2 at 0.95
     return kb
@@ -117,7 +117,7 @@ def test_prefer_source_derived_only_value_ties_with_unlisted_source_on_confidenc
 
 
 def test_prefer_source_loser_proof_says_what_it_would_be():
-    kb = BeliefBase(clock=ManualClock(0), conflicts=PreferSource(["assumption"]),
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferSource(["assumption"]),
                     rules=[_derive_two])
     kb.assert_("review_ps", 1, source="assumption:a")
     kb.assert_("review_ps_base", 0, source="tool:t")
@@ -135,7 +135,7 @@ def test_ask_human_bad_answer_changes_nothing(answer: Any) -> None:
     with a warning and the conflict stays open (docs/model.md)."""
     from corollary import AskHuman
 
-    kb = BeliefBase(clock=ManualClock(0), conflicts=AskHuman(lambda conflict: answer))
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=AskHuman(lambda conflict: answer))
     kb.assert_("k", 1, source="tool:x")
     with pytest.warns(RuntimeWarning, match="stays open"):
         kb.assert_("k", 2, source="human:alice")
@@ -150,7 +150,7 @@ def test_ask_human_that_raises_leaves_the_conflict_open() -> None:
     def ask(conflict: Any) -> Any:
         raise RuntimeError("the reviewer is away")
 
-    kb = BeliefBase(clock=ManualClock(0), conflicts=AskHuman(ask))
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=AskHuman(ask))
     kb.assert_("k", 1, source="tool:x")
     with pytest.warns(RuntimeWarning, match="the reviewer is away"):
         kb.assert_("k", 2, source="human:alice")

@@ -178,7 +178,7 @@ class TestOutcomes:
             asked.append(conflict)
             return "Bob"
 
-        kb = BeliefBase(clock=clock, conflicts=AskHuman(ask))
+        kb = BeliefBase(clock=clock, conflict_policy=AskHuman(ask))
         kb.assert_("ceo", "Alice", source="human:alice")
         kb.assert_("ceo", "Bob", source="document:memo")
         assert len(asked) == 1
@@ -187,14 +187,14 @@ class TestOutcomes:
         assert counts(kb, "human:alice") == (0, 1)
         assert counts(kb, "document:memo") == (1, 0)
 
-        kb2 = BeliefBase(clock=clock, conflicts=AskHuman(ask, learn=False))
+        kb2 = BeliefBase(clock=clock, conflict_policy=AskHuman(ask, learn=False))
         kb2.assert_("ceo", "Alice", source="human:alice")
         kb2.assert_("ceo", "Bob", source="document:memo")
         assert kb2.value("ceo") == "Bob"
         assert kb2.ledger.outcomes() == []
 
     def test_ask_human_may_leave_a_conflict_open(self, clock: ManualClock) -> None:
-        kb = BeliefBase(clock=clock, conflicts=AskHuman(lambda c: None))
+        kb = BeliefBase(clock=clock, conflict_policy=AskHuman(lambda c: None))
         kb.assert_("ceo", "Alice", source="human:alice")
         kb.assert_("ceo", "Bob", source="document:memo")
         assert [c.key for c in kb.conflicts()] == ["ceo"]
@@ -202,7 +202,7 @@ class TestOutcomes:
 
     @pytest.mark.parametrize("policy", [PreferHigherConfidence(), PreferSource(["document", "tool"])])
     def test_policy_resolutions_record_nothing(self, clock: ManualClock, policy: Any) -> None:
-        kb = BeliefBase(clock=clock, conflicts=policy)
+        kb = BeliefBase(clock=clock, conflict_policy=policy)
         kb.assert_("ceo", "Alice", source="tool:crm")
         kb.assert_("ceo", "Bob", source="document:memo")
         assert kb.conflicts() == []

@@ -48,7 +48,7 @@ def error_text(result: CallToolResult) -> str:
 
 
 def base() -> BeliefBase:
-    return BeliefBase(clock=ManualClock(1_000.0), conflicts=None)
+    return BeliefBase(clock=ManualClock(1_000.0), conflict_policy=None)
 
 
 # -- listing ---------------------------------------------------------------------------------
@@ -454,7 +454,7 @@ def test_make_server_refuses_what_is_not_a_base() -> None:
 
 def test_conflict_policy_survives_the_session(tmp_path: Path) -> None:
     with open_ledger(tmp_path / "ledger.db") as ledger:
-        kb = BeliefBase(ledger=ledger, conflicts=PreferHigherConfidence(), clock=ManualClock(0))
+        kb = BeliefBase(ledger=ledger, conflict_policy=PreferHigherConfidence(), clock=ManualClock(0))
         server = make_server(kb, session="p")
 
         async def body(client: Client) -> Any:

@@ -17,7 +17,7 @@ How the JTMS reads in corollary:
 - a node that no justification has made IN yet is not a key of the base at all; ``label``
   below reads it as OUT;
 - a contradiction node justified by ``e`` and ``f`` is ``kb.nogood("e", "f")``; the default
-  handler, ``ask-user-handler``, is the open conflict (``conflicts=None``) that a person settles
+  handler, ``ask-user-handler``, is the open conflict (``conflict_policy=None``) that a person settles
   with ``kb.resolve(conflict, give_up=...)``, or ``AskHuman``; the assumptions it offers are
   the conflict's culprits.
 """
@@ -195,7 +195,7 @@ def test_ex2_with_a_handler_that_asks(answer: str) -> None:
         asked.append(conflict)
         return answer
 
-    kb = BeliefBase(clock=ManualClock(0), rules=[j1, j2, j3, j4], conflicts=AskHuman(ask))
+    kb = BeliefBase(clock=ManualClock(0), rules=[j1, j2, j3, j4], conflict_policy=AskHuman(ask))
     for node in "abcd":
         enable(kb, node)
     assert asked == []
@@ -235,14 +235,14 @@ def r3(g: bool) -> bool:
     return True
 
 
-def ex3(conflicts: Any = None) -> BeliefBase:
+def ex3(conflict_policy: Any = None) -> BeliefBase:
     """``(ex3)``, in its order: enable A, C, E, then justify h, g and CONTRADICTION.
 
     The contradiction node has one antecedent, ``g``: "g cannot hold". A corollary nogood names
     at least two items, so it is ``nogood(CONTRADICTION, g)``; R3 is CONTRADICTION's only
     justification, so the two are held together exactly when ``g`` is.
     """
-    kb = BeliefBase(clock=ManualClock(0), conflicts=conflicts)
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=conflict_policy)
     for node in "ACE":
         enable(kb, node)
     kb.add_rule(r1)

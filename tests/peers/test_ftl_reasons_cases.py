@@ -42,8 +42,8 @@ from corollary.errors import StratificationError, UnknownBeliefError
 # -- how ftl-reasons' operations read in corollary -------------------------------------------
 
 
-def base(conflicts: Any = None) -> BeliefBase:
-    return BeliefBase(clock=ManualClock(0), conflicts=conflicts)
+def base(conflict_policy: Any = None) -> BeliefBase:
+    return BeliefBase(clock=ManualClock(0), conflict_policy=conflict_policy)
 
 
 def premise(kb: BeliefBase, *keys: str, kind: str = "human") -> None:

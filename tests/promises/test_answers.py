@@ -169,7 +169,8 @@ def test_named_promises_and_removal(guarded) -> None:
     assert kb.answer("hq", "strict").threshold == strict.threshold
     assert kb.remove_guarantee("strict") is strict
     assert kb.remove_guarantee("strict") is None
-    assert kb.guarantee("default", False) is None
+    with pytest.warns(DeprecationWarning, match="remove_guarantee"):  # the old spelling
+        assert kb.guarantee("default", False) is None
     assert kb.promises == {}
     assert kb.answer("hq").status == "ok"  # nothing attached any more
 
@@ -300,7 +301,7 @@ def test_bad_input_raises_typed_errors(guarded) -> None:
         kb.guarantee(examples="pairs", max_risk=0.1)
     with pytest.raises(InvalidTypeError):
         kb.guarantee(3, max_risk=0.1)  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(InvalidInputError), pytest.warns(DeprecationWarning):
         kb.guarantee("default", False, max_risk=0.1)
     at_chance = [(c, i % 2 == 0) for i, c in enumerate(np.linspace(0, 1, 200).tolist())]
     with pytest.raises(WeakSignalError):

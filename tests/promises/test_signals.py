@@ -343,7 +343,7 @@ def test_removal_and_rebinding_are_seen_by_replay() -> None:
     kb.assert_("other:k", 0.01, source="tool:a")
     live = kb.replay(rec2, live=True)
     assert live.reason == SIGNAL_CHANGED and live.status == "abstain"
-    assert kb.guarantee("m", False) is None
+    assert kb.remove_guarantee("m") is not None
     assert kb.replay(rec2).reason == PROMISE_REMOVED
     assert kb.promises == {} and kb.answer("k").signal == "confidence"
 

@@ -126,7 +126,7 @@ def test_corroboration_off_says_max() -> None:
 
 def test_out_reasons() -> None:
     clock = ManualClock(0)
-    kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence())
     kb.assert_("old", 1, source="tool:t")
     kb.retract("old", reason="restated in the 10-K/A")
     assert str(kb.explain("old")).splitlines()[0] == "old = 1 [OUT] retracted: restated in the 10-K/A"

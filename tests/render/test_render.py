@@ -23,7 +23,7 @@ def states() -> BeliefBase:
     """Every way a node can be drawn: IN, retracted, unsupported, lost, rejected, expired,
     agreement of two origins, a step with an input OUT."""
     clock = ManualClock(0)
-    kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence())
     kb.assert_("rev:Q2", 100.0, source="document:10-Q")
     kb.assert_("rev:Q3", 110.0, source="document:10-Q")
     kb.claim("growth", 0.1, source="model:gpt", inputs={"q2": "rev:Q2", "q3": "rev:Q3"},

@@ -62,7 +62,7 @@ def test_rules_feeding_each_other_stop_at_the_firing_budget() -> None:
 
 def test_the_same_rules_settle_when_a_policy_decides() -> None:
     calls.update(up=0, down=0)
-    kb = BeliefBase(clock=ManualClock(0), rules=[up, down], conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=ManualClock(0), rules=[up, down], conflict_policy=PreferHigherConfidence())
     kb.assert_("a", 0, source="human:h")
     assert kb.value("a") == 0 and kb.value("b") == 1
     assert calls == {"up": 1, "down": 1}  # a = 2 ties a = 0 and loses: nothing more fires

@@ -123,7 +123,7 @@ def _times_ten(v):
 
 
 def _conflicted_base(clock, half_life=None):
-    kb = BeliefBase(clock=clock, conflicts=PreferHigherConfidence(), rules=[_times_ten])
+    kb = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence(), rules=[_times_ten])
     kb.assert_("review_x", 1, source="human:a", half_life=half_life)  # 0.99 wins at first
     kb.assert_("review_x", 2, source="document:b")  # 0.9
     assert kb.value("review_y") == 10

@@ -49,7 +49,7 @@ class PreferNewest(ConflictPolicy):
 
 
 def newest_wins(clock: ManualClock) -> BeliefBase:
-    kb = BeliefBase(clock=clock, conflicts=PreferNewest(grace=5.0))
+    kb = BeliefBase(clock=clock, conflict_policy=PreferNewest(grace=5.0))
     kb.assert_("ceo", "Alice", source="human:board")  # the more trusted source, but older
     clock.advance(100)
     kb.assert_("ceo", "Bob", source="tool:crm")

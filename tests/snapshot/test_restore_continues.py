@@ -36,7 +36,7 @@ def test_rules_make_new_values_in_the_same_order_after_a_restore() -> None:
 
 
 def test_a_reason_with_an_input_out_is_unsupported_not_excepted_before_and_after() -> None:
-    kb = BeliefBase(clock=ManualClock(0), conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferHigherConfidence())
     kb.assert_("k4", 1, "tool:t")
     kb.assert_("k0", 2, "document:d")
     kb.assert_("k4", 2, "human:a")

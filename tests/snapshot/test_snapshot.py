@@ -214,12 +214,12 @@ def test_missing_rules_or_tools_raise_snapshot_error(tmp_path: Path, clock: Manu
 
 
 def test_ask_human_snapshots_need_the_ask_again(clock: ManualClock) -> None:
-    kb = BeliefBase(clock=clock, conflicts=AskHuman(lambda c: c.values[0]))
+    kb = BeliefBase(clock=clock, conflict_policy=AskHuman(lambda c: c.values[0]))
     kb.assert_("ceo", "Alice", source="human:a")
     data = kb.to_dict()
     with pytest.raises(SnapshotError, match="AskHuman"):
         BeliefBase.from_dict(data, clock=clock)
-    restored = BeliefBase.from_dict(data, clock=clock, conflicts=AskHuman(lambda c: c.values[-1]))
+    restored = BeliefBase.from_dict(data, clock=clock, conflict_policy=AskHuman(lambda c: c.values[-1]))
     restored.assert_("ceo", "Bob", source="tool:crm")
     assert restored.value("ceo") == "Bob"
 

@@ -151,7 +151,7 @@ def test_identical_answers_to_memory(backend: Backend, half_life: float | None) 
                         reference.reliability(source, at=at, topic=topic)
                     assert view.record_of(source, at=at, topic=topic) == \
                         reference.record_of(source, at=at, topic=topic)
-                assert view.confidence(source, topic) == reference.confidence(source, topic)
+                assert view.track_record(source, topic) == reference.track_record(source, topic)
         assert view.sources() == reference.sources()
         assert view.to_dict()["totals"] == reference.to_dict()["totals"]
 
@@ -198,12 +198,12 @@ def test_gated_confidence_per_topic(backend: Backend) -> None:
         ledger.record_outcome("model:m", True, topic="math", at=0)
     for i in range(6):
         ledger.record_outcome("model:m", i < 3, topic="code", at=0)
-    math = ledger.confidence("model:m", "math")
+    math = ledger.track_record("model:m", "math")
     assert (math.value, math.samples, math.insufficient_data, math.min_samples) == \
         (None, 4, True, 5)
-    assert ledger.confidence("model:m", "math", min_samples=4).value == 1.0
-    assert ledger.confidence("model:m", "code").value == 0.5
-    assert ledger.confidence("model:m").value == 0.7
+    assert ledger.track_record("model:m", "math", min_samples=4).value == 1.0
+    assert ledger.track_record("model:m", "code").value == 0.5
+    assert ledger.track_record("model:m").value == 0.7
     ranked = ledger.rank_sources(["model:m", "tool:x"], topic="math")
     assert [(r.source, r.tier) for r in ranked] == [("tool:x", "prior"), ("model:m", "estimate")]
 

@@ -67,7 +67,7 @@ def test_eight_processes_lose_nothing(target: Target, pool: Any) -> None:
     assert (record.correct, record.wrong) == (1200, 400)
     assert ledger.reliability("tool:shared", at=2_000) == pytest.approx(
         (10 * 0.95 + 1200) / (10 + 1600), rel=1e-12)
-    assert ledger.confidence("tool:shared", "t").samples == 800
+    assert ledger.track_record("tool:shared", "t").samples == 800
     # replaying two children's outcomes changes nothing
     _gather([pool.submit(workers.write_outcomes, target.url, target.options, f"p{k}", 200)
              for k in range(2)])

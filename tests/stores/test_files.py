@@ -42,7 +42,7 @@ def test_v1_file_upgrades_step_by_step(tmp_path: Path) -> None:
     assert (record.correct, record.wrong) == (20, 10)
     assert ledger.outcomes("tool:scraper")[0].evidence == "https://x/1"
     ledger.record_outcome("tool:scraper", True, at=0, topic="news", confidence=0.8)
-    assert ledger.confidence("tool:scraper", "news").samples == 1
+    assert ledger.track_record("tool:scraper", "news").samples == 1
     ledger.store.save_session("s", b"data")
     ledger.close()
     conn = sqlite3.connect(path)
@@ -63,7 +63,7 @@ def test_v2_file_upgrades(tmp_path: Path) -> None:
     conn.close()
     ledger = open_ledger(path)
     assert ledger.store.schema_version == SCHEMA_VERSION
-    assert ledger.confidence("tool:scraper", "math").samples == 5
+    assert ledger.track_record("tool:scraper", "math").samples == 5
     assert ledger.store.list_sessions() == []
     ledger.close()
 

@@ -35,7 +35,7 @@ def test_session_round_trip(tmp_path, kind):
     _, target, options = chosen[0]
     clock = ManualClock(1_000)
     ledger = open_target(target, options)
-    kb = BeliefBase(ledger=ledger, clock=clock, conflicts=PreferHigherConfidence())
+    kb = BeliefBase(ledger=ledger, clock=clock, conflict_policy=PreferHigherConfidence())
     kb.assert_("hq", "Austin", source="tool:registry")
     kb.assert_("hq", "Austin", source="document:10-K")
     kb.assert_("price", 101.5, source="tool:quote", half_life=60)

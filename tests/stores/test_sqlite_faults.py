@@ -215,7 +215,7 @@ def test_flipped_bits_give_answers_or_typed_errors_only(tmp_path: Path) -> None:
             with open_ledger(damaged) as ledger:
                 for s in range(7):
                     ledger.reliability(f"tool:s{s}", at=0)
-                    ledger.confidence(f"tool:s{s}", "t1")
+                    ledger.track_record(f"tool:s{s}", "t1")
                 ledger.outcomes()
                 ledger.store.read_session("s")
                 ledger.record_outcome("tool:after", True, at=0.0)

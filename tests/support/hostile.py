@@ -163,9 +163,9 @@ def base_state(kb: BeliefBase) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return data, [o.to_dict() for o in kb.ledger.outcomes()]
 
 
-def new_base(conflicts: Any = None) -> tuple[BeliefBase, ManualClock]:
+def new_base(conflict_policy: Any = None) -> tuple[BeliefBase, ManualClock]:
     clock = ManualClock(1_000.0)
-    kb = BeliefBase(clock=clock, conflicts=conflicts)
+    kb = BeliefBase(clock=clock, conflict_policy=conflict_policy)
     kb.assert_("a", 2, source="tool:x")
     kb.assert_("b", 3.5, source="document:d")
     kb.assert_("doc", "hello world, revenue grew", source="document:d")

@@ -57,7 +57,7 @@ def to_a(b: int) -> int:
 
 def build(clock: ManualClock, ledger: TrustLedger | None = None) -> BeliefBase:
     """A base with rules, tools, conflicts, decay, expiry, retractions, outcomes and a cycle."""
-    kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferHigherConfidence(),
+    kb = BeliefBase(clock=clock, ledger=ledger, conflict_policy=PreferHigherConfidence(),
                     tools=[filings, quote], rules=[signal, to_b, to_a],
                     policy=TrustPolicy(min_confidence=0.3, source_priors={"tool:scraper": 0.8}))
     kb.call(filings, "revenue:Q2", "Q2")
@@ -123,7 +123,7 @@ def shared_ledger(clock: ManualClock) -> TrustLedger:
 
 def shared_base(clock: ManualClock, ledger: TrustLedger) -> BeliefBase:
     """A base on a shared ledger, preferring humans, with a custom source kind."""
-    kb = BeliefBase(clock=clock, ledger=ledger, conflicts=PreferSource(["human", "tool:crm"]),
+    kb = BeliefBase(clock=clock, ledger=ledger, conflict_policy=PreferSource(["human", "tool:crm"]),
                     policy=TrustPolicy(priors={"sensor": 0.8}), learn_from_checks=False)
     kb.assert_("temp", 21.5, source="sensor:thermo", half_life=600, ttl=3600)
     kb.assert_("temp", 22.0, source="human:ops")

@@ -138,7 +138,7 @@ def test_a_rule_firing_at_a_new_time_is_seen() -> None:
     """The read belief is neither dirty nor time-dependent: only the rule, fired at the new
     time on a value that came IN as its rival faded, changes it."""
     clock = ManualClock(0)
-    kb = BeliefBase(clock=clock, rules=[_level], conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=clock, rules=[_level], conflict_policy=PreferHigherConfidence())
     kb.assert_("level", "low", source="assumption:guess")  # 0.6, does not fade
     kb.assert_("x", 1, source="human:ann", half_life=10)  # 0.99, fading: wins at first
     kb.assert_("x", 2, source="tool:scan")  # 0.95

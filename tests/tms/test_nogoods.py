@@ -18,10 +18,10 @@ from corollary import (
 from corollary.errors import InvalidInputError, StratificationError, UnknownBeliefError
 
 
-def trip(conflicts: Any = None) -> BeliefBase:
+def trip(conflict_policy: Any = None) -> BeliefBase:
     """A flight that cannot both leave at 9 and make a meeting at 9; the meeting time rests on
     a weak assumption."""
-    kb = BeliefBase(clock=ManualClock(0), conflicts=conflicts)
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=conflict_policy)
     kb.assert_("booking", "AB12", source="tool:airline")                       # 0.95
     kb.assert_("calendar", "9:00", source="assumption:guess")                   # 0.6
     kb.claim("flight:time", "9:00", source="model:m", inputs=["booking"])       # 0.855
@@ -124,7 +124,7 @@ def test_ask_human_is_asked_with_the_candidate_culprits() -> None:
 
 
 def test_same_key_conflicts_keep_working_as_before() -> None:
-    kb = BeliefBase(clock=ManualClock(0), conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferHigherConfidence())
     kb.assert_("hq", "Austin", source="human:a")
     kb.assert_("hq", "Dallas", source="tool:b")
     assert kb.value("hq") == "Austin"

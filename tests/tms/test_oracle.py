@@ -132,7 +132,7 @@ POLICIES = {
 def test_engine_matches_oracle(policy, memory, ops, order_seed):
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock, ledger=TrustLedger(memory_half_life=memory, clock=clock),
-                    conflicts=POLICIES[policy]())
+                    conflict_policy=POLICIES[policy]())
     for op in ops:
         apply(kb, clock, op)
         check(kb, clock, order_seed)
@@ -143,7 +143,7 @@ def test_engine_matches_oracle(policy, memory, ops, order_seed):
 @given(ops=tms_operations, order_seed=st.integers(0, 3))
 def test_exceptions_nogoods_and_withdrawn_reasons_match_oracle(policy, ops, order_seed):
     clock = ManualClock(0)
-    kb = BeliefBase(clock=clock, conflicts=POLICIES[policy]())
+    kb = BeliefBase(clock=clock, conflict_policy=POLICIES[policy]())
     for op in ops:
         apply(kb, clock, op)
         check(kb, clock, order_seed)
@@ -165,7 +165,7 @@ def test_rules_with_cycles_match_oracle(ops, conflicts):
     """Rules that feed each other (a, b -> d -> a) stay well-founded and agree with the oracle."""
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock, rules=[_sum_ab, _back_to_a],
-                    conflicts=PreferHigherConfidence() if conflicts else None)
+                    conflict_policy=PreferHigherConfidence() if conflicts else None)
     for op in ops:
         apply(kb, clock, op)
         check(kb, clock, 0)
@@ -207,9 +207,9 @@ def test_rules_exceptions_and_a_deciding_policy_do_not_depend_on_identities(ops,
     docs/model.md, "Exceptions".
     """
     clock, twin_clock = ManualClock(0), ManualClock(0)
-    kb = BeliefBase(clock=clock, rules=[_sum_ab, _back_to_a], conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=clock, rules=[_sum_ab, _back_to_a], conflict_policy=PreferHigherConfidence())
     twin = BeliefBase(clock=twin_clock, rules=[_sum_ab, _back_to_a],
-                      conflicts=PreferHigherConfidence())
+                      conflict_policy=PreferHigherConfidence())
     shift = []
     for op in ops:
         apply(kb, clock, op)

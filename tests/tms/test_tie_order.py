@@ -21,7 +21,7 @@ def _copy_d(z):
 
 def _base() -> tuple[BeliefBase, ManualClock]:
     clock = ManualClock(0)
-    kb = BeliefBase(clock=clock, rules=[_copy_d], conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=clock, rules=[_copy_d], conflict_policy=PreferHigherConfidence())
     kb.record_outcome("human:ann", False)  # ann: (9.9 + 0) / 11 = 0.9
     kb.assert_("a", 1, source="human:ann")  # a = 1 (0.9) is the older value of a
     kb.assert_("a", 0, source="tool:scan")  # a = 0 (0.95) holds
@@ -60,7 +60,7 @@ def test_the_tie_is_settled_alike_through_a_chain_of_rules() -> None:
 
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock, rules=[copy_to_e, copy_e_to_a],
-                    conflicts=PreferHigherConfidence())
+                    conflict_policy=PreferHigherConfidence())
     kb.record_outcome("human:ann", False)
     kb.assert_("a", 1, source="human:ann")
     kb.assert_("a", 0, source="tool:scan")
@@ -90,7 +90,7 @@ def test_an_exception_brought_in_with_the_ties_still_defeats() -> None:
     for pad in range(30):
         shift = [object() for _ in range(pad)]  # other identities, other set orders
         kb = BeliefBase(clock=ManualClock(0), rules=[_sum_mod_3, _copy_r],
-                        conflicts=PreferHigherConfidence())
+                        conflict_policy=PreferHigherConfidence())
         kb.claim("c", 2, source="model:m", inputs=[], unless=["a"])
         kb.assert_("a", 0, source="document:doc")
         kb.assert_("b", 1, source="tool:scan")

@@ -82,7 +82,7 @@ def test_an_expiring_exception_brings_the_default_back_at_its_time() -> None:
 
 @pytest.mark.parametrize("decided", [False, True])
 def test_a_cycle_through_an_exception_is_refused_and_nothing_changes(decided: bool) -> None:
-    kb = shop(conflicts=PreferHigherConfidence() if decided else None)
+    kb = shop(conflict_policy=PreferHigherConfidence() if decided else None)
     before = kb.to_dict()
     with pytest.raises(StratificationError, match="own absence"):
         kb.claim("closure:notice", "x", source="model:m", inputs=["shop:open"])
@@ -95,7 +95,7 @@ def test_a_cycle_through_an_exception_is_refused_and_nothing_changes(decided: bo
 
 
 def test_under_a_deciding_policy_a_value_cannot_rest_on_a_rivals_absence() -> None:
-    kb = BeliefBase(clock=ManualClock(0), conflicts=PreferHigherConfidence())
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferHigherConfidence())
     kb.assert_("x", 1, source="human:h")
     with pytest.raises(StratificationError, match="decide each other"):
         kb.claim("d", 1, source="model:m", inputs=["x"], unless=[("d", 2)])

@@ -76,11 +76,11 @@ def test_no_outcomes_means_the_prior() -> None:
 def test_gate_defaults_and_default_prior() -> None:
     assert DEFAULT_PRIOR == 0.5 and DEFAULT_MIN_SAMPLES == 5
     ledger = TrustLedger()
-    empty = ledger.confidence("model:m")
+    empty = ledger.track_record("model:m")
     assert empty == GatedConfidence(None, 0, True, 5)
     for i in range(5):
         ledger.record_outcome("model:m", i != 0, at=0)
-    assert ledger.confidence("model:m") == GatedConfidence(0.8, 5, False, 5)
+    assert ledger.track_record("model:m") == GatedConfidence(0.8, 5, False, 5)
     with pytest.raises(AttributeError):
         empty.value = 1.0  # type: ignore[misc]  # frozen
 
@@ -91,7 +91,7 @@ def test_gate_ignores_prior_and_decay() -> None:
     for i in range(10):
         ledger.record_outcome("tool:x", i < 9)
     clock.advance(3600)
-    assert ledger.confidence("tool:x").value == 0.9
+    assert ledger.track_record("tool:x").value == 0.9
 
 
 def test_gate_per_topic() -> None:
@@ -99,10 +99,10 @@ def test_gate_per_topic() -> None:
     for i in range(6):
         ledger.record_outcome("model:m", True, topic="math", at=0)
         ledger.record_outcome("model:m", i < 2, topic="code", at=0)
-    assert ledger.confidence("model:m", "math").value == 1.0
-    assert ledger.confidence("model:m", "code").value == pytest.approx(1 / 3)
-    assert ledger.confidence("model:m").samples == 12
-    assert ledger.confidence("model:m", "law").insufficient_data
+    assert ledger.track_record("model:m", "math").value == 1.0
+    assert ledger.track_record("model:m", "code").value == pytest.approx(1 / 3)
+    assert ledger.track_record("model:m").samples == 12
+    assert ledger.track_record("model:m", "law").insufficient_data
     assert ledger.reliability("model:m", topic="code") == pytest.approx((9 + 2) / 16)
 
 
@@ -111,8 +111,8 @@ def test_gate_env_override(monkeypatch: pytest.MonkeyPatch) -> None:
     for _ in range(3):
         ledger.record_outcome("tool:x", True, at=0)
     monkeypatch.setenv("COROLLARY_MIN_SAMPLES", "3")
-    assert ledger.confidence("tool:x") == GatedConfidence(1.0, 3, False, 3)
-    assert ledger.confidence("tool:x", min_samples=4).min_samples == 4  # argument wins
+    assert ledger.track_record("tool:x") == GatedConfidence(1.0, 3, False, 3)
+    assert ledger.track_record("tool:x", min_samples=4).min_samples == 4  # argument wins
     monkeypatch.setenv("COROLLARY_MIN_SAMPLES", " 2 ")
     assert resolve_min_samples() == 2
 
@@ -122,7 +122,7 @@ def test_gate_invalid_env_warns_and_uses_default(monkeypatch: pytest.MonkeyPatch
                                                  raw: str) -> None:
     monkeypatch.setenv("COROLLARY_MIN_SAMPLES", raw)
     with pytest.warns(RuntimeWarning, match="COROLLARY_MIN_SAMPLES"):
-        assert TrustLedger().confidence("tool:x").min_samples == 5
+        assert TrustLedger().track_record("tool:x").min_samples == 5
 
 
 def test_gate_empty_env_is_unset(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,15 +138,15 @@ def test_gate_empty_env_is_unset(monkeypatch: pytest.MonkeyPatch) -> None:
 ])
 def test_gate_invalid_argument_raises(value: object, error: type[Exception]) -> None:
     with pytest.raises(error):
-        TrustLedger().confidence("tool:x", min_samples=value)  # type: ignore[arg-type]
+        TrustLedger().track_record("tool:x", min_samples=value)  # type: ignore[arg-type]
 
 
 def test_gate_checks_source_and_topic() -> None:
     ledger = TrustLedger()
     with pytest.raises(InvalidInputError):
-        ledger.confidence("nosource")
+        ledger.track_record("nosource")
     with pytest.raises(InvalidInputError):
-        ledger.confidence("tool:x", topic="")
+        ledger.track_record("tool:x", topic="")
 
 
 # -- routing ---------------------------------------------------------------------------------

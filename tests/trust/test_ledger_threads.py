@@ -130,7 +130,7 @@ def test_threads_sharing_a_memory_ledger_lose_nothing(busy_switching: None, roun
     assert len({o.event_id for o in shared}) == THREADS * PER_THREAD
     for t in range(3):
         n_topic = sum(1 for i in range(PER_THREAD) if i % 3 == t)
-        assert ledger.confidence("tool:shared", f"t{t}").samples == THREADS * n_topic
+        assert ledger.track_record("tool:shared", f"t{t}").samples == THREADS * n_topic
     own = sum(1 for i in range(PER_THREAD // 3, PER_THREAD) if i % 3 == 1)
     for k in range(THREADS):
         assert ledger.record_of(f"tool:t{k}", at=0).correct == own

@@ -1,0 +1,40 @@
+"""Old public names that keep working for one release, with a :class:`DeprecationWarning`.
+
+A module lists its retired names in a table and hands it to :func:`module_getattr`, whose
+result becomes the module's ``__getattr__`` (PEP 562): Python calls it only for a name the
+module no longer defines, so current names cost nothing.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def warn(old: str, new: str, stacklevel: int = 3) -> None:
+    """Say that ``old`` is deprecated in favour of ``new`` (``new`` may be a sentence)."""
+    warnings.warn(f"{old} is deprecated and goes in the next release: {new}",
+                  DeprecationWarning, stacklevel=stacklevel)
+
+
+def module_getattr(module: str, retired: Mapping[str, tuple[Callable[[], Any], str]]
+                   ) -> Callable[[str], Any]:
+    """A module ``__getattr__`` serving ``retired`` names: ``{old: (value(), advice)}``.
+
+    >>> getattr_ = module_getattr("m", {"OLD": (lambda: 1, "use NEW")})
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     getattr_("OLD"), seen[0].category.__name__
+    (1, 'DeprecationWarning')
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name in retired:
+            value, advice = retired[name]
+            warn(f"{module}.{name}", advice)
+            return value()
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
