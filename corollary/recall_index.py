@@ -325,7 +325,7 @@ class LexicalIndex:
         self._sources = {}
         self._dead = 0
         engine = self.engine
-        slots = list(engine.keys.values())
+        slots: list[Any] = list(engine.keys.values())  # one value per key: all beliefs
         self._add(slots if len(slots) == engine.count else list(engine.beliefs()))
         self._follow_sources()
 
