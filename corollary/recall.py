@@ -220,8 +220,10 @@ class Recaller:
             fused[b] = 1.0 / (RRF_K + rank + 1)
         rank = 0
         for _, row in self.vectors.search(query, 2 * window):
-            b = self.vectors.rows[row]
-            assert b is not None
+            held = self.vectors.rows[row]
+            if held is None:
+                continue
+            b = held
             self.lookup.sync([b])
             if b.label is not IN or not self.index.live(b):
                 self.vectors.drop(row)

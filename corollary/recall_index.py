@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ._collector import collector_paused
 from .tms import Belief, Engine
 from .values import plain
 
@@ -54,9 +55,10 @@ _P = 1099511628211
 _MASK = (1 << 64) - 1
 _PINV = pow(_P, -1, 1 << 64)
 #: Texts are hashed this many characters at a time (bounds the temporary arrays).
-_CHUNK_CHARS = 4_000_000
+_CHUNK_CHARS = 1 << 20
 _SEP = " "  # joins texts: not a word character
 _table: NDArray[np.bool_] | None = None
+_power_tables = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
 _get_key = attrgetter("key")
 _get_value = attrgetter("value")
 _get_justs = attrgetter("justs")
@@ -138,28 +140,43 @@ def _is_word(codes: NDArray[np.uint32]) -> NDArray[np.bool_]:
     return word
 
 
+def _powers(m: int) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
+    """``PINV^j`` and ``P^j`` mod 2^64 for ``j < m`` (kept for the chunk size)."""
+    global _power_tables
+    if len(_power_tables[0]) < m:
+        size = max(m, min(_CHUNK_CHARS, 4 * len(_power_tables[0]), 1 << 16))
+        inv = np.full(size, _PINV, dtype=np.uint64)
+        inv[0] = 1
+        powers = np.full(size, _P, dtype=np.uint64)
+        powers[0] = 1
+        _power_tables = (np.cumprod(inv), np.cumprod(powers))
+    return _power_tables
+
+
 def _hash_texts(texts: list[str]) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
     """The hashes of the words of ``texts`` (case-folded) and, for each, its text's index.
 
-    Vectorised: the texts are joined and case-folded at once, a character is a word
-    character by a table lookup, and each word's polynomial hash is a difference of prefix
-    sums (``sum c_j PINV^j``, scaled by ``P^end``), all mod 2^64."""
+    Vectorised: the texts are joined and case-folded a chunk at a time, a character is a
+    word character by a table lookup, and each word's polynomial hash is a difference of
+    prefix sums (``sum c_j PINV^j``, scaled by ``P^end``), all mod 2^64."""
     hashes: list[NDArray[np.uint64]] = []
     owners: list[NDArray[np.int64]] = []
-    start = 0
     n = len(texts)
-    inv = powers = np.zeros(0, dtype=np.uint64)
+    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=n) + 1  # a separator after each
+    ends = np.cumsum(sizes)
+    start = 0
     while start < n:
-        stop, size = start, 0
-        while stop < n and (size < _CHUNK_CHARS or stop == start):
-            size += len(texts[stop]) + 1
-            stop += 1
+        base = int(ends[start - 1]) if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, base + _CHUNK_CHARS, side="right")))
         part = texts[start:stop]
         joined = _SEP.join(part) + _SEP
         folded = joined.casefold()
+        starts = ends[start:stop] - sizes[start:stop] - base  # where each text starts
         if len(folded) != len(joined):  # a character folds to several: fold text by text
             part = list(map(str.casefold, part))
             folded = _SEP.join(part) + _SEP
+            lengths = np.fromiter(map(len, part), dtype=np.int64, count=len(part)) + 1
+            starts = np.cumsum(lengths) - lengths
         codes = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
         word = _is_word(codes)
         edges = np.flatnonzero(word[1:] != word[:-1]) + 1
@@ -169,20 +186,11 @@ def _hash_texts(texts: list[str]) -> tuple[NDArray[np.uint64], NDArray[np.int64]
         last = edges[~word[edges]] - 1  # the text always ends with a separator
         if len(first):
             m = len(codes)
-            if len(inv) < m:
-                inv = np.full(m, _PINV, dtype=np.uint64)
-                inv[0] = 1
-                inv = np.cumprod(inv)  # PINV^j, mod 2^64
-                powers = np.full(m, _P, dtype=np.uint64)
-                powers[0] = 1
-                powers = np.cumprod(powers)
+            inv, powers = _powers(m)
             acc = np.cumsum(codes * inv[:m])  # sum of c_j PINV^j (uint64)
             before = acc[first - 1]
             before[first == 0] = 0
             hashes.append((acc[last] - before) * powers[last])
-            # where each text starts in the joined text (a separator after each)
-            sizes = np.fromiter(map(len, part), dtype=np.int64, count=len(part)) + 1
-            starts = np.cumsum(sizes) - sizes
             owners.append(np.searchsorted(starts, first, side="right").astype(np.int64)
                           - 1 + start)
         start = stop
@@ -315,6 +323,10 @@ class LexicalIndex:
         self._seen = self._signature()
 
     def _rebuild(self) -> None:
+        with collector_paused():  # many arrays and lists that all stay alive
+            self._build()
+
+    def _build(self) -> None:
         self.docs = []
         self.lengths = np.zeros(0, dtype=np.float32)
         self.total_length = 0.0
@@ -359,14 +371,14 @@ class LexicalIndex:
             values = [v if type(v) is str else value_text(v) for v in values]
         with_reasons = np.flatnonzero(np.fromiter(map(bool, map(_get_justs, beliefs)),
                                                   dtype=np.bool_, count=n)).tolist()
-        kh, kd = _hash_texts(keys)
-        vh, vd = _hash_texts(values)
-        eh, ed = _hash_texts([_extra_text(beliefs[i]) for i in with_reasons])
-        ed = np.asarray(with_reasons, dtype=np.int64)[ed] if len(ed) else ed
-        hashes = np.concatenate([kh, vh, eh])
-        docs = np.concatenate([kd, vd, ed]) + start
-        weights = np.concatenate([np.full(len(kh), KEY_WEIGHT, dtype=np.float32),
-                                  np.ones(len(vh) + len(eh), dtype=np.float32)])
+        extra = [_extra_text(beliefs[i]) for i in with_reasons]
+        hashes, owner = _hash_texts([*keys, *values, *extra])
+        docs = owner.copy()
+        docs[owner >= 2 * n] = np.asarray(with_reasons, dtype=np.int64)[owner[owner >= 2 * n]
+                                                                        - 2 * n]
+        docs[(owner >= n) & (owner < 2 * n)] -= n
+        docs += start
+        weights = np.where(owner < n, np.float32(KEY_WEIGHT), np.float32(1.0))
         lengths = np.bincount(docs - start, weights=weights, minlength=n).astype(np.float32)
         self.lengths = np.concatenate([self.lengths, lengths])
         self.total_length += float(lengths.sum())

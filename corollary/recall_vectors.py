@@ -76,7 +76,7 @@ def embed(embedder: Embedder, texts: list[str]) -> NDArray[np.float32]:
             raise InvalidInputError("the embedder returned NaN or infinite numbers")
         width = out.shape[1]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
-        rows.append(out / np.where(norms > 0, norms, 1.0))
+        rows.append((out / np.where(norms > 0, norms, 1.0)).astype(np.float32))
     if not rows:
         return np.zeros((0, 0), dtype=np.float32)
     return np.concatenate(rows)
