@@ -31,6 +31,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -346,14 +347,29 @@ class LexicalIndex:
 
     def _new_key_beliefs(self) -> list[Belief]:
         """The beliefs of keys added since the last catch-up: from the last key back to the
-        first key holding a belief already indexed."""
+        first key holding a belief already indexed (read in growing blocks)."""
         found: list[Belief] = []
-        for slot in reversed(self.engine.keys.values()):
-            values = [slot] if isinstance(slot, Belief) else list(slot.values())
-            fresh = [b for b in values if self.known(b) < 0]
-            found.extend(fresh)
-            if len(fresh) < len(values):
+        slots_back = reversed(self.engine.keys.values())
+        size = 16
+        while True:
+            slots: list[Any] = list(islice(slots_back, size))
+            if not slots:
                 break
+            size *= 4
+            if set(map(type, slots)) == {Belief}:  # one value per key: checked at once
+                known = np.flatnonzero(self._numbers(slots) >= 0)
+                if len(known):
+                    found.extend(slots[:int(known[0])])
+                    break
+                found.extend(slots)
+                continue
+            for slot in slots:
+                values = [slot] if isinstance(slot, Belief) else list(slot.values())
+                fresh = [b for b in values if self.known(b) < 0]
+                found.extend(fresh)
+                if len(fresh) < len(values):
+                    found.reverse()
+                    return found
         found.reverse()
         return found
 
