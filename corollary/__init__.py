@@ -67,6 +67,7 @@ from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, Scripte
 from .policy import TrustPolicy
 from .promises import Answer, Replay
 from .proof import Proof
+from .recall import Recalled, render_recalled
 from .rules import Rule, rule
 from .sensitivity import Check
 from .tms import StepKind
@@ -104,11 +105,11 @@ __all__ = [
     "InvalidInputError", "InvalidTypeError", "ManualClock", "MissingExtraError",
     "MissingProgramError", "Model", "ModelConnectionError", "ModelError", "ModelHTTPError",
     "ModelResponseError", "ModelTimeoutError", "NotFittedError", "OpenAIChat", "Outcome", "Platt",
-    "PreferHigherConfidence", "PreferSource", "Promise", "Proof", "RankedSource", "Refreshed",
+    "PreferHigherConfidence", "PreferSource", "Promise", "Proof", "RankedSource", "Recalled", "Refreshed",
     "Replay", "Reply", "Route", "Rule", "RuleError", "RuleLimitError", "Run",
     "ScriptExhaustedError", "ScriptedModel", "SessionNotFoundError", "SnapshotError",
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "WeakSignalError",
-    "WeakSignalWarning", "__version__", "open_ledger", "rule", "self_consistency", "tool",
+    "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

@@ -46,6 +46,8 @@ from .lookup import EngineSync, Lookup
 from .nogoods import make_nogood
 from .policy import STEP_KINDS, TrustPolicy
 from .promises import PromiseBook
+from .recall import Recaller
+from .recall_vectors import check_embedder
 from .resolving import open_conflicts, resolution
 from .rule_engine import RuleEngine
 from .rules import Rule
@@ -83,6 +85,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
     max_rule_firings : int
         How many times rules may fire within one operation (an assertion, a query...) before
         :class:`~corollary.errors.RuleLimitError` says they do not settle.
+    embedder : callable, optional
+        ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
+        :mod:`corollary.recall_vectors`). Not saved in snapshots: pass it again on load.
 
     Examples
     --------
@@ -104,6 +109,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
         max_rule_firings: int = 10_000,
+        embedder: Callable[[list[str]], Any] | None = None,
         *,
         conflicts: Any = _UNSET,
     ) -> None:
@@ -142,6 +148,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         self._uid = uuid.uuid4().hex
         self._ops = 0
         self._sessions: dict[str, int] = {}
+        self._recaller: Recaller | None = None  # made on the first recall (corollary.recall)
+        self._embedder = check_embedder(embedder)
         # whether anything must run after a change: rules, or a policy that watches changes
         self._hooks = conflict_policy is not None and conflict_policy.watches_changes
         for t in tools:

@@ -16,6 +16,7 @@ from .blame import sources_of
 from .calls import Expired, expired
 from .nogoods import describe_loss
 from .proof import Proof, build_proof
+from .recall import Recalled, Recaller, check_recall_args
 from .sensitivity import Check, what_to_check
 from .tms import IN, OUT
 from .values import canon
@@ -56,6 +57,8 @@ class QueryMethods:
     _trust: TrustView
     _sync_engine: EngineSync
     _promises: PromiseBook
+    _recaller: Recaller | None
+    _embedder: Any
 
     if TYPE_CHECKING:  # provided by BeliefBase
         def now(self) -> float: ...
@@ -97,6 +100,28 @@ class QueryMethods:
         self._lookup.sync()
         return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
                 if b.label is IN and b.conf >= floor]
+
+    def recall(self, query: str, k: int = 10, *, budget: float | None = None,
+               min_confidence: float | None = None, expand: bool = False) -> list[Recalled]:
+        """The held beliefs ``query`` is about, most relevant first (see :mod:`corollary.recall`).
+
+        At most ``k`` hits, each held now at or above ``min_confidence`` (default: the policy's
+        ``min_confidence``); ``expand`` adds each hit's held inputs after it; ``budget``
+        (tokens, :func:`corollary.recall.count_tokens` of the rendered lines) stops the list
+        before the first line that would not fit.
+
+        >>> from corollary import BeliefBase
+        >>> kb = BeliefBase()
+        >>> kb.assert_("customer:7:email", "ann@example.com", source="tool:crm")
+        >>> [(r.key, r.why) for r in kb.recall("What is customer 7's email?")]
+        [('customer:7:email', ('customer', '7', 'email'))]
+        """
+        query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
+                                                            expand)
+        if self._recaller is None:
+            self._recaller = Recaller(self._engine, self._lookup, self._embedder)
+        floor = self.policy.min_confidence if floor is None else floor
+        return self._recaller.recall(query, k, floor, budget, expand)
 
     def project(self) -> dict[str, Any]:
         """What a model should be shown: held values at or above ``policy.min_confidence``."""

@@ -86,7 +86,8 @@ class SnapshotMethods:
                   clock: Clock | None = None, *, rules: Iterable[Rule] = (),
                   tools: Iterable[Callable[..., Any]] = (), conflict_policy: Any = _KEEP,
                   functions: Iterable[Callable[..., Any]] = (),
-                  path: object = None, conflicts: Any = _UNSET) -> BeliefBase:
+                  path: object = None, conflicts: Any = _UNSET,
+                  embedder: Callable[[list[str]], Any] | None = None) -> BeliefBase:
         """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
         the signal and group functions of promises from ``functions`` (by qualified name).
 
@@ -107,16 +108,17 @@ class SnapshotMethods:
             if plan.missing_ledger:
                 warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
                               "attach it (using an empty one)", stacklevel=2)
-            return cls._from_plan(plan, clock)
+            return cls._from_plan(plan, clock, embedder)
 
     @classmethod
-    def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
+    def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None,
+                   embedder: Callable[[list[str]], Any] | None = None) -> BeliefBase:
         """Build a base from a checked snapshot, through each part's explicit restore."""
         own = plan.own_ledger
         kb = cast("type[BeliefBase]", cls)(
             policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
             conflict_policy=plan.conflicts, tools=plan.tools,
-            learn_from_checks=plan.learn_from_checks)
+            learn_from_checks=plan.learn_from_checks, embedder=embedder)
         kb._trust.shared = own is None and plan.ledger is not None
         beliefs = restore_engine(kb._engine, plan)
         for r in plan.rules:
