@@ -22,6 +22,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from .._version import __version__
+from ..agent import prompts
 from ..base import BeliefBase
 from ..cli.opening import check_bindings
 from ..errors import CorollaryError, UnknownBeliefError
@@ -34,13 +35,6 @@ __all__ = ["build", "run"]
 
 T = TypeVar("T")
 
-INSTRUCTIONS = """\
-corollary is a belief base with reasons. Record what tools, documents and people say with \
-assert_fact, and your own conclusions with claim (naming the beliefs you reasoned from, and a \
-formula when the conclusion is arithmetic, which is re-executed). Every belief is IN or OUT with a \
-confidence; explain shows why. When a fact turns out wrong or stale, retract it: everything \
-resting on it goes OUT. Keys are strings such as 'revenue:Q3'; sources are 'kind:name' \
-('tool:quote', 'document:10-K', 'human:ops', 'model:gpt')."""
 
 
 # -- what the tools return -----------------------------------------------------------------------
@@ -205,7 +199,9 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     if not isinstance(kb, BeliefBase):
         raise TypeError("make_server needs a BeliefBase")
     served = Served(kb, session)
-    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    # the instructions are one of the texts the agent's prompts hold (corollary.agent.prompts)
+    server = MCPServer(name, instructions=prompts.MCP_INSTRUCTIONS, version=__version__,
+                       log_level="WARNING")
 
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
