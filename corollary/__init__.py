@@ -43,6 +43,7 @@ from .models import FunctionModel, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .policy import TrustPolicy
 from .promises import Answer, Replay
 from .proof import Proof
+from .recall import Recalled, render_recalled
 from .rules import Rule, rule
 from .sensitivity import Check
 from .tools import tool
@@ -52,9 +53,9 @@ __all__ = [
     "BlameError", "Candidate", "Check", "ConcurrentWriteError", "Conflict", "CorollaryError",
     "Expired", "Faded", "FormulaError", "FunctionModel", "GatedConfidence", "Held",
     "InvalidInputError", "InvalidTypeError", "ManualClock", "OpenAIChat", "Outcome",
-    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Refreshed", "Replay", "Route",
+    "PreferHigherConfidence", "PreferSource", "Proof", "RankedSource", "Recalled", "Refreshed", "Replay", "Route",
     "Reply", "Rule", "RuleError", "RuleLimitError", "Run", "ScriptedModel",
     "SessionNotFoundError", "SnapshotError", "SourceRecord", "Step", "StoreError", "ToolCall",
     "ToolCallRecord", "TrustLedger", "TrustPolicy", "UnknownBeliefError", "UnknownPromiseError",
-    "UnknownSourceError", "__version__", "open_ledger", "rule", "self_consistency", "tool",
+    "UnknownSourceError", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

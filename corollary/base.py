@@ -53,6 +53,7 @@ from .nogoods import conflict_of, describe_loss, give_up_target, make_nogood
 from .policy import STEP_KINDS, TrustPolicy
 from .promises import Answer, Promises, Replay, calibration_pairs
 from .proof import Proof, build_proof
+from .recall import Recalled, Recaller, check_recall_args
 from .rule_engine import RuleEngine
 from .rules import Rule
 from .sensitivity import Check, what_to_check
@@ -191,6 +192,7 @@ class BeliefBase:
         self._uid = uuid.uuid4().hex
         self._ops = 0
         self._sessions: dict[str, int] = {}
+        self._recaller: Recaller | None = None  # made on the first recall (corollary.recall)
         # whether anything must run after a change: rules, or a policy that watches changes
         self._hooks = conflicts is not None and conflicts.watches_changes
         for t in tools:
@@ -700,6 +702,22 @@ class BeliefBase:
         self._lookup.sync()
         return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
                 if b.label is IN and b.conf >= floor]
+
+    def recall(self, query: str, k: int = 10, *, budget: float | None = None,
+               min_confidence: float | None = None, expand: bool = False) -> list[Recalled]:
+        """The held beliefs ``query`` is about, most relevant first (see :mod:`corollary.recall`).
+
+        At most ``k`` hits, each held now at or above ``min_confidence`` (default: the policy's
+        ``min_confidence``); ``expand`` adds each hit's held inputs after it; ``budget``
+        (tokens, :func:`corollary.recall.count_tokens` of the rendered lines) stops the list
+        before the first line that would not fit.
+        """
+        query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
+                                                            expand)
+        if self._recaller is None:
+            self._recaller = Recaller(self._engine, self._lookup)
+        floor = self.policy.min_confidence if floor is None else floor
+        return self._recaller.recall(query, k, floor, budget, expand)
 
     def project(self) -> dict[str, Any]:
         """What a model should be shown: held values at or above ``policy.min_confidence``."""
