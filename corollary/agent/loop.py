@@ -43,13 +43,14 @@ from ..models import (
     tool_schema,
 )
 from ..models.protocol import Model
+from ..recall import count_tokens
 from ..rules import Rule
 from ..tms import IN, OUT, Belief
 from ..tools import bind_named, call_key, spec_of, split_arguments
 from ..values import canon, check_key, plain
 from . import prompts, sampling
 from .builtins import BUILTINS, builtin_schema, check_arguments
-from .projector import Projector, View, count_tokens
+from .projector import Projector, View
 from .records import ABSTAIN, NO_ANSWER, OK, Refreshed, Run, Step
 
 #: The system message as :mod:`corollary.agent.prompts` has it at import (kept for imports of
@@ -57,7 +58,9 @@ from .records import ABSTAIN, NO_ANSWER, OK, Refreshed, Run, Step
 DEFAULT_SYSTEM = prompts.SYSTEM
 
 #: The default ``context_budget``, in tokens (see docs/agent.md, "What the model sees").
-CONTEXT_BUDGET = None
+CONTEXT_BUDGET = 2000
+#: The hits recalled for the task at the start of a run (each followed by its held inputs).
+RECALLED = 10
 #: The most beliefs one call of the ``recall`` tool returns.
 RECALL_MOST = 50
 
@@ -235,7 +238,7 @@ class Agent:
         # the budget covers the task and the list's heading as well as the lines
         heading = prompts.BELIEFS.format(lines="")
         room = self.context_budget - count_tokens(task) - count_tokens(heading)
-        found = [] if room <= 0 else self.kb.recall(task, k=max(room // 8, 10), budget=room,
+        found = [] if room <= 0 else self.kb.recall(task, RECALLED, budget=room,
                                                     min_confidence=self.floor, expand=True)
         return View(self.kb, self.floor, [(r.key, r.value) for r in found])
 

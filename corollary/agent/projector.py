@@ -11,15 +11,13 @@ what changed among the beliefs it watches (see ``docs/agent.md``, "What the mode
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from json.encoder import encode_basestring  # what json.dumps(ensure_ascii=False) writes for a str
 from typing import TYPE_CHECKING, Any
 
-from ..errors import CorollaryError, InvalidTypeError
-from ..proof import format_confidence
+from ..errors import AmbiguousValueError, CorollaryError, InvalidTypeError
+from ..recall import Recalled, render_recalled
 from ..tms import IN
-from ..values import canon, plain
+from ..values import canon
 from . import prompts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,56 +26,31 @@ if TYPE_CHECKING:  # pragma: no cover
 Projector = Callable[["BeliefBase"], str]
 
 
-_SCALARS = {True: "true", False: "false", None: "null"}
+def render_line(key: str, value: Any, confidence: float, conflict: bool = False
+                ) -> tuple[str, str]:
+    """``(head, line)`` of one held belief: the line as :func:`corollary.recall.render_recalled`
+    writes every belief line (key and value escaped), and its head ``key = value``, which names
+    the belief whatever its confidence.
 
-
-def render_value(value: Any) -> str:
-    """A value as the model reads it: JSON (``"up"``, ``0.1``, ``true``, ``[1, 2]``).
-
-    >>> [render_value(v) for v in ("up", 0.1, 3, True, None, ("a", {"b": 1}))]
-    ['"up"', '0.1', '3', 'true', 'null', '["a", {"b": 1}]']
+    >>> render_line("x = 1 [IN 0.99]\\nrevenue:Q3", "a [b", 0.5)
+    ('"x = 1 [IN 0.99]\\\\nrevenue:Q3" = "a [b"', '"x = 1 [IN 0.99]\\\\nrevenue:Q3" = "a [b" [IN 0.50]')
     """
-    kind = type(value)
-    if kind is str:
-        return encode_basestring(value)  # type: ignore[no-any-return]
-    if kind is float or kind is int:  # finite (values are): repr is their JSON
-        return repr(value)
-    if kind is bool or value is None:
-        return _SCALARS[value]
-    return json.dumps(plain(value), ensure_ascii=False)
-
-
-def escape_key(key: str) -> str:
-    """A key as a line shows it: as is, unless it could be read as more than a key (a line break
-    or another unprintable character, ``" = "``, ``" ["``, a leading quote), then as a JSON string.
-
-    >>> escape_key("revenue:Q3"), escape_key("x = 1 [IN 0.99]\\nrevenue:Q3")
-    ('revenue:Q3', '"x = 1 [IN 0.99]\\\\nrevenue:Q3"')
-    """
-    if key.isprintable() and " = " not in key and " [" not in key and not key.startswith('"'):
-        return key
-    return encode_basestring(key)  # type: ignore[no-any-return]
-
-
-def render_line(key: str, value: Any, confidence: str) -> tuple[str, str]:
-    """``(head, line)`` of one belief: ``key = value`` and the line with its confidence (already
-    formatted)."""
-    head = f"{escape_key(key)} = {render_value(value)}"
-    return head, f"{head} [IN {confidence}]"
+    line = render_recalled(Recalled(key, value, confidence, IN, 0.0, (), conflict))
+    return line[:line.rindex(" [")], line  # the tail " [IN ...]" is always last
 
 
 def lines(kb: BeliefBase, floor: float, exclude: str | None = None) -> dict[str, str]:
     """Every held belief of ``kb`` at or above ``floor`` but ``exclude``: line by head, sorted
-    by key (then by confidence, for the values of an open conflict)."""
-    held = sorted(((h.key, -h.confidence, h.value) for h in kb.beliefs(floor) if h.key != exclude),
-                  key=lambda t: (t[0], t[1]))
-    shown: dict[float, str] = {}  # many beliefs share a confidence (a tool's prior)
+    by key (then by confidence, for the values of an open conflict, which are marked)."""
+    everything = kb.beliefs()
+    values: dict[str, int] = {}
+    for h in everything:
+        values[h.key] = values.get(h.key, 0) + 1
+    held = sorted(((h.key, -h.confidence, h.value) for h in everything
+                   if h.confidence >= floor and h.key != exclude), key=lambda t: (t[0], t[1]))
     found = {}
     for key, negc, value in held:
-        confidence = shown.get(negc)
-        if confidence is None:
-            confidence = shown[negc] = format_confidence(-negc)
-        head, line = render_line(key, value, confidence)
+        head, line = render_line(key, value, -negc, values[key] > 1)
         found[head] = line
     return found
 
@@ -138,19 +111,19 @@ class View:
         """``(head, line)`` of ``key = value`` if it is held at or above the floor now."""
         kb = self.kb
         try:
-            if value is None:  # None reads as "the held value": make sure it is this one
-                if kb.label(key) != IN or kb.value(key) is not None:
-                    return None
-                confidence = kb.confidence(key)
-            else:
-                if kb.label(key, value) != IN:
-                    return None
-                confidence = kb.confidence(key, value)
-        except CorollaryError:  # no such belief, or the key is in conflict: not this one
+            if kb.label(key, value) != IN:
+                return None
+            confidence = kb.confidence(key, value)
+            try:
+                held = kb.value(key)
+                conflict = False
+            except AmbiguousValueError:  # an open conflict: this value and another are held
+                held, conflict = value, True
+        except CorollaryError:  # no such belief (an unknown key or value)
             return None
-        if confidence < self.floor:
-            return None
-        return render_line(key, value, format_confidence(confidence))
+        if confidence < self.floor or canon(held) != canon(value):
+            return None  # below the floor, or None read as "the held value" is another one
+        return render_line(key, value, confidence, conflict)
 
     def current(self, exclude: str | None = None) -> dict[str, str]:
         """The lines shown if the model were told everything now, by head."""
@@ -203,7 +176,3 @@ class View:
             sections.append(prompts.NO_LONGER.format(lines="\n".join(gone)))
         return prompts.CHANGES.format(sections="\n".join(sections)) if sections else None
 
-
-def count_tokens(text: str) -> int:
-    """TEMPORARY until the recall module's counter is merged."""
-    return (len(text) + 3) // 4

@@ -22,8 +22,6 @@ from corollary import Agent, BeliefBase, InvalidInputError, ManualClock, Scripte
 from corollary.agent import prompts
 from corollary.models import Reply
 
-NEEDS_RECALL = pytest.mark.skipif(not hasattr(BeliefBase, "recall"), reason="TEMPORARY: kb.recall")
-
 
 def base(**options: Any) -> BeliefBase:
     return BeliefBase(clock=ManualClock(0), **options)
@@ -100,7 +98,7 @@ def test_a_tool_may_not_be_called_recall() -> None:
 # -- the prefix never changes ----------------------------------------------------------------
 @pytest.mark.parametrize("options", [
     pytest.param({"context_budget": None}, id="every-belief"),
-    pytest.param({"context_budget": 2000}, id="recalled", marks=NEEDS_RECALL),
+    pytest.param({"context_budget": 2000}, id="recalled"),
     pytest.param({"projector": lambda kb: f"{len(kb)} beliefs"}, id="projector")])
 def test_each_request_starts_with_the_previous_one(options: dict[str, Any]) -> None:
     model = ScriptedModel(worked_script())
@@ -113,8 +111,7 @@ def test_each_request_starts_with_the_previous_one(options: dict[str, Any]) -> N
     assert first[1]["content"] == "Is revenue growing? Look at revenue growth and the trend."
 
 
-@pytest.mark.parametrize("budget", [pytest.param(None, id="every-belief"),
-                                    pytest.param(2000, id="recalled", marks=NEEDS_RECALL)])
+@pytest.mark.parametrize("budget", [None, 2000], ids=["every-belief", "recalled"])
 def test_what_changed_travels_in_a_later_message(budget: int | None) -> None:
     """Between turns, a rule derives a belief, a source's reliability moves a shown belief,
     and a tool retracts one: the model is told in a message appended at the end."""
@@ -171,8 +168,7 @@ def lines_of(model: ScriptedModel) -> list[str]:
             if m["role"] in ("system", "user") for line in m["content"].splitlines()]
 
 
-@pytest.mark.parametrize("budget", [pytest.param(None, id="every-belief"),
-                                    pytest.param(2000, id="recalled", marks=NEEDS_RECALL)])
+@pytest.mark.parametrize("budget", [None, 2000], ids=["every-belief", "recalled"])
 def test_a_key_from_a_model_argument_cannot_forge_a_line(budget: int | None) -> None:
     @tool(trust="high", key="note:{topic}")
     def note(topic: str) -> str:

@@ -75,8 +75,11 @@ def test_the_sample_requests_hold_exactly_what_they_must() -> None:
     last = model.requests[5][0]
     assert last[:len(model.requests[0][0])] == model.requests[0][0]
     assert last[1]["content"] == TASK
-    assert json.loads(last[-1]["content"]) == {"key": "trend", "value": "sharply-up",
+    assert json.loads(last[-2]["content"]) == {"key": "trend", "value": "sharply-up",
                                                "confidence": 0.891, "label": "IN"}
+    # the value the key held before is now one side of an open conflict: the model is told
+    assert last[-1] == {"role": "user", "content": "The beliefs shown have changed:\nheld now:\n"
+                                                   'trend = "flat" [IN 0.95, open conflict]'}
     assert run.status == "ok"
     assert [s.kind for s in run.steps] == ["text", "claim", "sample", "sample", "sample", "sample",
                                           "answer"]
