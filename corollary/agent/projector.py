@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AmbiguousValueError, CorollaryError, InvalidTypeError
-from ..recall import Recalled, render_recalled
+from ..recall import Recalled, render_key, render_recalled, render_value
 from ..tms import IN
 from ..values import canon
 from . import prompts
@@ -48,10 +48,18 @@ def lines(kb: BeliefBase, floor: float, exclude: str | None = None) -> dict[str,
         values[h.key] = values.get(h.key, 0) + 1
     held = sorted(((h.key, -h.confidence, h.value) for h in everything
                    if h.confidence >= floor and h.key != exclude), key=lambda t: (t[0], t[1]))
+    # render_line's lines, made faster for a whole base: many beliefs share a confidence (a
+    # tool's prior), so each tail " [IN 0.95]" is rendered once (tests/agent/test_prompts.py
+    # checks the lines are render_line's)
+    tails: dict[tuple[float, bool], str] = {}
     found = {}
     for key, negc, value in held:
-        head, line = render_line(key, value, -negc, values[key] > 1)
-        found[head] = line
+        conflict = values[key] > 1
+        tail = tails.get((negc, conflict))
+        if tail is None:
+            tail = tails[negc, conflict] = render_line("k", 0, -negc, conflict)[1][len("k = 0"):]
+        head = f"{render_key(key)} = {render_value(value)}"
+        found[head] = head + tail
     return found
 
 

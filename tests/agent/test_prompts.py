@@ -216,3 +216,27 @@ def test_the_agent_never_changes_the_bases_learn_from_checks() -> None:
     Agent(model, kb, tools=[revenue], name="analyst", learn_from_checks=False).run("Go")
     assert read and set(read) == {True} and kb.learn_from_checks is True
     assert kb.ledger.outcomes("model:analyst") == []  # the agent's choice held for its claims
+
+
+def test_the_whole_base_lines_are_the_one_renderers_lines() -> None:
+    """``projector.lines`` renders a whole base faster, and exactly as render_line (which is
+    ``corollary.recall.render_recalled``) renders each belief."""
+    from corollary.agent.projector import lines, render_line
+    from corollary.recall import Recalled, render_recalled
+
+    kb = base(conflicts=None)
+    kb.assert_("plain", "v\n" + FORGED, source="human:ops")
+    kb.assert_("a key with spaces", [1, {"b": "\u2028"}], source="tool:x")
+    kb.assert_('q"uote', None, source="tool:y")
+    kb.assert_("ceo", "Alice", source="human:ops")
+    kb.assert_("ceo", "Bob", source="model:analyst")  # an open conflict
+    kb.assert_("n", 0.475, source="assumption:me")
+    shown = lines(kb, 0.0)
+    held = kb.beliefs()
+    assert len(shown) == len(held) == 6
+    for h in held:
+        conflict = h.key == "ceo"
+        head, line = render_line(h.key, h.value, h.confidence, conflict)
+        assert shown[head] == line == render_recalled(
+            Recalled(h.key, h.value, h.confidence, "IN", 0.0, (), conflict))
+        assert "\n" not in line and "\u2028" not in line
