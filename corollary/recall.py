@@ -37,6 +37,10 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Recalled", "Recaller", "count_tokens", "render_key", "render_recalled",
            "render_value"]
 
+#: Confidence reorders the best lexical candidates: up to ``RERANK × k`` held ones (at least
+#: 100) are compared, so that a weak match far down the list (one sharing only common words
+#: with the query) is never pulled up by its confidence alone.
+RERANK = 10
 #: ``why`` of a belief recalled as the input of a hit: ``INPUT_OF + key``.
 INPUT_OF = "input of "
 
@@ -197,35 +201,51 @@ class Recaller:
         return self._pack(hits, floor, budget, expand)
 
     def _held(self, b: Belief, floor: float) -> bool:
-        """Whether ``b`` is a belief of the base now, held at or above ``floor`` (synced)."""
-        if self.engine.find(b.key, b.vid) is not b:
-            return False  # forgotten, or undone by a rollback
-        return b.label is IN and b.conf >= floor
+        """Whether ``b`` (synced) is a belief of the base now, held at or above ``floor``."""
+        return b.label is IN and b.conf >= floor and self.engine.find(b.key, b.vid) is b
+
+    def _beside(self, b: Belief, terms: list[str]) -> list[tuple[float, Belief]]:
+        """The other values of ``b``'s key not indexed yet (made by reasons only, since the
+        last catch-up), indexed now, with their relevance."""
+        slot = self.engine.keys.get(b.key)
+        if type(slot) is not dict:
+            return []
+        index = self.index
+        fresh = [x for x in slot.values() if index.known(x) < 0]
+        if not fresh:
+            return []
+        index.index_now(fresh)
+        return [(index.relevance(x, terms), x) for x in fresh]
 
     def _ranked(self, terms: list[str], k: int, floor: float) -> list[tuple[Recalled, Belief]]:
         """The ``k`` best held beliefs: candidates in decreasing relevance, checked in growing
         batches, until no unchecked candidate can beat the k-th (the confidence factor is at
-        most 1)."""
-        found: list[tuple[float, int, Belief, tuple[str, ...]]] = []
+        most 1), or :data:`RERANK` × k held candidates were compared."""
+        found: list[tuple[float, int, Belief]] = []
         worst = -math.inf
-        batch = max(2 * k, 32)
-        for chunk in self.index.candidates(terms, batch):
-            if len(found) >= k and chunk[0][0] < worst:
+        window = max(RERANK * k, 100)
+        compared = 0
+        index = self.index
+        for chunk in index.candidates(terms, max(2 * k, 32)):
+            if len(found) >= k and (chunk[0][0] <= worst or compared >= window):
                 break
-            beliefs = [b for _, b in chunk]
-            self.lookup.sync(beliefs)
-            for relevance, b in chunk:
-                if len(found) >= k and relevance < worst:
-                    break
+            live = [(r, b) for r, b in chunk if index.live(b)]
+            for _, b in list(live):
+                live += self._beside(b, terms)
+            self.lookup.sync([b for _, b in live])
+            for relevance, b in live:
+                if len(found) >= k and (relevance <= worst or compared >= window):
+                    continue
                 if not self._held(b, floor):
                     continue
-                score = relevance * (0.5 + 0.5 * b.conf)
-                found.append((score, b.seq, b, self.index.matched(b, terms)))
+                compared += 1
+                found.append((relevance * (0.5 + 0.5 * b.conf), b.seq, b))
             found.sort(key=lambda t: (-t[0], t[1]))
             del found[k:]
             if len(found) >= k:
                 worst = found[-1][0]
-        return [(self._recalled(b, score, why), b) for score, _, b, why in found]
+        return [(self._recalled(b, score, index.matched(b, terms)), b)
+                for score, _, b in found]
 
     def _recalled(self, b: Belief, score: float, why: tuple[str, ...]) -> Recalled:
         rivals = self.engine.rivals(b)

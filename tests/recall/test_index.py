@@ -1,0 +1,103 @@
+"""The recall index follows the base: whatever happens between two recalls (assertions one by
+one or in bulk, claims, new sources on a value, replaced and forgotten values, restores), the
+next recall sees it, as a base built afresh with the same beliefs would."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from corollary import BeliefBase, ManualClock
+from corollary.recall_index import _hash_texts, belief_words, tokenize, word_hash
+
+
+def found(kb, query, k=50):
+    return {(r.key, r.value) for r in kb.recall(query, k=k)}
+
+
+def test_new_beliefs_after_a_recall_are_found():
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("a:1", "apple", source="tool:t")
+    assert found(kb, "banana") == set()
+    kb.assert_("a:2", "banana", source="tool:t")
+    assert found(kb, "banana") == {("a:2", "banana")}
+    kb.assert_many([(f"bulk:{i}", f"banana {i}", "tool:t") for i in range(3000)])
+    assert len(kb.recall("banana", k=5000)) == 3001
+    assert found(kb, "bulk 2999") >= {("bulk:2999", "banana 2999")}
+
+
+def test_a_new_source_on_a_known_value_adds_its_words():
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("trip", "Paris in May", source="tool:calendar")
+    assert kb.recall("calvin") == []
+    kb.assert_("trip", "Paris in May", source="human:calvin")
+    assert [r.key for r in kb.recall("calvin")] == ["trip"]
+
+
+def test_a_replaced_value_is_found_by_its_new_words_only():
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("hq", "Austin office", source="tool:registry")
+    assert found(kb, "austin") == {("hq", "Austin office")}
+    for city in ["Denver", "Boston", "Miami"]:  # each replaces the last (the old is forgotten)
+        kb.assert_("hq", f"{city} office", source="tool:registry")
+        assert found(kb, "office") == {("hq", f"{city} office")}
+    assert found(kb, "austin denver boston") == set()
+
+
+def test_a_value_made_by_a_claim_on_a_known_key_is_found():
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("q2", 100.0, source="tool:ledger")
+    kb.assert_("growth", "flat", source="human:ann")
+    assert found(kb, "growth") == {("growth", "flat")}
+    kb.claim("growth", "strong rebound", source="model:m", inputs=["q2"])
+    assert found(kb, "growth") == {("growth", "flat"), ("growth", "strong rebound")}
+    assert ("growth", "strong rebound") in found(kb, "rebound")
+    assert all(r.conflict for r in kb.recall("growth"))
+
+
+def test_a_restored_base_recalls_what_the_original_did():
+    kb = BeliefBase(clock=ManualClock(0))
+    for i in range(200):
+        kb.assert_(f"customer:{i}:email", f"user{i}@example.com", source="tool:crm")
+    kb.claim("vip", "customer 7", source="model:m", inputs=["customer:7:email"])
+    before = kb.recall("customer 7 email", k=20)
+    again = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0))
+    assert again.recall("customer 7 email", k=20) == before
+
+
+def test_segments_stay_few_as_beliefs_arrive_one_by_one():
+    kb = BeliefBase(clock=ManualClock(0))
+    for i in range(300):
+        kb.assert_(f"note:{i}", f"word{i % 7}", source="tool:t")
+        kb.recall("word3")
+    index = kb._recaller.index
+    assert len(index.segments) <= 10
+    assert len(kb.recall("word3", k=1000)) == len([i for i in range(300) if i % 7 == 3])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.text(min_size=0, max_size=12), max_size=8))
+def test_vectorised_hashing_matches_the_words(texts):
+    hashes, owners = _hash_texts(texts)
+    expected = [(word_hash(w), i) for i, t in enumerate(texts) for w in tokenize(t)]
+    assert list(zip(hashes.tolist(), owners.tolist(), strict=True)) == expected
+
+
+def test_words_of_a_belief():
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("Customer:7:E-mail", "A@B.c", source="human:Calvin")
+    b = kb.engine.find("Customer:7:E-mail", "A@B.c")
+    assert belief_words(b) == ["customer", "7", "e", "mail"] * 2 + ["a", "b", "c", "human",
+                                                                     "calvin"]
+
+
+@pytest.mark.parametrize("n", [1, 5000])
+def test_index_memory_is_reported(n):
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_many([(f"k:{i}", f"v {i}", "tool:t") for i in range(n)])
+    kb.recall("v")
+    index = kb._recaller.index
+    assert index.nbytes > 0
+    assert np.all(np.diff(index._ids.astype(np.float64)) > 0) or len(index._ids) == 0
