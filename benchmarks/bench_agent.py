@@ -175,6 +175,34 @@ def first_requests(sizes: list[int]) -> None:
           f"tools' schemas {fixed[1]:,} tokens; context_budget={default} (task + list)")
 
 
+def notes(n: int, size: int) -> BeliefBase:
+    """A base of ``n`` customers' notes of about ``size`` characters each."""
+    kb = BeliefBase(clock=ManualClock(0))
+    words = "called about the invoice, asked for a refund, prefers e-mail, renewal due ".split()
+    kb.assert_many((f"customer:{i}:note",
+                    " ".join(words[(i + j) % len(words)] for j in range(size // 7))[:size],
+                    "human:support") for i in range(n))
+    return kb
+
+
+def unbudgeted() -> None:
+    """What the default list (the task's 10 best hits, each with its inputs) costs without a
+    budget, on three kinds of base: where the default budget binds."""
+    from corollary.recall import line_cost
+
+    print("tokens of kb.recall(task, 10, expand=True) without a budget (the lines, heading "
+          "excluded):")
+    for name, kb, task in (
+            ("e-mail addresses, 10,000", emails(10_000), TASK),
+            ("judgements over 2 facts, 10,000", build(10_000),
+             "What do judgement 3 and judgement 7 rest on?"),
+            ("notes of 1,000 characters, 1,000", notes(1_000, 1_000),
+             "Which customer asked for a refund?")):
+        found = kb.recall(task, 10, expand=True)
+        print(f"  {name:>34}: {len(found):>3} beliefs, "
+              f"{sum(line_cost(r) for r in found):>6,} tokens")
+
+
 def median_time(fn: Any, repeat: int) -> float:
     """The median of ``repeat`` timed calls of ``fn``."""
     times = []
@@ -197,6 +225,7 @@ def main() -> None:
     print(f"corollary agent benchmarks: {n:,} beliefs; {platform.machine()}, "
           f"Python {platform.python_version()}")
     first_requests([int(size) for size in args.sizes.split(",") if size])
+    unbudgeted()
 
     kb = build(n)
     agent = Agent(Timed(0, 0), kb, tools=[observe], context_budget=None)

@@ -25,7 +25,14 @@ def builtin_schema(name: str) -> dict[str, Any]:
     >>> builtin_schema("recall")["function"]["parameters"]["required"]
     ['query']
     """
-    return tool_schema(getattr(prompts, name))
+    fn = getattr(prompts, name)
+    made = _SCHEMAS.get((name, fn.__doc__))  # reading a docstring costs more than a step
+    if made is None:
+        made = _SCHEMAS[name, fn.__doc__] = tool_schema(fn)
+    return made
+
+
+_SCHEMAS: dict[tuple[str, str | None], dict[str, Any]] = {}
 
 
 def _json_kind(value: Any) -> str:

@@ -109,6 +109,7 @@ class View:
                 self.watch(key, value)
         #: The lines the model was last told of, by head (``key = value``).
         self.shown: dict[str, str] = {}
+        self._rendered: dict[tuple[str, float, bool], tuple[Any, tuple[str, str]]] = {}
 
     def watch(self, key: str, value: Any) -> None:
         """Keep the model told about ``key = value`` (when only watched beliefs are shown)."""
@@ -119,9 +120,9 @@ class View:
         """``(head, line)`` of ``key = value`` if it is held at or above the floor now."""
         kb = self.kb
         try:
-            if kb.label(key, value) != IN:
+            confidence = kb.confidence(key, value)  # 0.0 when OUT
+            if confidence < self.floor or (confidence == 0.0 and kb.label(key, value) != IN):
                 return None
-            confidence = kb.confidence(key, value)
             try:
                 held = kb.value(key)
                 conflict = False
@@ -129,9 +130,15 @@ class View:
                 held, conflict = value, True
         except CorollaryError:  # no such belief (an unknown key or value)
             return None
-        if confidence < self.floor or canon(held) != canon(value):
-            return None  # below the floor, or None read as "the held value" is another one
-        return render_line(key, value, confidence, conflict)
+        if held is not value and canon(held) != canon(value):
+            return None  # None read as "the held value" is another one
+        # most turns change nothing: the line of an unchanged belief is not rendered again
+        state = (key, confidence, conflict)
+        made = self._rendered.get(state)
+        if made is None or made[0] is not value:
+            made = (value, render_line(key, value, confidence, conflict))
+            self._rendered[state] = made
+        return made[1]
 
     def current(self, exclude: str | None = None) -> dict[str, str]:
         """The lines shown if the model were told everything now, by head."""
