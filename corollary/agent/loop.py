@@ -219,8 +219,8 @@ class Agent:
     def messages(self, task: str) -> list[dict[str, Any]]:
         """The first request's messages: the system message, the task, and the beliefs (the
         conversation then grows after them and never changes them)."""
-        view = self._view(task)
-        return self._opening(task, view)
+        task = _check_task(task)
+        return self._opening(task, self._view(task))
 
     def _opening(self, task: str, view: View) -> list[dict[str, Any]]:
         beliefs = view.opening() or prompts.NO_BELIEFS
@@ -235,6 +235,7 @@ class Agent:
         if task is None:
             raise InvalidInputError("with a context_budget, the beliefs shown depend on the "
                                     "task: pass beliefs(task=...)")
+        task = _check_task(task)
         # the budget covers the task and the list's heading as well as the lines
         heading = prompts.BELIEFS.format(lines="")
         room = self.context_budget - count_tokens(task) - count_tokens(heading)
@@ -313,8 +314,7 @@ class Agent:
                 return stop.value
 
     def _loop(self, task: str, key: str, group: Any) -> _Effects:
-        if not isinstance(task, str) or not task.strip():
-            raise InvalidInputError("the task must be a non-empty string")
+        task = _check_task(task)
         key = check_key(key)
         grouped = sorted(name for name, p in self.kb.promises.items()
                          if _grouped(p))
@@ -564,6 +564,12 @@ def _same(a: Any, b: Any) -> bool:
         return bool(canon(a) == canon(b))
     except CorollaryError:
         return False
+
+
+def _check_task(task: Any) -> str:
+    if not isinstance(task, str) or not task.strip():
+        raise InvalidInputError("the task must be a non-empty string")
+    return task
 
 
 def _grouped(promise: object) -> bool:
