@@ -54,6 +54,7 @@ from .policy import STEP_KINDS, TrustPolicy
 from .promises import Answer, Promises, Replay, calibration_pairs
 from .proof import Proof, build_proof
 from .recall import Recalled, Recaller, check_recall_args
+from .recall_vectors import check_embedder
 from .rule_engine import RuleEngine
 from .rules import Rule
 from .sensitivity import Check, what_to_check
@@ -140,6 +141,9 @@ class BeliefBase:
     max_rule_firings : int
         How many times rules may fire within one operation (an assertion, a query...) before
         :class:`~corollary.errors.RuleLimitError` says they do not settle.
+    embedder : callable, optional
+        ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
+        :mod:`corollary.recall_vectors`). Not saved in snapshots: pass it again on load.
 
     Examples
     --------
@@ -161,6 +165,7 @@ class BeliefBase:
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
         max_rule_firings: int = 10_000,
+        embedder: Callable[[list[str]], Any] | None = None,
     ) -> None:
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
@@ -193,6 +198,7 @@ class BeliefBase:
         self._ops = 0
         self._sessions: dict[str, int] = {}
         self._recaller: Recaller | None = None  # made on the first recall (corollary.recall)
+        self._embedder = check_embedder(embedder)
         # whether anything must run after a change: rules, or a policy that watches changes
         self._hooks = conflicts is not None and conflicts.watches_changes
         for t in tools:
@@ -715,7 +721,7 @@ class BeliefBase:
         query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
                                                             expand)
         if self._recaller is None:
-            self._recaller = Recaller(self._engine, self._lookup)
+            self._recaller = Recaller(self._engine, self._lookup, self._embedder)
         floor = self.policy.min_confidence if floor is None else floor
         return self._recaller.recall(query, k, floor, budget, expand)
 
@@ -864,7 +870,8 @@ class BeliefBase:
                   clock: Clock | None = None, *, rules: Iterable[Rule] = (),
                   tools: Iterable[Callable[..., Any]] = (), conflicts: Any = _KEEP,
                   functions: Iterable[Callable[..., Any]] = (),
-                  path: object = None) -> BeliefBase:
+                  path: object = None,
+                  embedder: Callable[[list[str]], Any] | None = None) -> BeliefBase:
         """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
         the signal and group functions of promises from ``functions`` (by qualified name).
 
@@ -880,15 +887,16 @@ class BeliefBase:
             if plan.missing_ledger:
                 warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
                               "attach it (using an empty one)", stacklevel=2)
-            return cls._from_plan(plan, clock)
+            return cls._from_plan(plan, clock, embedder)
 
     @classmethod
-    def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None) -> BeliefBase:
+    def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None,
+                   embedder: Callable[[list[str]], Any] | None = None) -> BeliefBase:
         """Build a base from a checked snapshot, through each part's explicit restore."""
         own = plan.own_ledger
         kb = cls(policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
                  conflicts=plan.conflicts, tools=plan.tools,
-                 learn_from_checks=plan.learn_from_checks)
+                 learn_from_checks=plan.learn_from_checks, embedder=embedder)
         kb._trust.shared = own is None and plan.ledger is not None
         beliefs = restore_engine(kb._engine, plan)
         for r in plan.rules:

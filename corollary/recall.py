@@ -28,6 +28,7 @@ from ._format import format_confidence
 from ._validate import check_bool, check_int, check_number, check_unit
 from .errors import InvalidInputError, InvalidTypeError
 from .recall_index import LexicalIndex, tokenize
+from .recall_vectors import Embedder, VectorIndex
 from .tms import IN, Belief, Engine
 from .values import plain
 
@@ -41,6 +42,8 @@ __all__ = ["Recalled", "Recaller", "count_tokens", "render_key", "render_recalle
 #: 100) are compared, so that a weak match far down the list (one sharing only common words
 #: with the query) is never pulled up by its confidence alone.
 RERANK = 10
+#: Reciprocal rank fusion's constant (Cormack, Clarke and Büttcher, 2009).
+RRF_K = 60
 #: ``why`` of a belief recalled as the input of a hit: ``INPUT_OF + key``.
 INPUT_OF = "input of "
 
@@ -182,12 +185,13 @@ class Recaller:
     its index up to date with the engine on each recall.
     """
 
-    __slots__ = ("engine", "lookup", "index")
+    __slots__ = ("engine", "lookup", "index", "vectors")
 
-    def __init__(self, engine: Engine, lookup: Lookup) -> None:
+    def __init__(self, engine: Engine, lookup: Lookup, embedder: Embedder | None = None) -> None:
         self.engine = engine
         self.lookup = lookup
         self.index = LexicalIndex(engine)
+        self.vectors = None if embedder is None else VectorIndex(embedder)
 
     def recall(self, query: str, k: int, floor: float, budget: float | None,
                expand: bool) -> list[Recalled]:
@@ -197,8 +201,43 @@ class Recaller:
             return []
         self.index.catch_up()
         self.lookup.sync(())  # outcomes, due rules and expiries first: they change what is held
-        hits = self._ranked(terms, k, floor)
+        if self.vectors is None:
+            hits = self._ranked(terms, k, floor)
+        else:
+            self.vectors.catch_up(self.index.docs, self.lookup.sync, self.index.live)
+            hits = self._fused(query, terms, k, floor)
         return self._pack(hits, floor, budget, expand)
+
+    def _fused(self, query: str, terms: list[str], k: int,
+               floor: float) -> list[tuple[Recalled, Belief]]:
+        """Lexical and vector ranks fused (reciprocal rank fusion over the first ``window``
+        held beliefs of each), times the confidence factor."""
+        assert self.vectors is not None
+        window = max(RERANK * k, 100)
+        fused: dict[Belief, float] = {}
+        lexical = self._ranked(terms, window, floor, rerank=False)
+        for rank, (_, b) in enumerate(lexical):
+            fused[b] = 1.0 / (RRF_K + rank + 1)
+        rank = 0
+        for _, row in self.vectors.search(query, 2 * window):
+            held = self.vectors.rows[row]
+            if held is None:
+                continue
+            b = held
+            self.lookup.sync([b])
+            if b.label is not IN or not self.index.live(b):
+                self.vectors.drop(row)
+                continue
+            if b.conf < floor:
+                continue
+            fused[b] = fused.get(b, 0.0) + 1.0 / (RRF_K + rank + 1)
+            rank += 1
+            if rank == window:
+                break
+        best = sorted(((score * (0.5 + 0.5 * b.conf), b.seq, b) for b, score in fused.items()),
+                      key=lambda t: (-t[0], t[1]))[:k]
+        return [(self._recalled(b, score, self.index.matched(b, terms)), b)
+                for score, _, b in best]
 
     def _held(self, b: Belief, floor: float) -> bool:
         """Whether ``b`` (synced) is a belief of the base now, held at or above ``floor``."""
@@ -217,10 +256,12 @@ class Recaller:
         index.index_now(fresh)
         return [(index.relevance(x, terms), x) for x in fresh]
 
-    def _ranked(self, terms: list[str], k: int, floor: float) -> list[tuple[Recalled, Belief]]:
-        """The ``k`` best held beliefs: candidates in decreasing relevance, checked in growing
+    def _ranked(self, terms: list[str], k: int, floor: float,
+                rerank: bool = True) -> list[tuple[Recalled, Belief]]:
+        """The ``k`` best held beliefs: candidates in decreasing relevance, checked in
         batches, until no unchecked candidate can beat the k-th (the confidence factor is at
-        most 1), or :data:`RERANK` × k held candidates were compared."""
+        most 1), or :data:`RERANK` × k held candidates were compared. ``rerank=False``: the
+        first ``k`` held candidates in lexical order, scored by relevance alone."""
         found: list[tuple[float, int, Belief]] = []
         worst = -math.inf
         window = max(RERANK * k, 100)
@@ -239,7 +280,8 @@ class Recaller:
                 if not self._held(b, floor):
                     continue
                 compared += 1
-                found.append((relevance * (0.5 + 0.5 * b.conf), b.seq, b))
+                found.append((relevance * (0.5 + 0.5 * b.conf) if rerank else relevance,
+                              b.seq if rerank else compared, b))
             found.sort(key=lambda t: (-t[0], t[1]))
             del found[k:]
             if len(found) >= k:

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ._collector import collector_paused
 from .tms import Belief, Engine
 from .values import plain
 
@@ -54,9 +55,10 @@ _P = 1099511628211
 _MASK = (1 << 64) - 1
 _PINV = pow(_P, -1, 1 << 64)
 #: Texts are hashed this many characters at a time (bounds the temporary arrays).
-_CHUNK_CHARS = 4_000_000
+_CHUNK_CHARS = 1 << 20
 _SEP = " "  # joins texts: not a word character
 _table: NDArray[np.bool_] | None = None
+_power_tables = (np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.uint64))
 _get_key = attrgetter("key")
 _get_value = attrgetter("value")
 _get_justs = attrgetter("justs")
@@ -116,51 +118,79 @@ def belief_words(b: Belief) -> list[str]:
 
 
 def _word_table() -> NDArray[np.bool_]:
-    """Whether each code point is a word character (``str.isalnum``, what ``[^\\W_]`` reads)."""
+    """Whether each code point of the Basic Multilingual Plane is a word character
+    (``str.isalnum``: what ``[^\\W_]`` matches); :func:`_is_word` adds the planes above."""
     global _table
     if _table is None:
-        everything = "".join(map(chr, range(0x110000)))
-        table = np.zeros(0x110000, dtype=np.bool_)
-        for m in _WORD.finditer(everything):  # runs of consecutive word characters
-            table[m.start():m.end()] = True
-        _table = table
+        _table = np.fromiter(map(str.isalnum, map(chr, range(0x10000))), dtype=np.bool_,
+                             count=0x10000)
     return _table
 
 
-def _hash_texts(texts: list[str]) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
-    """The hashes of the words of ``texts`` (case-folded) and, for each, its text's index."""
+def _is_word(codes: NDArray[np.uint32]) -> NDArray[np.bool_]:
     table = _word_table()
+    high = codes >= 0x10000
+    if not high.any():
+        return table[codes]
+    word = table[np.where(high, 0, codes)]
+    above = np.unique(codes[high])
+    alnum = np.fromiter((chr(c).isalnum() for c in above.tolist()), dtype=np.bool_,
+                        count=len(above))
+    word[high] = alnum[np.searchsorted(above, codes[high])]
+    return word
+
+
+def _powers(m: int) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
+    """``PINV^j`` and ``P^j`` mod 2^64 for ``j < m`` (kept for the chunk size)."""
+    global _power_tables
+    if len(_power_tables[0]) < m:
+        size = max(m, min(_CHUNK_CHARS, 4 * len(_power_tables[0]), 1 << 16))
+        inv = np.full(size, _PINV, dtype=np.uint64)
+        inv[0] = 1
+        powers = np.full(size, _P, dtype=np.uint64)
+        powers[0] = 1
+        _power_tables = (np.cumprod(inv), np.cumprod(powers))
+    return _power_tables
+
+
+def _hash_texts(texts: list[str]) -> tuple[NDArray[np.uint64], NDArray[np.int64]]:
+    """The hashes of the words of ``texts`` (case-folded) and, for each, its text's index.
+
+    Vectorised: the texts are joined and case-folded a chunk at a time, a character is a
+    word character by a table lookup, and each word's polynomial hash is a difference of
+    prefix sums (``sum c_j PINV^j``, scaled by ``P^end``), all mod 2^64."""
     hashes: list[NDArray[np.uint64]] = []
     owners: list[NDArray[np.int64]] = []
-    start = 0
     n = len(texts)
+    sizes = np.fromiter(map(len, texts), dtype=np.int64, count=n) + 1  # a separator after each
+    ends = np.cumsum(sizes)
+    start = 0
     while start < n:
-        stop, size = start, 0
-        while stop < n and (size < _CHUNK_CHARS or stop == start):
-            size += len(texts[stop]) + 1
-            stop += 1
-        folded = list(map(str.casefold, texts[start:stop]))
-        joined = _SEP.join(folded) + _SEP
-        codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-        word = table[codes]
-        boundary = np.diff(word.astype(np.int8), prepend=0, append=0)
-        first = np.flatnonzero(boundary == 1)
-        last = np.flatnonzero(boundary == -1) - 1
+        base = int(ends[start - 1]) if start else 0
+        stop = max(start + 1, int(np.searchsorted(ends, base + _CHUNK_CHARS, side="right")))
+        part = texts[start:stop]
+        joined = _SEP.join(part) + _SEP
+        folded = joined.casefold()
+        starts = ends[start:stop] - sizes[start:stop] - base  # where each text starts
+        if len(folded) != len(joined):  # a character folds to several: fold text by text
+            part = list(map(str.casefold, part))
+            folded = _SEP.join(part) + _SEP
+            lengths = np.fromiter(map(len, part), dtype=np.int64, count=len(part)) + 1
+            starts = np.cumsum(lengths) - lengths
+        codes = np.frombuffer(folded.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        word = _is_word(codes)
+        edges = np.flatnonzero(word[1:] != word[:-1]) + 1
+        first = edges[word[edges]]  # a word starts where a word character follows another
+        if word[0]:
+            first = np.r_[0, first]
+        last = edges[~word[edges]] - 1  # the text always ends with a separator
         if len(first):
-            c = codes.astype(np.uint64)
-            inv = np.full(len(c), _PINV, dtype=np.uint64)
-            inv[0] = 1
-            inv = np.cumprod(inv)  # PINV^j, mod 2^64
-            acc = np.cumsum(c * inv)  # sum of c_j PINV^j
-            del inv
-            powers = np.full(len(c), _P, dtype=np.uint64)
-            powers[0] = 1
-            powers = np.cumprod(powers)
-            before = np.where(first > 0, acc[np.maximum(first - 1, 0)], np.uint64(0))
+            m = len(codes)
+            inv, powers = _powers(m)
+            acc = np.cumsum(codes * inv[:m])  # sum of c_j PINV^j (uint64)
+            before = acc[first - 1]
+            before[first == 0] = 0
             hashes.append((acc[last] - before) * powers[last])
-            # where each text starts in the joined text (a separator after each)
-            sizes = np.fromiter(map(len, folded), dtype=np.int64, count=len(folded)) + 1
-            starts = np.cumsum(sizes) - sizes
             owners.append(np.searchsorted(starts, first, side="right").astype(np.int64)
                           - 1 + start)
         start = stop
@@ -293,6 +323,10 @@ class LexicalIndex:
         self._seen = self._signature()
 
     def _rebuild(self) -> None:
+        with collector_paused():  # many arrays and lists that all stay alive
+            self._build()
+
+    def _build(self) -> None:
         self.docs = []
         self.lengths = np.zeros(0, dtype=np.float32)
         self.total_length = 0.0
@@ -302,7 +336,9 @@ class LexicalIndex:
         self._new_ids = {}
         self._sources = {}
         self._dead = 0
-        self._add(list(self.engine.beliefs()))
+        engine = self.engine
+        slots: list[Any] = list(engine.keys.values())  # one value per key: all beliefs
+        self._add(slots if len(slots) == engine.count else list(engine.beliefs()))
         self._follow_sources()
 
     def _new_key_beliefs(self) -> list[Belief]:
@@ -330,16 +366,19 @@ class LexicalIndex:
         n = len(beliefs)
         self.docs.extend(beliefs)
         keys = list(map(_get_key, beliefs))
-        values = [v if type(v) is str else value_text(v) for v in map(_get_value, beliefs)]
-        with_reasons = [i for i, justs in enumerate(map(_get_justs, beliefs)) if justs]
-        kh, kd = _hash_texts(keys)
-        vh, vd = _hash_texts(values)
-        eh, ed = _hash_texts([_extra_text(beliefs[i]) for i in with_reasons])
-        ed = np.asarray(with_reasons, dtype=np.int64)[ed] if len(ed) else ed
-        hashes = np.concatenate([kh, vh, eh])
-        docs = np.concatenate([kd, vd, ed]) + start
-        weights = np.concatenate([np.full(len(kh), KEY_WEIGHT, dtype=np.float32),
-                                  np.ones(len(vh) + len(eh), dtype=np.float32)])
+        values = list(map(_get_value, beliefs))
+        if set(map(type, values)) != {str}:
+            values = [v if type(v) is str else value_text(v) for v in values]
+        with_reasons = np.flatnonzero(np.fromiter(map(bool, map(_get_justs, beliefs)),
+                                                  dtype=np.bool_, count=n)).tolist()
+        extra = [_extra_text(beliefs[i]) for i in with_reasons]
+        hashes, owner = _hash_texts([*keys, *values, *extra])
+        docs = owner.copy()
+        docs[owner >= 2 * n] = np.asarray(with_reasons, dtype=np.int64)[owner[owner >= 2 * n]
+                                                                        - 2 * n]
+        docs[(owner >= n) & (owner < 2 * n)] -= n
+        docs += start
+        weights = np.where(owner < n, np.float32(KEY_WEIGHT), np.float32(1.0))
         lengths = np.bincount(docs - start, weights=weights, minlength=n).astype(np.float32)
         self.lengths = np.concatenate([self.lengths, lengths])
         self.total_length += float(lengths.sum())
@@ -409,73 +448,87 @@ class LexicalIndex:
 
     def candidates(self, terms: list[str], batch: int) -> Iterator[list[tuple[float, Belief]]]:
         """The beliefs whose text holds a term, in decreasing BM25 relevance, in chunks of
-        ``batch`` (the first chunk small, then growing)."""
+        ``batch``."""
         n = len(self.docs)
         if n == 0:
             return
-        docs_parts: list[NDArray[np.int32]] = []
-        gain_parts: list[NDArray[np.float64]] = []
-        for t in dict.fromkeys(terms):
-            found = self._gains(t)
-            if found is not None:
-                docs_parts.append(found[0])
-                gain_parts.append(found[1])
-        if not docs_parts:
+        found = [p for p in map(self._postings, dict.fromkeys(terms)) if p is not None]
+        if not found:
             return
-        docs = np.concatenate(docs_parts)
-        gains = np.concatenate(gain_parts)
-        if len(docs) * 8 < n:  # few postings: sum them sparsely
+        # a word in nearly every belief ("customer" in a base of customers) weighs almost
+        # nothing beside a rarer word of the query: its postings are skipped when its largest
+        # possible gain is under 1% of the rarest word's
+        top_idf = max(idf for _, _, idf in found)
+        found = [p for p in found if p[2] >= 0.01 * top_idf]
+        docs = np.concatenate([d for d, _, _ in found])
+        gains = np.concatenate([self._gains(*p) for p in found])
+        if len(docs) * 16 < n:  # few postings: sum them sparsely
             order = np.argsort(docs, kind="stable")
             docs, gains = docs[order], gains[order]
             first = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
             hit: NDArray[np.int64] = docs[first].astype(np.int64)
             scores = np.add.reduceat(gains, first)
-        else:
-            dense = np.bincount(docs, weights=gains, minlength=n)
-            hit = np.flatnonzero(dense)
-            scores = dense[hit]
-        size = batch
-        remaining = len(hit)
-        while remaining > 0:
-            take = min(size, remaining)
-            if take < remaining:
-                part = np.argpartition(-scores, take - 1)[:take]
-            else:
-                part = np.arange(remaining)
-            part = part[np.lexsort((hit[part], -scores[part]))]
-            yield [(float(scores[i]), self.docs[hit[i]]) for i in part]
-            keep = np.ones(remaining, dtype=np.bool_)
-            keep[part] = False
-            hit, scores = hit[keep], scores[keep]
-            remaining = len(hit)
-            size *= 2
+        else:  # many: sum them into one score per belief, and look only at the best first
+            hit = np.arange(n)
+            scores = np.bincount(docs, weights=gains, minlength=n)
+        # the best few sorted at once (ties in index order), then, if the walk goes on,
+        # all the rest
+        head = min(len(hit), max(8 * batch, 256))
+        best = np.argpartition(-scores, head - 1)[:head] if head < len(hit) else \
+            np.arange(len(hit))
+        best = best[scores[best] > 0]
+        best = best[np.lexsort((hit[best], -scores[best]))]
+        docs_list = self.docs
+        for i in range(0, len(best), batch):
+            part = best[i:i + batch]
+            yield [(float(scores[j]), docs_list[hit[j]]) for j in part.tolist()]
+        if head < len(hit):
+            rest = scores > 0
+            rest[best] = False
+            left = np.flatnonzero(rest)
+            left = left[np.lexsort((hit[left], -scores[left]))]
+            for i in range(0, len(left), 4 * batch):
+                part = left[i:i + 4 * batch]
+                yield [(float(scores[j]), docs_list[hit[j]]) for j in part.tolist()]
 
-    def _gains(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.float64]] | None:
-        """The beliefs holding ``term`` and what it adds to each one's BM25 relevance."""
-        n = len(self.docs)
+    def _postings(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.float32], float] | None:
+        """The beliefs holding ``term``, its weighted frequency in each, and its inverse
+        document frequency."""
         h = word_hash(term)
         found = [p for p in (s.postings(h) for s in self.segments) if p is not None]
         found += [(d, np.ones(len(d), dtype=np.float32))
                   for d in (s.docs_of(h) for s in self._sources.values()) if d is not None]
         if not found:
             return None
-        docs = np.concatenate([d for d, _ in found]) if len(found) > 1 else found[0][0]
-        tfs = (np.concatenate([tf for _, tf in found]) if len(found) > 1
-               else found[0][1]).astype(np.float64)
+        if len(found) == 1:
+            docs, tfs = found[0]
+        else:
+            docs = np.concatenate([d for d, _ in found])
+            tfs = np.concatenate([tf for _, tf in found])
+        n = len(self.docs)
         df = min(len(docs), n)
-        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return docs, tfs, math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def _gains(self, docs: NDArray[np.int32], tfs: NDArray[np.float32],
+               idf: float) -> NDArray[np.float64]:
+        """What a word adds to the BM25 relevance of the beliefs holding it."""
+        n = len(self.docs)
         avg = self.total_length / n if self.total_length > 0 else 1.0
         norm = K1 * (1.0 - B + B * self.lengths[docs] / avg)
-        return docs, idf * tfs * (K1 + 1.0) / (tfs + norm)
+        tf = tfs.astype(np.float64)
+        return idf * tf * (K1 + 1.0) / (tf + norm)  # type: ignore[no-any-return]
 
     def relevance(self, b: Belief, terms: list[str]) -> float:
         """``b``'s BM25 relevance to ``terms`` (for a belief found beside a candidate)."""
         i = self.known(b)
         total = 0.0
         for t in dict.fromkeys(terms):
-            found = self._gains(t)
+            found = self._postings(t)
             if found is not None:
-                total += float(found[1][found[0] == i].sum())
+                docs, tfs, idf = found
+                mine = docs == i
+                if mine.any():
+                    total += float(self._gains(docs[mine], tfs[mine], idf).sum())
         return total
 
     def matched(self, b: Belief, terms: list[str]) -> tuple[str, ...]:

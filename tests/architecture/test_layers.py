@@ -39,7 +39,7 @@ LAYERS: dict[int, set[str]] = {
         "stores.jsonfile", "stores.sqlite", "stores.postgres", "stores.targets", "ledger",
         "trust", "claims", "nogoods", "calls"},
     3: {"proof", "promises", "calibration", "guarantee", "snapshot", "sensitivity", "bindings",
-        "assertions", "lookup", "recall", "recall_index"},
+        "assertions", "lookup", "recall", "recall_index", "recall_vectors"},
     4: {"base"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
         "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",

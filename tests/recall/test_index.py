@@ -101,3 +101,10 @@ def test_index_memory_is_reported(n):
     index = kb._recaller.index
     assert index.nbytes > 0
     assert np.all(np.diff(index._ids.astype(np.float64)) > 0) or len(index._ids) == 0
+
+
+def test_words_beyond_the_basic_plane():
+    texts = ["𝔘𝔫𝔦 code 𐐀𐐁 x😀y", "ﬁne Straße"]
+    hashes, owners = _hash_texts(texts)
+    expected = [(word_hash(w), i) for i, t in enumerate(texts) for w in tokenize(t)]
+    assert list(zip(hashes.tolist(), owners.tolist(), strict=True)) == expected

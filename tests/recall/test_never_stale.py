@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.embedders import trigrams
 from support.oracle import evaluate
 from tms.test_oracle import KEYS, POLICIES, apply, tms_operations
 
@@ -38,14 +39,15 @@ def check_recall(kb, clock, floor, k):
             assert named <= {(r.key, canon(r.value)) for r in got}
 
 
+@pytest.mark.parametrize("embedder", [None, trigrams], ids=["lexical", "fused"])
 @pytest.mark.parametrize("policy", sorted(POLICIES))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=tms_operations, floor=st.sampled_from([0.0, 0.5, 0.8]),
        k=st.sampled_from([1, 3, 20]), first=st.integers(0, 6))
-def test_recall_returns_only_what_is_held_now(policy, ops, floor, k, first):
+def test_recall_returns_only_what_is_held_now(policy, embedder, ops, floor, k, first):
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock, conflicts=POLICIES[policy](),
-                    policy=TrustPolicy(min_confidence=floor))
+                    policy=TrustPolicy(min_confidence=floor), embedder=embedder)
     for i, op in enumerate(ops):
         apply(kb, clock, op)
         if i >= first:  # the index is made on the first recall, then kept current
