@@ -84,7 +84,8 @@ def test_forty_thousand_beliefs_the_first_request_fits_the_budget(customers: Bel
     found = json.loads(model.requests[1][0][-1]["content"])
     assert found["beliefs"][0] == {"key": "customer:12:email", "value": "customer12@example.com",
                                    "confidence": 0.95, "label": "IN"}
-    assert len(found["beliefs"]) == 3
+    assert [b["key"] for b in found["beliefs"]] == [
+        r.key for r in customers.recall("customer 12 email", 3)]
     assert [s.kind for s in run.steps] == ["recall", "tool", "answer"]
     assert run.steps[0].arguments == {"query": "customer 12 email", "k": 3}
 
@@ -95,13 +96,16 @@ def test_the_list_holds_the_hits_and_their_inputs_and_the_run_adds_its_own() -> 
     model = ScriptedModel([calls(call("status", {"customer": 7}, "s")),
                            calls(call("answer", {"value": "active",
                                                  "inputs": ["status:7"]}, "a"))])
+    expected = [r.key for r in kb.recall("Is customer 7 a vip?", 10, expand=True)]
     Agent(model, kb, tools=[status]).run("Is customer 7 a vip?")
     listed = model.requests[0][0][2]["content"].splitlines()
     assert listed[0] == prompts.BELIEFS.format(lines="").rstrip("\n")
     assert listed[1].startswith("customer:7:vip = true [IN ")
     assert listed[2] == LINE_7  # the hit's input follows it
-    # the heading, then recall's 10 hits; the input is a hit too, and each belief shows once
-    assert len(listed) == 1 + 10 and len(set(listed)) == len(listed)
+    # the heading, then what recall gives for the task (its 10 best hits at most, each with its
+    # inputs), each belief once
+    assert [line.split(" = ")[0] for line in listed[1:]] == expected
+    assert len(set(listed)) == len(listed)
     # the tool result is told in its tool message and watched: nothing repeats it
     second = model.requests[1][0]
     assert json.loads(second[-1]["content"])["key"] == "status:7"
