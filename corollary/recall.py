@@ -254,7 +254,8 @@ class Recaller:
         if not fresh:
             return []
         index.index_now(fresh)
-        return [(index.relevance(x, terms), x) for x in fresh]
+        scored = [(index.relevance(x, terms), x) for x in fresh]
+        return [(r, x) for r, x in scored if r > 0]  # a value that holds no word of the query
 
     def _ranked(self, terms: list[str], k: int, floor: float,
                 rerank: bool = True) -> list[tuple[Recalled, Belief]]:

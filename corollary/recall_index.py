@@ -31,6 +31,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Iterator
+from itertools import islice
 from operator import attrgetter, itemgetter
 from typing import Any
 
@@ -63,6 +64,9 @@ _get_key = attrgetter("key")
 _get_value = attrgetter("value")
 _get_justs = attrgetter("justs")
 _last = itemgetter(-1)
+#: A word's postings: belief numbers, weighted frequencies, idf, whether each belief comes once
+#: in ascending order.
+_Found = tuple[NDArray[np.int32], NDArray[np.float32], float, bool]
 
 
 def tokenize(text: str) -> list[str]:
@@ -343,14 +347,29 @@ class LexicalIndex:
 
     def _new_key_beliefs(self) -> list[Belief]:
         """The beliefs of keys added since the last catch-up: from the last key back to the
-        first key holding a belief already indexed."""
+        first key holding a belief already indexed (read in growing blocks)."""
         found: list[Belief] = []
-        for slot in reversed(self.engine.keys.values()):
-            values = [slot] if isinstance(slot, Belief) else list(slot.values())
-            fresh = [b for b in values if self.known(b) < 0]
-            found.extend(fresh)
-            if len(fresh) < len(values):
+        slots_back = reversed(self.engine.keys.values())
+        size = 16
+        while True:
+            slots: list[Any] = list(islice(slots_back, size))
+            if not slots:
                 break
+            size *= 4
+            if set(map(type, slots)) == {Belief}:  # one value per key: checked at once
+                known = np.flatnonzero(self._numbers(slots) >= 0)
+                if len(known):
+                    found.extend(slots[:int(known[0])])
+                    break
+                found.extend(slots)
+                continue
+            for slot in slots:
+                values = [slot] if isinstance(slot, Belief) else list(slot.values())
+                fresh = [b for b in values if self.known(b) < 0]
+                found.extend(fresh)
+                if len(fresh) < len(values):
+                    found.reverse()
+                    return found
         found.reverse()
         return found
 
@@ -458,32 +477,44 @@ class LexicalIndex:
         # a word in nearly every belief ("customer" in a base of customers) weighs almost
         # nothing beside a rarer word of the query: its postings are skipped when its largest
         # possible gain is under 1% of the rarest word's
-        top_idf = max(idf for _, _, idf in found)
+        top_idf = max(p[2] for p in found)
         found = [p for p in found if p[2] >= 0.01 * top_idf]
-        docs = np.concatenate([d for d, _, _ in found])
-        gains = np.concatenate([self._gains(*p) for p in found])
-        if len(docs) * 16 < n:  # few postings: sum them sparsely
-            order = np.argsort(docs, kind="stable")
-            docs, gains = docs[order], gains[order]
-            first = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
-            hit: NDArray[np.int64] = docs[first].astype(np.int64)
-            scores = np.add.reduceat(gains, first)
-        else:  # many: sum them into one score per belief, and look only at the best first
-            hit = np.arange(n)
-            scores = np.bincount(docs, weights=gains, minlength=n)
+        big = [p for p in found if len(p[0]) * 16 >= n]
+        if len(big) == 1 and big[0][3]:
+            # one frequent word (its postings sorted, each belief once) and rare ones: the
+            # rare words' beliefs summed sparsely, the frequent word's read in place
+            freq = big[0]
+            hit, scores = self._sparse([p for p in found if p is not freq])
+            fdocs, fgains = freq[0], self._gains(*freq[:3])
+            if len(hit):
+                pos = np.minimum(np.searchsorted(fdocs, hit), len(fdocs) - 1)
+                both = fdocs[pos] == hit
+                scores[both] += fgains[pos[both]]
+                fgains = fgains.copy()
+                fgains[pos[both]] = -np.inf  # counted with the rare words
+            hit = np.concatenate([hit, fdocs.astype(np.int64)])
+            scores = np.concatenate([scores, fgains])
+        elif sum(len(p[0]) for p in found) * 16 < n:  # few postings: sum them sparsely
+            hit, scores = self._sparse(found)
+        else:  # many: sum them into one score per belief
+            dense = np.bincount(np.concatenate([p[0] for p in found]),
+                                weights=np.concatenate([self._gains(*p[:3]) for p in found]),
+                                minlength=n)
+            hit = np.flatnonzero(dense)
+            scores = dense[hit].astype(np.float64)
         # the best few sorted at once (ties in index order), then, if the walk goes on,
         # all the rest
         head = min(len(hit), max(8 * batch, 256))
         best = np.argpartition(-scores, head - 1)[:head] if head < len(hit) else \
             np.arange(len(hit))
-        best = best[scores[best] > 0]
+        best = best[np.isfinite(scores[best])]
         best = best[np.lexsort((hit[best], -scores[best]))]
         docs_list = self.docs
         for i in range(0, len(best), batch):
             part = best[i:i + batch]
             yield [(float(scores[j]), docs_list[hit[j]]) for j in part.tolist()]
         if head < len(hit):
-            rest = scores > 0
+            rest = np.isfinite(scores)
             rest[best] = False
             left = np.flatnonzero(rest)
             left = left[np.lexsort((hit[left], -scores[left]))]
@@ -491,15 +522,29 @@ class LexicalIndex:
                 part = left[i:i + 4 * batch]
                 yield [(float(scores[j]), docs_list[hit[j]]) for j in part.tolist()]
 
-    def _postings(self, term: str) -> tuple[NDArray[np.int32], NDArray[np.float32], float] | None:
-        """The beliefs holding ``term``, its weighted frequency in each, and its inverse
-        document frequency."""
+    def _sparse(self, found: list[_Found]) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """The beliefs holding some of the words ``found`` (ascending), and their relevance."""
+        if not found:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        docs = np.concatenate([p[0] for p in found])
+        gains = np.concatenate([self._gains(*p[:3]) for p in found])
+        order = np.argsort(docs, kind="stable")
+        docs, gains = docs[order], gains[order]
+        first = np.flatnonzero(np.r_[True, docs[1:] != docs[:-1]])
+        return docs[first].astype(np.int64), np.add.reduceat(gains, first)
+
+    def _postings(self, term: str) -> _Found | None:
+        """The beliefs holding ``term``, its weighted frequency in each, its inverse document
+        frequency, and whether each belief comes once, in ascending order (no source's word
+        added to the segments' postings)."""
         h = word_hash(term)
         found = [p for p in (s.postings(h) for s in self.segments) if p is not None]
+        segments = len(found)
         found += [(d, np.ones(len(d), dtype=np.float32))
                   for d in (s.docs_of(h) for s in self._sources.values()) if d is not None]
         if not found:
             return None
+        from_sources = len(found) > segments
         if len(found) == 1:
             docs, tfs = found[0]
         else:
@@ -507,7 +552,7 @@ class LexicalIndex:
             tfs = np.concatenate([tf for _, tf in found])
         n = len(self.docs)
         df = min(len(docs), n)
-        return docs, tfs, math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        return docs, tfs, math.log(1.0 + (n - df + 0.5) / (df + 0.5)), not from_sources
 
     def _gains(self, docs: NDArray[np.int32], tfs: NDArray[np.float32],
                idf: float) -> NDArray[np.float64]:
@@ -525,7 +570,7 @@ class LexicalIndex:
         for t in dict.fromkeys(terms):
             found = self._postings(t)
             if found is not None:
-                docs, tfs, idf = found
+                docs, tfs, idf, _ = found
                 mine = docs == i
                 if mine.any():
                     total += float(self._gains(docs[mine], tfs[mine], idf).sum())

@@ -108,3 +108,42 @@ def test_words_beyond_the_basic_plane():
     hashes, owners = _hash_texts(texts)
     expected = [(word_hash(w), i) for i, t in enumerate(texts) for w in tokenize(t)]
     assert list(zip(hashes.tolist(), owners.tolist(), strict=True)) == expected
+
+
+WORDS = ["alpha", "beta", "gamma", "delta"]
+KEYS = ["a:1", "a:2", "b:1", "c"]
+row = st.tuples(st.sampled_from(KEYS), st.sampled_from(WORDS), st.sampled_from(
+    ["tool:x", "human:ann", "model:m"]))
+step = st.one_of(
+    st.tuples(st.just("assert"), row),
+    st.tuples(st.just("many"), st.lists(row, min_size=1, max_size=4)),
+    st.tuples(st.just("retract"), st.sampled_from(KEYS)),
+    st.tuples(st.just("claim"), st.sampled_from(KEYS), st.sampled_from(WORDS),
+              st.sampled_from(KEYS)),
+    st.tuples(st.just("recall"), st.sampled_from(WORDS)),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(step, min_size=1, max_size=25))
+def test_the_index_kept_current_finds_what_a_fresh_one_finds(steps):
+    from corollary import CorollaryError
+
+    kb = BeliefBase(clock=ManualClock(0))
+    for s in steps:
+        try:
+            if s[0] == "assert":
+                kb.assert_(s[1][0], s[1][1], source=s[1][2])
+            elif s[0] == "many":
+                kb.assert_many(s[1])
+            elif s[0] == "retract":
+                kb.retract(s[1])
+            elif s[0] == "claim":
+                kb.claim(s[1], s[2], source="model:m", inputs=[s[3]])
+            else:
+                kb.recall(s[1])
+        except CorollaryError:
+            pass
+        fresh = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0))
+        for query in [*WORDS, "a 1 2 b c", "ann model tool"]:
+            assert found(kb, query, k=100) == found(fresh, query, k=100), query
