@@ -717,6 +717,11 @@ class BeliefBase:
         ``min_confidence``); ``expand`` adds each hit's held inputs after it; ``budget``
         (tokens, :func:`corollary.recall.count_tokens` of the rendered lines) stops the list
         before the first line that would not fit.
+
+        >>> kb = BeliefBase()
+        >>> kb.assert_("customer:7:email", "ann@example.com", source="tool:crm")
+        >>> [(r.key, r.why) for r in kb.recall("What is customer 7's email?")]
+        [('customer:7:email', ('customer', '7', 'email'))]
         """
         query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
                                                             expand)

@@ -199,8 +199,10 @@ class Recaller:
         terms = tokenize(query)
         if not terms:
             return []
+        # outcomes, due rules and expiries first: they change what is held, and rules due now
+        # make beliefs the index must see
+        self.lookup.sync(())
         self.index.catch_up()
-        self.lookup.sync(())  # outcomes, due rules and expiries first: they change what is held
         if self.vectors is None:
             hits = self._ranked(terms, k, floor)
         else:

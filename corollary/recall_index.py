@@ -97,11 +97,14 @@ def value_text(value: Any) -> str:
     return json.dumps(plain(value), ensure_ascii=False)
 
 
-def _extra_text(b: Belief) -> str:
-    """The words of ``b``'s reasons beyond its premises: models and rules, cited documents."""
+def _extra_text(b: Belief, every_name: bool = False) -> str:
+    """The words of ``b``'s reasons beyond its premises: models and rules, cited documents.
+    The names of models and rules the engine lists by name are left to the index's tables
+    of names (:meth:`LexicalIndex._follow_steps`) unless ``every_name``."""
     parts = []
     for j in b.justs:
-        parts.append(j.name)
+        if every_name or not (j.kind.reads_reliability or j.kind.by_rule):
+            parts.append(j.name)
         info = j.info
         for field in ("document", "quote"):
             text = info.get(field)
@@ -117,7 +120,7 @@ def belief_words(b: Belief) -> list[str]:
     for record in b.records():
         words += tokenize(record[0])
     if b.justs:
-        words += tokenize(_extra_text(b))
+        words += tokenize(_extra_text(b, every_name=True))
     return words
 
 
@@ -270,6 +273,8 @@ class LexicalIndex:
         self._new_ids: dict[int, int] = {}
         # sources: source -> (its words' hashes, belief numbers (chunks), holders seen, list)
         self._sources: dict[str, _SourceDocs] = {}
+        # models and rules: name -> (its words, the numbers of the beliefs it gave a reason)
+        self._steps: dict[str, _SourceDocs] = {}
         self._seen: tuple[int, ...] = ()
         self._dead = 0  # indexed beliefs found gone (forgotten, rolled back)
 
@@ -309,8 +314,10 @@ class LexicalIndex:
         keys = engine.keys
         lists = engine.by_source.values()
         last = id(next(reversed(keys.values()))) if keys else 0
+        steps = [*engine.by_step_source.values(), *engine.by_rule.values()]
         return (len(keys), engine.count, last, hash(tuple(map(len, lists))),
-                hash(tuple(map(id, lists))), hash(tuple(map(id, map(_last, lists)))))
+                hash(tuple(map(id, lists))), hash(tuple(map(id, map(_last, lists)))),
+                hash(tuple(map(len, steps))), hash(tuple(map(id, steps))))
 
     def catch_up(self) -> None:
         """Index what the engine made since the last call (a full build the first time, or
@@ -324,6 +331,7 @@ class LexicalIndex:
         else:
             self._add(self._new_key_beliefs())
             self._follow_sources()
+            self._follow_steps()
         self._seen = self._signature()
 
     def _rebuild(self) -> None:
@@ -339,11 +347,13 @@ class LexicalIndex:
         self._id_docs = np.zeros(0, dtype=np.int32)
         self._new_ids = {}
         self._sources = {}
+        self._steps = {}
         self._dead = 0
         engine = self.engine
         slots: list[Any] = list(engine.keys.values())  # one value per key: all beliefs
         self._add(slots if len(slots) == engine.count else list(engine.beliefs()))
         self._follow_sources()
+        self._follow_steps()
 
     def _new_key_beliefs(self) -> list[Belief]:
         """The beliefs of keys added since the last catch-up: from the last key back to the
@@ -457,6 +467,30 @@ class LexicalIndex:
         for source in [s for s in self._sources if s not in self.engine.by_source]:
             del self._sources[source]
 
+    def _follow_steps(self) -> None:
+        """Note the beliefs each model and rule gave a reason, when its set of reasons changed
+        (read whole: a set has no order). A claim's citation is read when its belief is
+        indexed; the citation of a claim on a belief indexed before is not."""
+        engine = self.engine
+        tables = [*engine.by_step_source.items(), *engine.by_rule.items()]
+        for name, reasons in tables:
+            mine = self._steps.get(name)
+            if mine is None:
+                mine = self._steps[name] = _SourceDocs(name)
+            if mine.holders is reasons and mine.seen == len(reasons):
+                continue
+            outputs = list(dict.fromkeys(j.output for j in reasons))
+            nums = self._numbers(outputs)
+            if (nums < 0).any():
+                self._add([b for b, i in zip(outputs, nums, strict=True) if i < 0])
+                nums = self._numbers(outputs)
+            mine.reset(reasons)  # type: ignore[arg-type]
+            mine.seen = len(reasons)
+            mine.add(nums)
+        names = {name for name, _ in tables}
+        for name in [n for n in self._steps if n not in names]:
+            del self._steps[name]
+
     # -- reading -----------------------------------------------------------------------------
     def live(self, b: Belief) -> bool:
         """Whether ``b`` is still a belief of the engine (not forgotten or rolled back)."""
@@ -541,7 +575,8 @@ class LexicalIndex:
         found = [p for p in (s.postings(h) for s in self.segments) if p is not None]
         segments = len(found)
         found += [(d, np.ones(len(d), dtype=np.float32))
-                  for d in (s.docs_of(h) for s in self._sources.values()) if d is not None]
+                  for d in (s.docs_of(h) for s in (*self._sources.values(),
+                                                   *self._steps.values())) if d is not None]
         if not found:
             return None
         from_sources = len(found) > segments
@@ -587,7 +622,7 @@ class LexicalIndex:
         size = sum(s.nbytes for s in self.segments) + self.lengths.nbytes
         size += self._ids.nbytes + self._id_docs.nbytes + 8 * len(self.docs) + 56
         size += 100 * len(self._new_ids)
-        size += sum(s.nbytes for s in self._sources.values())
+        size += sum(s.nbytes for s in (*self._sources.values(), *self._steps.values()))
         return size
 
 

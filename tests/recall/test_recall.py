@@ -240,3 +240,20 @@ def test_a_query_of_punctuation_only_finds_nothing(kb):
 
 def test_an_empty_base_recalls_nothing():
     assert BeliefBase(clock=ManualClock(0)).recall("anything") == []
+
+
+def test_beliefs_a_rule_makes_are_recalled():
+    from corollary import rule
+
+    @rule(output="greeting", inputs={"n": "name"})
+    def greet(n):
+        return f"hello {n}"
+
+    kb = BeliefBase(clock=ManualClock(0), rules=[greet])
+    kb.assert_("name", "Ann", source="human:ann")
+    assert [(r.key, r.value) for r in kb.recall("hello")] == [("greeting", "hello Ann")]
+    kb.assert_("name", "Bob", source="human:ann")  # replaces Ann: the rule's output follows
+    assert [(r.key, r.value) for r in kb.recall("hello")] == [("greeting", "hello Bob")]
+    found = kb.recall("greeting", expand=True)
+    assert [(r.key, r.why) for r in found] == [("greeting", ("greeting",)),
+                                               ("name", ("input of greeting",))]
