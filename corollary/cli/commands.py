@@ -117,10 +117,12 @@ def recall(args: argparse.Namespace) -> int:
         elif not found:
             print(f"nothing held matches {args.query!r}")
         else:
-            print(table(["KEY", "VALUE", "CONFIDENCE", "SCORE", "WHY"],
+            # best first; the scores themselves are in --json (their scale means little to
+            # a reader, and moves with any change of the ranking)
+            print(table(["KEY", "VALUE", "CONFIDENCE", "WHY"],
                         [[r.key, repr(r.value), confidence(r.confidence) + (
-                            " (open conflict)" if r.conflict else ""),
-                          format_number(r.score), ", ".join(r.why)] for r in found]))
+                            " (open conflict)" if r.conflict else ""), ", ".join(r.why)]
+                         for r in found]))
     return 0
 
 
