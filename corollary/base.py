@@ -312,6 +312,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         citation: Any = None,
         *,
         unless: Sequence[str | tuple[str, Any]] = (),
+        learn: bool | None = None,
     ) -> Any:
         """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
 
@@ -320,15 +321,18 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         and the model is wrong. A ``citation`` (document key and quote) is checked against the
         document's text. ``unless`` lists exceptions (keys, or ``(key, value)`` pairs): the
         claim holds only while none of them is held, and comes back by itself when they go.
-        Returns the value believed. See :mod:`corollary.claims`.
+        ``learn`` says whether the checks are outcomes of ``source`` for this claim (default
+        ``None``: the base's ``learn_from_checks``). Returns the value believed. See
+        :mod:`corollary.claims`.
         """
+        learn = self.learn_from_checks if learn is None else check_bool(learn, "learn")
         source = plain_text(source)
         self._trust.check_source(source, "claims come from sources")
         exceptions = make_items(unless, "unless")
         checked = check_claim(key, value, source, inputs, certainty, formula, citation,
                               self._lookup.held_belief)
         strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
-        if self.learn_from_checks and checked.checks:
+        if learn and checked.checks:
             now = self._sync_engine(())
             rel, _ = self._trust.reliability(source, now)
             signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)

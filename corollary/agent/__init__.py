@@ -3,8 +3,9 @@
 - :class:`Agent`: ``agent.run(task)`` / ``await agent.arun(task)`` -> :class:`Run`;
   ``agent.reverify(...)`` -> list of :class:`Refreshed`.
 - :data:`DEFAULT_SYSTEM`: the system message the model gets unless ``system=`` says otherwise.
+- :mod:`corollary.agent.prompts`: every text a model reads (the MCP server's instructions too).
 
-It uses only the base's public API (``kb.call``/``acall``, ``kb.claim``, ``kb.beliefs``,
+It uses only the base's public API (``kb.call``/``acall``, ``kb.claim``, ``kb.recall``, ``kb.beliefs``,
 ``kb.calls``, ``kb.expired``, ``kb.faded``, ``kb.what_to_check``, ``kb.answer``) and the model
 layer (:mod:`corollary.models`). See ``docs/agent.md``.
 """

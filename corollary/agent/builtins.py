@@ -1,9 +1,9 @@
-"""The two tools every agent offers (``claim`` and ``answer``), their schemas, and the check of
-a call's arguments against a schema before anything runs.
+"""The tools every agent offers (``recall``, ``claim`` and ``answer``), their schemas, and the
+check of a call's arguments against a schema before anything runs.
 
-The built-ins are declared as Python functions so their schemas come from the same place as any
-tool's (:func:`corollary.models.tool_schema`: signature, annotations, docstring); they are never
-called.
+The built-ins are declared as Python functions in :mod:`corollary.agent.prompts` (with every
+other text the model reads), so their schemas come from the same place as any tool's
+(:func:`corollary.models.tool_schema`: signature, annotations, docstring); they are never called.
 """
 
 from __future__ import annotations
@@ -12,49 +12,27 @@ import json
 from typing import Any
 
 from ..models import tool_schema
+from . import prompts
 
-BUILTINS = ("claim", "answer")
+#: The agent's own tools, offered after the tools it is given; no tool may take their names.
+BUILTINS = ("claim", "answer", "recall")
 
 
-def claim(key: str, value: Any, inputs: list[str] | dict[str, str], formula: str | None = None,
-          citation: dict[str, str] | None = None, certainty: float | None = None) -> None:
-    """Record a conclusion of yours as a belief: key = value, resting on held beliefs.
+def builtin_schema(name: str) -> dict[str, Any]:
+    """The function schema of the built-in ``name``, from its declaration in
+    :mod:`corollary.agent.prompts` as it reads now.
 
-    Parameters
-    ----------
-    key : str
-        The key of the new belief.
-    value : Any
-        Its value (JSON: a number, string, boolean, list or object).
-    inputs : list[str] | dict[str, str]
-        The keys of the held beliefs it rests on: a list of keys, or an object that names each
-        input for the formula, e.g. {"q2": "revenue:Q2", "q3": "revenue:Q3"}.
-    formula : str | None
-        When the value is arithmetic over the inputs: the formula over their names, e.g.
-        "(q3 - q2) / q2". It is re-executed; a value it does not reproduce is refused.
-    citation : dict[str, str] | None
-        {"document": key of a held document, "quote": exact words from it}; it is checked.
-    certainty : float | None
-        How sure you are, from 0 to 1 (default 1).
+    >>> builtin_schema("recall")["function"]["parameters"]["required"]
+    ['query']
     """
+    fn = getattr(prompts, name)
+    made = _SCHEMAS.get((name, fn.__doc__))  # reading a docstring costs more than a step
+    if made is None:
+        made = _SCHEMAS[name, fn.__doc__] = tool_schema(fn)
+    return made
 
 
-def answer(value: Any, inputs: list[str] | dict[str, str], certainty: float | None = None) -> None:
-    """Give your final answer, resting on held beliefs; this ends the task.
-
-    Parameters
-    ----------
-    value : Any
-        The answer (JSON).
-    inputs : list[str] | dict[str, str]
-        The keys of the held beliefs the answer rests on.
-    certainty : float | None
-        How sure you are, from 0 to 1 (default 1).
-    """
-
-
-CLAIM_SCHEMA = tool_schema(claim)
-ANSWER_SCHEMA = tool_schema(answer)
+_SCHEMAS: dict[tuple[str, str | None], dict[str, Any]] = {}
 
 
 def _json_kind(value: Any) -> str:
@@ -138,7 +116,7 @@ def check_arguments(parameters: dict[str, Any], arguments: dict[str, Any]) -> st
     """What is wrong with a call's ``arguments`` for a function schema's ``parameters``
     (missing, unknown, or mistyped arguments), or ``None``.
 
-    >>> check_arguments(CLAIM_SCHEMA["function"]["parameters"], {"key": "g", "value": 1})
+    >>> check_arguments(builtin_schema("claim")["function"]["parameters"], {"key": "g", "value": 1})
     "missing 'inputs'"
     """
     properties: dict[str, Any] = parameters.get("properties", {})

@@ -1,13 +1,16 @@
 """The agent: a model loop in which every step is a belief.
 
-Each turn the model is sent a system message, the task and the beliefs held now (at or above
-the agent's floor), and the tools: every ``@tool`` given, plus ``claim`` and ``answer``. Each
-tool call it makes becomes a change to the base through its public API (``kb.call`` /
-``kb.acall``, ``kb.claim``) and a tool message back: the key, value, confidence and label of
-the belief it made, or the error. A call that cannot be carried out (an unknown tool, bad
-arguments, inputs not held, a formula or citation that fails its check, a tool that raises)
-changes nothing and goes back as ``{"error": ...}``. ``answer`` makes the answer's belief and
-ends the run.
+The model is sent a system message, the task, and a list of beliefs: those :meth:`BeliefBase.recall`
+finds for the task within ``context_budget`` tokens (or, with ``context_budget=None``, every held
+belief at or above the floor); then the tools: every ``@tool`` given, plus ``claim``, ``answer``
+and ``recall``. The conversation only grows: each later request is the previous one with the
+model's reply, the tool messages, and (when something the model was shown changed) a message
+saying what changed, appended. Each tool call becomes a change to the base through its public
+API (``kb.call`` / ``kb.acall``, ``kb.claim``) and a tool message back: the key, value,
+confidence and label of the belief it made, or the error. A call that cannot be carried out (an
+unknown tool, bad arguments, inputs not held, a formula or citation that fails its check, a tool
+that raises) changes nothing and goes back as ``{"error": ...}``. ``answer`` makes the answer's
+belief and ends the run. Every text the model reads is in :mod:`corollary.agent.prompts`.
 
 The loop is written once, as a generator of effects (a model request, a tool call) that a
 synchronous driver (:meth:`Agent.run`) or an asynchronous one (:meth:`Agent.arun`) carries
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 import attrs
@@ -40,31 +43,26 @@ from ..models import (
     tool_schema,
 )
 from ..models.protocol import Model
+from ..recall import count_tokens
 from ..rules import Rule
 from ..tms import IN, OUT, Belief
 from ..tools import bind_named, call_key, spec_of, split_arguments
-from ..values import canon, check_key
-from . import sampling
-from .builtins import ANSWER_SCHEMA, BUILTINS, CLAIM_SCHEMA, check_arguments
-from .projector import Projector, project, without_key
+from ..values import canon, check_key, plain
+from . import prompts, sampling
+from .builtins import BUILTINS, builtin_schema, check_arguments
+from .projector import Projector, View
 from .records import ABSTAIN, NO_ANSWER, OK, Refreshed, Run, Step
 
-DEFAULT_SYSTEM = (
-    "You work through a belief base: every step you take becomes a belief with a confidence "
-    "from 0 to 1. The beliefs held now are listed as `key = value [IN confidence]`, values in "
-    "JSON.\n"
-    "- Call the tools to look facts up. Each result becomes a belief, under the key the tool's "
-    "reply names.\n"
-    "- claim(key, value, inputs, formula, citation, certainty) records a conclusion of yours. "
-    "inputs are the keys of the held beliefs it rests on: a list, or an object naming them for "
-    "the formula. When the value is arithmetic, give the formula over those names: it is "
-    "re-executed, and a value it does not reproduce is refused.\n"
-    "- answer(value, inputs, certainty) gives your final answer, resting on held beliefs, and "
-    "ends the task.\n"
-    "A call that goes wrong comes back as {\"error\": ...}: correct it and try again."
-)
-NUDGE = ("Continue: call a tool, claim what you have worked out, or call answer(value, inputs) "
-         "to finish.")
+#: The system message as :mod:`corollary.agent.prompts` has it at import (kept for imports of
+#: old; the agent reads ``prompts.SYSTEM`` itself when it is made).
+DEFAULT_SYSTEM = prompts.SYSTEM
+
+#: The default ``context_budget``, in tokens (see docs/agent.md, "What the model sees").
+CONTEXT_BUDGET = 2000
+#: The hits recalled for the task at the start of a run (each followed by its held inputs).
+RECALLED = 10
+#: The most beliefs one call of the ``recall`` tool returns.
+RECALL_MOST = 50
 
 
 @attrs.frozen
@@ -116,17 +114,23 @@ class Agent:
         conversations and its certainty becomes ``self_consistency(agreeing, k)``.
     learn_from_checks : bool
         Whether a claim's re-executed formula and checked citation are outcomes of
-        ``model:<name>`` (for the agent's claims, whatever the base's own setting).
+        ``model:<name>`` (passed to each of the agent's claims as ``kb.claim(..., learn=)``,
+        whatever the base's own setting, which the agent never changes).
     min_confidence : float, optional
         Beliefs below it are never shown to the model (default: the policy's).
     max_steps : int
         Model turns before the run gives up (``"no answer"``).
     system : str, optional
-        The system message (default :data:`DEFAULT_SYSTEM`).
+        The system message (default ``corollary.agent.prompts.SYSTEM``).
     tolerance : float
         Relative tolerance within which sampled numbers agree.
     projector : callable, optional
-        ``projector(kb) -> str`` replaces the default rendering of the beliefs.
+        ``projector(kb) -> str`` replaces the beliefs shown (its lines; ``context_budget`` is
+        then not used).
+    context_budget : int or None
+        Tokens for the task and the beliefs in the first request (default 2000): the beliefs
+        shown are ``kb.recall(task, budget=..., expand=True)``, then those the run makes.
+        ``None`` shows every held belief at or above the floor, as small bases can afford.
 
     Examples
     --------
@@ -150,7 +154,8 @@ class Agent:
                  name: str = "default", self_consistency: int = 1, learn_from_checks: bool = True,
                  min_confidence: float | None = None, max_steps: int = 10,
                  system: str | None = None, tolerance: float = 1e-6,
-                 projector: Projector | None = None) -> None:
+                 projector: Projector | None = None,
+                 context_budget: int | None = CONTEXT_BUDGET) -> None:
         if not callable(getattr(model, "complete", None)) and not callable(
                 getattr(model, "acomplete", None)):
             raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
@@ -165,11 +170,13 @@ class Agent:
         self.max_steps = check_int(max_steps, "max_steps", low=1)
         if system is not None and not isinstance(system, str):
             raise InvalidTypeError(f"system must be a str, not {type(system).__name__}")
-        self.system = DEFAULT_SYSTEM if system is None else system
+        self.system = prompts.SYSTEM if system is None else system
         self.tolerance = check_number(tolerance, "tolerance", low=0.0)
         if projector is not None and not callable(projector):
             raise InvalidTypeError("projector must be a callable (kb) -> str")
         self.projector = projector
+        self.context_budget = (None if context_budget is None
+                               else check_int(context_budget, "context_budget", low=1))
         tools = list(tools)
         self._tools: dict[str, Callable[..., Any]] = {}
         for fn in tools:
@@ -193,7 +200,7 @@ class Agent:
         self.kb = kb
         kb.reliability(self.source)  # a policy that does not know "model:" refuses it here
         #: The function schemas offered to the model each turn: the tools', then the built-ins.
-        self.schemas = schemas + [CLAIM_SCHEMA, ANSWER_SCHEMA]
+        self.schemas = schemas + [builtin_schema(name) for name in BUILTINS]
         self._parameters = {s["function"]["name"]: s["function"]["parameters"]
                             for s in self.schemas}
 
@@ -203,22 +210,38 @@ class Agent:
         """The confidence below which beliefs are never shown to the model."""
         return self.kb.policy.min_confidence if self.min_confidence is None else self.min_confidence
 
-    def beliefs(self, exclude: str | None = None) -> str:
-        """The beliefs as the model is shown them (without the key ``exclude``)."""
-        if self.projector is None:
-            return project(self.kb, self.floor, exclude)
-        text = self.projector(self.kb)
-        if not isinstance(text, str):
-            raise InvalidTypeError(f"the projector returned {type(text).__name__}, not a str")
-        return text if exclude is None else without_key(text, exclude)
+    def beliefs(self, exclude: str | None = None, *, task: str | None = None) -> str:
+        """The beliefs listed after ``task`` at the start of a run, one per line (without the
+        key ``exclude``). With a ``context_budget`` they depend on the task, so ``task`` is
+        required; without one, or with a ``projector``, it is not used."""
+        return self._view(task).text(exclude)
 
     def messages(self, task: str) -> list[dict[str, Any]]:
-        """The start of each turn's request: the system message, then the task with the beliefs
-        held now (the conversation so far follows)."""
-        beliefs = self.beliefs() or "(none yet)"
+        """The first request's messages: the system message, the task, and the beliefs (the
+        conversation then grows after them and never changes them)."""
+        task = _check_task(task)
+        return self._opening(task, self._view(task))
+
+    def _opening(self, task: str, view: View) -> list[dict[str, Any]]:
+        beliefs = view.opening() or prompts.NO_BELIEFS
         return [{"role": "system", "content": self.system},
-                {"role": "user", "content": f"{task}\n\nBeliefs held now (key = value "
-                                            f"[IN confidence]):\n{beliefs}"}]
+                {"role": "user", "content": task},
+                {"role": "user", "content": prompts.BELIEFS.format(lines=beliefs)}]
+
+    def _view(self, task: str | None) -> View:
+        """What a run on ``task`` shows the model of the beliefs."""
+        if self.projector is not None or self.context_budget is None:
+            return View(self.kb, self.floor, None, self.projector)
+        if task is None:
+            raise InvalidInputError("with a context_budget, the beliefs shown depend on the "
+                                    "task: pass beliefs(task=...)")
+        task = _check_task(task)
+        # the budget covers the task and the list's heading as well as the lines
+        heading = prompts.BELIEFS.format(lines="")
+        room = self.context_budget - count_tokens(task) - count_tokens(heading)
+        found = [] if room <= 0 else self.kb.recall(task, RECALLED, budget=room,
+                                                    min_confidence=self.floor, expand=True)
+        return View(self.kb, self.floor, [(r.key, r.value) for r in found])
 
     # -- running -----------------------------------------------------------------------------
     def run(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
@@ -291,8 +314,7 @@ class Agent:
                 return stop.value
 
     def _loop(self, task: str, key: str, group: Any) -> _Effects:
-        if not isinstance(task, str) or not task.strip():
-            raise InvalidInputError("the task must be a non-empty string")
+        task = _check_task(task)
         key = check_key(key)
         grouped = sorted(name for name, p in self.kb.promises.items()
                          if _grouped(p))
@@ -300,14 +322,21 @@ class Agent:
             raise InvalidInputError(f"the promises {grouped} have a threshold per group: pass "
                                     "run(..., group=) for the answer")
         steps: list[Step] = []
-        history: list[dict[str, Any]] = []
+        view = self._view(task)
+        # The conversation only grows: a request is the previous one with messages appended,
+        # so a provider's prompt cache can reuse it whole.
+        messages = self._opening(task, view)
         for turn in range(self.max_steps):
-            reply: Reply = yield _Ask(self.messages(task) + history, self.schemas)
+            if turn:
+                changed = view.changes()
+                if changed is not None:
+                    messages.append({"role": "user", "content": changed})
+            reply: Reply = yield _Ask(list(messages), self.schemas)
             if reply.text:
                 steps.append(Step(turn, "text", text=reply.text))
-            history.append(assistant_message(reply))
+            messages.append(assistant_message(reply))
             if not reply.tool_calls:
-                history.append({"role": "user", "content": NUDGE})
+                messages.append({"role": "user", "content": prompts.NUDGE})
                 continue
             answered: Step | None = None
             for call in reply.tool_calls:
@@ -316,9 +345,9 @@ class Agent:
                                       error="not run: the answer had ended the run"))
                     continue
                 at = len(steps)  # the call's step goes before its samples
-                step, content = yield from self._handle(call, key, turn, steps)
+                step, content = yield from self._handle(call, key, turn, steps, view)
                 steps.insert(at, step)
-                history.append(tool_message(call.id, json.dumps(content, ensure_ascii=False)))
+                messages.append(tool_message(call.id, json.dumps(content, ensure_ascii=False)))
                 if step.kind == "answer" and step.ok:
                     answered = step
             if answered is not None:
@@ -334,7 +363,7 @@ class Agent:
         return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts, self.kb)
 
     # -- one call ----------------------------------------------------------------------------
-    def _handle(self, call: ToolCall, key: str, turn: int, steps: list[Step]
+    def _handle(self, call: ToolCall, key: str, turn: int, steps: list[Step], view: View
                 ) -> Generator[_Ask | _Call, Any, tuple[Step, dict[str, Any]]]:
         kind = call.name if call.name in BUILTINS else "tool"
         arguments = dict(call.arguments)
@@ -353,13 +382,33 @@ class Agent:
         if problem is not None:
             return fail(f"{call.name}: {problem}")
         try:
+            if call.name == "recall":
+                return self._recall(arguments, turn, view)
             if call.name == "claim":
-                return (yield from self._claim(arguments, turn, steps))
-            if call.name == "answer":
-                return self._answer(arguments, key, turn)
-            return (yield from self._tool(call.name, arguments, turn))
+                step, content = yield from self._claim(arguments, turn, steps, view)
+            elif call.name == "answer":
+                step, content = self._answer(arguments, key, turn)
+            else:
+                step, content = yield from self._tool(call.name, arguments, turn)
         except CorollaryError as exc:  # a bad input to the base: nothing changed
             return fail(f"{call.name}: {exc}")
+        if step.ok and step.key is not None:
+            view.told(step.key, step.value)  # the tool message tells the model of it
+        return step, content
+
+    def _recall(self, arguments: dict[str, Any], turn: int, view: View
+                ) -> tuple[Step, dict[str, Any]]:
+        """The ``recall`` tool: the held beliefs (at or above the floor) that bear on a query."""
+        k = arguments.get("k", 10)
+        if not 1 <= k <= RECALL_MOST:
+            raise InvalidInputError(f"k must be from 1 to {RECALL_MOST}, not {k}")
+        found = self.kb.recall(arguments["query"], k, min_confidence=self.floor)
+        for r in found:
+            view.told(r.key, r.value)
+        content = {"beliefs": [{"key": r.key, "value": plain(r.value),
+                                "confidence": round(r.confidence, 4), "label": r.label}
+                               for r in found]}
+        return Step(turn, "recall", "recall", arguments), content
 
     def _tool(self, name: str, arguments: dict[str, Any], turn: int
               ) -> Generator[_Ask | _Call, Any, tuple[Step, dict[str, Any]]]:
@@ -373,27 +422,26 @@ class Agent:
             return Step(turn, "tool", name, bound, key=key, error=error), {"error": error}
         return self._made(turn, "tool", name, bound, key, done.value)
 
-    def _claim(self, arguments: dict[str, Any], turn: int, steps: list[Step]
+    def _claim(self, arguments: dict[str, Any], turn: int, steps: list[Step], view: View
                ) -> Generator[_Ask | _Call, Any, tuple[Step, dict[str, Any]]]:
         formula = arguments.get("formula")
         checked = self._check(arguments["key"], arguments["value"], arguments["inputs"],
                               arguments.get("certainty"), formula, arguments.get("citation"))
         certainty: float | None = arguments.get("certainty")
         if self.self_consistency > 1 and formula is None:
-            certainty = yield from self._sample(checked.key, arguments["value"], turn, steps)
-        with self._learning():
-            believed = self.kb.claim(checked.key, arguments["value"], self.source,
-                                     arguments["inputs"], certainty, formula,
-                                     arguments.get("citation"))
+            certainty = yield from self._sample(checked.key, arguments["value"], turn, steps,
+                                                view)
+        believed = self.kb.claim(checked.key, arguments["value"], self.source,
+                                 arguments["inputs"], certainty, formula,
+                                 arguments.get("citation"), learn=self.learn_from_checks)
         return self._made(turn, "claim", "claim", arguments, checked.key, believed)
 
     def _answer(self, arguments: dict[str, Any], key: str, turn: int
                 ) -> tuple[Step, dict[str, Any]]:
         self._check(key, arguments["value"], arguments["inputs"], arguments.get("certainty"),
                     None, None)
-        with self._learning():
-            believed = self.kb.claim(key, arguments["value"], self.source, arguments["inputs"],
-                                     arguments.get("certainty"))
+        believed = self.kb.claim(key, arguments["value"], self.source, arguments["inputs"],
+                                 arguments.get("certainty"), learn=self.learn_from_checks)
         return self._made(turn, "answer", "answer", arguments, key, believed)
 
     def _check(self, key: str, value: Any, inputs: Any, certainty: float | None,
@@ -407,9 +455,7 @@ class Agent:
             if self.learn_from_checks:
                 for ok, why in checked.checks:
                     self.kb.record_outcome(self.source, ok, why)
-            raise InvalidInputError("refused, nothing was believed: " + "; ".join(failed)
-                                    + ". Correct the value (or the formula, or the quote) and "
-                                      "claim again.")
+            raise InvalidInputError(prompts.REFUSED.format(failed="; ".join(failed)))
         return checked
 
     def _held(self, key: str, what: str) -> Belief:
@@ -421,23 +467,13 @@ class Agent:
         assert found is not None, "a held value has its belief"
         return found
 
-    @contextlib.contextmanager
-    def _learning(self) -> Iterator[None]:
-        """The agent's ``learn_from_checks`` governs its own claims, whatever the base's."""
-        saved = self.kb.learn_from_checks
-        self.kb.learn_from_checks = self.learn_from_checks
-        try:
-            yield
-        finally:
-            self.kb.learn_from_checks = saved
-
-    def _sample(self, key: str, value: Any, turn: int, steps: list[Step]
+    def _sample(self, key: str, value: Any, turn: int, steps: list[Step], view: View
                 ) -> Generator[_Ask | _Call, Any, SelfConsistency]:
-        beliefs = self.beliefs(exclude=key)
+        beliefs = view.text(exclude=key)
         agreeing = 1  # the claim itself
         for _ in range(self.self_consistency - 1):
             reply: Reply = yield _Ask(sampling.sample_messages(self.system, beliefs, key),
-                                      [CLAIM_SCHEMA])
+                                      [builtin_schema("claim")])
             found, answer = sampling.sample_answer(reply, key)
             agreed = found and sampling.agrees(value, answer, self.tolerance)
             agreeing += agreed
@@ -452,7 +488,7 @@ class Agent:
                                    "label": label}
         if confidence < self.floor:  # never shown: below the agent's floor
             content["value"] = None
-            content["withheld"] = f"confidence below {self.floor}: the value is not shown"
+            content["withheld"] = prompts.WITHHELD.format(floor=self.floor)
         return Step(turn, kind, name, arguments, key, value, confidence, label), content
 
     def _state(self, key: str, value: Any) -> tuple[float, str]:
@@ -528,6 +564,12 @@ def _same(a: Any, b: Any) -> bool:
         return bool(canon(a) == canon(b))
     except CorollaryError:
         return False
+
+
+def _check_task(task: Any) -> str:
+    if not isinstance(task, str) or not task.strip():
+        raise InvalidInputError("the task must be a non-empty string")
+    return task
 
 
 def _grouped(promise: object) -> bool:

@@ -29,8 +29,9 @@ class Step:
     turn : int
         The model turn it came from (0 for the first request).
     kind : str
-        ``"text"`` (the model's words), ``"tool"``, ``"claim"``, ``"answer"``, ``"sample"``
-        (a self-consistency sample of a claim) or ``"skipped"`` (a call after the answer).
+        ``"text"`` (the model's words), ``"tool"``, ``"claim"``, ``"answer"``, ``"recall"``
+        (the model searched the beliefs; nothing changed), ``"sample"`` (a self-consistency
+        sample of a claim) or ``"skipped"`` (a call after the answer).
     name : str or None
         The tool called (``"claim"``, ``"answer"`` for the built-ins).
     arguments : dict

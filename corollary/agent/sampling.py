@@ -18,16 +18,15 @@ from .._validate import is_number
 from ..errors import CorollaryError
 from ..models import Reply
 from ..values import canon
-
-QUESTION = ("What is the value of {key!r}? Answer by calling claim with key {key!r} (and the "
-            "keys of the beliefs it rests on as inputs), or reply with the value alone.")
+from . import prompts
 
 
 def sample_messages(system: str, beliefs: str, key: str) -> list[dict[str, Any]]:
-    """The messages of one sample request (a fresh list each time)."""
-    shown = beliefs if beliefs else "(none)"
-    return [{"role": "system", "content": system},
-            {"role": "user", "content": f"Beliefs held now:\n{shown}\n\n" + QUESTION.format(key=key)}]
+    """The messages of one sample request (a fresh list each time; texts from
+    :mod:`corollary.agent.prompts`)."""
+    text = prompts.SAMPLE.format(lines=beliefs or prompts.NO_SAMPLE_BELIEFS,
+                                 question=prompts.QUESTION.format(key=key))
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
 def sample_answer(reply: Reply, key: str) -> tuple[bool, Any]:

@@ -52,6 +52,12 @@ def _unit(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
+    return int(text)
+
+
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 < int(text) < 65536:
         raise argparse.ArgumentTypeError(f"not a TCP port: {text!r}")
@@ -69,6 +75,8 @@ def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
     parser.add_argument("base", nargs="?", metavar="BASE", help="a snapshot file (kb.save)")
     if key == "required":
         parser.add_argument("key", metavar="KEY", help="the belief's key")
+    elif key == "query":
+        parser.add_argument("query", metavar="QUERY", help="what to look for (words)")
     elif key == "optional":
         parser.add_argument("key", nargs="?", metavar="KEY",
                             help="draw only the cone under this key")
@@ -113,6 +121,13 @@ def build_parser() -> argparse.ArgumentParser:
     _base_options(held, None)
     held.add_argument("--min-confidence", type=_unit, metavar="X",
                       help="only beliefs at or above this confidence")
+    find = add("recall", "list the held beliefs that bear on a query, most relevant first")
+    _base_options(find, "query")
+    find.add_argument("-k", type=_count, default=10, metavar="N",
+                      help="how many beliefs to list (default 10)")
+    find.add_argument("--min-confidence", type=_unit, metavar="X",
+                      help="only beliefs at or above this confidence (default: the policy's "
+                           "min_confidence)")
     _base_options(add("conflicts", "list the open conflicts"), None)
     fade = add("faded", "list held premises whose evidence has faded")
     _base_options(fade, None)

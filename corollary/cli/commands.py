@@ -28,8 +28,8 @@ from ..values import plain
 from .opening import Opened, ledger_name, open_base, open_ledger_to_read
 from .output import JSON_VERSION, confidence, emit_json, iso, table
 
-__all__ = ["beliefs", "conflicts", "explain", "faded", "graph", "parse_value", "sessions",
-           "sources"]
+__all__ = ["beliefs", "conflicts", "explain", "faded", "graph", "parse_value", "recall",
+           "sessions", "sources"]
 
 
 def parse_value(text: str) -> Any:
@@ -100,6 +100,29 @@ def beliefs(args: argparse.Namespace) -> int:
         else:
             print(table(["KEY", "VALUE", "CONFIDENCE"],
                         [[h.key, repr(h.value), confidence(h.confidence)] for h in held]))
+    return 0
+
+
+def recall(args: argparse.Namespace) -> int:
+    """``corollary recall BASE QUERY [-k N] [--min-confidence X]``: the held beliefs that bear
+    on a query, most relevant and most trusted first (``kb.recall``)."""
+    with _opened(args) as opened:
+        found = opened.kb.recall(args.query, args.k, min_confidence=args.min_confidence)
+        if args.json:
+            emit_json(_document("recall", opened, query=args.query, k=args.k,
+                                min_confidence=args.min_confidence, beliefs=[
+                {"key": r.key, "value": plain(r.value), "label": r.label,
+                 "confidence": r.confidence, "score": r.score, "why": list(r.why),
+                 "conflict": r.conflict} for r in found]))
+        elif not found:
+            print(f"nothing held matches {args.query!r}")
+        else:
+            # best first; the scores themselves are in --json (their scale means little to
+            # a reader, and moves with any change of the ranking)
+            print(table(["KEY", "VALUE", "CONFIDENCE", "WHY"],
+                        [[r.key, repr(r.value), confidence(r.confidence) + (
+                            " (open conflict)" if r.conflict else ""), ", ".join(r.why)]
+                         for r in found]))
     return 0
 
 

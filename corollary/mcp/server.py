@@ -21,6 +21,7 @@ from mcp.types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from .._version import __version__
+from ..agent import prompts
 from ..base import BeliefBase
 from ..cli.opening import check_bindings
 from ..errors import CorollaryError, UnknownBeliefError
@@ -33,13 +34,6 @@ __all__ = ["build", "run"]
 
 T = TypeVar("T")
 
-INSTRUCTIONS = """\
-corollary is a belief base with reasons. Record what tools, documents and people say with \
-assert_fact, and your own conclusions with claim (naming the beliefs you reasoned from, and a \
-formula when the conclusion is arithmetic, which is re-executed). Every belief is IN or OUT with a \
-confidence; explain shows why. When a fact turns out wrong or stale, retract it: everything \
-resting on it goes OUT. Keys are strings such as 'revenue:Q3'; sources are 'kind:name' \
-('tool:quote', 'document:10-K', 'human:ops', 'model:gpt')."""
 
 
 # -- what the tools return -----------------------------------------------------------------------
@@ -69,9 +63,26 @@ class SourceState(BaseModel):
 
 
 class BeliefList(BaseModel):
-    """The held beliefs."""
+    """The held beliefs (at most ``limit`` of them)."""
 
     beliefs: list[BeliefState]
+    truncated: bool = Field(description="Whether more beliefs matched than the limit let list")
+
+
+class RecalledBelief(BeliefState):
+    """A held belief recalled for a query."""
+
+    score: float = Field(description="Relevance × (0.5 + 0.5 × confidence): higher first")
+    why: list[str] = Field(description="The query's terms that matched, or 'input of <key>' "
+                                       "for a belief a hit rests on")
+    conflict: bool = Field(description="Whether the key holds another value too (an open "
+                                       "conflict)")
+
+
+class RecallList(BaseModel):
+    """The held beliefs that bear on a query, most relevant and most trusted first."""
+
+    beliefs: list[RecalledBelief]
 
 
 class Proof(BaseModel):
@@ -194,6 +205,9 @@ def _state(kb: BeliefBase, key: str, value: Any) -> dict[str, Any]:
 Key = Annotated[str, Field(description="The belief's key, e.g. 'revenue:Q3'")]
 Source = Annotated[str, Field(description="Who says it, as 'kind:name': 'tool:quote', "
                                           "'document:10-K', 'human:ops', 'model:gpt'")]
+#: The most beliefs one call of recall, and of beliefs, lists.
+RECALL_MOST = 50
+BELIEFS_MOST = 10_000
 _READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 _WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 _RETRACT = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
@@ -204,7 +218,9 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     if not isinstance(kb, BeliefBase):
         raise TypeError("make_server needs a BeliefBase")
     served = Served(kb, session)
-    server = MCPServer(name, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    # the instructions are one of the texts the agent's prompts hold (corollary.agent.prompts)
+    server = MCPServer(name, instructions=prompts.MCP_INSTRUCTIONS, version=__version__,
+                       log_level="WARNING")
 
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
@@ -286,14 +302,42 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
             return BeliefState(**_state(kb, key, kb.value(key)))
 
     @server.tool(annotations=_READ, description=(
-        "Every held belief with its confidence, optionally only those at or above "
-        "min_confidence."))
-    def beliefs(min_confidence: Annotated[float | None, Field(
-            description="Keep beliefs at or above this confidence")] = None) -> BeliefList:
+        "The held beliefs that bear on a query (words of their keys, values, sources), most "
+        "relevant and most trusted first. Never an OUT, retracted or superseded value."))
+    def recall(query: Annotated[str, Field(description="What to look for, e.g. 'customer 7 "
+                                                       "email'")],
+               k: Annotated[int, Field(ge=1, le=RECALL_MOST,
+                                       description="How many beliefs to return")] = 10,
+               min_confidence: Annotated[float | None, Field(
+                   description="Keep beliefs at or above this confidence (default: the "
+                               "policy's floor)")] = None) -> RecallList:
         with served.reading() as kb:
+            return RecallList(beliefs=[
+                RecalledBelief(key=r.key, value=plain(r.value), label="IN",
+                               confidence=r.confidence, score=r.score, why=list(r.why),
+                               conflict=r.conflict)
+                for r in kb.recall(query, k, min_confidence=min_confidence)])
+
+    @server.tool(annotations=_READ, description=(
+        "Held beliefs with their confidence: those a query finds (best first), else every one; "
+        "at most limit (truncated says whether more matched); optionally at or above "
+        "min_confidence."))
+    def beliefs(query: Annotated[str | None, Field(
+                    description="Only the beliefs this query finds, as recall does")] = None,
+                limit: Annotated[int, Field(ge=1, le=BELIEFS_MOST,
+                                            description="List at most this many")] = 100,
+                min_confidence: Annotated[float | None, Field(
+                    description="Keep beliefs at or above this confidence")] = None
+                ) -> BeliefList:
+        with served.reading() as kb:
+            if query is not None:  # one more than the limit: whether more matched
+                found = [(r.key, r.value, r.confidence)
+                         for r in kb.recall(query, limit + 1, min_confidence=min_confidence)]
+            else:
+                found = [(h.key, h.value, h.confidence) for h in kb.beliefs(min_confidence)]
             return BeliefList(beliefs=[
-                BeliefState(key=h.key, value=plain(h.value), label="IN", confidence=h.confidence)
-                for h in kb.beliefs(min_confidence)])
+                BeliefState(key=key, value=plain(value), label="IN", confidence=confidence)
+                for key, value, confidence in found[:limit]], truncated=len(found) > limit)
 
     @server.tool(annotations=_READ, description=(
         "Why key is held or not: the proof (sources, steps, confidences at every node) as text "

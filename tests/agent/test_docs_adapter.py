@@ -68,4 +68,4 @@ def test_the_documented_adapter_runs_an_agent() -> None:
     assert len(client.requests) == 5
     assert client.requests[0]["model"] == "gpt-test" and client.requests[0]["temperature"] == 0
     assert [t["function"]["name"] for t in client.requests[0]["tools"]] == ["revenue", "claim",
-                                                                           "answer"]
+                                                                           "answer", "recall"]

@@ -1,7 +1,9 @@
 """The agent's loop with real parts: a BeliefBase, @tool functions and scripted models.
 
-What a run returns, what the model is sent each turn (system message, task, projected beliefs
-at or above the floor, tools), what goes back after each call, and how a run ends."""
+What a run returns, what the model is sent each turn (system message, task, the beliefs at or
+above the floor, tools), what goes back after each call, and how a run ends. How the
+conversation grows (its prefix never changes) is in test_prompts.py; the recalled beliefs of a
+large base in test_recall_tool.py."""
 
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ from corollary import (
     tool,
 )
 from corollary.agent import DEFAULT_SYSTEM
-from corollary.agent.loop import NUDGE
+from corollary.agent.prompts import NUDGE
 from corollary.errors import ModelError, ScriptExhaustedError
 from corollary.models import FunctionModel
 
@@ -83,25 +85,27 @@ def test_what_the_model_sees_each_turn() -> None:
         kb.record_outcome("tool:gossip", False)
     assert kb.confidence("rumour") == pytest.approx(9.5 / 20)  # 0.475: below the floor 0.5
     model = ScriptedModel(worked_script())
-    Agent(model, kb, tools=[revenue], name="analyst", learn_from_checks=False).run("Growing?")
+    Agent(model, kb, tools=[revenue], name="analyst", learn_from_checks=False,
+          context_budget=None).run("Growing?")
     first, tools = model.requests[0]
     assert first == [
         {"role": "system", "content": DEFAULT_SYSTEM},
-        {"role": "user", "content": "Growing?\n\nBeliefs held now (key = value [IN confidence]):\n"
+        {"role": "user", "content": "Growing?"},
+        {"role": "user", "content": "Beliefs held now (key = value [IN confidence]):\n"
                                     'hunch = "maybe" [IN 0.60]'},
     ]
-    assert [t["function"]["name"] for t in tools] == ["revenue", "claim", "answer"]
+    assert [t["function"]["name"] for t in tools] == ["revenue", "claim", "answer", "recall"]
     assert tools[0] == {"type": "function", "function": {
         "name": "revenue", "description": "Quarterly revenue in $M, from the filings database.",
         "parameters": {"type": "object", "properties": {
             "quarter": {"type": "string", "description": "The quarter, e.g. Q2."}},
             "required": ["quarter"]}}}
-    # the second turn: the beliefs now include the tool results; the conversation follows
+    # the second turn: the first request, then the reply and the tool messages; the tool
+    # messages told the model of the results, so no list of changes follows them
     second, _ = model.requests[1]
-    assert second[1]["content"].endswith('hunch = "maybe" [IN 0.60]\nrevenue:Q2 = 100.0 [IN 0.99]\n'
-                                         "revenue:Q3 = 110.0 [IN 0.99]")
-    assert second[2]["role"] == "assistant" and len(second[2]["tool_calls"]) == 2
-    assert [m["role"] for m in second[3:]] == ["tool", "tool"]
+    assert second[:3] == first
+    assert second[3]["role"] == "assistant" and len(second[3]["tool_calls"]) == 2
+    assert [m["role"] for m in second[4:]] == ["tool", "tool"]
     # the low-confidence value never appears in any request, of any turn
     assert all("secret-rumour-value" not in json.dumps(r) for r in model.requests)
     assert len(model.requests) == 4
@@ -144,8 +148,13 @@ def test_a_custom_projector_replaces_the_rendering() -> None:
 
     model = ScriptedModel(worked_script())
     Agent(model, base(), tools=[revenue], projector=projector).run("Growing?")
-    assert model.requests[0][0][1]["content"].endswith("\n0 beliefs")
-    assert model.requests[3][0][1]["content"].endswith("\n4 beliefs")
+    assert model.requests[0][0][2]["content"].endswith("\n0 beliefs")
+    # each later turn, a changed projection is a message of its changes (lines in and out)
+    assert model.requests[1][0][-1]["content"] == (
+        "The beliefs shown have changed:\nheld now:\n2 beliefs\n"
+        "no longer held (or below the floor):\n0 beliefs")
+    assert model.requests[3][0][-1]["content"].startswith(
+        "The beliefs shown have changed:\nheld now:\n4 beliefs\n")
     assert seen == [0, 2, 3, 4]
     with pytest.raises(InvalidTypeError, match="projector returned int"):
         Agent(ScriptedModel(["x"]), base(), projector=lambda kb: 3).run("Go")
@@ -177,7 +186,7 @@ def test_no_answer_when_max_steps_run_out_and_text_replies_are_nudged() -> None:
     assert [(s.kind, s.text) for s in run.steps] == [("text", "Let me think."),
                                                     ("text", "Still thinking.")]
     second = model.requests[1][0]
-    assert second[2:] == [{"role": "assistant", "content": "Let me think."},
+    assert second[3:] == [{"role": "assistant", "content": "Let me think."},
                           {"role": "user", "content": NUDGE}]
 
 
@@ -268,6 +277,8 @@ def test_a_failing_model_raises_out_of_the_run() -> None:
     ({"system": 3}, InvalidTypeError, "system"),
     ({"projector": "x"}, InvalidTypeError, "projector"),
     ({"learn_from_checks": 1}, InvalidTypeError, "learn_from_checks"),
+    ({"context_budget": 0}, InvalidInputError, "context_budget"),
+    ({"context_budget": 1.5}, InvalidTypeError, "context_budget"),
     ({"tools": [len]}, InvalidTypeError, "not a corollary tool"),
     ({"tools": [revenue, revenue]}, InvalidInputError, "two tools"),
     ({"kb": {}}, InvalidTypeError, "kb must be"),

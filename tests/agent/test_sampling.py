@@ -23,8 +23,8 @@ from corollary import (
     SnapshotError,
     self_consistency,
 )
-from corollary.agent.builtins import CLAIM_SCHEMA
-from corollary.agent.sampling import QUESTION
+from corollary.agent.builtins import builtin_schema
+from corollary.agent.prompts import QUESTION
 from corollary.models import Reply
 
 SYSTEM = "You are a careful analyst."
@@ -50,6 +50,7 @@ def answer_turn() -> Reply:
 def run_with(samples: list[Any], value: Any = "sharply-up", k: int = 5,
              **options: Any) -> tuple[Agent, ScriptedModel, Any]:
     model = ScriptedModel([claim_turn(value), *samples, answer_turn()])
+    options.setdefault("context_budget", None)  # every held belief: the samples show growth
     agent = Agent(model, setup(), system=SYSTEM, self_consistency=k, name="analyst",
                   learn_from_checks=False, **options)
     return agent, model, agent.run(TASK)
@@ -65,14 +66,20 @@ def test_the_sample_requests_hold_exactly_what_they_must() -> None:
             {"role": "system", "content": SYSTEM},
             {"role": "user", "content": 'Beliefs held now:\ngrowth = 0.1 [IN 0.99]\n\n' + question},
         ]
-        assert tools == [CLAIM_SCHEMA]
+        assert tools == [builtin_schema("claim")]
         text = json.dumps(messages)
         for never in ("sharply-up", "secret-claim-text", "secret-task-words", "flat", "c1"):
             assert never not in text
-    # the next turn goes on with the conversation, the claim now held with its certainty
+    # the next turn goes on with the conversation (the samples are not in it), the claim now
+    # held with its certainty
     last = model.requests[5][0]
-    assert last[1]["content"].startswith(TASK)
-    assert 'trend = "sharply-up" [IN 0.89]' in last[1]["content"]
+    assert last[:len(model.requests[0][0])] == model.requests[0][0]
+    assert last[1]["content"] == TASK
+    assert json.loads(last[-2]["content"]) == {"key": "trend", "value": "sharply-up",
+                                               "confidence": 0.891, "label": "IN"}
+    # the value the key held before is now one side of an open conflict: the model is told
+    assert last[-1] == {"role": "user", "content": "The beliefs shown have changed:\nheld now:\n"
+                                                   'trend = "flat" [IN 0.95, open conflict]'}
     assert run.status == "ok"
     assert [s.kind for s in run.steps] == ["text", "claim", "sample", "sample", "sample", "sample",
                                           "answer"]

@@ -45,7 +45,7 @@ LAYERS: dict[int, set[str]] = {
     4: {"base", "facade_calls", "facade_promises", "facade_queries", "facade_snapshots"},
     5: {"render", "models", "models.reply", "models.protocol", "models.scripted",
         "models.openai_chat", "models.schema", "agent", "agent.loop", "agent.records",
-        "agent.builtins", "agent.projector", "agent.sampling"},
+        "agent.builtins", "agent.projector", "agent.sampling", "agent.prompts"},
     6: {"cli", "cli.demo", "cli.opening", "cli.output", "cli.commands", "mcp", "mcp.server",
         "__main__", ""},
 }

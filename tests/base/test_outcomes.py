@@ -258,6 +258,22 @@ class TestOutcomes:
         assert kb.ledger.outcomes() == []
         assert kb.value("g2") == pytest.approx(0.1)  # still re-executed
 
+    def test_learn_on_one_claim_overrides_the_base_setting_for_it(self, clock: ManualClock
+                                                                   ) -> None:
+        for setting in (True, False):
+            kb = BeliefBase(clock=clock, learn_from_checks=setting)
+            kb.assert_("q2", 100.0, source="human:cfo")
+            kb.assert_("q3", 110.0, source="human:cfo")
+            kb.claim("g1", 0.1, source="model:m", inputs=["q2", "q3"], formula="(q3 - q2) / q2",
+                     learn=not setting)
+            assert [o.key for o in kb.ledger.outcomes("model:m")] == ([] if setting else ["g1"])
+            kb.claim("g2", 0.1, source="model:m", inputs=["q2", "q3"], formula="(q3 - q2) / q2")
+            learned = [o.key for o in kb.ledger.outcomes("model:m")]
+            assert ("g2" in learned) is setting  # None: the base's own setting, left as it was
+            assert kb.learn_from_checks is setting
+        with pytest.raises(InvalidTypeError, match="learn"):
+            kb.claim("g3", 0.1, source="model:m", inputs=["q2", "q3"], learn=1)  # type: ignore[arg-type]
+
     def test_record_outcome_as_given(self, clock: ManualClock) -> None:
         kb = BeliefBase(clock=clock)
         kb.record_outcome("tool:carrier_api", False, reason="ETA missed by 3 days")

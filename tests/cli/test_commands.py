@@ -208,6 +208,49 @@ def test_beliefs_table_and_json(shop: Shop, model: Any) -> None:
     assert len(kept) == 5  # ceo = Alice, growth, hq, revenue:Q2 and Q3
 
 
+def test_recall_table_and_json(shop: Shop, model: Any) -> None:
+    kb = snapshot_base(shop, model)
+    done = run(shop, "recall", str(shop.snapshot), "ceo revenue", "-k", "3", "--json",
+               "--import", "shop")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["version"] == JSON_VERSION and data["command"] == "recall"
+    assert (data["query"], data["k"], data["min_confidence"]) == ("ceo revenue", 3, None)
+    assert data["beliefs"] == [
+        {"key": r.key, "value": r.value, "label": "IN", "confidence": r.confidence,
+         "score": r.score, "why": list(r.why), "conflict": r.conflict}
+        for r in kb.recall("ceo revenue", 3)]
+    assert len(data["beliefs"]) == 3
+    assert {(b["key"], b["conflict"]) for b in data["beliefs"]} >= {("ceo", True)}
+    floor = json.loads(run(shop, "recall", str(shop.snapshot), "ceo", "--min-confidence", "0.9",
+                           "--json", "--import", "shop").stdout)
+    assert [(b["key"], b["value"]) for b in floor["beliefs"]] == [("ceo", "Alice")]
+    table = run(shop, "recall", str(shop.snapshot), "merger rumour", "--import", "shop")
+    lines = table.stdout.splitlines()
+    assert lines[0].split() == ["KEY", "VALUE", "CONFIDENCE", "WHY"]
+    assert re.match(r"rumour\s+'merger'\s+0\.9000\s+merger, rumour$", lines[1])
+    session = run(shop, "recall", "--ledger", str(shop.ledger), "--session", "shop-1",
+                  "quarterly revenue", "--json", "--import", "shop")
+    assert [b["key"] for b in json.loads(session.stdout)["beliefs"]] == ["revenue:Q2",
+                                                                       "revenue:Q3"]
+
+
+@pytest.mark.parametrize(("args", "wanted"), [
+    (["-k", "0"], "argument -k: not a positive whole number: '0'"),
+    (["-k", "x"], "argument -k: not a positive whole number: 'x'"),
+    (["--min-confidence", "2"], "argument --min-confidence: must be in [0, 1], got '2'"),
+])
+def test_recall_usage_errors(shop: Shop, args: list[str], wanted: str) -> None:
+    done = run(shop, "recall", str(shop.snapshot), "ceo", *args, "--import", "shop")
+    assert wanted in one_line_error(done, status=2)
+
+
+def test_recall_of_a_blank_query_is_one_line(shop: Shop) -> None:
+    done = run(shop, "recall", str(shop.snapshot), "  ", "--import", "shop")
+    assert done.returncode == 1
+    assert one_line_error(done) == "corollary: query must hold some text"
+
+
 def test_conflicts_table_and_json(shop: Shop, model: Any) -> None:
     done = run(shop, "conflicts", "--import", "shop", str(shop.snapshot), "--json")
     assert done.returncode == 0, done.stderr

@@ -41,8 +41,9 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_page_has_examples() -> None:
     commands = [c.split()[1] for c, _ in examples()]
-    assert len(commands) == 29
-    for name in ("explain", "beliefs", "conflicts", "faded", "graph", "sessions", "sources"):
+    assert len(commands) == 33
+    for name in ("explain", "beliefs", "recall", "conflicts", "faded", "graph", "sessions",
+                 "sources"):
         assert name in commands, name
 
 

@@ -31,7 +31,7 @@ from corollary import BeliefBase, ManualClock, PreferHigherConfidence, open_ledg
 from corollary.mcp import make_server  # noqa: E402
 
 TOOLS = {"assert_fact", "claim", "retract", "record_outcome", "belief", "beliefs", "explain",
-         "conflicts", "resolve", "faded"}
+         "conflicts", "resolve", "faded", "recall"}
 
 
 def call(server: Any, body: Callable[[Client], Awaitable[Any]]) -> Any:
@@ -71,6 +71,18 @@ def test_tools_have_schemas_and_descriptions() -> None:
         ("belief://{key}", "application/json"), ("proof://{key}", "text/plain")]
 
 
+def test_the_instructions_are_the_agents_prompt_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from corollary.agent import prompts
+
+    async def body(client: Client) -> Any:
+        return client.instructions
+
+    assert call(make_server(base()), body) == prompts.MCP_INSTRUCTIONS
+    assert "recall(query, k)" in prompts.MCP_INSTRUCTIONS
+    monkeypatch.setattr(prompts, "MCP_INSTRUCTIONS", "CHANGED-INSTRUCTIONS")
+    assert call(make_server(base()), body) == "CHANGED-INSTRUCTIONS"
+
+
 # -- every tool --------------------------------------------------------------------------------
 def test_assert_claim_explain_beliefs() -> None:
     kb = base()
@@ -100,7 +112,7 @@ def test_assert_claim_explain_beliefs() -> None:
     assert e.structured_content["tree"] == kb.explain("growth").to_dict()
     assert b.structured_content == {"beliefs": [
         {"key": h.key, "value": h.value, "label": "IN", "confidence": h.confidence}
-        for h in kb.beliefs(0.85)]}
+        for h in kb.beliefs(0.85)], "truncated": False}
     assert len(b.structured_content["beliefs"]) == 3  # rev:Q2, rev:Q3, growth (1 × min): 0.9 each
     assert one.structured_content == {"key": "growth", "value": 0.1, "label": "IN",
                                       "confidence": kb.confidence("growth")}
@@ -191,6 +203,8 @@ def test_conflicts_resolve_faded() -> None:
     ("belief", {"key": "nope"}, "no belief about 'nope'"),
     ("explain", {"key": "nope"}, "no belief about 'nope'"),
     ("beliefs", {"min_confidence": 2}, "min_confidence"),
+    ("beliefs", {"query": "", "min_confidence": 0.5}, "query must hold some text"),
+    ("recall", {"query": "hq", "min_confidence": 2}, "min_confidence"),
     ("faded", {"threshold": -0.5}, "threshold"),
     ("resolve", {"conflict": "hq", "winner": "Dallas"}, "'Dallas' is not a standing value of 'hq'"),
 ])
@@ -486,3 +500,62 @@ def test_a_held_null_value_is_in() -> None:
                                        "confidence": 0.99}
     assert gone.structured_content == {"key": "gone", "value": None, "label": "OUT",
                                        "confidence": 0.0}
+
+
+def customers(n: int) -> BeliefBase:
+    kb = base()
+    kb.assert_many((f"customer:{i}:email", f"customer{i}@example.com", "tool:crm")
+                   for i in range(n))
+    return kb
+
+
+def test_recall_finds_what_a_query_names_and_never_a_retracted_value() -> None:
+    kb = customers(300)
+    kb.assert_("customer:7:email", "old7@example.com", source="tool:legacy")
+    kb.retract("customer:7:email", "old7@example.com")
+    server = make_server(kb)
+
+    async def body(client: Client) -> Any:
+        found = await client.call_tool("recall", {"query": "customer 7 email", "k": 3})
+        default = await client.call_tool("recall", {"query": "customer 8"})
+        bad = await client.call_tool("recall", {"query": "  "})
+        too_many = await client.call_tool("recall", {"query": "customer", "k": 51})
+        return found, default, bad, too_many
+
+    found, default, bad, too_many = call(server, body)
+    items = found.structured_content["beliefs"]
+    assert items[0] == {"key": "customer:7:email", "value": "customer7@example.com",
+                        "label": "IN", "confidence": 0.95,
+                        "score": kb.recall("customer 7 email", 1)[0].score,
+                        "why": ["customer", "7", "email"], "conflict": False}
+    assert "old7@example.com" not in str(found.structured_content)
+    assert [i["key"] for i in items] == [r.key for r in kb.recall("customer 7 email", 3)]
+    assert [b["key"] for b in default.structured_content["beliefs"]] == [
+        r.key for r in kb.recall("customer 8")]  # k=10 by default
+    assert "query must hold some text" in error_text(bad)
+    assert too_many.is_error is True  # k is at most 50: the SDK refuses it
+
+
+def test_beliefs_by_query_and_limit() -> None:
+    kb = customers(120)
+    server = make_server(kb)
+
+    async def body(client: Client) -> Any:
+        every = await client.call_tool("beliefs", {})
+        few = await client.call_tool("beliefs", {"limit": 5})
+        found = await client.call_tool("beliefs", {"query": "customer 7", "limit": 2})
+        all_found = await client.call_tool("beliefs", {"query": "customer 7 email", "limit": 50})
+        return every, few, found, all_found
+
+    every, few, found, all_found = call(server, body)
+    assert len(every.structured_content["beliefs"]) == 100  # the default limit
+    assert every.structured_content["truncated"] is True
+    assert few.structured_content["beliefs"] == every.structured_content["beliefs"][:5]
+    assert [b["key"] for b in found.structured_content["beliefs"]] == [
+        r.key for r in kb.recall("customer 7", 2)]
+    assert found.structured_content["truncated"] is (len(kb.recall("customer 7", 3)) > 2)
+    assert found.structured_content["beliefs"][0] == {
+        "key": "customer:7:email", "value": "customer7@example.com", "label": "IN",
+        "confidence": 0.95}
+    assert all_found.structured_content["truncated"] is (
+        len(kb.recall("customer 7 email", 51)) > 50)

@@ -1,0 +1,137 @@
+"""Every text a model reads from corollary, in one place: the agent's system message, the
+messages that carry the task and the beliefs, the nudge, the self-consistency question, the
+built-in tools' descriptions, and the MCP server's instructions.
+
+The built-in tools (``claim``, ``answer``, ``recall``) are declared here as Python functions whose
+signatures and docstrings *are* their descriptions: :mod:`corollary.agent.builtins` turns them
+into schemas with :func:`corollary.models.tool_schema`, as it does any tool. They are never
+called.
+
+The agent reads these names when it builds a request (``prompts.SYSTEM``, not a copy taken at
+import), so changing a text here changes what the model is sent. To change a text for one agent
+only, pass ``Agent(system=...)``; the other texts are the same for every agent.
+
+Each text must say what the code does; ``tests/agent/test_prompts.py`` checks that the requests
+are built from these names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: How a belief line reads: shared by the agent's system message and the MCP instructions.
+BELIEF_LINE = ("A belief is shown as `key = value [IN confidence]`: the value in JSON, the "
+               "confidence from 0 to 1.")
+
+#: What a belief is, said once for the agent and the MCP server.
+BELIEFS_ARE = ("Every belief is IN (held) or OUT with a confidence from 0 to 1, and rests on its "
+               "sources and the beliefs it was reasoned from: when one of them is retracted or "
+               "turns out wrong, what rests on it goes OUT.")
+
+#: The agent's system message (``Agent(system=...)`` replaces it).
+SYSTEM = (
+    "You work through a belief base: every step you take becomes a belief. "
+    + BELIEF_LINE + " The beliefs that bear on the task are listed after it; later messages say "
+    "what changed.\n"
+    "- Call the tools to look facts up. Each result becomes a belief, under the key the tool's "
+    "reply names.\n"
+    "- recall(query, k) searches the held beliefs for more: by words of their keys, values and "
+    "sources.\n"
+    "- claim(key, value, inputs, formula, citation, certainty) records a conclusion of yours. "
+    "inputs are the keys of the held beliefs it rests on: a list, or an object naming them for "
+    "the formula. When the value is arithmetic, give the formula over those names: it is "
+    "re-executed, and a value it does not reproduce is refused.\n"
+    "- answer(value, inputs, certainty) gives your final answer, resting on held beliefs, and "
+    "ends the task.\n"
+    "A call that goes wrong comes back as {\"error\": ...}: correct it and try again."
+)
+
+#: The message that follows the task, listing the beliefs shown at the start of a run.
+BELIEFS = "Beliefs held now (key = value [IN confidence]):\n{lines}"
+
+#: What :data:`BELIEFS` lists when nothing is shown.
+NO_BELIEFS = "(none yet)"
+
+#: A later message: what changed among the beliefs shown since the last list.
+CHANGES = "The beliefs shown have changed:\n{sections}"
+#: Its sections (either may be absent).
+NOW_HELD = "held now:\n{lines}"
+NO_LONGER = "no longer held (or below the floor):\n{lines}"
+
+#: The user message after a reply without a tool call.
+NUDGE = ("Continue: call a tool, claim what you have worked out, or call answer(value, inputs) "
+         "to finish.")
+
+#: The tool message of a belief below the agent's floor, in place of its value.
+WITHHELD = "confidence below {floor}: the value is not shown"
+
+#: A self-consistency sample: the beliefs (without the claimed key), then the question.
+SAMPLE = "Beliefs held now:\n{lines}\n\n{question}"
+NO_SAMPLE_BELIEFS = "(none)"
+QUESTION = ("What is the value of {key!r}? Answer by calling claim with key {key!r} (and the "
+            "keys of the beliefs it rests on as inputs), or reply with the value alone.")
+
+#: A claim refused by its checks: what went wrong, then this.
+REFUSED = ("refused, nothing was believed: {failed}. Correct the value (or the formula, or the "
+           "quote) and claim again.")
+
+#: The MCP server's instructions (``corollary mcp``).
+MCP_INSTRUCTIONS = (
+    "corollary is a belief base with reasons. Record what tools, documents and people say with "
+    "assert_fact, and your own conclusions with claim (naming the beliefs you reasoned from, and "
+    "a formula when the conclusion is arithmetic, which is re-executed). "
+    + BELIEFS_ARE + " explain shows why. recall(query, k) finds the held beliefs that bear on a "
+    "question, most relevant and most trusted first; beliefs(query, limit) lists them. When a "
+    "fact turns out wrong or stale, retract it. Keys are strings such as 'revenue:Q3'; sources "
+    "are 'kind:name' ('tool:quote', 'document:10-K', 'human:ops', 'model:gpt')."
+)
+
+
+# -- the built-in tools, declared: their docstrings are what the model reads --------------------
+def claim(key: str, value: Any, inputs: list[str] | dict[str, str], formula: str | None = None,
+          citation: dict[str, str] | None = None, certainty: float | None = None) -> None:
+    """Record a conclusion of yours as a belief: key = value, resting on held beliefs.
+
+    Parameters
+    ----------
+    key : str
+        The key of the new belief.
+    value : Any
+        Its value (JSON: a number, string, boolean, list or object).
+    inputs : list[str] | dict[str, str]
+        The keys of the held beliefs it rests on: a list of keys, or an object that names each
+        input for the formula, e.g. {"q2": "revenue:Q2", "q3": "revenue:Q3"}.
+    formula : str | None
+        When the value is arithmetic over the inputs: the formula over their names, e.g.
+        "(q3 - q2) / q2". It is re-executed; a value it does not reproduce is refused.
+    citation : dict[str, str] | None
+        {"document": key of a held document, "quote": exact words from it}; it is checked.
+    certainty : float | None
+        How sure you are, from 0 to 1 (default 1).
+    """
+
+
+def answer(value: Any, inputs: list[str] | dict[str, str], certainty: float | None = None) -> None:
+    """Give your final answer, resting on held beliefs; this ends the task.
+
+    Parameters
+    ----------
+    value : Any
+        The answer (JSON).
+    inputs : list[str] | dict[str, str]
+        The keys of the held beliefs the answer rests on.
+    certainty : float | None
+        How sure you are, from 0 to 1 (default 1).
+    """
+
+
+def recall(query: str, k: int = 10) -> None:
+    """Search the held beliefs: the k that bear most on the query, most relevant first.
+
+    Parameters
+    ----------
+    query : str
+        Words to look for in the beliefs' keys, values and sources, e.g. "customer 7 email".
+    k : int
+        How many beliefs to return, from 1 to 50.
+    """
