@@ -82,8 +82,12 @@ def explain(args: argparse.Namespace) -> int:
             _check_value(kb, args.key, value)
         proof = kb.explain(args.key, value)
         if args.json:
+            # the tree cut into blocks as the text is: a chain thousands of beliefs deep
+            # nests four JSON levels per belief, past what JSON readers (and json.dumps) take
+            blocks = proof.to_blocks()
             emit_json(_document("explain", opened, key=args.key, value=plain(value),
-                                text=str(proof), proof=proof.to_dict()))
+                                text=str(proof), proof=blocks["proof"],
+                                continued=blocks["continued"]))
         else:
             print(proof)
     return 0

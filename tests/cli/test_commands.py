@@ -118,7 +118,41 @@ def test_explain_json(shop: Shop, model: Any) -> None:
         "version": JSON_VERSION, "command": "explain", "base": {"snapshot": str(shop.snapshot)},
         "at": TAKEN_AT, "key": "growth", "value": None,
         "text": str(kb.explain("growth")), "proof": json.loads(json.dumps(kb.explain("growth").to_dict())),
+        "continued": [],
     }
+
+
+def test_explain_json_of_a_5000_deep_chain_on_a_saved_base(shop: Shop, tmp_path: Path) -> None:
+    """Nested four JSON levels per belief, the tree failed json.dumps from about 245 beliefs;
+    it now comes cut into blocks as the text is, each shallow enough for any JSON reader."""
+    from corollary.proof import RENDER_DEPTH
+
+    depth = 5_000
+    kb = BeliefBase(clock=ManualClock(TAKEN_AT))
+    kb.assert_("k0", 0, source="human:ops")
+    for i in range(1, depth + 1):
+        kb.claim(f"k{i}", i, source="model:m", inputs=[f"k{i - 1}"], certainty=0.999)
+    kb.save(tmp_path / "deep.cor")
+    done = run(shop, "explain", str(tmp_path / "deep.cor"), f"k{depth}", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    proof = kb.explain(f"k{depth}")
+    assert data["text"] == str(proof)
+    assert [block["number"] for block in data["continued"]] == list(range(1, depth // RENDER_DEPTH + 1))
+    # following each cut into its block walks the whole chain, k5000 down to k0, as to_dict has it
+    blocks = {block["number"]: block["proof"] for block in data["continued"]}
+    node, whole, seen = data["proof"], proof.to_dict(), 0
+    assert isinstance(whole, dict)
+    while True:
+        if "continued" in node:
+            node = blocks[node["continued"]]
+        assert {k: v for k, v in node.items() if k != "reasons"} == {
+            k: v for k, v in whole.items() if k != "reasons"}
+        seen += 1
+        if whole["key"] == "k0":
+            break
+        node, whole = node["reasons"][0]["inputs"][0], whole["reasons"][0]["inputs"][0]
+    assert seen == depth + 1 and node["key"] == "k0"
 
 
 def test_explain_a_value_read_as_json_or_text(shop: Shop, model: Any) -> None:
