@@ -109,6 +109,14 @@ def test_explain_now_and_at_move_the_time(shop: Shop, model: Any) -> None:
     assert now.stdout.startswith("price:ACME = 101.5 [OUT] expired")  # the wall clock is later
 
 
+def test_explain_at_1e30_on_a_fading_premise(shop: Shop, model: Any) -> None:
+    # the age (1e30 s) failed the confidence formatter with decimal.InvalidOperation
+    done = run(shop, "explain", "--import", "shop", str(shop.snapshot), "price:ACME", "--at", "1e30")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == str(snapshot_base(shop, model, 1e30).explain("price:ACME")) + "\n"
+    assert "age 1.157e+25 d, half-life 1 min" in done.stdout
+
+
 def test_explain_json(shop: Shop, model: Any) -> None:
     done = run(shop, "explain", "--import", "shop", str(shop.snapshot), "growth", "--json")
     assert done.returncode == 0, done.stderr
