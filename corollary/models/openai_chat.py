@@ -522,6 +522,10 @@ class OpenAIChat:
                     f"the reply is longer than max_response_bytes={self._max_response_bytes}"
                 )
             chunks.append(chunk)
+        if response.length:
+            # read(n) returns what came before a clean close without complaint, even short of
+            # the Content-Length: that is a dropped connection (retried), not a bad reply
+            raise http.client.IncompleteRead(b"".join(chunks), response.length)
         return b"".join(chunks)
 
     def _timed_out(self) -> ModelTimeoutError:

@@ -358,6 +358,21 @@ def test_a_connection_dropped_every_time_gives_up(server):
     assert len(server.requests) == 2
 
 
+def test_a_reply_cut_short_is_retried_as_a_dropped_connection(server):
+    # the body stops short of its Content-Length, then a clean close: this was "not JSON"
+    server.then(Answer(body=completion("cut"), action="short"))
+    assert chat(server).complete(USER, []).text == "hello"
+    assert len(server.requests) == 2
+
+
+def test_a_reply_cut_short_every_time_gives_up_as_a_connection_error(server):
+    server.default = Answer(body=completion("cut"), action="short")
+    seen, on_retry = record_retries()
+    with pytest.raises(ModelConnectionError, match=r"IncompleteRead.*\(2 attempts\)"):
+        chat(server, max_retries=1, on_retry=on_retry).complete(USER, [])
+    assert len(server.requests) == 2 and [attempt for attempt, _, _ in seen] == [1]
+
+
 def test_model_http_error_pickles_with_its_fields():
     error = pickle.loads(pickle.dumps(ModelHTTPError(503, "busy", 4)))
     assert (type(error), error.status, error.message, error.attempts, str(error)) == (
