@@ -181,7 +181,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str) -> int:
-    print(f"corollary: {message}", file=sys.stderr)
+    from .output import terminal_safe
+
+    print(f"corollary: {terminal_safe(message, keep='')}", file=sys.stderr)
     return 1
 
 

@@ -26,7 +26,7 @@ from ..tools import REGISTRY as TOOLS
 from ..tools import spec_of
 from ..values import plain
 from .opening import Opened, ledger_name, open_base, open_ledger_to_read
-from .output import JSON_VERSION, confidence, emit_json, iso, table
+from .output import JSON_VERSION, confidence, emit_json, iso, json_text, say, table, terminal_safe
 
 __all__ = ["beliefs", "conflicts", "explain", "faded", "graph", "parse_value", "sessions",
            "sources"]
@@ -89,7 +89,7 @@ def explain(args: argparse.Namespace) -> int:
                                 text=str(proof), proof=blocks["proof"],
                                 continued=blocks["continued"]))
         else:
-            print(proof)
+            say(str(proof))
     return 0
 
 
@@ -102,7 +102,7 @@ def beliefs(args: argparse.Namespace) -> int:
                 {"key": h.key, "value": plain(h.value), "label": "IN", "confidence": h.confidence}
                 for h in held]))
         else:
-            print(table(["KEY", "VALUE", "CONFIDENCE"],
+            say(table(["KEY", "VALUE", "CONFIDENCE"],
                         [[h.key, repr(h.value), confidence(h.confidence)] for h in held]))
     return 0
 
@@ -117,14 +117,14 @@ def conflicts(args: argparse.Namespace) -> int:
                     {"value": plain(x.value), "confidence": x.confidence, "sources": list(x.sources)}
                     for x in c.candidates]} for c in found]))
         elif not found:
-            print("no open conflicts")
+            say("no open conflicts")
         else:
             for c in found:
-                print(f"{c.key}:")
+                say(f"{terminal_safe(c.key, keep='')}:")
                 rows = [[repr(x.value), confidence(x.confidence), ", ".join(x.sources)]
                         for x in c.candidates]
                 for line in table(["", "", ""], rows).splitlines()[1:]:
-                    print("  " + line)
+                    say("  " + line)
     return 0
 
 
@@ -137,7 +137,7 @@ def faded(args: argparse.Namespace) -> int:
                 {"key": f.key, "value": plain(f.value), "confidence": f.confidence,
                  "sources": list(f.sources)} for f in found]))
         else:
-            print(table(["KEY", "VALUE", "CONFIDENCE", "SOURCES"],
+            say(table(["KEY", "VALUE", "CONFIDENCE", "SOURCES"],
                         [[f.key, repr(f.value), confidence(f.confidence), ", ".join(f.sources)]
                          for f in found]))
     return 0
@@ -156,8 +156,8 @@ def graph(args: argparse.Namespace) -> int:
             _check_key(kb, args.key)
         if args.json:
             data = graph_data(kb, args.key)
-            text = json.dumps(_document("graph", opened, key=args.key, nodes=data["nodes"],
-                                        edges=data["edges"]), ensure_ascii=False, indent=2) + "\n"
+            text = json_text(_document("graph", opened, key=args.key, nodes=data["nodes"],
+                                       edges=data["edges"])) + "\n"
         elif args.format == "mermaid":
             text = to_mermaid(kb, args.key)
         elif args.format == "svg":
@@ -165,7 +165,7 @@ def graph(args: argparse.Namespace) -> int:
         else:
             text = to_dot(kb, args.key)
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(text if args.json else terminal_safe(text))
     else:
         Path(args.output).write_text(text, encoding="utf-8")
     return 0
@@ -202,9 +202,9 @@ def sessions(args: argparse.Namespace) -> int:
         emit_json({"version": JSON_VERSION, "command": "sessions",
                    "ledger": ledger_name(args.ledger), "sessions": rows})
     elif not rows:
-        print(f"no sessions in {ledger_name(args.ledger)}")
+        say(f"no sessions in {ledger_name(args.ledger)}")
     else:
-        print(table(["SESSION", "VERSION", "SAVED AT", "BELIEFS"], [
+        say(table(["SESSION", "VERSION", "SAVED AT", "BELIEFS"], [
             [r["id"], str(r["version"] or "-"), iso(r["taken_at"]),
              "-" if r["beliefs"] is None else str(r["beliefs"])]
             + ([f"unreadable: {r['error']}"] if r["error"] else []) for r in rows]))
@@ -245,7 +245,7 @@ def sources(args: argparse.Namespace) -> int:
         emit_json({"version": JSON_VERSION, "command": "sources",
                    "ledger": ledger_name(args.ledger), "at": at, "sources": rows})
     elif not rows:
-        print(f"no outcomes in {ledger_name(args.ledger)}")
+        say(f"no outcomes in {ledger_name(args.ledger)}")
     else:
         lines = []
         for r in rows:
@@ -257,5 +257,5 @@ def sources(args: argparse.Namespace) -> int:
                     told += f": {last['reason']}"
             lines.append([r["source"], format_number(r["reliability"]), str(r["right"]),
                           str(r["wrong"]), str(r["samples"]), told])
-        print(table(["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST OUTCOME"], lines))
+        say(table(["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST OUTCOME"], lines))
     return 0

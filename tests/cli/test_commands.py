@@ -440,3 +440,67 @@ def test_an_unreadable_session_is_listed_and_refused(shop: Shop, tmp_path: Path)
     assert "corrupt or truncated snapshot" in text[1]
     line = one_line_error(run(shop, "beliefs", "--ledger", str(db), "--session", "bad"))
     assert line.startswith("corollary: session 'bad': ")
+
+
+# -- what agents wrote reaches the terminal escaped ----------------------------------------------
+#: sets the window title, returns to the line's start, erases the line; then a bidi override
+HOSTILE = "\x1b]0;owned\x07\r\x1b[2K\u202e\x9b"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A snapshot and a ledger whose key, source, reason and session id carry HOSTILE."""
+    home = tmp_path_factory.mktemp("hostile")
+    with open_ledger(home / "ledger.db", clock=ManualClock(TAKEN_AT)) as ledger:
+        kb = BeliefBase(clock=ManualClock(TAKEN_AT), ledger=ledger)
+        kb.assert_("k" + HOSTILE, "v" + HOSTILE, source="tool:t" + HOSTILE, half_life=1)
+        kb.assert_("c" + HOSTILE, 1, source="tool:a")
+        kb.assert_("c" + HOSTILE, 2, source="tool:b")
+        kb.record_outcome("tool:t" + HOSTILE, False, "r" + HOSTILE)
+        kb.save_session("s" + HOSTILE)
+    kb.save(home / "hostile.cor")
+    return home
+
+
+@pytest.mark.parametrize("args", [
+    ["explain", "hostile.cor", "k" + HOSTILE],
+    ["explain", "hostile.cor", "nope" + HOSTILE],  # the error line names the key
+    ["beliefs", "hostile.cor"],
+    ["conflicts", "hostile.cor"],
+    ["faded", "hostile.cor", "--threshold", "1"],
+    ["graph", "hostile.cor"],
+    ["graph", "hostile.cor", "--format", "mermaid"],
+    ["sessions", "ledger.db"],
+    ["sources", "ledger.db"],
+    ["beliefs", "--ledger", "ledger.db", "--session", "s" + HOSTILE],
+    ["beliefs", "--ledger", "ledger.db", "--session", "gone" + HOSTILE],
+])
+def test_control_characters_reach_the_terminal_escaped(shop: Shop, hostile: Path,
+                                                       args: list[str]) -> None:
+    done = run(shop, *args, cwd=hostile)
+    shown = done.stdout + done.stderr
+    assert shown.strip()
+    # no control character but the newline, no bidi control; each shown as its escape
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", shown), shown
+    if args[0] != "graph":  # DOT and Mermaid have escapes of their own
+        assert r"\x1b]0;owned\x07\r\x1b[2K\u202e\x9b" in shown
+
+
+@pytest.mark.parametrize("args", [["beliefs", "hostile.cor"], ["conflicts", "hostile.cor"],
+                                  ["sessions", "ledger.db"], ["sources", "ledger.db"],
+                                  ["graph", "hostile.cor"], ["explain", "hostile.cor", "k" + HOSTILE]])
+def test_json_keeps_every_character_and_prints_none_raw(shop: Shop, hostile: Path,
+                                                        args: list[str]) -> None:
+    done = run(shop, *args, "--json", cwd=hostile)
+    assert done.returncode == 0, done.stderr
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]", done.stdout)
+    texts, stack = [], [json.loads(done.stdout)]
+    while stack:  # every string of the document, read back
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend([*item.keys(), *item.values()])
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            texts.append(item)
+    assert any(HOSTILE in text for text in texts)
