@@ -15,6 +15,7 @@ from typing import Any
 from .._format import format_number
 from ..base import BeliefBase
 from ..errors import (
+    CorollaryError,
     MissingProgramError,
     UnknownBeliefError,
     UnknownSourceError,
@@ -186,18 +187,15 @@ def _svg(dot_text: str) -> str:
 def sessions(args: argparse.Namespace) -> int:
     """``corollary sessions LEDGER``: the sessions saved in a ledger."""
     with open_ledger_to_read(args.ledger) as ledger:
-        rows = []
-        for session in sorted(ledger.store.list_sessions()):
-            row: dict[str, Any] = {"id": session, "version": None, "taken_at": None,
-                                   "beliefs": None, "error": None}
-            try:
-                doc, row["version"] = read_session(ledger.store, session)
-                row["taken_at"] = doc.get("taken_at") if isinstance(doc, dict) else None
-                beliefs_ = doc.get("beliefs") if isinstance(doc, dict) else None
-                row["beliefs"] = len(beliefs_) if isinstance(beliefs_, list) else None
-            except (ValueError, KeyError) as exc:  # one unreadable session: say so, go on
-                row["error"] = str(exc)
-            rows.append(row)
+        listed = ledger.store.list_sessions()
+        # an id a hand-edited or damaged ledger stores as a BLOB (or a number) is no session
+        # id: it is reported in its own row, not compared with the others (that raised
+        # TypeError and listed nothing)
+        names = sorted(s for s in listed if isinstance(s, str))
+        rows = [_session_row(ledger, session) for session in names]
+        rows += [{"id": repr(s), "version": None, "taken_at": None, "beliefs": None,
+                  "error": f"corrupt ledger: a session id stored as {type(s).__name__}, not text"}
+                 for s in sorted((s for s in listed if not isinstance(s, str)), key=repr)]
     if args.json:
         emit_json({"version": JSON_VERSION, "command": "sessions",
                    "ledger": ledger_name(args.ledger), "sessions": rows})
@@ -209,6 +207,26 @@ def sessions(args: argparse.Namespace) -> int:
              "-" if r["beliefs"] is None else str(r["beliefs"])]
             + ([f"unreadable: {r['error']}"] if r["error"] else []) for r in rows]))
     return 0
+
+
+def _session_row(ledger: TrustLedger, session: str) -> dict[str, Any]:
+    """A session's row; one that cannot be read says why, in ``error``."""
+    row: dict[str, Any] = {"id": session, "version": None, "taken_at": None,
+                           "beliefs": None, "error": None}
+    try:
+        doc, version = read_session(ledger.store, session)
+        taken_at = doc.get("taken_at") if isinstance(doc, dict) else None
+        beliefs_ = doc.get("beliefs") if isinstance(doc, dict) else None
+    except (CorollaryError, ValueError, KeyError, TypeError) as exc:
+        # one unreadable session (a snapshot stored as text is a StoreCorruptError): say so
+        # and go on, or one bad row hid every session
+        row["error"] = str(exc)
+        return row
+    row["version"] = version
+    row["taken_at"] = taken_at if isinstance(taken_at, (int, float)) and not isinstance(
+        taken_at, bool) else None
+    row["beliefs"] = len(beliefs_) if isinstance(beliefs_, list) else None
+    return row
 
 
 def _source_row(ledger: TrustLedger, source: str, at: float) -> dict[str, Any]:

@@ -504,3 +504,40 @@ def test_json_keeps_every_character_and_prints_none_raw(shop: Shop, hostile: Pat
         elif isinstance(item, str):
             texts.append(item)
     assert any(HOSTILE in text for text in texts)
+
+
+def test_one_bad_session_row_is_reported_and_the_rest_listed(shop: Shop, tmp_path: Path) -> None:
+    """A ledger edited by hand: a snapshot stored as text, an id stored as a BLOB. Before, the
+    first made `sessions` fail whole, the second printed "internal error: TypeError"."""
+    import sqlite3
+
+    db = tmp_path / "ledger.db"
+    with open_ledger(db, clock=ManualClock(TAKEN_AT)) as ledger:
+        kb = BeliefBase(ledger=ledger, clock=ManualClock(TAKEN_AT))
+        kb.assert_("hq", "Austin", source="tool:registry")
+        kb.save_session("a-good")
+        kb.save_session("b-text")
+        kb.save_session("z-good")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE sessions SET data = ? WHERE session_id = 'b-text'",
+                     (json.dumps(kb.to_dict(), default=repr),))
+        conn.execute("INSERT INTO sessions (session_id, data, updated_at, version) "
+                     "VALUES (?, ?, 0, 1)", (b"c-blob", b"x"))
+    conn.close()
+    done = run(shop, "sessions", str(db), "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["sessions"]
+    assert [(r["id"], r["version"], r["beliefs"], r["error"] is None) for r in rows] == [
+        ("a-good", 1, 1, True), ("b-text", None, None, False), ("z-good", 1, 1, True),
+        ("b'c-blob'", None, None, False)]
+    assert "session 'b-text' holds str, not bytes" in rows[1]["error"]
+    assert rows[3]["error"] == "corrupt ledger: a session id stored as bytes, not text"
+    text = run(shop, "sessions", str(db))
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["a-good", "b-text", "z-good", "b'c-blob'"]
+    assert "ledger.db: corrupt ledger: session 'b-text' holds str" in lines[2]
+    assert "unreadable: corrupt ledger: a session id stored as bytes" in lines[4]
+    # the good sessions still read
+    good = run(shop, "beliefs", "--ledger", str(db), "--session", "z-good", "--json")
+    assert json.loads(good.stdout)["beliefs"][0]["value"] == "Austin"
