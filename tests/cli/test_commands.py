@@ -212,6 +212,45 @@ def test_import_errors_are_one_line(shop: Shop, tmp_path: Path) -> None:
     assert line == "corollary: --import broken_mod: RuntimeError: boom at import"
 
 
+@pytest.mark.parametrize("body, wanted", [
+    ("class Stop(BaseException):\n    pass\nraise Stop('halt')\n", "Stop: halt"),
+    ("raise GeneratorExit('odd')\n", "GeneratorExit: odd"),
+    ("import sys\nsys.exit(3)\n", "SystemExit: 3"),
+    ("import sys\nsys.exit('bye')\n", "SystemExit: bye"),
+])
+def test_a_module_raising_a_base_exception_is_one_line(shop: Shop, tmp_path: Path, body: str,
+                                                        wanted: str) -> None:
+    # a BaseException subclass printed a 20-line traceback
+    (tmp_path / "halting.py").write_text(body)
+    for name in ("halting", str(tmp_path / "halting.py")):
+        line = one_line_error(run(shop, "--import", name, "beliefs", str(shop.snapshot),
+                                  cwd=tmp_path))
+        assert line == f"corollary: --import {name}: {wanted}"
+
+
+class _Halt(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("raised, wanted, status", [
+    (_Halt("from a rule"), "corollary: stopped: _Halt: from a rule", 1),
+    (SystemExit(4), "corollary: stopped: SystemExit(4)", 1),
+    (SystemExit("why"), "corollary: stopped: SystemExit('why')", 1),
+])
+def test_a_command_stopped_by_a_base_exception_is_one_line(
+        shop: Shop, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        raised: BaseException, wanted: str, status: int) -> None:
+    from corollary.cli import commands, main
+
+    def stopped(args: Any) -> int:  # what a user's rule or tool may raise under any command
+        raise raised
+
+    monkeypatch.setattr(commands, "beliefs", stopped)
+    assert main(["beliefs", str(shop.snapshot)]) == status
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", wanted + "\n")
+
+
 def test_import_a_file_path(shop: Shop, tmp_path: Path) -> None:
     copy = tmp_path / "elsewhere" / "my_rules.py"  # not importable by name, any file name
     copy.parent.mkdir()
