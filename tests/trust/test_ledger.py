@@ -334,15 +334,15 @@ def test_a_prior_passed_in_is_checked_like_any_other(bad: object, error: type | 
     ledger = TrustLedger(clock=ManualClock(0))
     ledger.record_outcome("tool:seen", True, at=0)
     for source in ("tool:u", "tool:seen"):  # untried (the prior is its score) and tried
-        calls = [lambda: ledger.rank_sources([source, "tool:other"], priors={source: bad}),
-                 lambda: ledger.reliability(source, prior=bad),
-                 lambda: ledger.record_of(source, prior=bad)]
-        for call in calls:
+        calls = [(ledger.rank_sources, ([source, "tool:other"],), {"priors": {source: bad}}),
+                 (ledger.reliability, (source,), {"prior": bad}),
+                 (ledger.record_of, (source,), {"prior": bad})]
+        for call, args, options in calls:
             if error is None:  # None means "no prior given": the policy's
-                call()
+                call(*args, **options)
                 continue
             with pytest.raises(error, match="prior") as caught:
-                call()
+                call(*args, **options)
             assert isinstance(caught.value, CorollaryError)
     if error is None:
         ranked = ledger.rank_sources(["tool:u"], priors={"tool:u": bad})
