@@ -438,6 +438,8 @@ class TrustLedger:
         """The prior-weighted reliability of ``source`` at time ``at`` (default: now)."""
         if prior is None:
             prior = self.prior_of(check_source(source))
+        else:
+            prior = check_unit(prior, "prior")
         totals = self.store.totals(source, topic)
         if totals.total == 0:
             return prior
@@ -498,6 +500,8 @@ class TrustLedger:
         """The track record of ``source``: counts, weighted sums, prior and reliability."""
         if prior is None:
             prior = self.prior_of(check_source(source))
+        else:
+            prior = check_unit(prior, "prior")
         now = self.clock() if at is None else at
         totals = self.store.totals(source, topic)
         right, total = totals.weighted_at(now, self.memory_half_life)
@@ -608,6 +612,8 @@ class TrustLedger:
             prior = None if priors is None or source not in priors else priors[source]
             if prior is None:
                 prior = self.prior_of(source)
+            else:  # NaN gave NaN scores, "x" an untyped ValueError
+                prior = check_unit(prior, f"priors[{source!r}]")
             totals = self.store.totals(source, topic)
             if totals.total >= gate:
                 ranked.append(RankedSource(source, totals.right / totals.total, "empirical",

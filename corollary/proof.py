@@ -20,6 +20,7 @@ from typing import Any
 
 from ._format import format_age, format_confidence
 from ._format import format_number as _num
+from .errors import InvalidInputError
 from .tms import ANY, IN, KINDS, PREMISES, Belief, Engine, Justification, item_text
 
 __all__ = ["RENDER_DEPTH", "Proof", "build_proof", "format_age", "format_confidence"]
@@ -35,7 +36,47 @@ class Proof:
         self.tree = tree
 
     def to_dict(self) -> dict[str, Any] | list[dict[str, Any]]:
+        """The tree as plain data, nested as deep as the chain of reasons is."""
         return self.tree
+
+    def to_blocks(self, depth: int = RENDER_DEPTH) -> dict[str, Any]:
+        """The tree as plain data nested at most ``depth`` beliefs deep, cut as the text is.
+
+        A tree thousands of beliefs deep is nested four levels per belief, deeper than most
+        JSON readers and writers go (Python's ``json`` stops near 1,000 levels, some MCP
+        clients near 64). Here a belief ``depth`` steps below the start of its block, with
+        reasons of its own, is given without its ``reasons`` and with ``continued``: the
+        number of the block in ``continued`` that goes on from it, numbered as the text
+        numbers its ``(continued below at [n])`` blocks.
+
+        Returns
+        -------
+        dict
+            ``{"proof": tree (or list of trees, as in to_dict), "continued":
+            [{"number": n, "proof": tree}, ...]}``.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase
+        >>> kb = BeliefBase()
+        >>> kb.assert_("a", 1, source="human:ops")
+        >>> _ = kb.claim("b", 2, source="model:m", inputs=["a"])
+        >>> blocks = kb.explain("b").to_blocks(depth=1)
+        >>> blocks["proof"]["reasons"][0]["inputs"][0]["continued"], blocks["continued"][0]["number"]
+        (1, 1)
+        """
+        if depth < 1:
+            raise InvalidInputError(f"depth must be at least 1, got {depth!r}")
+        trees = self.tree if isinstance(self.tree, list) else [self.tree]
+        continued: deque[tuple[int, dict[str, Any]]] = deque()
+        numbers = itertools.count(1)
+        heads = [_cut(tree, depth, continued, numbers) for tree in trees]
+        blocks: list[dict[str, Any]] = []
+        while continued:
+            number, node = continued.popleft()
+            blocks.append({"number": number, "proof": _cut(node, depth, continued, numbers)})
+        return {"proof": heads if isinstance(self.tree, list) else heads[0],
+                "continued": blocks}
 
     def __str__(self) -> str:
         lines: list[str] = []
@@ -172,6 +213,34 @@ def _step(engine: Engine, b: Belief, j: Justification, now: float) -> dict[str, 
         reason["unless"] = exceptions
     reason.update(j.kind.proof_fields(j, engine.reliability, now))
     return reason
+
+
+def _cut(root: dict[str, Any], depth: int, continued: deque[tuple[int, dict[str, Any]]],
+         numbers: Iterator[int]) -> dict[str, Any]:
+    """A copy of the tree under ``root`` down to ``depth`` beliefs; the beliefs below are queued
+    in ``continued``. Copied in the order :func:`_render` prints, so the numbers agree."""
+    top = dict(root)
+    # (the original belief node, its copy, its depth); the copy's reasons are filled here
+    stack: list[tuple[dict[str, Any], dict[str, Any], int]] = [(root, top, 0)]
+    while stack:
+        node, copy, level = stack.pop()
+        if "reasons" not in node:
+            continue
+        if level >= depth and node["reasons"]:
+            del copy["reasons"]
+            copy["continued"] = number = next(numbers)
+            continued.append((number, node))
+            continue
+        below: list[tuple[dict[str, Any], dict[str, Any], int]] = []
+        copy["reasons"] = []
+        for reason in node["reasons"]:
+            step = dict(reason)
+            copy["reasons"].append(step)
+            if "inputs" in reason:
+                step["inputs"] = [dict(x) for x in reason["inputs"]]
+                below.extend((x, c, level + 1) for x, c in zip(reason["inputs"], step["inputs"], strict=True))
+        stack.extend(reversed(below))
+    return top
 
 
 # -- text -----------------------------------------------------------------------------------

@@ -196,7 +196,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _fail(message: str) -> int:
-    print(f"corollary: {message}", file=sys.stderr)
+    from .output import terminal_safe
+
+    print(f"corollary: {terminal_safe(message, keep='')}", file=sys.stderr)
     return 1
 
 
@@ -225,11 +227,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         return _fail(_one_line(f"{where}{exc.strerror or exc}"))
+    except SystemExit as exc:
+        # a user's rule or tool (or a library under a command) called sys.exit: a failure
+        # like any other, unless it meant success
+        if exc.code is None or exc.code == 0:
+            raise
+        return _fail(_one_line(f"stopped: SystemExit({exc.code!r})"))
     except Exception as exc:
         if os.environ.get(DEBUG_ENV) == "1":
             raise
         return _fail(_one_line(f"internal error: {type(exc).__name__}: {exc} (please report it; "
                                f"{DEBUG_ENV}=1 shows the traceback)"))
+    except BaseException as exc:  # e.g. a user's rule raising its own BaseException subclass
+        if os.environ.get(DEBUG_ENV) == "1":
+            raise
+        return _fail(_one_line(f"stopped: {type(exc).__name__}: {exc}"))
 
 
 def _one_line(text: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from .._format import format_number
 from ..base import BeliefBase
 from ..errors import (
+    CorollaryError,
     MissingProgramError,
     UnknownBeliefError,
     UnknownSourceError,
@@ -26,7 +27,7 @@ from ..tools import REGISTRY as TOOLS
 from ..tools import spec_of
 from ..values import plain
 from .opening import Opened, ledger_name, open_base, open_ledger_to_read
-from .output import JSON_VERSION, confidence, emit_json, iso, table
+from .output import JSON_VERSION, confidence, emit_json, iso, json_text, say, table, terminal_safe
 
 __all__ = ["beliefs", "conflicts", "explain", "faded", "graph", "parse_value", "recall",
            "sessions", "sources"]
@@ -82,10 +83,14 @@ def explain(args: argparse.Namespace) -> int:
             _check_value(kb, args.key, value)
         proof = kb.explain(args.key, value)
         if args.json:
+            # the tree cut into blocks as the text is: a chain thousands of beliefs deep
+            # nests four JSON levels per belief, past what JSON readers (and json.dumps) take
+            blocks = proof.to_blocks()
             emit_json(_document("explain", opened, key=args.key, value=plain(value),
-                                text=str(proof), proof=proof.to_dict()))
+                                text=str(proof), proof=blocks["proof"],
+                                continued=blocks["continued"]))
         else:
-            print(proof)
+            say(str(proof))
     return 0
 
 
@@ -98,7 +103,7 @@ def beliefs(args: argparse.Namespace) -> int:
                 {"key": h.key, "value": plain(h.value), "label": "IN", "confidence": h.confidence}
                 for h in held]))
         else:
-            print(table(["KEY", "VALUE", "CONFIDENCE"],
+            say(table(["KEY", "VALUE", "CONFIDENCE"],
                         [[h.key, repr(h.value), confidence(h.confidence)] for h in held]))
     return 0
 
@@ -136,14 +141,14 @@ def conflicts(args: argparse.Namespace) -> int:
                     {"value": plain(x.value), "confidence": x.confidence, "sources": list(x.sources)}
                     for x in c.candidates]} for c in found]))
         elif not found:
-            print("no open conflicts")
+            say("no open conflicts")
         else:
             for c in found:
-                print(f"{c.key}:")
+                say(f"{terminal_safe(c.key, keep='')}:")
                 rows = [[repr(x.value), confidence(x.confidence), ", ".join(x.sources)]
                         for x in c.candidates]
                 for line in table(["", "", ""], rows).splitlines()[1:]:
-                    print("  " + line)
+                    say("  " + line)
     return 0
 
 
@@ -156,7 +161,7 @@ def faded(args: argparse.Namespace) -> int:
                 {"key": f.key, "value": plain(f.value), "confidence": f.confidence,
                  "sources": list(f.sources)} for f in found]))
         else:
-            print(table(["KEY", "VALUE", "CONFIDENCE", "SOURCES"],
+            say(table(["KEY", "VALUE", "CONFIDENCE", "SOURCES"],
                         [[f.key, repr(f.value), confidence(f.confidence), ", ".join(f.sources)]
                          for f in found]))
     return 0
@@ -175,8 +180,8 @@ def graph(args: argparse.Namespace) -> int:
             _check_key(kb, args.key)
         if args.json:
             data = graph_data(kb, args.key)
-            text = json.dumps(_document("graph", opened, key=args.key, nodes=data["nodes"],
-                                        edges=data["edges"]), ensure_ascii=False, indent=2) + "\n"
+            text = json_text(_document("graph", opened, key=args.key, nodes=data["nodes"],
+                                       edges=data["edges"])) + "\n"
         elif args.format == "mermaid":
             text = to_mermaid(kb, args.key)
         elif args.format == "svg":
@@ -184,7 +189,7 @@ def graph(args: argparse.Namespace) -> int:
         else:
             text = to_dot(kb, args.key)
     if args.output is None:
-        sys.stdout.write(text)
+        sys.stdout.write(text if args.json else terminal_safe(text))
     else:
         Path(args.output).write_text(text, encoding="utf-8")
     return 0
@@ -205,29 +210,46 @@ def _svg(dot_text: str) -> str:
 def sessions(args: argparse.Namespace) -> int:
     """``corollary sessions LEDGER``: the sessions saved in a ledger."""
     with open_ledger_to_read(args.ledger) as ledger:
-        rows = []
-        for session in sorted(ledger.store.list_sessions()):
-            row: dict[str, Any] = {"id": session, "version": None, "taken_at": None,
-                                   "beliefs": None, "error": None}
-            try:
-                doc, row["version"] = read_session(ledger.store, session)
-                row["taken_at"] = doc.get("taken_at") if isinstance(doc, dict) else None
-                beliefs_ = doc.get("beliefs") if isinstance(doc, dict) else None
-                row["beliefs"] = len(beliefs_) if isinstance(beliefs_, list) else None
-            except (ValueError, KeyError) as exc:  # one unreadable session: say so, go on
-                row["error"] = str(exc)
-            rows.append(row)
+        listed = ledger.store.list_sessions()
+        # an id a hand-edited or damaged ledger stores as a BLOB (or a number) is no session
+        # id: it is reported in its own row, not compared with the others (that raised
+        # TypeError and listed nothing)
+        names = sorted(s for s in listed if isinstance(s, str))
+        rows = [_session_row(ledger, session) for session in names]
+        rows += [{"id": repr(s), "version": None, "taken_at": None, "beliefs": None,
+                  "error": f"corrupt ledger: a session id stored as {type(s).__name__}, not text"}
+                 for s in sorted((s for s in listed if not isinstance(s, str)), key=repr)]
     if args.json:
         emit_json({"version": JSON_VERSION, "command": "sessions",
                    "ledger": ledger_name(args.ledger), "sessions": rows})
     elif not rows:
-        print(f"no sessions in {ledger_name(args.ledger)}")
+        say(f"no sessions in {ledger_name(args.ledger)}")
     else:
-        print(table(["SESSION", "VERSION", "SAVED AT", "BELIEFS"], [
+        say(table(["SESSION", "VERSION", "SAVED AT", "BELIEFS"], [
             [r["id"], str(r["version"] or "-"), iso(r["taken_at"]),
              "-" if r["beliefs"] is None else str(r["beliefs"])]
             + ([f"unreadable: {r['error']}"] if r["error"] else []) for r in rows]))
     return 0
+
+
+def _session_row(ledger: TrustLedger, session: str) -> dict[str, Any]:
+    """A session's row; one that cannot be read says why, in ``error``."""
+    row: dict[str, Any] = {"id": session, "version": None, "taken_at": None,
+                           "beliefs": None, "error": None}
+    try:
+        doc, version = read_session(ledger.store, session)
+        taken_at = doc.get("taken_at") if isinstance(doc, dict) else None
+        beliefs_ = doc.get("beliefs") if isinstance(doc, dict) else None
+    except (CorollaryError, ValueError, KeyError, TypeError) as exc:
+        # one unreadable session (a snapshot stored as text is a StoreCorruptError): say so
+        # and go on, or one bad row hid every session
+        row["error"] = str(exc)
+        return row
+    row["version"] = version
+    row["taken_at"] = taken_at if isinstance(taken_at, (int, float)) and not isinstance(
+        taken_at, bool) else None
+    row["beliefs"] = len(beliefs_) if isinstance(beliefs_, list) else None
+    return row
 
 
 def _source_row(ledger: TrustLedger, source: str, at: float) -> dict[str, Any]:
@@ -264,7 +286,7 @@ def sources(args: argparse.Namespace) -> int:
         emit_json({"version": JSON_VERSION, "command": "sources",
                    "ledger": ledger_name(args.ledger), "at": at, "sources": rows})
     elif not rows:
-        print(f"no outcomes in {ledger_name(args.ledger)}")
+        say(f"no outcomes in {ledger_name(args.ledger)}")
     else:
         lines = []
         for r in rows:
@@ -276,5 +298,5 @@ def sources(args: argparse.Namespace) -> int:
                     told += f": {last['reason']}"
             lines.append([r["source"], format_number(r["reliability"]), str(r["right"]),
                           str(r["wrong"]), str(r["samples"]), told])
-        print(table(["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST OUTCOME"], lines))
+        say(table(["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST OUTCOME"], lines))
     return 0

@@ -62,7 +62,10 @@ def import_modules(names: Sequence[str]) -> None:
                 importlib.import_module(name)
         except ImportError as exc:
             raise InvalidInputError(f"--import {name}: {exc}") from exc
-        except (Exception, SystemExit) as exc:  # the user's module failed while it ran
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the user's module failed while it ran,
+            # with anything it can raise: SystemExit, GeneratorExit, its own BaseException
             raise InvalidInputError(f"--import {name}: {type(exc).__name__}: {exc}") from exc
 
 

@@ -208,7 +208,11 @@ def _retry_after(headers: http.client.HTTPMessage) -> float | None:
 
 
 def _excerpt(data: bytes) -> str:
-    text = data.decode("utf-8", "replace").strip()
+    """The body as text, whole: :meth:`OpenAIChat._show` masks the key, then cuts it."""
+    return data.decode("utf-8", "replace").strip()
+
+
+def _cut(text: str) -> str:
     return text if len(text) <= _EXCERPT else text[:_EXCERPT] + "..."
 
 
@@ -229,10 +233,10 @@ def _server_message(data: bytes, status: int) -> str:
         if not isinstance(message, str) or not message:
             message = doc.get("message") or doc.get("detail")
         if message is not None and not isinstance(message, str):
-            message = json.dumps(message)[:_EXCERPT]
+            message = json.dumps(message)
     if not isinstance(message, str) or not message.strip():
         message = _excerpt(data) or http.client.responses.get(status, "no message")
-    return message if len(message) <= _EXCERPT else message[:_EXCERPT] + "..."
+    return message
 
 
 def _refuse_constant(name: str) -> Any:
@@ -480,7 +484,19 @@ class OpenAIChat:
         return headers
 
     def _scrub(self, text: str) -> str:
-        return text.replace(self._api_key, "***") if self._api_key else text
+        """``text`` with the key masked, as written and as JSON or ``repr`` would escape it."""
+        if not self._api_key:
+            return text
+        for form in {self._api_key, json.dumps(self._api_key)[1:-1], repr(self._api_key)[1:-1]}:
+            text = text.replace(form, "***")
+        return text
+
+    def _show(self, text: str) -> str:
+        """Server text fit for an error message: the key masked first, then cut to length.
+
+        Cut first, a key straddling the cut kept its first characters unmasked.
+        """
+        return _cut(self._scrub(text))
 
     # -- one attempt -----------------------------------------------------------------------
 
@@ -506,6 +522,10 @@ class OpenAIChat:
                     f"the reply is longer than max_response_bytes={self._max_response_bytes}"
                 )
             chunks.append(chunk)
+        if response.length:
+            # read(n) returns what came before a clean close without complaint, even short of
+            # the Content-Length: that is a dropped connection (retried), not a bad reply
+            raise http.client.IncompleteRead(b"".join(chunks), response.length)
         return b"".join(chunks)
 
     def _timed_out(self) -> ModelTimeoutError:
@@ -531,11 +551,11 @@ class OpenAIChat:
             except (OSError, http.client.IncompleteRead) as exc:
                 if deadline.fired:
                     raise self._timed_out() from exc
-                raise _Retry(None, f"the connection to {self._where} failed: {exc!r}") from exc
+                raise _Retry(None, self._scrub(f"the connection to {self._where} failed: {exc!r}")) from exc
             except http.client.HTTPException as exc:
                 if deadline.fired:
                     raise self._timed_out() from exc
-                raise ModelResponseError(f"{self._where} did not answer in HTTP: {exc!r}") from exc
+                raise ModelResponseError(self._show(f"{self._where} did not answer in HTTP: {exc!r}")) from exc
         finally:
             deadline.disarm()
             connection.close()
@@ -548,9 +568,12 @@ class OpenAIChat:
         if 200 <= status < 300:
             return self._parse(data, body)
         if 300 <= status < 400:
-            message = f"redirected to {headers.get('Location')!r}: check base_url"
+            # a server may echo the request, key included, in the Location
+            location = headers.get("Location")
+            shown = None if location is None else self._show(location)
+            message = f"redirected to {shown!r}: check base_url"
         else:
-            message = self._scrub(_server_message(data, status))
+            message = self._show(_server_message(data, status))
         if status == 429 or 500 <= status < 600:
             raise _Retry(status, message, _retry_after(headers))
         raise ModelHTTPError(status, message)
@@ -562,14 +585,14 @@ class OpenAIChat:
             doc = json.loads(data.decode("utf-8-sig"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise ModelResponseError(
-                f"{self._where} answered something that is not JSON ({exc}): {self._scrub(_excerpt(data))!r}"
+                f"{self._where} answered something that is not JSON ({exc}): {self._show(_excerpt(data))!r}"
             ) from None
         if not isinstance(doc, dict):
-            raise ModelResponseError(f"{self._where} answered JSON that is not an object: {self._scrub(_excerpt(data))!r}")
+            raise ModelResponseError(f"{self._where} answered JSON that is not an object: {self._show(_excerpt(data))!r}")
         choices = doc.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict) \
                 or not isinstance(choices[0].get("message"), dict):
-            what = self._scrub(_server_message(data, 200)) if "error" in doc else self._scrub(_excerpt(data))
+            what = self._show(_server_message(data, 200) if "error" in doc else _excerpt(data))
             raise ModelResponseError(f"{self._where} answered with no choices[0].message: {what!r}")
         choice = choices[0]
         message = choice["message"]
@@ -585,12 +608,11 @@ class OpenAIChat:
         finish = choice.get("finish_reason")
         return Reply(_content(message), tool_calls, finish if isinstance(finish, str) else None)
 
-    @staticmethod
-    def _tool_call(call: Any, index: int, taken: set[str], seed: Any) -> ToolCall:
+    def _tool_call(self, call: Any, index: int, taken: set[str], seed: Any) -> ToolCall:
         function: dict[str, Any] = call.get("function") if isinstance(call, dict) else None  # type: ignore[assignment]
         name = function.get("name") if isinstance(function, dict) else None
         if not isinstance(name, str) or not name:
-            raise ModelResponseError(f"tool call {index} names no function: {str(call)[:_EXCERPT]!r}")
+            raise ModelResponseError(f"tool call {index} names no function: {self._show(str(call))!r}")
         arguments, error, text = _arguments(function.get("arguments"))
         call_id = call.get("id")
         if not isinstance(call_id, str) or not call_id or call_id in taken:

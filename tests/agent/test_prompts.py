@@ -227,7 +227,7 @@ def test_the_whole_base_lines_are_the_one_renderers_lines() -> None:
     from corollary.agent.projector import lines, render_line
     from corollary.recall import Recalled, render_recalled
 
-    kb = base(conflicts=None)
+    kb = base(conflict_policy=None)
     kb.assert_("plain", "v\n" + FORGED, source="human:ops")
     kb.assert_("a key with spaces", [1, {"b": "\u2028"}], source="tool:x")
     kb.assert_('q"uote', None, source="tool:y")
@@ -258,7 +258,7 @@ def test_over_random_runs_the_prefix_never_changes_and_nothing_below_the_floor_s
     """Whatever the model does and whatever happens to the beliefs between turns (new facts,
     claims, retractions, a source found wrong), request n+1 starts with request n, and no value
     held below the floor (or not held) ever appears in a belief line."""
-    kb = base(conflicts=None)
+    kb = base(conflict_policy=None)
     for i in range(5):
         kb.assert_(f"fact:{i}", f"value-{i}", source="tool:feed" if i % 2 else "human:ops")
 

@@ -109,6 +109,14 @@ def test_explain_now_and_at_move_the_time(shop: Shop, model: Any) -> None:
     assert now.stdout.startswith("price:ACME = 101.5 [OUT] expired")  # the wall clock is later
 
 
+def test_explain_at_1e30_on_a_fading_premise(shop: Shop, model: Any) -> None:
+    # the age (1e30 s) failed the confidence formatter with decimal.InvalidOperation
+    done = run(shop, "explain", "--import", "shop", str(shop.snapshot), "price:ACME", "--at", "1e30")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == str(snapshot_base(shop, model, 1e30).explain("price:ACME")) + "\n"
+    assert "age 1.157e+25 d, half-life 1 min" in done.stdout
+
+
 def test_explain_json(shop: Shop, model: Any) -> None:
     done = run(shop, "explain", "--import", "shop", str(shop.snapshot), "growth", "--json")
     assert done.returncode == 0, done.stderr
@@ -118,7 +126,41 @@ def test_explain_json(shop: Shop, model: Any) -> None:
         "version": JSON_VERSION, "command": "explain", "base": {"snapshot": str(shop.snapshot)},
         "at": TAKEN_AT, "key": "growth", "value": None,
         "text": str(kb.explain("growth")), "proof": json.loads(json.dumps(kb.explain("growth").to_dict())),
+        "continued": [],
     }
+
+
+def test_explain_json_of_a_5000_deep_chain_on_a_saved_base(shop: Shop, tmp_path: Path) -> None:
+    """Nested four JSON levels per belief, the tree failed json.dumps from about 245 beliefs;
+    it now comes cut into blocks as the text is, each shallow enough for any JSON reader."""
+    from corollary.proof import RENDER_DEPTH
+
+    depth = 5_000
+    kb = BeliefBase(clock=ManualClock(TAKEN_AT))
+    kb.assert_("k0", 0, source="human:ops")
+    for i in range(1, depth + 1):
+        kb.claim(f"k{i}", i, source="model:m", inputs=[f"k{i - 1}"], certainty=0.999)
+    kb.save(tmp_path / "deep.cor")
+    done = run(shop, "explain", str(tmp_path / "deep.cor"), f"k{depth}", "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    proof = kb.explain(f"k{depth}")
+    assert data["text"] == str(proof)
+    assert [block["number"] for block in data["continued"]] == list(range(1, depth // RENDER_DEPTH + 1))
+    # following each cut into its block walks the whole chain, k5000 down to k0, as to_dict has it
+    blocks = {block["number"]: block["proof"] for block in data["continued"]}
+    node, whole, seen = data["proof"], proof.to_dict(), 0
+    assert isinstance(whole, dict)
+    while True:
+        if "continued" in node:
+            node = blocks[node["continued"]]
+        assert {k: v for k, v in node.items() if k != "reasons"} == {
+            k: v for k, v in whole.items() if k != "reasons"}
+        seen += 1
+        if whole["key"] == "k0":
+            break
+        node, whole = node["reasons"][0]["inputs"][0], whole["reasons"][0]["inputs"][0]
+    assert seen == depth + 1 and node["key"] == "k0"
 
 
 def test_explain_a_value_read_as_json_or_text(shop: Shop, model: Any) -> None:
@@ -168,6 +210,45 @@ def test_import_errors_are_one_line(shop: Shop, tmp_path: Path) -> None:
                               env=env_for(shop.home, PYTHONPATH=os.pathsep.join(
                                   [str(tmp_path), env_for(shop.home)["PYTHONPATH"]]))))
     assert line == "corollary: --import broken_mod: RuntimeError: boom at import"
+
+
+@pytest.mark.parametrize("body, wanted", [
+    ("class Stop(BaseException):\n    pass\nraise Stop('halt')\n", "Stop: halt"),
+    ("raise GeneratorExit('odd')\n", "GeneratorExit: odd"),
+    ("import sys\nsys.exit(3)\n", "SystemExit: 3"),
+    ("import sys\nsys.exit('bye')\n", "SystemExit: bye"),
+])
+def test_a_module_raising_a_base_exception_is_one_line(shop: Shop, tmp_path: Path, body: str,
+                                                        wanted: str) -> None:
+    # a BaseException subclass printed a 20-line traceback
+    (tmp_path / "halting.py").write_text(body)
+    for name in ("halting", str(tmp_path / "halting.py")):
+        line = one_line_error(run(shop, "--import", name, "beliefs", str(shop.snapshot),
+                                  cwd=tmp_path))
+        assert line == f"corollary: --import {name}: {wanted}"
+
+
+class _Halt(BaseException):
+    pass
+
+
+@pytest.mark.parametrize("raised, wanted, status", [
+    (_Halt("from a rule"), "corollary: stopped: _Halt: from a rule", 1),
+    (SystemExit(4), "corollary: stopped: SystemExit(4)", 1),
+    (SystemExit("why"), "corollary: stopped: SystemExit('why')", 1),
+])
+def test_a_command_stopped_by_a_base_exception_is_one_line(
+        shop: Shop, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        raised: BaseException, wanted: str, status: int) -> None:
+    from corollary.cli import commands, main
+
+    def stopped(args: Any) -> int:  # what a user's rule or tool may raise under any command
+        raise raised
+
+    monkeypatch.setattr(commands, "beliefs", stopped)
+    assert main(["beliefs", str(shop.snapshot)]) == status
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", wanted + "\n")
 
 
 def test_import_a_file_path(shop: Shop, tmp_path: Path) -> None:
@@ -441,3 +522,104 @@ def test_an_unreadable_session_is_listed_and_refused(shop: Shop, tmp_path: Path)
     assert "corrupt or truncated snapshot" in text[1]
     line = one_line_error(run(shop, "beliefs", "--ledger", str(db), "--session", "bad"))
     assert line.startswith("corollary: session 'bad': ")
+
+
+# -- what agents wrote reaches the terminal escaped ----------------------------------------------
+#: sets the window title, returns to the line's start, erases the line; then a bidi override
+HOSTILE = "\x1b]0;owned\x07\r\x1b[2K\u202e\x9b"
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A snapshot and a ledger whose key, source, reason and session id carry HOSTILE."""
+    home = tmp_path_factory.mktemp("hostile")
+    with open_ledger(home / "ledger.db", clock=ManualClock(TAKEN_AT)) as ledger:
+        kb = BeliefBase(clock=ManualClock(TAKEN_AT), ledger=ledger)
+        kb.assert_("k" + HOSTILE, "v" + HOSTILE, source="tool:t" + HOSTILE, half_life=1)
+        kb.assert_("c" + HOSTILE, 1, source="tool:a")
+        kb.assert_("c" + HOSTILE, 2, source="tool:b")
+        kb.record_outcome("tool:t" + HOSTILE, False, "r" + HOSTILE)
+        kb.save_session("s" + HOSTILE)
+    kb.save(home / "hostile.cor")
+    return home
+
+
+@pytest.mark.parametrize("args", [
+    ["explain", "hostile.cor", "k" + HOSTILE],
+    ["explain", "hostile.cor", "nope" + HOSTILE],  # the error line names the key
+    ["beliefs", "hostile.cor"],
+    ["conflicts", "hostile.cor"],
+    ["faded", "hostile.cor", "--threshold", "1"],
+    ["graph", "hostile.cor"],
+    ["graph", "hostile.cor", "--format", "mermaid"],
+    ["sessions", "ledger.db"],
+    ["sources", "ledger.db"],
+    ["beliefs", "--ledger", "ledger.db", "--session", "s" + HOSTILE],
+    ["beliefs", "--ledger", "ledger.db", "--session", "gone" + HOSTILE],
+])
+def test_control_characters_reach_the_terminal_escaped(shop: Shop, hostile: Path,
+                                                       args: list[str]) -> None:
+    done = run(shop, *args, cwd=hostile)
+    shown = done.stdout + done.stderr
+    assert shown.strip()
+    # no control character but the newline, no bidi control; each shown as its escape
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", shown), shown
+    if args[0] != "graph":  # DOT and Mermaid have escapes of their own
+        assert r"\x1b]0;owned\x07\r\x1b[2K\u202e\x9b" in shown
+
+
+@pytest.mark.parametrize("args", [["beliefs", "hostile.cor"], ["conflicts", "hostile.cor"],
+                                  ["sessions", "ledger.db"], ["sources", "ledger.db"],
+                                  ["graph", "hostile.cor"], ["explain", "hostile.cor", "k" + HOSTILE]])
+def test_json_keeps_every_character_and_prints_none_raw(shop: Shop, hostile: Path,
+                                                        args: list[str]) -> None:
+    done = run(shop, *args, "--json", cwd=hostile)
+    assert done.returncode == 0, done.stderr
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]", done.stdout)
+    texts, stack = [], [json.loads(done.stdout)]
+    while stack:  # every string of the document, read back
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend([*item.keys(), *item.values()])
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            texts.append(item)
+    assert any(HOSTILE in text for text in texts)
+
+
+def test_one_bad_session_row_is_reported_and_the_rest_listed(shop: Shop, tmp_path: Path) -> None:
+    """A ledger edited by hand: a snapshot stored as text, an id stored as a BLOB. Before, the
+    first made `sessions` fail whole, the second printed "internal error: TypeError"."""
+    import sqlite3
+
+    db = tmp_path / "ledger.db"
+    with open_ledger(db, clock=ManualClock(TAKEN_AT)) as ledger:
+        kb = BeliefBase(ledger=ledger, clock=ManualClock(TAKEN_AT))
+        kb.assert_("hq", "Austin", source="tool:registry")
+        kb.save_session("a-good")
+        kb.save_session("b-text")
+        kb.save_session("z-good")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE sessions SET data = ? WHERE session_id = 'b-text'",
+                     (json.dumps(kb.to_dict(), default=repr),))
+        conn.execute("INSERT INTO sessions (session_id, data, updated_at, version) "
+                     "VALUES (?, ?, 0, 1)", (b"c-blob", b"x"))
+    conn.close()
+    done = run(shop, "sessions", str(db), "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["sessions"]
+    assert [(r["id"], r["version"], r["beliefs"], r["error"] is None) for r in rows] == [
+        ("a-good", 1, 1, True), ("b-text", None, None, False), ("z-good", 1, 1, True),
+        ("b'c-blob'", None, None, False)]
+    assert "session 'b-text' holds str, not bytes" in rows[1]["error"]
+    assert rows[3]["error"] == "corrupt ledger: a session id stored as bytes, not text"
+    text = run(shop, "sessions", str(db))
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    assert [line.split()[0] for line in lines[1:]] == ["a-good", "b-text", "z-good", "b'c-blob'"]
+    assert "ledger.db: corrupt ledger: session 'b-text' holds str" in lines[2]
+    assert "unreadable: corrupt ledger: a session id stored as bytes" in lines[4]
+    # the good sessions still read
+    good = run(shop, "beliefs", "--ledger", str(db), "--session", "z-good", "--json")
+    assert json.loads(good.stdout)["beliefs"][0]["value"] == "Austin"

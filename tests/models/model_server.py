@@ -34,7 +34,8 @@ class Answer:
 
     ``action``: ``"reply"`` (status, headers, body), ``"hang"`` (answer nothing until the test
     ends), ``"drop"`` (close the connection without a word), ``"trickle"`` (send the status line,
-    then a header byte every 50 ms for up to 3 s, then a proper reply).
+    then a header byte every 50 ms for up to 3 s, then a proper reply), ``"short"`` (the
+    headers promise 100 bytes more than the body, which is sent before a clean close).
     """
 
     status: int = 200
@@ -132,9 +133,14 @@ class Server:
         headers = {"Content-Type": "application/json", **answer.headers}
         for name, value in headers.items():
             handler.send_header(name, value)
-        handler.send_header("Content-Length", str(len(payload)))
+        short = answer.action == "short"
+        handler.send_header("Content-Length", str(len(payload) + 100 * short))
         handler.end_headers()
         handler.wfile.write(payload)
+        if short:
+            handler.wfile.flush()
+            handler.close_connection = True
+            handler.connection.shutdown(socket.SHUT_WR)  # a clean close (FIN), not a reset
 
     def close(self) -> None:
         self.released.set()

@@ -358,6 +358,21 @@ def test_a_connection_dropped_every_time_gives_up(server):
     assert len(server.requests) == 2
 
 
+def test_a_reply_cut_short_is_retried_as_a_dropped_connection(server):
+    # the body stops short of its Content-Length, then a clean close: this was "not JSON"
+    server.then(Answer(body=completion("cut"), action="short"))
+    assert chat(server).complete(USER, []).text == "hello"
+    assert len(server.requests) == 2
+
+
+def test_a_reply_cut_short_every_time_gives_up_as_a_connection_error(server):
+    server.default = Answer(body=completion("cut"), action="short")
+    seen, on_retry = record_retries()
+    with pytest.raises(ModelConnectionError, match=r"IncompleteRead.*\(2 attempts\)"):
+        chat(server, max_retries=1, on_retry=on_retry).complete(USER, [])
+    assert len(server.requests) == 2 and [attempt for attempt, _, _ in seen] == [1]
+
+
 def test_model_http_error_pickles_with_its_fields():
     error = pickle.loads(pickle.dumps(ModelHTTPError(503, "busy", 4)))
     assert (type(error), error.status, error.message, error.attempts, str(error)) == (
@@ -484,6 +499,34 @@ def test_secrets_stay_out_of_repr_and_errors():
     assert "sk-secret" not in repr(model) and "api_key='***'" in repr(model)
     assert repr(OpenAIChat("http://localhost:8000/v1", "m", "")).count("api_key=None") == 1
     assert (model.base_url, model.url) == ("http://localhost:8000/v1", "http://localhost:8000/v1/chat/completions")
+
+
+KEY = "sk-proj-0123456789abcdefghij"
+
+
+@pytest.mark.parametrize("answer", [
+    # a tool call naming no function, which echoes the request (key included)
+    Answer(body=completion(None, [{"type": "function", "id": "c1", "echo": f"Bearer {KEY}",
+                                   "function": {"arguments": "{}"}}])),
+    # a redirect whose Location echoes it
+    Answer(status=302, headers={"Location": f"https://login.example/?key={KEY}"}),
+    Answer(status=307, headers={"Location": f"https://login.example/?k={'x' * 480}{KEY}"}),
+    # a server message (or body) cut at 500 characters with the key's first 14 across the cut
+    Answer(status=401, body={"error": {"message": "x" * 486 + KEY}}),
+    Answer(status=400, body={"error": {"message": {"detail": "y" * 452 + KEY}}}),
+    Answer(status=200, body={"error": {"message": "z" * 486 + KEY}}),
+    Answer(status=200, body="not json " + "w" * 477 + KEY),
+    Answer(status=200, body=["a" * 484 + KEY]),
+    Answer(status=200, body={"choices": [], "echo": "b" * 461 + KEY}),
+])
+def test_the_key_is_masked_in_every_error_before_it_is_cut(server, answer):
+    server.then(answer)
+    model = chat(server, api_key=KEY, max_retries=0)
+    with pytest.raises(ModelError) as caught:
+        model.complete(USER, [])
+    text = str(caught.value)
+    # not the key, nor any 6 characters of it past its common "sk-proj-" prefix
+    assert not any(KEY[i:i + 6] in text for i in range(8, len(KEY) - 5)), text
 
 
 def test_a_token_in_the_base_url_query_stays_out_of_errors(closed_port):

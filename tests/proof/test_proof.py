@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from corollary import (
     BeliefBase,
@@ -15,6 +18,7 @@ from corollary import (
     rule,
     tool,
 )
+from corollary._format import format_number
 from corollary.proof import format_age, format_confidence
 
 
@@ -43,6 +47,27 @@ def test_format_confidence_rounds_half_up() -> None:
     assert format_confidence(0.0) == "0.00"
     assert format_confidence(0.125, 2) == "0.13"
     assert format_age(30) == "30 s" and format_age(90) == "1.5 min" and format_age(86400 * 3) == "3 d"
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_every_finite_number_formats(value: float) -> None:
+    # 1e30 raised decimal.InvalidOperation (more digits than decimal's default precision)
+    close = Decimal(abs(value)) * Decimal("0.001") + Decimal("0.005")
+    for text in (format_confidence(value), format_confidence(value, 4), format_number(value)):
+        assert abs(Decimal(text) - Decimal(value)) <= close, text  # read back, it is the number
+    unit = {"s": 1, "min": 60, "h": 3600, "d": 86400}
+    number, name = format_age(abs(value)).split()
+    assert abs(Decimal(number) * unit[name] - Decimal(abs(value))) <= close * 86400
+
+
+def test_a_half_life_and_ttl_of_1e30_explain() -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("slow", 1, source="tool:feed", half_life=1e30, ttl=1e30)
+    kb.claim("derived", 2, source="model:m", inputs=["slow"])
+    kb.clock.advance(60)  # type: ignore[attr-defined]
+    text = str(kb.explain("derived"))
+    assert "half-life 1.157e+25 d, freshness 1, ttl 1.157e+25 d → " in text
+    assert kb.explain("derived").to_dict()["confidence"] == kb.confidence("derived")
 
 
 def test_chain_proof_text() -> None:

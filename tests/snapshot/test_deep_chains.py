@@ -114,3 +114,48 @@ def test_truncated_proofs_still_stop_at_max_depth(deep: BeliefBase) -> None:
     while "reasons" in node:
         node, depth = node["reasons"][0]["inputs"][0], depth + 1
     assert depth == 3 and node["truncated"] is True
+
+
+def nesting(data: Any) -> int:
+    """How many JSON containers deep ``data`` goes (walked without recursion)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, level)
+            stack.extend((x, level + 1) for x in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+@pytest.mark.parametrize("cut", [1, 10, RENDER_DEPTH])
+def test_a_5000_deep_chain_in_blocks_is_shallow_and_numbered_as_printed(deep: BeliefBase,
+                                                                        cut: int) -> None:
+    proof = deep.explain(f"k{DEPTH}")
+    blocks = proof.to_blocks(cut)
+    # json.dumps of to_dict() itself raises RecursionError at this depth; the blocks do not
+    text = json.dumps(blocks)
+    assert nesting(json.loads(text)) <= 4 * cut + 8
+    numbers = [b["number"] for b in blocks["continued"]]
+    assert numbers == list(range(1, len(numbers) + 1))
+    if cut == RENDER_DEPTH:
+        printed = [line for line in str(proof).splitlines() if line.startswith("[")]
+        assert len(printed) == len(blocks["continued"])
+        for line, block in zip(printed, blocks["continued"], strict=True):
+            assert line.startswith(f"[{block['number']}] {block['proof']['key']} = ")
+    # every belief of to_dict() is in exactly one block, with the same fields
+    beliefs = 0
+    stack = [blocks["proof"], *(b["proof"] for b in blocks["continued"])]
+    while stack:
+        node = stack.pop()
+        beliefs += "continued" not in node
+        stack.extend(x for r in node.get("reasons", ()) for x in r.get("inputs", ()))
+    assert beliefs == DEPTH + 1 + 2 * (DEPTH // 10)  # k0..k5000, each side premise and k0 again
+
+
+def test_blocks_of_an_ordinary_proof_are_the_tree_and_depth_is_checked() -> None:
+    proof = chain(3).explain("k3")
+    assert proof.to_blocks() == {"proof": proof.to_dict(), "continued": []}
+    from corollary.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="at least 1"):
+        proof.to_blocks(0)

@@ -321,3 +321,29 @@ def test_record_many_malformed_dict_is_typed_error(bad: dict[Any, Any]) -> None:
 def test_record_many_non_iterable_is_typed_error(bad: Any) -> None:
     ledger = TrustLedger(clock=ManualClock(100))
     raises_typed(ledger.record_many, bad)
+
+
+@pytest.mark.parametrize("bad, error", [
+    (float("nan"), InvalidInputError), (float("inf"), InvalidInputError), (1.5, InvalidInputError),
+    (-0.1, InvalidInputError), ("x", InvalidTypeError), ("0.9", InvalidTypeError),
+    (True, InvalidTypeError), (None, None),
+])
+def test_a_prior_passed_in_is_checked_like_any_other(bad: object, error: type | None) -> None:
+    """``priors={"tool:u": nan}`` ranked with NaN scores; ``"x"`` raised an untyped ValueError,
+    ``reliability(prior="x")`` an untyped TypeError."""
+    ledger = TrustLedger(clock=ManualClock(0))
+    ledger.record_outcome("tool:seen", True, at=0)
+    for source in ("tool:u", "tool:seen"):  # untried (the prior is its score) and tried
+        calls = [(ledger.rank_sources, ([source, "tool:other"],), {"priors": {source: bad}}),
+                 (ledger.reliability, (source,), {"prior": bad}),
+                 (ledger.record_of, (source,), {"prior": bad})]
+        for call, args, options in calls:
+            if error is None:  # None means "no prior given": the policy's
+                call(*args, **options)
+                continue
+            with pytest.raises(error, match="prior") as caught:
+                call(*args, **options)
+            assert isinstance(caught.value, CorollaryError)
+    if error is None:
+        ranked = ledger.rank_sources(["tool:u"], priors={"tool:u": bad})
+        assert ranked[0].score == ledger.prior_of("tool:u")
