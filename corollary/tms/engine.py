@@ -23,6 +23,7 @@ rule engine may watch (:attr:`Engine.touched`).
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import math
@@ -35,6 +36,7 @@ import networkx as nx
 from .. import confidence as formulas
 from .._collector import collector_paused
 from . import loading, strata
+from .batch import Trial
 from .kinds import Reliability
 from .records import (
     ANY,
@@ -155,6 +157,8 @@ class Engine:
         self.next_expiry = math.inf
         self._reasons: dict[Belief, dict[tuple[Any, ...], Justification]] = {}
         self._seq = itertools.count(1)
+        #: The what-if running now (:meth:`trial`), whose sweeps save the memos they write.
+        self._trial: Trial | None = None
 
     # -- structure -----------------------------------------------------------------------
     def belief(self, key: str, value: Any, vid: Any) -> Belief:
@@ -205,11 +209,30 @@ class Engine:
         were added). See :func:`corollary.tms.loading.add_premised_rows`."""
         return loading.add_premised_rows(self, rows, start, now, batch, uniform)
 
-    def begin_batch(self) -> Batch:
-        """Start noting what a batch of changes does, so that :meth:`rollback` can undo it."""
+    def next_number(self) -> int:
+        """The number the next belief, reason or expiry will take (it is not taken)."""
         nxt = next(self._seq)
         self._seq = itertools.count(nxt)
-        return Batch(nxt, self.count)
+        return nxt
+
+    def begin_batch(self) -> Batch:
+        """Start noting what a batch of changes does, so that :meth:`rollback` can undo it."""
+        return Batch(self.next_number(), self.count)
+
+    @contextlib.contextmanager
+    def trial(self, now: float, targets: Iterable[Belief]) -> Iterator[Trial]:
+        """A what-if on this engine: bring ``targets`` up to ``now``, then let the block renew
+        premises and read confidences (:class:`~corollary.tms.batch.Trial`); when it ends,
+        everything is exactly as it was after that first read."""
+        if self._trial is not None:
+            raise RuntimeError("a what-if trial is already running on this engine")
+        self.sync(now, targets)
+        trial = self._trial = Trial(self, now)
+        try:
+            yield trial
+        finally:
+            self._trial = None
+            trial.undo()
 
     def save_key(self, batch: Batch, key: str) -> None:
         """Note the state of ``key``'s beliefs before the batch first changes them."""
@@ -935,6 +958,8 @@ class Engine:
     def _sweep(self, region: set[Belief], now: float) -> None:
         """Settle ``region`` (everything outside it is settled): in order of creation where
         that is a topological order, then by confidence from the first belief where it is not."""
+        if self._trial is not None:
+            self._trial.keep(region)
         own_timed: set[Belief] = set()
         excepted: set[Belief] = set()  # beliefs with a reason an exception defeated
         # exceptions are settled before this sweep (a lower stratum, or outside the region):
@@ -1084,6 +1109,8 @@ class Engine:
         partners under a deciding policy."""
         if self.policy.decides:
             self._add_tied_support(region, now, memo)
+            if self._trial is not None:
+                self._trial.keep(region)  # the ties brought in settled beliefs: re-swept here
         heap: list[tuple[float, int, int, Belief, Any]] = []
         pending: dict[Justification, int] = {}
         direct: list[tuple[Belief, float]] = []
