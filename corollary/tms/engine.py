@@ -28,7 +28,6 @@ import heapq
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from operator import attrgetter
 from typing import Any, Protocol
 
 import networkx as nx
@@ -49,7 +48,9 @@ from .records import (
     Nogood,
     Premise,
     PremiseRecord,
+    matches,
 )
+from .sweep import Sweep
 
 __all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "Engine", "Policy", "PremisePart"]
 
@@ -711,14 +712,14 @@ class Engine:
     def nogoods_of(self, b: Belief) -> list[Nogood]:
         """The nogoods that name ``b`` (by its key or its value)."""
         return [ng for ng in self.nogoods_by_key.get(b.key, ())
-                if any(_matches(item, b) for item in ng.items)]
+                if any(matches(item, b) for item in ng.items)]
 
     def partners(self, b: Belief) -> list[Belief]:
         """The beliefs sharing a nogood with ``b`` (other items' beliefs)."""
         found: list[Belief] = []
         for ng in self.nogoods_of(b):
             for item in ng.items:
-                if not _matches(item, b):
+                if not matches(item, b):
                     found.extend(self.item_beliefs(item))
         return found
 
@@ -750,15 +751,6 @@ class Engine:
                 stack.extend((i, i.best) for i in why.inputs)
         return found
 
-    def _completes(self, b: Belief) -> Nogood | None:
-        """A nogood that settling ``b`` would make fully held (every other item held)."""
-        for ng in self.nogoods_by_key.get(b.key, ()):
-            mine = [item for item in ng.items if _matches(item, b)]
-            if mine and all(self.holder(item) is not None for item in ng.items
-                            if item not in mine):
-                return ng
-        return None
-
     # -- invalidation --------------------------------------------------------------------
     def mark(self, b: Belief) -> None:
         """Mark ``b``, its descendants and, under a deciding policy, their rivals dirty.
@@ -770,7 +762,6 @@ class Engine:
         dirty = self.dirty
         if b in dirty:
             return
-        keys = self.keys
         touched = self.touched
         rivals_too = self.policy.decides
         watch = self.unless_watch
@@ -789,7 +780,8 @@ class Engine:
                         add(out)
                         push(out)
             return
-        partners_too = rivals_too and self.nogoods_by_key
+        keys = self.keys
+        nogood_keys = self.nogoods_by_key
         expanded: set[str] = set()
         stack = [b]
         while stack:
@@ -808,13 +800,23 @@ class Engine:
                         stack.append(j.output)
                     for j in by_value.get(x.vid, ()):
                         stack.append(j.output)
-            if partners_too and x.key in partners_too:
-                stack.extend(self.partners(x))
-            if rivals_too:
-                slot = keys[x.key]
-                if type(slot) is not Belief and x.key not in expanded:
-                    expanded.add(x.key)
-                    stack.extend(slot.values())  # type: ignore[union-attr]
+            if rivals_too and (x.key in nogood_keys or type(keys[x.key]) is not Belief):
+                self.push_deciders(x, stack, expanded)
+
+    def push_deciders(self, b: Belief, stack: list[Belief], expanded: set[str]) -> None:
+        """Under a deciding policy, push onto ``stack`` the beliefs that decide ``b``'s label with
+        it: its nogood partners, and the values of its key (each key's values once per walk:
+        ``expanded`` holds the keys pushed already). Every walk that follows what a change
+        reaches (marking, the region of a read, time stamps) takes this step; a hot walk asks
+        it only for a belief that has some (a key with a nogood, or with several values)."""
+        key = b.key
+        if key in self.nogoods_by_key:
+            stack.extend(self.partners(b))
+        if key not in expanded:
+            slot = self.keys[key]
+            if type(slot) is not Belief:
+                expanded.add(key)
+                stack.extend(slot.values())  # type: ignore[union-attr]
 
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
@@ -863,7 +865,7 @@ class Engine:
         keys = self.keys
         dirty = self.dirty
         rivals_too = self.policy.decides
-        partners_too = rivals_too and self.nogoods_by_key
+        nogood_keys = self.nogoods_by_key
         expanded: set[str] = set()
         while stack:
             b = stack.pop()
@@ -875,13 +877,8 @@ class Engine:
                 if j.unless:
                     for item in j.unless:
                         stack.extend(self.item_beliefs(item))
-            if partners_too and b.key in partners_too:
-                stack.extend(self.partners(b))
-            if rivals_too:
-                slot = keys[b.key]
-                if type(slot) is not Belief and b.key not in expanded:
-                    expanded.add(b.key)
-                    stack.extend(slot.values())  # type: ignore[union-attr]
+            if rivals_too and (b.key in nogood_keys or type(keys[b.key]) is not Belief):
+                self.push_deciders(b, stack, expanded)
         return region
 
     def premise_confidence(self, b: Belief, now: float) -> tuple[float | None, bool, bool]:
@@ -951,420 +948,9 @@ class Engine:
             # a justification is valid only once its exceptions are settled OUT: sweep the
             # region stratum by stratum, each exception in a stratum below what it defeats
             for level in strata.levels(self, region):
-                self._sweep(level, now)
+                Sweep(self, now).run(level)
         else:
-            self._sweep(region, now)
-
-    def _sweep(self, region: set[Belief], now: float) -> None:
-        """Settle ``region`` (everything outside it is settled): in order of creation where
-        that is a topological order, then by confidence from the first belief where it is not."""
-        if self._trial is not None:
-            self._trial.keep(region)
-        own_timed: set[Belief] = set()
-        excepted: set[Belief] = set()  # beliefs with a reason an exception defeated
-        # exceptions are settled before this sweep (a lower stratum, or outside the region):
-        # whether an item is held is asked once per sweep, however many reasons name it
-        held_items: dict[tuple[str, Any], bool] = {}
-        memo: dict[str, tuple[float, bool]] = {}  # reliability by source, at now
-        losses = self.nogood_losses
-        if losses:
-            for b in region:
-                losses.pop(b, None)
-        rest = self._settle_in_order(region, now, own_timed, excepted, held_items, memo)
-        if rest:
-            self._settle_by_confidence(set(rest), now, own_timed, excepted, held_items, memo)
-        for b in excepted:
-            if b.best is None and b.blocked is None and b.note is None:  # OUT, unsupported
-                b.note = "an exception holds"
-        self._settle_timed(region, own_timed, now)
-        if self.dirty:
-            self.dirty.difference_update(region)
-
-    def _settle_in_order(self, region: set[Belief], now: float, own_timed: set[Belief],
-                         excepted: set[Belief], held_items: dict[tuple[str, Any], bool],
-                         memo: dict[str, tuple[float, bool]]) -> list[Belief] | None:
-        """Settle ``region`` in order of creation while that order is topological; return the
-        beliefs from the first one where it is not (``None`` when all are settled).
-
-        A belief's reasons usually read beliefs created before it, so in order of creation
-        every input is settled before it is read, and a belief is simply the best of its valid
-        reasons: the same values the confidence sweep reaches, without its heap. The order
-        breaks at a belief that reads one created after it inside the region (a cycle, or a
-        belief re-derived from newer inputs) and, under a deciding policy, at a value of a
-        contested key or of a nogood's key (the confidence order decides those); everything
-        from there on is left to :meth:`_settle_by_confidence`. Ties between reasons of equal
-        confidence go to the premises, then to the earliest justification.
-        """
-        order = sorted(region, key=_SEQ)
-        reliability = self.reliability
-        keys = self.keys
-        decided = self.policy.decides
-        nogood_keys = self.nogoods_by_key if decided else None
-        decay = formulas.decay_weight
-        for b in order:
-            if decided and (type(keys[b.key]) is not Belief
-                            or (nogood_keys and b.key in nogood_keys)):
-                return order[order.index(b):]
-            if b.blocked is not None:
-                b.best = None
-                b.conf = 0.0
-                b.note = None
-                continue
-            c = -1.0
-            best: Any = None
-            note = None
-            ev = b.evidence
-            if ev is not None:
-                if type(ev) is tuple:  # one premise: (source, origin, at, life)
-                    life = ev[3]
-                    if life is None:
-                        found = memo.get(ev[0])
-                        if found is None:
-                            found = memo[ev[0]] = reliability(ev[0], now)
-                        c = found[0]
-                        if found[1]:
-                            own_timed.add(b)
-                        best = PREMISES
-                    elif life[1] is not None and now >= ev[2] + life[1]:
-                        own_timed.add(b)
-                        note = "expired"
-                    else:
-                        found = memo.get(ev[0])
-                        if found is None:
-                            found = memo[ev[0]] = reliability(ev[0], now)
-                        c = found[0]
-                        if life[0] is not None:
-                            c *= decay(max(now - ev[2], 0.0), life[0])
-                            own_timed.add(b)
-                        elif found[1]:
-                            own_timed.add(b)
-                        best = PREMISES
-                else:
-                    pc, timed, expired = self.premise_confidence(b, now)
-                    if timed or expired:
-                        own_timed.add(b)
-                    if pc is not None:
-                        c = pc
-                        best = PREMISES
-                    elif expired:
-                        note = "expired"
-            seq = b.seq
-            for j in b.justs:
-                weakest = 1.0
-                for x in j.inputs:
-                    if x.seq >= seq and x in region:  # not settled yet: the order breaks here
-                        own_timed.discard(b)
-                        excepted.discard(b)
-                        return order[order.index(b):]
-                    if x.best is None:  # OUT
-                        break
-                    if x.conf < weakest:
-                        weakest = x.conf
-                else:
-                    if j.unless:
-                        defeated = False
-                        for key, _, vid in j.unless:
-                            held = held_items.get((key, vid))
-                            if held is None:
-                                held = held_items[(key, vid)] = (
-                                    self.holder((key, None, vid)) is not None)
-                            if held:
-                                defeated = True
-                                break
-                        if defeated:
-                            excepted.add(b)
-                            continue
-                    live = j.live
-                    if live == 1:
-                        found = memo.get(j.name)
-                        if found is None:
-                            found = memo[j.name] = reliability(j.name, now)
-                        step = found[0] * j.step
-                        if found[1]:
-                            own_timed.add(b)
-                    elif live:  # a kind that computes its own step
-                        step, timed = j.kind.step(j, reliability, now)
-                        if timed:
-                            own_timed.add(b)
-                    else:
-                        step = j.step
-                    step *= weakest
-                    if step > c:
-                        c = step
-                        best = j
-            b.best = best
-            if best is None:
-                b.conf = 0.0
-                b.note = note
-            else:
-                b.conf = c
-                b.note = None
-        return None
-
-    def _settle_by_confidence(self, region: set[Belief], now: float, own_timed: set[Belief],
-                              excepted: set[Belief], held_items: dict[tuple[str, Any], bool],
-                              memo: dict[str, tuple[float, bool]]) -> None:
-        """The Knuth/Dijkstra sweep: settle ``region`` in decreasing confidence (beliefs outside
-        it are settled). Needed where the order decides: cycles, and rival values or nogood
-        partners under a deciding policy."""
-        if self.policy.decides:
-            self._add_tied_support(region, now, memo)
-            if self._trial is not None:
-                self._trial.keep(region)  # the ties brought in settled beliefs: re-swept here
-        heap: list[tuple[float, int, int, Belief, Any]] = []
-        pending: dict[Justification, int] = {}
-        direct: list[tuple[Belief, float]] = []
-        tie = itertools.count()
-        push = heapq.heappush
-        keys = self.keys
-        decided = self.policy.decides
-        winners: dict[str, Belief] = {}
-        nogood_keys = self.nogoods_by_key if decided else None
-        losses = self.nogood_losses
-
-        def defeated(j: Justification) -> bool:
-            for key, _, vid in j.unless:
-                found = held_items.get((key, vid))
-                if found is None:
-                    found = held_items[(key, vid)] = self.holder((key, None, vid)) is not None
-                if found:
-                    return True
-            return False
-
-        def reliability(source: str, now: float) -> tuple[float, bool]:
-            found = memo.get(source)
-            if found is None:
-                found = memo[source] = self.reliability(source, now)
-            return found
-
-        def settle(b: Belief, c: float, why: Any) -> None:
-            b.conf = c
-            b.best = why  # IN
-            for j in b.users:
-                out = j.output
-                if out.best is not None or out not in region:
-                    continue
-                waiting = pending.get(j)
-                if waiting is None:
-                    continue
-                if waiting > 1:
-                    pending[j] = waiting - 1
-                    continue
-                del pending[j]
-                if j.unless and defeated(j):
-                    excepted.add(out)
-                    continue
-                live = j.live
-                if live == 1:  # reliability × certainty, inlined: this is the hot path
-                    step, timed = reliability(j.name, now)
-                    step *= j.step
-                    if timed:
-                        own_timed.add(out)
-                elif live:  # a kind that computes its own step
-                    step, timed = j.kind.step(j, reliability, now)
-                    if timed:
-                        own_timed.add(out)
-                else:
-                    step = j.step
-                weakest = 1.0
-                for x in j.inputs:  # the chain rule, inlined: this loop is the hot path
-                    if x.conf < weakest:
-                        weakest = x.conf
-                push(heap, (-(step * weakest), out.seq, next(tie), out, j))
-
-        # what the exceptions say is read before anything here is reset: their holders are
-        # settled (a lower stratum), but the ties above may have brought some into the region,
-        # where they would read OUT until swept again
-        for b in region:
-            for j in b.justs:
-                if j.unless:
-                    for key, _, vid in j.unless:
-                        if (key, vid) not in held_items:
-                            held_items[(key, vid)] = self.holder((key, None, vid)) is not None
-        for b in region:
-            b.best = None  # OUT
-            b.conf = 0.0
-            b.note = None
-            if b.blocked is not None:
-                continue
-            if b.evidence is not None:
-                c, timed, expired = self.premise_confidence(b, now)
-                if timed or expired:
-                    own_timed.add(b)
-                if expired and c is None:
-                    b.note = "expired"
-            else:
-                c = None
-            if c is not None:
-                if (not b.justs and type(keys[b.key]) is Belief and not b.users
-                        and not (nogood_keys and b.key in nogood_keys)):
-                    # nothing competes with it and nothing reads it, so settling it out of
-                    # order changes no tie: skip the heap (most premises in a large base)
-                    direct.append((b, c))
-                    continue
-                push(heap, (-c, b.seq, next(tie), b, PREMISES))
-            for j in b.justs:
-                waiting = 0
-                valid = True
-                for x in j.distinct:
-                    if x in region:
-                        waiting += 1
-                    elif x.best is None:  # OUT
-                        valid = False
-                        break
-                if not valid:
-                    continue
-                if waiting:
-                    # its exceptions are asked when its inputs are IN (in settle), as the
-                    # in-order pass does: a reason with an input OUT is not "excepted"
-                    pending[j] = waiting
-                    continue
-                if j.unless and defeated(j):
-                    excepted.add(b)
-                    continue
-                # every input settled before this sweep: the step, inlined as in settle
-                live = j.live
-                if live == 1:
-                    step, timed = reliability(j.name, now)
-                    step *= j.step
-                elif live:
-                    step, timed = j.kind.step(j, reliability, now)
-                else:
-                    step, timed = j.step, False
-                if timed:
-                    own_timed.add(b)
-                weakest = 1.0
-                for x in j.inputs:
-                    if x.conf < weakest:
-                        weakest = x.conf
-                push(heap, (-(step * weakest), b.seq, next(tie), b, j))
-
-        self.policy.before_sweep(self, region, now)
-        for b, c in direct:
-            settle(b, c, PREMISES)
-
-        while heap:
-            negc, _, _, b, why = heapq.heappop(heap)
-            if b.best is not None:  # IN already
-                continue
-            note = b.note
-            if type(note) is tuple:  # lost on rank before the sweep: note what it had
-                if note[1] == 0.0:
-                    b.note = (note[0], -negc)
-                continue
-            c = -negc
-            contested = decided and type(keys[b.key]) is not Belief
-            if contested:
-                # the region holds every value of a contested key (it is closed under rivals
-                # when a policy decides), so the first one settled here is the winner
-                winner = winners.get(b.key)
-                if winner is not None:
-                    b.note = (winner, c)  # lost
-                    continue
-            if nogood_keys and b.key in nogood_keys:
-                # the last item of a nogood to be reached (the least confident) gives way
-                lost = self._completes(b)
-                if lost is not None:
-                    b.note = (next(h for item in lost.items
-                                   if (h := self.holder(item)) is not None and h is not b), c)
-                    losses[b] = (lost, why)
-                    continue
-            if contested:
-                winners[b.key] = b
-            b.note = None
-            settle(b, c, why)
-
-    def _add_tied_support(self, region: set[Belief], now: float,
-                          memo: dict[str, tuple[float, bool]]) -> None:
-        """Add to ``region`` the settled beliefs that a reason in it could tie with.
-
-        Among equally confident values the older is reached first, but a value whose reason
-        ties with an input (a step of 1.0: a rule, a checked formula) is reached only after
-        that input. An input settled in an earlier sweep would make it available at once, and
-        a deciding policy could then pick another winner than a sweep from scratch does. Such
-        inputs (and theirs, down the ties) are swept again with the region: their values do not
-        change, and the order among the ties is the one a sweep from scratch follows.
-        """
-        stack = list(region)
-        while stack:
-            b = stack.pop()
-            for j in b.justs:
-                step = -1.0
-                for x in j.inputs:
-                    if x.best is None or x in region:  # OUT, or swept here anyway
-                        continue
-                    if step < 0.0:
-                        live = j.live
-                        if live == 1:
-                            found = memo.get(j.name)
-                            if found is None:
-                                found = memo[j.name] = self.reliability(j.name, now)
-                            step = found[0] * j.step
-                        elif live:  # a kind that computes its own step
-                            step = self.step_confidence(j, now)[0]
-                        else:
-                            step = j.step
-                    if step * x.conf == x.conf:
-                        region.add(x)
-                        stack.append(x)
-
-    def _settle_timed(self, region: set[Belief], own_timed: set[Belief], now: float) -> None:
-        """A value is time-dependent if it reads a decaying premise or a time-dependent input
-        or exception (or, under a deciding policy, has a time-dependent rival or partner); its
-        ``as_of`` is then the time it was computed at, else ``None``."""
-        timed_set = self.timed
-        if not own_timed and not timed_set:
-            return  # nothing in the base reads the time: every as_of is already None
-        decided = self.policy.decides
-        keys = self.keys
-        watch = self.unless_watch
-        partners_too = decided and self.nogoods_by_key
-        expanded: set[str] = set()
-        for b in region:
-            b.as_of = None
-        for b in region:
-            if b.as_of is not None:
-                continue
-            if b in own_timed or self._reads_timed(b, region):
-                stack = [b]
-                while stack:
-                    x = stack.pop()
-                    if x.as_of is not None or x not in region:
-                        continue
-                    x.as_of = now
-                    for j in x.users:
-                        stack.append(j.output)
-                    if watch and x.key in watch:
-                        stack.extend(j.output for j in self.watchers(x))
-                    if partners_too and x.key in partners_too:
-                        stack.extend(self.partners(x))
-                    if decided and x.key not in expanded:
-                        slot = keys[x.key]
-                        if type(slot) is not Belief:
-                            expanded.add(x.key)
-                            stack.extend(slot.values())  # type: ignore[union-attr]
-        for b in region:
-            if b.as_of is not None:
-                timed_set.add(b)
-            elif timed_set:
-                timed_set.discard(b)
-
-    def _reads_timed(self, b: Belief, region: set[Belief]) -> bool:
-        """Whether ``b`` reads a time-dependent belief settled outside ``region``."""
-        for j in b.justs:
-            for x in j.inputs:
-                if x.as_of is not None and x not in region:
-                    return True
-            for item in j.unless:
-                for x in self.item_beliefs(item):
-                    if x.as_of is not None and x not in region:
-                        return True
-        if self.policy.decides and self.nogoods_by_key and b.key in self.nogoods_by_key:
-            return any(x.as_of is not None and x not in region for x in self.partners(b))
-        return False
-
-
-_SEQ = attrgetter("seq")
+            Sweep(self, now).run(region)
 
 
 class Batch:
@@ -1380,11 +966,6 @@ class Batch:
         # (rows, start, end): the rows whose new keys were made
         self.runs: list[tuple[list[tuple[Any, ...]], int, int]] = []
         self.saved: dict[str, tuple[Any, list[tuple[Belief, Any, str | None, Any]]]] = {}
-
-
-def _matches(item: Item, b: Belief) -> bool:
-    """Whether ``item`` names ``b``."""
-    return item[0] == b.key and (item[2] is ANY or item[2] == b.vid)
 
 
 def _identity(j: Justification) -> tuple[Any, ...]:

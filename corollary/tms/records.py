@@ -58,6 +58,11 @@ def make_items(spec: object, what: str) -> tuple[Item, ...]:
     return tuple(items)
 
 
+def matches(item: Item, b: Belief) -> bool:
+    """Whether ``item`` names ``b`` (its key, and its value unless the item is any value)."""
+    return item[0] == b.key and (item[2] is ANY or item[2] == b.vid)
+
+
 def item_text(item: Item) -> str:
     """``key`` for any value of a key, else ``key = value``."""
     key, value, vid = item
@@ -169,11 +174,9 @@ class Justification:
                  step: float, info: dict[str, Any] | None = None,
                  unless: tuple[Item, ...] = ()) -> None:
         self.kind = kind
-        # whether the step is more than the constant ``step`` (it reads its source's live
-        # reliability, or its kind computes it): the sweep's hot path asks the kind only then
-        # how the sweep gets the step: 0 the constant, 1 reliability × step (inlined on the hot
-        # path), 2 the kind computes it
-        self.live = 0 if not kind.computes_step else 2 if kind.custom_step else 1
+        # how a sweep gets the step (:attr:`StepKind.step_mode`), kept here as the hot loops
+        # read it for every reason they settle
+        self.live = kind.step_mode
         self.name = name
         self.output = output
         self.inputs = inputs
