@@ -34,8 +34,9 @@ import networkx as nx
 
 from .. import confidence as formulas
 from .._collector import collector_paused
+from . import batch as batching
 from . import loading, strata
-from .batch import Trial
+from .batch import Batch, Trial
 from .kinds import Reliability
 from .records import (
     ANY,
@@ -236,70 +237,13 @@ class Engine:
             trial.undo()
 
     def save_key(self, batch: Batch, key: str) -> None:
-        """Note the state of ``key``'s beliefs before the batch first changes them."""
-        if key in batch.saved or key not in self.keys:
-            return
-        slot = self.keys[key]
-        beliefs = self.values_of(key)
-        batch.saved[key] = (dict(slot) if type(slot) is dict else slot,  # type: ignore[arg-type]
-                            [(b, b.evidence, b.blocked, b.justs if type(b.justs) is tuple
-                              else list(b.justs)) for b in beliefs])
+        """Note the state of ``key``'s beliefs before the batch first changes them
+        (:func:`corollary.tms.batch.save_key`)."""
+        batching.save_key(self, batch, key)
 
     def rollback(self, batch: Batch) -> None:
-        """Undo a batch of premise changes (new keys and values, renewed, replaced, dropped
-        and withdrawn reasons): every key it touched is as :meth:`save_key` found it, what it
-        made is gone, and numbering resumes where it was. Memos are recomputed on demand."""
-        keys = self.keys
-        for key, (slot, states) in batch.saved.items():
-            kept = {b for b, *_ in states}
-            for b in self.values_of(key):
-                if b not in kept:
-                    self._drop_made(b)
-            keys[key] = dict(slot) if type(slot) is dict else slot  # type: ignore[arg-type]
-            for b, evidence, blocked, justs in states:
-                b.evidence = evidence
-                b.blocked = blocked
-                for j in justs:
-                    if j not in b.justs:
-                        self._link(j)  # a reason withdrawn by the batch
-                b.justs = tuple(justs) if type(justs) is tuple else list(justs)
-                self._reasons.pop(b, None)  # rebuilt when next needed
-                for r in b.records():
-                    self.by_source.setdefault(r[0], []).append(b)  # a repeat is harmless
-                self.dirty.discard(b)
-                self.mark(b)
-        made = batch.next_seq  # a belief numbered from here on was made by the batch
-        for rows, start, end in batch.runs:
-            for row in rows[start:end]:
-                slot = keys.get(row[0])
-                beliefs = ([] if slot is None else [slot] if type(slot) is Belief
-                           else list(slot.values()))  # type: ignore[union-attr]
-                if beliefs and all(b.seq >= made for b in beliefs):
-                    for b in beliefs:
-                        self._drop_made(b)
-                    del keys[row[0]]
-        self.count = batch.count
-        self._seq = itertools.count(batch.next_seq)
-        # the expiries the batch pushed (numbered from its start): their numbers are reused now
-        heap = self._expiries
-        if heap and any(e[1] >= made for e in heap):
-            heap[:] = [e for e in heap if e[1] < made]
-            heapq.heapify(heap)
-        self.next_expiry = heap[0][0] if heap else math.inf
-
-    def _drop_made(self, b: Belief) -> None:
-        """Forget a belief a rolled-back batch made (its list entries become stale).
-
-        What it fed is marked first: exceptions naming its key or value, its rivals and nogood
-        partners may have been recomputed with it during the batch."""
-        self.dirty.discard(b)
-        self.mark(b)
-        for j in list(b.justs):
-            self.remove_justification(j)
-        b.evidence = None
-        self.dirty.discard(b)
-        self.timed.discard(b)
-        self.nogood_losses.pop(b, None)
+        """Undo a batch of premise changes (:func:`corollary.tms.batch.rollback`)."""
+        batching.rollback(self, batch)
 
     def find(self, key: str, vid: Any) -> Belief | None:
         slot = self.keys.get(key)
@@ -951,21 +895,6 @@ class Engine:
                 Sweep(self, now).run(level)
         else:
             Sweep(self, now).run(region)
-
-
-class Batch:
-    """What a batch of changes did, for :meth:`Engine.rollback`: the keys it made, the prior
-    state of the keys it changed, and the numbering and count before it."""
-
-    __slots__ = ("next_seq", "count", "runs", "saved", "run")
-
-    def __init__(self, next_seq: int, count: int) -> None:
-        self.next_seq = next_seq
-        self.count = count
-        self.run = 0  # the length of the next run of new keys (0: row by row)
-        # (rows, start, end): the rows whose new keys were made
-        self.runs: list[tuple[list[tuple[Any, ...]], int, int]] = []
-        self.saved: dict[str, tuple[Any, list[tuple[Belief, Any, str | None, Any]]]] = {}
 
 
 def _identity(j: Justification) -> tuple[Any, ...]:

@@ -120,7 +120,8 @@ def _interrupted(kb: BeliefBase, rows: list[tuple[Any, ...]], at: int) -> bool:
     help; not in ``begin_batch`` and the ``next_number`` it asks, where one only costs a
     number). Whether it was raised."""
     files = tuple(str(Path(loading.__file__).parent.parent / f)
-                  for f in ("tms/engine.py", "tms/loading.py", "base.py", "assertions.py"))
+                  for f in ("tms/engine.py", "tms/batch.py", "tms/loading.py", "base.py",
+                            "assertions.py"))
     state = {"lines": 0, "rollback": 0}
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
