@@ -197,7 +197,7 @@ class Engine:
             holders.append(b)
         life = record[3]
         if life is not None and life[1] is not None:
-            self._push_expiry(b, record, next(self._seq))
+            self.push_expiry(b, record)
         if self.touched is None and not self.unless_watch:
             self.dirty.add(b)  # a new key has no readers, rivals or partners yet
         else:
@@ -327,83 +327,24 @@ class Engine:
         return b
 
     def restore_beliefs(self, rows: Sequence[Sequence[Any]], vids: Sequence[Any]) -> list[Belief]:
-        """Recreate saved beliefs at once (snapshots), as :meth:`restore_belief` would one by
-        one: ``rows`` hold ``(key, value, seq, blocked)``, ``vids`` the values' identities;
-        every one is marked dirty."""
-        keys = self.keys
-        made: list[Belief] = []
-        append = made.append
-        count = 0
-        for (key, value, seq, blocked), vid in zip(rows, vids, strict=True):
-            b = Belief(key, value, vid, seq)
-            slot = keys.setdefault(key, b)
-            if slot is not b:  # a key with several values (or a belief twice: it is renumbered)
-                if type(slot) is Belief:
-                    if slot.vid == vid:
-                        b = slot
-                        b.seq = seq
-                    else:
-                        keys[key] = {slot.vid: slot, vid: b}
-                        count += 1
-                else:
-                    found = slot.get(vid)  # type: ignore[union-attr]
-                    if found is None:
-                        slot[vid] = b  # type: ignore[index]
-                        count += 1
-                    else:
-                        b = found
-                        b.seq = seq
-            else:
-                count += 1
-            if blocked is not None:
-                b.blocked = blocked
-            append(b)
-        self.count += count
-        if self.touched is None and not self.unless_watch:
-            self.dirty.update(made)  # nothing reads them yet: marking is adding
-        else:
-            for b in made:
-                self.mark(b)
-        return made
+        """Recreate saved beliefs at once (snapshots): see
+        :func:`corollary.tms.loading.restore_beliefs`."""
+        return loading.restore_beliefs(self, rows, vids)
 
     def restore_premises(self, beliefs: Sequence[Belief], rows: Iterable[Sequence[Any]],
                          strings: Sequence[str]) -> None:
-        """Attach saved premises at once (snapshots), in order, as :meth:`set_premise` would
-        one by one (numbering each expiry the same way). A row is ``(belief index, source,
-        origin or -1 for the source's own, at, half_life, ttl)``, sources and origins being
-        indices into ``strings``."""
-        by_source = self.by_source
-        lists: dict[str, list[Belief]] = {}
-        dirty = self.dirty
-        for i, source, origin, at, half_life, ttl in rows:
-            b = beliefs[i]
-            source = strings[source]
-            record = (source, source if origin == -1 else strings[origin], float(at),
-                      None if half_life is None and ttl is None else (
-                          None if half_life is None else float(half_life),
-                          None if ttl is None else float(ttl)))
-            ev = b.evidence
-            if ev is None:
-                b.evidence = record
-            elif b.record_from(source) is not None:  # a source twice: the later replaces
-                self.set_premise(b, Premise.of(record))
-                continue
-            elif type(ev) is tuple:
-                b.evidence = [ev, record]
-            else:
-                b.evidence = [*ev, record]
-            holders = lists.get(source)
-            if holders is None:
-                holders = lists[source] = by_source.setdefault(source, [])
-            holders.append(b)
-            if ttl is not None:
-                self._push_expiry(b, record, next(self._seq))  # type: ignore[arg-type]
-            if b not in dirty:
-                self.mark(b)
+        """Attach saved premises at once (snapshots): see
+        :func:`corollary.tms.loading.restore_premises`."""
+        loading.restore_premises(self, beliefs, rows, strings)
 
     def continue_numbering(self, next_seq: int) -> None:
         """Number new beliefs and reasons from ``next_seq`` on (numbers are never reused)."""
         self._seq = itertools.count(next_seq)
+
+    def counted(self, made: int) -> None:
+        """Count ``made`` beliefs a bulk path made itself (numbered from :meth:`next_number` on,
+        then :meth:`continue_numbering` after the last number it used)."""
+        self.count += made
 
     def set_premise(self, b: Belief, premise: Premise) -> Premise | None:
         """Attach ``premise`` to ``b``, replacing any earlier one from the same source."""
@@ -436,13 +377,16 @@ class Engine:
                 holders.append(b)
         life = record[3]
         if life is not None and life[1] is not None:
-            self._push_expiry(b, record, next(self._seq))
+            self.push_expiry(b, record)
         self.mark(b)
         return None if old is None else Premise.of(old)
 
-    def _push_expiry(self, b: Belief, record: PremiseRecord, tie: int) -> None:
+    def push_expiry(self, b: Belief, record: PremiseRecord, number: int | None = None) -> None:
+        """Schedule the expiry of ``b``'s premise ``record`` (it has a ttl), numbered ``number``
+        (default: the next number), which orders expiries due at the same time."""
         at = record[2] + record[3][1]  # type: ignore[index, operator]
-        heapq.heappush(self._expiries, (at, tie, b, record))
+        heapq.heappush(self._expiries, (at, next(self._seq) if number is None else number, b,
+                                        record))
         if at < self.next_expiry:
             self.next_expiry = at
 
