@@ -181,7 +181,7 @@ class BeliefBase:
         self._trust = TrustView(self.policy, ledger, shared)
         self._engine = Engine(self._trust.reliability, self.policy.corroboration, conflicts)
         self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
-        self._rules = RuleEngine(self._engine, self._sync_engine, self.max_rule_firings)
+        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings)
         self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
                               self._sync_engine)
         self._promises = Promises()
@@ -276,7 +276,7 @@ class BeliefBase:
         source = plain_text(source)
         self._trust.check_source(source, "only sources have a reliability")
         self._trust.poll()
-        return self._trust.reliability(source, self._sync_engine(()))[0]
+        return self._trust.reliability(source, self._sync_engine.outcomes())[0]
 
     def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
                        at: float | None = None, topic: str | None = None,
@@ -403,7 +403,7 @@ class BeliefBase:
                        now: float) -> list[_Verdict]:
         """The outcomes asserting ``b`` from ``source`` and ``origin`` records: an independent
         origin confirming a held value is a right outcome for every source."""
-        if b is None or b.blocked is not None or b.premise_from(source) is not None:
+        if b is None or b.withdrawn is not None or b.premise_from(source) is not None:
             return []
         confirmed = sorted({p.source for p in b.premises
                             if p.origin != origin and not p.expired(now)})
@@ -424,9 +424,9 @@ class BeliefBase:
                 engine.forget_if_unused(other)
         if b is None:
             b = engine.belief(key, value, vid)
-        if b.blocked is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
+        if b.withdrawn is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
             engine.withdraw_reasons(b, keep_source=source)
-            engine.unblock(b)
+            engine.reinstate(b)
         engine.set_premise(b, Premise(source, origin, now, hl, tl))
 
     def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
@@ -507,15 +507,15 @@ class BeliefBase:
                               self._lookup.held_belief)
         strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
         if self.learn_from_checks and checked.checks:
-            now = self._sync_engine(())
+            now = self._sync_engine.outcomes()
             rel, _ = self._trust.reliability(source, now)
             signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
             self._record([(source, ok, why, checked.key, signal) for ok, why in checked.checks])
         engine = self._engine
         out = engine.belief(checked.key, checked.believed, checked.vid)
-        if out.blocked is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
+        if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
             engine.withdraw_reasons(out)
-            engine.unblock(out)
+            engine.reinstate(out)
         engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
                                                checked.certainty, checked.info, exceptions))
         self._after_change()
@@ -564,7 +564,7 @@ class BeliefBase:
             why = reason or f"{key} = {b.value!r} was wrong"
             self._record([(s, False, why, key, conf) for s in blamed])
         if source is None:
-            self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
+            self._engine.withdraw(b, "retracted" + (f": {reason}" if reason else ""))
         else:
             if premise is not None:
                 self._engine.drop_premise(b, source)
@@ -623,7 +623,7 @@ class BeliefBase:
         self._lookup.sync()
         win = self._engine.find(key, canon(winner))
         candidates = [b for b in self._engine.values_of(key)
-                      if b.blocked is None and (b.label is IN or b.defeated_by is not None)]
+                      if b.withdrawn is None and (b.label is IN or b.defeated_by is not None)]
         if win is None or win not in candidates:
             raise InvalidInputError(f"{winner!r} is not a standing value of {key!r}")
         losers = [b for b in candidates if b is not win]
@@ -635,7 +635,7 @@ class BeliefBase:
             verdicts += [(source, True, why, key, win.conf) for source in sorted(accountable(win))]
             self._record(verdicts)
         for b in losers:
-            self._engine.block(b, f"rejected: {key} resolved for {winner!r}")
+            self._engine.withdraw(b, f"rejected: {key} resolved for {winner!r}")
         self._after_change()
 
     def _resolve_nogood(self, name: str, give_up: Any, learn: bool) -> None:
@@ -649,7 +649,7 @@ class BeliefBase:
         if learn:
             why = f"nogood {name}: {b.key} = {b.value!r} given up by a person"
             self._record([(s, False, why, b.key, b.conf) for s in sorted(accountable(b))])
-        self._engine.block(b, f"rejected: nogood {name} resolved by a person")
+        self._engine.withdraw(b, f"rejected: nogood {name} resolved by a person")
         self._after_change()
 
     def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
@@ -725,7 +725,7 @@ class BeliefBase:
         held = self._lookup.one_held(key)
         root = held if held is not None else max(self._lookup.values(key), key=lambda b: b.seq)
         n = None if n is None else check_int(n, "n", low=1)
-        return what_to_check(self._engine, root, self._lookup.sync(()), n)
+        return what_to_check(self._engine, root, self._lookup.catch_up(), n)
 
     def refresh(self) -> int:
         """Bring every label and confidence up to the clock's time now; return how many were stale.
@@ -735,7 +735,7 @@ class BeliefBase:
         """
         now = self.now()
         self._trust.poll()
-        self._sync_engine((), now)  # outcomes first: what rests on their sources is stale too
+        self._sync_engine.outcomes(now)  # outcomes first: what rests on their sources is stale too
         stale = self._engine.stale(now)
         self._lookup.sync()
         return stale

@@ -119,7 +119,7 @@ def whatif_confidence(engine: Engine, root: Belief, now: float,
 def what_to_check(engine: Engine, root: Belief, now: float, n: int | None = 5) -> list[Check]:
     """The stale premises under ``root`` whose refresh changes it, most gain first (ties: most
     needed, then key, then source); at most ``n`` (``None``: all). See the module docstring."""
-    stale = [(b, part) for b in ancestry(root) if b.blocked is None
+    stale = [(b, part) for b in ancestry(root) if b.withdrawn is None
              for part in engine.premise_parts(b, now) if part.expired or part.freshness < 1.0]
     if not stale:
         return []

@@ -57,7 +57,7 @@ def save_key(engine: Engine, batch: Batch, key: str) -> None:
     slot = engine.keys[key]
     beliefs = engine.values_of(key)
     batch.saved[key] = (dict(slot) if type(slot) is dict else slot,  # type: ignore[arg-type]
-                        [(b, b.evidence, b.blocked, b.justs if type(b.justs) is tuple
+                        [(b, b.evidence, b.withdrawn, b.justs if type(b.justs) is tuple
                           else list(b.justs)) for b in beliefs])
 
 
@@ -72,9 +72,9 @@ def rollback(engine: Engine, batch: Batch) -> None:
             if b not in kept:
                 _drop_made(engine, b)
         keys[key] = dict(slot) if type(slot) is dict else slot  # type: ignore[arg-type]
-        for b, evidence, blocked, justs in states:
+        for b, evidence, withdrawn, justs in states:
             b.evidence = evidence
-            b.blocked = blocked
+            b.withdrawn = withdrawn
             for j in justs:
                 if j not in b.justs:
                     engine._link(j)  # a reason withdrawn by the batch

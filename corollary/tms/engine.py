@@ -17,7 +17,7 @@ never propagate.
 
 The engine knows nothing of agents, storage, rules or the CLI. It talks to the rest through
 three small interfaces given at construction: ``reliability(source, now)``, the conflict policy
-(:class:`Policy`: does it decide, and what to do before a sweep) and the set of touched keys a
+(:class:`ConflictStrategy`: does it decide, and what to do before a sweep) and the set of touched keys a
 rule engine may watch (:attr:`Engine.touched`).
 """
 
@@ -53,10 +53,10 @@ from .records import (
 )
 from .sweep import Sweep
 
-__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "Engine", "Policy", "PremisePart"]
+__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine", "PremisePart"]
 
 
-class Policy(Protocol):
+class ConflictStrategy(Protocol):
     """What the sweep asks of a conflict policy (:mod:`corollary.conflicts`)."""
 
     #: Whether the policy picks one of two supported values of a key. When it does not, rival
@@ -77,7 +77,7 @@ class _Open:
         return None
 
 
-OPEN: Policy = _Open()
+OPEN: ConflictStrategy = _Open()
 
 
 class PremisePart:
@@ -110,7 +110,7 @@ class Engine:
         ``reliability(source, now) -> (value, time_dependent)``.
     corroboration : bool
         Noisy-OR across origins (True) or the best premise only.
-    policy : Policy, optional
+    conflict_policy : ConflictStrategy, optional
         The conflict policy the sweep asks (default: none, conflicts stay open).
 
     Attributes
@@ -125,11 +125,13 @@ class Engine:
         self,
         reliability: Reliability,
         corroboration: bool = True,
-        policy: Policy | None = None,
+        conflict_policy: ConflictStrategy | None = None,
     ) -> None:
         self.reliability = reliability
         self.corroboration = corroboration
-        self.policy: Policy = OPEN if policy is None else policy
+        #: The conflict policy (the base's ``policy`` is its trust policy).
+        self.conflict_policy: ConflictStrategy = (
+            OPEN if conflict_policy is None else conflict_policy)
         # a key maps to its one Belief, or to a dict vid -> Belief once it has several values:
         # most keys have one value, and an inner dict per key would double the memory
         self.keys: dict[str, Belief | dict[Any, Belief]] = {}
@@ -319,11 +321,11 @@ class Engine:
         return len(dirty) + sum(1 for b in self.timed if b.as_of != now and b not in dirty)
 
     def restore_belief(self, key: str, value: Any, vid: Any, seq: int,
-                       blocked: str | None) -> Belief:
+                       withdrawn: str | None) -> Belief:
         """Recreate a saved belief with its number and withdrawal (snapshots)."""
         b = self.belief(key, value, vid)
         b.seq = seq
-        b.blocked = blocked
+        b.withdrawn = withdrawn
         return b
 
     def restore_beliefs(self, rows: Sequence[Sequence[Any]], vids: Sequence[Any]) -> list[Belief]:
@@ -423,7 +425,7 @@ class Engine:
         A feed that keeps giving new values for one key would otherwise leave every old value
         behind as an OUT belief with no reasons.
         """
-        if b.evidence is not None or b.justs or b.blocked is not None or b.users:
+        if b.evidence is not None or b.justs or b.withdrawn is not None or b.users:
             return False
         slot = self.keys.get(b.key)
         if slot is b:
@@ -548,13 +550,16 @@ class Engine:
         for j in list(b.justs):
             self.remove_justification(j)
 
-    def block(self, b: Belief, reason: str) -> None:
-        b.blocked = reason
+    def withdraw(self, b: Belief, reason: str) -> None:
+        """Withdraw ``b`` (retracted, or rejected by a resolution): OUT whatever supports it,
+        ``reason`` saying why, until it is asserted or claimed afresh."""
+        b.withdrawn = reason
         self.mark(b)
 
-    def unblock(self, b: Belief) -> None:
-        if b.blocked is not None:
-            b.blocked = None
+    def reinstate(self, b: Belief) -> None:
+        """Take back a withdrawal of ``b`` (its reasons count again)."""
+        if b.withdrawn is not None:
+            b.withdrawn = None
             self.mark(b)
 
     # -- exceptions ("unless") and nogoods ---------------------------------------------------
@@ -577,14 +582,6 @@ class Engine:
         """A belief the item names that is IN now (as last computed), if any."""
         for b in self.item_beliefs(item):
             if b.best is not None:  # IN
-                return b
-        return None
-
-    def exception_of(self, j: Justification) -> Belief | None:
-        """The held belief that defeats ``j`` through its out-list, if any."""
-        for item in j.unless:
-            b = self.holder(item)
-            if b is not None:
                 return b
         return None
 
@@ -651,7 +648,7 @@ class Engine:
         if b in dirty:
             return
         touched = self.touched
-        rivals_too = self.policy.decides
+        rivals_too = self.conflict_policy.decides
         watch = self.unless_watch
         if touched is None and not watch and not rivals_too:
             # only consumers to follow (no exceptions, no rules watching, no rival deciding):
@@ -752,7 +749,7 @@ class Engine:
         stack = list(targets)
         keys = self.keys
         dirty = self.dirty
-        rivals_too = self.policy.decides
+        rivals_too = self.conflict_policy.decides
         nogood_keys = self.nogoods_by_key
         expanded: set[str] = set()
         while stack:

@@ -167,13 +167,13 @@ def add_run(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int, 
 def restore_beliefs(engine: Engine, rows: Sequence[Sequence[Any]], vids: Sequence[Any]
                     ) -> list[Belief]:
     """Recreate saved beliefs at once (snapshots), as :meth:`Engine.restore_belief` would one
-    by one: ``rows`` hold ``(key, value, seq, blocked)``, ``vids`` the values' identities;
+    by one: ``rows`` hold ``(key, value, seq, withdrawn)``, ``vids`` the values' identities;
     every one is marked dirty."""
     keys = engine.keys
     made: list[Belief] = []
     append = made.append
     count = 0
-    for (key, value, seq, blocked), vid in zip(rows, vids, strict=True):
+    for (key, value, seq, withdrawn), vid in zip(rows, vids, strict=True):
         b = Belief(key, value, vid, seq)
         slot = keys.setdefault(key, b)
         if slot is not b:  # a key with several values (or a belief twice: it is renumbered)
@@ -194,8 +194,8 @@ def restore_beliefs(engine: Engine, rows: Sequence[Sequence[Any]], vids: Sequenc
                     b.seq = seq
         else:
             count += 1
-        if blocked is not None:
-            b.blocked = blocked
+        if withdrawn is not None:
+            b.withdrawn = withdrawn
         append(b)
     engine.counted(count)
     if engine.touched is None and not engine.unless_watch:

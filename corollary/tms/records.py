@@ -228,7 +228,7 @@ class Belief:
     comes first, beside the object's header: one cache line where it would be two.
     """
 
-    __slots__ = ("key", "value", "vid", "seq", "evidence", "justs", "users", "blocked",
+    __slots__ = ("key", "value", "vid", "seq", "evidence", "justs", "users", "withdrawn",
                  "conf", "best", "as_of", "note")
 
     def __init__(self, key: str, value: Any, vid: Any, seq: int, evidence: Any = None,
@@ -241,7 +241,7 @@ class Belief:
         self.evidence: Any = evidence
         self.justs: tuple[Justification, ...] | list[Justification] = ()
         self.users: tuple[Justification, ...] | dict[Justification, None] = ()
-        self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
+        self.withdrawn: str | None = None  # why it was withdrawn (retracted, rejected)
         self.conf = conf
         self.best: Any = best
         self.as_of: float | None = None
@@ -280,8 +280,8 @@ class Belief:
         ``lost``, ``expired``, ``an exception holds`` or ``unsupported``."""
         if self.best is not None:
             return "held"
-        if self.blocked is not None:
-            return self.blocked
+        if self.withdrawn is not None:
+            return self.withdrawn
         note = self.note
         if note is None:
             return "unsupported"

@@ -91,7 +91,7 @@ class Sweep:
         if rest:
             self.by_confidence(set(rest))
         for b in self.excepted:
-            if b.best is None and b.blocked is None and b.note is None:  # OUT, unsupported
+            if b.best is None and b.withdrawn is None and b.note is None:  # OUT, unsupported
                 b.note = "an exception holds"
         self.settle_timed(region)
         if engine.dirty:
@@ -119,14 +119,14 @@ class Sweep:
         excepted = self.excepted
         step_of = self.step
         keys = engine.keys
-        decided = engine.policy.decides
+        decided = engine.conflict_policy.decides
         nogood_keys = engine.nogoods_by_key if decided else None
         decay = formulas.decay_weight
         for b in order:
             if decided and (type(keys[b.key]) is not Belief
                             or (nogood_keys and b.key in nogood_keys)):
                 return order[order.index(b):]
-            if b.blocked is not None:
+            if b.withdrawn is not None:
                 b.best = None
                 b.conf = 0.0
                 b.note = None
@@ -215,7 +215,7 @@ class Sweep:
         partners under a deciding policy."""
         engine = self.engine
         now = self.now
-        decided = engine.policy.decides
+        decided = engine.conflict_policy.decides
         if decided:
             self.add_tied_support(region)
             if engine._trial is not None:
@@ -282,7 +282,7 @@ class Sweep:
             b.best = None  # OUT
             b.conf = 0.0
             b.note = None
-            if b.blocked is not None:
+            if b.withdrawn is not None:
                 continue
             if b.evidence is not None:
                 c, timed, expired = engine.premise_confidence(b, now)
@@ -329,7 +329,7 @@ class Sweep:
                         weakest = x.conf
                 push(heap, (-(step * weakest), b.seq, next(tie), b, j))
 
-        engine.policy.before_sweep(engine, region, now)
+        engine.conflict_policy.before_sweep(engine, region, now)
         for b, c in direct:
             settle(b, c, PREMISES)
 
@@ -409,7 +409,7 @@ class Sweep:
         if not own_timed and not timed_set:
             return  # nothing in the base reads the time: every as_of is already None
         now = self.now
-        decided = engine.policy.decides
+        decided = engine.conflict_policy.decides
         watch = engine.unless_watch
         expanded: set[str] = set()
         for b in region:
@@ -447,6 +447,6 @@ class Sweep:
                 for x in engine.item_beliefs(item):
                     if x.as_of is not None and x not in region:
                         return True
-        if engine.policy.decides and engine.nogoods_by_key and b.key in engine.nogoods_by_key:
+        if engine.conflict_policy.decides and engine.nogoods_by_key and b.key in engine.nogoods_by_key:
             return any(x.as_of is not None and x not in region for x in engine.partners(b))
         return False

@@ -66,7 +66,7 @@ CASES = [(policy, False) for policy in sorted(POLICIES)] + [("open", True), ("co
 def engine_state(engine: Engine) -> Any:
     """Everything a what-if may touch, with identities where a renewal would make new objects."""
     beliefs = sorted(engine.beliefs(), key=lambda b: b.seq)
-    return ([(b, b.seq, id(b.evidence), b.evidence, b.blocked, tuple(b.justs), b.best, b.conf,
+    return ([(b, b.seq, id(b.evidence), b.evidence, b.withdrawn, tuple(b.justs), b.best, b.conf,
               b.as_of, b.note) for b in beliefs],
             set(engine.dirty), set(engine.timed), dict(engine.nogood_losses),
             list(engine._expiries), engine.next_expiry, engine.next_number(), engine.count,
@@ -75,7 +75,7 @@ def engine_state(engine: Engine) -> Any:
 
 
 def stale_premises(engine: Engine, root: Belief, now: float) -> list[tuple[Belief, Premise]]:
-    return [(b, part.premise) for b in ancestry(root) if b.blocked is None
+    return [(b, part.premise) for b in ancestry(root) if b.withdrawn is None
             for part in engine.premise_parts(b, now) if part.expired or part.freshness < 1.0]
 
 
