@@ -1,24 +1,25 @@
-"""The engine of the TMS: structure, invalidation, and the sweep that labels beliefs.
+"""The engine of the TMS: structure, invalidation, and reads brought up to a time.
 
 Structure lives on the records: a belief holds its premises, its justifications (``justs``)
 and the justifications that read it (``users``); :attr:`Engine.graph` gives the same graph,
 ``input belief → justification → output belief``, as a ``networkx.DiGraph`` built on demand
 for export and analysis. Values are a function of (structure, time).
 Structure changes mark the affected cone dirty (descendants and, when a conflict policy decides
-between rival values, the rivals, stopping at nodes already dirty); labels and confidences are
-computed on demand, at the clock's time, for the stale part of the queried beliefs' ancestry
-only. Where creation order is topological for that part (the common case: a belief's inputs
-are older than it) it is settled in that order with no heap; from the first belief out of
-order on (a cycle, a re-derived belief, rival values under a deciding policy) a
-Knuth/Dijkstra sweep in decreasing confidence takes over. That sweep makes support well-founded
-(a cycle never holds itself up) and decides conflicts greedily: under a deciding policy the
-first value of a key to be reached (the most confident) holds and its rivals are defeated and
-never propagate.
+between rival values, the rivals and nogood partners, stopping at nodes already dirty); labels
+and confidences are computed on demand, at the clock's time, for the stale part of the queried
+beliefs' ancestry only, by the sweep (:mod:`corollary.tms.sweep`: creation order where it is
+topological, else a Knuth/Dijkstra sweep in decreasing confidence).
+
+The engine's rooms: this module (structure, marking, which region a read settles), the sweep,
+batches and what-if trials (:mod:`corollary.tms.batch`), the bulk load and bulk restore
+(:mod:`corollary.tms.loading`), strata (:mod:`corollary.tms.strata`) and the kinds of reasons
+with the step rule (:mod:`corollary.tms.kinds`). The engine keeps the entry points; those
+modules work on its tables.
 
 The engine knows nothing of agents, storage, rules or the CLI. It talks to the rest through
 three small interfaces given at construction: ``reliability(source, now)``, the conflict policy
-(:class:`ConflictStrategy`: does it decide, and what to do before a sweep) and the set of touched keys a
-rule engine may watch (:attr:`Engine.touched`).
+(:class:`ConflictStrategy`: does it decide, and what to do before a sweep) and the set of
+touched keys a rule engine may watch (:attr:`Engine.touched`).
 """
 
 from __future__ import annotations
