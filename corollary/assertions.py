@@ -214,7 +214,7 @@ def confirmations(lookup: Lookup, b: Belief | None, key: str, value: Any, source
                   origin: str, now: float) -> list[Verdict]:
     """The outcomes asserting ``b`` from ``source`` and ``origin`` records: an independent
     origin confirming a held value is a right outcome for every source."""
-    if b is None or b.blocked is not None or b.premise_from(source) is not None:
+    if b is None or b.withdrawn is not None or b.premise_from(source) is not None:
         return []
     confirmed = sorted({p.source for p in b.premises
                         if p.origin != origin and not p.expired(now)})
@@ -236,9 +236,9 @@ def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source
             engine.forget_if_unused(other)
     if b is None:
         b = engine.belief(key, value, vid)
-    if b.blocked is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
+    if b.withdrawn is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
         engine.withdraw_reasons(b, keep_source=source)
-        engine.unblock(b)
+        engine.reinstate(b)
     engine.set_premise(b, Premise(source, origin, now, hl, tl))
 
 

@@ -138,7 +138,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         self._engine = Engine(self._trust.reliability, self.policy.corroboration,
                               conflict_policy)
         self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
-        self._rules = RuleEngine(self._engine, self._sync_engine, self.max_rule_firings)
+        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings)
         self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
                               self._sync_engine)
         self._promises = PromiseBook()
@@ -219,7 +219,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         source = plain_text(source)
         self._trust.check_source(source, "only sources have a reliability")
         self._trust.poll()
-        return self._trust.reliability(source, self._sync_engine(()))[0]
+        return self._trust.reliability(source, self._sync_engine.outcomes())[0]
 
     def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
                        at: float | None = None, topic: str | None = None,
@@ -333,15 +333,15 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
                               self._lookup.held_belief)
         strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
         if learn and checked.checks:
-            now = self._sync_engine(())
+            now = self._sync_engine.outcomes()
             rel, _ = self._trust.reliability(source, now)
             signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
             self._record([(source, ok, why, checked.key, signal) for ok, why in checked.checks])
         engine = self._engine
         out = engine.belief(checked.key, checked.believed, checked.vid)
-        if out.blocked is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
+        if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
             engine.withdraw_reasons(out)
-            engine.unblock(out)
+            engine.reinstate(out)
         engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
                                                checked.certainty, checked.info, exceptions))
         self._after_change()
@@ -382,7 +382,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             why = reason or f"{key} = {b.value!r} was wrong"
             self._record([(s, False, why, key, conf) for s in blamed])
         if source is None:
-            self._engine.block(b, "retracted" + (f": {reason}" if reason else ""))
+            self._engine.withdraw(b, "retracted" + (f": {reason}" if reason else ""))
         else:
             if premise is not None:
                 self._engine.drop_premise(b, source)
@@ -423,7 +423,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         settled = resolution(self._engine, conflict, winner, learn, give_up, self._lookup.sync)
         self._record(settled.outcomes)
         for b, why in settled.rejected:
-            self._engine.block(b, why)
+            self._engine.withdraw(b, why)
         self._after_change()
 
     def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:

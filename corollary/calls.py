@@ -192,7 +192,7 @@ def expired(engine: Engine, now: float) -> list[Expired]:
     """Premises whose ttl has passed at ``now``, on beliefs not withdrawn, oldest expiry first."""
     found = []
     for b in engine.beliefs():
-        if b.blocked is not None or not b.premises:
+        if b.withdrawn is not None or not b.premises:
             continue
         gone = [p for p in b.premises if p.expires_at is not None and now >= p.expires_at]
         if gone:

@@ -13,7 +13,7 @@ A key holds one value. When two values are both supported, the base's policy dec
 
 A policy's decision is not learned from: the more trusted side would only win more.
 
-Each policy is also the strategy the engine's sweep calls (:class:`corollary.tms.engine.Policy`):
+Each policy is also the strategy the engine's sweep calls (:class:`corollary.tms.engine.ConflictStrategy`):
 ``decides`` says whether rival values exclude each other, ``before_sweep`` may defeat values
 before the sweep ranks the rest by confidence, and ``after_change`` runs after every change to
 the base (``AskHuman`` asks there).
@@ -175,7 +175,7 @@ def rivals_in(engine: Engine, region: set[Belief]) -> Iterator[list[Belief]]:
         values = engine.values_of(b.key)
         if len(values) < 2:
             continue
-        standing = [r for r in values if r.blocked is None]
+        standing = [r for r in values if r.withdrawn is None]
         if len(standing) > 1:
             yield standing
 

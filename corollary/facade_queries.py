@@ -151,7 +151,7 @@ class QueryMethods:
         held = self._lookup.one_held(key)
         root = held if held is not None else max(self._lookup.values(key), key=lambda b: b.seq)
         n = None if n is None else check_int(n, "n", low=1)
-        return what_to_check(self._engine, root, self._lookup.sync(()), n)
+        return what_to_check(self._engine, root, self._lookup.catch_up(), n)
 
     def refresh(self) -> int:
         """Bring every label and confidence up to the clock's time now; return how many were stale.
@@ -161,7 +161,7 @@ class QueryMethods:
         """
         now = self.now()
         self._trust.poll()
-        self._sync_engine((), now)  # outcomes first: what rests on their sources is stale too
+        self._sync_engine.outcomes(now)  # outcomes first: what rests on their sources is stale too
         stale = self._engine.stale(now)
         self._lookup.sync()
         return stale

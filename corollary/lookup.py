@@ -26,7 +26,13 @@ from .values import canon, check_key
 
 
 class EngineSync:
-    """Brings the engine up to the clock's time: outcomes first, then the stale cone."""
+    """Brings the engine up to the clock's time: outcomes first, then what is stale.
+
+    Three spellings, one per extent: :meth:`outcomes` (outcomes recorded since, and expiries
+    due: what rests on them is marked stale, nothing is recomputed), :meth:`beliefs` (and the
+    stale part of some beliefs' ancestry) and :meth:`everything` (and every stale belief). Each
+    returns the time it synchronised to (``now``, default: the clock's).
+    """
 
     __slots__ = ("clock", "trust", "engine")
 
@@ -42,7 +48,21 @@ class EngineSync:
             raise InvalidInputError(f"the clock returned {t!r}, not finite POSIX seconds")
         return float(t)
 
-    def __call__(self, targets: Iterable[Belief] | None = None, now: float | None = None) -> float:
+    def outcomes(self, now: float | None = None) -> float:
+        """Apply the outcomes recorded since and the expiries due: what rests on them is marked
+        stale, for a later read to recompute."""
+        return self._sync((), now)
+
+    def beliefs(self, targets: Iterable[Belief], now: float | None = None) -> float:
+        """:meth:`outcomes`, then bring ``targets`` up to now (the stale part of their
+        ancestry)."""
+        return self._sync(targets, now)
+
+    def everything(self, now: float | None = None) -> float:
+        """:meth:`outcomes`, then bring every stale belief up to now."""
+        return self._sync(None, now)
+
+    def _sync(self, targets: Iterable[Belief] | None, now: float | None) -> float:
         now = self.now() if now is None else now
         if self.trust.changed:
             for source in self.trust.take_changed():
@@ -115,20 +135,33 @@ class Lookup:
     def sync(self, targets: Iterable[Belief] | None = None) -> float:
         """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
         rules, then the stale cone; return now."""
+        now = self._due()
+        if targets is None:
+            return self.sync_engine.everything(now)
+        return self.sync_engine.beliefs(targets, now)
+
+    def catch_up(self) -> float:
+        """Other processes' outcomes and the rules due now (which may add beliefs), then the
+        outcomes and expiries: what rests on them is marked stale, nothing else is recomputed;
+        return now."""
+        return self.sync_engine.outcomes(self._due())
+
+    def _due(self) -> float:
+        """Poll other processes' outcomes and fire the rules due now; return now."""
         now = self.sync_engine.now()
         if self.trust.polls:
             self.trust.poll()
         if self.rules.active:
             # outcomes first: they can bring a rule's inputs IN (a conflict flips)
-            self.sync_engine((), now)
+            self.sync_engine.outcomes(now)
             self.rules.catch_up(now)
-        return self.sync_engine(targets, now)
+        return now
 
     def values(self, key: str) -> list[Belief]:
         """Every value of ``key``, synchronised (``UnknownBeliefError`` for a key never seen)."""
         key = check_key(key)
         if self.rules.active:
-            self.sync(())  # rules due now (after an outcome or a clock move) may add values of key
+            self.catch_up()  # rules due now (after an outcome or a clock move) may add values
         values = self.engine.values_of(key)
         if not values:
             raise UnknownBeliefError(f"no belief about {key!r}")
@@ -176,7 +209,7 @@ class Lookup:
         key = check_key(key)
         vid = canon(value)
         if self.rules.active:
-            self.sync(())  # rules due now may derive this very value
+            self.catch_up()  # rules due now may derive this very value
         b = self.engine.find(key, vid)
         if b is None:
             raise UnknownBeliefError(f"no belief {key} = {value!r}")

@@ -201,7 +201,7 @@ class Recaller:
             return []
         # outcomes, due rules and expiries first: they change what is held, and rules due now
         # make beliefs the index must see
-        self.lookup.sync(())
+        self.lookup.catch_up()
         self.index.catch_up()
         if self.vectors is None:
             hits = self._ranked(terms, k, floor)

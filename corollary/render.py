@@ -168,7 +168,7 @@ def _belief_node(b: Belief, bid: str) -> dict[str, Any]:
         if b.defeated_by is not None:
             why = f"lost to {_clip(repr(b.defeated_by.value), _MAX_VALUE)}"
         # a value a person resolved against was defeated too (BeliefBase.resolve says "rejected")
-        defeated = b.defeated_by is not None or (b.blocked or "").startswith("rejected")
+        defeated = b.defeated_by is not None or (b.withdrawn or "").startswith("rejected")
         state = "defeated" if defeated else "out"
         label = f"{b.key} = {shown} [OUT] {_clip(why, _MAX_WHY)}"
     return {"id": bid, "kind": "belief", "label": _printable(label), "state": state,

@@ -74,7 +74,7 @@ def _values(engine: Engine, key: str, winner: Any, learn: bool) -> Resolution:
     ``learn`` the winner's sources are right and the losers' wrong."""
     win = engine.find(key, canon(winner))
     candidates = [b for b in engine.values_of(key)
-                  if b.blocked is None and (b.label is IN or b.defeated_by is not None)]
+                  if b.withdrawn is None and (b.label is IN or b.defeated_by is not None)]
     if win is None or win not in candidates:
         raise InvalidInputError(f"{winner!r} is not a standing value of {key!r}")
     losers = [b for b in candidates if b is not win]

@@ -120,7 +120,7 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
     rows, premises, justs = [], [], []
     for i, b in enumerate(beliefs):
         value = b.value
-        rows.append([b.key, value if type(value) in _SCALARS else plain(value), b.seq, b.blocked])
+        rows.append([b.key, value if type(value) in _SCALARS else plain(value), b.seq, b.withdrawn])
         for p in b.premises:
             source = number(p.source, len(strings))
             premises.append([i, source, -1 if p.origin == p.source else number(p.origin, len(strings)),
@@ -365,16 +365,16 @@ def _beliefs_at_once(rows: Any) -> tuple[list[Any], int] | None:
         return [], 0
     if set(map(type, rows)) != {list} or set(map(len, rows)) != {4}:
         return None
-    keys, values, seqs, blocked = (list(map(itemgetter(c), rows)) for c in range(4))
+    keys, values, seqs, withdrawn = (list(map(itemgetter(c), rows)) for c in range(4))
     if (set(map(type, keys)) != {str} or not all(map(str.isascii, keys))
             or any(map(str.isspace, keys)) or "" in keys):
         return None
     if (set(map(type, seqs)) != {int} or seqs[0] < 1 or seqs[-1] > MAX_INT
             or not all(map(lt, seqs, islice(seqs, 1, None)))):
         return None
-    if not set(map(type, blocked)) <= {type(None), str} or "" in blocked:
+    if not set(map(type, withdrawn)) <= {type(None), str} or "" in withdrawn:
         return None
-    if not all(map(str.isascii, filter(None, blocked))):
+    if not all(map(str.isascii, filter(None, withdrawn))):
         return None
     kinds = set(map(type, values))
     if kinds == {str} and all(map(str.isascii, values)):
@@ -414,13 +414,13 @@ def _beliefs_one_by_one(f: Fields, rows: Any) -> tuple[list[Any], int]:
     keys: list[str] = []
     last = 0
     for i, row in enumerate(rows):
-        key, value, seq, blocked = f.items(row, f"beliefs[{i}]", 4)
+        key, value, seq, withdrawn = f.items(row, f"beliefs[{i}]", 4)
         keys.append(f.key(key, f"beliefs[{i}][0] (key)"))
         vids.append(f.value(value, f"beliefs[{i}][1] (value)"))
         f.integer(seq, f"beliefs[{i}][2] (number)", last + 1, MAX_INT)
         last = seq
-        if blocked is not None:
-            f.text(blocked, f"beliefs[{i}][3] (withdrawn)")
+        if withdrawn is not None:
+            f.text(withdrawn, f"beliefs[{i}][3] (withdrawn)")
     repeated = _repeated(keys, vids)
     if repeated is not None:
         f.fail(f"beliefs[{repeated}]",

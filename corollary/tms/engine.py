@@ -1,40 +1,43 @@
-"""The engine of the TMS: structure, invalidation, and the sweep that labels beliefs.
+"""The engine of the TMS: structure, invalidation, and reads brought up to a time.
 
 Structure lives on the records: a belief holds its premises, its justifications (``justs``)
 and the justifications that read it (``users``); :attr:`Engine.graph` gives the same graph,
 ``input belief → justification → output belief``, as a ``networkx.DiGraph`` built on demand
 for export and analysis. Values are a function of (structure, time).
 Structure changes mark the affected cone dirty (descendants and, when a conflict policy decides
-between rival values, the rivals, stopping at nodes already dirty); labels and confidences are
-computed on demand, at the clock's time, for the stale part of the queried beliefs' ancestry
-only. Where creation order is topological for that part (the common case: a belief's inputs
-are older than it) it is settled in that order with no heap; from the first belief out of
-order on (a cycle, a re-derived belief, rival values under a deciding policy) a
-Knuth/Dijkstra sweep in decreasing confidence takes over. That sweep makes support well-founded
-(a cycle never holds itself up) and decides conflicts greedily: under a deciding policy the
-first value of a key to be reached (the most confident) holds and its rivals are defeated and
-never propagate.
+between rival values, the rivals and nogood partners, stopping at nodes already dirty); labels
+and confidences are computed on demand, at the clock's time, for the stale part of the queried
+beliefs' ancestry only, by the sweep (:mod:`corollary.tms.sweep`: creation order where it is
+topological, else a Knuth/Dijkstra sweep in decreasing confidence).
+
+The engine's rooms: this module (structure, marking, which region a read settles), the sweep,
+batches and what-if trials (:mod:`corollary.tms.batch`), the bulk load and bulk restore
+(:mod:`corollary.tms.loading`), strata (:mod:`corollary.tms.strata`) and the kinds of reasons
+with the step rule (:mod:`corollary.tms.kinds`). The engine keeps the entry points; those
+modules work on its tables.
 
 The engine knows nothing of agents, storage, rules or the CLI. It talks to the rest through
 three small interfaces given at construction: ``reliability(source, now)``, the conflict policy
-(:class:`Policy`: does it decide, and what to do before a sweep) and the set of touched keys a
-rule engine may watch (:attr:`Engine.touched`).
+(:class:`ConflictStrategy`: does it decide, and what to do before a sweep) and the set of
+touched keys a rule engine may watch (:attr:`Engine.touched`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import math
 from collections.abc import Iterable, Iterator, Sequence
-from operator import attrgetter
 from typing import Any, Protocol
 
 import networkx as nx
 
 from .. import confidence as formulas
 from .._collector import collector_paused
+from . import batch as batching
 from . import loading, strata
+from .batch import Batch, Trial
 from .kinds import Reliability
 from .records import (
     ANY,
@@ -47,12 +50,14 @@ from .records import (
     Nogood,
     Premise,
     PremiseRecord,
+    matches,
 )
+from .sweep import Sweep
 
-__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "Engine", "Policy", "PremisePart"]
+__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine", "PremisePart"]
 
 
-class Policy(Protocol):
+class ConflictStrategy(Protocol):
     """What the sweep asks of a conflict policy (:mod:`corollary.conflicts`)."""
 
     #: Whether the policy picks one of two supported values of a key. When it does not, rival
@@ -73,7 +78,7 @@ class _Open:
         return None
 
 
-OPEN: Policy = _Open()
+OPEN: ConflictStrategy = _Open()
 
 
 class PremisePart:
@@ -106,7 +111,7 @@ class Engine:
         ``reliability(source, now) -> (value, time_dependent)``.
     corroboration : bool
         Noisy-OR across origins (True) or the best premise only.
-    policy : Policy, optional
+    conflict_policy : ConflictStrategy, optional
         The conflict policy the sweep asks (default: none, conflicts stay open).
 
     Attributes
@@ -121,11 +126,13 @@ class Engine:
         self,
         reliability: Reliability,
         corroboration: bool = True,
-        policy: Policy | None = None,
+        conflict_policy: ConflictStrategy | None = None,
     ) -> None:
         self.reliability = reliability
         self.corroboration = corroboration
-        self.policy: Policy = OPEN if policy is None else policy
+        #: The conflict policy (the base's ``policy`` is its trust policy).
+        self.conflict_policy: ConflictStrategy = (
+            OPEN if conflict_policy is None else conflict_policy)
         # a key maps to its one Belief, or to a dict vid -> Belief once it has several values:
         # most keys have one value, and an inner dict per key would double the memory
         self.keys: dict[str, Belief | dict[Any, Belief]] = {}
@@ -155,6 +162,8 @@ class Engine:
         self.next_expiry = math.inf
         self._reasons: dict[Belief, dict[tuple[Any, ...], Justification]] = {}
         self._seq = itertools.count(1)
+        #: The what-if running now (:meth:`trial`), whose sweeps save the memos they write.
+        self._trial: Trial | None = None
 
     # -- structure -----------------------------------------------------------------------
     def belief(self, key: str, value: Any, vid: Any) -> Belief:
@@ -191,7 +200,7 @@ class Engine:
             holders.append(b)
         life = record[3]
         if life is not None and life[1] is not None:
-            self._push_expiry(b, record, next(self._seq))
+            self.push_expiry(b, record)
         if self.touched is None and not self.unless_watch:
             self.dirty.add(b)  # a new key has no readers, rivals or partners yet
         else:
@@ -205,77 +214,39 @@ class Engine:
         were added). See :func:`corollary.tms.loading.add_premised_rows`."""
         return loading.add_premised_rows(self, rows, start, now, batch, uniform)
 
-    def begin_batch(self) -> Batch:
-        """Start noting what a batch of changes does, so that :meth:`rollback` can undo it."""
+    def next_number(self) -> int:
+        """The number the next belief, reason or expiry will take (it is not taken)."""
         nxt = next(self._seq)
         self._seq = itertools.count(nxt)
-        return Batch(nxt, self.count)
+        return nxt
+
+    def begin_batch(self) -> Batch:
+        """Start noting what a batch of changes does, so that :meth:`rollback` can undo it."""
+        return Batch(self.next_number(), self.count)
+
+    @contextlib.contextmanager
+    def trial(self, now: float, targets: Iterable[Belief]) -> Iterator[Trial]:
+        """A what-if on this engine: bring ``targets`` up to ``now``, then let the block renew
+        premises and read confidences (:class:`~corollary.tms.batch.Trial`); when it ends,
+        everything is exactly as it was after that first read."""
+        if self._trial is not None:
+            raise RuntimeError("a what-if trial is already running on this engine")
+        self.sync(now, targets)
+        trial = self._trial = Trial(self, now)
+        try:
+            yield trial
+        finally:
+            self._trial = None
+            trial.undo()
 
     def save_key(self, batch: Batch, key: str) -> None:
-        """Note the state of ``key``'s beliefs before the batch first changes them."""
-        if key in batch.saved or key not in self.keys:
-            return
-        slot = self.keys[key]
-        beliefs = self.values_of(key)
-        batch.saved[key] = (dict(slot) if type(slot) is dict else slot,  # type: ignore[arg-type]
-                            [(b, b.evidence, b.blocked, b.justs if type(b.justs) is tuple
-                              else list(b.justs)) for b in beliefs])
+        """Note the state of ``key``'s beliefs before the batch first changes them
+        (:func:`corollary.tms.batch.save_key`)."""
+        batching.save_key(self, batch, key)
 
     def rollback(self, batch: Batch) -> None:
-        """Undo a batch of premise changes (new keys and values, renewed, replaced, dropped
-        and withdrawn reasons): every key it touched is as :meth:`save_key` found it, what it
-        made is gone, and numbering resumes where it was. Memos are recomputed on demand."""
-        keys = self.keys
-        for key, (slot, states) in batch.saved.items():
-            kept = {b for b, *_ in states}
-            for b in self.values_of(key):
-                if b not in kept:
-                    self._drop_made(b)
-            keys[key] = dict(slot) if type(slot) is dict else slot  # type: ignore[arg-type]
-            for b, evidence, blocked, justs in states:
-                b.evidence = evidence
-                b.blocked = blocked
-                for j in justs:
-                    if j not in b.justs:
-                        self._link(j)  # a reason withdrawn by the batch
-                b.justs = tuple(justs) if type(justs) is tuple else list(justs)
-                self._reasons.pop(b, None)  # rebuilt when next needed
-                for r in b.records():
-                    self.by_source.setdefault(r[0], []).append(b)  # a repeat is harmless
-                self.dirty.discard(b)
-                self.mark(b)
-        made = batch.next_seq  # a belief numbered from here on was made by the batch
-        for rows, start, end in batch.runs:
-            for row in rows[start:end]:
-                slot = keys.get(row[0])
-                beliefs = ([] if slot is None else [slot] if type(slot) is Belief
-                           else list(slot.values()))  # type: ignore[union-attr]
-                if beliefs and all(b.seq >= made for b in beliefs):
-                    for b in beliefs:
-                        self._drop_made(b)
-                    del keys[row[0]]
-        self.count = batch.count
-        self._seq = itertools.count(batch.next_seq)
-        # the expiries the batch pushed (numbered from its start): their numbers are reused now
-        heap = self._expiries
-        if heap and any(e[1] >= made for e in heap):
-            heap[:] = [e for e in heap if e[1] < made]
-            heapq.heapify(heap)
-        self.next_expiry = heap[0][0] if heap else math.inf
-
-    def _drop_made(self, b: Belief) -> None:
-        """Forget a belief a rolled-back batch made (its list entries become stale).
-
-        What it fed is marked first: exceptions naming its key or value, its rivals and nogood
-        partners may have been recomputed with it during the batch."""
-        self.dirty.discard(b)
-        self.mark(b)
-        for j in list(b.justs):
-            self.remove_justification(j)
-        b.evidence = None
-        self.dirty.discard(b)
-        self.timed.discard(b)
-        self.nogood_losses.pop(b, None)
+        """Undo a batch of premise changes (:func:`corollary.tms.batch.rollback`)."""
+        batching.rollback(self, batch)
 
     def find(self, key: str, vid: Any) -> Belief | None:
         slot = self.keys.get(key)
@@ -351,91 +322,32 @@ class Engine:
         return len(dirty) + sum(1 for b in self.timed if b.as_of != now and b not in dirty)
 
     def restore_belief(self, key: str, value: Any, vid: Any, seq: int,
-                       blocked: str | None) -> Belief:
+                       withdrawn: str | None) -> Belief:
         """Recreate a saved belief with its number and withdrawal (snapshots)."""
         b = self.belief(key, value, vid)
         b.seq = seq
-        b.blocked = blocked
+        b.withdrawn = withdrawn
         return b
 
     def restore_beliefs(self, rows: Sequence[Sequence[Any]], vids: Sequence[Any]) -> list[Belief]:
-        """Recreate saved beliefs at once (snapshots), as :meth:`restore_belief` would one by
-        one: ``rows`` hold ``(key, value, seq, blocked)``, ``vids`` the values' identities;
-        every one is marked dirty."""
-        keys = self.keys
-        made: list[Belief] = []
-        append = made.append
-        count = 0
-        for (key, value, seq, blocked), vid in zip(rows, vids, strict=True):
-            b = Belief(key, value, vid, seq)
-            slot = keys.setdefault(key, b)
-            if slot is not b:  # a key with several values (or a belief twice: it is renumbered)
-                if type(slot) is Belief:
-                    if slot.vid == vid:
-                        b = slot
-                        b.seq = seq
-                    else:
-                        keys[key] = {slot.vid: slot, vid: b}
-                        count += 1
-                else:
-                    found = slot.get(vid)  # type: ignore[union-attr]
-                    if found is None:
-                        slot[vid] = b  # type: ignore[index]
-                        count += 1
-                    else:
-                        b = found
-                        b.seq = seq
-            else:
-                count += 1
-            if blocked is not None:
-                b.blocked = blocked
-            append(b)
-        self.count += count
-        if self.touched is None and not self.unless_watch:
-            self.dirty.update(made)  # nothing reads them yet: marking is adding
-        else:
-            for b in made:
-                self.mark(b)
-        return made
+        """Recreate saved beliefs at once (snapshots): see
+        :func:`corollary.tms.loading.restore_beliefs`."""
+        return loading.restore_beliefs(self, rows, vids)
 
     def restore_premises(self, beliefs: Sequence[Belief], rows: Iterable[Sequence[Any]],
                          strings: Sequence[str]) -> None:
-        """Attach saved premises at once (snapshots), in order, as :meth:`set_premise` would
-        one by one (numbering each expiry the same way). A row is ``(belief index, source,
-        origin or -1 for the source's own, at, half_life, ttl)``, sources and origins being
-        indices into ``strings``."""
-        by_source = self.by_source
-        lists: dict[str, list[Belief]] = {}
-        dirty = self.dirty
-        for i, source, origin, at, half_life, ttl in rows:
-            b = beliefs[i]
-            source = strings[source]
-            record = (source, source if origin == -1 else strings[origin], float(at),
-                      None if half_life is None and ttl is None else (
-                          None if half_life is None else float(half_life),
-                          None if ttl is None else float(ttl)))
-            ev = b.evidence
-            if ev is None:
-                b.evidence = record
-            elif b.record_from(source) is not None:  # a source twice: the later replaces
-                self.set_premise(b, Premise.of(record))
-                continue
-            elif type(ev) is tuple:
-                b.evidence = [ev, record]
-            else:
-                b.evidence = [*ev, record]
-            holders = lists.get(source)
-            if holders is None:
-                holders = lists[source] = by_source.setdefault(source, [])
-            holders.append(b)
-            if ttl is not None:
-                self._push_expiry(b, record, next(self._seq))  # type: ignore[arg-type]
-            if b not in dirty:
-                self.mark(b)
+        """Attach saved premises at once (snapshots): see
+        :func:`corollary.tms.loading.restore_premises`."""
+        loading.restore_premises(self, beliefs, rows, strings)
 
     def continue_numbering(self, next_seq: int) -> None:
         """Number new beliefs and reasons from ``next_seq`` on (numbers are never reused)."""
         self._seq = itertools.count(next_seq)
+
+    def counted(self, made: int) -> None:
+        """Count ``made`` beliefs a bulk path made itself (numbered from :meth:`next_number` on,
+        then :meth:`continue_numbering` after the last number it used)."""
+        self.count += made
 
     def set_premise(self, b: Belief, premise: Premise) -> Premise | None:
         """Attach ``premise`` to ``b``, replacing any earlier one from the same source."""
@@ -468,13 +380,16 @@ class Engine:
                 holders.append(b)
         life = record[3]
         if life is not None and life[1] is not None:
-            self._push_expiry(b, record, next(self._seq))
+            self.push_expiry(b, record)
         self.mark(b)
         return None if old is None else Premise.of(old)
 
-    def _push_expiry(self, b: Belief, record: PremiseRecord, tie: int) -> None:
+    def push_expiry(self, b: Belief, record: PremiseRecord, number: int | None = None) -> None:
+        """Schedule the expiry of ``b``'s premise ``record`` (it has a ttl), numbered ``number``
+        (default: the next number), which orders expiries due at the same time."""
         at = record[2] + record[3][1]  # type: ignore[index, operator]
-        heapq.heappush(self._expiries, (at, tie, b, record))
+        heapq.heappush(self._expiries, (at, next(self._seq) if number is None else number, b,
+                                        record))
         if at < self.next_expiry:
             self.next_expiry = at
 
@@ -511,7 +426,7 @@ class Engine:
         A feed that keeps giving new values for one key would otherwise leave every old value
         behind as an OUT belief with no reasons.
         """
-        if b.evidence is not None or b.justs or b.blocked is not None or b.users:
+        if b.evidence is not None or b.justs or b.withdrawn is not None or b.users:
             return False
         slot = self.keys.get(b.key)
         if slot is b:
@@ -636,13 +551,16 @@ class Engine:
         for j in list(b.justs):
             self.remove_justification(j)
 
-    def block(self, b: Belief, reason: str) -> None:
-        b.blocked = reason
+    def withdraw(self, b: Belief, reason: str) -> None:
+        """Withdraw ``b`` (retracted, or rejected by a resolution): OUT whatever supports it,
+        ``reason`` saying why, until it is asserted or claimed afresh."""
+        b.withdrawn = reason
         self.mark(b)
 
-    def unblock(self, b: Belief) -> None:
-        if b.blocked is not None:
-            b.blocked = None
+    def reinstate(self, b: Belief) -> None:
+        """Take back a withdrawal of ``b`` (its reasons count again)."""
+        if b.withdrawn is not None:
+            b.withdrawn = None
             self.mark(b)
 
     # -- exceptions ("unless") and nogoods ---------------------------------------------------
@@ -668,14 +586,6 @@ class Engine:
                 return b
         return None
 
-    def exception_of(self, j: Justification) -> Belief | None:
-        """The held belief that defeats ``j`` through its out-list, if any."""
-        for item in j.unless:
-            b = self.holder(item)
-            if b is not None:
-                return b
-        return None
-
     def add_nogood(self, nogood: Nogood) -> None:
         """The items of ``nogood`` cannot all be held (a new name, checked by the caller)."""
         self.nogoods[nogood.name] = nogood
@@ -688,14 +598,14 @@ class Engine:
     def nogoods_of(self, b: Belief) -> list[Nogood]:
         """The nogoods that name ``b`` (by its key or its value)."""
         return [ng for ng in self.nogoods_by_key.get(b.key, ())
-                if any(_matches(item, b) for item in ng.items)]
+                if any(matches(item, b) for item in ng.items)]
 
     def partners(self, b: Belief) -> list[Belief]:
         """The beliefs sharing a nogood with ``b`` (other items' beliefs)."""
         found: list[Belief] = []
         for ng in self.nogoods_of(b):
             for item in ng.items:
-                if not _matches(item, b):
+                if not matches(item, b):
                     found.extend(self.item_beliefs(item))
         return found
 
@@ -727,15 +637,6 @@ class Engine:
                 stack.extend((i, i.best) for i in why.inputs)
         return found
 
-    def _completes(self, b: Belief) -> Nogood | None:
-        """A nogood that settling ``b`` would make fully held (every other item held)."""
-        for ng in self.nogoods_by_key.get(b.key, ()):
-            mine = [item for item in ng.items if _matches(item, b)]
-            if mine and all(self.holder(item) is not None for item in ng.items
-                            if item not in mine):
-                return ng
-        return None
-
     # -- invalidation --------------------------------------------------------------------
     def mark(self, b: Belief) -> None:
         """Mark ``b``, its descendants and, under a deciding policy, their rivals dirty.
@@ -747,9 +648,8 @@ class Engine:
         dirty = self.dirty
         if b in dirty:
             return
-        keys = self.keys
         touched = self.touched
-        rivals_too = self.policy.decides
+        rivals_too = self.conflict_policy.decides
         watch = self.unless_watch
         if touched is None and not watch and not rivals_too:
             # only consumers to follow (no exceptions, no rules watching, no rival deciding):
@@ -766,7 +666,8 @@ class Engine:
                         add(out)
                         push(out)
             return
-        partners_too = rivals_too and self.nogoods_by_key
+        keys = self.keys
+        nogood_keys = self.nogoods_by_key
         expanded: set[str] = set()
         stack = [b]
         while stack:
@@ -785,13 +686,23 @@ class Engine:
                         stack.append(j.output)
                     for j in by_value.get(x.vid, ()):
                         stack.append(j.output)
-            if partners_too and x.key in partners_too:
-                stack.extend(self.partners(x))
-            if rivals_too:
-                slot = keys[x.key]
-                if type(slot) is not Belief and x.key not in expanded:
-                    expanded.add(x.key)
-                    stack.extend(slot.values())  # type: ignore[union-attr]
+            if rivals_too and (x.key in nogood_keys or type(keys[x.key]) is not Belief):
+                self.push_deciders(x, stack, expanded)
+
+    def push_deciders(self, b: Belief, stack: list[Belief], expanded: set[str]) -> None:
+        """Under a deciding policy, push onto ``stack`` the beliefs that decide ``b``'s label with
+        it: its nogood partners, and the values of its key (each key's values once per walk:
+        ``expanded`` holds the keys pushed already). Every walk that follows what a change
+        reaches (marking, the region of a read, time stamps) takes this step; a hot walk asks
+        it only for a belief that has some (a key with a nogood, or with several values)."""
+        key = b.key
+        if key in self.nogoods_by_key:
+            stack.extend(self.partners(b))
+        if key not in expanded:
+            slot = self.keys[key]
+            if type(slot) is not Belief:
+                expanded.add(key)
+                stack.extend(slot.values())  # type: ignore[union-attr]
 
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
@@ -839,8 +750,8 @@ class Engine:
         stack = list(targets)
         keys = self.keys
         dirty = self.dirty
-        rivals_too = self.policy.decides
-        partners_too = rivals_too and self.nogoods_by_key
+        rivals_too = self.conflict_policy.decides
+        nogood_keys = self.nogoods_by_key
         expanded: set[str] = set()
         while stack:
             b = stack.pop()
@@ -852,13 +763,8 @@ class Engine:
                 if j.unless:
                     for item in j.unless:
                         stack.extend(self.item_beliefs(item))
-            if partners_too and b.key in partners_too:
-                stack.extend(self.partners(b))
-            if rivals_too:
-                slot = keys[b.key]
-                if type(slot) is not Belief and b.key not in expanded:
-                    expanded.add(b.key)
-                    stack.extend(slot.values())  # type: ignore[union-attr]
+            if rivals_too and (b.key in nogood_keys or type(keys[b.key]) is not Belief):
+                self.push_deciders(b, stack, expanded)
         return region
 
     def premise_confidence(self, b: Belief, now: float) -> tuple[float | None, bool, bool]:
@@ -928,436 +834,9 @@ class Engine:
             # a justification is valid only once its exceptions are settled OUT: sweep the
             # region stratum by stratum, each exception in a stratum below what it defeats
             for level in strata.levels(self, region):
-                self._sweep(level, now)
+                Sweep(self, now).run(level)
         else:
-            self._sweep(region, now)
-
-    def _sweep(self, region: set[Belief], now: float) -> None:
-        """Settle ``region`` (everything outside it is settled): in order of creation where
-        that is a topological order, then by confidence from the first belief where it is not."""
-        own_timed: set[Belief] = set()
-        excepted: set[Belief] = set()  # beliefs with a reason an exception defeated
-        # exceptions are settled before this sweep (a lower stratum, or outside the region):
-        # whether an item is held is asked once per sweep, however many reasons name it
-        held_items: dict[tuple[str, Any], bool] = {}
-        memo: dict[str, tuple[float, bool]] = {}  # reliability by source, at now
-        losses = self.nogood_losses
-        if losses:
-            for b in region:
-                losses.pop(b, None)
-        rest = self._settle_in_order(region, now, own_timed, excepted, held_items, memo)
-        if rest:
-            self._settle_by_confidence(set(rest), now, own_timed, excepted, held_items, memo)
-        for b in excepted:
-            if b.best is None and b.blocked is None and b.note is None:  # OUT, unsupported
-                b.note = "an exception holds"
-        self._settle_timed(region, own_timed, now)
-        if self.dirty:
-            self.dirty.difference_update(region)
-
-    def _settle_in_order(self, region: set[Belief], now: float, own_timed: set[Belief],
-                         excepted: set[Belief], held_items: dict[tuple[str, Any], bool],
-                         memo: dict[str, tuple[float, bool]]) -> list[Belief] | None:
-        """Settle ``region`` in order of creation while that order is topological; return the
-        beliefs from the first one where it is not (``None`` when all are settled).
-
-        A belief's reasons usually read beliefs created before it, so in order of creation
-        every input is settled before it is read, and a belief is simply the best of its valid
-        reasons: the same values the confidence sweep reaches, without its heap. The order
-        breaks at a belief that reads one created after it inside the region (a cycle, or a
-        belief re-derived from newer inputs) and, under a deciding policy, at a value of a
-        contested key or of a nogood's key (the confidence order decides those); everything
-        from there on is left to :meth:`_settle_by_confidence`. Ties between reasons of equal
-        confidence go to the premises, then to the earliest justification.
-        """
-        order = sorted(region, key=_SEQ)
-        reliability = self.reliability
-        keys = self.keys
-        decided = self.policy.decides
-        nogood_keys = self.nogoods_by_key if decided else None
-        decay = formulas.decay_weight
-        for b in order:
-            if decided and (type(keys[b.key]) is not Belief
-                            or (nogood_keys and b.key in nogood_keys)):
-                return order[order.index(b):]
-            if b.blocked is not None:
-                b.best = None
-                b.conf = 0.0
-                b.note = None
-                continue
-            c = -1.0
-            best: Any = None
-            note = None
-            ev = b.evidence
-            if ev is not None:
-                if type(ev) is tuple:  # one premise: (source, origin, at, life)
-                    life = ev[3]
-                    if life is None:
-                        found = memo.get(ev[0])
-                        if found is None:
-                            found = memo[ev[0]] = reliability(ev[0], now)
-                        c = found[0]
-                        if found[1]:
-                            own_timed.add(b)
-                        best = PREMISES
-                    elif life[1] is not None and now >= ev[2] + life[1]:
-                        own_timed.add(b)
-                        note = "expired"
-                    else:
-                        found = memo.get(ev[0])
-                        if found is None:
-                            found = memo[ev[0]] = reliability(ev[0], now)
-                        c = found[0]
-                        if life[0] is not None:
-                            c *= decay(max(now - ev[2], 0.0), life[0])
-                            own_timed.add(b)
-                        elif found[1]:
-                            own_timed.add(b)
-                        best = PREMISES
-                else:
-                    pc, timed, expired = self.premise_confidence(b, now)
-                    if timed or expired:
-                        own_timed.add(b)
-                    if pc is not None:
-                        c = pc
-                        best = PREMISES
-                    elif expired:
-                        note = "expired"
-            seq = b.seq
-            for j in b.justs:
-                weakest = 1.0
-                for x in j.inputs:
-                    if x.seq >= seq and x in region:  # not settled yet: the order breaks here
-                        own_timed.discard(b)
-                        excepted.discard(b)
-                        return order[order.index(b):]
-                    if x.best is None:  # OUT
-                        break
-                    if x.conf < weakest:
-                        weakest = x.conf
-                else:
-                    if j.unless:
-                        defeated = False
-                        for key, _, vid in j.unless:
-                            held = held_items.get((key, vid))
-                            if held is None:
-                                held = held_items[(key, vid)] = (
-                                    self.holder((key, None, vid)) is not None)
-                            if held:
-                                defeated = True
-                                break
-                        if defeated:
-                            excepted.add(b)
-                            continue
-                    live = j.live
-                    if live == 1:
-                        found = memo.get(j.name)
-                        if found is None:
-                            found = memo[j.name] = reliability(j.name, now)
-                        step = found[0] * j.step
-                        if found[1]:
-                            own_timed.add(b)
-                    elif live:  # a kind that computes its own step
-                        step, timed = j.kind.step(j, reliability, now)
-                        if timed:
-                            own_timed.add(b)
-                    else:
-                        step = j.step
-                    step *= weakest
-                    if step > c:
-                        c = step
-                        best = j
-            b.best = best
-            if best is None:
-                b.conf = 0.0
-                b.note = note
-            else:
-                b.conf = c
-                b.note = None
-        return None
-
-    def _settle_by_confidence(self, region: set[Belief], now: float, own_timed: set[Belief],
-                              excepted: set[Belief], held_items: dict[tuple[str, Any], bool],
-                              memo: dict[str, tuple[float, bool]]) -> None:
-        """The Knuth/Dijkstra sweep: settle ``region`` in decreasing confidence (beliefs outside
-        it are settled). Needed where the order decides: cycles, and rival values or nogood
-        partners under a deciding policy."""
-        if self.policy.decides:
-            self._add_tied_support(region, now, memo)
-        heap: list[tuple[float, int, int, Belief, Any]] = []
-        pending: dict[Justification, int] = {}
-        direct: list[tuple[Belief, float]] = []
-        tie = itertools.count()
-        push = heapq.heappush
-        keys = self.keys
-        decided = self.policy.decides
-        winners: dict[str, Belief] = {}
-        nogood_keys = self.nogoods_by_key if decided else None
-        losses = self.nogood_losses
-
-        def defeated(j: Justification) -> bool:
-            for key, _, vid in j.unless:
-                found = held_items.get((key, vid))
-                if found is None:
-                    found = held_items[(key, vid)] = self.holder((key, None, vid)) is not None
-                if found:
-                    return True
-            return False
-
-        def reliability(source: str, now: float) -> tuple[float, bool]:
-            found = memo.get(source)
-            if found is None:
-                found = memo[source] = self.reliability(source, now)
-            return found
-
-        def settle(b: Belief, c: float, why: Any) -> None:
-            b.conf = c
-            b.best = why  # IN
-            for j in b.users:
-                out = j.output
-                if out.best is not None or out not in region:
-                    continue
-                waiting = pending.get(j)
-                if waiting is None:
-                    continue
-                if waiting > 1:
-                    pending[j] = waiting - 1
-                    continue
-                del pending[j]
-                if j.unless and defeated(j):
-                    excepted.add(out)
-                    continue
-                live = j.live
-                if live == 1:  # reliability × certainty, inlined: this is the hot path
-                    step, timed = reliability(j.name, now)
-                    step *= j.step
-                    if timed:
-                        own_timed.add(out)
-                elif live:  # a kind that computes its own step
-                    step, timed = j.kind.step(j, reliability, now)
-                    if timed:
-                        own_timed.add(out)
-                else:
-                    step = j.step
-                weakest = 1.0
-                for x in j.inputs:  # the chain rule, inlined: this loop is the hot path
-                    if x.conf < weakest:
-                        weakest = x.conf
-                push(heap, (-(step * weakest), out.seq, next(tie), out, j))
-
-        # what the exceptions say is read before anything here is reset: their holders are
-        # settled (a lower stratum), but the ties above may have brought some into the region,
-        # where they would read OUT until swept again
-        for b in region:
-            for j in b.justs:
-                if j.unless:
-                    for key, _, vid in j.unless:
-                        if (key, vid) not in held_items:
-                            held_items[(key, vid)] = self.holder((key, None, vid)) is not None
-        for b in region:
-            b.best = None  # OUT
-            b.conf = 0.0
-            b.note = None
-            if b.blocked is not None:
-                continue
-            if b.evidence is not None:
-                c, timed, expired = self.premise_confidence(b, now)
-                if timed or expired:
-                    own_timed.add(b)
-                if expired and c is None:
-                    b.note = "expired"
-            else:
-                c = None
-            if c is not None:
-                if (not b.justs and type(keys[b.key]) is Belief and not b.users
-                        and not (nogood_keys and b.key in nogood_keys)):
-                    # nothing competes with it and nothing reads it, so settling it out of
-                    # order changes no tie: skip the heap (most premises in a large base)
-                    direct.append((b, c))
-                    continue
-                push(heap, (-c, b.seq, next(tie), b, PREMISES))
-            for j in b.justs:
-                waiting = 0
-                valid = True
-                for x in j.distinct:
-                    if x in region:
-                        waiting += 1
-                    elif x.best is None:  # OUT
-                        valid = False
-                        break
-                if not valid:
-                    continue
-                if waiting:
-                    # its exceptions are asked when its inputs are IN (in settle), as the
-                    # in-order pass does: a reason with an input OUT is not "excepted"
-                    pending[j] = waiting
-                    continue
-                if j.unless and defeated(j):
-                    excepted.add(b)
-                    continue
-                # every input settled before this sweep: the step, inlined as in settle
-                live = j.live
-                if live == 1:
-                    step, timed = reliability(j.name, now)
-                    step *= j.step
-                elif live:
-                    step, timed = j.kind.step(j, reliability, now)
-                else:
-                    step, timed = j.step, False
-                if timed:
-                    own_timed.add(b)
-                weakest = 1.0
-                for x in j.inputs:
-                    if x.conf < weakest:
-                        weakest = x.conf
-                push(heap, (-(step * weakest), b.seq, next(tie), b, j))
-
-        self.policy.before_sweep(self, region, now)
-        for b, c in direct:
-            settle(b, c, PREMISES)
-
-        while heap:
-            negc, _, _, b, why = heapq.heappop(heap)
-            if b.best is not None:  # IN already
-                continue
-            note = b.note
-            if type(note) is tuple:  # lost on rank before the sweep: note what it had
-                if note[1] == 0.0:
-                    b.note = (note[0], -negc)
-                continue
-            c = -negc
-            contested = decided and type(keys[b.key]) is not Belief
-            if contested:
-                # the region holds every value of a contested key (it is closed under rivals
-                # when a policy decides), so the first one settled here is the winner
-                winner = winners.get(b.key)
-                if winner is not None:
-                    b.note = (winner, c)  # lost
-                    continue
-            if nogood_keys and b.key in nogood_keys:
-                # the last item of a nogood to be reached (the least confident) gives way
-                lost = self._completes(b)
-                if lost is not None:
-                    b.note = (next(h for item in lost.items
-                                   if (h := self.holder(item)) is not None and h is not b), c)
-                    losses[b] = (lost, why)
-                    continue
-            if contested:
-                winners[b.key] = b
-            b.note = None
-            settle(b, c, why)
-
-    def _add_tied_support(self, region: set[Belief], now: float,
-                          memo: dict[str, tuple[float, bool]]) -> None:
-        """Add to ``region`` the settled beliefs that a reason in it could tie with.
-
-        Among equally confident values the older is reached first, but a value whose reason
-        ties with an input (a step of 1.0: a rule, a checked formula) is reached only after
-        that input. An input settled in an earlier sweep would make it available at once, and
-        a deciding policy could then pick another winner than a sweep from scratch does. Such
-        inputs (and theirs, down the ties) are swept again with the region: their values do not
-        change, and the order among the ties is the one a sweep from scratch follows.
-        """
-        stack = list(region)
-        while stack:
-            b = stack.pop()
-            for j in b.justs:
-                step = -1.0
-                for x in j.inputs:
-                    if x.best is None or x in region:  # OUT, or swept here anyway
-                        continue
-                    if step < 0.0:
-                        live = j.live
-                        if live == 1:
-                            found = memo.get(j.name)
-                            if found is None:
-                                found = memo[j.name] = self.reliability(j.name, now)
-                            step = found[0] * j.step
-                        elif live:  # a kind that computes its own step
-                            step = self.step_confidence(j, now)[0]
-                        else:
-                            step = j.step
-                    if step * x.conf == x.conf:
-                        region.add(x)
-                        stack.append(x)
-
-    def _settle_timed(self, region: set[Belief], own_timed: set[Belief], now: float) -> None:
-        """A value is time-dependent if it reads a decaying premise or a time-dependent input
-        or exception (or, under a deciding policy, has a time-dependent rival or partner); its
-        ``as_of`` is then the time it was computed at, else ``None``."""
-        timed_set = self.timed
-        if not own_timed and not timed_set:
-            return  # nothing in the base reads the time: every as_of is already None
-        decided = self.policy.decides
-        keys = self.keys
-        watch = self.unless_watch
-        partners_too = decided and self.nogoods_by_key
-        expanded: set[str] = set()
-        for b in region:
-            b.as_of = None
-        for b in region:
-            if b.as_of is not None:
-                continue
-            if b in own_timed or self._reads_timed(b, region):
-                stack = [b]
-                while stack:
-                    x = stack.pop()
-                    if x.as_of is not None or x not in region:
-                        continue
-                    x.as_of = now
-                    for j in x.users:
-                        stack.append(j.output)
-                    if watch and x.key in watch:
-                        stack.extend(j.output for j in self.watchers(x))
-                    if partners_too and x.key in partners_too:
-                        stack.extend(self.partners(x))
-                    if decided and x.key not in expanded:
-                        slot = keys[x.key]
-                        if type(slot) is not Belief:
-                            expanded.add(x.key)
-                            stack.extend(slot.values())  # type: ignore[union-attr]
-        for b in region:
-            if b.as_of is not None:
-                timed_set.add(b)
-            elif timed_set:
-                timed_set.discard(b)
-
-    def _reads_timed(self, b: Belief, region: set[Belief]) -> bool:
-        """Whether ``b`` reads a time-dependent belief settled outside ``region``."""
-        for j in b.justs:
-            for x in j.inputs:
-                if x.as_of is not None and x not in region:
-                    return True
-            for item in j.unless:
-                for x in self.item_beliefs(item):
-                    if x.as_of is not None and x not in region:
-                        return True
-        if self.policy.decides and self.nogoods_by_key and b.key in self.nogoods_by_key:
-            return any(x.as_of is not None and x not in region for x in self.partners(b))
-        return False
-
-
-_SEQ = attrgetter("seq")
-
-
-class Batch:
-    """What a batch of changes did, for :meth:`Engine.rollback`: the keys it made, the prior
-    state of the keys it changed, and the numbering and count before it."""
-
-    __slots__ = ("next_seq", "count", "runs", "saved", "run")
-
-    def __init__(self, next_seq: int, count: int) -> None:
-        self.next_seq = next_seq
-        self.count = count
-        self.run = 0  # the length of the next run of new keys (0: row by row)
-        # (rows, start, end): the rows whose new keys were made
-        self.runs: list[tuple[list[tuple[Any, ...]], int, int]] = []
-        self.saved: dict[str, tuple[Any, list[tuple[Belief, Any, str | None, Any]]]] = {}
-
-
-def _matches(item: Item, b: Belief) -> bool:
-    """Whether ``item`` names ``b``."""
-    return item[0] == b.key and (item[2] is ANY or item[2] == b.vid)
+            Sweep(self, now).run(region)
 
 
 def _identity(j: Justification) -> tuple[Any, ...]:

@@ -1,4 +1,5 @@
-"""Loading many new premises at once: the bulk path behind ``BeliefBase.assert_many``.
+"""Loading many beliefs at once: the bulk path behind ``BeliefBase.assert_many``, and the bulk
+restore behind loading a snapshot.
 
 :func:`add_premised_rows` adds checked rows whose keys are new, in order, as
 :meth:`Engine.add_premised` would one by one, and stops at the first row whose key exists (the
@@ -6,20 +7,26 @@ caller applies that one with the full one-by-one meaning). Uniform ``(key, value
 are made a run at a time, with C-level loops (``map``, ``itemgetter``, ``dict.setdefault``);
 the beliefs of plain premises are settled as they are made (:class:`_Settled`). Everything made
 is noted in the batch first, so that :meth:`Engine.rollback` can undo it from any point.
-An engine-internal module: it works on the engine's own tables.
+
+:func:`restore_beliefs` and :func:`restore_premises` recreate a saved base's beliefs and
+premises at once, as :meth:`Engine.restore_belief` and :meth:`Engine.set_premise` would one
+by one. An engine-internal module: it works on the engine's own tables, and asks the engine
+for numbers and counts (:meth:`Engine.next_number`, :meth:`Engine.continue_numbering`,
+:meth:`Engine.counted`).
 """
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Iterable, Sequence
 from itertools import repeat
 from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any
 
-from .records import PREMISES, Belief, PremiseRecord
+from .records import PREMISES, Belief, Premise, PremiseRecord
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Batch, Engine
+    from .batch import Batch
+    from .engine import Engine
 
 #: The first run's length after rows of known keys (made row by row until then), and the
 #: longest run.
@@ -67,7 +74,7 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
     simple = engine.touched is None and not engine.unless_watch
     settled = _Settled(engine, now) if simple and not engine.nogoods_by_key else None
     add = engine.dirty.add
-    seq = next(engine._seq)  # numbered here, as one by one: a belief, then its expiry
+    seq = engine.next_number()  # numbered here, as one by one: a belief, then its expiry
     holders = _Holders(engine.by_source)
     records = _Records(now)  # one record for the plain premises of a source
     i = start
@@ -92,7 +99,7 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
                                        and ttl is None else (half_life, ttl))
                 seq += 1
                 if ttl is not None:
-                    engine._push_expiry(b, record, seq)
+                    engine.push_expiry(b, record, seq)
                     seq += 1
                 plain = False
             holders[source].append(b)
@@ -108,8 +115,8 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
         i = stop
         return i
     finally:
-        engine._seq = itertools.count(seq)
-        engine.count += i - start
+        engine.continue_numbering(seq)
+        engine.counted(i - start)
         # narrowed to the rows up to the one being made (a known key, or the one an error
         # stopped), so that a rollback reads each row once however many calls a batch takes
         batch.runs[-1] = (rows, start, min(i + 1, stop))
@@ -120,7 +127,7 @@ def add_run(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int, 
     """Make the beliefs of the uniform rows ``start:stop`` at once; keep those before the
     first row whose key exists (or repeats one of the run) and return its index."""
     part = rows[start:stop]
-    seq = next(engine._seq)
+    seq = engine.next_number()
     batch.runs.append((rows, start, stop))  # before any key is made: a rollback finds all
     try:
         keys = engine.keys
@@ -150,11 +157,89 @@ def add_run(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int, 
             for b, source in zip(made, sources, strict=False):
                 settled.stamp(b, source)
     except BaseException:
-        engine._seq = itertools.count(seq + len(part))  # what was made is the rollback's
+        engine.continue_numbering(seq + len(part))  # what was made is the rollback's
         raise
-    engine._seq = itertools.count(seq + len(made))
-    engine.count += len(made)
+    engine.continue_numbering(seq + len(made))
+    engine.counted(len(made))
     return start + len(made)
+
+
+def restore_beliefs(engine: Engine, rows: Sequence[Sequence[Any]], vids: Sequence[Any]
+                    ) -> list[Belief]:
+    """Recreate saved beliefs at once (snapshots), as :meth:`Engine.restore_belief` would one
+    by one: ``rows`` hold ``(key, value, seq, withdrawn)``, ``vids`` the values' identities;
+    every one is marked dirty."""
+    keys = engine.keys
+    made: list[Belief] = []
+    append = made.append
+    count = 0
+    for (key, value, seq, withdrawn), vid in zip(rows, vids, strict=True):
+        b = Belief(key, value, vid, seq)
+        slot = keys.setdefault(key, b)
+        if slot is not b:  # a key with several values (or a belief twice: it is renumbered)
+            if type(slot) is Belief:
+                if slot.vid == vid:
+                    b = slot
+                    b.seq = seq
+                else:
+                    keys[key] = {slot.vid: slot, vid: b}
+                    count += 1
+            else:
+                found = slot.get(vid)  # type: ignore[union-attr]
+                if found is None:
+                    slot[vid] = b  # type: ignore[index]
+                    count += 1
+                else:
+                    b = found
+                    b.seq = seq
+        else:
+            count += 1
+        if withdrawn is not None:
+            b.withdrawn = withdrawn
+        append(b)
+    engine.counted(count)
+    if engine.touched is None and not engine.unless_watch:
+        engine.dirty.update(made)  # nothing reads them yet: marking is adding
+    else:
+        for b in made:
+            engine.mark(b)
+    return made
+
+
+def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[Sequence[Any]],
+                     strings: Sequence[str]) -> None:
+    """Attach saved premises at once (snapshots), in order, as :meth:`Engine.set_premise`
+    would one by one (numbering each expiry the same way). A row is ``(belief index, source,
+    origin or -1 for the source's own, at, half_life, ttl)``, sources and origins being
+    indices into ``strings``."""
+    by_source = engine.by_source
+    lists: dict[str, list[Belief]] = {}
+    dirty = engine.dirty
+    for i, source, origin, at, half_life, ttl in rows:
+        b = beliefs[i]
+        source = strings[source]
+        record = (source, source if origin == -1 else strings[origin], float(at),
+                  None if half_life is None and ttl is None else (
+                      None if half_life is None else float(half_life),
+                      None if ttl is None else float(ttl)))
+        ev = b.evidence
+        if ev is None:
+            b.evidence = record
+        elif b.record_from(source) is not None:  # a source twice: the later replaces
+            engine.set_premise(b, Premise.of(record))
+            continue
+        elif type(ev) is tuple:
+            b.evidence = [ev, record]
+        else:
+            b.evidence = [*ev, record]
+        holders = lists.get(source)
+        if holders is None:
+            holders = lists[source] = by_source.setdefault(source, [])
+        holders.append(b)
+        if ttl is not None:
+            engine.push_expiry(b, record)  # type: ignore[arg-type]
+        if b not in dirty:
+            engine.mark(b)
 
 
 class _Records(dict):  # type: ignore[type-arg]

@@ -58,6 +58,11 @@ def make_items(spec: object, what: str) -> tuple[Item, ...]:
     return tuple(items)
 
 
+def matches(item: Item, b: Belief) -> bool:
+    """Whether ``item`` names ``b`` (its key, and its value unless the item is any value)."""
+    return item[0] == b.key and (item[2] is ANY or item[2] == b.vid)
+
+
 def item_text(item: Item) -> str:
     """``key`` for any value of a key, else ``key = value``."""
     key, value, vid = item
@@ -169,11 +174,9 @@ class Justification:
                  step: float, info: dict[str, Any] | None = None,
                  unless: tuple[Item, ...] = ()) -> None:
         self.kind = kind
-        # whether the step is more than the constant ``step`` (it reads its source's live
-        # reliability, or its kind computes it): the sweep's hot path asks the kind only then
-        # how the sweep gets the step: 0 the constant, 1 reliability × step (inlined on the hot
-        # path), 2 the kind computes it
-        self.live = 0 if not kind.computes_step else 2 if kind.custom_step else 1
+        # how a sweep gets the step (:attr:`StepKind.step_mode`), kept here as the hot loops
+        # read it for every reason they settle
+        self.live = kind.step_mode
         self.name = name
         self.output = output
         self.inputs = inputs
@@ -225,7 +228,7 @@ class Belief:
     comes first, beside the object's header: one cache line where it would be two.
     """
 
-    __slots__ = ("key", "value", "vid", "seq", "evidence", "justs", "users", "blocked",
+    __slots__ = ("key", "value", "vid", "seq", "evidence", "justs", "users", "withdrawn",
                  "conf", "best", "as_of", "note")
 
     def __init__(self, key: str, value: Any, vid: Any, seq: int, evidence: Any = None,
@@ -238,7 +241,7 @@ class Belief:
         self.evidence: Any = evidence
         self.justs: tuple[Justification, ...] | list[Justification] = ()
         self.users: tuple[Justification, ...] | dict[Justification, None] = ()
-        self.blocked: str | None = None  # why it was withdrawn (retracted, rejected)
+        self.withdrawn: str | None = None  # why it was withdrawn (retracted, rejected)
         self.conf = conf
         self.best: Any = best
         self.as_of: float | None = None
@@ -277,8 +280,8 @@ class Belief:
         ``lost``, ``expired``, ``an exception holds`` or ``unsupported``."""
         if self.best is not None:
             return "held"
-        if self.blocked is not None:
-            return self.blocked
+        if self.withdrawn is not None:
+            return self.withdrawn
         note = self.note
         if note is None:
             return "unsupported"

@@ -30,14 +30,14 @@ def _dependents(engine: Engine, x: Belief) -> Iterator[tuple[Belief, bool]]:
         yield j.output, False
     by_value = engine.unless_watch.get(x.key)
     if by_value:
-        if engine.policy.decides:  # every value of a key decides the others: match by key
+        if engine.conflict_policy.decides:  # every value of a key decides the others: match by key
             for watchers in by_value.values():
                 for j in watchers:
                     yield j.output, True
         else:
             for j in engine.watchers(x):
                 yield j.output, True
-    if engine.policy.decides:
+    if engine.conflict_policy.decides:
         for r in engine.rivals(x):
             yield r, False
         yield from ((p, False) for p in _partners_by_key(engine, x.key))
@@ -80,7 +80,7 @@ def check_reason(engine: Engine, key: str, vid: object, inputs: Iterable[Belief]
     """
     if not unless and not engine.unless_count:
         return  # no exception anywhere: no cycle can pass through one
-    decided = engine.policy.decides
+    decided = engine.conflict_policy.decides
     for item in unless:
         if item[0] == key and (decided or item[2] is ANY or item[2] == vid):
             raise StratificationError(
@@ -112,7 +112,7 @@ def check_nogood(engine: Engine, items: tuple[Item, ...]) -> None:
     """Under a deciding policy a nogood's items decide each other: refuse one that would put an
     exception on a cycle. Values of a key decide each other too, so the check works by key:
     it also covers values that do not exist yet."""
-    if not engine.policy.decides or not engine.unless_count:
+    if not engine.conflict_policy.decides or not engine.unless_count:
         return
     for item in items:
         others = frozenset(i[0] for i in items if i is not item)
@@ -188,7 +188,7 @@ def levels(engine: Engine, region: set[Belief]) -> list[set[Belief]]:
 
 def _independent(engine: Engine, d: Belief, region: set[Belief]) -> bool:
     """Whether ``d``'s label depends on nothing inside ``region``."""
-    if d.blocked is not None:
+    if d.withdrawn is not None:
         return True
     return not any(x in region for x, _ in _depends_on(engine, d))
 
@@ -203,7 +203,7 @@ def _dependents_in(engine: Engine, x: Belief, region: set[Belief]
         for j in engine.watchers(x):
             if j.output in region:
                 yield j.output, True
-    if engine.policy.decides:
+    if engine.conflict_policy.decides:
         for r in engine.rivals(x):
             if r in region:
                 yield r, False
@@ -221,7 +221,7 @@ def _depends_on(engine: Engine, y: Belief) -> Iterator[tuple[Belief, bool]]:
         for item in j.unless:
             for x in engine.item_beliefs(item):
                 yield x, True
-    if engine.policy.decides:
+    if engine.conflict_policy.decides:
         for r in engine.rivals(y):
             yield r, False
         if y.key in engine.nogoods_by_key:

@@ -1,6 +1,7 @@
 """kb.what_to_check(key, n): the stale premises under a belief, ranked by the exact gain of
-refreshing each (freshness back to 1, valid again) through the chain rule, noisy-OR and
-conflicts; checked against hand-computed numbers, and never changing the base."""
+refreshing each (freshness back to 1, valid again) through the chain rule, noisy-OR, conflicts,
+exceptions and nogoods; checked against hand-computed numbers and real refreshes, and never
+changing the base. The random property is in test_what_to_check_property.py."""
 
 from __future__ import annotations
 
@@ -117,16 +118,80 @@ def test_a_refresh_can_win_a_conflict() -> None:
     assert check.gain == pytest.approx(0.9 * 0.95, abs=1e-15)     # Bob back at 0.95 wins
 
 
-@pytest.mark.parametrize(("order", "gain"), [(["document"], 0.0), (["tool"], 0.9 * 0.95)])
-def test_a_refresh_under_a_source_ranking(order: list[str], gain: float) -> None:
-    kb, clock = at(conflict_policy=PreferSource(order))
+def test_a_refresh_under_a_source_ranking() -> None:
+    kb, clock = at(conflict_policy=PreferSource(["tool"]))
     kb.assert_("ceo", "Bob", source="tool:crm", ttl=60)
     kb.claim("bonus", "Bob's", source="model:m", inputs=["ceo"])
     kb.assert_("ceo", "Alice", source="document:memo")
-    clock.advance(60)  # Bob's premise expires: under either order, Alice holds now
+    clock.advance(60)  # Bob's premise expires: Alice holds now
     assert kb.value("ceo") == "Alice" and kb.confidence("bonus") == 0.0
     (check,) = kb.what_to_check("bonus")
-    assert check.expired and check.gain == pytest.approx(gain, abs=1e-15)
+    assert check.expired and check.gain == pytest.approx(0.9 * 0.95, abs=1e-15)  # Bob ranks first
+
+
+def test_a_refresh_that_changes_nothing_is_not_listed() -> None:
+    # the documents rank first: Bob's premise refreshed would still lose to Alice's
+    kb, clock = at(conflict_policy=PreferSource(["document"]))
+    kb.assert_("ceo", "Bob", source="tool:crm", ttl=60)
+    kb.claim("bonus", "Bob's", source="model:m", inputs=["ceo"])
+    kb.assert_("ceo", "Alice", source="document:memo")
+    clock.advance(60)
+    assert kb.value("ceo") == "Alice" and kb.confidence("bonus") == 0.0
+    assert kb.what_to_check("bonus") == []
+    bob = kb.engine.find("ceo", "Bob")
+    (premise,) = bob.premises
+    assert whatif_confidence(kb.engine, kb.engine.find("bonus", "Bob's"), kb.now(),
+                             [(bob, premise)]) == 0.0
+
+
+def test_an_exception_that_holds_keeps_the_belief_out() -> None:
+    kb, clock = at()
+    kb.assert_("x", 1, source="tool:feed", half_life=60)
+    kb.assert_("closure", True, source="human:ops")
+    kb.claim("y", 2, source="model:m", inputs=["x"], unless=["closure"])
+    clock.advance(60)
+    assert (kb.label("y"), kb.confidence("y")) == ("OUT", 0.0)
+    y = kb.engine.find("y", 2)
+    assert whatif_confidence(kb.engine, y, kb.now()) == 0.0
+    assert kb.what_to_check("y") == []  # refreshing x cannot bring y back while closure holds
+    kb.retract("closure")
+    (check,) = kb.what_to_check("y")
+    assert check.key == "x"
+    assert check.gain == pytest.approx(0.9 * 0.95 - kb.confidence("y"), abs=1e-15)
+
+
+def test_a_nogood_loser_stays_out() -> None:
+    kb, clock = at(conflict_policy=PreferHigherConfidence())
+    kb.assert_("a", 1, source="human:ops")                 # 0.99
+    kb.assert_("b", 1, source="tool:feed", half_life=60)   # 0.95, fading
+    kb.claim("c", 2, source="model:m", inputs=["b"])
+    kb.nogood("a", "b")                                    # b gives way to a
+    clock.advance(60)
+    b = kb.engine.find("b", 1)
+    assert (kb.label("b"), kb.confidence("b")) == ("OUT", 0.0)
+    assert whatif_confidence(kb.engine, b, kb.now()) == 0.0
+    assert kb.what_to_check("b") == [] and kb.what_to_check("c") == []
+    (premise,) = b.premises
+    assert whatif_confidence(kb.engine, b, kb.now(), [(b, premise)]) == 0.0  # 0.95 < 0.99
+
+
+def test_a_refresh_can_defeat_what_the_belief_rests_on() -> None:
+    # f reads a and b; e, checked from b, cannot hold with a: refreshing b lifts e above a,
+    # a gives way, and f goes OUT: a negative gain, as a real refresh then shows
+    kb, clock = at(conflict_policy=PreferHigherConfidence())
+    kb.assert_("a", 1, source="tool:feed")                   # 0.95
+    kb.assert_("b", 1, source="human:desk", half_life=60)    # 0.99, halves each minute
+    kb.claim("e", 2, source="model:m", inputs={"x": "b"}, formula="x + 1")
+    kb.claim("f", 3, source="model:m", inputs=["a", "b"])
+    kb.nogood("a", "e")
+    clock.advance(60)                                        # b 0.495: e gives way to a
+    assert (kb.label("e"), kb.label("f")) == ("OUT", "IN")
+    before = kb.confidence("f")
+    assert before == pytest.approx(0.9 * 0.495, abs=1e-15)
+    (check,) = kb.what_to_check("f")
+    assert (check.key, check.gain, check.needed) == ("b", -before, -before)
+    kb.assert_("b", 1, source="human:desk", half_life=60)    # the refresh itself
+    assert (kb.label("a"), kb.label("f"), kb.confidence("f")) == ("OUT", "OUT", 0.0)
 
 
 def test_the_baseline_is_the_bases_own_number_everywhere() -> None:

@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parents[2] / "corollary"
 LAYERS: dict[int, set[str]] = {
     0: {"errors", "_version", "_validate", "_format", "_collector", "values", "clock",
         "confidence", "policy", "formula", "citation", "_io", "_fields", "_deprecated"},
-    1: {"tms", "tms.records", "tms.kinds", "tms.strata", "tms.loading", "tms.engine",
+    1: {"tms", "tms.records", "tms.kinds", "tms.strata", "tms.loading", "tms.batch", "tms.sweep",
+        "tms.engine",
         "conflicts"},
     2: {"rules", "rule_engine", "tools", "outcomes", "stores", "stores.base", "stores.memory",
         "stores.jsonfile", "stores.sqlite", "stores.postgres", "stores.targets", "stores.backends",

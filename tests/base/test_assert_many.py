@@ -111,7 +111,7 @@ def test_rows_on_a_base_that_has_beliefs_already() -> None:
     batch.assert_many(rows)
     _one_by_one(single, rows)
     assert _plain(batch.to_dict()) == _plain(single.to_dict())
-    assert batch.engine.find("hq", "Dallas").blocked is None
+    assert batch.engine.find("hq", "Dallas").withdrawn is None
 
 
 def test_confirmations_are_recorded_as_one_ledger_batch() -> None:

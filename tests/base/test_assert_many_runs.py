@@ -117,9 +117,11 @@ def test_a_run_interrupted_half_made_is_undone_with_its_batch() -> None:
 def _interrupted(kb: BeliefBase, rows: list[tuple[Any, ...]], at: int) -> bool:
     """Run ``kb.assert_many(rows)``, raising KeyboardInterrupt at the ``at``-th line it runs in
     the base, the engine and the checks (not inside the rollback: an interrupt there is past
-    help; not in ``begin_batch``, where one only costs a number). Whether it was raised."""
+    help; not in ``begin_batch`` and the ``next_number`` it asks, where one only costs a
+    number). Whether it was raised."""
     files = tuple(str(Path(loading.__file__).parent.parent / f)
-                  for f in ("tms/engine.py", "tms/loading.py", "base.py", "assertions.py"))
+                  for f in ("tms/engine.py", "tms/batch.py", "tms/loading.py", "base.py",
+                            "assertions.py"))
     state = {"lines": 0, "rollback": 0}
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
@@ -133,7 +135,7 @@ def _interrupted(kb: BeliefBase, rows: list[tuple[Any, ...]], at: int) -> bool:
 
     def calls(frame: FrameType, event: str, arg: Any) -> Any:
         name = frame.f_code.co_name
-        if frame.f_code.co_filename not in files or name == "begin_batch":
+        if frame.f_code.co_filename not in files or name in ("begin_batch", "next_number"):
             return None
         if name == "rollback":
             state["rollback"] += 1

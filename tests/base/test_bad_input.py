@@ -245,7 +245,7 @@ def observe(kb: BeliefBase) -> dict[Any, tuple[str, float | None]]:
     seen: dict[Any, tuple[str, float | None]] = {}
     for key in kb.keys():
         seen[key] = (kb.label(key), None)
-    for key, value, _seq, _blocked in kb.to_dict()["beliefs"]:
+    for key, value, _seq, _withdrawn in kb.to_dict()["beliefs"]:
         if value is not None:  # json: np.float64(0.5) comes back from a file as 0.5
             seen[(key, json.dumps(value, sort_keys=True))] = (kb.label(key, value), kb.confidence(key, value))
     return seen

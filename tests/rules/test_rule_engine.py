@@ -263,7 +263,7 @@ def test_a_rule_reads_labels_only_after_the_sync() -> None:
     s = Setup([r])
     x = s.hold("x", 1)
     s.engine.sync(0.0)
-    s.engine.block(x, "retracted")  # dirty: still labelled IN until a sweep says otherwise
+    s.engine.withdraw(x, "retracted")  # dirty: still labelled IN until a sweep says otherwise
     assert x.label == IN
     s.rules.settle()
     assert calls == [] and x.label == OUT

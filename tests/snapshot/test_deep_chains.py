@@ -41,7 +41,7 @@ def golden_proofs() -> dict[str, Proof]:
     clock = ManualClock(T0)
     shared = shared_base(clock, shared_ledger(clock))
     for name, kb in (("rich", rich), ("shared", shared)):
-        for key, value, _seq, _blocked in kb.to_dict()["beliefs"]:
+        for key, value, _seq, _withdrawn in kb.to_dict()["beliefs"]:
             proofs[f"{name}:{key}={value!r}"] = kb.explain(key, value)
         for key in sorted(set(kb.keys())):
             proofs[f"{name}:{key}"] = kb.explain(key)

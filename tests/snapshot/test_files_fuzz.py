@@ -267,7 +267,7 @@ def exercise(case: Case, loaded: Any) -> None:
             loaded.reliability(source, prior=0.5)
         loaded.record_outcome("tool:later", True)
         return
-    for key, value, _seq, _blocked in data["beliefs"]:
+    for key, value, _seq, _withdrawn in data["beliefs"]:
         loaded.label(key, value)
         loaded.confidence(key, value)
         str(loaded.explain(key, value))

@@ -30,7 +30,7 @@ from corollary.errors import CorollaryError, InvalidInputError
 def state(kb: BeliefBase) -> dict[tuple[str, str], tuple[str, float]]:
     """Label and confidence of every belief (held or not), keyed by key and value."""
     out = {}
-    for key, value, _seq, _blocked in kb.to_dict()["beliefs"]:
+    for key, value, _seq, _withdrawn in kb.to_dict()["beliefs"]:
         out[(key, repr(value))] = (kb.label(key, value), kb.confidence(key, value))
     return out
 

@@ -74,8 +74,8 @@ def _append(*path: Any, item: Callable[[dict[str, Any]], Any]) -> Callable[[dict
 
 
 def _repeat_belief(d: dict[str, Any]) -> Any:
-    key, value, _seq, blocked = d["beliefs"][6]
-    return [key, value, d["beliefs"][-1][2] + 1, blocked]
+    key, value, _seq, withdrawn = d["beliefs"][6]
+    return [key, value, d["beliefs"][-1][2] + 1, withdrawn]
 
 
 #: (what, edit, a part of the error message that names the field)

@@ -39,7 +39,7 @@ def evaluate(kb, now):
     defeated = set()
     if isinstance(policy, PreferSource):
         for key in engine.keys:
-            standing = [b for b in engine.values_of(key) if b.blocked is None]
+            standing = [b for b in engine.values_of(key) if b.withdrawn is None]
             ranks = {}
             for b in standing:
                 valid = [p for p in b.premises
@@ -97,7 +97,7 @@ def evaluate(kb, now):
         while True:
             best = None
             for b in stratum:
-                if b in held or b in defeated or b.blocked is not None:
+                if b in held or b in defeated or b.withdrawn is not None:
                     continue
                 options = []
                 pc = premise_conf(b)

@@ -138,7 +138,7 @@ def shared_base(clock: ManualClock, ledger: TrustLedger) -> BeliefBase:
 def state(kb: BeliefBase) -> list[tuple[str, str, str, float]]:
     """Label and confidence of every belief (held or not), in snapshot order."""
     return [(key, repr(value), kb.label(key, value), kb.confidence(key, value))
-            for key, value, _seq, _blocked in kb.to_dict()["beliefs"]]
+            for key, value, _seq, _withdrawn in kb.to_dict()["beliefs"]]
 
 
 def exact(a: Any, b: Any) -> bool:

@@ -69,7 +69,7 @@ def test_prefer_source_ranks_by_source_or_kind_before_confidence() -> None:
     assert [(b.label, b.why, b.defeated_by) for b in (human, tool)] == [
         (OUT, "lost", doc), (OUT, "lost", doc)]
     assert [b.potential for b in (human, tool)] == [pytest.approx(0.99), pytest.approx(0.9)]
-    e.block(doc, "retracted")  # a withdrawn value is not ranked
+    e.withdraw(doc, "retracted")  # a withdrawn value is not ranked
     e.sync(0.0)
     assert (tool.label, human.label, doc.why) == (IN, OUT, "retracted")
 

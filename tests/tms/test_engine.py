@@ -189,22 +189,22 @@ def test_block_and_unblock() -> None:
     e = engine()
     a, b, c = chain(e)
     e.sync(0.0)
-    e.block(a, "retracted: wrong")
+    e.withdraw(a, "retracted: wrong")
     assert e.dirty == {a, b, c}
     e.sync(0.0)
     assert (a.label, a.conf, a.why) == (OUT, 0.0, "retracted: wrong")
     assert (c.label, c.why) == (OUT, "unsupported")
-    e.unblock(a)
+    e.reinstate(a)
     e.sync(0.0)
-    assert a.blocked is None and a.label == c.label == IN and c.conf == pytest.approx(0.9)
-    e.unblock(a)  # not withdrawn: nothing to do
+    assert a.withdrawn is None and a.label == c.label == IN and c.conf == pytest.approx(0.9)
+    e.reinstate(a)  # not withdrawn: nothing to do
     assert e.dirty == set()
 
 
 def test_restore_belief_and_continue_numbering() -> None:
     e = engine()
     b = e.restore_belief("k", 1, 1, 7, "retracted")
-    assert (b.seq, b.blocked) == (7, "retracted")
+    assert (b.seq, b.withdrawn) == (7, "retracted")
     e.continue_numbering(100)
     c = held(e, "j", 1)
     assert c.seq == 100
@@ -221,7 +221,7 @@ def test_forget_if_unused_drops_only_a_bare_superseded_value() -> None:
     read = held(e, "r", 1)
     derive(e, e.belief("s", 1, 1), read)
     withdrawn = e.belief("w", 1, 1)
-    e.block(withdrawn, "retracted")
+    e.withdraw(withdrawn, "retracted")
     e.sync(0.0)
     assert e.forget_if_unused(old) is False  # it has a premise
     e.drop_premise(old, "tool:a")

@@ -17,7 +17,7 @@ def test_a_premise_expires_at_the_end_of_its_ttl() -> None:
 
 def test_a_new_belief_is_out_and_finds_its_premises_by_source() -> None:
     b = Belief("hq", "Austin", "Austin", 4)
-    assert (b.label, b.conf, b.best, b.blocked, b.why, b.as_of) == (
+    assert (b.label, b.conf, b.best, b.withdrawn, b.why, b.as_of) == (
         OUT, 0.0, None, None, "unsupported", None)
     assert b.premises == () and b.justs == ()
     tool = Premise("tool:registry", "tool:registry", 0.0, None, None)

@@ -1,0 +1,114 @@
+"""Random operation sequences on a base, for property tests: the operations (assertions with
+fading and expiring premises, retractions, claims, cycles, exceptions, nogoods, withdrawn
+reasons, outcomes, clock moves, resolutions), the conflict policies, two rules that feed each
+other, and :func:`apply`, which runs one operation and ignores the ones the state refuses.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from corollary import CorollaryError, PreferHigherConfidence, PreferSource, rule
+
+KEYS = ["a", "b", "c", "d", "e"]
+VALUES = [0, 1, 2]
+SOURCES = ["human:ann", "tool:scan", "document:doc", "model:m", "assumption:guess"]
+
+assert_op = st.tuples(
+    st.just("assert"), st.sampled_from(KEYS), st.sampled_from(VALUES), st.sampled_from(SOURCES),
+    st.sampled_from([None, "shared"]), st.sampled_from([None, 60.0]), st.sampled_from([None, 90.0]),
+)
+retract_op = st.tuples(st.just("retract"), st.sampled_from(KEYS), st.sampled_from(VALUES),
+                       st.sampled_from(["none", "source"]))
+claim_op = st.tuples(st.just("claim"), st.sampled_from(KEYS), st.sampled_from(VALUES),
+                     st.lists(st.sampled_from(KEYS), max_size=3, unique=True),
+                     st.sampled_from([None, 0.5, 0.9]))
+outcome_op = st.tuples(st.just("outcome"), st.sampled_from(SOURCES), st.booleans())
+advance_op = st.tuples(st.just("advance"), st.sampled_from([1.0, 30.0, 61.0, 200.0]))
+cycle_op = st.tuples(st.just("cycle"), st.sampled_from(KEYS), st.sampled_from(KEYS),
+                     st.sampled_from([None, 0.8]))
+resolve_op = st.tuples(st.just("resolve"), st.sampled_from(KEYS), st.sampled_from(VALUES))
+item = st.one_of(st.sampled_from(KEYS), st.tuples(st.sampled_from(KEYS), st.sampled_from(VALUES)))
+# a claim with exceptions ("x unless y"): refused when it would rest on its own absence
+default_op = st.tuples(st.just("default"), st.sampled_from(KEYS), st.sampled_from(VALUES),
+                       st.lists(st.sampled_from(KEYS), max_size=2, unique=True),
+                       st.lists(item, min_size=1, max_size=2))
+nogood_op = st.tuples(st.just("nogood"), st.lists(item, min_size=2, max_size=3))
+withdraw_op = st.tuples(st.just("withdraw"), st.sampled_from(KEYS), st.sampled_from(VALUES),
+                        st.sampled_from([*SOURCES, "model:m"]), st.sampled_from(["none", "source"]))
+give_up_op = st.tuples(st.just("give_up"), st.integers(0, 5))
+operations = st.lists(
+    st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, claim_op,
+              outcome_op, advance_op, resolve_op, cycle_op, cycle_op),
+    min_size=6, max_size=40,
+)
+# the same, with exceptions, nogoods and withdrawn reasons mixed in
+tms_operations = st.lists(
+    st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, default_op,
+              default_op, nogood_op, withdraw_op, give_up_op, outcome_op, advance_op, resolve_op,
+              cycle_op),
+    min_size=6, max_size=40,
+)
+
+
+def apply(kb, clock, op):
+    kind = op[0]
+    try:
+        if kind == "assert":
+            _, key, value, source, origin, half_life, ttl = op
+            kb.assert_(key, value, source=source, origin=origin, half_life=half_life, ttl=ttl)
+        elif kind == "retract":
+            _, key, value, fault = op
+            kb.retract(key, value, fault=fault)
+        elif kind == "claim":
+            _, key, value, inputs, certainty = op
+            kb.claim(key, value, source="model:m", inputs=inputs, certainty=certainty)
+        elif kind == "outcome":
+            kb.record_outcome(op[1], op[2])
+        elif kind == "advance":
+            clock.advance(op[1])
+        elif kind == "cycle":
+            # x supports y and y supports x back: a loop that must never hold itself up
+            _, x, y, certainty = op
+            held = kb.value(x)
+            if held is not None and x != y:
+                kb.claim(y, held, source="model:m", inputs=[x], certainty=certainty)
+                kb.claim(x, held, source="model:m", inputs=[y], certainty=certainty)
+        elif kind == "resolve":
+            kb.resolve(op[1], op[2])
+        elif kind == "default":
+            _, key, value, inputs, unless = op
+            kb.claim(key, value, source="model:m", inputs=inputs, unless=unless)
+        elif kind == "nogood":
+            kb.nogood(*op[1])
+        elif kind == "withdraw":
+            _, key, value, source, fault = op
+            kb.retract(key, value, source=source, fault=fault)
+        elif kind == "give_up":  # a person settles an open nogood by giving up a culprit
+            open_nogoods = [c for c in kb.conflicts() if c.nogood]
+            if open_nogoods:
+                conflict = open_nogoods[0]
+                choices = [*((c.key, c.value) for c in conflict.candidates),
+                           *((c.key, c.value) for c in conflict.culprits)]
+                kb.resolve(conflict, give_up=choices[op[1] % len(choices)])
+    except CorollaryError:
+        pass  # an operation the current state refuses (unknown input, nothing to retract...)
+
+#: The conflict policies the engine sweeps with (AskHuman decides nothing in the engine: a person
+#: answers outside it, after a change).
+POLICIES = {
+    "open": lambda: None,
+    "confidence": PreferHigherConfidence,
+    "source": lambda: PreferSource(["human", "document", "tool:scan"]),
+}
+
+
+# two rules that feed each other: a, b -> d -> a
+@rule(output="d", inputs={"x": "a", "y": "b"})
+def sum_ab(x, y):
+    return (x + y) % 3
+
+
+@rule(output="a", inputs={"z": "d"})
+def back_to_a(z):
+    return z
