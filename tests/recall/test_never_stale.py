@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.embedders import trigrams
+from support.operations import KEYS, POLICIES, apply, tms_operations
 from support.oracle import evaluate
-from tms.test_oracle import KEYS, POLICIES, apply, tms_operations
 
 from corollary import BeliefBase, ManualClock, TrustPolicy
 from corollary.values import canon
