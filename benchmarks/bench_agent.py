@@ -44,8 +44,8 @@ import time
 from typing import Any
 
 from corollary import Agent, BeliefBase, ManualClock, tool
+from corollary.facade.recall import count_tokens
 from corollary.models import Reply, ScriptedModel, ToolCall
-from corollary.recall import count_tokens
 
 TOOLS = 50
 
@@ -188,7 +188,7 @@ def notes(n: int, size: int) -> BeliefBase:
 def unbudgeted() -> None:
     """What the default list (the task's 10 best hits, each with its inputs) costs without a
     budget, on three kinds of base: where the default budget binds."""
-    from corollary.recall import line_cost
+    from corollary.facade.recall import line_cost
 
     print("tokens of kb.recall(task, 10, expand=True) without a budget (the lines, heading "
           "excluded):")

@@ -1,4 +1,4 @@
-"""Benchmark corollary.guarantee / corollary.calibration against MAPIE and scikit-learn.
+"""Benchmark corollary.promises.guarantee / corollary.promises.calibration against MAPIE and scikit-learn.
 
 Synthetic stream with a known truth: scores s ~ U(0, 1), P(wrong | s) = 0.6 (1 - s)^2. A
 threshold t then has, on new inputs, answered share 1 - t, risk (answered and wrong, of all)
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from corollary.calibration import Platt
-from corollary.guarantee import calibrate
+from corollary.promises.calibration import Platt
+from corollary.promises.guarantee import calibrate
 
 try:
     import mapie
@@ -266,7 +266,7 @@ def main() -> None:
     sections = [
         ("Validity: " + f"{args.sets} calibration sets of {args.n}, targets error <= {E} (delta {DELTA}) / risk <= {R}", _table(val)),
         ("Time per call", _table(sp, {"s/call": ".3g"})),
-        ("corollary.guarantee.calibrate on 1,000,000 examples (bar: well under 1 s)", _table(big)),
+        ("corollary.promises.guarantee.calibrate on 1,000,000 examples (bar: well under 1 s)", _table(big)),
         (
             "Platt scaling vs scikit-learn's sigmoid calibration (same model on the confidence logit)",
             _table(pl, {k: ".5f" for k in pl[0] if k.startswith("logloss")}),

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from corollary import open_ledger
-from corollary.clock import ManualClock
-from corollary.ledger import TrustLedger
+from corollary.foundations.clock import ManualClock
+from corollary.trust.ledger import TrustLedger
 
 SOURCES = 1000
 BATCH = 10_000

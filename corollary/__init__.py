@@ -7,21 +7,15 @@ right as evidence is retracted, fades, expires or conflicts.
 
 from typing import TYPE_CHECKING, Any
 
+from ._moved import install as _install_old_paths
 from ._version import __version__
 from .agent import Agent, Refreshed, Run, Step
-from .base import BeliefBase, Faded, Held
-from .calls import Expired, ToolCallRecord
-from .clock import ManualClock
-from .confidence import self_consistency
-from .conflicts import (
-    AskHuman,
-    Candidate,
-    Conflict,
-    ConflictPolicy,
-    PreferHigherConfidence,
-    PreferSource,
-)
-from .errors import (
+from .evidence.confidence import self_consistency
+from .facade.base import BeliefBase, Faded, Held
+from .facade.recall import Recalled, render_recalled
+from .facade.sensitivity import Check
+from .foundations.clock import ManualClock
+from .foundations.errors import (
     AmbiguousValueError,
     AsyncToolError,
     BlameError,
@@ -53,8 +47,23 @@ from .errors import (
     UnknownSourceError,
     WeakSignalError,
 )
-from .guarantee_options import GuaranteeOptions
-from .ledger import (
+from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, ScriptedModel, ToolCall
+from .promises.book import Answer, Replay
+from .promises.options import GuaranteeOptions
+from .reasons.calls import Expired, ToolCallRecord
+from .reasons.rules import Rule, rule
+from .reasons.tools import ToolSpec, tool
+from .tms import StepKind
+from .tms.conflicts import (
+    AskHuman,
+    Candidate,
+    Conflict,
+    ConflictPolicy,
+    PreferHigherConfidence,
+    PreferSource,
+)
+from .tms.proof import Proof
+from .trust.ledger import (
     GatedConfidence,
     Outcome,
     RankedSource,
@@ -63,24 +72,17 @@ from .ledger import (
     TrustLedger,
     open_ledger,
 )
-from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, ScriptedModel, ToolCall
-from .policy import TrustPolicy
-from .promises import Answer, Replay
-from .proof import Proof
-from .recall import Recalled, render_recalled
-from .rules import Rule, rule
-from .sensitivity import Check
-from .tms import StepKind
-from .tools import ToolSpec, tool
+from .trust.policy import TrustPolicy
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .calibration import Platt
-    from .guarantee import GroupedPromise, Promise, WeakSignalWarning
+    from .promises.calibration import Platt
+    from .promises.guarantee import GroupedPromise, Promise, WeakSignalWarning
 
 #: Exported names whose modules need numpy and scipy: imported when first asked for, so that
 #: ``import corollary`` stays light for a base that never makes a promise.
-_STATISTICS = {"Platt": "calibration", "GroupedPromise": "guarantee", "Promise": "guarantee",
-               "WeakSignalWarning": "guarantee"}
+_STATISTICS = {"Platt": "promises.calibration", "GroupedPromise": "promises.guarantee",
+               "Promise": "promises.guarantee",
+               "WeakSignalWarning": "promises.guarantee"}
 
 
 def __getattr__(name: str) -> Any:
@@ -96,6 +98,8 @@ def __getattr__(name: str) -> Any:
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_STATISTICS))
 
+
+_install_old_paths()
 
 __all__ = [
     "Agent", "AmbiguousValueError", "Answer", "AskHuman", "AsyncModel", "AsyncToolError",

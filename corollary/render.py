@@ -34,12 +34,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._format import format_confidence
+from .foundations._format import format_confidence
+from .foundations.values import plain
 from .tms import IN, Belief
-from .values import plain
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .base import BeliefBase
+    from .facade.base import BeliefBase
 
 __all__ = ["GRAPH_VERSION", "graph_data", "to_dot", "to_mermaid"]
 

@@ -28,11 +28,17 @@ from typing import Any
 
 import attrs
 
-from .._validate import check_bool, check_int, check_number, check_unit
-from ..base import BeliefBase
-from ..claims import CheckedClaim, check_claim
-from ..confidence import SelfConsistency, self_consistency
-from ..errors import CorollaryError, InvalidInputError, InvalidTypeError, UnknownBeliefError
+from ..evidence.confidence import SelfConsistency, self_consistency
+from ..facade.base import BeliefBase
+from ..facade.recall import count_tokens
+from ..foundations._validate import check_bool, check_int, check_number, check_unit
+from ..foundations.errors import (
+    CorollaryError,
+    InvalidInputError,
+    InvalidTypeError,
+    UnknownBeliefError,
+)
+from ..foundations.values import canon, check_key, plain
 from ..models import (
     Reply,
     ToolCall,
@@ -43,11 +49,10 @@ from ..models import (
     tool_schema,
 )
 from ..models.protocol import Model
-from ..recall import count_tokens
-from ..rules import Rule
+from ..reasons.claims import CheckedClaim, check_claim
+from ..reasons.rules import Rule
+from ..reasons.tools import bind_named, call_key, spec_of, split_arguments
 from ..tms import IN, OUT, Belief
-from ..tools import bind_named, call_key, spec_of, split_arguments
-from ..values import canon, check_key, plain
 from . import prompts, sampling
 from .builtins import BUILTINS, builtin_schema, check_arguments
 from .projector import Projector, View
@@ -575,6 +580,6 @@ def _check_task(task: Any) -> str:
 def _grouped(promise: object) -> bool:
     """Whether a promise has a threshold per group (the statistics are imported only when the
     base carries promises at all: a base without any never loads scipy)."""
-    from ..guarantee import GroupedPromise
+    from ..promises.guarantee import GroupedPromise
 
     return isinstance(promise, GroupedPromise)

@@ -14,21 +14,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AmbiguousValueError, CorollaryError, InvalidTypeError
-from ..recall import Recalled, render_key, render_recalled, render_value
+from ..facade.recall import Recalled, render_key, render_recalled, render_value
+from ..foundations.errors import AmbiguousValueError, CorollaryError, InvalidTypeError
+from ..foundations.values import canon
 from ..tms import IN
-from ..values import canon
 from . import prompts
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..base import BeliefBase
+    from ..facade.base import BeliefBase
 
 Projector = Callable[["BeliefBase"], str]
 
 
 def render_line(key: str, value: Any, confidence: float, conflict: bool = False
                 ) -> tuple[str, str]:
-    """``(head, line)`` of one held belief: the line as :func:`corollary.recall.render_recalled`
+    """``(head, line)`` of one held belief: the line as :func:`corollary.facade.recall.render_recalled`
     writes every belief line (key and value escaped), and its head ``key = value``, which names
     the belief whatever its confidence.
 

@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..errors import UnknownBeliefError
+from ..foundations.errors import UnknownBeliefError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..base import BeliefBase
-    from ..promises import Answer
-    from ..proof import Proof
+    from ..facade.base import BeliefBase
+    from ..promises.book import Answer
+    from ..tms.proof import Proof
 
 #: Run statuses.
 OK = "ok"

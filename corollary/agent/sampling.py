@@ -14,10 +14,10 @@ import json
 import math
 from typing import Any
 
-from .._validate import is_number
-from ..errors import CorollaryError
+from ..foundations._validate import is_number
+from ..foundations.errors import CorollaryError
+from ..foundations.values import canon
 from ..models import Reply
-from ..values import canon
 from . import prompts
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from .._version import __version__
-from ..errors import CorollaryError
+from ..foundations.errors import CorollaryError
 
 __all__ = ["build_parser", "main"]
 

@@ -12,20 +12,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._format import format_number
-from ..base import BeliefBase
-from ..errors import (
+from ..facade.base import BeliefBase
+from ..foundations._format import format_number
+from ..foundations.errors import (
     CorollaryError,
     MissingProgramError,
     UnknownBeliefError,
     UnknownSourceError,
 )
-from ..ledger import DEFAULT_PRIOR, TrustLedger
+from ..foundations.values import plain
+from ..reasons.tools import REGISTRY as TOOLS
+from ..reasons.tools import spec_of
 from ..render import graph_data, to_dot, to_mermaid
-from ..snapshot import read_session
-from ..tools import REGISTRY as TOOLS
-from ..tools import spec_of
-from ..values import plain
+from ..snapshot.state import read_session
+from ..trust.ledger import DEFAULT_PRIOR, TrustLedger
 from .opening import Opened, ledger_name, open_base, open_ledger_to_read
 from .output import JSON_VERSION, confidence, emit_json, iso, json_text, say, table, terminal_safe
 

@@ -13,13 +13,13 @@ from datetime import timedelta
 from typing import TextIO
 
 from .._version import __version__
-from ..base import BeliefBase
-from ..clock import ManualClock
-from ..conflicts import PreferHigherConfidence
-from ..ledger import TrustLedger
-from ..proof import format_confidence
-from ..rules import rule
-from ..tools import tool
+from ..facade.base import BeliefBase
+from ..foundations.clock import ManualClock
+from ..reasons.rules import rule
+from ..reasons.tools import tool
+from ..tms.conflicts import PreferHigherConfidence
+from ..tms.proof import format_confidence
+from ..trust.ledger import TrustLedger
 
 
 def _check(condition: bool, what: str) -> None:

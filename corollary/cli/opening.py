@@ -22,19 +22,14 @@ from typing import Any
 
 import attrs
 
-from ..base import BeliefBase
-from ..clock import Clock, ManualClock, system_clock
-from ..errors import (
-    InvalidInputError,
-    SessionNotFoundError,
-    SnapshotError,
-    StoreError,
-)
-from ..ledger import TrustLedger, open_ledger
-from ..rules import REGISTRY as RULES
-from ..snapshot import read_file, read_session
-from ..stores.targets import default_ledger_path, resolve_target
-from ..tools import REGISTRY as TOOLS
+from ..facade.base import BeliefBase
+from ..foundations.clock import Clock, ManualClock, system_clock
+from ..foundations.errors import InvalidInputError, SessionNotFoundError, SnapshotError, StoreError
+from ..reasons.rules import REGISTRY as RULES
+from ..reasons.tools import REGISTRY as TOOLS
+from ..snapshot.state import read_file, read_session
+from ..trust.ledger import TrustLedger, open_ledger
+from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
 __all__ = ["Opened", "check_bindings", "import_modules", "ledger_name", "open_base",

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from .._format import format_confidence
+from ..foundations._format import format_confidence
 
 __all__ = ["JSON_VERSION", "confidence", "emit_json", "iso", "json_text", "say", "table",
            "terminal_safe"]
@@ -76,7 +76,7 @@ def emit_json(data: dict[str, Any]) -> None:
 
 
 def _plain(value: Any) -> Any:
-    # values are plain data already (corollary.values); a tuple or a str subclass arrives as
+    # values are plain data already (corollary.foundations.values); a tuple or a str subclass arrives as
     # what it is made of, anything else shows up as its repr rather than failing the command
     if isinstance(value, (tuple, set, frozenset)):
         return list(value)

@@ -7,17 +7,17 @@ serves the base saved under a session in a ledger and saves it after every chang
 server loses nothing it acknowledged. See docs/mcp.md.
 
 The SDK is the optional extra ``mcp`` (``pip install 'corollary[mcp]'``); it is imported only
-when a server is made, and its absence raises :class:`~corollary.errors.MissingExtraError`.
+when a server is made, and its absence raises :class:`~corollary.foundations.errors.MissingExtraError`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import require
+from ..foundations.errors import require
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..base import BeliefBase
+    from ..facade.base import BeliefBase
 
 __all__ = ["make_server", "serve"]
 

@@ -1,6 +1,6 @@
 """The MCP server's tools and resources over one base (imports the SDK: the ``mcp`` extra).
 
-Every tool validates nothing itself: the base does, and a :class:`~corollary.errors.CorollaryError`
+Every tool validates nothing itself: the base does, and a :class:`~corollary.foundations.errors.CorollaryError`
 becomes a tool error carrying corollary's message (``is_error``), with the base unchanged. Tools
 return typed models, so clients get input and output schemas. Changes run one at a time under a
 lock (the SDK runs sync tools in worker threads) and, when the server keeps a session, are saved
@@ -22,13 +22,13 @@ from pydantic import BaseModel, Field
 
 from .._version import __version__
 from ..agent import prompts
-from ..base import BeliefBase
 from ..cli.opening import check_bindings
-from ..errors import CorollaryError, UnknownBeliefError
-from ..ledger import open_ledger
-from ..snapshot import read_session
-from ..stores.targets import local_file
-from ..values import plain
+from ..facade.base import BeliefBase
+from ..foundations.errors import CorollaryError, UnknownBeliefError
+from ..foundations.values import plain
+from ..snapshot.state import read_session
+from ..trust.ledger import open_ledger
+from ..trust.stores.targets import local_file
 
 __all__ = ["build", "run"]
 

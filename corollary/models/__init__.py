@@ -2,7 +2,7 @@
 
 A model is any object with ``complete(messages, tools) -> Reply`` (and optionally an async
 ``acomplete``), speaking the OpenAI chat format. This package knows nothing of beliefs: it
-depends only on :mod:`corollary.errors` and the standard library (and attrs).
+depends only on :mod:`corollary.foundations.errors` and the standard library (and attrs).
 
 - :class:`Reply`, :class:`ToolCall`: what a model answers; :func:`assistant_message`,
   :func:`tool_message`: what goes back into the conversation.

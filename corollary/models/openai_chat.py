@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from ..errors import (
+from ..foundations.errors import (
     InvalidInputError,
     InvalidTypeError,
     ModelConnectionError,
@@ -312,7 +312,7 @@ class OpenAIChat:
         The key is never shown by ``repr`` nor put in an error message.
     timeout : float, default 60.0
         Seconds one attempt may take in all: connecting, sending, waiting, reading the reply.
-        A timed-out attempt is not retried (:class:`~corollary.errors.ModelTimeoutError`).
+        A timed-out attempt is not retried (:class:`~corollary.foundations.errors.ModelTimeoutError`).
     max_retries : int, default 3
         Retries after a 429, a 5xx, or a connection that failed or was dropped.
     backoff_base, backoff_cap : float, default 0.5, 8.0
@@ -322,10 +322,10 @@ class OpenAIChat:
     headers : mapping of str to str, optional
         More request headers (e.g. ``OpenAI-Organization``, or ``api-key`` for Azure).
     max_response_bytes : int, default 16 MiB
-        A longer reply is refused (:class:`~corollary.errors.ModelResponseError`).
+        A longer reply is refused (:class:`~corollary.foundations.errors.ModelResponseError`).
     on_retry : callable, optional
         ``on_retry(attempt, error, delay)`` is called before each retry's wait, with the retry's
-        number (1, 2, ...), the :class:`~corollary.errors.ModelError` that caused it, and the
+        number (1, 2, ...), the :class:`~corollary.foundations.errors.ModelError` that caused it, and the
         seconds about to be waited (to log or count retries). An exception it raises ends the
         call with that exception.
     **settings
@@ -356,7 +356,7 @@ class OpenAIChat:
     >>> OpenAIChat("http://localhost:8000/v1", "m", n=3)
     Traceback (most recent call last):
     ...
-    corollary.errors.InvalidInputError: the 'n' setting is refused: one completion per request: OpenAIChat never asks for n completions
+    corollary.foundations.errors.InvalidInputError: the 'n' setting is refused: one completion per request: OpenAIChat never asks for n completions
     """
 
     def __init__(

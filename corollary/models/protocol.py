@@ -13,7 +13,7 @@ import asyncio
 import inspect
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import InvalidInputError, InvalidTypeError
+from ..foundations.errors import InvalidInputError, InvalidTypeError
 from .reply import Reply, _strict_json
 
 Messages = list[dict[str, Any]]
@@ -64,7 +64,7 @@ def check_request(messages: Any, tools: Any) -> None:
     >>> check_request([{"content": "hi"}], [])
     Traceback (most recent call last):
     ...
-    corollary.errors.InvalidInputError: message 0 has no str 'role'
+    corollary.foundations.errors.InvalidInputError: message 0 has no str 'role'
     """
     if not isinstance(messages, list):
         raise InvalidTypeError(f"messages must be a list of dicts, not {type(messages).__name__}")

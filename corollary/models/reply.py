@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from ..errors import InvalidInputError, InvalidTypeError
+from ..foundations.errors import InvalidInputError, InvalidTypeError
 
 
 def _strict_json(value: Any, what: str, *, ascii_only: bool = False) -> str:

@@ -13,7 +13,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InvalidInputError, InvalidTypeError
+from ..foundations.errors import InvalidInputError, InvalidTypeError
 
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _SCALARS: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..errors import InvalidTypeError, ModelError, ScriptExhaustedError
+from ..foundations.errors import InvalidTypeError, ModelError, ScriptExhaustedError
 from .protocol import Messages, Tools, as_reply, check_request
 from .reply import Reply
 
@@ -50,7 +50,7 @@ class ScriptedModel:
     >>> model.complete(messages, [])
     Traceback (most recent call last):
     ...
-    corollary.errors.ScriptExhaustedError: ScriptedModel: request 3 found no reply left (the script held 2)
+    corollary.foundations.errors.ScriptExhaustedError: ScriptedModel: request 3 found no reply left (the script held 2)
     """
 
     def __init__(self, replies: Iterable[Reply | str | BaseException]) -> None:
@@ -106,7 +106,7 @@ class FunctionModel:
     ----------
     fn : callable
         ``fn(messages, tools)`` returns a :class:`Reply` or a str (a text reply); anything else
-        is an :class:`~corollary.errors.InvalidTypeError`. An async ``fn`` is awaited by
+        is an :class:`~corollary.foundations.errors.InvalidTypeError`. An async ``fn`` is awaited by
         :meth:`acomplete` (and run with :func:`asyncio.run` by :meth:`complete`, outside an
         event loop); a plain ``fn`` runs in a worker thread under :meth:`acomplete`, as for any
         model without ``acomplete``.

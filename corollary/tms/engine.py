@@ -33,8 +33,8 @@ from typing import Any, Protocol
 
 import networkx as nx
 
-from .. import confidence as formulas
-from .._collector import collector_paused
+from ..evidence import confidence as formulas
+from ..foundations._collector import collector_paused
 from . import batch as batching
 from . import loading, strata
 from .batch import Batch, Trial
@@ -58,7 +58,7 @@ __all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine
 
 
 class ConflictStrategy(Protocol):
-    """What the sweep asks of a conflict policy (:mod:`corollary.conflicts`)."""
+    """What the sweep asks of a conflict policy (:mod:`corollary.tms.conflicts`)."""
 
     #: Whether the policy picks one of two supported values of a key. When it does not, rival
     #: values are independent: both stay IN and the conflict is left open.

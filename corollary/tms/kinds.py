@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._format import format_number as num
+from ..foundations._format import format_number as num
 
 if TYPE_CHECKING:  # pragma: no cover
     from .records import Justification
@@ -31,7 +31,7 @@ PROOF_FIELDS = ("names", "formula", "stated", "computed", "reproduced", "documen
 _CLAIM = ("names", "certainty", "model")
 _FORMULA = ("formula", "stated", "computed", "reproduced")
 _CITATION = ("document", "quote", "citation_found")
-#: A certainty from self-consistency (:func:`corollary.confidence.self_consistency`).
+#: A certainty from self-consistency (:func:`corollary.evidence.confidence.self_consistency`).
 _SAMPLES = ("samples", "agreed")
 
 
@@ -107,7 +107,7 @@ class StepKind:
 
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         """Check a snapshot's ``info`` of a justification of this kind (``f``: the snapshot's
-        field checker, :class:`corollary._fields.Fields`)."""
+        field checker, :class:`corollary.foundations._fields.Fields`)."""
         info = f.mapping(info, field, self.info_required, self.info_optional)
         for i, n in enumerate(f.items(info["names"], f"{field}.names")):
             f.text(n, f"{field}.names[{i}]")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidInputError, InvalidTypeError
-from ..values import canon, check_key
+from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.values import canon, check_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from .kinds import StepKind

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from ..errors import StratificationError
+from ..foundations.errors import StratificationError
 from .records import ANY, Belief, Item, item_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,7 +76,7 @@ def check_reason(engine: Engine, key: str, vid: object, inputs: Iterable[Belief]
                  unless: tuple[Item, ...]) -> None:
     """Refuse a new justification for ``key = vid`` that would put a negative edge on a cycle.
 
-    Raises :class:`~corollary.errors.StratificationError` naming the cycle's ends.
+    Raises :class:`~corollary.foundations.errors.StratificationError` naming the cycle's ends.
     """
     if not unless and not engine.unless_count:
         return  # no exception anywhere: no cycle can pass through one
@@ -129,7 +129,7 @@ def levels(engine: Engine, region: set[Belief]) -> list[set[Belief]]:
     in a lower level than the beliefs it can defeat, and beliefs that decide each other (a
     cycle of inputs, rivals or nogood partners) share a level.
 
-    Raises :class:`~corollary.errors.StratificationError` if a cycle passes through an
+    Raises :class:`~corollary.foundations.errors.StratificationError` if a cycle passes through an
     exception (which :func:`check_reason` refuses before it can be made).
     """
     # the defeaters: beliefs of the region that an exception of the region names

@@ -24,7 +24,7 @@ import itertools
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-from .. import confidence as formulas
+from ..evidence import confidence as formulas
 from .kinds import step_rule
 from .records import PREMISES, Belief, Justification, Nogood, matches
 

@@ -29,7 +29,7 @@ from corollary import (
 )
 from corollary.agent import DEFAULT_SYSTEM
 from corollary.agent.prompts import NUDGE
-from corollary.errors import ModelError, ScriptExhaustedError
+from corollary.foundations.errors import ModelError, ScriptExhaustedError
 from corollary.models import FunctionModel
 
 
@@ -211,7 +211,7 @@ def test_abstain_when_a_promise_says_so() -> None:
 
 
 def test_a_grouped_promise_needs_the_group() -> None:
-    from corollary.guarantee import calibrate
+    from corollary.promises.guarantee import calibrate
 
     kb = base()
     kb.promises["by_desk"] = calibrate([0.95] * 20 + [0.1] * 5 + [0.8] * 20 + [0.2] * 5,

@@ -223,9 +223,9 @@ def test_the_agent_never_changes_the_bases_learn_from_checks() -> None:
 
 def test_the_whole_base_lines_are_the_one_renderers_lines() -> None:
     """``projector.lines`` renders a whole base faster, and exactly as render_line (which is
-    ``corollary.recall.render_recalled``) renders each belief."""
+    ``corollary.facade.recall.render_recalled``) renders each belief."""
     from corollary.agent.projector import lines, render_line
-    from corollary.recall import Recalled, render_recalled
+    from corollary.facade.recall import Recalled, render_recalled
 
     kb = base(conflict_policy=None)
     kb.assert_("plain", "v\n" + FORGED, source="human:ops")

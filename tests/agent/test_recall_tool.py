@@ -24,7 +24,7 @@ from corollary import (
     tool,
 )
 from corollary.agent import prompts
-from corollary.recall import count_tokens
+from corollary.facade.recall import count_tokens
 
 TASK = "What is customer 7's email?"
 LINE_7 = 'customer:7:email = "customer7@example.com" [IN 0.95]'

@@ -21,7 +21,7 @@ from corollary import (
     PreferSource,
     UnknownBeliefError,
 )
-from corollary.sensitivity import whatif_confidence
+from corollary.facade.sensitivity import whatif_confidence
 
 
 def at(**options: object) -> tuple[BeliefBase, ManualClock]:

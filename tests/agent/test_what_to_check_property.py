@@ -44,7 +44,7 @@ from support.operations import (
 )
 
 from corollary import BeliefBase, CorollaryError, ManualClock, PreferHigherConfidence
-from corollary.sensitivity import ancestry, what_to_check, whatif_confidence
+from corollary.facade.sensitivity import ancestry, what_to_check, whatif_confidence
 from corollary.tms import Belief, Engine, Premise
 
 EXAMPLES = int(os.environ.get("WHATIF_EXAMPLES", 25))

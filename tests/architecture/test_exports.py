@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import corollary
-import corollary.errors
+import corollary.foundations.errors
 from corollary import BeliefBase
 
 #: Return types that are not corollary's own public API, each with the reason.
@@ -23,8 +23,8 @@ NOT_EXPORTED = {
 
 
 def test_every_error_class_is_exported() -> None:
-    errors = [c for _, c in inspect.getmembers(corollary.errors, inspect.isclass)
-              if c.__module__ == "corollary.errors"]
+    errors = [c for _, c in inspect.getmembers(corollary.foundations.errors, inspect.isclass)
+              if c.__module__ == "corollary.foundations.errors"]
     assert "StratificationError" in {c.__name__ for c in errors}
     missing = [c.__name__ for c in errors
                if getattr(corollary, c.__name__, None) is not c or c.__name__ not in corollary.__all__]

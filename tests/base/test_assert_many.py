@@ -26,13 +26,13 @@ from corollary import (
     rule,
     tool,
 )
-from corollary.errors import (
+from corollary.foundations.errors import (
     InvalidInputError,
     InvalidTypeError,
     StoreError,
     UnknownSourceError,
 )
-from corollary.stores.memory import MemoryStore
+from corollary.trust.stores.memory import MemoryStore
 
 
 @tool(trust="medium", half_life=600, ttl=3600, origin="registry")

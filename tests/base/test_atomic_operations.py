@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, open_ledger
-from corollary.errors import StoreError
-from corollary.ledger import Outcome
-from corollary.stores.sqlite import SQLiteStore
+from corollary.foundations.errors import StoreError
+from corollary.trust.ledger import Outcome
+from corollary.trust.stores.sqlite import SQLiteStore
 
 N_SOURCES = 300
 

@@ -5,7 +5,7 @@ the base's public API (the ledger's and calibrate()'s fuzzers live with their te
 tests/trust/test_ledger.py, tests/promises/test_guarantee.py).
 
 The rule (docs/api.md, "Errors are typed"): a bad argument raises a
-:class:`corollary.errors.CorollaryError` subclass and changes *nothing* (``kb.to_dict()`` minus
+:class:`corollary.foundations.errors.CorollaryError` subclass and changes *nothing* (``kb.to_dict()`` minus
 ``taken_at``, and the ledger's outcomes, are identical before and after the failed call). Any
 other exception escaping, or a partial change after an error, is a defect. After a call that
 succeeds the base must still list its conflicts, snapshot itself, and rebuild from the snapshot
@@ -70,8 +70,8 @@ from corollary import (
     UnknownBeliefError,
     UnknownSourceError,
 )
-from corollary.errors import CitationError
-from corollary.guarantee import calibrate
+from corollary.foundations.errors import CitationError
+from corollary.promises.guarantee import calibrate
 
 # -- bad input raises a typed error and changes nothing --------------------------------------------
 

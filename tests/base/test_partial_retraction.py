@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from corollary import BeliefBase, ManualClock, rule
-from corollary.errors import BlameError, InvalidInputError, UnknownBeliefError, UnknownSourceError
+from corollary.foundations.errors import (
+    BlameError,
+    InvalidInputError,
+    UnknownBeliefError,
+    UnknownSourceError,
+)
 
 
 def base() -> BeliefBase:

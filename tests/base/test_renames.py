@@ -7,8 +7,8 @@ import warnings
 
 import pytest
 
-import corollary.ledger
 import corollary.promises
+import corollary.trust.ledger
 from corollary import (
     BeliefBase,
     GuaranteeOptions,
@@ -68,11 +68,11 @@ def test_the_promise_component_is_a_promise_book() -> None:
 
 
 def test_routing_tiers_is_retired() -> None:
-    assert "ROUTING_TIERS" not in corollary.ledger.__all__
+    assert "ROUTING_TIERS" not in corollary.trust.ledger.__all__
     with pytest.warns(DeprecationWarning, match="ROUTE_TIERS"):
-        assert corollary.ledger.ROUTING_TIERS == ("empirical", "estimate", "prior")
+        assert corollary.trust.ledger.ROUTING_TIERS == ("empirical", "estimate", "prior")
     with pytest.raises(AttributeError):
-        corollary.ledger.NO_SUCH_NAME  # noqa: B018
+        corollary.trust.ledger.NO_SUCH_NAME  # noqa: B018
 
 
 def test_guarantee_options_as_keywords_or_one_value() -> None:
@@ -101,11 +101,11 @@ def test_remove_guarantee_is_the_one_spelling() -> None:
 
 
 def test_moved_helpers_still_import_from_their_old_modules() -> None:
-    import corollary.assertions
-    import corollary.blame
-    import corollary.lookup
+    import corollary.facade.assertions
+    import corollary.facade.blame
+    import corollary.facade.lookup
 
-    with pytest.warns(DeprecationWarning, match="corollary.blame"):
-        assert corollary.lookup.sources_of is corollary.blame.sources_of
+    with pytest.warns(DeprecationWarning, match="corollary.facade.blame"):
+        assert corollary.facade.lookup.sources_of is corollary.facade.blame.sources_of
     with pytest.warns(DeprecationWarning, match="Row"):
-        assert corollary.assertions.CheckedRow is corollary.assertions.Checked
+        assert corollary.facade.assertions.CheckedRow is corollary.facade.assertions.Checked

@@ -1,5 +1,5 @@
 """Rows of assert_many are parsed into one typed row, whatever their shape: a plain triple, a
-longer tuple, a dict (corollary.assertions)."""
+longer tuple, a dict (corollary.facade.assertions)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from corollary import BeliefBase, ManualClock
-from corollary.assertions import ROW_FIELDS, Row, check_assertion, check_rows
+from corollary.facade.assertions import ROW_FIELDS, Row, check_assertion, check_rows
 
 keys = st.sampled_from(["a", "b", "c", "é"])
 values = st.one_of(st.integers(-5, 5), st.sampled_from(["x", "ÿ", 1.5]), st.booleans())

@@ -1,6 +1,6 @@
 """Every worked number of docs/model.md, through the public API, to the printed precision.
 
-Printing uses ``corollary.proof.format_confidence`` (half-up on the decimal form), so 0.475
+Printing uses ``corollary.tms.proof.format_confidence`` (half-up on the decimal form), so 0.475
 prints as the spec prints it. Each test also pins the exact arithmetic the table shows.
 """
 
@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from corollary import BeliefBase, ManualClock, TrustLedger, self_consistency, tool
-from corollary.proof import format_confidence
+from corollary.tms.proof import format_confidence
 
 
 def fc(value: float, places: int = 2) -> str:

@@ -133,7 +133,7 @@ def test_explain_json(shop: Shop, model: Any) -> None:
 def test_explain_json_of_a_5000_deep_chain_on_a_saved_base(shop: Shop, tmp_path: Path) -> None:
     """Nested four JSON levels per belief, the tree failed json.dumps from about 245 beliefs;
     it now comes cut into blocks as the text is, each shallow enough for any JSON reader."""
-    from corollary.proof import RENDER_DEPTH
+    from corollary.tms.proof import RENDER_DEPTH
 
     depth = 5_000
     kb = BeliefBase(clock=ManualClock(TAKEN_AT))
@@ -478,7 +478,7 @@ def test_reading_a_base_without_promises_leaves_the_statistics_unimported(shop: 
     script = ("import sys, shop\n"
               "from corollary.cli import main\n"
               f"assert main(['beliefs', {str(shop.snapshot)!r}, '--json']) == 0\n"
-              "print(sorted(m for m in ('scipy.stats', 'corollary.guarantee') if m in sys.modules))\n")
+              "print(sorted(m for m in ('scipy.stats', 'corollary.promises.guarantee') if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", script], cwd=shop.home, env=env_for(shop.home),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

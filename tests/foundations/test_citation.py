@@ -7,8 +7,8 @@ import sys
 import attrs
 import pytest
 
-from corollary.citation import Citation, CitationCheck, check_quote, normalise
-from corollary.errors import (
+from corollary.evidence.citation import Citation, CitationCheck, check_quote, normalise
+from corollary.foundations.errors import (
     CitationError,
     InvalidInputError,
     InvalidTypeError,

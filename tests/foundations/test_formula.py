@@ -8,8 +8,8 @@ import attrs
 import pytest
 from support.hostile import raises_typed
 
-from corollary.errors import FormulaError, InvalidTypeError
-from corollary.formula import FormulaCheck, check, evaluate, names
+from corollary.evidence.formula import FormulaCheck, check, evaluate, names
+from corollary.foundations.errors import FormulaError, InvalidTypeError
 
 
 @pytest.mark.parametrize(
@@ -233,7 +233,7 @@ def test_formula_check_is_frozen_and_slotted() -> None:
 
 
 def test_formula_round_huge_negative_digits_is_bounded() -> None:
-    from corollary.formula import evaluate
+    from corollary.evidence.formula import evaluate
 
     # round(int, -n) costs O(n) digits: a small n shows the missing bound without hanging
     raises_typed(evaluate, "round(x, -100000)", {"x": 2})

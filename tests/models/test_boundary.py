@@ -8,9 +8,9 @@ import re
 import sys
 from pathlib import Path
 
-import corollary.errors
+import corollary.foundations.errors
 import corollary.models
-from corollary.errors import CorollaryError
+from corollary.foundations.errors import CorollaryError
 from corollary.models import Reply, ToolCall, complete
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,7 +39,7 @@ def test_the_model_layer_imports_only_errors_attrs_and_the_standard_library():
     for path in files:
         for module in imports(path):
             top = module.split(".")[0]
-            allowed = (module == "corollary.errors" or module.startswith("corollary.models.")
+            allowed = (module == "corollary.foundations.errors" or module.startswith("corollary.models.")
                        or top == "attrs" or (top in sys.stdlib_module_names and top != "corollary"))
             if not allowed:
                 outside.setdefault(path.name, []).append(module)
@@ -53,9 +53,9 @@ def test_every_public_name_is_exported_and_every_model_error_is_a_corollary_erro
     names = ["ModelError", "ScriptExhaustedError", "ModelHTTPError", "ModelTimeoutError",
              "ModelConnectionError", "ModelResponseError"]
     for name in names:
-        error = getattr(corollary.errors, name)
-        assert issubclass(error, CorollaryError) and issubclass(error, corollary.errors.ModelError)
-    assert issubclass(corollary.errors.ModelError, RuntimeError)
+        error = getattr(corollary.foundations.errors, name)
+        assert issubclass(error, CorollaryError) and issubclass(error, corollary.foundations.errors.ModelError)
+    assert issubclass(corollary.foundations.errors.ModelError, RuntimeError)
 
 
 class FakeMessage:

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from model_server import Answer, Server, completion
 
-from corollary.errors import (
+from corollary.foundations.errors import (
     CorollaryError,
     InvalidInputError,
     InvalidTypeError,

@@ -7,7 +7,7 @@ import json
 import attrs
 import pytest
 
-from corollary.errors import CorollaryError, InvalidInputError, InvalidTypeError
+from corollary.foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from corollary.models import Reply, ToolCall, assistant_message, tool_message
 
 

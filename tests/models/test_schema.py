@@ -9,9 +9,9 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 import pytest
 
-from corollary.errors import InvalidInputError, InvalidTypeError
+from corollary.foundations.errors import InvalidInputError, InvalidTypeError
 from corollary.models import tool_schema
-from corollary.tools import tool
+from corollary.reasons.tools import tool
 
 
 def params(fn, **kwargs) -> dict[str, Any]:

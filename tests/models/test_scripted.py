@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from corollary.errors import (
+from corollary.foundations.errors import (
     InvalidInputError,
     InvalidTypeError,
     ModelError,

@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, rule
-from corollary.errors import StratificationError, UnknownBeliefError
+from corollary.foundations.errors import StratificationError, UnknownBeliefError
 
 # -- how ftl-reasons' operations read in corollary -------------------------------------------
 
@@ -1261,7 +1261,7 @@ def test_a_rule_with_no_inputs_is_a_default() -> None:
     """ftl-reasons' out-list-only justification (test_outlist.py::TestOutlistBasic::
     test_outlist_valid_when_out, TestOutlistAPI::test_unless_only_no_sl) written as a rule.
 
-    A rule fires when every input key holds a value (docs/model.md, corollary.rules): with no
+    A rule fires when every input key holds a value (docs/model.md, corollary.reasons.rules): with no
     inputs that is at once, so ``x`` holds unless ``y``.
     """
     kb = base()

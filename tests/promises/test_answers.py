@@ -17,9 +17,7 @@ from corollary import (
     TrustPolicy,
     UnknownBeliefError,
 )
-from corollary.calibration import Platt
-from corollary.guarantee import Promise, WeakSignalError, calibrate
-from corollary.promises import (
+from corollary.promises.book import (
     NOT_DERIVED,
     PROMISE_CHANGED,
     PROMISE_REMOVED,
@@ -31,6 +29,8 @@ from corollary.promises import (
     calibration_pairs,
     record_hash,
 )
+from corollary.promises.calibration import Platt
+from corollary.promises.guarantee import Promise, WeakSignalError, calibrate
 
 
 def synthetic(n: int = 2000, seed: int = 0) -> list[tuple[float, bool]]:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from corollary.calibration import NotFittedError, Platt
-from corollary.errors import InvalidInputError, InvalidTypeError
+from corollary.foundations.errors import InvalidInputError, InvalidTypeError
+from corollary.promises.calibration import NotFittedError, Platt
 
 
 def _logit(c):

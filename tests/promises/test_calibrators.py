@@ -1,4 +1,4 @@
-"""Each calibration method alone (corollary.calibrators): its choice meets its own definition on
+"""Each calibration method alone (corollary.promises.calibrators): its choice meets its own definition on
 any counts, and method_for checks every parameter before any example is read."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 from corollary import InvalidInputError, InvalidTypeError
-from corollary.calibrators import (
+from corollary.promises.calibrators import (
     METHODS,
     ConformalRiskControl,
     Counts,

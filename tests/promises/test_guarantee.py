@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 from support.hostile import DEEP, HUGE, SETTINGS, Raiser, hostile, hostile_or_raiser, raises_typed
 
-from corollary.errors import CorollaryError, InvalidInputError, InvalidTypeError
-from corollary.guarantee import (
+from corollary.foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
+from corollary.promises.guarantee import (
     GroupedPromise,
     Promise,
     WeakSignalError,

@@ -183,8 +183,8 @@ def test_answers_through_the_base_follow_the_group_thresholds_on_fresh_inputs() 
 @pytest.mark.parametrize("option", ["signal", "groups"])
 def test_the_same_examples_give_the_standalone_threshold(option: str) -> None:
     """kb.guarantee is the standalone calibrator on the same numbers: the validity above is
-    that of corollary.guarantee.calibrate, applied through the base."""
-    from corollary.guarantee import calibrate
+    that of corollary.promises.guarantee.calibrate, applied through the base."""
+    from corollary.promises.guarantee import calibrate
 
     m, hard, right = _grouped(507)
     kb = _kb()

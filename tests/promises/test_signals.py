@@ -1,4 +1,4 @@
-"""Promises inside a base on any signal (corollary.promises, corollary.bindings): a key computed
+"""Promises inside a base on any signal (corollary.promises, corollary.promises.bindings): a key computed
 for the same subject, a function of the base, groups, one-sided answers, judges, cross-fitted
 calibrators; their verdicts, replays and snapshots (docs/guarantees.md)."""
 
@@ -18,9 +18,7 @@ from corollary import (
     SnapshotError,
     TrustPolicy,
 )
-from corollary.calibration import Platt
-from corollary.guarantee import GroupedPromise, Promise, WeakSignalError, calibrate
-from corollary.promises import (
+from corollary.promises.book import (
     GROUP_CHANGED,
     NOT_DERIVED,
     PROMISE_CHANGED,
@@ -29,6 +27,8 @@ from corollary.promises import (
     TAMPERED,
     record_hash,
 )
+from corollary.promises.calibration import Platt
+from corollary.promises.guarantee import GroupedPromise, Promise, WeakSignalError, calibrate
 
 
 def stream(n: int, seed: int, wrongness: float = 0.6) -> tuple[np.ndarray, np.ndarray]:

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from corollary.guarantee import calibrate
+from corollary.promises.guarantee import calibrate
 
 N_SETS = 400
 N_CAL = 300

@@ -18,8 +18,8 @@ from corollary import (
     rule,
     tool,
 )
-from corollary._format import format_number
-from corollary.proof import format_age, format_confidence
+from corollary.foundations._format import format_number
+from corollary.tms.proof import format_age, format_confidence
 
 
 @tool(trust="high", name="proof_filings")

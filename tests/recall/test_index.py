@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corollary import BeliefBase, ManualClock
-from corollary.recall_index import _hash_texts, belief_words, tokenize, word_hash
+from corollary.facade.recall_index import _hash_texts, belief_words, tokenize, word_hash
 
 
 def found(kb, query, k=50):

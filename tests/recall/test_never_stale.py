@@ -13,7 +13,7 @@ from support.operations import KEYS, POLICIES, apply, tms_operations
 from support.oracle import evaluate
 
 from corollary import BeliefBase, ManualClock, TrustPolicy
-from corollary.values import canon
+from corollary.foundations.values import canon
 
 
 def check_recall(kb, clock, floor, k):

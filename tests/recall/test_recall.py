@@ -17,7 +17,7 @@ from corollary import (
     TrustPolicy,
     render_recalled,
 )
-from corollary.recall import count_tokens, line_cost
+from corollary.facade.recall import count_tokens, line_cost
 
 
 @pytest.fixture

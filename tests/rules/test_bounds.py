@@ -16,15 +16,15 @@ import string
 import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, rule
-from corollary.citation import check_quote
-from corollary.errors import (
+from corollary.evidence.citation import check_quote
+from corollary.evidence.formula import check
+from corollary.foundations.errors import (
     CitationError,
     InvalidInputError,
     InvalidTypeError,
     RuleError,
     RuleLimitError,
 )
-from corollary.formula import check
 
 calls = {"up": 0, "down": 0}
 

@@ -1,4 +1,4 @@
-"""The rule engine (corollary/rule_engine.py) on an engine of its own, without a base: what it
+"""The rule engine (corollary/reasons/rule_engine.py) on an engine of its own, without a base: what it
 fires after a change (settle) and before a query (catch_up), the combinations it enumerates
 (semi-naive: only those with a newly held value), its firing budget, and a rule that raised.
 
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from corollary.conflicts import PreferHigherConfidence
-from corollary.errors import RuleError, RuleLimitError
-from corollary.rule_engine import RuleEngine
-from corollary.rules import Rule
+from corollary.foundations.errors import RuleError, RuleLimitError
+from corollary.reasons.rule_engine import RuleEngine
+from corollary.reasons.rules import Rule
 from corollary.tms import IN, OUT, RULE, Belief, Engine, Premise
+from corollary.tms.conflicts import PreferHigherConfidence
 
 TRUST = {"tool:a": 0.9, "tool:b": 0.8}
 

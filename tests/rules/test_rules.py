@@ -16,7 +16,7 @@ from corollary import (
     PreferHigherConfidence,
     rule,
 )
-from corollary.errors import RuleError
+from corollary.foundations.errors import RuleError
 
 
 class TestRules:

@@ -13,7 +13,7 @@ import pytest
 from support.snapshot_cases import T0, rich_base, shared_base, shared_ledger
 
 from corollary import BeliefBase, ManualClock
-from corollary.proof import RENDER_DEPTH, Proof
+from corollary.tms.proof import RENDER_DEPTH, Proof
 
 GOLDEN = Path(__file__).parents[1] / "data" / "proofs_golden.json"
 DEPTH = 5_000
@@ -106,7 +106,7 @@ def test_a_5000_deep_chain_saves_and_loads(deep: BeliefBase, tmp_path: Path) -> 
 
 
 def test_truncated_proofs_still_stop_at_max_depth(deep: BeliefBase) -> None:
-    from corollary.proof import build_proof
+    from corollary.tms.proof import build_proof
 
     tree = build_proof(deep.engine, deep.engine.find(f"k{DEPTH}", DEPTH), deep.now(),
                        lambda source: 0.99, max_depth=3).to_dict()
@@ -155,7 +155,7 @@ def test_a_5000_deep_chain_in_blocks_is_shallow_and_numbered_as_printed(deep: Be
 def test_blocks_of_an_ordinary_proof_are_the_tree_and_depth_is_checked() -> None:
     proof = chain(3).explain("k3")
     assert proof.to_blocks() == {"proof": proof.to_dict(), "continued": []}
-    from corollary.errors import InvalidInputError
+    from corollary.foundations.errors import InvalidInputError
 
     with pytest.raises(InvalidInputError, match="at least 1"):
         proof.to_blocks(0)

@@ -42,7 +42,7 @@ from support.snapshot_cases import (
 )
 
 from corollary import BeliefBase, CorollaryError, ManualClock, TrustLedger
-from corollary.guarantee import GroupedPromise
+from corollary.promises.guarantee import GroupedPromise
 
 FLIPS = 300
 

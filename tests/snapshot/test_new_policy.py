@@ -1,7 +1,7 @@
 """A new conflict policy is one class in one file (this one): defined as a ConflictPolicy
 subclass with its own to_dict/from_dict, it decides conflicts in the sweep, is saved in a
 snapshot under its class name, and comes back from ``kb.save``/``BeliefBase.load`` with its
-settings; no corollary module names it (corollary/conflicts.py registers every subclass)."""
+settings; no corollary module names it (corollary/tms/conflicts.py registers every subclass)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import attrs
 import pytest
 
 from corollary import BeliefBase, ManualClock
-from corollary._fields import Fields
-from corollary.conflicts import POLICIES, ConflictPolicy, policy_from_dict, rivals_in
-from corollary.errors import InvalidInputError, SnapshotError
+from corollary.foundations._fields import Fields
+from corollary.foundations.errors import InvalidInputError, SnapshotError
+from corollary.tms.conflicts import POLICIES, ConflictPolicy, policy_from_dict, rivals_in
 
 
 @attrs.frozen(slots=True)

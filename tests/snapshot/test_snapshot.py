@@ -23,8 +23,8 @@ from corollary import (
     TrustLedger,
     rule,
 )
-from corollary._io import SNAPSHOT_VERSION
-from corollary.errors import CorollaryError, InvalidInputError
+from corollary.foundations._io import SNAPSHOT_VERSION
+from corollary.foundations.errors import CorollaryError, InvalidInputError
 
 
 def state(kb: BeliefBase) -> dict[tuple[str, str], tuple[str, float]]:

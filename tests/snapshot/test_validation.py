@@ -27,11 +27,10 @@ from support.snapshot_cases import (
 )
 
 from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, open_ledger, rule
-from corollary import rules as rules_module
-from corollary import tools as tools_module
-from corollary._io import CHECKSUM, _box, decode_bytes, digest, encode
-from corollary.ledger import LedgerDocument, validate_ledger_document
-from corollary.snapshot import (
+from corollary.foundations._io import CHECKSUM, _box, decode_bytes, digest, encode
+from corollary.reasons import rules as rules_module
+from corollary.reasons import tools as tools_module
+from corollary.snapshot.state import (
     SNAPSHOT_VERSION,
     _beliefs_at_once,
     _beliefs_one_by_one,
@@ -39,6 +38,7 @@ from corollary.snapshot import (
     _premises_one_by_one,
     read_snapshot,
 )
+from corollary.trust.ledger import LedgerDocument, validate_ledger_document
 
 
 @pytest.fixture(scope="module")
@@ -342,7 +342,7 @@ def test_a_ledger_keeps_totals_beyond_its_kept_history() -> None:
 
 
 def test_outcome_from_dict_checks_its_fields() -> None:
-    from corollary.ledger import Outcome
+    from corollary.trust.ledger import Outcome
 
     good = shared_ledger(ManualClock(T0)).outcomes()[0]
     assert Outcome.from_dict(good.to_dict()) == good
@@ -541,8 +541,8 @@ def test_huge_integers_in_json_are_refused_by_field(doc: dict[str, Any], tmp_pat
 
 # -- the column-at-a-time checks accept exactly what the row-by-row checks accept -----------------
 def test_fast_and_row_by_row_checks_agree(doc: dict[str, Any]) -> None:
-    from corollary._fields import Fields
-    from corollary.policy import TrustPolicy
+    from corollary.foundations._fields import Fields
+    from corollary.trust.policy import TrustPolicy
 
     rng = random.Random(7)
     f = Fields("here", "snapshot")

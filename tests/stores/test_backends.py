@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from corollary import open_ledger
-from corollary.clock import ManualClock
-from corollary.errors import InvalidInputError, InvalidTypeError, StoreError
-from corollary.ledger import Outcome, TrustLedger
-from corollary.stores import SessionNotFoundError
+from corollary.foundations.clock import ManualClock
+from corollary.foundations.errors import InvalidInputError, InvalidTypeError, StoreError
+from corollary.trust.ledger import Outcome, TrustLedger
+from corollary.trust.stores import SessionNotFoundError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 DAY = 86_400.0

@@ -14,15 +14,11 @@ import pytest
 from support.sqlite_v1 import make_v1
 
 from corollary import open_ledger
-from corollary.errors import InvalidInputError, StoreError
-from corollary.ledger import TrustLedger
-from corollary.stores import (
-    StoreCorruptError,
-    StoreVersionError,
-    default_ledger_path,
-)
-from corollary.stores.jsonfile import JSONFileStore
-from corollary.stores.sqlite import APPLICATION_ID, SCHEMA_VERSION, SQLiteStore
+from corollary.foundations.errors import InvalidInputError, StoreError
+from corollary.trust.ledger import TrustLedger
+from corollary.trust.stores import StoreCorruptError, StoreVersionError, default_ledger_path
+from corollary.trust.stores.jsonfile import JSONFileStore
+from corollary.trust.stores.sqlite import APPLICATION_ID, SCHEMA_VERSION, SQLiteStore
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 
@@ -270,16 +266,16 @@ def test_targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_open_ledger_is_the_one_spelling_the_others_warn(tmp_path: Path) -> None:
-    import corollary.stores
+    import corollary.trust.stores
 
     with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
         ledger = TrustLedger.open(tmp_path / "old.db", prior_weight=3)
     assert isinstance(ledger.store, SQLiteStore) and ledger.prior_weight == 3
     ledger.close()
     with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
-        spelled = corollary.stores.open_ledger
+        spelled = corollary.trust.stores.open_ledger
     assert spelled is open_ledger
-    assert "open_ledger" not in corollary.stores.__all__
+    assert "open_ledger" not in corollary.trust.stores.__all__
 
 
 def test_a_malformed_stored_setting_is_reported_not_guessed(tmp_path: Path) -> None:

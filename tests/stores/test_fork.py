@@ -26,7 +26,7 @@ import pytest
 from support import ledger_targets as concurrency
 
 from corollary import BeliefBase
-from corollary.ledger import TrustLedger
+from corollary.trust.ledger import TrustLedger
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 FORK = multiprocessing.get_context("fork")

@@ -12,10 +12,10 @@ import pytest
 from support import files_workers as workers  # importable by name in spawned children
 
 from corollary import open_ledger
-from corollary.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
-from corollary.stores import SessionNotFoundError
-from corollary.stores.base import check_session
-from corollary.stores.jsonfile import JSONFileStore
+from corollary.foundations.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
+from corollary.trust.stores import SessionNotFoundError
+from corollary.trust.stores.base import check_session
+from corollary.trust.stores.jsonfile import JSONFileStore
 
 SPAWN = multiprocessing.get_context("spawn")
 

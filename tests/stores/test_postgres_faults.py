@@ -27,9 +27,9 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from corollary import open_ledger
-from corollary.errors import StoreError
-from corollary.ledger import TrustLedger
-from corollary.stores import postgres as pg_module
+from corollary.foundations.errors import StoreError
+from corollary.trust.ledger import TrustLedger
+from corollary.trust.stores import postgres as pg_module
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 PG_DIR = Path(os.environ.get("COROLLARY_PG_DIR", "/tmp/corollary-pg"))

@@ -23,8 +23,8 @@ from support import sql_workers as workers
 from support.sqlite_v1 import make_v1
 
 from corollary import BeliefBase, ManualClock, TrustLedger, open_ledger
-from corollary.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
-from corollary.stores import SessionNotFoundError
+from corollary.foundations.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
+from corollary.trust.stores import SessionNotFoundError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 SPAWN = multiprocessing.get_context("spawn")
@@ -32,7 +32,7 @@ ROUNDS = 8
 
 
 def _json_versioned() -> bool:
-    from corollary.stores.jsonfile import JSONFileStore
+    from corollary.trust.stores.jsonfile import JSONFileStore
 
     return hasattr(JSONFileStore, "read_session")
 

@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, open_ledger
-from corollary.errors import SessionNotFoundError, SnapshotError
+from corollary.foundations.errors import SessionNotFoundError, SnapshotError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 

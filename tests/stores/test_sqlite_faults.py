@@ -30,10 +30,10 @@ from support import sql_workers as workers
 from support.pools import spawned_pool
 
 from corollary import BeliefBase, open_ledger
-from corollary.errors import CorollaryError, StoreError
-from corollary.ledger import TrustLedger
-from corollary.stores import StoreCorruptError
-from corollary.stores.sqlite import SCHEMA_VERSION, SQLiteStore
+from corollary.foundations.errors import CorollaryError, StoreError
+from corollary.trust.ledger import TrustLedger
+from corollary.trust.stores import StoreCorruptError
+from corollary.trust.stores.sqlite import SCHEMA_VERSION, SQLiteStore
 
 SPAWN = multiprocessing.get_context("spawn")
 FORK = multiprocessing.get_context("fork")

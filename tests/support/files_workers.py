@@ -34,8 +34,8 @@ def race_session(path: str, session_id: str, rounds: int, start: Any, done: Any,
     Each round both processes read the session (same version), wait for each other, then
     both try to save on that version; each reports ``(round, "won"|"lost")``.
     """
-    from corollary.errors import ConcurrentWriteError
-    from corollary.stores.jsonfile import JSONFileStore
+    from corollary.foundations.errors import ConcurrentWriteError
+    from corollary.trust.stores.jsonfile import JSONFileStore
 
     store = JSONFileStore(path)
     for r in range(rounds):
@@ -51,7 +51,7 @@ def race_session(path: str, session_id: str, rounds: int, start: Any, done: Any,
 
 def refold(doc: dict[str, Any]) -> list[list[Any]]:
     """The totals rows of a ledger file, folded again from its outcome rows, in file order."""
-    from corollary.ledger import Totals, fold_totals
+    from corollary.trust.ledger import Totals, fold_totals
 
     half_life = doc["memory_half_life"]
     totals: dict[tuple[str, str | None], Totals] = {}
@@ -67,7 +67,7 @@ def refold(doc: dict[str, Any]) -> list[list[Any]]:
 
 def described(exc: BaseException) -> dict[str, Any]:
     """What a test checks of an error, in a form a child can send back."""
-    from corollary.errors import SnapshotError, StoreError
+    from corollary.foundations.errors import SnapshotError, StoreError
 
     return {"type": type(exc).__name__, "message": str(exc),
             "store_error": isinstance(exc, StoreError),

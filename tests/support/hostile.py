@@ -2,7 +2,7 @@
 by the hostile-argument tests.
 
 The rule (docs/api.md, "Errors are typed"): a bad argument raises a
-:class:`corollary.errors.CorollaryError` subclass and changes *nothing*. ``base_state`` is what
+:class:`corollary.foundations.errors.CorollaryError` subclass and changes *nothing*. ``base_state`` is what
 must not change (``kb.to_dict()`` minus ``taken_at``, and the ledger's outcomes);
 ``raises_typed`` checks the error's type. The fuzzers are ``tests/base/test_bad_input.py``
 (a base), ``tests/trust/test_ledger.py`` (a ledger) and ``tests/promises/test_guarantee.py``
@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from corollary import BeliefBase, ManualClock
-from corollary.errors import CorollaryError
+from corollary.foundations.errors import CorollaryError
 
 SETTINGS = settings(
     derandomize=True,

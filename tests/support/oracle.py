@@ -9,9 +9,9 @@ fine for the small random bases the tests build.
 
 from __future__ import annotations
 
-from corollary import confidence as formulas
-from corollary.conflicts import PreferSource
+from corollary.evidence import confidence as formulas
 from corollary.tms import ANY
+from corollary.tms.conflicts import PreferSource
 
 
 def evaluate(kb, now):

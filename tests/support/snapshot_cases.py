@@ -23,7 +23,7 @@ from corollary import (
     rule,
     tool,
 )
-from corollary.guarantee import calibrate
+from corollary.promises.guarantee import calibrate
 
 T0 = 1_767_225_600.0
 

@@ -17,8 +17,8 @@ def _until(start_at: float | None) -> None:
 
 def warm() -> None:
     """Import what the workers need (``support.pools`` runs it in each worker first)."""
-    import corollary.base
-    import corollary.stores.sqlite  # noqa: F401
+    import corollary.facade.base
+    import corollary.trust.stores.sqlite  # noqa: F401
 
 
 def session_rounds(target: str, options: dict[str, Any], me: int, rounds: int,
@@ -41,7 +41,7 @@ def session_rounds(target: str, options: dict[str, Any], me: int, rounds: int,
 def rounds_on(ledger: Any, me: int, rounds: int, barrier: Any, results: Any) -> None:
     """:func:`session_rounds` on a ledger already open (threads sharing one store)."""
     from corollary import BeliefBase
-    from corollary.errors import ConcurrentWriteError
+    from corollary.foundations.errors import ConcurrentWriteError
 
     for r in range(rounds):
         barrier.wait(60)

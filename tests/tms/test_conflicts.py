@@ -1,4 +1,4 @@
-"""Conflict policies (corollary/conflicts.py) as the strategies of the engine's sweep, on an engine
+"""Conflict policies (corollary/tms/conflicts.py) as the strategies of the engine's sweep, on an engine
 of their own: which value of a key holds, what the losers would have had, and what a policy is
 given. Through a base they are tested in tests/base/test_conflicts.py."""
 
@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from corollary.conflicts import (
+from corollary.foundations.errors import SnapshotError
+from corollary.tms import IN, OUT, RULE, Belief, Engine, Justification, Premise
+from corollary.tms.conflicts import (
     AskHuman,
     Candidate,
     Conflict,
@@ -16,8 +18,6 @@ from corollary.conflicts import (
     PreferSource,
     policy_from_dict,
 )
-from corollary.errors import SnapshotError
-from corollary.tms import IN, OUT, RULE, Belief, Engine, Justification, Premise
 
 TRUST = {"tool:a": 0.9, "tool:b": 0.8, "document:d": 0.7, "human:h": 0.99}
 

@@ -2,7 +2,7 @@
 
 A stub stands in for the trust view (``reliability(source, now) -> (value, time-dependent)``)
 so every number is set by the test; the conflict policies are the real strategies of
-corollary/conflicts.py. The model (docs/model.md): a premise gives reliability × freshness, a
+corollary/tms/conflicts.py. The model (docs/model.md): a premise gives reliability × freshness, a
 derived reason gives step × min(inputs), premises of one origin count once and origins combine
 by noisy-OR; labels are computed on demand for the stale part of what is asked, and support is
 well-founded (a cycle never holds itself up).
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from corollary.conflicts import PreferHigherConfidence, PreferSource
 from corollary.tms import IN, MODEL, OUT, PREMISES, RULE, Belief, Engine, Justification, Premise
+from corollary.tms.conflicts import PreferHigherConfidence, PreferSource
 
 
 class Stub:

@@ -182,7 +182,11 @@ def test_an_outcome_another_process_writes_to_a_shared_sqlite_ledger_is_seen(
 
 
 def test_a_key_with_several_values_and_bad_arguments_take_the_full_path() -> None:
-    from corollary.errors import AmbiguousValueError, InvalidTypeError, UnknownBeliefError
+    from corollary.foundations.errors import (
+        AmbiguousValueError,
+        InvalidTypeError,
+        UnknownBeliefError,
+    )
 
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_("ceo", "Ann", source="tool:a")
@@ -202,7 +206,7 @@ def test_a_key_with_several_values_and_bad_arguments_take_the_full_path() -> Non
 
 
 def test_a_clock_that_returns_no_finite_time_is_refused_on_a_read() -> None:
-    from corollary.errors import InvalidInputError
+    from corollary.foundations.errors import InvalidInputError
 
     times = [0.0]
     kb = BeliefBase(clock=lambda: times[-1])

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from corollary._fields import Fields
-from corollary.errors import SnapshotError
+from corollary.foundations._fields import Fields
+from corollary.foundations.errors import SnapshotError
 from corollary.tms import (
     FORMULA,
     KINDS,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from corollary import BeliefBase, ManualClock, rule
-from corollary.errors import InvalidInputError, SnapshotError
-from corollary.rules import Rule
+from corollary.foundations.errors import InvalidInputError, SnapshotError
+from corollary.reasons.rules import Rule
 from corollary.tms import KINDS, MODEL, Justification, StepKind, register
 
 

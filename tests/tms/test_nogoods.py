@@ -15,7 +15,7 @@ from corollary import (
     PreferHigherConfidence,
     PreferSource,
 )
-from corollary.errors import InvalidInputError, StratificationError, UnknownBeliefError
+from corollary.foundations.errors import InvalidInputError, StratificationError, UnknownBeliefError
 
 
 def trip(conflict_policy: Any = None) -> BeliefBase:

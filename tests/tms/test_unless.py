@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, Rule, rule
-from corollary.errors import InvalidInputError, InvalidTypeError, StratificationError
+from corollary.foundations.errors import InvalidInputError, InvalidTypeError, StratificationError
 
 
 def shop(**options: object) -> BeliefBase:

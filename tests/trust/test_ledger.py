@@ -25,9 +25,14 @@ from support.hostile import (
     units,
 )
 
-from corollary.clock import ManualClock
-from corollary.errors import CorollaryError, InvalidInputError, InvalidTypeError, SnapshotError
-from corollary.ledger import (
+from corollary.foundations.clock import ManualClock
+from corollary.foundations.errors import (
+    CorollaryError,
+    InvalidInputError,
+    InvalidTypeError,
+    SnapshotError,
+)
+from corollary.trust.ledger import (
     DEFAULT_MIN_SAMPLES,
     DEFAULT_PRIOR,
     GatedConfidence,
@@ -36,7 +41,7 @@ from corollary.ledger import (
     TrustLedger,
     resolve_min_samples,
 )
-from corollary.policy import TrustPolicy
+from corollary.trust.policy import TrustPolicy
 
 DAY = 86_400.0
 

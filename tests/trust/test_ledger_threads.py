@@ -19,7 +19,7 @@ from support import files_workers as workers  # importable by name in spawned ch
 from support.files_workers import refold
 
 from corollary import BeliefBase, open_ledger
-from corollary.ledger import Totals, TrustLedger, fold_totals
+from corollary.trust.ledger import Totals, TrustLedger, fold_totals
 
 SPAWN = multiprocessing.get_context("spawn")
 THREADS = 8

@@ -22,7 +22,7 @@ from corollary import (
     UnknownSourceError,
     tool,
 )
-from corollary.ledger import CAPABILITY_TIERS, ROUTE_TIERS
+from corollary.trust.ledger import CAPABILITY_TIERS, ROUTE_TIERS
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_routing.py"
 

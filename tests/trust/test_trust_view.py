@@ -1,4 +1,4 @@
-"""A base's view of trust (corollary/trust.py) on its own: priors and tools, the reliability
+"""A base's view of trust (corollary/trust/view.py) on its own: priors and tools, the reliability
 cache, and the queue of changed sources that a ledger fills from any thread and the base empties
 in its own (docs/ledger.md)."""
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from corollary import ManualClock, TrustLedger, TrustPolicy, tool
-from corollary.errors import InvalidInputError, UnknownSourceError
-from corollary.tools import spec_of
-from corollary.trust import TrustView
+from corollary.foundations.errors import InvalidInputError, UnknownSourceError
+from corollary.reasons.tools import spec_of
+from corollary.trust.view import TrustView
 
 DAY = 86_400.0
 

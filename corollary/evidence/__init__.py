@@ -1,0 +1,1 @@
+"""Evidence: the pure confidence formulas, safe arithmetic (an ast allowlist, never eval), and citation checks."""

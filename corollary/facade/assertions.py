@@ -1,0 +1,282 @@
+"""Assertions: what their arguments must be, and what asserting a checked one does.
+
+Checking (:func:`check_assertion`, :func:`check_rows`) reads the trust view alone (a source's
+kind; a tool's declared origin, half-life and ttl): nothing there changes a belief, so a bad row
+found anywhere in a batch leaves the base as it was. Every checked row is one typed value, a
+:class:`Row`; a batch of them is a :class:`CheckedRows`, which also says when every row is a
+plain ``(key, value, source)`` triple (kept as given: the engine makes those a run at a time).
+
+Asserting (:func:`confirmations`, :func:`put`, :func:`assert_rows`) gives the meaning of
+``BeliefBase.assert_`` and ``assert_many``: a source repeating a value renews its premise, a
+new value from it replaces its earlier one, a withdrawn value asserted afresh comes back on this
+premise alone, and an independent origin confirming a held value is a right outcome for every
+source of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import attrs
+
+from ..foundations._deprecated import module_getattr
+from ..foundations._validate import plain_text
+from ..foundations.clock import Duration, to_seconds
+from ..foundations.errors import (
+    CorollaryError,
+    InvalidInputError,
+    InvalidTypeError,
+    UnknownSourceError,
+)
+from ..foundations.values import INT_MAX, INT_MIN, canon, check_key, check_text
+from ..tms import Premise
+from ..trust.policy import STEP_KINDS
+from ..trust.view import TrustView
+from .blame import Verdict
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..tms import Belief, Engine
+    from .lookup import Lookup
+
+#: The fields of a row of ``BeliefBase.assert_many``, in order.
+ROW_FIELDS = ("key", "value", "source", "origin", "half_life", "ttl")
+
+
+class Row(NamedTuple):
+    """A checked assertion: ``assert_``'s arguments with the value's identity (``vid``) and a
+    tool's declared origin, half-life and ttl applied. A tuple, as the engine's bulk path
+    unpacks it."""
+
+    key: str
+    value: Any
+    vid: Any
+    source: str
+    origin: str
+    half_life: float | None
+    ttl: float | None
+
+
+_row = tuple.__new__  # a Row made from its seven fields without the keyword-handling __new__
+
+#: :class:`Row`'s fields as a plain tuple: what :func:`check_assertion` returns.
+Checked = tuple[str, Any, Any, str, str, "float | None", "float | None"]
+
+
+@attrs.frozen(slots=True)
+class CheckedRows:
+    """The rows of an ``assert_many`` batch, every one checked.
+
+    The first ``plain`` rows are ``(key, value, source)`` triples as given, whose value is its
+    own identity and whose source is its own origin, with no half-life or ttl: what most bulk
+    loads are, kept as they came so that the engine makes them with no copy (a run at a time
+    when every row is one, :attr:`uniform`). Every later row is a :class:`Row`.
+    """
+
+    rows: list[tuple[Any, ...]]
+    plain: int
+
+    @property
+    def uniform(self) -> bool:
+        """Whether every row is a plain triple."""
+        return self.plain == len(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def row(self, i: int) -> Row:
+        """Row ``i`` as a :class:`Row` (a plain triple spelled out)."""
+        r = self.rows[i]
+        if i < self.plain:
+            return _row(Row, (r[0], r[1], r[1], r[2], r[2], None, None))
+        return r  # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[Row]:
+        return map(self.row, range(len(self.rows)))
+
+
+def check_rows(trust: TrustView, rows: Iterable[Any]) -> CheckedRows:
+    """Each row checked as ``BeliefBase.assert_`` checks its arguments, in order; the first bad
+    row raises, naming its index. The leading rows that are plain ``(key, value, source)``
+    triples (a value that is its own identity, no tool behind the source) are kept as given;
+    the rest become :class:`Row` values (see :class:`CheckedRows`)."""
+    rows = rows if type(rows) is list else list(rows)
+    start = 0
+    if not trust.tools:
+        start = _plain_prefix(trust, rows)
+        if start == len(rows):
+            return CheckedRows(rows, start)
+    checked: list[tuple[Any, ...]] = rows[:start]
+    append = checked.append
+    for i in range(start, len(rows)):
+        row = rows[i]
+        try:
+            if isinstance(row, Mapping):
+                unknown = set(row) - set(ROW_FIELDS)
+                if unknown:
+                    raise InvalidInputError(f"unknown fields {sorted(map(str, unknown))}")
+                missing = [f for f in ROW_FIELDS[:3] if f not in row]
+                if missing:
+                    raise InvalidInputError(f"missing fields {missing}")
+                append(_row(Row, check_assertion(trust, *(row.get(f) for f in ROW_FIELDS))))
+            elif isinstance(row, (tuple, list)):
+                if not 3 <= len(row) <= len(ROW_FIELDS):
+                    raise InvalidInputError(f"a row holds 3 to {len(ROW_FIELDS)} fields "
+                                            f"({', '.join(ROW_FIELDS)}), not {len(row)}")
+                append(_row(Row, check_assertion(trust, *row,
+                                                  *(None,) * (len(ROW_FIELDS) - len(row)))))
+            else:
+                raise InvalidTypeError(f"a row is a tuple or a dict, not {type(row).__name__}")
+        except (InvalidInputError, InvalidTypeError, UnknownSourceError) as exc:
+            raise type(exc)(f"row {i}: {exc}") from exc
+    return CheckedRows(checked, start)
+
+
+def _plain_prefix(trust: TrustView, rows: list[Any]) -> int:
+    """How many rows from the first are ``(key, value, source)`` tuples that need nothing
+    but the check: an ascii key, a value that is its own identity (an ascii string, a finite
+    float, an integer in range) and a known source that is no reasoning step. Checked inline,
+    as most rows of a bulk load are such rows; the first other row is left to the full check,
+    which says what is wrong with it."""
+    plain: dict[Any, bool] = {}  # the sources seen here that may assert
+    start = 0
+    try:
+        for start, row in enumerate(rows):  # noqa: B007 (start is read after the loop)
+            if type(row) is not tuple:
+                return start
+            key, value, source = row  # ValueError: not three fields
+            if type(source) is not str:  # (before the lookup: a str subclass or another
+                return start             # object may hash and compare like a known source)
+            if plain.get(source) is None:
+                kind = trust.kinds.get(source)
+                if kind is None:  # a source met for the first time
+                    try:
+                        kind = trust.kind_of(source)
+                    except CorollaryError:
+                        return start
+                if kind in STEP_KINDS:
+                    return start
+                plain[source] = True
+            if type(key) is not str or not key.isascii() or not key or key.isspace():
+                return start
+            t = type(value)
+            if t is int:
+                if not INT_MIN <= value <= INT_MAX:
+                    return start
+            elif t is str:
+                if not value.isascii():
+                    return start
+            elif t is not float or value - value != 0.0:
+                return start
+    except ValueError:  # a tuple of other than three fields
+        return start
+    return len(rows)
+
+
+def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin: Any,
+                    half_life: Any, ttl: Any) -> Checked:
+    """``BeliefBase.assert_``'s arguments checked, with the tool's declared defaults applied:
+    the fields of a :class:`Row`, as a plain tuple (``assert_`` unpacks it at once, and one
+    assertion at a time is a path measured against a bar; a batch's rows are made Rows)."""
+    if type(key) is not str or not key or key.isspace() or not key.isascii():
+        key = check_key(key)
+    vid = value if type(value) is str and value.isascii() else canon(value)
+    kind = trust.kinds.get(source) if type(source) is str else None
+    if kind is None:  # a source not seen yet (or not a plain string)
+        source = plain_text(source)
+        trust.check_source(source, "rules derive, they don't assert")
+    elif kind in STEP_KINDS:
+        raise InvalidInputError(f"{source!r} is a reasoning step: rules derive, they don't assert")
+    spec = trust.tool_of(source) if trust.tools else None
+    if origin is None:
+        origin = spec.origin if spec is not None and spec.origin else source
+    elif not isinstance(origin, str) or not origin:
+        raise InvalidInputError(f"origin must be a non-empty string, got {origin!r}")
+    else:
+        origin = check_text(plain_text(origin), "origin")
+    hl = None if half_life is None else positive_seconds(half_life, "half_life")
+    tl = None if ttl is None else positive_seconds(ttl, "ttl")
+    if spec is not None:
+        hl = spec.half_life if hl is None else hl
+        tl = spec.ttl if tl is None else tl
+    return key, value, vid, source, origin, hl, tl
+
+
+def positive_seconds(value: Duration | None, name: str) -> float | None:
+    """A duration in seconds that must be > 0 (``None`` stays ``None``)."""
+    seconds = to_seconds(value, name)
+    if seconds is not None and seconds <= 0:
+        raise InvalidInputError(f"{name} must be > 0, got {value!r}")
+    return seconds
+
+
+# ---------------------------------------------------------------------------------------------
+# What asserting a checked row does
+# ---------------------------------------------------------------------------------------------
+
+
+def confirmations(lookup: Lookup, b: Belief | None, key: str, value: Any, source: str,
+                  origin: str, now: float) -> list[Verdict]:
+    """The outcomes asserting ``b`` from ``source`` and ``origin`` records: an independent
+    origin confirming a held value is a right outcome for every source."""
+    if b is None or b.withdrawn is not None or b.premise_from(source) is not None:
+        return []
+    confirmed = sorted({p.source for p in b.premises
+                        if p.origin != origin and not p.expired(now)})
+    if not confirmed or any(p.origin == origin for p in b.premises):
+        return []
+    conf = lookup.confidence_of(b)
+    why = f"confirmed {key} = {value!r} from another origin"
+    return [(s, True, why, key, conf) for s in [source, *confirmed]]
+
+
+def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source: str,
+        origin: str, hl: float | None, tl: float | None, now: float) -> None:
+    """The change asserting a checked row on a known key makes (``b``: the belief ``key =
+    value``, if there is one)."""
+    # a source's earlier premise on this key: renew it (same value) or replace it
+    for other in engine.values_of(key):
+        if other is not b and other.premise_from(source) is not None:
+            engine.drop_premise(other, source)
+            engine.forget_if_unused(other)
+    if b is None:
+        b = engine.belief(key, value, vid)
+    if b.withdrawn is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
+        engine.withdraw_reasons(b, keep_source=source)
+        engine.reinstate(b)
+    engine.set_premise(b, Premise(source, origin, now, hl, tl))
+
+
+def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float,
+                record: Callable[[Sequence[Verdict]], None]) -> int:
+    """Assert checked rows at ``now`` as one batch (no rules or watching policy to run between
+    them): new keys through the engine's bulk path, known keys one by one, the confirmations
+    handed to ``record`` at once; on any failure (of ``record`` too) the batch is rolled back.
+    Returns how many rows."""
+    rows = checked.rows
+    n = len(rows)
+    batch = engine.begin_batch()
+    verdicts: list[Verdict] = []
+    i = 0
+    try:
+        while True:
+            i = engine.add_premised_rows(rows, i, now, batch, checked.uniform)
+            if i == n:
+                break
+            key, value, vid, source, origin, hl, tl = checked.row(i)
+            b = engine.find(key, vid)
+            verdicts.extend(confirmations(lookup, b, key, value, source, origin, now))
+            engine.save_key(batch, key)
+            put(engine, b, key, value, vid, source, origin, hl, tl, now)
+            i += 1
+        record(verdicts)
+    except BaseException:
+        engine.rollback(batch)
+        raise
+    return n
+
+
+# a checked assertion was a bare tuple type; it is a Row now (or Checked, its plain fields)
+__getattr__ = module_getattr(__name__, {
+    "CheckedRow": (lambda: Checked, "a checked row is corollary.facade.assertions.Row"),
+})

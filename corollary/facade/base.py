@@ -1,0 +1,436 @@
+"""The :class:`BeliefBase`: what an agent runtime talks to.
+
+A facade: it validates every input before touching anything, then delegates to the parts it
+composes, and answers queries at the clock's current time.
+
+- the TMS (:mod:`corollary.tms`) holds beliefs and reasons and labels them;
+- the rule engine (:mod:`corollary.reasons.rule_engine`) fires rules on what the TMS holds;
+- the trust view (:mod:`corollary.trust`) gives the TMS priors and learned reliabilities;
+- the promises (:mod:`corollary.promises`) answer or abstain under statistical guarantees;
+- proofs (:mod:`corollary.tms.proof`) and snapshots (:mod:`corollary.snapshot`) read the TMS
+  through its public API and the state the base hands over.
+
+Operations that record outcomes hand the ledger one batch, before anything changes, so an
+operation and its outcomes are all or nothing.
+
+This module holds the base's making, its parts, and the operations that change beliefs. What an
+assertion means is :mod:`corollary.facade.assertions`, who is blamed :mod:`corollary.facade.blame`, settling
+a conflict by a person :mod:`corollary.facade.resolving`. The rest of the base's methods come from its
+parts, one concept each: queries (:mod:`corollary.facade.queries`), tool calls
+(:mod:`corollary.facade.calling`), promises (:mod:`corollary.facade.promising`) and snapshots
+(:mod:`corollary.facade.saving`).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from ..foundations._collector import collector_paused
+from ..foundations._deprecated import warn
+from ..foundations._validate import check_bool, check_int, plain_text
+from ..foundations.clock import Clock, Duration, system_clock
+from ..foundations.errors import BlameError, InvalidInputError, InvalidTypeError, UnknownBeliefError
+from ..foundations.values import check_key, check_text
+from ..promises.book import PromiseBook
+from ..reasons.calls import CallMemory
+from ..reasons.claims import check_claim
+from ..reasons.nogoods import make_nogood
+from ..reasons.rule_engine import RuleEngine
+from ..reasons.rules import Rule
+from ..reasons.tools import ToolSpec, spec_of
+from ..tms import Engine, Justification, make_items, premise_record, strata
+from ..tms.conflicts import Conflict, ConflictPolicy
+from ..trust.ledger import TrustLedger
+from ..trust.policy import STEP_KINDS, TrustPolicy
+from ..trust.view import TrustView
+from .assertions import assert_rows, check_assertion, check_rows, confirmations, put
+from .blame import FAULTS, Verdict, blame, outcome_events
+from .calling import ToolCallMethods
+from .lookup import EngineSync, Lookup
+from .promising import PromiseMethods
+from .queries import Faded, Held, QueryMethods
+from .recall import Recaller
+from .recall_vectors import check_embedder
+from .resolving import open_conflicts, resolution
+from .saving import SnapshotMethods
+
+__all__ = ["BeliefBase", "Faded", "Held"]
+
+_UNSET: Any = object()
+
+
+class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods):
+    """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
+
+    Parameters
+    ----------
+    policy : TrustPolicy, optional
+        Priors and thresholds.
+    ledger : TrustLedger, optional
+        Where reliability is learned. A ledger passed in is *shared*: it is saved apart from
+        this base's snapshots. Without one the base makes its own and snapshots carry it.
+    clock : callable, optional
+        POSIX seconds now; :class:`corollary.ManualClock` for tests and simulations.
+    conflict_policy : ConflictPolicy, optional
+        How two held values of one key, and nogoods, are settled; ``None`` leaves conflicts
+        open (:meth:`conflicts` lists them). ``conflicts=`` is its deprecated old spelling.
+    tools : iterable of @tool functions
+        Their declared trust, half-life, ttl and origin apply to premises from ``tool:<name>``.
+    rules : iterable of @rule functions
+        Fired whenever their inputs are held.
+    learn_from_checks : bool
+        Whether re-executed formulas and checked citations record outcomes for the model.
+    max_rule_firings : int
+        How many times rules may fire within one operation (an assertion, a query...) before
+        :class:`~corollary.foundations.errors.RuleLimitError` says they do not settle.
+    embedder : callable, optional
+        ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
+        :mod:`corollary.facade.recall_vectors`). Not saved in snapshots: pass it again on load.
+
+    Examples
+    --------
+    >>> from corollary import ManualClock
+    >>> kb = BeliefBase(clock=ManualClock(0))
+    >>> kb.assert_("hq", "Austin", source="tool:registry")
+    >>> kb.assert_("hq", "Austin", source="document:10-K")
+    >>> round(kb.confidence("hq"), 4)
+    0.9959
+    """
+
+    def __init__(
+        self,
+        policy: TrustPolicy | None = None,
+        ledger: TrustLedger | None = None,
+        clock: Clock | None = None,
+        conflict_policy: ConflictPolicy | None = None,
+        tools: Iterable[Callable[..., Any]] = (),
+        rules: Iterable[Rule] = (),
+        learn_from_checks: bool = True,
+        max_rule_firings: int = 10_000,
+        embedder: Callable[[list[str]], Any] | None = None,
+        *,
+        conflicts: Any = _UNSET,
+    ) -> None:
+        if conflicts is not _UNSET:
+            warn("BeliefBase(conflicts=...)", "pass conflict_policy= (kb.conflicts() lists the "
+                 "open conflicts)")
+            conflict_policy = conflicts
+        if policy is not None and not isinstance(policy, TrustPolicy):
+            raise InvalidTypeError("policy must be a TrustPolicy")
+        if ledger is not None and not isinstance(ledger, TrustLedger):
+            raise InvalidTypeError("ledger must be a TrustLedger")
+        if clock is not None and not callable(clock):
+            raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
+        if conflict_policy is not None and not isinstance(conflict_policy, ConflictPolicy):
+            raise InvalidTypeError("conflict_policy must be a conflict policy or None")
+        check_bool(learn_from_checks, "learn_from_checks")
+        self.max_rule_firings = check_int(max_rule_firings, "max_rule_firings", low=1, high=2**62)
+        self.policy = policy or TrustPolicy()
+        self.clock: Clock = clock or system_clock
+        self.conflict_policy = conflict_policy
+        self.learn_from_checks = learn_from_checks
+        shared = ledger is not None
+        if ledger is None:
+            ledger = TrustLedger(policy=self.policy, clock=self.clock)
+        self._trust = TrustView(self.policy, ledger, shared)
+        self._engine = Engine(self._trust.reliability, self.policy.corroboration,
+                              conflict_policy)
+        self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
+        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings)
+        self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
+                              self._sync_engine)
+        self._promises = PromiseBook()
+        self._calls = CallMemory()
+        # outcome event ids derive from this base and the operation count, so that retrying an
+        # operation whose outcomes may have been stored records nothing twice
+        self._uid = uuid.uuid4().hex
+        self._ops = 0
+        self._sessions: dict[str, int] = {}
+        self._recaller: Recaller | None = None  # made on the first recall (corollary.facade.recall)
+        self._embedder = check_embedder(embedder)
+        # whether anything must run after a change: rules, or a policy that watches changes
+        self._hooks = conflict_policy is not None and conflict_policy.watches_changes
+        for t in tools:
+            self.add_tool(t)
+        for r in rules:
+            self.add_rule(r)
+
+    # -- configuration and parts -----------------------------------------------------------
+    @property
+    def ledger(self) -> TrustLedger:
+        """The trust ledger."""
+        return self._trust.ledger
+
+    @property
+    def shared_ledger(self) -> bool:
+        """Whether the ledger was passed in (and is saved apart from this base's snapshots)."""
+        return self._trust.shared
+
+    @property
+    def engine(self) -> Engine:
+        """The TMS, for reading (tools, pictures, tests); change the base through its methods."""
+        return self._engine
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        """The rules, in the order they were added."""
+        return self._rules.rules
+
+    @property
+    def tools(self) -> dict[str, ToolSpec]:
+        """The tools' declarations, by name."""
+        return dict(self._trust.tools)
+
+    def add_tool(self, fn: Callable[..., Any]) -> None:
+        """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
+        spec = spec_of(fn)
+        self._trust.add_tool(spec)
+        self._engine.mark_source(spec.source)
+
+    def add_rule(self, r: Rule) -> None:
+        """Add a rule; it fires at once for inputs already held."""
+        if not isinstance(r, Rule):
+            raise InvalidTypeError("rules must be @rule functions")
+        if self._rules.add(r):
+            self._hooks = True
+            self._after_change(extra_rules=[r])
+
+    def remove_rule(self, r: Rule) -> None:
+        """Remove a rule and every justification it made (what rested only on them goes OUT)."""
+        if not isinstance(r, Rule):
+            raise InvalidTypeError("remove_rule takes a @rule function")
+        if r not in self._rules:
+            raise InvalidInputError(f"rule {r.name} is not in this base")
+        self._rules.remove(r)
+        self._engine.remove_rule_reasons(r.name)
+        self._hooks = self._rules.active or (
+            self.conflict_policy is not None and self.conflict_policy.watches_changes)
+        self._after_change()
+
+    def now(self) -> float:
+        """The clock's current time."""
+        return self._sync_engine.now()
+
+    # -- trust and outcomes ----------------------------------------------------------------
+    def reliability(self, source: str) -> float:
+        """``source``'s learned reliability now (its prior until outcomes come in)."""
+        source = plain_text(source)
+        self._trust.check_source(source, "only sources have a reliability")
+        self._trust.poll()
+        return self._trust.reliability(source, self._sync_engine.outcomes())[0]
+
+    def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
+                       at: float | None = None, topic: str | None = None,
+                       key: str | None = None) -> None:
+        """Record your own ground truth about ``source`` (an audit, a ticket) in the ledger.
+
+        With ``key``, the outcome keeps that belief's confidence now, for calibration. A call
+        that raised (a store that failed) may be repeated: it never records twice.
+        """
+        source = plain_text(source)
+        if self._trust.kind_of(source) in STEP_KINDS:
+            raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
+        conf = None
+        if key is not None:
+            key = check_key(key)
+            conf = self._lookup.held_confidence(key)
+        self._record([(source, correct, reason, key, conf)], at=at, topic=topic)
+
+    def _record(self, items: Sequence[Verdict], *, at: float | None = None,
+                topic: str | None = None) -> None:
+        """Record one operation's outcomes at once, before the operation changes the base: the
+        ledger stores the batch in one transaction (all or nothing), so a failing store leaves
+        both unchanged (event ids: :func:`corollary.facade.blame.outcome_events`)."""
+        if not items:
+            return
+        self.ledger.record_many(outcome_events(
+            self._uid, self._ops, items, self.now() if at is None else at, topic))
+        self._ops += 1
+
+    # -- changes ---------------------------------------------------------------------------
+    def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
+                half_life: Duration | None = None, ttl: Duration | None = None) -> None:
+        """Assert ``key = value`` on the word of ``source``.
+
+        A source repeating a value renews its premise in place; a source giving a new value
+        for a key replaces its earlier premise on that key. An independent origin asserting a
+        value another origin already holds records a right outcome for both.
+        """
+        key, value, vid, source, origin, hl, tl = check_assertion(
+            self._trust, key, value, source, origin, half_life, ttl)
+        now = self.clock()
+        if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
+            now = self.now()
+        engine = self._engine
+        if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
+            engine.add_premised(key, value, vid, premise_record(source, origin, now, hl, tl))
+        else:
+            b = engine.find(key, vid)
+            self._record(confirmations(self._lookup, b, key, value, source, origin, now))
+            put(engine, b, key, value, vid, source, origin, hl, tl, now)
+        if self._hooks:
+            self._after_change()
+
+    def assert_many(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
+        """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
+
+        A row holds :meth:`assert_`'s arguments: a tuple ``(key, value, source[, origin[,
+        half_life[, ttl]]])`` or a dict with those names. Every row is checked before anything
+        changes: a bad row raises the error :meth:`assert_` would, naming the row, and the base
+        is left as it was. The rows then take effect in order, all at the clock's time now,
+        with :meth:`assert_`'s meaning (renewals, replacements, a tool's declared half-life,
+        ttl and origin), and the outcomes of confirmations are recorded as one ledger batch:
+        if the ledger fails, no row takes effect. Written together, those outcomes keep the
+        reliabilities of the batch's start in their confidences (one by one, a later
+        confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or
+        a policy that watches changes, the rows are asserted one by one (rules fire after each
+        row, as after each :meth:`assert_`) and a confirmation is recorded with its row.
+        """
+        if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+            raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
+        with collector_paused():  # a bulk load allocates objects it keeps
+            checked = check_rows(self._trust, rows)
+            if not checked.rows:
+                return 0
+            if self._hooks:
+                for row in checked:
+                    self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
+                                 row.half_life, row.ttl)
+                return len(checked)
+            return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
+
+    def claim(
+        self,
+        key: str,
+        value: Any,
+        source: str = "model:default",
+        inputs: Sequence[str] | Mapping[str, str] = (),
+        certainty: float | None = None,
+        formula: str | None = None,
+        citation: Any = None,
+        *,
+        unless: Sequence[str | tuple[str, Any]] = (),
+        learn: bool | None = None,
+    ) -> Any:
+        """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
+
+        A ``formula`` over the inputs' names is re-executed: if it reproduces ``value`` the step
+        is verified (``1.0 × certainty``), otherwise the re-executed value is believed instead
+        and the model is wrong. A ``citation`` (document key and quote) is checked against the
+        document's text. ``unless`` lists exceptions (keys, or ``(key, value)`` pairs): the
+        claim holds only while none of them is held, and comes back by itself when they go.
+        ``learn`` says whether the checks are outcomes of ``source`` for this claim (default
+        ``None``: the base's ``learn_from_checks``). Returns the value believed. See
+        :mod:`corollary.reasons.claims`.
+        """
+        learn = self.learn_from_checks if learn is None else check_bool(learn, "learn")
+        source = plain_text(source)
+        self._trust.check_source(source, "claims come from sources")
+        exceptions = make_items(unless, "unless")
+        checked = check_claim(key, value, source, inputs, certainty, formula, citation,
+                              self._lookup.held_belief)
+        strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
+        if learn and checked.checks:
+            now = self._sync_engine.outcomes()
+            rel, _ = self._trust.reliability(source, now)
+            signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
+            self._record([(source, ok, why, checked.key, signal) for ok, why in checked.checks])
+        engine = self._engine
+        out = engine.belief(checked.key, checked.believed, checked.vid)
+        if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
+            engine.withdraw_reasons(out)
+            engine.reinstate(out)
+        engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
+                                               checked.certainty, checked.info, exceptions))
+        self._after_change()
+        return checked.believed
+
+    def retract(self, key: str, value: Any = None, reason: str | None = None,
+                fault: str = "none", *, source: str | None = None) -> None:
+        """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
+
+        ``fault="source"`` says the value was wrong when given: every accountable source (the
+        premise sources, or the model behind an unverified claim) gets a wrong outcome.
+        ``fault="none"`` (the default) says the world changed, and records nothing.
+
+        With ``source``, only that source's reasons are withdrawn: its premise, or the claims
+        that model made for the value; the belief stays IN if other reasons hold it, and blame
+        (``fault="source"``) falls on that source alone.
+        """
+        key = check_key(key)
+        if type(fault) is not str or fault not in FAULTS:
+            raise InvalidInputError(f"fault must be 'none' or 'source', got {fault!r}")
+        if reason is not None:
+            if not isinstance(reason, str):
+                raise InvalidTypeError("reason must be a string")
+            reason = check_text(plain_text(reason), "a reason")
+        if source is not None:
+            source = plain_text(source)
+            self._trust.check_source(source, "only a source's reasons can be withdrawn")
+        b = self._lookup.target(key, value)
+        premise, claims = None, []
+        if source is not None:
+            premise = b.premise_from(source)
+            claims = [j for j in b.justs if not j.kind.by_rule and j.name == source]
+            if premise is None and not claims:
+                raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
+        if fault == "source":
+            blamed = blame(b, source, premise is not None, claims)
+            conf = self._lookup.confidence_of(b)
+            why = reason or f"{key} = {b.value!r} was wrong"
+            self._record([(s, False, why, key, conf) for s in blamed])
+        if source is None:
+            self._engine.withdraw(b, "retracted" + (f": {reason}" if reason else ""))
+        else:
+            if premise is not None:
+                self._engine.drop_premise(b, source)
+            for j in claims:
+                self._engine.remove_justification(j)
+        self._after_change()
+
+    def nogood(self, *items: str | tuple[str, Any], name: str | None = None) -> str:
+        """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
+
+        While every item is held, the conflict policy settles it: a deciding policy gives up
+        the least confident item (its proof names the nogood and the culprit premise); with
+        no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
+        nogood's name. See :mod:`corollary.reasons.nogoods`.
+        """
+        self._lookup.sync()
+        ng = make_nogood(self._engine, items, name, len(self._engine.nogoods) + 1)
+        self._engine.add_nogood(ng)
+        self._after_change()
+        return ng.name
+
+    def conflicts(self) -> list[Conflict]:
+        """Open conflicts: keys holding two or more values, and nogoods whose items are all
+        held, that no policy has settled."""
+        self._lookup.sync()
+        return open_conflicts(self._engine)
+
+    def resolve(self, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
+                give_up: Any = None) -> None:
+        """Settle a conflict as a person would (see :mod:`corollary.facade.resolving`).
+
+        For two values of a key: ``winner`` holds and the other values are rejected; with
+        ``learn`` the winners' sources get right outcomes and the losers' wrong ones. For a
+        nogood (its conflict, or its name): ``give_up`` (an item or a culprit premise, as a key
+        or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
+        resolution is final.
+        """
+        settled = resolution(self._engine, conflict, winner, learn, give_up, self._lookup.sync)
+        self._record(settled.outcomes)
+        for b, why in settled.rejected:
+            self._engine.withdraw(b, why)
+        self._after_change()
+
+    def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
+        self._rules.settle(extra_rules)
+        policy = self.conflict_policy
+        if policy is not None and policy.watches_changes:
+            policy.after_change(self)
+
+    def __repr__(self) -> str:
+        return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"

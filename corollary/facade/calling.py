@@ -1,0 +1,87 @@
+"""The tool-call methods of :class:`~corollary.BeliefBase`: call a tool, assert its result.
+
+A part of the facade (its methods are the base's own). :mod:`corollary.reasons.calls` prepares a call
+(binds the arguments, makes the key) and remembers it with the premise it made, for a re-fetch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..foundations.errors import AsyncToolError
+from ..foundations.values import canon, check_key
+from ..reasons.calls import CallMemory, PreparedCall, ToolCallRecord, prepare_call
+from ..reasons.tools import is_async
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..foundations.clock import Duration
+    from ..tms import Engine
+    from ..trust.view import TrustView
+
+
+class ToolCallMethods:
+    """``kb.call``, ``await kb.acall`` and ``kb.calls``."""
+
+    _calls: CallMemory
+    _engine: Engine
+    _trust: TrustView
+
+    if TYPE_CHECKING:  # provided by BeliefBase
+        def add_tool(self, fn: Callable[..., Any]) -> None: ...
+
+        def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
+                    half_life: Duration | None = None, ttl: Duration | None = None) -> None: ...
+
+    def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
+        """Call a ``@tool`` and assert its result as ``key``; return the result.
+
+        ``key=None`` uses the tool's key template (``@tool(key="price:{symbol}")``), else
+        ``name(arg=value, ...)``. The call (tool and bound arguments, when they are plain data)
+        is remembered with the premise it makes (:meth:`calls`), for a re-fetch. Arguments that
+        do not fit the tool's signature raise ``InvalidTypeError`` before it runs; a tool that
+        raises changes nothing. An ``async def`` tool raises
+        :class:`~corollary.foundations.errors.AsyncToolError`: await :meth:`acall` instead.
+        """
+        call = prepare_call(fn, key, args, kwargs)
+        if is_async(fn):
+            raise AsyncToolError(f"{call.spec.name} is an async tool: use await kb.acall(...)")
+        result = fn(*args, **kwargs)
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()  # never awaited: close it so Python does not warn
+            raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
+                                 "asserted: use await kb.acall(...)")
+        return self._called(fn, call, result)
+
+    async def acall(self, fn: Callable[..., Any], key: str | None, *args: Any,
+                    **kwargs: Any) -> Any:
+        """:meth:`call` for ``async def`` tools: the result is awaited, then asserted. A plain
+        tool runs in a worker thread (``asyncio.to_thread``), so it never blocks the event
+        loop; the base itself is only touched from the caller's thread."""
+        call = prepare_call(fn, key, args, kwargs)
+        if is_async(fn):
+            result = fn(*args, **kwargs)
+        else:
+            result = await asyncio.to_thread(fn, *args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        return self._called(fn, call, result)
+
+    def _called(self, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
+        if call.spec.name not in self._trust.tools:
+            canon(result)  # a result that cannot be a belief leaves the base as it was
+            self.add_tool(fn)
+        try:
+            self.assert_(call.key, result, source=call.spec.source)  # noqa: UP005 (our method)
+        finally:  # remembered whenever the premise stands (a rule that raised after it too)
+            self._calls.remember(self._engine, call, result)
+        return result
+
+    def calls(self, key: str | None = None) -> list[ToolCallRecord]:
+        """The tool calls remembered with the premises they made (of ``key`` only, if given),
+        while those premises stand; see :mod:`corollary.reasons.calls`."""
+        return self._calls.records(self._engine, None if key is None else check_key(key))
+

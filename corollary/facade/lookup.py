@@ -1,0 +1,223 @@
+"""Finding what a query names, brought up to the clock's time: the read side of a base.
+
+A :class:`Lookup` turns a key (or a key and a value) into the engine's beliefs, synchronised
+first: outcomes other processes recorded, rules due now, then the stale cone of what is read,
+and nothing else. A read of a belief whose memo is current takes no synchronisation at all
+(:func:`current_reader`). Errors name the key: never heard of, holding no value, or in an open
+conflict.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..foundations._deprecated import module_getattr
+from ..foundations.clock import Clock
+from ..foundations.errors import AmbiguousValueError, InvalidInputError, UnknownBeliefError
+from ..foundations.values import canon, check_key
+from ..reasons.rule_engine import RuleEngine
+from ..tms import IN, Belief, Engine
+from ..tms.conflicts import Candidate, Conflict
+from ..trust.view import TrustView
+from .blame import accountable
+from .blame import sources_of as _sources_of
+
+
+class EngineSync:
+    """Brings the engine up to the clock's time: outcomes first, then what is stale.
+
+    Three spellings, one per extent: :meth:`outcomes` (outcomes recorded since, and expiries
+    due: what rests on them is marked stale, nothing is recomputed), :meth:`beliefs` (and the
+    stale part of some beliefs' ancestry) and :meth:`everything` (and every stale belief). Each
+    returns the time it synchronised to (``now``, default: the clock's).
+    """
+
+    __slots__ = ("clock", "trust", "engine")
+
+    def __init__(self, clock: Clock, trust: TrustView, engine: Engine) -> None:
+        self.clock = clock
+        self.trust = trust
+        self.engine = engine
+
+    def now(self) -> float:
+        """The clock's time, checked: finite POSIX seconds."""
+        t = self.clock()
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+            raise InvalidInputError(f"the clock returned {t!r}, not finite POSIX seconds")
+        return float(t)
+
+    def outcomes(self, now: float | None = None) -> float:
+        """Apply the outcomes recorded since and the expiries due: what rests on them is marked
+        stale, for a later read to recompute."""
+        return self._sync((), now)
+
+    def beliefs(self, targets: Iterable[Belief], now: float | None = None) -> float:
+        """:meth:`outcomes`, then bring ``targets`` up to now (the stale part of their
+        ancestry)."""
+        return self._sync(targets, now)
+
+    def everything(self, now: float | None = None) -> float:
+        """:meth:`outcomes`, then bring every stale belief up to now."""
+        return self._sync(None, now)
+
+    def _sync(self, targets: Iterable[Belief] | None, now: float | None) -> float:
+        now = self.now() if now is None else now
+        if self.trust.changed:
+            for source in self.trust.take_changed():
+                self.engine.mark_source(source)
+        self.engine.sync(now, targets)
+        return now
+
+
+def conflict_between(key: str, held: list[Belief]) -> Conflict:
+    """The open conflict of ``key``'s held values, most confident first."""
+    held = sorted(held, key=lambda b: (-b.conf, b.seq))
+    return Conflict(key, tuple(
+        Candidate(b.value, b.conf, tuple(sorted(accountable(b)))) for b in held))
+
+
+def current_reader(clock: Clock, trust: TrustView, engine: Engine,
+                   rules: RuleEngine) -> Callable[[object], Belief | None]:
+    """A function of a key: its one value when reading it needs no synchronisation now, else
+    ``None`` (the read then takes the full path, which also validates the key and the clock).
+
+    Nothing is due when: the clock reads a finite float; the ledger has nothing new (it is
+    polled first when other processes may write its store); no outcome is waiting to be
+    applied (another base's on a shared ledger included); no premise expires by now; no rule
+    is due (every rule fired at this very time and no key was touched since); and the
+    belief's memo is current (not dirty, and computed at this time if it reads the time). See
+    docs/model.md, "Incremental evaluation". A closure over the base's parts, which never
+    change, as it runs on every read.
+    """
+    keys = engine.keys
+
+    def current(key: object) -> Belief | None:
+        if type(key) is not str:
+            return None
+        b = keys.get(key)
+        if type(b) is not Belief:
+            return None  # unknown, or several values
+        now = clock()
+        if type(now) is not float or now - now != 0.0:
+            return None  # not a float, or not finite
+        if trust.polls:
+            trust.poll()
+        if trust.changed or now >= engine.next_expiry or b in engine.dirty:
+            return None
+        stamp = b.as_of
+        if stamp is not None and stamp != now:
+            return None
+        if rules.active and (rules.fired_at != now or engine.touched):
+            return None
+        return b
+
+    return current
+
+
+class Lookup:
+    """The beliefs a query names, synchronised to now (see the module docstring)."""
+
+    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine", "current")
+
+    def __init__(self, clock: Clock, trust: TrustView, engine: Engine, rules: RuleEngine,
+                 sync_engine: EngineSync) -> None:
+        self.clock = clock
+        self.trust = trust
+        self.engine = engine
+        self.rules = rules
+        self.sync_engine = sync_engine
+        #: ``current(key)``: the one value of ``key`` when reading it needs no
+        #: synchronisation now, else ``None`` (see :func:`current_reader`).
+        self.current = current_reader(clock, trust, engine, rules)
+
+    def sync(self, targets: Iterable[Belief] | None = None) -> float:
+        """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
+        rules, then the stale cone; return now."""
+        now = self._due()
+        if targets is None:
+            return self.sync_engine.everything(now)
+        return self.sync_engine.beliefs(targets, now)
+
+    def catch_up(self) -> float:
+        """Other processes' outcomes and the rules due now (which may add beliefs), then the
+        outcomes and expiries: what rests on them is marked stale, nothing else is recomputed;
+        return now."""
+        return self.sync_engine.outcomes(self._due())
+
+    def _due(self) -> float:
+        """Poll other processes' outcomes and fire the rules due now; return now."""
+        now = self.sync_engine.now()
+        if self.trust.polls:
+            self.trust.poll()
+        if self.rules.active:
+            # outcomes first: they can bring a rule's inputs IN (a conflict flips)
+            self.sync_engine.outcomes(now)
+            self.rules.catch_up(now)
+        return now
+
+    def values(self, key: str) -> list[Belief]:
+        """Every value of ``key``, synchronised (``UnknownBeliefError`` for a key never seen)."""
+        key = check_key(key)
+        if self.rules.active:
+            self.catch_up()  # rules due now (after an outcome or a clock move) may add values
+        values = self.engine.values_of(key)
+        if not values:
+            raise UnknownBeliefError(f"no belief about {key!r}")
+        self.sync(values)
+        return values
+
+    def held(self, key: str) -> list[Belief]:
+        """The values of ``key`` held now."""
+        return [b for b in self.values(key) if b.label is IN]
+
+    def held_belief(self, key: str, what: str) -> Belief:
+        """The one value of ``key`` held now; ``what`` names the key in errors."""
+        values = self.values(key)
+        held = [b for b in values if b.label is IN]
+        if not held:
+            out = "; ".join(f"{b.value!r} is OUT ({b.why})" for b in sorted(values, key=lambda b: b.seq))
+            raise UnknownBeliefError(f"{what} {key!r} holds no value: {out}")
+        if len(held) > 1:
+            raise AmbiguousValueError(
+                f"{what} {key!r} is in an open conflict: {conflict_between(key, held)}")
+        return held[0]
+
+    def one_held(self, key: str) -> Belief | None:
+        """The value of ``key`` held now, ``None`` if none (an open conflict raises)."""
+        held = self.held(key)
+        if len(held) > 1:
+            raise AmbiguousValueError(f"{key!r} is in an open conflict: {conflict_between(key, held)}")
+        return held[0] if held else None
+
+    def held_confidence(self, key: str) -> float | None:
+        """The highest confidence among ``key``'s held values (``None``: a key never seen)."""
+        if not self.engine.values_of(key):
+            return None
+        return max((b.conf for b in self.held(key)), default=0.0)
+
+    def confidence_of(self, b: Belief) -> float:
+        """``b``'s confidence now."""
+        self.sync([b])
+        return b.conf
+
+    def target(self, key: str, value: Any) -> Belief:
+        """The belief ``key = value`` (the held value of ``key`` when ``value`` is ``None``)."""
+        if value is None:
+            return self.held_belief(key, "key")
+        key = check_key(key)
+        vid = canon(value)
+        if self.rules.active:
+            self.catch_up()  # rules due now may derive this very value
+        b = self.engine.find(key, vid)
+        if b is None:
+            raise UnknownBeliefError(f"no belief {key} = {value!r}")
+        self.sync([b])
+        return b
+
+
+# who answers for a belief is corollary.facade.blame's now
+__getattr__ = module_getattr(__name__, {
+    "sources_of": (lambda: _sources_of, "import sources_of from corollary.facade.blame"),
+})

@@ -1,0 +1,121 @@
+"""The promise methods of :class:`~corollary.BeliefBase`: attach, answer under, replay.
+
+A part of the facade (its methods are the base's own): each checks what the base must read,
+then delegates to the base's :class:`~corollary.promises.PromiseBook`, handing it the ledger,
+the held beliefs and the time.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING, Any
+
+from ..foundations._deprecated import warn
+from ..foundations.errors import InvalidInputError
+from ..foundations.values import check_key
+from ..promises.book import Answer, PromiseBook, Replay, calibration_pairs
+from ..promises.options import GuaranteeOptions
+from .lookup import conflict_between
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ..promises.calibration import Platt
+    from ..promises.guarantee import GroupedPromise, Promise
+    from ..trust.ledger import TrustLedger
+    from .lookup import Lookup
+
+
+class PromiseMethods:
+    """``kb.guarantee``, ``kb.answer`` and their kin (see ``docs/guarantees.md``)."""
+
+    _promises: PromiseBook
+    _lookup: Lookup
+
+    if TYPE_CHECKING:  # provided by BeliefBase
+        @property
+        def ledger(self) -> TrustLedger: ...
+
+        def now(self) -> float: ...
+
+    @property
+    def promises(self) -> dict[str, Promise | GroupedPromise]:
+        """The attached promises, by name (see :meth:`guarantee`)."""
+        return self._promises.promises
+
+    @property
+    def verdicts(self) -> dict[tuple[str, Any], dict[str, Any]]:
+        """The verdict record of the last answer given for each belief, by ``(key, value
+        identity)`` (:func:`corollary.foundations.values.canon` of the value)."""
+        return dict(self._promises.verdicts)
+
+    @property
+    def calibrator(self) -> Platt | None:
+        """The calibrator fitted by :meth:`fit_calibrator` (``None`` until then)."""
+        return self._promises.calibrator
+
+    def calibration_pairs(self, source: str | None = None, topic: str | None = None
+                          ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """``(confidences, correct)`` arrays from the ledger's outcomes that carry a
+        confidence; see :func:`corollary.promises.calibration_pairs`."""
+        return calibration_pairs(self.ledger, source, topic)
+
+    def guarantee(self, name: str = "default", examples: Any = None, *,
+                  options: GuaranteeOptions | None = None,
+                  **kwargs: Any) -> Promise | GroupedPromise | None:
+        """Attach a promise; returns it (:meth:`remove_guarantee` detaches one).
+
+        Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, with
+        the keyword arguments of :class:`~corollary.GuaranteeOptions` (``max_error=`` or
+        ``max_risk=``, ``method``, ``delta``, ``min_support``, ``weak``, ``source``,
+        ``topic``, ``signal``, ``groups``, ``answer``, ``correct``, ``folds``) or one
+        ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
+        ``docs/guarantees.md``.
+        """
+        if options is None:
+            options = GuaranteeOptions.of(kwargs)
+        elif kwargs:
+            raise InvalidInputError("pass options= or keyword options, not both")
+        if examples is False:  # the old spelling of remove_guarantee, warned here for the caller
+            warn("kb.guarantee(name, False)", "remove a promise with kb.remove_guarantee(name)")
+            if options.targets_anything:
+                raise InvalidInputError("guarantee(name, False) removes a promise: give no target")
+            self._promises.remove(name)
+            return None
+        return self._promises.guarantee(self.ledger, name, examples, options)
+
+    def remove_guarantee(self, name: str = "default") -> Promise | GroupedPromise | None:
+        """Detach the promise ``name``; return it (``None`` if there was none)."""
+        return self._promises.remove(name)
+
+    def fit_calibrator(self, examples: Any = None, *, source: str | None = None,
+                       topic: str | None = None) -> Platt:
+        """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
+
+        See :meth:`corollary.promises.PromiseBook.fit_calibrator`.
+        """
+        return self._promises.fit_calibrator(self.ledger, examples, source=source, topic=topic)
+
+    def calibrate(self, examples: Any = None, *, source: str | None = None,
+                  topic: str | None = None) -> Platt:
+        """Deprecated name of :meth:`fit_calibrator` (a promise is :meth:`guarantee`)."""
+        warnings.warn("kb.calibrate() fits a Platt calibrator and is now called "
+                      "kb.fit_calibrator(); for a promise use kb.guarantee()",
+                      DeprecationWarning, stacklevel=2)
+        return self.fit_calibrator(examples, source=source, topic=topic)
+
+    def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:
+        """Answer ``key`` alone (``ok``) or abstain, under a promise; see
+        :meth:`corollary.promises.PromiseBook.answer`."""
+        key = check_key(key)
+        self._promises.check_request(promise, group)  # fails before the key is read
+        held = self._lookup.held(key)
+        return self._promises.answer(key, held, self.now(), conflict_between, promise, group=group,
+                                     held_of=self._lookup.held, base=self)
+
+    def replay(self, record: Any, *, live: bool = False) -> Replay:
+        """Re-derive a verdict record against the current promise; see
+        :meth:`corollary.promises.PromiseBook.replay`."""
+        return self._promises.replay(record, self._lookup.held, live=live, base=self)
+

@@ -1,0 +1,191 @@
+"""The query methods of :class:`~corollary.BeliefBase`: what is held, how firmly, and why.
+
+A part of the facade (its methods are the base's own). Every query answers at the clock's time
+now: the lookup (:class:`~corollary.facade.lookup.Lookup`) brings what it reads up to date first, the
+fast path reading a key that needs nothing recomputed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..foundations._validate import check_int, check_unit
+from ..foundations.values import canon
+from ..reasons.calls import Expired, expired
+from ..reasons.nogoods import describe_loss
+from ..tms import IN, OUT
+from ..tms.proof import Proof, build_proof
+from .blame import sources_of
+from .recall import Recalled, Recaller, check_recall_args
+from .sensitivity import Check, what_to_check
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..promises.book import PromiseBook
+    from ..tms import Engine
+    from ..trust.policy import TrustPolicy
+    from ..trust.view import TrustView
+    from .lookup import EngineSync, Lookup
+
+
+@attrs.frozen(slots=True)
+class Faded:
+    """A held premise whose confidence has faded below a threshold."""
+
+    key: str
+    value: Any
+    confidence: float
+    sources: tuple[str, ...]
+
+
+@attrs.frozen(slots=True)
+class Held:
+    """A held belief: key, value and confidence."""
+
+    key: str
+    value: Any
+    confidence: float
+
+
+class QueryMethods:
+    """``kb.value``, ``kb.confidence``, ``kb.label``, ``kb.beliefs``, ``kb.explain``..."""
+
+    policy: TrustPolicy
+    _lookup: Lookup
+    _engine: Engine
+    _trust: TrustView
+    _sync_engine: EngineSync
+    _promises: PromiseBook
+    _recaller: Recaller | None
+    _embedder: Any
+
+    if TYPE_CHECKING:  # provided by BeliefBase
+        def now(self) -> float: ...
+
+    def value(self, key: str) -> Any:
+        """The value held for ``key``, or ``None`` if none is held.
+
+        Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
+        conflict over it is open.
+        """
+        b = self._lookup.current(key)
+        if b is not None:
+            return None if b.best is None else b.value
+        b = self._lookup.one_held(key)
+        return None if b is None else b.value
+
+    def confidence(self, key: str, value: Any = None) -> float:
+        """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
+        b = self._lookup.current(key)
+        if b is not None and (value is None or b.vid == canon(value)):
+            return b.conf  # 0.0 when OUT
+        if value is not None:
+            return self._lookup.target(key, value).conf
+        b = self._lookup.one_held(key)
+        return 0.0 if b is None else b.conf
+
+    def label(self, key: str, value: Any = None) -> str:
+        """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
+        b = self._lookup.current(key)
+        if b is not None and (value is None or b.vid == canon(value)):
+            return OUT if b.best is None else IN
+        if value is not None:
+            return self._lookup.target(key, value).label
+        return IN if self._lookup.held(key) else OUT
+
+    def beliefs(self, min_confidence: float | None = None) -> list[Held]:
+        """Every held belief, optionally only those at or above ``min_confidence``."""
+        floor = 0.0 if min_confidence is None else check_unit(min_confidence, "min_confidence")
+        self._lookup.sync()
+        return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
+                if b.label is IN and b.conf >= floor]
+
+    def recall(self, query: str, k: int = 10, *, budget: float | None = None,
+               min_confidence: float | None = None, expand: bool = False) -> list[Recalled]:
+        """The held beliefs ``query`` is about, most relevant first (see :mod:`corollary.facade.recall`).
+
+        At most ``k`` hits, each held now at or above ``min_confidence`` (default: the policy's
+        ``min_confidence``); ``expand`` adds each hit's held inputs after it; ``budget``
+        (tokens, :func:`corollary.facade.recall.count_tokens` of the rendered lines) stops the list
+        before the first line that would not fit.
+
+        >>> from corollary import BeliefBase
+        >>> kb = BeliefBase()
+        >>> kb.assert_("customer:7:email", "ann@example.com", source="tool:crm")
+        >>> [(r.key, r.why) for r in kb.recall("What is customer 7's email?")]
+        [('customer:7:email', ('customer', '7', 'email'))]
+        """
+        query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
+                                                            expand)
+        if self._recaller is None:
+            self._recaller = Recaller(self._engine, self._lookup, self._embedder)
+        floor = self.policy.min_confidence if floor is None else floor
+        return self._recaller.recall(query, k, floor, budget, expand)
+
+    def project(self) -> dict[str, Any]:
+        """What a model should be shown: held values at or above ``policy.min_confidence``."""
+        floor = self.policy.min_confidence
+        return {h.key: h.value for h in self.beliefs() if h.confidence >= floor}
+
+    def faded(self, threshold: float | None = None) -> list[Faded]:
+        """Held premises whose evidence has faded below ``threshold`` (default: min_confidence)."""
+        floor = self.policy.min_confidence if threshold is None else check_unit(threshold, "threshold")
+        now = self._lookup.sync()
+        found = []
+        for b in self._engine.beliefs():
+            if b.label is IN and b.premises:
+                c, _, _ = self._engine.premise_confidence(b, now)
+                if c is not None and c < floor:
+                    valid = sorted(p.source for p in b.premises if not p.expired(now))
+                    found.append(Faded(b.key, b.value, c, tuple(valid)))
+        return found
+
+    def expired(self) -> list[Expired]:
+        """Premises whose ttl has passed, on beliefs not withdrawn: what to fetch again."""
+        return expired(self._engine, self.now())
+
+    def what_to_check(self, key: str, n: int | None = 5) -> list[Check]:
+        """The stale premises under ``key``'s belief, ranked by how much refreshing each would
+        raise its confidence now (``None``: all); see :mod:`corollary.facade.sensitivity`."""
+        held = self._lookup.one_held(key)
+        root = held if held is not None else max(self._lookup.values(key), key=lambda b: b.seq)
+        n = None if n is None else check_int(n, "n", low=1)
+        return what_to_check(self._engine, root, self._lookup.catch_up(), n)
+
+    def refresh(self) -> int:
+        """Bring every label and confidence up to the clock's time now; return how many were stale.
+
+        Queries do this lazily for what they read; call it to pay the cost up front (before a
+        snapshot, say). The return value counts the beliefs that were recomputed.
+        """
+        now = self.now()
+        self._trust.poll()
+        self._sync_engine.outcomes(now)  # outcomes first: what rests on their sources is stale too
+        stale = self._engine.stale(now)
+        self._lookup.sync()
+        return stale
+
+    def keys(self) -> list[str]:
+        """Every key the base has heard of."""
+        return list(self._engine.keys)
+
+    def __len__(self) -> int:
+        return len(self._engine)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key in self._engine.keys
+
+    def explain(self, key: str, value: Any = None) -> Proof:
+        """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""
+        if value is not None:
+            roots = [self._lookup.target(key, value)]
+        else:
+            roots = self._lookup.values(key)
+            held = [b for b in roots if b.label is IN]
+            roots = held if held else sorted(roots, key=lambda b: -b.seq)[:1]
+        now = self._lookup.sync()
+        return build_proof(self._engine, roots[0] if len(roots) == 1 else roots, now,
+                           self._trust.prior, self._promises.verdict_of,
+                           lost=lambda b: describe_loss(self._engine, b, sources_of))
+

@@ -1,0 +1,336 @@
+"""Recall: the held beliefs a query is about, ranked, within a token budget.
+
+:meth:`corollary.BeliefBase.recall` delegates here. A lexical index
+(:mod:`corollary.facade.recall_index`) knows which beliefs exist and their text; whether a candidate
+is held now, and how confident, is read at query time through the engine's own read path, for
+the top candidates only. So a value that is retracted, expired, faded below the floor,
+defeated in a settled conflict or never held cannot be returned: nothing to keep in step.
+
+Ranking: BM25 over each belief's text (its key split on punctuation, its value as the prompt
+renders it, the names of its sources and models, its citations), multiplied by
+``0.5 + 0.5 × confidence``: of two equally relevant values, the trusted one comes first, and no
+confidence lifts an irrelevant one. See docs/recall.md.
+
+One recalled belief renders as one line (:func:`render_recalled`), ``key = value [IN 0.93]``,
+with the key and value escaped so that no key or value can start a line of its own; the budget
+counts :func:`count_tokens` of those lines.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..foundations._format import format_confidence
+from ..foundations._validate import check_bool, check_int, check_number, check_unit
+from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.values import plain
+from ..tms import IN, Belief, Engine
+from .recall_index import LexicalIndex, tokenize
+from .recall_vectors import Embedder, VectorIndex
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .lookup import Lookup
+
+__all__ = ["Recalled", "Recaller", "count_tokens", "render_key", "render_recalled",
+           "render_value"]
+
+#: Confidence reorders the best lexical candidates: up to ``RERANK × k`` held ones (at least
+#: 100) are compared, so that a weak match far down the list (one sharing only common words
+#: with the query) is never pulled up by its confidence alone.
+RERANK = 10
+#: Reciprocal rank fusion's constant (Cormack, Clarke and Büttcher, 2009).
+RRF_K = 60
+#: ``why`` of a belief recalled as the input of a hit: ``INPUT_OF + key``.
+INPUT_OF = "input of "
+
+# What splits a line on the model's side (str.splitlines' separators beyond \n and \r, which
+# JSON escapes already): written as JSON escapes.
+_LINE_BREAKS = {"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_SCALARS = {True: "true", False: "false", None: "null"}
+
+
+@attrs.frozen(slots=True)
+class Recalled:
+    """One belief recalled for a query.
+
+    Attributes
+    ----------
+    key : str
+    value : object
+        The value held now.
+    confidence : float
+        Its confidence now (at or above the recall's floor).
+    label : str
+        ``"IN"``: recall returns held values only.
+    score : float
+        How well it answers the query: BM25 relevance × (0.5 + 0.5 × confidence). A belief
+        recalled as an input of a hit (``expand=True``) carries that hit's score.
+    why : tuple of str
+        The query's terms (case-folded) that matched its text; for an input of a hit, the one
+        entry ``"input of <key>"`` naming the hit.
+    conflict : bool
+        Whether the key holds another value too (an open conflict): each value is recalled on
+        its own, marked, and renders ``[IN 0.60, open conflict]``.
+    """
+
+    key: str
+    value: Any
+    confidence: float
+    label: str
+    score: float
+    why: tuple[str, ...]
+    conflict: bool = False
+
+
+def _escape_text(text: str) -> str:
+    """``text`` as a JSON string literal that holds no line break of any kind."""
+    out: str = json.dumps(text, ensure_ascii=False)
+    if any(c in out for c in _LINE_BREAKS):
+        for c, escaped in _LINE_BREAKS.items():
+            out = out.replace(c, escaped)
+    return out
+
+
+def render_value(value: Any) -> str:
+    """A value as the model reads it: JSON on one line (``"up"``, ``0.1``, ``true``, ``[1, 2]``).
+
+    >>> [render_value(v) for v in ("up", 0.1, 3, True, None, ("a", {"b": 1}), "a\\nb")]
+    ['"up"', '0.1', '3', 'true', 'null', '["a", {"b": 1}]', '"a\\\\nb"']
+    """
+    kind = type(value)
+    if kind is str:
+        return _escape_text(value)
+    if kind is float or kind is int:  # finite (values are): repr is their JSON
+        return repr(value)
+    if kind is bool or value is None:
+        return _SCALARS[value]
+    out: str = json.dumps(plain(value), ensure_ascii=False)
+    if any(c in out for c in _LINE_BREAKS):
+        for c, escaped in _LINE_BREAKS.items():
+            out = out.replace(c, escaped)
+    return out
+
+
+def _bare_key(key: str) -> bool:
+    return key.isprintable() and not any(c in key for c in ' "=[]\\') and key != ""
+
+
+def render_key(key: str) -> str:
+    """A key as a prompt line shows it: bare when it is printable and holds no space, quote,
+    ``=``, bracket or backslash, else as a JSON string (so it cannot forge a line or a value).
+
+    >>> render_key("customer:7:email"), render_key("x = 1 [IN 0.99]\\ny")
+    ('customer:7:email', '"x = 1 [IN 0.99]\\\\ny"')
+    """
+    return key if _bare_key(key) else _escape_text(key)
+
+
+def render_recalled(r: Recalled) -> str:
+    """One recalled belief as one prompt line: ``key = value [IN 0.93]``.
+
+    The confidence is rounded half-up to two places, as proofs print it; a value of an open
+    conflict ends ``[IN 0.60, open conflict]``. Keys and values are escaped
+    (:func:`render_key`, :func:`render_value`): the line never holds a line break.
+
+    >>> render_recalled(Recalled("customer:7:email", "a@b.c", 0.95, "IN", 1.2, ("email",)))
+    'customer:7:email = "a@b.c" [IN 0.95]'
+    """
+    tail = ", open conflict]" if r.conflict else "]"
+    return f"{render_key(r.key)} = {render_value(r.value)} [{r.label} " \
+           f"{format_confidence(r.confidence)}{tail}"
+
+
+def count_tokens(text: str) -> int:
+    """The tokens ``text`` costs in a budget: ``ceil(characters / 4)``.
+
+    Four characters a token is the usual estimate for English under the common BPE
+    vocabularies; it needs no tokenizer and over-counts code and numbers less than it
+    under-counts nothing. A recalled line costs ``count_tokens(line + "\\n")``.
+
+    >>> count_tokens(""), count_tokens("abcd"), count_tokens("abcde")
+    (0, 1, 2)
+    """
+    return -(-len(text) // 4)
+
+
+def line_cost(r: Recalled) -> int:
+    """What one recalled belief costs in a budget: its line and the line break after it."""
+    return count_tokens(render_recalled(r) + "\n")
+
+
+def check_recall_args(query: Any, k: Any, budget: Any, min_confidence: Any,
+                      expand: Any) -> tuple[str, int, float | None, float | None, bool]:
+    """Validate :meth:`~corollary.BeliefBase.recall`'s arguments (typed errors)."""
+    if not isinstance(query, str):
+        raise InvalidTypeError(f"query must be a string, not {type(query).__name__}")
+    if not query.strip():
+        raise InvalidInputError("query must hold some text")
+    k = check_int(k, "k", low=1)
+    if budget is not None:
+        budget = check_number(budget, "budget", low=0.0)
+    if min_confidence is not None:
+        min_confidence = check_unit(min_confidence, "min_confidence")
+    check_bool(expand, "expand")
+    return str.__str__(query), k, budget, min_confidence, expand
+
+
+class Recaller:
+    """A base's recall: its lexical index and the read path that checks each candidate.
+
+    Made on a base's first recall (so that a base that never recalls pays nothing), it brings
+    its index up to date with the engine on each recall.
+    """
+
+    __slots__ = ("engine", "lookup", "index", "vectors")
+
+    def __init__(self, engine: Engine, lookup: Lookup, embedder: Embedder | None = None) -> None:
+        self.engine = engine
+        self.lookup = lookup
+        self.index = LexicalIndex(engine)
+        self.vectors = None if embedder is None else VectorIndex(embedder)
+
+    def recall(self, query: str, k: int, floor: float, budget: float | None,
+               expand: bool) -> list[Recalled]:
+        """The recall of :meth:`corollary.BeliefBase.recall`, arguments checked."""
+        terms = tokenize(query)
+        if not terms:
+            return []
+        # outcomes, due rules and expiries first: they change what is held, and rules due now
+        # make beliefs the index must see
+        self.lookup.catch_up()
+        self.index.catch_up()
+        if self.vectors is None:
+            hits = self._ranked(terms, k, floor)
+        else:
+            self.vectors.catch_up(self.index.docs, self.lookup.sync, self.index.live)
+            hits = self._fused(query, terms, k, floor)
+        return self._pack(hits, floor, budget, expand)
+
+    def _fused(self, query: str, terms: list[str], k: int,
+               floor: float) -> list[tuple[Recalled, Belief]]:
+        """Lexical and vector ranks fused (reciprocal rank fusion over the first ``window``
+        held beliefs of each), times the confidence factor."""
+        assert self.vectors is not None
+        window = max(RERANK * k, 100)
+        fused: dict[Belief, float] = {}
+        lexical = self._ranked(terms, window, floor, rerank=False)
+        for rank, (_, b) in enumerate(lexical):
+            fused[b] = 1.0 / (RRF_K + rank + 1)
+        rank = 0
+        for _, row in self.vectors.search(query, 2 * window):
+            held = self.vectors.rows[row]
+            if held is None:
+                continue
+            b = held
+            self.lookup.sync([b])
+            if b.label is not IN or not self.index.live(b):
+                self.vectors.drop(row)
+                continue
+            if b.conf < floor:
+                continue
+            fused[b] = fused.get(b, 0.0) + 1.0 / (RRF_K + rank + 1)
+            rank += 1
+            if rank == window:
+                break
+        best = sorted(((score * (0.5 + 0.5 * b.conf), b.seq, b) for b, score in fused.items()),
+                      key=lambda t: (-t[0], t[1]))[:k]
+        return [(self._recalled(b, score, self.index.matched(b, terms)), b)
+                for score, _, b in best]
+
+    def _held(self, b: Belief, floor: float) -> bool:
+        """Whether ``b`` (synced) is a belief of the base now, held at or above ``floor``."""
+        return b.label is IN and b.conf >= floor and self.engine.find(b.key, b.vid) is b
+
+    def _beside(self, b: Belief, terms: list[str]) -> list[tuple[float, Belief]]:
+        """The other values of ``b``'s key not indexed yet (made by reasons only, since the
+        last catch-up), indexed now, with their relevance."""
+        slot = self.engine.keys.get(b.key)
+        if type(slot) is not dict:
+            return []
+        index = self.index
+        fresh = [x for x in slot.values() if index.known(x) < 0]
+        if not fresh:
+            return []
+        index.index_now(fresh)
+        scored = [(index.relevance(x, terms), x) for x in fresh]
+        return [(r, x) for r, x in scored if r > 0]  # a value that holds no word of the query
+
+    def _ranked(self, terms: list[str], k: int, floor: float,
+                rerank: bool = True) -> list[tuple[Recalled, Belief]]:
+        """The ``k`` best held beliefs: candidates in decreasing relevance, checked in
+        batches, until no unchecked candidate can beat the k-th (the confidence factor is at
+        most 1), or :data:`RERANK` × k held candidates were compared. ``rerank=False``: the
+        first ``k`` held candidates in lexical order, scored by relevance alone."""
+        found: list[tuple[float, int, Belief]] = []
+        worst = -math.inf
+        window = max(RERANK * k, 100)
+        compared = 0
+        index = self.index
+        for chunk in index.candidates(terms, max(2 * k, 32)):
+            if len(found) >= k and (chunk[0][0] <= worst or compared >= window):
+                break
+            live = [(r, b) for r, b in chunk if index.live(b)]
+            for _, b in list(live):
+                live += self._beside(b, terms)
+            self.lookup.sync([b for _, b in live])
+            for relevance, b in live:
+                if len(found) >= k and (relevance <= worst or compared >= window):
+                    continue
+                if not self._held(b, floor):
+                    continue
+                compared += 1
+                found.append((relevance * (0.5 + 0.5 * b.conf) if rerank else relevance,
+                              b.seq if rerank else compared, b))
+            found.sort(key=lambda t: (-t[0], t[1]))
+            del found[k:]
+            if len(found) >= k:
+                worst = found[-1][0]
+        return [(self._recalled(b, score, index.matched(b, terms)), b)
+                for score, _, b in found]
+
+    def _recalled(self, b: Belief, score: float, why: tuple[str, ...]) -> Recalled:
+        rivals = self.engine.rivals(b)
+        conflict = False
+        if rivals:
+            self.lookup.sync(rivals)
+            conflict = any(r.label is IN for r in rivals)
+        return Recalled(b.key, b.value, b.conf, IN, score, why, conflict)
+
+    def _inputs(self, b: Belief, floor: float) -> list[Belief]:
+        """``b``'s reasons' input beliefs held at or above ``floor``, once each, in order."""
+        seen: dict[Belief, None] = {}
+        for j in b.justs:
+            for x in j.distinct:
+                seen.setdefault(x, None)
+        inputs = list(seen)
+        if inputs:
+            self.lookup.sync(inputs)
+        return [x for x in inputs if self._held(x, floor)]
+
+    def _pack(self, hits: list[tuple[Recalled, Belief]], floor: float, budget: float | None,
+              expand: bool) -> list[Recalled]:
+        """The hits (each followed by its held inputs with ``expand``), each belief once,
+        until the next line would not fit in ``budget``."""
+        out: list[Recalled] = []
+        shown: set[Belief] = set()
+        spent = 0
+        for r, b in hits:
+            group = [(r, b)]
+            if expand:
+                group += [(self._recalled(x, r.score, (INPUT_OF + r.key,)), x)
+                          for x in self._inputs(b, floor)]
+            for item, x in group:
+                if x in shown:
+                    continue
+                if budget is not None:
+                    cost = line_cost(item)
+                    if spent + cost > budget:
+                        return out
+                    spent += cost
+                shown.add(x)
+                out.append(item)
+        return out

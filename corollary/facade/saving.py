@@ -1,0 +1,180 @@
+"""The snapshot methods of :class:`~corollary.BeliefBase`: to and from data, files and sessions.
+
+A part of the facade (its methods are the base's own). :mod:`corollary.snapshot` writes and
+checks the documents; here the base hands it its state (:class:`~corollary.snapshot.BaseState`)
+and is rebuilt from a checked plan, through each part's explicit restore.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+from ..foundations._collector import collector_paused
+from ..foundations._deprecated import warn
+from ..foundations._validate import check_bool
+from ..foundations.clock import Clock
+from ..foundations.errors import InvalidTypeError
+from ..reasons.rules import Rule
+from ..snapshot.state import (
+    BaseState,
+    SnapshotPlan,
+    read_file,
+    read_session,
+    read_snapshot,
+    restore_engine,
+    restore_ledger,
+    save_session,
+    state_to_dict,
+    write_file,
+)
+from ..trust.ledger import TrustLedger
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..promises.book import PromiseBook
+    from ..reasons.calls import CallMemory
+    from ..reasons.rule_engine import RuleEngine
+    from ..tms import Engine
+    from ..tms.conflicts import ConflictPolicy
+    from ..trust.policy import TrustPolicy
+    from ..trust.view import TrustView
+    from .base import BeliefBase
+
+_KEEP: Any = object()  # conflict_policy not given: the snapshot's own
+_UNSET: Any = object()  # the deprecated conflicts= not given
+
+
+class SnapshotMethods:
+    """``kb.to_dict``, ``BeliefBase.from_dict``, ``save`` / ``load`` and sessions."""
+
+    policy: TrustPolicy
+    conflict_policy: ConflictPolicy | None
+    learn_from_checks: bool
+    _trust: TrustView
+    _engine: Engine
+    _rules: RuleEngine
+    _promises: PromiseBook
+    _calls: CallMemory
+    _sessions: dict[str, int]
+    _hooks: bool
+
+    if TYPE_CHECKING:  # provided by BeliefBase
+        @property
+        def ledger(self) -> TrustLedger: ...
+
+        @property
+        def shared_ledger(self) -> bool: ...
+
+        def now(self) -> float: ...
+
+    def _state(self) -> BaseState:
+        return BaseState(
+            taken_at=self.now(), policy=self.policy, conflicts=self.conflict_policy,
+            learn_from_checks=self.learn_from_checks, shared_ledger=self.shared_ledger,
+            ledger=self.ledger, tools=sorted(self._trust.tools),
+            rules=[r.name for r in self._rules.rules], fired=self._rules.fired,
+            engine=self._engine, promises=self._promises, calls=self._calls)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole base as plain data (schema-versioned); see :mod:`corollary.snapshot`."""
+        return state_to_dict(self._state())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], ledger: TrustLedger | None = None,
+                  clock: Clock | None = None, *, rules: Iterable[Rule] = (),
+                  tools: Iterable[Callable[..., Any]] = (), conflict_policy: Any = _KEEP,
+                  functions: Iterable[Callable[..., Any]] = (),
+                  path: object = None, conflicts: Any = _UNSET,
+                  embedder: Callable[[list[str]], Any] | None = None) -> BeliefBase:
+        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
+        the signal and group functions of promises from ``functions`` (by qualified name).
+
+        The document is checked field by field first (:func:`corollary.snapshot.read_snapshot`);
+        nothing is built from a document that fails. ``conflict_policy`` replaces the saved
+        policy (needed for :class:`~corollary.AskHuman`, whose person is not saved);
+        ``conflicts=`` is its deprecated old spelling.
+        """
+        if conflicts is not _UNSET:
+            warn("BeliefBase.from_dict(conflicts=...)", "pass conflict_policy=")
+            conflict_policy = conflicts
+        if clock is not None and not callable(clock):
+            raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
+        with collector_paused():  # a restore allocates millions of objects and frees none
+            options = {} if conflict_policy is _KEEP else {"conflicts": conflict_policy}
+            plan = read_snapshot(data, path, ledger=ledger, rules=rules, tools=tools,
+                                 functions=functions, **options)
+            if plan.missing_ledger:
+                warnings.warn("this snapshot was taken with a shared ledger; pass ledger= to "
+                              "attach it (using an empty one)", stacklevel=2)
+            return cls._from_plan(plan, clock, embedder)
+
+    @classmethod
+    def _from_plan(cls, plan: SnapshotPlan, clock: Clock | None,
+                   embedder: Callable[[list[str]], Any] | None = None) -> BeliefBase:
+        """Build a base from a checked snapshot, through each part's explicit restore."""
+        own = plan.own_ledger
+        kb = cast("type[BeliefBase]", cls)(
+            policy=plan.policy, ledger=restore_ledger(plan, clock), clock=clock,
+            conflict_policy=plan.conflicts, tools=plan.tools,
+            learn_from_checks=plan.learn_from_checks, embedder=embedder)
+        kb._trust.shared = own is None and plan.ledger is not None
+        beliefs = restore_engine(kb._engine, plan)
+        for r in plan.rules:
+            kb._rules.add(r)
+            kb._hooks = True
+        kb._rules.restore(plan.fired)
+        kb._promises.restore(plan.promises, plan.bindings, plan.verdicts, plan.calibrator)
+        kb._calls.restore((beliefs[i], source, arguments) for i, source, arguments in plan.calls)
+        # rules and tools passed in that the snapshot did not use join the restored base
+        for t in plan.extra_tools:
+            kb.add_tool(t)
+        for r in plan.extra_rules:
+            kb.add_rule(r)
+        if kb._engine.touched:
+            kb._engine.touched.clear()
+        return kb
+
+    def save(self, path: str | os.PathLike[str], *, format: str | None = None) -> None:
+        """Write a snapshot atomically (msgpack by default, JSON for ``.json``)."""
+        write_file(self._state(), path, format=format)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], ledger: TrustLedger | None = None,
+             clock: Clock | None = None, **options: Any) -> BeliefBase:
+        """Read a snapshot written by :meth:`save`; a corrupt, truncated, foreign or newer file
+        raises ``SnapshotError``."""
+        return cls.from_dict(read_file(path), ledger=ledger, clock=clock, path=path, **options)
+
+    def save_session(self, session_id: str, *, overwrite: bool = False) -> int:
+        """Save a snapshot under ``session_id`` in the ledger's store (beside a shared ledger).
+
+        Saves are versioned, so that two processes that load, change and save one session
+        cannot silently lose a change: the save succeeds only if the stored session is the
+        version this base loaded or last saved (or, for a base that never did either, if there
+        is none yet). Otherwise it raises :class:`~corollary.foundations.errors.ConcurrentWriteError` and
+        writes nothing: reload the session with :meth:`load_session` and reapply the change.
+        ``overwrite=True`` replaces whatever is stored. Returns the session's new version.
+        """
+        check_bool(overwrite, "overwrite")
+        expected = None if overwrite else self._sessions.get(session_id, 0)
+        version = save_session(self._state(), self.ledger.store, session_id, expected)
+        self._sessions[session_id] = version
+        return version
+
+    @classmethod
+    def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
+                     **options: Any) -> BeliefBase:
+        """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to it.
+
+        The base remembers the version it loaded, for its next :meth:`save_session`.
+        """
+        if not isinstance(ledger, TrustLedger):
+            raise InvalidTypeError("ledger must be a TrustLedger")
+        data, version = read_session(ledger.store, session_id)
+        kb = cls.from_dict(data, ledger=ledger, clock=clock, path=f"session {session_id!r}",
+                           **options)
+        kb._sessions[session_id] = version
+        return kb
+

@@ -1,0 +1,1 @@
+"""Foundations: every error class, keys and values, injected time, argument validators, files and formatting helpers."""

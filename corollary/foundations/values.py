@@ -1,0 +1,108 @@
+"""What a belief's key and value may be, and how values are compared.
+
+Keys are non-empty strings. Values are plain data that survive a snapshot: ``None``, booleans,
+finite numbers (integers within 64 bits), strings, and lists / tuples / dicts (string keys) of
+those. Two values are the same belief when they are equal as plain data (``1 == 1.0``; a list
+equals the tuple with the same items; ``True`` is not ``1``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ._validate import exact_str
+from .errors import InvalidInputError, InvalidTypeError
+
+_MAX_DEPTH = 32
+INT_MIN = -(2**63)  # the integers a value may be: what a msgpack snapshot can hold
+INT_MAX = 2**64 - 1
+
+#: Kinds that name reasoning steps, never premises or ledger entries.
+STEP_KINDS = frozenset({"rule"})
+
+
+def check_key(key: object) -> str:
+    """Validate a key: a non-empty string."""
+    if type(key) is not str:
+        if not isinstance(key, str):
+            raise InvalidTypeError(f"a key must be a string, not {type(key).__name__}")
+        key = exact_str(key)
+    if not key or key.isspace():
+        raise InvalidInputError("a key must be a non-empty string")
+    if not key.isascii():
+        check_text(key, "a key")
+    return key
+
+
+def check_text(text: str, what: str) -> str:
+    """Refuse strings that cannot be written as UTF-8 (lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidInputError(f"{what} holds characters that cannot be saved (lone surrogates)") from None
+    return text
+
+
+def canon(value: Any, _depth: int = 0) -> Any:
+    """A hashable identity for ``value``, validating it on the way.
+
+    >>> canon([1, "a"]) == canon((1.0, "a"))
+    True
+    >>> canon(True) == canon(1)
+    False
+    """
+    t = type(value)
+    if t is str:
+        if not value.isascii():
+            check_text(value, "a value")
+        return value
+    if value is None:
+        return value
+    if t is bool:
+        return ("__bool__", value)
+    if t is int:
+        if not INT_MIN <= value <= INT_MAX:
+            raise InvalidInputError(f"an integer value must fit in 64 bits (snapshots), got {value!r}")
+        return value
+    if t is float:
+        if not math.isfinite(value):
+            raise InvalidInputError(f"a value must be finite, got {value!r}")
+        return value
+    if _depth > _MAX_DEPTH:
+        raise InvalidInputError("a value is nested too deeply")
+    if isinstance(value, (list, tuple)):
+        return ("__list__", tuple(canon(v, _depth + 1) for v in value))
+    if isinstance(value, dict):
+        items = []
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise InvalidTypeError(f"dict values need string keys, got {type(k).__name__}")
+            k = exact_str(k)
+            if k == "$float":  # the tag JSON snapshots use for infinities
+                raise InvalidInputError("'$float' is reserved and cannot be a dict key in a value")
+            check_text(k, "a dict key")
+            items.append((k, canon(v, _depth + 1)))
+        return ("__dict__", tuple(sorted(items)))
+    if isinstance(value, bool):
+        return ("__bool__", bool(value))
+    if isinstance(value, int):
+        return canon(int(value), _depth)
+    if isinstance(value, float):
+        return canon(float(value), _depth)
+    if isinstance(value, str):
+        return str(value)
+    raise InvalidTypeError(
+        f"a value must be plain data (None, bool, number, str, list, dict), not {t.__name__}"
+    )
+
+
+def plain(value: Any) -> Any:
+    """``value`` as snapshot-safe plain data (tuples become lists, subclasses their base)."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return {k: plain(v) for k, v in value.items()}

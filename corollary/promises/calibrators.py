@@ -1,0 +1,341 @@
+"""The three ways :func:`corollary.promises.guarantee.calibrate` picks a threshold, one object each.
+
+As scikit-learn's calibrators, each method is a small value built from its parameters (checked
+when it is built, :func:`method_for`) that does one thing: given the counts of a calibration
+set at every candidate threshold (:class:`Counts`), :meth:`~Method.choose` the threshold and
+say why, and state the promise it carries. The checks every method shares -- the signal must
+separate right from wrong, a threshold needs support, a target the data cannot certify
+escalates everything -- are made once, by :func:`corollary.promises.guarantee.calibrate`.
+
+- :class:`ConformalRiskControl` (``"crc"``, ``max_risk``): the lowest threshold with
+  ``W + 1 <= r (n + 1)``, decided in exact integer arithmetic.
+- :class:`LearnThenTest` (``"ltt"``, ``max_error`` and ``delta``): exact binomial p-values in
+  a fixed sequence from the highest threshold down, stopping at the first not rejected. Its
+  multiple-testing procedure is this class alone.
+- :class:`Empirical` (``"empirical"``, ``max_error``): the lowest threshold whose error among
+  the answered was at most the target on the examples; it promises nothing for new inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, ClassVar
+
+import attrs
+import numpy as np
+from numpy.typing import NDArray
+from scipy.special import xlogy
+from scipy.stats import binom
+
+from ..foundations.errors import InvalidInputError, InvalidTypeError
+
+__all__ = ["METHODS", "Choice", "ConformalRiskControl", "Counts", "Empirical", "LearnThenTest",
+           "Method", "method_for"]
+
+def fmt(x: float) -> str:
+    """A measured number in a reason."""
+    return f"{x:.6g}"
+
+
+def fmt_t(x: float) -> str:
+    """A threshold: enough digits to tell neighbouring scores apart."""
+    return f"{x:.12g}"
+
+
+def _exact(x: Any) -> Fraction:
+    """The decimal the user wrote (``0.3`` is 3/10, not the nearest binary float)."""
+    if isinstance(x, Fraction):
+        return x
+    if isinstance(x, Decimal):
+        return Fraction(x)
+    return Fraction(repr(float(x)))
+
+
+def check_level(x: Any, name: str) -> float:
+    """A level strictly between 0 and 1 (a target, ``delta``)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (numbers.Real, np.number)):
+        raise InvalidTypeError(f"{name} must be a number in (0, 1), not {type(x).__name__}")
+    try:
+        v = float(x)
+    except OverflowError:
+        raise InvalidInputError(f"{name} must lie strictly between 0 and 1, got a huge number") from None
+    if not (0.0 < v < 1.0):
+        raise InvalidInputError(f"{name} must lie strictly between 0 and 1, got {x!r}")
+    return v
+
+
+@attrs.frozen(slots=True)
+class Counts:
+    """A calibration set counted at every distinct score, from the highest down: ``thr`` the
+    distinct scores (descending), ``N`` the examples at or above each, ``W`` the wrong ones
+    among them; ``n`` examples in all, ``n_wrong`` of them wrong."""
+
+    thr: NDArray[np.float64]
+    N: NDArray[np.int64]
+    W: NDArray[np.int64]
+    n: int
+    n_wrong: int
+
+    @classmethod
+    def of(cls, scores: NDArray[np.float64], wrong: NDArray[np.bool_]) -> Counts:
+        n = int(scores.size)
+        n_wrong = int(wrong.sum())
+        order = np.argsort(scores, kind="stable")
+        s = scores[order]
+        cum_wrong = np.empty(n + 1, dtype=np.int64)
+        cum_wrong[0] = 0
+        np.cumsum(wrong[order], out=cum_wrong[1:])
+        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])[::-1]
+        return cls(thr=s[starts], N=(n - starts).astype(np.int64),
+                   W=(n_wrong - cum_wrong[starts]).astype(np.int64), n=n, n_wrong=n_wrong)
+
+
+@attrs.frozen(slots=True)
+class Choice:
+    """A method's pick: the position in :attr:`Counts.thr` of the threshold (``None``: no
+    threshold meets the target), why, and the p-value at it (learn-then-test)."""
+
+    idx: int | None
+    why: str
+    p_value: float | None = None
+
+
+@attrs.frozen(slots=True)
+class Method:
+    """A calibration method with its checked parameters (see :func:`method_for`)."""
+
+    #: The name ``calibrate(method=...)`` knows it by.
+    name: ClassVar[str] = ""
+    #: Whether the method bounds a risk (``max_risk``) rather than an error (``max_error``).
+    bounds_risk: ClassVar[bool] = False
+    #: Whether the promise holds for new inputs (exchangeable with the examples).
+    promises: ClassVar[bool] = True
+
+    target: float
+    target_exact: Fraction
+
+    @property
+    def delta(self) -> float | None:
+        """The allowed failure probability over the calibration set (learn-then-test)."""
+        return None
+
+    def choose(self, counts: Counts, min_support: int) -> Choice:
+        """The threshold this method picks on ``counts``."""
+        raise NotImplementedError
+
+    def statement(self, n: int) -> str:
+        """The promise, in words, for a calibration set of ``n``."""
+        raise NotImplementedError
+
+    def must_escalate(self, counts: Counts) -> float | None:
+        """The smallest share any threshold meeting the bound must escalate (``None``: not
+        defined for this method)."""
+        return None
+
+
+@attrs.frozen(slots=True)
+class ConformalRiskControl(Method):
+    """``P(answered alone and wrong) <= max_risk`` on average over calibration sets.
+
+    >>> c = Counts.of(np.array([0.9, 0.8, 0.2]), np.array([False, False, True]))
+    >>> ConformalRiskControl(0.5, Fraction(1, 2)).choose(c, 1).idx
+    2
+    """
+
+    name: ClassVar[str] = "crc"
+    bounds_risk: ClassVar[bool] = True
+
+    def _k(self, n: int) -> int:
+        return math.floor(self.target_exact * (n + 1))  # W + 1 <= r (n + 1) <=> W + 1 <= K
+
+    def choose(self, counts: Counts, min_support: int) -> Choice:
+        n, thr, W, N = counts.n, counts.thr, counts.W, counts.N
+        K = self._k(n)
+        if counts.n_wrong == n:
+            return Choice(None, "every calibration example is wrong: nothing can be answered alone")
+        if K < 1:
+            return Choice(None, f"conformal risk control cannot certify a risk below 1/(n + 1) = "
+                                f"{fmt(1 / (n + 1))} with n = {n} examples (max_risk = {self.target})")
+        m = int(np.searchsorted(W, K - 1, side="right"))  # W is non-decreasing downwards
+        if m == 0:
+            return Choice(None, f"even the highest score {fmt_t(float(thr[0]))} answers "
+                                f"{int(W[0])} wrong: W + 1 = {int(W[0]) + 1} > r(n + 1) = "
+                                f"{fmt(self.target * (n + 1))}")
+        idx = m - 1
+        nxt = (f"; one step lower ({fmt_t(float(thr[m]))}) would have W = {int(W[m])}"
+               if m < thr.size else "; every example is answered")
+        return Choice(idx, f"lowest threshold with W + 1 <= r(n + 1): W = {int(W[idx])} wrong "
+                           f"among {int(N[idx])} answered, {int(W[idx]) + 1} <= "
+                           f"{fmt(self.target)} x {n + 1} = {fmt(self.target * (n + 1))}{nxt}")
+
+    def statement(self, n: int) -> str:
+        return (f"P(answered alone and wrong) <= {self.target} on average over calibration sets "
+                f"(conformal risk control on n = {n})")
+
+    def must_escalate(self, counts: Counts) -> float | None:
+        return max(0, counts.n_wrong - max(self._k(counts.n) - 1, 0)) / counts.n
+
+
+@attrs.frozen(slots=True)
+class LearnThenTest(Method):
+    """Error among the answered ``<= max_error`` with probability ``>= 1 - delta`` over the
+    calibration set: exact binomial tests in a fixed sequence from the highest threshold down.
+
+    >>> c = Counts.of(np.linspace(0, 1, 200), np.arange(200) < 20)   # the 20 lowest wrong
+    >>> pick = LearnThenTest(0.1, Fraction(1, 10), 0.1).choose(c, 10)
+    >>> int(c.N[pick.idx]), int(c.W[pick.idx]), round(pick.p_value, 3)
+    (193, 13, 0.077)
+    """
+
+    name: ClassVar[str] = "ltt"
+    level: float = 0.1
+
+    @property
+    def delta(self) -> float | None:
+        return self.level
+
+    def choose(self, counts: Counts, min_support: int) -> Choice:
+        thr, W, N, e, delta = counts.thr, counts.W, counts.N, self.target, self.level
+        m_delta = min_rejectable(e, delta)
+        m0 = max(min_support, m_delta)
+        start = int(np.searchsorted(N, m0, side="left"))
+        if start >= thr.size:
+            return Choice(None, f"learn-then-test needs at least {m0} answered examples to "
+                                f"reject (max(min_support = {min_support}, {m_delta} for error "
+                                f"{e} at delta {delta})) and there are only {counts.n}")
+        j, p_fail = first_failure(W[start:], N[start:], e, delta)
+        if j == 0:
+            return Choice(None, f"the first testable threshold {fmt_t(float(thr[start]))} "
+                                f"({int(W[start])} wrong of {int(N[start])}) has binomial p = "
+                                f"{fmt(p_fail or 1.0)} > delta = {delta}: nothing can be "
+                                "answered alone")
+        idx = start + j - 1
+        p_value = float(binom.cdf(W[idx], N[idx], e))
+        tail = (f"; the next ({fmt_t(float(thr[start + j]))}: {int(W[start + j])} wrong of "
+                f"{int(N[start + j])}) has p = {fmt(p_fail or 1.0)} > delta"
+                if start + j < thr.size else "; every threshold down to the lowest score rejected")
+        return Choice(idx, f"fixed-sequence test from the highest threshold answering >= {m0} "
+                           f"examples: last rejected {fmt_t(float(thr[idx]))} ({int(W[idx])} "
+                           f"wrong of {int(N[idx])}, p = {fmt(p_value)} <= delta = {delta})"
+                           f"{tail}", p_value)
+
+    def statement(self, n: int) -> str:
+        return (f"error among the answers given alone <= {self.target} with probability >= "
+                f"{fmt(1 - self.level)} over the calibration set (learn-then-test on n = {n})")
+
+
+@attrs.frozen(slots=True)
+class Empirical(Method):
+    """The lowest threshold whose error among the answered was ``<= max_error`` on the
+    examples: nothing is promised for new inputs.
+
+    >>> c = Counts.of(np.array([0.9, 0.8, 0.2]), np.array([False, True, True]))
+    >>> Empirical(0.5, Fraction(1, 2)).choose(c, 1).idx
+    1
+    """
+
+    name: ClassVar[str] = "empirical"
+    promises: ClassVar[bool] = False
+
+    def choose(self, counts: Counts, min_support: int) -> Choice:
+        ok = np.flatnonzero(le_frac(counts.W, self.target_exact, counts.N))
+        if ok.size == 0:
+            return Choice(None, "no threshold has an error among the answered <= "
+                                f"{self.target} on the examples")
+        idx = int(ok[-1])
+        return Choice(idx, f"lowest threshold with error among the answered <= {self.target} "
+                           f"on the examples: {int(counts.W[idx])} wrong of {int(counts.N[idx])}")
+
+    def statement(self, n: int) -> str:
+        return (f"none: the error among the answered was <= {self.target} on the {n} "
+                "calibration examples only, nothing is promised for new inputs")
+
+
+_BY_NAME: dict[str, type[Method]] = {m.name: m for m in (ConformalRiskControl, LearnThenTest,
+                                                         Empirical)}
+#: The methods :func:`method_for` knows, by name.
+METHODS = tuple(_BY_NAME)
+
+
+def method_for(max_error: Any, max_risk: Any, method: Any, delta: Any) -> Method:
+    """The calibration method ``calibrate``'s arguments ask for, its parameters checked.
+
+    >>> method_for(None, 0.1, None, 0.1)
+    ConformalRiskControl(target=0.1, target_exact=Fraction(1, 10))
+    >>> method_for(0.05, None, None, 0.2).delta
+    0.2
+    """
+    if (max_error is None) == (max_risk is None):
+        raise InvalidInputError("give exactly one of max_error= and max_risk=")
+    if method is None:
+        method = "crc" if max_risk is not None else "ltt"
+    if type(method) is not str or method not in METHODS:
+        raise InvalidInputError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    cls = _BY_NAME[method]
+    if cls.bounds_risk and max_risk is None:
+        raise InvalidInputError(f'method "{method}" bounds a risk: give max_risk=, not max_error=')
+    if not cls.bounds_risk and max_error is None:
+        raise InvalidInputError(f'method "{method}" bounds an error: give max_error=, not max_risk=')
+    raw = max_risk if cls.bounds_risk else max_error
+    target = check_level(raw, "max_risk" if cls.bounds_risk else "max_error")
+    if cls is LearnThenTest:
+        if delta is None:
+            raise InvalidInputError('method "ltt" needs delta in (0, 1)')
+        return LearnThenTest(target, _exact(raw), check_level(delta, "delta"))
+    if delta is not None:
+        check_level(delta, "delta")  # ignored by this method, but never wrong
+    return cls(target, _exact(raw))
+
+
+# ---------------------------------------------------------------------------------------------
+# Exact arithmetic and the binomial tests
+# ---------------------------------------------------------------------------------------------
+
+
+def le_frac(a: NDArray[np.int64], frac: Fraction, b: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Exactly ``a <= frac * b`` elementwise, for non-negative integer arrays."""
+    num, den = frac.numerator, frac.denominator
+    amax = int(a.max()) if a.size else 0
+    bmax = int(b.max()) if b.size else 0
+    if amax * den < 2**62 and bmax * num < 2**62:
+        return a * den <= num * b
+    return np.array([int(x) * den <= num * int(y) for x, y in zip(a, b, strict=True)], dtype=bool)
+
+
+def min_rejectable(e: float, delta: float) -> int:
+    """Smallest ``m`` with ``(1 - e) ** m <= delta``: fewer answered examples can never reject."""
+    m = max(1, math.ceil(math.log(delta) / math.log1p(-e)))
+    while m > 1 and (1.0 - e) ** (m - 1) <= delta:
+        m -= 1
+    while (1.0 - e) ** m > delta:
+        m += 1
+    return m
+
+
+def first_failure(
+    W: NDArray[np.int64], N: NDArray[np.int64], e: float, delta: float
+) -> tuple[int, float | None]:
+    """Index of the first ``P(Binomial(N, e) <= W) > delta`` (``len(W)`` if none) and its p.
+
+    A Chernoff bound ``exp(-N KL(W/N || e))`` certifies most rejections cheaply; exact
+    binomial p-values are computed, in order and in growing chunks, only where it cannot.
+    """
+    q = W / N
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kl = xlogy(q, q / e) + xlogy(1.0 - q, (1.0 - q) / (1.0 - e))
+    certain = (q < e) & (N * kl >= math.log(1.0 / delta) * (1.0 + 1e-9) + 1e-9)
+    todo = np.flatnonzero(~certain)
+    chunk = 64
+    pos = 0
+    while pos < todo.size:
+        idx = todo[pos : pos + chunk]
+        p = binom.cdf(W[idx], N[idx], e)
+        bad = np.flatnonzero(p > delta)
+        if bad.size:
+            return int(idx[bad[0]]), float(p[bad[0]])
+        pos += chunk
+        chunk *= 4
+    return int(W.size), None

@@ -1,0 +1,361 @@
+"""Conflict policies: which of two held values of one key wins while both stand.
+
+A key holds one value. When two values are both supported, the base's policy decides:
+
+* :class:`PreferHigherConfidence` keeps the more confident value (ties: the older belief);
+* :class:`PreferSource` keeps the value asserted by the source (or kind) earliest in its list;
+  values none of whose premises is listed, and derived-only values, rank last, and ties fall
+  back to confidence;
+* :class:`AskHuman` calls a function with the conflict and takes its answer as a human
+  resolution (final, and learned from unless ``learn=False``);
+* no policy (``conflict_policy=None``) leaves the conflict open: both values stay IN and
+  ``kb.conflicts()`` lists it.
+
+A policy's decision is not learned from: the more trusted side would only win more.
+
+Each policy is also the strategy the engine's sweep calls (:class:`corollary.tms.engine.ConflictStrategy`):
+``decides`` says whether rival values exclude each other, ``before_sweep`` may defeat values
+before the sweep ranks the rest by confidence, and ``after_change`` runs after every change to
+the base (``AskHuman`` asks there).
+
+Each policy also saves and reads itself back: :meth:`ConflictPolicy.to_dict` writes it under its
+class name (the ``"policy"`` tag of a snapshot's ``conflicts``), and every subclass is entered in
+:data:`POLICIES` under that name when it is defined, so :meth:`ConflictPolicy.from_dict` (which
+snapshots call) finds it. A new policy is one subclass, in any module, and nothing else.
+
+>>> PreferSource(["human"]).to_dict()
+{'policy': 'PreferSource', 'order': ['human']}
+>>> policy_from_dict({"policy": "PreferSource", "order": ["human"]})
+PreferSource(order=('human',))
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..foundations._fields import Fields
+from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
+from ..foundations.values import canon
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .engine import Engine
+    from .records import Belief
+
+
+@attrs.frozen(slots=True)
+class Candidate:
+    """One value in a conflict, with its confidence and the sources behind it (and, in a
+    nogood, the key it is a value of)."""
+
+    value: Any
+    confidence: float
+    sources: tuple[str, ...]
+    key: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Culprit:
+    """A premise a nogood's items rest on: giving it up would break the nogood.
+
+    ``confidence`` is the premise's own (its agreement), the weakest first in a conflict.
+    """
+
+    key: str
+    value: Any
+    sources: tuple[str, ...]
+    confidence: float
+
+
+@attrs.frozen(slots=True)
+class Conflict:
+    """Two or more supported values of one key, or the held items of a nogood.
+
+    For a nogood, ``key`` is the nogood's name, ``nogood`` is ``True``, each candidate names
+    its ``key``, and ``culprits`` lists the premises the items rest on, weakest first: what
+    dependency-directed backtracking would give up.
+    """
+
+    key: str
+    candidates: tuple[Candidate, ...]
+    nogood: bool = False
+    culprits: tuple[Culprit, ...] = ()
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return tuple(c.value for c in self.candidates)
+
+    def __str__(self) -> str:
+        if self.nogood:
+            items = ", ".join(f"{c.key} = {c.value!r} ({c.confidence:.2f})"
+                              for c in self.candidates)
+            return f"nogood {self.key}: {items} cannot all hold"
+        options = ", ".join(f"{c.value!r} ({c.confidence:.2f})" for c in self.candidates)
+        return f"{self.key}: {options}"
+
+
+#: Every conflict policy, by the tag it saves (its class name); filled as subclasses are defined.
+POLICIES: dict[str, type[ConflictPolicy]] = {}
+
+
+class ConflictPolicy:
+    """Base class of conflict policies (and the strategy the engine's sweep calls).
+
+    A subclass is registered in :data:`POLICIES` under its class name when it is defined (names
+    starting with ``_`` are helpers, not registered). It saves itself with :meth:`to_dict` and
+    reads itself back with :meth:`from_dict`; the base class's pair serves a policy with no
+    settings.
+    """
+
+    mode = "open"
+    #: Whether rival values exclude each other (the sweep then lets the first reached win).
+    decides = False
+    #: Whether :meth:`after_change` must run after every change to the base.
+    watches_changes = False
+
+    def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
+        """Defeat values in ``region`` before the sweep ranks the rest by confidence."""
+        return None
+
+    def after_change(self, base: Any) -> None:
+        """React to a change of ``base`` (a :class:`~corollary.BeliefBase`)."""
+        return None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__name__
+        if name.startswith("_"):
+            return
+        known = POLICIES.get(name)
+        # attrs builds a slotted class anew from the one defined: the same policy, registered again
+        if known is not None and (known.__module__, known.__qualname__) != (cls.__module__,
+                                                                              cls.__qualname__):
+            raise InvalidInputError(f"a conflict policy is saved by its class name, and "
+                                    f"{known.__module__}.{known.__qualname__} is {name!r} already")
+        POLICIES[name] = cls
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for a snapshot: ``{"policy": <class name>}`` and the policy's settings."""
+        return {"policy": type(self).__name__}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], f: Fields | None = None,
+                  field: str = "conflicts", **unsaved: Any) -> ConflictPolicy | None:
+        """Rebuild the policy from :meth:`to_dict` output.
+
+        ``f`` checks the fields (a :class:`~corollary.foundations._fields.Fields` of the document being
+        read), so a malformed one raises :class:`~corollary.foundations.errors.SnapshotError` naming
+        ``field``. ``unsaved`` holds what a policy keeps but does not save (``AskHuman``'s
+        ``ask``); a policy that needs it and is not given it returns ``None``, and the caller
+        must pass the policy again. A policy with no settings needs only its tag.
+        """
+        f = f or Fields(None, "conflict policy")
+        f.mapping(data, field, ("policy",))
+        return cls()
+
+
+def rivals_in(engine: Engine, region: set[Belief]) -> Iterator[list[Belief]]:
+    """For each key of ``region`` with two or more standing (not withdrawn) values, those
+    values, once per key: what a policy's :meth:`~ConflictPolicy.before_sweep` decides among.
+
+    >>> from corollary.tms import Engine
+    >>> engine = Engine(lambda source, now: (0.9, False))
+    >>> one, two = engine.belief("ceo", "Alice", "Alice"), engine.belief("ceo", "Bob", "Bob")
+    >>> [[b.value for b in values] for values in rivals_in(engine, {one, two})]
+    [['Alice', 'Bob']]
+    """
+    seen: set[str] = set()
+    for b in region:
+        if b.key in seen:
+            continue
+        seen.add(b.key)
+        values = engine.values_of(b.key)
+        if len(values) < 2:
+            continue
+        standing = [r for r in values if r.withdrawn is None]
+        if len(standing) > 1:
+            yield standing
+
+
+@attrs.frozen(slots=True)
+class PreferHigherConfidence(ConflictPolicy):
+    """The more confident value holds; the other is OUT while it loses.
+
+    >>> PreferHigherConfidence().mode
+    'confidence'
+    """
+
+    mode = "confidence"
+    decides = True
+
+
+def _order(value: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise InvalidTypeError("PreferSource takes a list of sources or kinds, most trusted first")
+    for entry in value:
+        if not isinstance(entry, str) or not entry:
+            raise InvalidInputError(f"PreferSource entries must be non-empty strings, got {entry!r}")
+    return tuple(value)
+
+
+@attrs.frozen(slots=True)
+class PreferSource(ConflictPolicy):
+    """The value from the most preferred source wins (an entry is a source or a kind).
+
+    >>> PreferSource(["human", "tool:registry"]).rank_of("tool:registry")
+    1
+    """
+
+    order: tuple[str, ...] = attrs.field(converter=_order)
+    mode = "rank"
+    decides = True
+
+    def rank_of(self, source: str) -> int:
+        """The position of ``source`` (or its kind) in the order; unlisted sources rank last."""
+        kind = source.partition(":")[0]
+        for i, entry in enumerate(self.order):
+            if entry == source or entry == kind:
+                return i
+        return len(self.order)
+
+    def rank(self, b: Belief, now: float) -> int:
+        """A value ranks by its best valid premise; derived-only values rank last."""
+        return min((self.rank_of(p.source) for p in b.premises if not p.expired(now)),
+                   default=len(self.order))
+
+    def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
+        """Values ranked worse than the best-ranked standing value of their key lose; values
+        tied on rank are left to the confidence sweep."""
+        for standing in rivals_in(engine, region):
+            ranked = [(self.rank(r, now), r.seq, r) for r in standing]
+            top, _, leader = min(ranked, key=lambda t: (t[0], t[1]))
+            for rank, _, r in ranked:
+                if rank > top:
+                    # it lost; its would-be confidence is set when the sweep reaches it
+                    r.defeated_by = leader
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": "PreferSource", "order": list(self.order)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], f: Fields | None = None,
+                  field: str = "conflicts", **unsaved: Any) -> ConflictPolicy | None:
+        f = f or Fields(None, "conflict policy")
+        f.mapping(data, field, ("policy", "order"))
+        order = f.items(data["order"], f"{field}.order")
+        for i, entry in enumerate(order):
+            f.text(entry, f"{field}.order[{i}]")
+        return cls(list(order))
+
+
+@attrs.frozen(slots=True)
+class AskHuman(ConflictPolicy):
+    """Ask a person: ``ask(conflict)`` returns the winning value (or ``None`` to leave it open).
+
+    For a nogood conflict (``conflict.nogood``) it returns what to give up instead: an item or a
+    culprit premise, as a key or a ``(key, value)`` pair.
+    """
+
+    ask: Callable[[Conflict], Any] = attrs.field()
+    learn: bool = attrs.field(default=True)
+    mode = "ask"
+    watches_changes = True
+
+    @ask.validator
+    def _check(self, _attribute: Any, value: Any) -> None:
+        if not callable(value):
+            raise InvalidTypeError("AskHuman needs a callable: ask(conflict) -> winning value")
+
+    @learn.validator
+    def _check_learn(self, _attribute: Any, value: Any) -> None:
+        if not isinstance(value, bool):
+            raise InvalidTypeError(f"learn must be True or False, not {value!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``learn`` flag; the ``ask`` callable is not saved (pass the policy again)."""
+        return {"policy": "AskHuman", "learn": self.learn}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], f: Fields | None = None,
+                  field: str = "conflicts", **unsaved: Any) -> ConflictPolicy | None:
+        f = f or Fields(None, "conflict policy")
+        f.mapping(data, field, ("policy", "learn"))
+        learn = f.boolean(data["learn"], f"{field}.learn")
+        ask = unsaved.get("ask")
+        return None if ask is None else cls(ask, learn=learn)
+
+    def after_change(self, base: Any) -> None:
+        """Ask about every open conflict; resolve those answered with a standing value.
+
+        The change that raised a conflict has already been made and is valid: a failing or
+        wrong answer must not undo it, so it leaves the conflict open, with a warning.
+        """
+        for _ in range(1000):
+            open_conflicts = base.conflicts()
+            if not open_conflicts:
+                return
+            progressed = False
+            for conflict in open_conflicts:
+                try:
+                    winner = self.ask(conflict)
+                except Exception as exc:  # a person's callback: report it, keep the base sound
+                    warnings.warn(f"AskHuman: ask() raised {exc!r}; the conflict over "
+                                  f"{conflict.key!r} stays open", RuntimeWarning, stacklevel=4)
+                    continue
+                if winner is None:
+                    continue
+                if conflict.nogood:  # the answer is what to give up: an item or a culprit
+                    try:
+                        base.resolve(conflict, give_up=winner, learn=self.learn)
+                        progressed = True
+                    except CorollaryError as exc:
+                        warnings.warn(f"AskHuman: ask() answered {winner!r} for nogood "
+                                      f"{conflict.key!r}, which cannot be given up ({exc}); it "
+                                      "stays open", RuntimeWarning, stacklevel=4)
+                    continue
+                try:
+                    known = canon(winner) in {canon(v) for v in conflict.values}
+                except CorollaryError:
+                    known = False
+                if not known:
+                    warnings.warn(f"AskHuman: ask() answered {winner!r}, not one of "
+                                  f"{conflict.values}; the conflict over {conflict.key!r} stays "
+                                  "open", RuntimeWarning, stacklevel=4)
+                    continue
+                base.resolve(conflict, winner, learn=self.learn)
+                progressed = True
+            if not progressed:
+                return
+
+
+def read_policy(data: Any, f: Fields | None = None, field: str = "conflicts",
+                **unsaved: Any) -> ConflictPolicy | None:
+    """The policy a document saved (``None`` for none), found in :data:`POLICIES` by its tag.
+
+    ``None`` is also returned for a saved policy that needs something ``unsaved`` it was not
+    given (see :meth:`ConflictPolicy.from_dict`).
+
+    Raises
+    ------
+    SnapshotError
+        ``data`` is not a policy any class registered, or not one its class reads back.
+    """
+    if data is None:
+        return None
+    f = f or Fields(None, "conflict policy")
+    tag = data.get("policy") if isinstance(data, dict) else None
+    known = POLICIES.get(tag) if isinstance(tag, str) else None
+    if known is None:
+        f.fail(field, f"is not a conflict policy corollary knows ({data!r:.80})")
+    return known.from_dict(data, f, field, **unsaved)
+
+
+def policy_from_dict(data: dict[str, Any] | None, ask: Callable[[Conflict], Any] | None = None
+                     ) -> ConflictPolicy | None:
+    """Rebuild a policy saved with a snapshot (an ``AskHuman`` needs its ``ask`` again, and is
+    ``None`` without it); :func:`read_policy` with ``ask``."""
+    unsaved: dict[str, Any] = {} if ask is None else {"ask": ask}
+    return read_policy(data, **unsaved)

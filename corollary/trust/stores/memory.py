@@ -1,0 +1,193 @@
+"""The in-memory ledger store (the default): dictionaries in one process, gone when it ends.
+
+Thread-safe: bases in several threads may share one ledger on it.
+
+>>> from corollary.trust.stores.memory import MemoryStore
+>>> from corollary.trust.ledger import TrustLedger
+>>> TrustLedger(store=MemoryStore()).reliability("tool:x", prior=0.9)
+0.9
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import ChainMap, deque
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, cast
+
+from ...foundations.errors import SessionNotFoundError
+from ..outcomes import Outcome, Totals, fold_totals, totals_rows
+from .base import check_expected_version, check_session, session_conflict
+
+__all__ = ["DEFAULT_HISTORY", "MemoryStore"]
+
+#: Outcomes kept per source when no ``max_history`` is given.
+DEFAULT_HISTORY = 10_000
+_EMPTY = Totals()
+
+
+class MemoryStore:
+    """The default store: dictionaries in this process.
+
+    Aggregates count every outcome; the outcomes themselves are kept up to ``max_history``
+    per source, for audit and calibration. Safe to share between threads: writes and
+    listings hold a lock, and a read of one source's totals is a single dictionary lookup
+    of an immutable value.
+    """
+
+    def __init__(self, half_life: float | None = None, max_history: int = DEFAULT_HISTORY) -> None:
+        self.half_life = half_life
+        self.max_history = max_history
+        self._totals: dict[tuple[str, str | None], Totals] = {}
+        self._history: dict[str, deque[Outcome]] = {}
+        self._event_ids: set[str] = set()
+        self._sessions: dict[str, tuple[bytes, int]] = {}
+        self._session_lock = threading.Lock()
+        # folding an outcome into the totals is a read-modify-write of a dict entry, and the
+        # event-id check before it must see every earlier add: one writer at a time
+        self._lock = threading.RLock()
+
+    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
+        with self._lock:
+            added = self._new(outcomes)
+            for o in added:
+                fold_totals(self._totals, o.source, o.topic, o.correct, o.at, self.half_life)
+            self._remember(added)
+        return added
+
+    def stage(self, outcomes: list[Outcome]) -> tuple[list[Outcome], dict[tuple[str, str | None],
+                                                                            Totals]]:
+        """The outcomes new to the store and the totals they change, without changing anything.
+
+        For stores that must write the result somewhere before they take it: :meth:`commit`
+        it afterwards, under the same hold of the store's lock.
+        """
+        changed: dict[tuple[str, str | None], Totals] = {}
+        # reads fall through to the current totals, writes land in ``changed``
+        view = cast("dict[tuple[str, str | None], Totals]", ChainMap(changed, self._totals))
+        added = self._new(outcomes)
+        for o in added:
+            fold_totals(view, o.source, o.topic, o.correct, o.at, self.half_life)
+        return added, changed
+
+    def commit(self, added: list[Outcome], totals: Mapping[tuple[str, str | None], Totals]) -> None:
+        """Take what :meth:`stage` returned."""
+        with self._lock:
+            self._totals.update(totals)
+            self._remember(added)
+
+    def _new(self, outcomes: Iterable[Outcome]) -> list[Outcome]:
+        """The outcomes whose event ids the store has not seen (the first of repeats)."""
+        known = self._event_ids
+        seen: set[str] = set()
+        new = []
+        for o in outcomes:
+            if o.event_id not in known and o.event_id not in seen:
+                seen.add(o.event_id)
+                new.append(o)
+        return new
+
+    def _remember(self, added: list[Outcome]) -> None:
+        for outcome in added:
+            self._event_ids.add(outcome.event_id)
+            self._keep(outcome)
+
+    def _keep(self, outcome: Outcome) -> None:
+        history = self._history.get(outcome.source)
+        if history is None:
+            history = self._history[outcome.source] = deque(maxlen=self.max_history)
+        history.append(outcome)
+
+    def restore(self, totals: Iterable[Sequence[Any]], outcomes: Iterable[Outcome]) -> None:
+        """Take saved totals rows and kept outcomes as they are (nothing is folded again).
+
+        The totals may cover more outcomes than are kept (history beyond ``max_history``).
+        """
+        rows = {(s, t): Totals(int(r), int(n), float(a), float(wr), float(wt))
+                for s, t, r, n, a, wr, wt in totals}
+        with self._lock:
+            self._remember(list(outcomes))
+            self.load_totals(rows)
+
+    def totals(self, source: str, topic: str | None = None) -> Totals:
+        # no lock: one lookup of an immutable value, on the belief engine's hot path
+        return self._totals.get((source, topic), _EMPTY)
+
+    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
+        with self._lock:
+            if source is None:
+                found = [o for h in self._history.values() for o in h]
+            else:
+                found = list(self._history.get(source, ()))
+        if source is None:
+            found.sort(key=lambda o: (o.recorded_at, o.at))
+        if topic is not None:
+            found = [o for o in found if o.topic == topic]
+        return found
+
+    def sources(self) -> list[str]:
+        with self._lock:
+            return sorted({s for s, _ in self._totals})
+
+    def topics(self, source: str) -> list[str]:
+        """The topics ``source`` has outcomes in."""
+        with self._lock:
+            return sorted(t for s, t in self._totals if s == source and t is not None)
+
+    def export(self) -> tuple[list[list[Any]], list[Outcome]]:
+        """Totals rows (see :func:`totals_rows`) and kept outcomes, taken at one moment."""
+        with self._lock:
+            return totals_rows(self._totals), self.outcomes()
+
+    def changed_sources(self) -> set[str]:
+        return set()
+
+    # sessions: base snapshots kept beside the ledger (in this process only), versioned
+    def save_session(self, session_id: str, data: bytes, *,
+                     expected_version: int | None = None) -> int:
+        """Keep ``data`` (a base's snapshot) under ``session_id``; return its new version.
+
+        ``expected_version``: ``None`` writes unconditionally; ``0`` requires that there is
+        no such session yet; ``n > 0`` requires the stored version to be exactly ``n``.
+        Otherwise :class:`~corollary.foundations.errors.ConcurrentWriteError` is raised and nothing is
+        written.
+        """
+        check_session(session_id, data)
+        expected = check_expected_version(expected_version)
+        with self._session_lock:
+            current = self._sessions.get(session_id, (b"", 0))[1]
+            if expected is not None and current != expected:
+                raise session_conflict(session_id, expected, current, "memory")
+            self._sessions[session_id] = (bytes(data), current + 1)
+            return current + 1
+
+    def read_session(self, session_id: str) -> tuple[bytes, int]:
+        """``(data, version)`` of the session; ``SessionNotFoundError`` if there is none."""
+        check_session(session_id)
+        with self._session_lock:
+            found = self._sessions.get(session_id)
+        if found is None:
+            raise SessionNotFoundError(f"no session {session_id!r}", "memory")
+        return found
+
+    def load_session(self, session_id: str) -> bytes:
+        """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
+        return self.read_session(session_id)[0]
+
+    def list_sessions(self) -> list[str]:
+        """Ids of the saved sessions, sorted."""
+        with self._session_lock:
+            return sorted(self._sessions)
+
+    def delete_session(self, session_id: str) -> bool:
+        """Forget a session; whether there was one."""
+        check_session(session_id)
+        with self._session_lock:
+            return self._sessions.pop(session_id, None) is not None
+
+    def close(self) -> None:
+        return None
+
+    def load_totals(self, totals: Mapping[tuple[str, str | None], Totals]) -> None:
+        with self._lock:
+            self._totals.update(totals)
