@@ -82,7 +82,7 @@ class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         warnings.warn(f"{spec.name} moved to {MOVED[spec.name]}; the old path goes in the next "
                       "release (names exported by corollary itself have not moved)",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=2)  # the import machinery's frames are skipped
         return sys.modules[MOVED[spec.name]]
 
     def exec_module(self, module: ModuleType) -> None:
