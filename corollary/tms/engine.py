@@ -232,12 +232,16 @@ class Engine:
         if self._trial is not None:
             raise RuntimeError("a what-if trial is already running on this engine")
         self.sync(now, targets)
-        trial = self._trial = Trial(self, now)
+        trial = Trial(self, now)  # changes nothing: what begin() changes, undo() puts back
         try:
+            # set inside the try: an interrupt anywhere from here is undone, and no trial is
+            # left standing to refuse every later what-if
+            self._trial = trial
+            trial.begin()
             yield trial
         finally:
-            self._trial = None
             trial.undo()
+            self._trial = None
 
     def save_key(self, batch: Batch, key: str) -> None:
         """Note the state of ``key``'s beliefs before the batch first changes them
