@@ -143,3 +143,12 @@ def test_conflicts_warns_at_the_callers_line_through_load_and_sessions(tmp_path)
         with pytest.warns(DeprecationWarning, match="conflict_policy=") as seen:
             assert load().conflict_policy is None
         assert [w.filename for w in seen] == [__file__]
+
+
+def test_a_retired_name_from_the_promises_package_warns_at_the_importing_line() -> None:
+    with pytest.warns(DeprecationWarning, match="PromiseBook") as seen:
+        from corollary.promises import Promises
+    assert Promises is corollary.promises.PromiseBook
+    assert {w.filename for w in seen} == {__file__}
+    with pytest.raises(AttributeError, match="'corollary.promises' has no attribute 'Nope'"):
+        corollary.promises.Nope  # noqa: B018
