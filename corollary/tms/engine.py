@@ -35,6 +35,7 @@ import networkx as nx
 
 from ..evidence import confidence as formulas
 from ..foundations._collector import collector_paused
+from ..foundations._deprecated import module_getattr
 from . import batch as batching
 from . import loading, strata
 from .batch import Batch, Trial
@@ -846,3 +847,9 @@ class Engine:
 def _identity(j: Justification) -> tuple[Any, ...]:
     """What makes two justifications the same reason."""
     return (j.kind, j.name, j.inputs, tuple((key, vid) for key, _, vid in j.unless))
+
+
+# the conflict-strategy protocol was exported as Policy, the word the base uses for trust
+__getattr__ = module_getattr(__name__, {
+    "Policy": (lambda: ConflictStrategy, "the protocol is corollary.tms.engine.ConflictStrategy"),
+})

@@ -152,3 +152,11 @@ def test_a_retired_name_from_the_promises_package_warns_at_the_importing_line() 
     assert {w.filename for w in seen} == {__file__}
     with pytest.raises(AttributeError, match="'corollary.promises' has no attribute 'Nope'"):
         corollary.promises.Nope  # noqa: B018
+
+
+def test_the_engine_protocol_exported_as_policy_still_imports_and_warns() -> None:
+    from corollary.tms.engine import ConflictStrategy
+
+    with pytest.warns(DeprecationWarning, match="ConflictStrategy") as seen:
+        from corollary.tms.engine import Policy
+    assert Policy is ConflictStrategy and [w.filename for w in seen] == [__file__]
