@@ -76,8 +76,10 @@ class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if fullname not in MOVED:
             return None
         new = importlib.import_module(MOVED[fullname])
+        # loader_state keeps the module's own spec: the import system sets the old-path spec on
+        # the module it gets back, and exec_module puts the own one back
         return importlib.machinery.ModuleSpec(
-            fullname, self, is_package=hasattr(new, "__path__"))
+            fullname, self, is_package=hasattr(new, "__path__"), loader_state=new.__spec__)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         warnings.warn(f"{spec.name} moved to {MOVED[spec.name]}; the old path goes in the next "
@@ -86,7 +88,15 @@ class _OldPaths(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return sys.modules[MOVED[spec.name]]
 
     def exec_module(self, module: ModuleType) -> None:
-        """The module at the new path has run already."""
+        """The module at the new path has run already: give it back its own spec.
+
+        Left with the old path's spec, its ``__spec__.parent`` would differ from its
+        ``__package__`` (every relative import inside a function then raises ``ImportWarning``)
+        and ``importlib.reload`` would run this loader, which runs nothing.
+        """
+        found = module.__spec__
+        assert found is not None  # set by the import system before it calls exec_module
+        module.__spec__ = found.loader_state
 
 
 def install() -> None:

@@ -114,6 +114,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         conflicts: Any = _UNSET,
     ) -> None:
         if conflicts is not _UNSET:
+            if conflict_policy is not None:  # which one to keep would be a guess
+                raise InvalidTypeError("BeliefBase() got conflict_policy= and its old spelling "
+                                       "conflicts=; pass conflict_policy= alone")
             warn("BeliefBase(conflicts=...)", "pass conflict_policy= (kb.conflicts() lists the "
                  "open conflicts)")
             conflict_policy = conflicts

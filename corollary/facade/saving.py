@@ -46,6 +46,16 @@ _KEEP: Any = object()  # conflict_policy not given: the snapshot's own
 _UNSET: Any = object()  # the deprecated conflicts= not given
 
 
+def _old_spelling(method: str, conflict_policy: Any, conflicts: Any) -> Any:
+    """The policy passed as ``conflicts=`` to ``BeliefBase.<method>``: warned at the caller's
+    line; refused beside ``conflict_policy=`` (which one to keep would be a guess)."""
+    if conflict_policy is not _KEEP:
+        raise InvalidTypeError(f"BeliefBase.{method}() got conflict_policy= and its old "
+                               "spelling conflicts=; pass conflict_policy= alone")
+    warn(f"BeliefBase.{method}(conflicts=...)", "pass conflict_policy=", stacklevel=4)
+    return conflicts
+
+
 class SnapshotMethods:
     """``kb.to_dict``, ``BeliefBase.from_dict``, ``save`` / ``load`` and sessions."""
 
@@ -97,8 +107,7 @@ class SnapshotMethods:
         ``conflicts=`` is its deprecated old spelling.
         """
         if conflicts is not _UNSET:
-            warn("BeliefBase.from_dict(conflicts=...)", "pass conflict_policy=")
-            conflict_policy = conflicts
+            conflict_policy = _old_spelling("from_dict", conflict_policy, conflicts)
         if clock is not None and not callable(clock):
             raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
         with collector_paused():  # a restore allocates millions of objects and frees none
@@ -145,6 +154,9 @@ class SnapshotMethods:
              clock: Clock | None = None, **options: Any) -> BeliefBase:
         """Read a snapshot written by :meth:`save`; a corrupt, truncated, foreign or newer file
         raises ``SnapshotError``."""
+        if "conflicts" in options:
+            options["conflict_policy"] = _old_spelling(
+                "load", options.get("conflict_policy", _KEEP), options.pop("conflicts"))
         return cls.from_dict(read_file(path), ledger=ledger, clock=clock, path=path, **options)
 
     def save_session(self, session_id: str, *, overwrite: bool = False) -> int:
@@ -173,6 +185,9 @@ class SnapshotMethods:
         if not isinstance(ledger, TrustLedger):
             raise InvalidTypeError("ledger must be a TrustLedger")
         data, version = read_session(ledger.store, session_id)
+        if "conflicts" in options:
+            options["conflict_policy"] = _old_spelling(
+                "load_session", options.get("conflict_policy", _KEEP), options.pop("conflicts"))
         kb = cls.from_dict(data, ledger=ledger, clock=clock, path=f"session {session_id!r}",
                            **options)
         kb._sessions[session_id] = version

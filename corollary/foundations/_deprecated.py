@@ -19,7 +19,7 @@ def warn(old: str, new: str, stacklevel: int = 3) -> None:
 
 
 def module_getattr(module: str, retired: Mapping[str, tuple[Callable[[], Any], str]]
-                   ) -> Callable[[str], Any]:
+                   ) -> Callable[..., Any]:
     """A module ``__getattr__`` serving ``retired`` names: ``{old: (value(), advice)}``.
 
     >>> getattr_ = module_getattr("m", {"OLD": (lambda: 1, "use NEW")})
@@ -30,10 +30,12 @@ def module_getattr(module: str, retired: Mapping[str, tuple[Callable[[], Any], s
     (1, 'DeprecationWarning')
     """
 
-    def __getattr__(name: str) -> Any:
+    def __getattr__(name: str, stacklevel: int = 3) -> Any:
+        # stacklevel: a package re-exporting the module's names passes one more, so that the
+        # warning names the line that imports from the package
         if name in retired:
             value, advice = retired[name]
-            warn(f"{module}.{name}", advice)
+            warn(f"{module}.{name}", advice, stacklevel)
             return value()
         raise AttributeError(f"module {module!r} has no attribute {name!r}")
 

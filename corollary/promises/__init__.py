@@ -9,6 +9,10 @@ def __getattr__(name: str) -> Any:
     from . import book
 
     try:
-        return getattr(book, name)
+        return vars(book)[name]
+    except KeyError:
+        pass
+    try:  # a retired name: warned at the line that imports it from here, not at this one
+        return book.__getattr__(name, 4)
     except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

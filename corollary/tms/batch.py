@@ -129,12 +129,10 @@ class Trial:
                  "next_expiry", "evidence", "memo")
 
     def __init__(self, engine: Engine, now: float) -> None:
+        # only reads here (and one number taken, as a batch takes one): an interrupt before
+        # :meth:`begin` has changed nothing, and :meth:`undo` can put back a half-made begin
         self.engine = engine
         self.now = now
-        self._begin()
-
-    def _begin(self) -> None:
-        engine = self.engine
         self.next_seq = engine.next_number()
         self.count = engine.count
         self.dirty = engine.dirty
@@ -144,6 +142,10 @@ class Trial:
         # the evidence of each renewed belief, and the memo of each swept one, as they were
         self.evidence: dict[Belief, Any] = {}
         self.memo: dict[Belief, tuple[Any, float, float | None, Any, bool, Any]] = {}
+
+    def begin(self) -> None:
+        """Give the trial its own dirty set, touched keys and expiry heap."""
+        engine = self.engine
         engine.dirty = set()
         if engine.touched is not None:
             engine.touched = set()
@@ -175,11 +177,12 @@ class Trial:
 
     def reset(self) -> None:
         """Put back everything the trial changed, and go on with a new trial from there."""
-        self.undo()
-        self._begin()
+        self.undo()  # the engine is as it was when the trial was made: the saved state holds
+        self.begin()
 
     def undo(self) -> None:
-        """Put back everything the trial changed (see the module docstring)."""
+        """Put back everything the trial changed (see the module docstring); run again after
+        an interrupt, it puts back the same."""
         engine = self.engine
         for b, evidence in self.evidence.items():
             b.evidence = evidence

@@ -35,6 +35,7 @@ import networkx as nx
 
 from ..evidence import confidence as formulas
 from ..foundations._collector import collector_paused
+from ..foundations._deprecated import module_getattr
 from . import batch as batching
 from . import loading, strata
 from .batch import Batch, Trial
@@ -232,12 +233,16 @@ class Engine:
         if self._trial is not None:
             raise RuntimeError("a what-if trial is already running on this engine")
         self.sync(now, targets)
-        trial = self._trial = Trial(self, now)
+        trial = Trial(self, now)  # changes nothing: what begin() changes, undo() puts back
         try:
+            # set inside the try: an interrupt anywhere from here is undone, and no trial is
+            # left standing to refuse every later what-if
+            self._trial = trial
+            trial.begin()
             yield trial
         finally:
-            self._trial = None
             trial.undo()
+            self._trial = None
 
     def save_key(self, batch: Batch, key: str) -> None:
         """Note the state of ``key``'s beliefs before the batch first changes them
@@ -842,3 +847,9 @@ class Engine:
 def _identity(j: Justification) -> tuple[Any, ...]:
     """What makes two justifications the same reason."""
     return (j.kind, j.name, j.inputs, tuple((key, vid) for key, _, vid in j.unless))
+
+
+# the conflict-strategy protocol was exported as Policy, the word the base uses for trust
+__getattr__ = module_getattr(__name__, {
+    "Policy": (lambda: ConflictStrategy, "the protocol is corollary.tms.engine.ConflictStrategy"),
+})

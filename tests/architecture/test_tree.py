@@ -75,3 +75,22 @@ def test_old_paths_reach_the_moved_modules(old: str) -> None:
         sys.modules.pop(old, None)
         module = importlib.import_module(old)
     assert module is importlib.import_module(MOVED[old])
+
+
+def test_an_old_path_leaves_the_moved_module_its_own_spec() -> None:
+    # the import system sets the spec it found on the module it gets back: the old path's spec
+    # on the moved module made each relative import inside its functions an ImportWarning
+    code = (
+        "import warnings\n"
+        "warnings.simplefilter('ignore', DeprecationWarning)\n"
+        "import corollary.clock, corollary.stores.sqlite\n"
+        "import corollary.foundations.clock as clock, corollary.trust.stores as stores\n"
+        "warnings.simplefilter('error')\n"
+        "clock.ManualClock(0).advance(5)\n"
+        "print(clock.__spec__.name, stores.__spec__.name, stores.sqlite.__spec__.name)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["corollary.foundations.clock", "corollary.trust.stores",
+                                  "corollary.trust.stores.sqlite"]

@@ -120,8 +120,10 @@ def _interrupted(kb: BeliefBase, rows: list[tuple[Any, ...]], at: int) -> bool:
     help; not in ``begin_batch`` and the ``next_number`` it asks, where one only costs a
     number). Whether it was raised."""
     files = tuple(str(Path(loading.__file__).parent.parent / f)
-                  for f in ("tms/engine.py", "tms/batch.py", "tms/loading.py", "base.py",
-                            "assertions.py"))
+                  for f in ("tms/engine.py", "tms/batch.py", "tms/loading.py", "facade/base.py",
+                            "facade/assertions.py"))
+    # a path that names no file would quietly leave its lines untried
+    assert all(Path(f).is_file() for f in files), files
     state = {"lines": 0, "rollback": 0}
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:

@@ -7,6 +7,7 @@ import warnings
 
 import pytest
 
+import corollary
 import corollary.promises
 import corollary.trust.ledger
 from corollary import (
@@ -109,3 +110,53 @@ def test_moved_helpers_still_import_from_their_old_modules() -> None:
         assert corollary.facade.lookup.sources_of is corollary.facade.blame.sources_of
     with pytest.warns(DeprecationWarning, match="Row"):
         assert corollary.facade.assertions.CheckedRow is corollary.facade.assertions.Checked
+
+
+def test_conflicts_beside_conflict_policy_is_refused_not_one_dropped(tmp_path) -> None:
+    # the old spelling used to win silently: conflict_policy= was dropped, even for None
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("hq", "Austin", source="tool:a")
+    kb.save(tmp_path / "kb.json")
+    ledger = corollary.open_ledger(tmp_path / "l.db")
+    BeliefBase(ledger=ledger, clock=ManualClock(0)).save_session("s")
+    new, old = PreferHigherConfidence(), None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidTypeError, match="conflict_policy= alone"):
+            BeliefBase(conflict_policy=new, conflicts=old)
+        with pytest.raises(InvalidTypeError, match="conflict_policy= alone"):
+            BeliefBase.from_dict(kb.to_dict(), conflict_policy=new, conflicts=old)
+        with pytest.raises(InvalidTypeError, match="conflict_policy= alone"):
+            BeliefBase.load(tmp_path / "kb.json", conflict_policy=new, conflicts=old)
+        with pytest.raises(InvalidTypeError, match="conflict_policy= alone"):
+            BeliefBase.load_session(ledger, "s", conflict_policy=new, conflicts=old)
+
+
+def test_conflicts_warns_at_the_callers_line_through_load_and_sessions(tmp_path) -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.save(tmp_path / "kb.json")
+    ledger = corollary.open_ledger(tmp_path / "l.db")
+    BeliefBase(ledger=ledger, clock=ManualClock(0)).save_session("s")
+    for load in (lambda: BeliefBase.load(tmp_path / "kb.json", conflicts=None),
+                 lambda: BeliefBase.load_session(ledger, "s", conflicts=None),
+                 lambda: BeliefBase.from_dict(kb.to_dict(), conflicts=None)):
+        with pytest.warns(DeprecationWarning, match="conflict_policy=") as seen:
+            assert load().conflict_policy is None
+        assert [w.filename for w in seen] == [__file__]
+
+
+def test_a_retired_name_from_the_promises_package_warns_at_the_importing_line() -> None:
+    with pytest.warns(DeprecationWarning, match="PromiseBook") as seen:
+        from corollary.promises import Promises
+    assert Promises is corollary.promises.PromiseBook
+    assert {w.filename for w in seen} == {__file__}
+    with pytest.raises(AttributeError, match="'corollary.promises' has no attribute 'Nope'"):
+        corollary.promises.Nope  # noqa: B018
+
+
+def test_the_engine_protocol_exported_as_policy_still_imports_and_warns() -> None:
+    from corollary.tms.engine import ConflictStrategy
+
+    with pytest.warns(DeprecationWarning, match="ConflictStrategy") as seen:
+        from corollary.tms.engine import Policy
+    assert Policy is ConflictStrategy and [w.filename for w in seen] == [__file__]
