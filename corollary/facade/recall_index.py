@@ -275,6 +275,12 @@ class LexicalIndex:
         self._sources: dict[str, _SourceDocs] = {}
         # models and rules: name -> (its words, the numbers of the beliefs it gave a reason)
         self._steps: dict[str, _SourceDocs] = {}
+        # word hash -> the sources, models and rules whose name holds it (a query reads only
+        # those: a base may have a source per belief, a document each)
+        self._named: dict[int, dict[_SourceDocs, None]] = {}
+        # word hash -> the beliefs those tables give it (one array, made on the first query
+        # of the word after one of them changed)
+        self._named_docs_of: dict[int, NDArray[np.int32]] = {}
         self._seen: tuple[int, ...] = ()
         self._dead = 0  # indexed beliefs found gone (forgotten, rolled back)
 
@@ -348,6 +354,8 @@ class LexicalIndex:
         self._new_ids = {}
         self._sources = {}
         self._steps = {}
+        self._named = {}
+        self._named_docs_of = {}
         self._dead = 0
         engine = self.engine
         slots: list[Any] = list(engine.keys.values())  # one value per key: all beliefs
@@ -437,10 +445,31 @@ class LexicalIndex:
             newer, older = segs.pop(), segs.pop()
             segs.append(_concat(older, newer))
 
+    def _named_docs(self, name: str) -> _SourceDocs:
+        """A new table of the beliefs ``name`` (a source, model or rule) gave, found by the
+        words of its name."""
+        docs = _SourceDocs(name)
+        for h in docs.words:
+            self._named.setdefault(h, {})[docs] = None
+        return docs
+
+    def _changed(self, docs: _SourceDocs) -> None:
+        """``docs`` gained or lost beliefs: the words of its name are read afresh."""
+        for h in docs.words:
+            self._named_docs_of.pop(h, None)
+
+    def _unname(self, docs: _SourceDocs) -> None:
+        self._changed(docs)
+        for h in docs.words:
+            named = self._named[h]
+            del named[docs]
+            if not named:
+                del self._named[h]
+
     def _source(self, source: str) -> _SourceDocs:
         found = self._sources.get(source)
         if found is None:
-            found = self._sources[source] = _SourceDocs(source)
+            found = self._sources[source] = self._named_docs(source)
         return found
 
     def _follow_sources(self) -> None:
@@ -452,6 +481,7 @@ class LexicalIndex:
             if (mine.holders is not holders or len(holders) < seen
                     or (seen and holders[seen - 1] is not mine.last)):
                 mine.reset(holders)  # a new or compacted list: read it whole
+                self._changed(mine)
                 seen = 0
             if len(holders) == seen:
                 continue
@@ -464,8 +494,9 @@ class LexicalIndex:
                 self._add(fresh)
                 nums = self._numbers(tail)
             mine.add(nums)
+            self._changed(mine)
         for source in [s for s in self._sources if s not in self.engine.by_source]:
-            del self._sources[source]
+            self._unname(self._sources.pop(source))
 
     def _follow_steps(self) -> None:
         """Note the beliefs each model and rule gave a reason, when its set of reasons changed
@@ -476,7 +507,7 @@ class LexicalIndex:
         for name, reasons in tables:
             mine = self._steps.get(name)
             if mine is None:
-                mine = self._steps[name] = _SourceDocs(name)
+                mine = self._steps[name] = self._named_docs(name)
             if mine.holders is reasons and mine.seen == len(reasons):
                 continue
             outputs = list(dict.fromkeys(j.output for j in reasons))
@@ -487,9 +518,10 @@ class LexicalIndex:
             mine.reset(reasons)  # type: ignore[arg-type]
             mine.seen = len(reasons)
             mine.add(nums)
+            self._changed(mine)
         names = {name for name, _ in tables}
         for name in [n for n in self._steps if n not in names]:
-            del self._steps[name]
+            self._unname(self._steps.pop(name))
 
     # -- reading -----------------------------------------------------------------------------
     def live(self, b: Belief) -> bool:
@@ -574,9 +606,9 @@ class LexicalIndex:
         h = word_hash(term)
         found = [p for p in (s.postings(h) for s in self.segments) if p is not None]
         segments = len(found)
-        found += [(d, np.ones(len(d), dtype=np.float32))
-                  for d in (s.docs_of(h) for s in (*self._sources.values(),
-                                                   *self._steps.values())) if d is not None]
+        named = self._named_of(h)
+        if len(named):
+            found.append((named, np.ones(len(named), dtype=np.float32)))
         if not found:
             return None
         from_sources = len(found) > segments
@@ -588,6 +620,16 @@ class LexicalIndex:
         n = len(self.docs)
         df = min(len(docs), n)
         return docs, tfs, math.log(1.0 + (n - df + 0.5) / (df + 0.5)), not from_sources
+
+    def _named_of(self, h: int) -> NDArray[np.int32]:
+        """The beliefs given by the sources, models and rules whose name holds the word
+        ``h``, once per table (a belief two of them gave comes twice)."""
+        docs = self._named_docs_of.get(h)
+        if docs is None:
+            parts = [d for d in (s.docs_of(h) for s in self._named.get(h, ())) if d is not None]
+            docs = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+            self._named_docs_of[h] = docs
+        return docs
 
     def _gains(self, docs: NDArray[np.int32], tfs: NDArray[np.float32],
                idf: float) -> NDArray[np.float64]:
@@ -623,6 +665,7 @@ class LexicalIndex:
         size += self._ids.nbytes + self._id_docs.nbytes + 8 * len(self.docs) + 56
         size += 100 * len(self._new_ids)
         size += sum(s.nbytes for s in (*self._sources.values(), *self._steps.values()))
+        size += sum(d.nbytes + 100 for d in self._named_docs_of.values())
         return size
 
 

@@ -147,3 +147,34 @@ def test_the_index_kept_current_finds_what_a_fresh_one_finds(steps):
         fresh = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0))
         for query in [*WORDS, "a 1 2 b c", "ann model tool"]:
             assert found(kb, query, k=100) == found(fresh, query, k=100), query
+
+
+def test_a_query_reads_only_the_sources_whose_name_holds_its_words(monkeypatch):
+    """A base with a source per belief (a document each): a query's words are looked up in
+    the sources that name them, not in every source (which made recall linear in the number
+    of sources), and a source's new beliefs are seen after it was read once."""
+    from corollary.facade import recall_index
+
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_many([(f"fact:{i}", f"value {i}", f"document:report-{i}.pdf") for i in range(500)])
+    kb.assert_("fact:memo", "value memo", source="document:memo")
+    assert [r.key for r in kb.recall("memo", k=5)] == ["fact:memo"]  # the index is built
+    read = []
+    docs_of = recall_index._SourceDocs.docs_of
+    monkeypatch.setattr(recall_index._SourceDocs, "docs_of",
+                        lambda self, h: read.append(self) or docs_of(self, h))
+    assert [r.key for r in kb.recall("report 7", k=1)] == ["fact:7"]
+    assert len(read) == 501  # every source named "report", and the one named "7"
+    assert {r.key for r in kb.recall("pdf", k=600)} == {f"fact:{i}" for i in range(500)}
+    read.clear()
+    assert {r.key for r in kb.recall("pdf", k=600)} == {f"fact:{i}" for i in range(500)}
+    assert read == []  # what the sources named "pdf" gave is kept between queries
+    kb.assert_("fact:memo", "value memo", source="document:second.pdf")
+    assert "fact:memo" in {r.key for r in kb.recall("pdf", k=600)}
+    assert kb._recaller.index._sources["document:second.pdf"] in read
+    read.clear()
+    assert [r.key for r in kb.recall("memo", k=5)] == ["fact:memo"]
+    assert read == []  # "document:memo" gave nothing new: its beliefs are kept
+    kb.retract("fact:memo", source="document:memo")
+    kb.retract("fact:memo", source="document:second.pdf")
+    assert kb.recall("memo second", k=5) == []
