@@ -282,7 +282,10 @@ class LexicalIndex:
         # of the word after one of them changed)
         self._named_docs_of: dict[int, NDArray[np.int32]] = {}
         self._seen: tuple[int, ...] = ()
-        self._dead = 0  # indexed beliefs found gone (forgotten, rolled back)
+        # the ids of indexed beliefs found gone (forgotten, replaced, rolled back), each once:
+        # a gone belief a query keeps meeting must not count again, or the index is rebuilt
+        # every few changes (the index holds them, so their ids stay theirs)
+        self._dead: set[int] = set()
 
     # -- keeping up ------------------------------------------------------------------------
     def known(self, b: Belief) -> int:
@@ -331,7 +334,7 @@ class LexicalIndex:
         signature = self._signature()
         if signature == self._seen:
             return
-        if (not self.docs or self._dead * 4 > len(self.docs)
+        if (not self.docs or len(self._dead) * 4 > len(self.docs)
                 or len(self.docs) > 2 * self.engine.count + 1024):  # many are gone: start over
             self._rebuild()
         else:
@@ -356,7 +359,7 @@ class LexicalIndex:
         self._steps = {}
         self._named = {}
         self._named_docs_of = {}
-        self._dead = 0
+        self._dead = set()
         engine = self.engine
         slots: list[Any] = list(engine.keys.values())  # one value per key: all beliefs
         self._add(slots if len(slots) == engine.count else list(engine.beliefs()))
@@ -528,7 +531,7 @@ class LexicalIndex:
         """Whether ``b`` is still a belief of the engine (not forgotten or rolled back)."""
         if self.engine.find(b.key, b.vid) is b:
             return True
-        self._dead += 1
+        self._dead.add(id(b))
         return False
 
     def candidates(self, terms: list[str], batch: int) -> Iterator[list[tuple[float, Belief]]]:

@@ -178,3 +178,30 @@ def test_a_query_reads_only_the_sources_whose_name_holds_its_words(monkeypatch):
     kb.retract("fact:memo", source="document:memo")
     kb.retract("fact:memo", source="document:second.pdf")
     assert kb.recall("memo second", k=5) == []
+
+
+def test_a_gone_value_a_query_keeps_meeting_counts_once_towards_a_rebuild(monkeypatch):
+    """A value replaced again and again, recalled after each change: each old value is gone
+    once, however many queries meet it, so the index is not rebuilt until a quarter of it is
+    gone (counting each meeting rebuilt the whole index every few changes)."""
+    from corollary.facade import recall_index
+
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_many([(f"customer:{i}:email", f"user{i}@example.com", "tool:crm")
+                    for i in range(400)])
+    kb.recall("email")
+    builds = []
+    build = recall_index.LexicalIndex._build
+    monkeypatch.setattr(recall_index.LexicalIndex, "_build",
+                        lambda self: builds.append(1) or build(self))
+    for i in range(60):  # 60 gone values: under a quarter of 400
+        kb.assert_("customer:0:email", f"v{i}@example.com", source="tool:crm")
+        for _ in range(3):
+            got = kb.recall("customer 0 email", k=3)
+            assert (got[0].key, got[0].value) == ("customer:0:email", f"v{i}@example.com")
+    assert builds == []
+    for i in range(120):  # past a quarter gone: the index starts over, and still finds them
+        kb.assert_("customer:0:email", f"w{i}@example.com", source="tool:crm")
+        kb.recall("customer 0 email", k=3)
+    assert builds
+    assert [r.value for r in kb.recall("w119", k=3)] == ["w119@example.com"]
