@@ -3,7 +3,9 @@
 A belief's text is its key split on punctuation (``customer:7:email`` → customer, 7, email;
 the key's words count twice), its value's text, the names of the sources and models that gave
 it (``human:calvin`` → human, calvin) and the documents and quotes it cites. Words are maximal
-runs of letters and digits after Unicode case folding (``str.casefold``); numbers are kept, no
+runs of letters and digits after Unicode normalization (NFKC: a letter and its combining accent
+are one letter, a ligature its letters, a full-width digit a digit) and case folding
+(``str.casefold``), so a query typed one way finds a text written the other; numbers are kept, no
 stemming, no stop words (docs/recall.md says why, by measurement).
 
 The index knows nothing of labels or confidences: recall reads those through the engine for
@@ -30,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from operator import attrgetter, itemgetter
@@ -75,7 +78,18 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("When did Calvin travel to Straße 7?")
     ['when', 'did', 'calvin', 'travel', 'to', 'strasse', '7']
     """
-    return _WORD.findall(text.casefold())
+    return _WORD.findall(fold(text))
+
+
+def fold(text: str) -> str:
+    """``text`` normalized (NFKC) and case-folded, as words are compared.
+
+    >>> fold("Cafe\u0301 \ufb01sh STRASSE \uff17"), fold("Caf\u00e9 fish stra\u00dfe 7")
+    ('café fish strasse 7', 'café fish strasse 7')
+    """
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
 def word_hash(word: str) -> int:
@@ -177,10 +191,12 @@ def _hash_texts(texts: list[str]) -> tuple[NDArray[np.uint64], NDArray[np.int64]
         stop = max(start + 1, int(np.searchsorted(ends, base + _CHUNK_CHARS, side="right")))
         part = texts[start:stop]
         joined = _SEP.join(part) + _SEP
-        folded = joined.casefold()
+        folded = joined.lower() if joined.isascii() else joined.casefold()
         starts = ends[start:stop] - sizes[start:stop] - base  # where each text starts
-        if len(folded) != len(joined):  # a character folds to several: fold text by text
-            part = list(map(str.casefold, part))
+        if not joined.isascii() and (  # folding changed some lengths: fold text by text
+                len(folded) != len(joined) or not unicodedata.is_normalized("NFKC", joined)
+                or not unicodedata.is_normalized("NFKC", folded)):
+            part = list(map(fold, part))
             folded = _SEP.join(part) + _SEP
             lengths = np.fromiter(map(len, part), dtype=np.int64, count=len(part)) + 1
             starts = np.cumsum(lengths) - lengths

@@ -205,3 +205,24 @@ def test_a_gone_value_a_query_keeps_meeting_counts_once_towards_a_rebuild(monkey
         kb.recall("customer 0 email", k=3)
     assert builds
     assert [r.value for r in kb.recall("w119", k=3)] == ["w119@example.com"]
+
+
+@pytest.mark.parametrize(("written", "asked"), [
+    ("Caf\u00e9 Zo\u00eb", "cafe\u0301"),  # composed text, decomposed query
+    ("Cafe\u0301 Zoe\u0308", "CAF\u00c9"),  # decomposed text, composed query
+    ("\ufb01sh and chips", "fish"),  # a ligature
+    ("order \uff17\uff10\uff17", "707"),  # full-width digits
+    ("Stra\u00dfe 7", "STRASSE"),
+])
+def test_a_word_is_found_however_its_letters_are_encoded(written, asked):
+    """Unicode normalization (NFKC) before case folding: the same word typed with a composed
+    letter or a letter and its combining accent (as macOS and PDFs write them), a ligature or
+    full-width digits is one word, in the text and in the query alike."""
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("note:1", written, source="tool:t")
+    kb.assert_many([(f"note:{i}", f"other {i}", "tool:t") for i in range(2, 40)])
+    assert [r.key for r in kb.recall(asked)] == ["note:1"]
+    texts = [written, asked, "x\u0301", "\u0301y", "\u00df\ufb01\u0130", "e", "\u0301"]
+    hashes, owners = _hash_texts(texts)  # the vectorised path folds as tokenize does
+    expected = [(word_hash(w), i) for i, t in enumerate(texts) for w in tokenize(t)]
+    assert list(zip(hashes.tolist(), owners.tolist(), strict=True)) == expected
