@@ -298,6 +298,8 @@ class LexicalIndex:
         # of the word after one of them changed)
         self._named_docs_of: dict[int, NDArray[np.int32]] = {}
         self._seen: tuple[int, ...] = ()
+        #: How many times the index was built from the whole base (its numbers start over).
+        self.generation = 0
         # the ids of indexed beliefs found gone (forgotten, replaced, rolled back), each once:
         # a gone belief a query keeps meeting must not count again, or the index is rebuilt
         # every few changes (the index holds them, so their ids stay theirs)
@@ -364,6 +366,7 @@ class LexicalIndex:
             self._build()
 
     def _build(self) -> None:
+        self.generation += 1
         self.docs = []
         self.lengths = np.zeros(0, dtype=np.float32)
         self.total_length = 0.0
