@@ -119,12 +119,17 @@ def _extra_text(b: Belief, every_name: bool = False) -> str:
     for j in b.justs:
         if every_name or not (j.kind.reads_reliability or j.kind.by_rule):
             parts.append(j.name)
-        info = j.info
-        for field in ("document", "quote"):
-            text = info.get(field)
-            if isinstance(text, str):
-                parts.append(text)
+        cited = _cited_text(j)
+        if cited:
+            parts.append(cited)
     return " ".join(parts)
+
+
+def _cited_text(j: Any) -> str:
+    """The document and quote a reason cites, as one text ("" when it cites none)."""
+    info = j.info
+    return " ".join(text for text in (info.get("document"), info.get("quote"))
+                    if isinstance(text, str))
 
 
 def belief_words(b: Belief) -> list[str]:
@@ -291,6 +296,8 @@ class LexicalIndex:
         self._sources: dict[str, _SourceDocs] = {}
         # models and rules: name -> (its words, the numbers of the beliefs it gave a reason)
         self._steps: dict[str, _SourceDocs] = {}
+        # a citation added by a reason to a belief indexed before: its text -> the beliefs
+        self._cited: dict[str, _SourceDocs] = {}
         # word hash -> the sources, models and rules whose name holds it (a query reads only
         # those: a base may have a source per belief, a document each)
         self._named: dict[int, dict[_SourceDocs, None]] = {}
@@ -352,13 +359,14 @@ class LexicalIndex:
         signature = self._signature()
         if signature == self._seen:
             return
+        start = len(self.docs)
         if (not self.docs or len(self._dead) * 4 > len(self.docs)
                 or len(self.docs) > 2 * self.engine.count + 1024):  # many are gone: start over
             self._rebuild()
         else:
             self._add(self._new_key_beliefs())
             self._follow_sources()
-            self._follow_steps()
+            self._follow_steps(start)
         self._seen = self._signature()
 
     def _rebuild(self) -> None:
@@ -376,6 +384,7 @@ class LexicalIndex:
         self._new_ids = {}
         self._sources = {}
         self._steps = {}
+        self._cited = {}
         self._named = {}
         self._named_docs_of = {}
         self._dead = set()
@@ -383,7 +392,7 @@ class LexicalIndex:
         slots: list[Any] = list(engine.keys.values())  # one value per key: all beliefs
         self._add(slots if len(slots) == engine.count else list(engine.beliefs()))
         self._follow_sources()
-        self._follow_steps()
+        self._follow_steps(0)
 
     def _new_key_beliefs(self) -> list[Belief]:
         """The beliefs of keys added since the last catch-up: from the last key back to the
@@ -520,10 +529,11 @@ class LexicalIndex:
         for source in [s for s in self._sources if s not in self.engine.by_source]:
             self._unname(self._sources.pop(source))
 
-    def _follow_steps(self) -> None:
+    def _follow_steps(self, start: int) -> None:
         """Note the beliefs each model and rule gave a reason, when its set of reasons changed
-        (read whole: a set has no order). A claim's citation is read when its belief is
-        indexed; the citation of a claim on a belief indexed before is not."""
+        (read whole: a set has no order). A claim's citation is read with its belief's text
+        when the belief is indexed (numbered ``start`` or above: in this catch-up); a new
+        citation on a belief indexed before is noted in a table of its own, by its words."""
         engine = self.engine
         tables = [*engine.by_step_source.items(), *engine.by_rule.items()]
         for name, reasons in tables:
@@ -534,6 +544,7 @@ class LexicalIndex:
                 continue
             outputs = list(dict.fromkeys(j.output for j in reasons))
             nums = self._numbers(outputs)
+            self._follow_citations(mine, reasons, start)
             if (nums < 0).any():
                 self._add([b for b, i in zip(outputs, nums, strict=True) if i < 0])
                 nums = self._numbers(outputs)
@@ -544,6 +555,23 @@ class LexicalIndex:
         names = {name for name, _ in tables}
         for name in [n for n in self._steps if n not in names]:
             self._unname(self._steps.pop(name))
+
+    def _follow_citations(self, mine: _SourceDocs, reasons: Iterable[Any], start: int) -> None:
+        cited = mine.cited
+        for j in reasons:
+            if j in cited:
+                continue
+            text = _cited_text(j)
+            if not text:
+                continue
+            cited.add(j)
+            i = self.known(j.output)
+            if 0 <= i < start:  # indexed before this reason came: its text lacks the citation
+                table = self._cited.get(text)
+                if table is None:
+                    table = self._cited[text] = self._named_docs(text)
+                table.add(np.asarray([i], dtype=np.int32))
+                self._changed(table)
 
     # -- reading -----------------------------------------------------------------------------
     def live(self, b: Belief) -> bool:
@@ -686,7 +714,8 @@ class LexicalIndex:
         size = sum(s.nbytes for s in self.segments) + self.lengths.nbytes
         size += self._ids.nbytes + self._id_docs.nbytes + 8 * len(self.docs) + 56
         size += 100 * len(self._new_ids)
-        size += sum(s.nbytes for s in (*self._sources.values(), *self._steps.values()))
+        size += sum(s.nbytes for s in (*self._sources.values(), *self._steps.values(),
+                                       *self._cited.values()))
         size += sum(d.nbytes + 100 for d in self._named_docs_of.values())
         return size
 
@@ -706,7 +735,7 @@ def _concat(older: _Segment, newer: _Segment) -> _Segment:
 class _SourceDocs:
     """One source's words and the index numbers of the beliefs it gave a premise."""
 
-    __slots__ = ("words", "chunks", "holders", "seen", "last", "_docs")
+    __slots__ = ("words", "chunks", "holders", "seen", "last", "_docs", "cited")
 
     def __init__(self, source: str) -> None:
         self.words = frozenset(word_hash(w) for w in tokenize(source))
@@ -715,6 +744,7 @@ class _SourceDocs:
         self.seen = 0
         self.last: Belief | None = None
         self._docs: NDArray[np.int32] | None = None
+        self.cited: set[Any] = set()  # a model's reasons with a citation, once read
 
     def reset(self, holders: list[Belief]) -> None:
         self.chunks = []
