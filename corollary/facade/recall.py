@@ -206,7 +206,8 @@ class Recaller:
         if self.vectors is None:
             hits = self._ranked(terms, k, floor)
         else:
-            self.vectors.catch_up(self.index.docs, self.lookup.sync, self.index.live)
+            self.vectors.catch_up(self.index.docs, self.lookup.sync, self.index.live,
+                                  self.index.generation)
             hits = self._fused(query, terms, k, floor)
         return self._pack(hits, floor, budget, expand)
 

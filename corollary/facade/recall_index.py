@@ -3,7 +3,9 @@
 A belief's text is its key split on punctuation (``customer:7:email`` → customer, 7, email;
 the key's words count twice), its value's text, the names of the sources and models that gave
 it (``human:calvin`` → human, calvin) and the documents and quotes it cites. Words are maximal
-runs of letters and digits after Unicode case folding (``str.casefold``); numbers are kept, no
+runs of letters and digits after Unicode normalization (NFKC: a letter and its combining accent
+are one letter, a ligature its letters, a full-width digit a digit) and case folding
+(``str.casefold``), so a query typed one way finds a text written the other; numbers are kept, no
 stemming, no stop words (docs/recall.md says why, by measurement).
 
 The index knows nothing of labels or confidences: recall reads those through the engine for
@@ -30,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from operator import attrgetter, itemgetter
@@ -75,7 +78,18 @@ def tokenize(text: str) -> list[str]:
     >>> tokenize("When did Calvin travel to Straße 7?")
     ['when', 'did', 'calvin', 'travel', 'to', 'strasse', '7']
     """
-    return _WORD.findall(text.casefold())
+    return _WORD.findall(fold(text))
+
+
+def fold(text: str) -> str:
+    """``text`` normalized (NFKC) and case-folded, as words are compared.
+
+    >>> fold("Cafe\u0301 \ufb01sh STRASSE \uff17"), fold("Caf\u00e9 fish stra\u00dfe 7")
+    ('café fish strasse 7', 'café fish strasse 7')
+    """
+    if text.isascii():
+        return text.lower()
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
 
 
 def word_hash(word: str) -> int:
@@ -105,12 +119,17 @@ def _extra_text(b: Belief, every_name: bool = False) -> str:
     for j in b.justs:
         if every_name or not (j.kind.reads_reliability or j.kind.by_rule):
             parts.append(j.name)
-        info = j.info
-        for field in ("document", "quote"):
-            text = info.get(field)
-            if isinstance(text, str):
-                parts.append(text)
+        cited = _cited_text(j)
+        if cited:
+            parts.append(cited)
     return " ".join(parts)
+
+
+def _cited_text(j: Any) -> str:
+    """The document and quote a reason cites, as one text ("" when it cites none)."""
+    info = j.info
+    return " ".join(text for text in (info.get("document"), info.get("quote"))
+                    if isinstance(text, str))
 
 
 def belief_words(b: Belief) -> list[str]:
@@ -177,10 +196,12 @@ def _hash_texts(texts: list[str]) -> tuple[NDArray[np.uint64], NDArray[np.int64]
         stop = max(start + 1, int(np.searchsorted(ends, base + _CHUNK_CHARS, side="right")))
         part = texts[start:stop]
         joined = _SEP.join(part) + _SEP
-        folded = joined.casefold()
+        folded = joined.lower() if joined.isascii() else joined.casefold()
         starts = ends[start:stop] - sizes[start:stop] - base  # where each text starts
-        if len(folded) != len(joined):  # a character folds to several: fold text by text
-            part = list(map(str.casefold, part))
+        if not joined.isascii() and (  # folding changed some lengths: fold text by text
+                len(folded) != len(joined) or not unicodedata.is_normalized("NFKC", joined)
+                or not unicodedata.is_normalized("NFKC", folded)):
+            part = list(map(fold, part))
             folded = _SEP.join(part) + _SEP
             lengths = np.fromiter(map(len, part), dtype=np.int64, count=len(part)) + 1
             starts = np.cumsum(lengths) - lengths
@@ -275,8 +296,21 @@ class LexicalIndex:
         self._sources: dict[str, _SourceDocs] = {}
         # models and rules: name -> (its words, the numbers of the beliefs it gave a reason)
         self._steps: dict[str, _SourceDocs] = {}
+        # a citation added by a reason to a belief indexed before: its text -> the beliefs
+        self._cited: dict[str, _SourceDocs] = {}
+        # word hash -> the sources, models and rules whose name holds it (a query reads only
+        # those: a base may have a source per belief, a document each)
+        self._named: dict[int, dict[_SourceDocs, None]] = {}
+        # word hash -> the beliefs those tables give it (one array, made on the first query
+        # of the word after one of them changed)
+        self._named_docs_of: dict[int, NDArray[np.int32]] = {}
         self._seen: tuple[int, ...] = ()
-        self._dead = 0  # indexed beliefs found gone (forgotten, rolled back)
+        #: How many times the index was built from the whole base (its numbers start over).
+        self.generation = 0
+        # the ids of indexed beliefs found gone (forgotten, replaced, rolled back), each once:
+        # a gone belief a query keeps meeting must not count again, or the index is rebuilt
+        # every few changes (the index holds them, so their ids stay theirs)
+        self._dead: set[int] = set()
 
     # -- keeping up ------------------------------------------------------------------------
     def known(self, b: Belief) -> int:
@@ -325,13 +359,14 @@ class LexicalIndex:
         signature = self._signature()
         if signature == self._seen:
             return
-        if (not self.docs or self._dead * 4 > len(self.docs)
+        start = len(self.docs)
+        if (not self.docs or len(self._dead) * 4 > len(self.docs)
                 or len(self.docs) > 2 * self.engine.count + 1024):  # many are gone: start over
             self._rebuild()
         else:
             self._add(self._new_key_beliefs())
             self._follow_sources()
-            self._follow_steps()
+            self._follow_steps(start)
         self._seen = self._signature()
 
     def _rebuild(self) -> None:
@@ -339,6 +374,7 @@ class LexicalIndex:
             self._build()
 
     def _build(self) -> None:
+        self.generation += 1
         self.docs = []
         self.lengths = np.zeros(0, dtype=np.float32)
         self.total_length = 0.0
@@ -348,12 +384,15 @@ class LexicalIndex:
         self._new_ids = {}
         self._sources = {}
         self._steps = {}
-        self._dead = 0
+        self._cited = {}
+        self._named = {}
+        self._named_docs_of = {}
+        self._dead = set()
         engine = self.engine
         slots: list[Any] = list(engine.keys.values())  # one value per key: all beliefs
         self._add(slots if len(slots) == engine.count else list(engine.beliefs()))
         self._follow_sources()
-        self._follow_steps()
+        self._follow_steps(0)
 
     def _new_key_beliefs(self) -> list[Belief]:
         """The beliefs of keys added since the last catch-up: from the last key back to the
@@ -437,10 +476,31 @@ class LexicalIndex:
             newer, older = segs.pop(), segs.pop()
             segs.append(_concat(older, newer))
 
+    def _named_docs(self, name: str) -> _SourceDocs:
+        """A new table of the beliefs ``name`` (a source, model or rule) gave, found by the
+        words of its name."""
+        docs = _SourceDocs(name)
+        for h in docs.words:
+            self._named.setdefault(h, {})[docs] = None
+        return docs
+
+    def _changed(self, docs: _SourceDocs) -> None:
+        """``docs`` gained or lost beliefs: the words of its name are read afresh."""
+        for h in docs.words:
+            self._named_docs_of.pop(h, None)
+
+    def _unname(self, docs: _SourceDocs) -> None:
+        self._changed(docs)
+        for h in docs.words:
+            named = self._named[h]
+            del named[docs]
+            if not named:
+                del self._named[h]
+
     def _source(self, source: str) -> _SourceDocs:
         found = self._sources.get(source)
         if found is None:
-            found = self._sources[source] = _SourceDocs(source)
+            found = self._sources[source] = self._named_docs(source)
         return found
 
     def _follow_sources(self) -> None:
@@ -452,6 +512,7 @@ class LexicalIndex:
             if (mine.holders is not holders or len(holders) < seen
                     or (seen and holders[seen - 1] is not mine.last)):
                 mine.reset(holders)  # a new or compacted list: read it whole
+                self._changed(mine)
                 seen = 0
             if len(holders) == seen:
                 continue
@@ -464,39 +525,60 @@ class LexicalIndex:
                 self._add(fresh)
                 nums = self._numbers(tail)
             mine.add(nums)
+            self._changed(mine)
         for source in [s for s in self._sources if s not in self.engine.by_source]:
-            del self._sources[source]
+            self._unname(self._sources.pop(source))
 
-    def _follow_steps(self) -> None:
+    def _follow_steps(self, start: int) -> None:
         """Note the beliefs each model and rule gave a reason, when its set of reasons changed
-        (read whole: a set has no order). A claim's citation is read when its belief is
-        indexed; the citation of a claim on a belief indexed before is not."""
+        (read whole: a set has no order). A claim's citation is read with its belief's text
+        when the belief is indexed (numbered ``start`` or above: in this catch-up); a new
+        citation on a belief indexed before is noted in a table of its own, by its words."""
         engine = self.engine
         tables = [*engine.by_step_source.items(), *engine.by_rule.items()]
         for name, reasons in tables:
             mine = self._steps.get(name)
             if mine is None:
-                mine = self._steps[name] = _SourceDocs(name)
+                mine = self._steps[name] = self._named_docs(name)
             if mine.holders is reasons and mine.seen == len(reasons):
                 continue
             outputs = list(dict.fromkeys(j.output for j in reasons))
             nums = self._numbers(outputs)
+            self._follow_citations(mine, reasons, start)
             if (nums < 0).any():
                 self._add([b for b, i in zip(outputs, nums, strict=True) if i < 0])
                 nums = self._numbers(outputs)
             mine.reset(reasons)  # type: ignore[arg-type]
             mine.seen = len(reasons)
             mine.add(nums)
+            self._changed(mine)
         names = {name for name, _ in tables}
         for name in [n for n in self._steps if n not in names]:
-            del self._steps[name]
+            self._unname(self._steps.pop(name))
+
+    def _follow_citations(self, mine: _SourceDocs, reasons: Iterable[Any], start: int) -> None:
+        cited = mine.cited
+        for j in reasons:
+            if j in cited:
+                continue
+            text = _cited_text(j)
+            if not text:
+                continue
+            cited.add(j)
+            i = self.known(j.output)
+            if 0 <= i < start:  # indexed before this reason came: its text lacks the citation
+                table = self._cited.get(text)
+                if table is None:
+                    table = self._cited[text] = self._named_docs(text)
+                table.add(np.asarray([i], dtype=np.int32))
+                self._changed(table)
 
     # -- reading -----------------------------------------------------------------------------
     def live(self, b: Belief) -> bool:
         """Whether ``b`` is still a belief of the engine (not forgotten or rolled back)."""
         if self.engine.find(b.key, b.vid) is b:
             return True
-        self._dead += 1
+        self._dead.add(id(b))
         return False
 
     def candidates(self, terms: list[str], batch: int) -> Iterator[list[tuple[float, Belief]]]:
@@ -574,9 +656,9 @@ class LexicalIndex:
         h = word_hash(term)
         found = [p for p in (s.postings(h) for s in self.segments) if p is not None]
         segments = len(found)
-        found += [(d, np.ones(len(d), dtype=np.float32))
-                  for d in (s.docs_of(h) for s in (*self._sources.values(),
-                                                   *self._steps.values())) if d is not None]
+        named = self._named_of(h)
+        if len(named):
+            found.append((named, np.ones(len(named), dtype=np.float32)))
         if not found:
             return None
         from_sources = len(found) > segments
@@ -588,6 +670,16 @@ class LexicalIndex:
         n = len(self.docs)
         df = min(len(docs), n)
         return docs, tfs, math.log(1.0 + (n - df + 0.5) / (df + 0.5)), not from_sources
+
+    def _named_of(self, h: int) -> NDArray[np.int32]:
+        """The beliefs given by the sources, models and rules whose name holds the word
+        ``h``, once per table (a belief two of them gave comes twice)."""
+        docs = self._named_docs_of.get(h)
+        if docs is None:
+            parts = [d for d in (s.docs_of(h) for s in self._named.get(h, ())) if d is not None]
+            docs = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+            self._named_docs_of[h] = docs
+        return docs
 
     def _gains(self, docs: NDArray[np.int32], tfs: NDArray[np.float32],
                idf: float) -> NDArray[np.float64]:
@@ -622,7 +714,9 @@ class LexicalIndex:
         size = sum(s.nbytes for s in self.segments) + self.lengths.nbytes
         size += self._ids.nbytes + self._id_docs.nbytes + 8 * len(self.docs) + 56
         size += 100 * len(self._new_ids)
-        size += sum(s.nbytes for s in (*self._sources.values(), *self._steps.values()))
+        size += sum(s.nbytes for s in (*self._sources.values(), *self._steps.values(),
+                                       *self._cited.values()))
+        size += sum(d.nbytes + 100 for d in self._named_docs_of.values())
         return size
 
 
@@ -641,7 +735,7 @@ def _concat(older: _Segment, newer: _Segment) -> _Segment:
 class _SourceDocs:
     """One source's words and the index numbers of the beliefs it gave a premise."""
 
-    __slots__ = ("words", "chunks", "holders", "seen", "last", "_docs")
+    __slots__ = ("words", "chunks", "holders", "seen", "last", "_docs", "cited")
 
     def __init__(self, source: str) -> None:
         self.words = frozenset(word_hash(w) for w in tokenize(source))
@@ -650,6 +744,7 @@ class _SourceDocs:
         self.seen = 0
         self.last: Belief | None = None
         self._docs: NDArray[np.int32] | None = None
+        self.cited: set[Any] = set()  # a model's reasons with a citation, once read
 
     def reset(self, holders: list[Belief]) -> None:
         self.chunks = []

@@ -90,12 +90,22 @@ class VectorIndex:
         self.vectors = np.zeros((0, 0), dtype=np.float32)
         self.rows: list[Belief | None] = []  # None: a dropped row
         self.seen = 0  # how many of the lexical index's beliefs were looked at
+        self.generation = 0  # the lexical index's build they were looked at in
         self.waiting: list[Belief] = []
 
     def catch_up(self, docs: Sequence[Belief], sync: Callable[[list[Belief]], Any],
-                 live: Callable[[Belief], bool]) -> None:
-        """Embed the held beliefs among those indexed since the last call and those waiting."""
-        look = [*self.waiting, *docs[self.seen:]]
+                 live: Callable[[Belief], bool], generation: int = 0) -> None:
+        """Embed the held beliefs among those indexed since the last call and those waiting.
+
+        ``generation`` counts the lexical index's builds: a rebuilt index numbers its beliefs
+        afresh, so its beliefs are all looked at again (those with a row or waiting skipped),
+        or the ones made just before the rebuild would never be embedded."""
+        if generation != self.generation:
+            self.generation = generation
+            have = {id(b) for b in (*self.rows, *self.waiting) if b is not None}
+            look = [*self.waiting, *(b for b in docs if id(b) not in have)]
+        else:
+            look = [*self.waiting, *docs[self.seen:]]
         self.seen = len(docs)
         if not look:
             return

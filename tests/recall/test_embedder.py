@@ -102,3 +102,25 @@ def test_snapshots_do_not_carry_the_embedder_and_accept_it_on_load(tmp_path):
     loaded = BeliefBase.load(tmp_path / "kb.msgpack", clock=ManualClock(0), embedder=trigrams)
     assert [r.key for r in loaded.recall("colors")] == ["paint"]
     assert BeliefBase.load(tmp_path / "kb.msgpack", clock=ManualClock(0)).recall("colors") == []
+
+
+def test_a_value_made_just_before_the_index_is_rebuilt_gets_its_vector():
+    """The lexical index is rebuilt when a quarter of it is gone, numbering its beliefs
+    afresh: the vectors follow the new numbering, so a value made since the last recall (its
+    words matching no query word) is still found by its vector."""
+    kb = BeliefBase(clock=ManualClock(0), embedder=trigrams)
+    kb.assert_many([(f"note:{i}", f"text {i}", "tool:t") for i in range(100)])
+    kb.recall("text")
+    before_rebuild = []
+    for i in range(60):  # each replaced value is met, gone, by the next recall
+        kb.assert_(f"note:{i}", f"changed {i}", source="tool:t")
+        kb.assert_(f"made:{i}", f"zebracrossing{i}", source="tool:t")
+        docs = kb._recaller.index.docs
+        kb.recall("text changed", k=100)
+        if kb._recaller.index.docs is not docs:  # rebuilt
+            before_rebuild.append(f"made:{i}")
+    assert before_rebuild
+    found = kb.recall("zebra crossing", k=100)
+    assert all(r.why == () for r in found)  # no word matched: found by their vectors
+    assert set(before_rebuild) <= {r.key for r in found}
+    assert {r.key for r in found} >= {f"made:{i}" for i in range(60)}

@@ -147,3 +147,104 @@ def test_the_index_kept_current_finds_what_a_fresh_one_finds(steps):
         fresh = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0))
         for query in [*WORDS, "a 1 2 b c", "ann model tool"]:
             assert found(kb, query, k=100) == found(fresh, query, k=100), query
+
+
+def test_a_query_reads_only_the_sources_whose_name_holds_its_words(monkeypatch):
+    """A base with a source per belief (a document each): a query's words are looked up in
+    the sources that name them, not in every source (which made recall linear in the number
+    of sources), and a source's new beliefs are seen after it was read once."""
+    from corollary.facade import recall_index
+
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_many([(f"fact:{i}", f"value {i}", f"document:report-{i}.pdf") for i in range(500)])
+    kb.assert_("fact:memo", "value memo", source="document:memo")
+    assert [r.key for r in kb.recall("memo", k=5)] == ["fact:memo"]  # the index is built
+    read = []
+    docs_of = recall_index._SourceDocs.docs_of
+    monkeypatch.setattr(recall_index._SourceDocs, "docs_of",
+                        lambda self, h: read.append(self) or docs_of(self, h))
+    assert [r.key for r in kb.recall("report 7", k=1)] == ["fact:7"]
+    assert len(read) == 501  # every source named "report", and the one named "7"
+    assert {r.key for r in kb.recall("pdf", k=600)} == {f"fact:{i}" for i in range(500)}
+    read.clear()
+    assert {r.key for r in kb.recall("pdf", k=600)} == {f"fact:{i}" for i in range(500)}
+    assert read == []  # what the sources named "pdf" gave is kept between queries
+    kb.assert_("fact:memo", "value memo", source="document:second.pdf")
+    assert "fact:memo" in {r.key for r in kb.recall("pdf", k=600)}
+    assert kb._recaller.index._sources["document:second.pdf"] in read
+    read.clear()
+    assert [r.key for r in kb.recall("memo", k=5)] == ["fact:memo"]
+    assert read == []  # "document:memo" gave nothing new: its beliefs are kept
+    kb.retract("fact:memo", source="document:memo")
+    kb.retract("fact:memo", source="document:second.pdf")
+    assert kb.recall("memo second", k=5) == []
+
+
+def test_a_gone_value_a_query_keeps_meeting_counts_once_towards_a_rebuild(monkeypatch):
+    """A value replaced again and again, recalled after each change: each old value is gone
+    once, however many queries meet it, so the index is not rebuilt until a quarter of it is
+    gone (counting each meeting rebuilt the whole index every few changes)."""
+    from corollary.facade import recall_index
+
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_many([(f"customer:{i}:email", f"user{i}@example.com", "tool:crm")
+                    for i in range(400)])
+    kb.recall("email")
+    builds = []
+    build = recall_index.LexicalIndex._build
+    monkeypatch.setattr(recall_index.LexicalIndex, "_build",
+                        lambda self: builds.append(1) or build(self))
+    for i in range(60):  # 60 gone values: under a quarter of 400
+        kb.assert_("customer:0:email", f"v{i}@example.com", source="tool:crm")
+        for _ in range(3):
+            got = kb.recall("customer 0 email", k=3)
+            assert (got[0].key, got[0].value) == ("customer:0:email", f"v{i}@example.com")
+    assert builds == []
+    for i in range(120):  # past a quarter gone: the index starts over, and still finds them
+        kb.assert_("customer:0:email", f"w{i}@example.com", source="tool:crm")
+        kb.recall("customer 0 email", k=3)
+    assert builds
+    assert [r.value for r in kb.recall("w119", k=3)] == ["w119@example.com"]
+
+
+@pytest.mark.parametrize(("written", "asked"), [
+    ("Caf\u00e9 Zo\u00eb", "cafe\u0301"),  # composed text, decomposed query
+    ("Cafe\u0301 Zoe\u0308", "CAF\u00c9"),  # decomposed text, composed query
+    ("\ufb01sh and chips", "fish"),  # a ligature
+    ("order \uff17\uff10\uff17", "707"),  # full-width digits
+    ("Stra\u00dfe 7", "STRASSE"),
+])
+def test_a_word_is_found_however_its_letters_are_encoded(written, asked):
+    """Unicode normalization (NFKC) before case folding: the same word typed with a composed
+    letter or a letter and its combining accent (as macOS and PDFs write them), a ligature or
+    full-width digits is one word, in the text and in the query alike."""
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("note:1", written, source="tool:t")
+    kb.assert_many([(f"note:{i}", f"other {i}", "tool:t") for i in range(2, 40)])
+    assert [r.key for r in kb.recall(asked)] == ["note:1"]
+    texts = [written, asked, "x\u0301", "\u0301y", "\u00df\ufb01\u0130", "e", "\u0301"]
+    hashes, owners = _hash_texts(texts)  # the vectorised path folds as tokenize does
+    expected = [(word_hash(w), i) for i, t in enumerate(texts) for w in tokenize(t)]
+    assert list(zip(hashes.tolist(), owners.tolist(), strict=True)) == expected
+
+
+def test_a_citation_on_a_belief_indexed_before_is_found_by_its_words():
+    """A second claim of a value already indexed, citing a document: the kept index finds the
+    value by the quote's words, as a fresh one does (the citation was read only when a belief
+    was first indexed)."""
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("a", 1, source="tool:t")
+    kb.assert_("doc:annual", "In 2024 revenue grew ten percent", source="document:annual")
+    kb.claim("growth", 0.1, source="model:m", inputs=["a"])
+    assert found(kb, "grew") == {("doc:annual", "In 2024 revenue grew ten percent")}
+    kb.claim("growth", 0.1, source="model:n", inputs=["a"],
+             citation={"document": "doc:annual", "quote": "revenue grew ten percent"})
+    kept = kb.recall("grew revenue", k=5)
+    fresh = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0)).recall("grew revenue", k=5)
+    # the same beliefs for the same words (the order may differ a little: a fresh index counts
+    # the citation in the belief's length)
+    assert {(r.key, r.why) for r in kept} == {(r.key, r.why) for r in fresh}
+    assert ("growth", ("grew", "revenue")) in [(r.key, r.why) for r in kept]
+    kb.claim("growth", 0.1, source="model:n", inputs=["a"],  # the same reason again: no change
+             citation={"document": "doc:annual", "quote": "revenue grew ten percent"})
+    assert kb.recall("grew revenue", k=5) == kept
