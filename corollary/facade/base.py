@@ -41,6 +41,7 @@ from ..reasons.rule_engine import RuleEngine
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..tms import Engine, Justification, make_items, premise_record, strata
+from ..tms.batch import Batch
 from ..tms.conflicts import Conflict, ConflictPolicy
 from ..trust.ledger import TrustLedger
 from ..trust.policy import STEP_KINDS, TrustPolicy
@@ -85,6 +86,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
     max_rule_firings : int
         How many times rules may fire within one operation (an assertion, a query...) before
         :class:`~corollary.foundations.errors.RuleLimitError` says they do not settle.
+        An operation whose rules fail is undone whole (docs/model.md).
     embedder : callable, optional
         ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
         :mod:`corollary.facade.recall_vectors`). Not saved in snapshots: pass it again on load.
@@ -195,7 +197,14 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             raise InvalidTypeError("rules must be @rule functions")
         if self._rules.add(r):
             self._hooks = True
-            self._after_change(extra_rules=[r])
+            try:
+                self._after_change(extra_rules=[r])
+            except BaseException:
+                # its firings are undone; so is adding it
+                self._rules.remove(r)
+                self._hooks = self._rules.active or (
+                    self.conflict_policy is not None and self.conflict_policy.watches_changes)
+                raise
 
     def remove_rule(self, r: Rule) -> None:
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
@@ -264,14 +273,24 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
             now = self.now()
         engine = self._engine
+        # with rules, the change is noted so that a rule failing undoes it (and its outcomes
+        # are recorded after the rules, with it: all or nothing)
+        batch = engine.begin_batch() if self._rules.active else None
+        items: list[Verdict] = []
         if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
+            if batch is not None:
+                batch.runs.append(([(key,)], 0, 1))
             engine.add_premised(key, value, vid, premise_record(source, origin, now, hl, tl))
         else:
             b = engine.find(key, vid)
-            self._record(confirmations(self._lookup, b, key, value, source, origin, now))
+            items = confirmations(self._lookup, b, key, value, source, origin, now)
+            if batch is None:
+                self._record(items)
+            else:
+                engine.save_key(batch, key)
             put(engine, b, key, value, vid, source, origin, hl, tl, now)
         if self._hooks:
-            self._after_change()
+            self._after_change(batch=batch, then=self._recorder(batch, items))
 
     def assert_many(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
         """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
@@ -332,19 +351,23 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         checked = check_claim(key, value, source, inputs, certainty, formula, citation,
                               self._lookup.held_belief)
         strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
+        items: list[Verdict] = []
         if learn and checked.checks:
             now = self._sync_engine.outcomes()
             rel, _ = self._trust.reliability(source, now)
             signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
-            self._record([(source, ok, why, checked.key, signal) for ok, why in checked.checks])
+            items = [(source, ok, why, checked.key, signal) for ok, why in checked.checks]
         engine = self._engine
+        batch = self._noting(checked.key)
+        if batch is None:
+            self._record(items)
         out = engine.belief(checked.key, checked.believed, checked.vid)
         if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
             engine.withdraw_reasons(out)
             engine.reinstate(out)
-        engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
-                                               checked.certainty, checked.info, exceptions))
-        self._after_change()
+        j = engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
+                                                   checked.certainty, checked.info, exceptions))
+        self._after_change(batch=batch, made=[j], then=self._recorder(batch, items))
         return checked.believed
 
     def retract(self, key: str, value: Any = None, reason: str | None = None,
@@ -376,11 +399,15 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             claims = [j for j in b.justs if not j.kind.by_rule and j.name == source]
             if premise is None and not claims:
                 raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
+        items: list[Verdict] = []
         if fault == "source":
             blamed = blame(b, source, premise is not None, claims)
             conf = self._lookup.confidence_of(b)
             why = reason or f"{key} = {b.value!r} was wrong"
-            self._record([(s, False, why, key, conf) for s in blamed])
+            items = [(s, False, why, key, conf) for s in blamed]
+        batch = self._noting(key)
+        if batch is None:
+            self._record(items)
         if source is None:
             self._engine.withdraw(b, "retracted" + (f": {reason}" if reason else ""))
         else:
@@ -388,7 +415,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
                 self._engine.drop_premise(b, source)
             for j in claims:
                 self._engine.remove_justification(j)
-        self._after_change()
+        self._after_change(batch=batch, then=self._recorder(batch, items))
 
     def nogood(self, *items: str | tuple[str, Any], name: str | None = None) -> str:
         """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
@@ -421,13 +448,40 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         resolution is final.
         """
         settled = resolution(self._engine, conflict, winner, learn, give_up, self._lookup.sync)
-        self._record(settled.outcomes)
+        batch = self._noting(*(b.key for b, _ in settled.rejected))
+        if batch is None:
+            self._record(settled.outcomes)
         for b, why in settled.rejected:
             self._engine.withdraw(b, why)
-        self._after_change()
+        self._after_change(batch=batch, then=self._recorder(batch, settled.outcomes))
 
-    def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
-        self._rules.settle(extra_rules)
+    def _noting(self, *keys: str) -> Batch | None:
+        """With rules, a batch noting ``keys`` before the operation changes them, so that a
+        rule failing after it undoes it (:meth:`_after_change`); ``None`` without rules."""
+        if not self._rules.active:
+            return None
+        engine = self._engine
+        batch = engine.begin_batch()
+        for key in keys:
+            if key in engine.keys:
+                engine.save_key(batch, key)
+            else:
+                batch.runs.append(([(key,)], 0, 1))
+        return batch
+
+    def _recorder(self, batch: Batch | None, items: Sequence[Verdict]
+                  ) -> Callable[[], None] | None:
+        """With a batch (rules), the operation's outcomes are recorded after its rules have
+        fired, and a failing ledger undoes the change with them; without, they were recorded
+        before the change."""
+        if batch is None or not items:
+            return None
+        return lambda: self._record(items)
+
+    def _after_change(self, extra_rules: Sequence[Rule] = (), batch: Batch | None = None,
+                      made: Sequence[Justification] = (),
+                      then: Callable[[], None] | None = None) -> None:
+        self._rules.settle(extra_rules, batch, made, then)
         policy = self.conflict_policy
         if policy is not None and policy.watches_changes:
             policy.after_change(self)
