@@ -29,7 +29,7 @@ from typing import Any
 
 from ..foundations._collector import collector_paused
 from ..foundations._deprecated import warn
-from ..foundations._validate import check_bool, check_int, plain_text
+from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, system_clock
 from ..foundations.errors import BlameError, InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import check_key, check_text
@@ -86,7 +86,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
     max_rule_firings : int
         How many times rules may fire within one operation (an assertion, a query...) before
         :class:`~corollary.foundations.errors.RuleLimitError` says they do not settle.
-        An operation whose rules fail is undone whole (docs/model.md).
+    max_rule_seconds : float
+        How many seconds of work rules may take within one operation before the same error
+        (default 2). An operation whose rules fail is undone whole (docs/model.md).
     embedder : callable, optional
         ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
         :mod:`corollary.facade.recall_vectors`). Not saved in snapshots: pass it again on load.
@@ -111,6 +113,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
         max_rule_firings: int = 10_000,
+        max_rule_seconds: float = 2.0,
         embedder: Callable[[list[str]], Any] | None = None,
         *,
         conflicts: Any = _UNSET,
@@ -129,6 +132,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             raise InvalidTypeError("conflict_policy must be a conflict policy or None")
         check_bool(learn_from_checks, "learn_from_checks")
         self.max_rule_firings = check_int(max_rule_firings, "max_rule_firings", low=1, high=2**62)
+        self.max_rule_seconds = check_number(max_rule_seconds, "max_rule_seconds", finite=False,
+                                             low=1e-6)
         self.policy = policy or TrustPolicy()
         self.clock: Clock = clock or system_clock
         self.conflict_policy = conflict_policy
@@ -140,7 +145,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         self._engine = Engine(self._trust.reliability, self.policy.corroboration,
                               conflict_policy)
         self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
-        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings)
+        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings,
+                                 self.max_rule_seconds)
         self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
                               self._sync_engine)
         self._promises = PromiseBook()

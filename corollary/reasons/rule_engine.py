@@ -16,6 +16,7 @@ later operations and queries do not try them again.
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -24,6 +25,9 @@ from ..foundations.values import canon
 from ..tms import IN, Belief, Engine, Justification, strata
 from ..tms.batch import Batch
 from .rules import Rule
+
+#: How many firings pass between two looks at the clock (the time budget's granularity).
+_CLOCK_EVERY = 32
 
 
 class _Journal:
@@ -55,13 +59,18 @@ class RuleEngine:
     max_firings : int
         How many times rules may fire within one operation before :class:`RuleLimitError`
         says they do not settle.
+    max_seconds : float
+        How long (``time.perf_counter``) the rules of one operation may work before
+        :class:`RuleLimitError` says the same; checked every few firings.
     """
 
     def __init__(self, engine: Engine, sync: Callable[[Iterable[Belief]], object],
-                 max_firings: int) -> None:
+                 max_firings: int, max_seconds: float = 2.0) -> None:
         self.engine = engine
         self.sync = sync
         self.max_firings = max_firings
+        self.max_seconds = max_seconds
+        self._deadline = 0.0
         self._journal: _Journal | None = None
         #: rule name -> the input value ids of combinations that failed; held back (not
         #: fired) until an input's value changes. Not saved in snapshots.
@@ -178,6 +187,7 @@ class RuleEngine:
             fire()
             return
         self._left = self.max_firings
+        self._deadline = time.perf_counter() + self.max_seconds
         journal = self._journal = _Journal(batch or self.engine.begin_batch(), made,
                                            self.fired_at)
         try:
@@ -321,10 +331,15 @@ class RuleEngine:
 
     def _spend(self, r: Rule) -> None:
         self.firings += 1
-        if self._left <= 0:
+        spent = self.max_firings - self._left
+        if self._left <= 0 or (spent % _CLOCK_EVERY == 0 and spent
+                               and time.perf_counter() > self._deadline):
+            budget = (f"{self.max_firings:,} times" if self._left <= 0
+                      else f"{spent:,} times in {self.max_seconds:g} s")
             raise RuleLimitError(
-                f"rules fired {self.max_firings:,} times in one operation without reaching a "
-                f"fixed point (last: {r.name}); rules that keep deriving new values from each other, or a rule over "
+                f"rules fired {budget} in one operation without reaching a fixed point "
+                f"(last: {r.name}); rules that keep deriving new values from each other, or a rule over "
                 "many conflicting input values, never settle. The operation was undone. Resolve "
-                "the conflicts, fix the rules, or raise BeliefBase(max_rule_firings=...)")
+                "the conflicts, fix the rules, or raise BeliefBase(max_rule_firings=..., "
+                "max_rule_seconds=...)")
         self._left -= 1

@@ -164,3 +164,22 @@ def test_runaway_rules_are_refused_rolled_back_and_not_fired_again(shape: str) -
     kb.value("other")
     kb.assert_("else", 2, source="human:h")
     assert sum(calls.values()) == 300
+
+
+def test_the_time_budget_stops_runaways_the_count_would_let_run() -> None:
+    calls.update(dict.fromkeys(calls, 0))
+    kb = BeliefBase(clock=ManualClock(0), rules=[grow], max_rule_firings=10**9,
+                    max_rule_seconds=1e-6)
+    with pytest.raises(RuleLimitError, match=r"in 1e-06 s"):
+        kb.assert_("n", 0, source="human:h")
+    assert calls["grow"] == 32  # the clock is read every 32 firings
+    assert len(kb) == 0
+
+
+def test_the_time_budget_is_validated() -> None:
+    from corollary.foundations.errors import InvalidInputError, InvalidTypeError
+    with pytest.raises(InvalidTypeError):
+        BeliefBase(max_rule_seconds="3")  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        BeliefBase(max_rule_seconds=0)
+    assert BeliefBase().max_rule_seconds == 2.0
