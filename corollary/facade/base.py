@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from ..foundations._collector import collector_paused
@@ -281,7 +282,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         engine = self._engine
         # with rules, the change is noted so that a rule failing undoes it (and its outcomes
         # are recorded after the rules, with it: all or nothing)
-        batch = engine.begin_batch() if self._rules.active else None
+        batch = self._rules.batch() if self._rules.active else None
         items: list[Verdict] = []
         if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
             if batch is not None:
@@ -311,7 +312,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         reliabilities of the batch's start in their confidences (one by one, a later
         confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or
         a policy that watches changes, the rows are asserted one by one (rules fire after each
-        row, as after each :meth:`assert_`) and a confirmation is recorded with its row.
+        row, as after each :meth:`assert_`, each row with the rules' budget of its own); a
+        rule failing on any row undoes every row, and the confirmations are recorded once all
+        rows have fired.
         """
         if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
             raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
@@ -320,9 +323,11 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             if not checked.rows:
                 return 0
             if self._hooks:
-                for row in checked:
-                    self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
-                                 row.half_life, row.ttl)
+                # a rule failing on any row undoes them all
+                with self._rules.transaction() if self._rules.active else nullcontext():
+                    for row in checked:
+                        self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
+                                     row.half_life, row.ttl)
                 return len(checked)
             return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
 
@@ -467,7 +472,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         if not self._rules.active:
             return None
         engine = self._engine
-        batch = engine.begin_batch()
+        batch = self._rules.batch()
         for key in keys:
             if key in engine.keys:
                 engine.save_key(batch, key)

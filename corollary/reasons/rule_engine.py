@@ -15,6 +15,7 @@ later operations and queries do not try them again.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -33,7 +34,7 @@ _CLOCK_EVERY = 32
 class _Journal:
     """What one operation's firings did, so that a failure undoes them whole."""
 
-    __slots__ = ("batch", "made", "fired", "last", "fired_at", "tried", "failing")
+    __slots__ = ("batch", "made", "fired", "last", "fired_at", "tried", "failing", "later")
 
     def __init__(self, batch: Batch, made: Sequence[Justification], fired_at: float | None
                  ) -> None:
@@ -45,6 +46,7 @@ class _Journal:
         # (rule, combination) of every firing tried: a runaway's roots are among them
         self.tried: list[tuple[Rule, tuple[Belief, ...]]] = []
         self.failing: list[tuple[Rule, tuple[Belief, ...]]] = []  # the firing that raised
+        self.later: list[Callable[[], object]] = []  # run when the whole operation has fired
 
 
 class RuleEngine:
@@ -156,12 +158,7 @@ class RuleEngine:
                 then()
             return
 
-        def fire() -> None:
-            self._fire_touched(extra)
-            if then is not None:
-                then()
-
-        self._run(batch, made, fire)
+        self._run(batch, made, lambda: self._fire_touched(extra), then)
 
     def catch_up(self, now: float) -> None:
         """Before a query at ``now``: rules fire when their inputs come IN, and inputs can come
@@ -180,18 +177,48 @@ class RuleEngine:
 
         self._run(None, (), fire)
 
-    def _run(self, batch: Batch | None, made: Sequence[Justification],
-             fire: Callable[[], None]) -> None:
-        """Fire within the budget, noting what changes; on failure undo it all and raise."""
-        if self._journal is not None:  # a rule's query inside a firing: part of that run
-            fire()
+    def batch(self) -> Batch:
+        """The batch a change notes itself in: the :meth:`transaction`'s, or a new one."""
+        journal = self._journal
+        return self.engine.begin_batch() if journal is None else journal.batch
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Batch]:
+        """One operation made of several changes, each settled as it comes (``assert_many``
+        with rules): if any of them fails, all of them are undone. What the changes hand
+        :meth:`settle` as ``then`` runs once all have fired."""
+        if self._journal is not None:
+            yield self._journal.batch
             return
-        self._left = self.max_firings
+        journal = self._journal = _Journal(self.engine.begin_batch(), (), self.fired_at)
+        try:
+            yield journal.batch
+            for later in journal.later:
+                later()
+        except BaseException as exc:
+            self._undo(journal, exc)
+            raise
+        finally:
+            self._journal = None
+
+    def _run(self, batch: Batch | None, made: Sequence[Justification],
+             fire: Callable[[], None], then: Callable[[], object] | None = None) -> None:
+        """Fire within the budget, noting what changes; on failure undo it all and raise."""
+        self._left = self.max_firings  # each change of a transaction has a budget of its own
         self._deadline = time.perf_counter() + self.max_seconds
+        journal = self._journal
+        if journal is not None:  # within a transaction: its undo covers this change
+            journal.made.extend(made)
+            fire()
+            if then is not None:
+                journal.later.append(then)
+            return
         journal = self._journal = _Journal(batch or self.engine.begin_batch(), made,
                                            self.fired_at)
         try:
             fire()
+            if then is not None:
+                then()
         except BaseException as exc:
             self._undo(journal, exc)
             raise

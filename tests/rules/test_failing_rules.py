@@ -183,3 +183,16 @@ def test_the_time_budget_is_validated() -> None:
     with pytest.raises(InvalidInputError):
         BeliefBase(max_rule_seconds=0)
     assert BeliefBase().max_rule_seconds == 2.0
+
+
+def test_assert_many_is_undone_whole_when_a_rule_fails_on_a_row() -> None:
+    kb = ratio_base()
+    kb.assert_("a", 1.0, source="tool:second")  # a confirmation: outcomes are recorded
+    before = state(kb)
+    rows = [("c", 1, "human:h"), ("a", 1.0, "tool:third"), ("b", 4.0, "tool:meter"),
+            ("d", 2, "human:h"), ("b", 0, "tool:meter"), ("e", 3, "human:h")]
+    with pytest.raises(RuleError, match="b = 0"):
+        kb.assert_many(rows)
+    assert state(kb) == before  # every row undone, no confirmation recorded
+    assert kb.assert_many(rows[:4]) == 4
+    assert kb.value("ratio") == 0.25 and kb.value("d") == 2
