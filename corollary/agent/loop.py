@@ -33,6 +33,7 @@ from ..facade.base import BeliefBase
 from ..facade.recall import count_tokens
 from ..foundations._validate import check_bool, check_int, check_number, check_unit
 from ..foundations.errors import (
+    AmbiguousValueError,
     CorollaryError,
     InvalidInputError,
     InvalidTypeError,
@@ -56,7 +57,7 @@ from ..tms import IN, OUT, Belief
 from . import prompts, sampling
 from .builtins import BUILTINS, builtin_schema, check_arguments
 from .projector import Projector, View
-from .records import ABSTAIN, NO_ANSWER, OK, Refreshed, Run, Step
+from .records import ABSTAIN, CONFLICT, NO_ANSWER, OK, Refreshed, Run, Step
 
 #: The system message as :mod:`corollary.agent.prompts` has it at import (kept for imports of
 #: old; the agent reads ``prompts.SYSTEM`` itself when it is made).
@@ -365,6 +366,10 @@ class Agent:
             for name, p in self.kb.promises.items())
         status = ABSTAIN if any(v.status == ABSTAIN for v in verdicts) else OK
         confidence, label = self._state(key, answered.value)
+        try:
+            self.kb.value(key)
+        except AmbiguousValueError:  # another source holds another value of the answer key
+            status = CONFLICT
         return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts, self.kb)
 
     # -- one call ----------------------------------------------------------------------------
@@ -447,6 +452,13 @@ class Agent:
                     None, None)
         believed = self.kb.claim(key, arguments["value"], self.source, arguments["inputs"],
                                  arguments.get("certainty"), learn=self.learn_from_checks)
+        # the answer is the model's last word on its key: its own earlier claims of other
+        # values are withdrawn (a change of mind, no outcome); other sources' values stay
+        vid = canon(believed)
+        for b in list(self.kb.engine.values_of(key)):
+            if b.vid != vid and any(not j.kind.by_rule and j.name == self.source
+                                    for j in b.justs):
+                self.kb.retract(key, b.value, "replaced by the answer", source=self.source)
         return self._made(turn, "answer", "answer", arguments, key, believed)
 
     def _check(self, key: str, value: Any, inputs: Any, certainty: float | None,

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
 OK = "ok"
 ABSTAIN = "abstain"
 NO_ANSWER = "no answer"
+CONFLICT = "conflict"
 
 
 @attrs.frozen(slots=True)
@@ -73,7 +74,9 @@ class Run:
     ----------
     status : str
         ``"ok"``; ``"abstain"`` when a promise on the base says so (:meth:`BeliefBase.answer`
-        under every attached promise); ``"no answer"`` when ``max_steps`` ran out.
+        under every attached promise); ``"conflict"`` when the answer key holds another value
+        besides the answer (another source's: the model's own earlier claims of the key are
+        withdrawn by the answer); ``"no answer"`` when ``max_steps`` ran out.
     key : str
         The answer's key.
     answer : object

@@ -54,19 +54,28 @@ def _normal(text: str) -> str:
 def agrees(original: Any, answer: Any, tolerance: float) -> bool:
     """Whether a sampled ``answer`` agrees with the ``original`` claim's value.
 
+    An answer that cannot be compared (nested past what the reader takes, a number past
+    what a float holds) disagrees: a sample is the model's word, and may be anything.
+
     >>> agrees(0.1, "0.1000001", 1e-6), agrees(0.1, 0.11, 1e-6)
     (True, False)
     >>> agrees("revenue is  GROWING", "Revenue is growing", 0.0)
     True
+    >>> agrees(0.1, "[" * 100_000, 1e-6), agrees(0.1, 10**400, 1e-6)
+    (False, False)
     """
+    try:
+        return _agrees(original, answer, tolerance)
+    except (RecursionError, OverflowError, ValueError, TypeError):
+        return False
+
+
+def _agrees(original: Any, answer: Any, tolerance: float) -> bool:
     if isinstance(original, str):
         text = answer if isinstance(answer, str) else json.dumps(answer)
         return _normal(text) == _normal(original)
     if isinstance(answer, str):
-        try:
-            answer = json.loads(_normal(answer))
-        except ValueError:
-            return False
+        answer = json.loads(_normal(answer))  # not JSON: ValueError, so disagrees
     if is_number(original) and is_number(answer):
         return bool(answer == original or math.isclose(answer, original, rel_tol=tolerance))
     try:

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 from ..foundations._collector import collector_paused
 from ..foundations._deprecated import warn
-from ..foundations._validate import check_bool, check_int, plain_text
+from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, system_clock
 from ..foundations.errors import BlameError, InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import check_key, check_text
@@ -41,6 +42,7 @@ from ..reasons.rule_engine import RuleEngine
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..tms import Engine, Justification, make_items, premise_record, strata
+from ..tms.batch import Batch
 from ..tms.conflicts import Conflict, ConflictPolicy
 from ..trust.ledger import TrustLedger
 from ..trust.policy import STEP_KINDS, TrustPolicy
@@ -85,6 +87,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
     max_rule_firings : int
         How many times rules may fire within one operation (an assertion, a query...) before
         :class:`~corollary.foundations.errors.RuleLimitError` says they do not settle.
+    max_rule_seconds : float
+        How many seconds of work rules may take within one operation before the same error
+        (default 2). An operation whose rules fail is undone whole (docs/model.md).
     embedder : callable, optional
         ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
         :mod:`corollary.facade.recall_vectors`). Not saved in snapshots: pass it again on load.
@@ -109,6 +114,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
         max_rule_firings: int = 10_000,
+        max_rule_seconds: float = 2.0,
         embedder: Callable[[list[str]], Any] | None = None,
         *,
         conflicts: Any = _UNSET,
@@ -130,6 +136,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             raise InvalidTypeError("conflict_policy must be a conflict policy or None")
         check_bool(learn_from_checks, "learn_from_checks")
         self.max_rule_firings = check_int(max_rule_firings, "max_rule_firings", low=1, high=2**62)
+        self.max_rule_seconds = check_number(max_rule_seconds, "max_rule_seconds", finite=False,
+                                             low=1e-6)
         self.policy = policy or TrustPolicy()
         self.clock: Clock = clock or system_clock
         self.conflict_policy = conflict_policy
@@ -141,7 +149,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         self._engine = Engine(self._trust.reliability, self.policy.corroboration,
                               conflict_policy)
         self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
-        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings)
+        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings,
+                                 self.max_rule_seconds)
         self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
                               self._sync_engine)
         self._promises = PromiseBook()
@@ -198,7 +207,14 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             raise InvalidTypeError("rules must be @rule functions")
         if self._rules.add(r):
             self._hooks = True
-            self._after_change(extra_rules=[r])
+            try:
+                self._after_change(extra_rules=[r])
+            except BaseException:
+                # its firings are undone; so is adding it
+                self._rules.remove(r)
+                self._hooks = self._rules.active or (
+                    self.conflict_policy is not None and self.conflict_policy.watches_changes)
+                raise
 
     def remove_rule(self, r: Rule) -> None:
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
@@ -267,14 +283,24 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
             now = self.now()
         engine = self._engine
+        # with rules, the change is noted so that a rule failing undoes it (and its outcomes
+        # are recorded after the rules, with it: all or nothing)
+        batch = self._rules.batch() if self._rules.active else None
+        items: list[Verdict] = []
         if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
+            if batch is not None:
+                batch.runs.append(([(key,)], 0, 1))
             engine.add_premised(key, value, vid, premise_record(source, origin, now, hl, tl))
         else:
             b = engine.find(key, vid)
-            self._record(confirmations(self._lookup, b, key, value, source, origin, now))
+            items = confirmations(self._lookup, b, key, value, source, origin, now)
+            if batch is None:
+                self._record(items)
+            else:
+                engine.save_key(batch, key)
             put(engine, b, key, value, vid, source, origin, hl, tl, now)
         if self._hooks:
-            self._after_change()
+            self._after_change(batch=batch, then=self._recorder(batch, items))
 
     def assert_many(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
         """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
@@ -289,7 +315,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         reliabilities of the batch's start in their confidences (one by one, a later
         confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or
         a policy that watches changes, the rows are asserted one by one (rules fire after each
-        row, as after each :meth:`assert_`) and a confirmation is recorded with its row.
+        row, as after each :meth:`assert_`, each row with the rules' budget of its own); a
+        rule failing on any row undoes every row, and the confirmations are recorded once all
+        rows have fired.
         """
         if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
             raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
@@ -298,9 +326,11 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             if not checked.rows:
                 return 0
             if self._hooks:
-                for row in checked:
-                    self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
-                                 row.half_life, row.ttl)
+                # a rule failing on any row undoes them all
+                with self._rules.transaction() if self._rules.active else nullcontext():
+                    for row in checked:
+                        self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
+                                     row.half_life, row.ttl)
                 return len(checked)
             return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
 
@@ -335,19 +365,23 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         checked = check_claim(key, value, source, inputs, certainty, formula, citation,
                               self._lookup.held_belief)
         strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
+        items: list[Verdict] = []
         if learn and checked.checks:
             now = self._sync_engine.outcomes()
             rel, _ = self._trust.reliability(source, now)
             signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
-            self._record([(source, ok, why, checked.key, signal) for ok, why in checked.checks])
+            items = [(source, ok, why, checked.key, signal) for ok, why in checked.checks]
         engine = self._engine
+        batch = self._noting(checked.key)
+        if batch is None:
+            self._record(items)
         out = engine.belief(checked.key, checked.believed, checked.vid)
         if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
             engine.withdraw_reasons(out)
             engine.reinstate(out)
-        engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
-                                               checked.certainty, checked.info, exceptions))
-        self._after_change()
+        j = engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
+                                                   checked.certainty, checked.info, exceptions))
+        self._after_change(batch=batch, made=[j], then=self._recorder(batch, items))
         return checked.believed
 
     def retract(self, key: str, value: Any = None, reason: str | None = None,
@@ -379,11 +413,15 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             claims = [j for j in b.justs if not j.kind.by_rule and j.name == source]
             if premise is None and not claims:
                 raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
+        items: list[Verdict] = []
         if fault == "source":
             blamed = blame(b, source, premise is not None, claims)
             conf = self._lookup.confidence_of(b)
             why = reason or f"{key} = {b.value!r} was wrong"
-            self._record([(s, False, why, key, conf) for s in blamed])
+            items = [(s, False, why, key, conf) for s in blamed]
+        batch = self._noting(key)
+        if batch is None:
+            self._record(items)
         if source is None:
             self._engine.withdraw(b, "retracted" + (f": {reason}" if reason else ""))
         else:
@@ -391,7 +429,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
                 self._engine.drop_premise(b, source)
             for j in claims:
                 self._engine.remove_justification(j)
-        self._after_change()
+        self._after_change(batch=batch, then=self._recorder(batch, items))
 
     def nogood(self, *items: str | tuple[str, Any], name: str | None = None) -> str:
         """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
@@ -424,13 +462,40 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         resolution is final.
         """
         settled = resolution(self._engine, conflict, winner, learn, give_up, self._lookup.sync)
-        self._record(settled.outcomes)
+        batch = self._noting(*(b.key for b, _ in settled.rejected))
+        if batch is None:
+            self._record(settled.outcomes)
         for b, why in settled.rejected:
             self._engine.withdraw(b, why)
-        self._after_change()
+        self._after_change(batch=batch, then=self._recorder(batch, settled.outcomes))
 
-    def _after_change(self, extra_rules: Sequence[Rule] = ()) -> None:
-        self._rules.settle(extra_rules)
+    def _noting(self, *keys: str) -> Batch | None:
+        """With rules, a batch noting ``keys`` before the operation changes them, so that a
+        rule failing after it undoes it (:meth:`_after_change`); ``None`` without rules."""
+        if not self._rules.active:
+            return None
+        engine = self._engine
+        batch = self._rules.batch()
+        for key in keys:
+            if key in engine.keys:
+                engine.save_key(batch, key)
+            else:
+                batch.runs.append(([(key,)], 0, 1))
+        return batch
+
+    def _recorder(self, batch: Batch | None, items: Sequence[Verdict]
+                  ) -> Callable[[], None] | None:
+        """With a batch (rules), the operation's outcomes are recorded after its rules have
+        fired, and a failing ledger undoes the change with them; without, they were recorded
+        before the change."""
+        if batch is None or not items:
+            return None
+        return lambda: self._record(items)
+
+    def _after_change(self, extra_rules: Sequence[Rule] = (), batch: Batch | None = None,
+                      made: Sequence[Justification] = (),
+                      then: Callable[[], None] | None = None) -> None:
+        self._rules.settle(extra_rules, batch, made, then)
         policy = self.conflict_policy
         if policy is not None and policy.watches_changes:
             policy.after_change(self)

@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..foundations.errors import AsyncToolError
+from ..foundations.errors import AsyncToolError, RuleError
 from ..foundations.values import canon, check_key
 from ..reasons.calls import CallMemory, PreparedCall, ToolCallRecord, prepare_call
 from ..reasons.tools import is_async
@@ -76,8 +76,12 @@ class ToolCallMethods:
             self.add_tool(fn)
         try:
             self.assert_(call.key, result, source=call.spec.source)  # noqa: UP005 (our method)
-        finally:  # remembered whenever the premise stands (a rule that raised after it too)
+        except RuleError:  # the rules failed: the assertion was undone with their firings
+            raise
+        except BaseException:  # remembered whenever the premise stands
             self._calls.remember(self._engine, call, result)
+            raise
+        self._calls.remember(self._engine, call, result)
         return result
 
     def calls(self, key: str | None = None) -> list[ToolCallRecord]:

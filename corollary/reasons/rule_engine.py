@@ -5,17 +5,48 @@ engine records the keys whose beliefs changed (:attr:`corollary.tms.Engine.touch
 rule engine fires the rules reading those keys, until nothing new changes. Each firing adds a
 justification ``rule × min(inputs)`` for the value the rule returns; the TMS then keeps it right
 as the inputs come and go, so a rule fires once per combination of input values, ever.
+
+An operation whose rules fail (a rule raised, or they did not settle within the budget of
+firings or seconds) is undone whole: every firing of the operation and the change that set
+them off (the facade's batch, :mod:`corollary.tms.batch`) are rolled back, and the combinations
+that failed are held back (:attr:`RuleEngine.failed`) until their input values change, so
+later operations and queries do not try them again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from ..foundations.errors import RuleError, RuleLimitError
 from ..foundations.values import canon
 from ..tms import IN, Belief, Engine, Justification, strata
+from ..tms.batch import Batch
 from .rules import Rule
+
+#: How many firings pass between two looks at the clock (the time budget's granularity).
+_CLOCK_EVERY = 32
+
+
+class _Journal:
+    """What one operation's firings did, so that a failure undoes them whole."""
+
+    __slots__ = ("batch", "made", "fired", "last", "fired_at", "tried", "failing", "later")
+
+    def __init__(self, batch: Batch, made: Sequence[Justification], fired_at: float | None
+                 ) -> None:
+        self.batch = batch
+        self.made = list(made)  # justifications added (by the operation, then by firings)
+        self.fired: list[tuple[set[tuple[int, ...]], tuple[int, ...]]] = []
+        self.last: dict[str, dict[str, set[int]] | None] = {}
+        self.fired_at = fired_at
+        # (rule, combination) of every firing tried: a runaway's roots are among them
+        self.tried: list[tuple[Rule, tuple[Belief, ...]]] = []
+        self.failing: list[tuple[Rule, tuple[Belief, ...]]] = []  # the firing that raised
+        self.later: list[Callable[[], object]] = []  # run when the whole operation has fired
 
 
 class RuleEngine:
@@ -30,13 +61,24 @@ class RuleEngine:
     max_firings : int
         How many times rules may fire within one operation before :class:`RuleLimitError`
         says they do not settle.
+    max_seconds : float
+        How long (``time.perf_counter``) the rules of one operation may work before
+        :class:`RuleLimitError` says the same; checked every few firings.
     """
 
     def __init__(self, engine: Engine, sync: Callable[[Iterable[Belief]], object],
-                 max_firings: int) -> None:
+                 max_firings: int, max_seconds: float = 2.0) -> None:
         self.engine = engine
         self.sync = sync
         self.max_firings = max_firings
+        self.max_seconds = max_seconds
+        self._deadline = 0.0
+        self._journal: _Journal | None = None
+        #: rule name -> the input value ids of combinations that failed; held back (not
+        #: fired) until an input's value changes. Not saved in snapshots.
+        self.failed: dict[str, set[tuple[Any, ...]]] = {}
+        #: How many firings were tried, ever (tests count work with it).
+        self.firings = 0
         self._rules: list[Rule] = []
         self._by_key: dict[str, list[Rule]] = {}
         # rule name -> input belief numbers of every combination fired (snapshots keep it)
@@ -87,6 +129,7 @@ class RuleEngine:
                 del self._by_key[key]
         self.fired.pop(r.name, None)
         self._last.pop(r.name, None)
+        self.failed.pop(r.name, None)
         return True
 
     def restore(self, fired: dict[str, set[tuple[int, ...]]]) -> None:
@@ -95,27 +138,118 @@ class RuleEngine:
             self.fired[name] = set(combos)
 
     # -- firing --------------------------------------------------------------------------
-    def settle(self, extra: Sequence[Rule] = ()) -> None:
+    def settle(self, extra: Sequence[Rule] = (), batch: Batch | None = None,
+               made: Sequence[Justification] = (), then: Callable[[], object] | None = None
+               ) -> None:
         """After a change: fire the rules reading touched keys (and ``extra``) until nothing
-        new changes, within the firing budget."""
+        new changes, within the budget.
+
+        ``batch`` notes the change itself (keys saved before it, see
+        :func:`corollary.tms.batch.save_key`) and ``made`` the justifications it added: if
+        the rules fail, the change is rolled back with their firings and the error raised.
+        ``then`` runs last, and is undone the same way if it raises (the facade records the
+        operation's outcomes there: all or nothing with the change).
+        """
         if not self.active:
             touched = self.engine.touched
             if touched:
                 touched.clear()
+            if then is not None:
+                then()
             return
-        self._left = self.max_firings
-        self._fire_touched(extra)
+
+        self._run(batch, made, lambda: self._fire_touched(extra), then)
 
     def catch_up(self, now: float) -> None:
         """Before a query at ``now``: rules fire when their inputs come IN, and inputs can come
         IN without an assertion (an outcome flips a conflict, another base's outcome arrives,
-        time passes), so fire every rule once at each new time, then what that touched."""
-        self._left = self.max_firings
-        if self.fired_at != now:
-            self._fire(self._rules)
-            self.fired_at = now
-        if self.engine.touched:
-            self._fire_touched(())
+        time passes), so fire every rule once at each new time, then what that touched. If
+        they fail, their firings are rolled back and the query raises."""
+        if self.fired_at == now and not self.engine.touched:
+            return
+
+        def fire() -> None:
+            if self.fired_at != now:
+                self._fire(self._rules)
+                self.fired_at = now
+            if self.engine.touched:
+                self._fire_touched(())
+
+        self._run(None, (), fire)
+
+    def batch(self) -> Batch:
+        """The batch a change notes itself in: the :meth:`transaction`'s, or a new one."""
+        journal = self._journal
+        return self.engine.begin_batch() if journal is None else journal.batch
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Batch]:
+        """One operation made of several changes, each settled as it comes (``assert_many``
+        with rules): if any of them fails, all of them are undone. What the changes hand
+        :meth:`settle` as ``then`` runs once all have fired."""
+        if self._journal is not None:
+            yield self._journal.batch
+            return
+        journal = self._journal = _Journal(self.engine.begin_batch(), (), self.fired_at)
+        try:
+            yield journal.batch
+            for later in journal.later:
+                later()
+        except BaseException as exc:
+            self._undo(journal, exc)
+            raise
+        finally:
+            self._journal = None
+
+    def _run(self, batch: Batch | None, made: Sequence[Justification],
+             fire: Callable[[], None], then: Callable[[], object] | None = None) -> None:
+        """Fire within the budget, noting what changes; on failure undo it all and raise."""
+        self._left = self.max_firings  # each change of a transaction has a budget of its own
+        self._deadline = time.perf_counter() + self.max_seconds
+        journal = self._journal
+        if journal is not None:  # within a transaction: its undo covers this change
+            journal.made.extend(made)
+            fire()
+            if then is not None:
+                journal.later.append(then)
+            return
+        journal = self._journal = _Journal(batch or self.engine.begin_batch(), made,
+                                           self.fired_at)
+        try:
+            fire()
+            if then is not None:
+                then()
+        except BaseException as exc:
+            self._undo(journal, exc)
+            raise
+        finally:
+            self._journal = None
+
+    def _undo(self, journal: _Journal, exc: BaseException) -> None:
+        """Put the base back as it was before the operation, and hold back what failed."""
+        engine = self.engine
+        # hold back what failed on inputs that were there before the operation (a value that
+        # came IN by a query's time, or by a retraction): what the operation brought is
+        # rolled back with it, and brought again is tried again. A runaway is held back at
+        # the firings it started from.
+        start = journal.batch.next_seq
+        for r, combo in journal.tried if isinstance(exc, RuleLimitError) else journal.failing:
+            if all(b.seq < start for b in combo):
+                self.failed.setdefault(r.name, set()).add(tuple(b.vid for b in combo))
+        for j in reversed(journal.made):
+            engine.remove_justification(j)
+        engine.rollback(journal.batch)
+        for fired, ident in journal.fired:
+            fired.discard(ident)
+        for name, last in journal.last.items():
+            if last is None:
+                self._last.pop(name, None)
+            else:
+                self._last[name] = last
+        self.fired_at = journal.fired_at
+        touched = engine.touched
+        if touched:
+            touched.clear()
 
     def _fire_touched(self, extra: Sequence[Rule]) -> None:
         engine = self.engine
@@ -128,14 +262,7 @@ class RuleEngine:
                 due.extend(self._by_key.get(key, ()))
             if not due:
                 return
-            try:
-                self._fire(due)
-            except BaseException:
-                # a rule that raised or a spent budget: keep these rules due, so the next
-                # operation tries again instead of leaving the base short of a fixed point
-                engine.watch().update(touched)
-                engine.watch().update(k for r in due for k in r.inputs)
-                raise
+            self._fire(due)
 
     def _fire(self, due: Iterable[Rule]) -> None:
         seen = set()
@@ -163,6 +290,9 @@ class RuleEngine:
         """
         last = self._last.get(r.name, {})
         fired = self.fired.setdefault(r.name, set())
+        failed = self.failed.get(r.name)
+        journal = self._journal
+        engine = self.engine
         # in the order of the inputs' numbers, not of the enumeration: a base restored from a
         # snapshot (which keeps what fired, not when) then makes new values in the same order
         new = sorted((tuple(b.seq for b in combo), combo)
@@ -170,25 +300,43 @@ class RuleEngine:
         for ident, combo in new:
             if ident in fired:
                 continue
+            if failed is not None and tuple(b.vid for b in combo) in failed:
+                continue  # held back until an input's value changes
             self._spend(r)
+            if journal is not None:
+                journal.tried.append((r, combo))
             try:
                 result = r.fn(*(b.value for b in combo))
                 vid = None if result is None else canon(result)
             except Exception as exc:
-                # the change that brought the inputs IN stands; this combination is
-                # not marked fired, so the rule is tried again at the next change
-                raise RuleError(f"rule {r.name} failed on "
-                                f"{[b.value for b in combo]!r}: {exc!r}") from exc
+                # the operation is undone (see _run and _undo)
+                if journal is not None:
+                    journal.failing.append((r, combo))
+                inputs = ", ".join(f"{k} = {b.value!r}" for k, b in zip(r.inputs, combo, strict=True))
+                raise RuleError(f"rule {r.name} failed on {inputs or 'no inputs'}: {exc!r}; "
+                                "the operation was undone") from exc
             fired.add(ident)
+            if journal is not None:
+                journal.fired.append((fired, ident))
             if result is None:
                 continue
             # refuse a firing that would make a belief rest on its own absence (its own
             # exceptions, or another reason's that its conclusion would feed)
-            strata.check_reason(self.engine, r.output, vid, combo, r.unless)
-            out = self.engine.belief(r.output, result, vid)
-            self.engine.add_justification(Justification(
+            strata.check_reason(engine, r.output, vid, combo, r.unless)
+            if journal is not None:
+                if r.output in engine.keys:
+                    engine.save_key(journal.batch, r.output)
+                else:  # a new key: the rollback drops it (a run of one row)
+                    journal.batch.runs.append(([(r.output,)], 0, 1))
+            out = engine.belief(r.output, result, vid)
+            j = engine.add_justification(Justification(
                 r.kind, r.name, out, tuple(combo), r.confidence, {"names": list(r.params)},
                 r.unless))
+            if journal is not None:
+                journal.made.append(j)
+        if journal is not None and r.name not in journal.last:
+            old = self._last.get(r.name)
+            journal.last[r.name] = old
         self._last[r.name] = {k: {b.seq for b in bs} for k, bs in held.items()}
 
     @staticmethod
@@ -209,10 +357,16 @@ class RuleEngine:
             yield from itertools.product(*lists)
 
     def _spend(self, r: Rule) -> None:
-        if self._left <= 0:
+        self.firings += 1
+        spent = self.max_firings - self._left
+        if self._left <= 0 or (spent % _CLOCK_EVERY == 0 and spent
+                               and time.perf_counter() > self._deadline):
+            budget = (f"{self.max_firings:,} times" if self._left <= 0
+                      else f"{spent:,} times in {self.max_seconds:g} s")
             raise RuleLimitError(
-                f"rules fired {self.max_firings:,} times in one operation without reaching "
-                f"a fixed point (last: {r.name}); rules that keep deriving new values from each "
-                "other, or a rule over many conflicting input values, never settle. Resolve the "
-                "conflicts, fix the rules, or raise BeliefBase(max_rule_firings=...)")
+                f"rules fired {budget} in one operation without reaching a fixed point "
+                f"(last: {r.name}); rules that keep deriving new values from each other, or a rule over "
+                "many conflicting input values, never settle. The operation was undone. Resolve "
+                "the conflicts, fix the rules, or raise BeliefBase(max_rule_firings=..., "
+                "max_rule_seconds=...)")
         self._left -= 1

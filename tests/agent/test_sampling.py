@@ -196,3 +196,26 @@ def test_sample_counts_survive_snapshots_and_are_checked() -> None:
     with pytest.raises(SnapshotError, match="part of a self-consistency count"):
         BeliefBase.from_dict(half, clock=ManualClock(0))
     assert row[5]["samples"] == 5
+
+
+@pytest.mark.parametrize("sample", [
+    Reply("[" * 100_000 + "]" * 100_000),                 # nested past the JSON reader
+    Reply("1" + "0" * 400),                               # a number past a float, as text
+    calls(call("claim", {"key": "trend", "value": 10**400, "inputs": []}, "s")),
+    Reply("9" * 5000),                                    # past Python's digit limit
+])
+def test_samples_that_cannot_be_compared_disagree(sample: Reply) -> None:
+    _, _, run = run_with([sample, *[Reply("0.1")] * 3], value=0.1, k=5)
+    assert run.status == "ok"
+    assert [s.agreed for s in run.steps if s.kind == "sample"] == [False, True, True, True]
+
+
+def test_a_deeply_nested_answer_disagrees_with_a_text_claim() -> None:
+    # a model reply cannot carry such arguments (the reply refuses them), but agrees() is
+    # public and takes any answer
+    from corollary.agent.sampling import agrees
+    deep: Any = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert agrees("sharply-up", deep, 0.0) is False
+    assert agrees(0.1, deep, 0.0) is False

@@ -1,7 +1,7 @@
 """Work that could run away is bounded: a clear error or a documented cap, never a silent spin.
 
-- rules that keep deriving new values from each other stop at the base's firing budget with a
-  RuleLimitError (the operation that set them off stands, as it does when a rule raises);
+- rules that keep deriving new values from each other stop at the base's firing budget (or its
+  time budget) with a RuleLimitError, and the operation that set them off is undone with them;
 - a rule over keys with many conflicting values fires each combination once, enumerating only
   the combinations a change made new;
 - a fuzzy citation check that would take minutes is refused up front;
@@ -41,23 +41,27 @@ def down(x: int) -> int:
     return x + 1
 
 
-def test_rules_feeding_each_other_stop_at_the_firing_budget() -> None:
+def test_rules_feeding_each_other_stop_at_the_firing_budget_and_are_undone() -> None:
     calls.update(up=0, down=0)
     kb = BeliefBase(clock=ManualClock(0), rules=[up, down], max_rule_firings=500)
+    kb.assert_("z", 1, source="human:h")
+    before, ledger = kb.to_dict(), kb.ledger.to_dict()
     with pytest.raises(RuleLimitError, match="500 times in one operation") as err:
         kb.assert_("a", 0, source="human:h")
     assert isinstance(err.value, RuleError)
     assert calls["up"] + calls["down"] == 500
-    assert "a" in kb and "b" in kb  # the assertion stands, with what the rules derived so far
-    # every later operation (queries too: they fire due rules first) is bounded the same way
+    # the assertion is undone with every value the rules derived
+    assert kb.to_dict() == before and kb.ledger.to_dict() == ledger
+    assert "a" not in kb and "b" not in kb and len(kb) == 1
+    # later queries and operations fire nothing
     calls.update(up=0, down=0)
+    assert kb.value("z") == 1
+    kb.assert_("c", 1, source="human:h")
+    assert kb.beliefs() and calls == {"up": 0, "down": 0}
+    # the same assertion again is the same runaway, refused the same way
     with pytest.raises(RuleLimitError):
-        kb.value("a")
-    assert calls["up"] + calls["down"] == 500
-    calls.update(up=0, down=0)
-    with pytest.raises(RuleLimitError):
-        kb.assert_("c", 1, source="human:h")
-    assert calls["up"] + calls["down"] == 500
+        kb.assert_("a", 0, source="human:h")
+    assert calls["up"] + calls["down"] == 500 and "a" not in kb
 
 
 def test_the_same_rules_settle_when_a_policy_decides() -> None:
