@@ -17,8 +17,9 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer, ResourceSecurity
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..agent import prompts
@@ -33,7 +34,6 @@ from ..trust.stores.targets import local_file
 __all__ = ["build", "run"]
 
 T = TypeVar("T")
-
 
 
 # -- what the tools return -----------------------------------------------------------------------
@@ -390,6 +390,7 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                 CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)
                 for i in found])
 
+    _strict_arguments(server)
     loose = ResourceSecurity(exempt_params={"key"})  # keys hold ':' and '/', they are not paths
 
     @server.resource("belief://{key}", mime_type="application/json", security=loose,
@@ -405,6 +406,27 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
             return explain(key).text
 
     return server
+
+
+class _AsSent(FuncMetadata):
+    """A tool's arguments taken as the JSON types sent: the SDK would parse a JSON text sent
+    for a list, a model or an untyped value (``value: "[1, 2]"`` stored as a list)."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return dict(data)
+
+
+def _strict_arguments(server: MCPServer) -> None:
+    """Make every tool's arguments strict: ``"no"``, ``0`` or ``"false"`` are not booleans,
+    ``"60"`` is not a number. The SDK validates arguments in pydantic's lax mode, which coerces
+    them, and offers no switch: each tool's argument model gets a strict subclass (its published
+    input schema stays as it is)."""
+    for tool in server._tool_manager.list_tools():  # no public way to reach a tool's validator
+        meta = tool.fn_metadata
+        strict = type(meta.arg_model.__name__, (meta.arg_model,),
+                      {"model_config": ConfigDict(strict=True), "__module__": __name__})
+        tool.fn_metadata = _AsSent(arg_model=strict, output_schema=meta.output_schema,
+                                   output_model=meta.output_model, wrap_output=meta.wrap_output)
 
 
 @contextmanager

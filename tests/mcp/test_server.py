@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -210,16 +211,22 @@ def test_conflicts_resolve_faded() -> None:
 ])
 def test_bad_input_is_a_tool_error_and_changes_nothing(tool: str, arguments: dict[str, Any],
                                                         message: str) -> None:
+    text = refused(tool, arguments)
+    assert text.startswith(f"Error executing tool {tool}: ")
+    assert message in text, text
+
+
+def refused(tool: str, arguments: dict[str, Any]) -> str:
+    """The error text of a call the server refuses, checked to change neither the base nor
+    the ledger."""
     kb = base()
     kb.assert_("hq", "Austin", source="tool:registry")
     before = kb.to_dict()
     outcomes = len(kb.ledger.outcomes())
-    result = call(make_server(kb), lambda client: client.call_tool(tool, arguments))
-    text = error_text(result)
-    assert text.startswith(f"Error executing tool {tool}: ")
-    assert message in text, text
+    text = error_text(call(make_server(kb), lambda client: client.call_tool(tool, arguments)))
     assert kb.to_dict() == before
     assert len(kb.ledger.outcomes()) == outcomes
+    return text
 
 
 def test_resources_read_keys_with_colons_slashes_and_quotes() -> None:
@@ -559,3 +566,63 @@ def test_beliefs_by_query_and_limit() -> None:
         "confidence": 0.95}
     assert all_found.structured_content["truncated"] is (
         len(kb.recall("customer 7 email", 51)) > 50)
+
+
+# -- strict argument types (issue 20, finding 12) ---------------------------------------------
+@pytest.mark.parametrize(("tool", "arguments", "field"), [
+    ("record_outcome", {"source": "tool:registry", "correct": "no"}, "correct"),
+    ("record_outcome", {"source": "tool:registry", "correct": "yes"}, "correct"),
+    ("record_outcome", {"source": "tool:registry", "correct": 0}, "correct"),
+    ("record_outcome", {"source": "tool:registry", "correct": True, "reason": 3}, "reason"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "half_life_s": "60"},
+     "half_life_s"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "ttl_s": True}, "ttl_s"),
+    ("assert_fact", {"key": 7, "value": 1, "source": "tool:a"}, "key"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "origin": 1}, "origin"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "inputs": '["hq"]'}, "inputs"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "certainty": "0.5"}, "certainty"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "formula": 2}, "formula"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m",
+               "citation": '{"document": "hq", "quote": "Austin"}'}, "citation"),
+    ("retract", {"key": "hq", "reason": False}, "reason"),
+    ("retract", {"key": "hq", "fault": 0}, "fault"),
+    ("resolve", {"conflict": "hq", "winner": "Austin", "learn": "false"}, "learn"),
+    ("what_to_check", {"key": "hq", "n": "5"}, "n"),
+    ("what_to_check", {"key": "hq", "n": 5.0}, "n"),
+    ("recall", {"query": "hq", "k": "3"}, "k"),
+    ("recall", {"query": "hq", "min_confidence": "0.5"}, "min_confidence"),
+    ("beliefs", {"limit": True}, "limit"),
+    ("beliefs", {"query": 1}, "query"),
+    ("belief", {"key": ["hq"]}, "key"),
+    ("explain", {"key": 1}, "key"),
+    ("faded", {"threshold": "0.5"}, "threshold"),
+])
+def test_wrong_json_types_are_refused_not_coerced(tool: str, arguments: dict[str, Any],
+                                                  field: str) -> None:
+    text = refused(tool, arguments)
+    assert re.search(rf"validation errors? for {tool}Arguments\n{field}\b", text), text
+
+
+def test_every_tool_takes_its_json_types_strictly() -> None:
+    """The same calls with the right JSON types pass; a JSON text given as a value stays text."""
+    kb = base()
+    server = make_server(kb)
+
+    async def body(client: Client) -> list[CallToolResult]:
+        return [await client.call_tool(tool, arguments) for tool, arguments in [
+            ("assert_fact", {"key": "hq", "value": "[1, 2]", "source": "tool:registry",
+                             "half_life_s": 60, "ttl_s": 3600.5, "origin": "o"}),
+            ("claim", {"key": "g", "value": "[1, 2]", "source": "model:m", "inputs": ["hq"],
+                       "certainty": 1}),
+            ("record_outcome", {"source": "tool:registry", "correct": False, "reason": "audit"}),
+            ("what_to_check", {"key": "g", "n": 5}),
+            ("recall", {"query": "hq", "k": 3, "min_confidence": 0}),
+            ("beliefs", {"limit": 10}),
+            ("faded", {"threshold": 1}),
+            ("retract", {"key": "g", "reason": "done", "fault": "none"}),
+        ]]
+
+    results = call(server, body)
+    assert [r.is_error for r in results] == [False] * len(results), results
+    assert kb.value("hq") == "[1, 2]"  # a string, not the list its text spells
+    assert kb.ledger.outcomes("tool:registry")[-1].correct is False
