@@ -54,6 +54,23 @@ class Changed(BeliefState):
                     "keeps no session")
 
 
+class Refutation(BaseModel):
+    """What the claim's formula computed instead of the value the claim stated."""
+
+    stated: Any = Field(description="The value the claim stated")
+    computed: Any = Field(description="The value the formula computes, now believed instead")
+    formula: str
+
+
+class Claimed(Changed):
+    """The belief a claim made, after the claim; ``refuted`` when its formula disagreed."""
+
+    refuted: Refutation | None = Field(
+        description="null when nothing refuted the claim; else the stated and the computed "
+                    "value: the formula re-executed over the inputs gave another value, which "
+                    "is believed (value) and counted against the model")
+
+
 class SourceState(BaseModel):
     """A source's reliability after an outcome was recorded."""
 
@@ -253,14 +270,21 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                                                                "held document")] = None,
         certainty: Annotated[float | None, Field(description="How sure the model is, in [0, 1] "
                                                              "(default 1)")] = None,
-    ) -> Changed:
+    ) -> Claimed:
         cited = None if citation is None else citation.model_dump()
 
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             return key, kb.claim(key, value, source, inputs=inputs, certainty=certainty,
                                  formula=formula, citation=cited)
 
-        return served.change_belief(apply)
+        done = served.change_belief(apply)
+        believed = done.value
+        # the base believes the stated value when the formula reproduces it, else the computed
+        # one (a bool is no number: True stated, 1.0 computed is refuted)
+        refuted = None
+        if formula is not None and (type(believed) is not type(value) or believed != value):
+            refuted = Refutation(stated=value, computed=believed, formula=formula)
+        return Claimed(**dict(done), refuted=refuted)
 
     @server.tool(annotations=_RETRACT, description=(
         "Withdraw the held value of key (or the given value); everything resting on it goes OUT. "

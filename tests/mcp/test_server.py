@@ -5,6 +5,7 @@ and ``corollary mcp`` as a real stdio child killed with SIGKILL and started agai
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -626,3 +627,41 @@ def test_every_tool_takes_its_json_types_strictly() -> None:
     assert [r.is_error for r in results] == [False] * len(results), results
     assert kb.value("hq") == "[1, 2]"  # a string, not the list its text spells
     assert kb.ledger.outcomes("tool:registry")[-1].correct is False
+
+
+# -- a refuted claim says so (issue 20, finding 13) -------------------------------------------
+def test_a_claim_its_formula_refutes_says_so_with_the_computed_value() -> None:
+    kb = base()
+    kb.assert_("rev:Q2", 100.0, source="document:10-Q")
+    kb.assert_("rev:Q3", 110.0, source="document:10-Q")
+    kb.assert_("units", 4, source="document:10-Q")
+    server = make_server(kb)
+    growth = {"inputs": {"q2": "rev:Q2", "q3": "rev:Q3"}, "formula": "(q3 - q2) / q2"}
+
+    async def body(client: Client) -> list[CallToolResult]:
+        return [
+            await client.call_tool("claim", {"key": "growth", "value": 0.3, "source": "model:m",
+                                             **growth}),
+            await client.call_tool("claim", {"key": "growth2", "value": 0.1, "source": "model:m",
+                                             **growth}),
+            await client.call_tool("claim", {"key": "double", "value": True, "source": "model:m",
+                                             "inputs": {"u": "units"}, "formula": "u / 4"}),
+            await client.call_tool("claim", {"key": "guess", "value": 0.3, "source": "model:m",
+                                             "inputs": ["rev:Q2"]}),
+        ]
+
+    wrong, right, a_bool, unchecked = call(server, body)
+    assert wrong.is_error is False
+    assert wrong.structured_content == {
+        "key": "growth", "value": 0.1, "label": "IN", "confidence": kb.confidence("growth"),
+        "saved_version": None,
+        "refuted": {"stated": 0.3, "computed": 0.1, "formula": "(q3 - q2) / q2"}}
+    # the model reads the text content: the refutation is in it too
+    assert json.loads(wrong.content[0].text)["refuted"] == wrong.structured_content["refuted"]
+    assert kb.value("growth") == 0.1
+    assert right.structured_content["refuted"] is None and right.structured_content["value"] == 0.1
+    # True is no number: the formula's 1.0 is believed, and the claim is refuted
+    assert a_bool.structured_content["refuted"] == {"stated": True, "computed": 1.0,
+                                                    "formula": "u / 4"}
+    assert unchecked.structured_content["refuted"] is None  # nothing checked the claim
+    assert unchecked.structured_content["value"] == 0.3
