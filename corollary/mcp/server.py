@@ -13,7 +13,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
 from mcp.server.mcpserver import MCPServer, ResourceSecurity
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
@@ -186,7 +186,11 @@ class Served:
         state after the change, and the version it was saved as."""
         with self.lock, _as_tool_error():
             key, value = apply(self.kb)
-            state = _state(self.kb, key, value)
+            try:
+                state = _state(self.kb, key, value)
+            except CorollaryError as exc:
+                # all or nothing: a change whose answer cannot be given is not kept either
+                self._unsaved(exc, "reading the change back failed")
             return Changed(**state, saved_version=self._save())
 
     def _save(self) -> int | None:
@@ -195,14 +199,21 @@ class Served:
         try:
             return self.kb.save_session(self.session)
         except CorollaryError as exc:
-            # the change is not stored: serve what is, so the base never runs ahead of its session
-            try:
-                self.kb = BeliefBase.load_session(self.kb.ledger, self.session, clock=self.kb.clock)
-            except CorollaryError as again:
-                raise ToolError(f"{exc}; reloading the session failed too ({again}): the server's "
-                                "base holds the change but the session does not") from exc
-            raise ToolError(f"{exc}. This change was not saved: the server now serves the "
-                            f"session as stored; read it again and reapply the change") from exc
+            self._unsaved(exc, "saving it failed")
+
+    def _unsaved(self, exc: CorollaryError, why: str) -> NoReturn:
+        """Drop an applied change that cannot be kept: serve the session as stored (the base
+        before the change), so the base never runs ahead of its session, and raise."""
+        if self.session is None:
+            raise ToolError(f"{exc} ({why}; the server keeps no session to go back to, so "
+                            "the change stays in the base)") from exc
+        try:
+            self.kb = BeliefBase.load_session(self.kb.ledger, self.session, clock=self.kb.clock)
+        except CorollaryError as again:
+            raise ToolError(f"{exc}; reloading the session failed too ({again}): the server's "
+                            "base holds the change but the session does not") from exc
+        raise ToolError(f"{exc}. This change was not saved ({why}): the server now serves the "
+                        "session as stored; read it again and reapply the change") from exc
 
 
 @contextmanager
@@ -214,8 +225,24 @@ def _as_tool_error() -> Iterator[None]:
 
 
 def _state(kb: BeliefBase, key: str, value: Any) -> dict[str, Any]:
+    if value is None:
+        label, confidence = _null_state(kb, key)
+        return {"key": key, "value": None, "label": label, "confidence": confidence}
     return {"key": key, "value": plain(value), "label": kb.label(key, value),
             "confidence": kb.confidence(key, value)}
+
+
+def _null_state(kb: BeliefBase, key: str) -> tuple[Literal["IN", "OUT"], float]:
+    """The state of ``key = null``. To the base's queries a null value means "the held value",
+    which raises while ``key`` is in an open conflict (a null asserted into one, say): read
+    the null value's own state from the conflict then."""
+    for c in kb.conflicts():
+        if not c.nogood and c.key == key:
+            return next((("IN", x.confidence) for x in c.candidates if x.value is None),
+                        ("OUT", 0.0))
+    if kb.label(key) == "IN" and kb.value(key) is None:
+        return "IN", kb.confidence(key)
+    return "OUT", 0.0
 
 
 # -- the server -------------------------------------------------------------------------------------

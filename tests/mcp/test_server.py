@@ -665,3 +665,65 @@ def test_a_claim_its_formula_refutes_says_so_with_the_computed_value() -> None:
                                                     "formula": "u / 4"}
     assert unchecked.structured_content["refuted"] is None  # nothing checked the claim
     assert unchecked.structured_content["value"] == 0.3
+
+
+# -- every change all or nothing (issue 20, finding 3) ----------------------------------------
+def _ceo_in_conflict(ledger: Any) -> BeliefBase:
+    kb = BeliefBase(ledger=ledger, clock=ManualClock(0), conflict_policy=None)
+    kb.assert_("ceo", "Alice", source="tool:a")
+    kb.assert_("ceo", "Bob", source="tool:b")
+    assert kb.save_session("s") == 1
+    return kb
+
+
+def test_a_null_asserted_into_an_open_conflict_is_answered_and_saved(tmp_path: Path) -> None:
+    with open_ledger(tmp_path / "ledger.db") as ledger:
+        server = make_server(_ceo_in_conflict(ledger), session="s")
+
+        async def body(client: Client) -> Any:
+            null = await client.call_tool("assert_fact", {"key": "ceo", "value": None,
+                                                          "source": "tool:c"})
+            return null, await client.call_tool("conflicts", {})
+
+        null, conflicts = call(server, body)
+        # the null value's own state, read from the conflict it joined
+        assert null.structured_content == {"key": "ceo", "value": None, "label": "IN",
+                                           "confidence": 0.95, "saved_version": 2}
+        assert [c["value"] for c in conflicts.structured_content["conflicts"][0]["candidates"]
+                ] == ["Alice", "Bob", None]
+        stored = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
+        assert [c.values for c in stored.conflicts()] == [("Alice", "Bob", None)]
+
+
+def test_a_change_that_cannot_be_read_back_is_not_kept(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from corollary import CorollaryError
+    from corollary.mcp import server as served
+
+    with open_ledger(tmp_path / "ledger.db") as ledger:
+        server = make_server(_ceo_in_conflict(ledger), session="s")
+        read_back = served._state
+
+        def failing(kb: BeliefBase, key: str, value: Any) -> dict[str, Any]:
+            if key == "cfo":  # a read-back fault, after the change was applied
+                raise CorollaryError("reading cfo failed")
+            return read_back(kb, key, value)
+
+        monkeypatch.setattr(served, "_state", failing)
+
+        async def body(client: Client) -> Any:
+            lost = await client.call_tool("assert_fact", {"key": "cfo", "value": "Carol",
+                                                          "source": "tool:c"})
+            cfo = await client.call_tool("belief", {"key": "cfo"})
+            kept = await client.call_tool("assert_fact", {"key": "cto", "value": "Dan",
+                                                          "source": "tool:c"})
+            return lost, cfo, kept
+
+        lost, cfo, kept = call(server, body)
+        text = error_text(lost)
+        assert "reading cfo failed. This change was not saved (reading the change back " \
+               "failed): the server now serves the session as stored" in text
+        assert "no belief about 'cfo'" in error_text(cfo)
+        assert kept.structured_content["saved_version"] == 2
+        stored = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
+        assert sorted(stored.keys()) == ["ceo", "cto"]  # the next change did not save cfo
