@@ -10,14 +10,16 @@ before the tool answers.
 from __future__ import annotations
 
 import json
+import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
 from mcp.server.mcpserver import MCPServer, ResourceSecurity
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,11 +27,12 @@ from .._version import __version__
 from ..agent import prompts
 from ..cli.opening import check_bindings
 from ..facade.base import BeliefBase
-from ..foundations.errors import CorollaryError, UnknownBeliefError
+from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
 from ..snapshot.state import read_session
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
+from . import http
 
 __all__ = ["build", "run"]
 
@@ -496,8 +499,16 @@ def _json(tree: Any) -> Any:
     return json.loads(json.dumps(tree, default=lambda v: plain(v)))
 
 
-def run(*, ledger: str | None, session: str, transport: str, host: str, port: int) -> None:
+def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
+        token_file: str | None = None, allowed_hosts: Sequence[str] = ()) -> None:
     """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
+    if transport == "http":  # refuse an exposed server before anything is created
+        token = http.read_token(token_file)
+        http.check_exposure(host, token)
+        allowed = http.allowed_names(host, allowed_hosts)
+        listening = _listen(host, port)
+    elif token_file is not None or allowed_hosts:
+        raise InvalidInputError("--token-file and --allowed-host are for --transport http")
     path = local_file(ledger)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -511,6 +522,33 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
             kb.save_session(session)  # the session exists from the start (corollary sessions)
         server = build(kb, session=session)
         if transport == "http":
-            server.run("streamable-http", host=host, port=port)
+            _serve_http(server, listening, host=host, token=token, allowed=allowed)
         else:
             server.run("stdio")
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``: a busy port or an unknown host is an ``OSError`` here,
+    a one-line failure of ``corollary mcp``, before the ledger is opened."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+def _serve_http(server: MCPServer, listening: socket.socket, *, host: str, token: str | None,
+                allowed: frozenset[str]) -> None:
+    import uvicorn  # the SDK's own dependency
+
+    # the guard checks Host and Origin on every host and path, so the SDK's own check (on for
+    # loopback names only) is left off rather than kept with a second, differing list
+    app = server.streamable_http_app(transport_security=TransportSecuritySettings(
+        enable_dns_rebinding_protection=False), host=host)
+    config = uvicorn.Config(http.guard(app, token=token, allowed=allowed), log_level="warning")
+    with listening:
+        uvicorn.Server(config).run(sockets=[listening])
