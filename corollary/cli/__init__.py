@@ -159,6 +159,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="stdio (default: a client starts the server) or streamable HTTP")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
+    serve.add_argument("--token-file", metavar="FILE",
+                       help="HTTP: every request must carry 'Authorization: Bearer' and the "
+                            "token in FILE (default: $COROLLARY_MCP_TOKEN); required for a "
+                            "--host other than 127.0.0.1, localhost or ::1")
+    serve.add_argument("--allowed-host", dest="allowed_hosts", action="append", default=[],
+                       metavar="NAME",
+                       help="HTTP: a host name requests may name in Host and Origin, besides "
+                            "the loopback names and --host (repeatable; e.g. the name a "
+                            "reverse proxy serves)")
     _imports(serve, "imports")
     return parser
 
@@ -189,7 +198,8 @@ def _run(args: argparse.Namespace) -> int:
         from ..mcp import serve
 
         serve(ledger=args.ledger, session=args.session, transport=args.transport,
-              host=args.host, port=args.port)
+              host=args.host, port=args.port, token_file=args.token_file,
+              allowed_hosts=args.allowed_hosts)
         return 0
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)

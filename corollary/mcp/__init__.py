@@ -12,6 +12,7 @@ when a server is made, and its absence raises :class:`~corollary.foundations.err
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..foundations.errors import require
@@ -46,7 +47,8 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
 
 
 def serve(ledger: str | None = None, session: str = "default", transport: str = "stdio",
-          host: str = "127.0.0.1", port: int = 8000) -> None:
+          host: str = "127.0.0.1", port: int = 8000, *, token_file: str | None = None,
+          allowed_hosts: Sequence[str] = ()) -> None:
     """Serve the base saved under ``session`` in ``ledger`` (``corollary mcp``) until the
     client goes away; the session is created if new.
 
@@ -59,8 +61,15 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
     transport : {"stdio", "http"}
         stdio (a client starts the server as a child process) or streamable HTTP on
         ``host:port`` (path ``/mcp``).
+    token_file : str, optional
+        HTTP: a file holding the bearer token every request must carry (default:
+        ``$COROLLARY_MCP_TOKEN``; neither: no token, allowed on a loopback ``host`` only).
+    allowed_hosts : sequence of str
+        HTTP: host names requests may name in ``Host`` and ``Origin``, besides the loopback
+        names and ``host`` (the name clients or a reverse proxy use). See docs/mcp.md.
     """
     require("mcp.server.mcpserver", "mcp", _FEATURE)
     from .server import run
 
-    run(ledger=ledger, session=session, transport=transport, host=host, port=port)
+    run(ledger=ledger, session=session, transport=transport, host=host, port=port,
+        token_file=token_file, allowed_hosts=allowed_hosts)

@@ -10,30 +10,33 @@ before the tool answers.
 from __future__ import annotations
 
 import json
+import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
 from mcp.server.mcpserver import MCPServer, ResourceSecurity
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..agent import prompts
 from ..cli.opening import check_bindings
 from ..facade.base import BeliefBase
-from ..foundations.errors import CorollaryError, UnknownBeliefError
+from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
 from ..snapshot.state import read_session
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
+from . import http
 
 __all__ = ["build", "run"]
 
 T = TypeVar("T")
-
 
 
 # -- what the tools return -----------------------------------------------------------------------
@@ -52,6 +55,23 @@ class Changed(BeliefState):
     saved_version: int | None = Field(
         description="The session's version once this change was saved; null when the server "
                     "keeps no session")
+
+
+class Refutation(BaseModel):
+    """What the claim's formula computed instead of the value the claim stated."""
+
+    stated: Any = Field(description="The value the claim stated")
+    computed: Any = Field(description="The value the formula computes, now believed instead")
+    formula: str
+
+
+class Claimed(Changed):
+    """The belief a claim made, after the claim; ``refuted`` when its formula disagreed."""
+
+    refuted: Refutation | None = Field(
+        description="null when nothing refuted the claim; else the stated and the computed "
+                    "value: the formula re-executed over the inputs gave another value, which "
+                    "is believed (value) and counted against the model")
 
 
 class SourceState(BaseModel):
@@ -169,7 +189,11 @@ class Served:
         state after the change, and the version it was saved as."""
         with self.lock, _as_tool_error():
             key, value = apply(self.kb)
-            state = _state(self.kb, key, value)
+            try:
+                state = _state(self.kb, key, value)
+            except CorollaryError as exc:
+                # all or nothing: a change whose answer cannot be given is not kept either
+                self._unsaved(exc, "reading the change back failed")
             return Changed(**state, saved_version=self._save())
 
     def _save(self) -> int | None:
@@ -178,14 +202,21 @@ class Served:
         try:
             return self.kb.save_session(self.session)
         except CorollaryError as exc:
-            # the change is not stored: serve what is, so the base never runs ahead of its session
-            try:
-                self.kb = BeliefBase.load_session(self.kb.ledger, self.session, clock=self.kb.clock)
-            except CorollaryError as again:
-                raise ToolError(f"{exc}; reloading the session failed too ({again}): the server's "
-                                "base holds the change but the session does not") from exc
-            raise ToolError(f"{exc}. This change was not saved: the server now serves the "
-                            f"session as stored; read it again and reapply the change") from exc
+            self._unsaved(exc, "saving it failed")
+
+    def _unsaved(self, exc: CorollaryError, why: str) -> NoReturn:
+        """Drop an applied change that cannot be kept: serve the session as stored (the base
+        before the change), so the base never runs ahead of its session, and raise."""
+        if self.session is None:
+            raise ToolError(f"{exc} ({why}; the server keeps no session to go back to, so "
+                            "the change stays in the base)") from exc
+        try:
+            self.kb = BeliefBase.load_session(self.kb.ledger, self.session, clock=self.kb.clock)
+        except CorollaryError as again:
+            raise ToolError(f"{exc}; reloading the session failed too ({again}): the server's "
+                            "base holds the change but the session does not") from exc
+        raise ToolError(f"{exc}. This change was not saved ({why}): the server now serves the "
+                        "session as stored; read it again and reapply the change") from exc
 
 
 @contextmanager
@@ -197,8 +228,24 @@ def _as_tool_error() -> Iterator[None]:
 
 
 def _state(kb: BeliefBase, key: str, value: Any) -> dict[str, Any]:
+    if value is None:
+        label, confidence = _null_state(kb, key)
+        return {"key": key, "value": None, "label": label, "confidence": confidence}
     return {"key": key, "value": plain(value), "label": kb.label(key, value),
             "confidence": kb.confidence(key, value)}
+
+
+def _null_state(kb: BeliefBase, key: str) -> tuple[Literal["IN", "OUT"], float]:
+    """The state of ``key = null``. To the base's queries a null value means "the held value",
+    which raises while ``key`` is in an open conflict (a null asserted into one, say): read
+    the null value's own state from the conflict then."""
+    for c in kb.conflicts():
+        if not c.nogood and c.key == key:
+            return next((("IN", x.confidence) for x in c.candidates if x.value is None),
+                        ("OUT", 0.0))
+    if kb.label(key) == "IN" and kb.value(key) is None:
+        return "IN", kb.confidence(key)
+    return "OUT", 0.0
 
 
 # -- the server -------------------------------------------------------------------------------------
@@ -253,14 +300,21 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                                                                "held document")] = None,
         certainty: Annotated[float | None, Field(description="How sure the model is, in [0, 1] "
                                                              "(default 1)")] = None,
-    ) -> Changed:
+    ) -> Claimed:
         cited = None if citation is None else citation.model_dump()
 
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             return key, kb.claim(key, value, source, inputs=inputs, certainty=certainty,
                                  formula=formula, citation=cited)
 
-        return served.change_belief(apply)
+        done = served.change_belief(apply)
+        believed = done.value
+        # the base believes the stated value when the formula reproduces it, else the computed
+        # one (a bool is no number: True stated, 1.0 computed is refuted)
+        refuted = None
+        if formula is not None and (type(believed) is not type(value) or believed != value):
+            refuted = Refutation(stated=value, computed=believed, formula=formula)
+        return Claimed(**dict(done), refuted=refuted)
 
     @server.tool(annotations=_RETRACT, description=(
         "Withdraw the held value of key (or the given value); everything resting on it goes OUT. "
@@ -390,6 +444,7 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                 CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)
                 for i in found])
 
+    _strict_arguments(server)
     loose = ResourceSecurity(exempt_params={"key"})  # keys hold ':' and '/', they are not paths
 
     @server.resource("belief://{key}", mime_type="application/json", security=loose,
@@ -405,6 +460,27 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
             return explain(key).text
 
     return server
+
+
+class _AsSent(FuncMetadata):
+    """A tool's arguments taken as the JSON types sent: the SDK would parse a JSON text sent
+    for a list, a model or an untyped value (``value: "[1, 2]"`` stored as a list)."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return dict(data)
+
+
+def _strict_arguments(server: MCPServer) -> None:
+    """Make every tool's arguments strict: ``"no"``, ``0`` or ``"false"`` are not booleans,
+    ``"60"`` is not a number. The SDK validates arguments in pydantic's lax mode, which coerces
+    them, and offers no switch: each tool's argument model gets a strict subclass (its published
+    input schema stays as it is)."""
+    for tool in server._tool_manager.list_tools():  # no public way to reach a tool's validator
+        meta = tool.fn_metadata
+        strict = type(meta.arg_model.__name__, (meta.arg_model,),
+                      {"model_config": ConfigDict(strict=True), "__module__": __name__})
+        tool.fn_metadata = _AsSent(arg_model=strict, output_schema=meta.output_schema,
+                                   output_model=meta.output_model, wrap_output=meta.wrap_output)
 
 
 @contextmanager
@@ -423,8 +499,16 @@ def _json(tree: Any) -> Any:
     return json.loads(json.dumps(tree, default=lambda v: plain(v)))
 
 
-def run(*, ledger: str | None, session: str, transport: str, host: str, port: int) -> None:
+def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
+        token_file: str | None = None, allowed_hosts: Sequence[str] = ()) -> None:
     """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
+    if transport == "http":  # refuse an exposed server before anything is created
+        token = http.read_token(token_file)
+        http.check_exposure(host, token)
+        allowed = http.allowed_names(host, allowed_hosts)
+        listening = _listen(host, port)
+    elif token_file is not None or allowed_hosts:
+        raise InvalidInputError("--token-file and --allowed-host are for --transport http")
     path = local_file(ledger)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -438,6 +522,33 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
             kb.save_session(session)  # the session exists from the start (corollary sessions)
         server = build(kb, session=session)
         if transport == "http":
-            server.run("streamable-http", host=host, port=port)
+            _serve_http(server, listening, host=host, token=token, allowed=allowed)
         else:
             server.run("stdio")
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``: a busy port or an unknown host is an ``OSError`` here,
+    a one-line failure of ``corollary mcp``, before the ledger is opened."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock
+
+
+def _serve_http(server: MCPServer, listening: socket.socket, *, host: str, token: str | None,
+                allowed: frozenset[str]) -> None:
+    import uvicorn  # the SDK's own dependency
+
+    # the guard checks Host and Origin on every host and path, so the SDK's own check (on for
+    # loopback names only) is left off rather than kept with a second, differing list
+    app = server.streamable_http_app(transport_security=TransportSecuritySettings(
+        enable_dns_rebinding_protection=False), host=host)
+    config = uvicorn.Config(http.guard(app, token=token, allowed=allowed), log_level="warning")
+    with listening:
+        uvicorn.Server(config).run(sockets=[listening])

@@ -5,7 +5,9 @@ and ``corollary mcp`` as a real stdio child killed with SIGKILL and started agai
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -210,16 +212,22 @@ def test_conflicts_resolve_faded() -> None:
 ])
 def test_bad_input_is_a_tool_error_and_changes_nothing(tool: str, arguments: dict[str, Any],
                                                         message: str) -> None:
+    text = refused(tool, arguments)
+    assert text.startswith(f"Error executing tool {tool}: ")
+    assert message in text, text
+
+
+def refused(tool: str, arguments: dict[str, Any]) -> str:
+    """The error text of a call the server refuses, checked to change neither the base nor
+    the ledger."""
     kb = base()
     kb.assert_("hq", "Austin", source="tool:registry")
     before = kb.to_dict()
     outcomes = len(kb.ledger.outcomes())
-    result = call(make_server(kb), lambda client: client.call_tool(tool, arguments))
-    text = error_text(result)
-    assert text.startswith(f"Error executing tool {tool}: ")
-    assert message in text, text
+    text = error_text(call(make_server(kb), lambda client: client.call_tool(tool, arguments)))
     assert kb.to_dict() == before
     assert len(kb.ledger.outcomes()) == outcomes
+    return text
 
 
 def test_resources_read_keys_with_colons_slashes_and_quotes() -> None:
@@ -559,3 +567,163 @@ def test_beliefs_by_query_and_limit() -> None:
         "confidence": 0.95}
     assert all_found.structured_content["truncated"] is (
         len(kb.recall("customer 7 email", 51)) > 50)
+
+
+# -- strict argument types (issue 20, finding 12) ---------------------------------------------
+@pytest.mark.parametrize(("tool", "arguments", "field"), [
+    ("record_outcome", {"source": "tool:registry", "correct": "no"}, "correct"),
+    ("record_outcome", {"source": "tool:registry", "correct": "yes"}, "correct"),
+    ("record_outcome", {"source": "tool:registry", "correct": 0}, "correct"),
+    ("record_outcome", {"source": "tool:registry", "correct": True, "reason": 3}, "reason"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "half_life_s": "60"},
+     "half_life_s"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "ttl_s": True}, "ttl_s"),
+    ("assert_fact", {"key": 7, "value": 1, "source": "tool:a"}, "key"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "origin": 1}, "origin"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "inputs": '["hq"]'}, "inputs"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "certainty": "0.5"}, "certainty"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m", "formula": 2}, "formula"),
+    ("claim", {"key": "g", "value": 1, "source": "model:m",
+               "citation": '{"document": "hq", "quote": "Austin"}'}, "citation"),
+    ("retract", {"key": "hq", "reason": False}, "reason"),
+    ("retract", {"key": "hq", "fault": 0}, "fault"),
+    ("resolve", {"conflict": "hq", "winner": "Austin", "learn": "false"}, "learn"),
+    ("what_to_check", {"key": "hq", "n": "5"}, "n"),
+    ("what_to_check", {"key": "hq", "n": 5.0}, "n"),
+    ("recall", {"query": "hq", "k": "3"}, "k"),
+    ("recall", {"query": "hq", "min_confidence": "0.5"}, "min_confidence"),
+    ("beliefs", {"limit": True}, "limit"),
+    ("beliefs", {"query": 1}, "query"),
+    ("belief", {"key": ["hq"]}, "key"),
+    ("explain", {"key": 1}, "key"),
+    ("faded", {"threshold": "0.5"}, "threshold"),
+])
+def test_wrong_json_types_are_refused_not_coerced(tool: str, arguments: dict[str, Any],
+                                                  field: str) -> None:
+    text = refused(tool, arguments)
+    assert re.search(rf"validation errors? for {tool}Arguments\n{field}\b", text), text
+
+
+def test_every_tool_takes_its_json_types_strictly() -> None:
+    """The same calls with the right JSON types pass; a JSON text given as a value stays text."""
+    kb = base()
+    server = make_server(kb)
+
+    async def body(client: Client) -> list[CallToolResult]:
+        return [await client.call_tool(tool, arguments) for tool, arguments in [
+            ("assert_fact", {"key": "hq", "value": "[1, 2]", "source": "tool:registry",
+                             "half_life_s": 60, "ttl_s": 3600.5, "origin": "o"}),
+            ("claim", {"key": "g", "value": "[1, 2]", "source": "model:m", "inputs": ["hq"],
+                       "certainty": 1}),
+            ("record_outcome", {"source": "tool:registry", "correct": False, "reason": "audit"}),
+            ("what_to_check", {"key": "g", "n": 5}),
+            ("recall", {"query": "hq", "k": 3, "min_confidence": 0}),
+            ("beliefs", {"limit": 10}),
+            ("faded", {"threshold": 1}),
+            ("retract", {"key": "g", "reason": "done", "fault": "none"}),
+        ]]
+
+    results = call(server, body)
+    assert [r.is_error for r in results] == [False] * len(results), results
+    assert kb.value("hq") == "[1, 2]"  # a string, not the list its text spells
+    assert kb.ledger.outcomes("tool:registry")[-1].correct is False
+
+
+# -- a refuted claim says so (issue 20, finding 13) -------------------------------------------
+def test_a_claim_its_formula_refutes_says_so_with_the_computed_value() -> None:
+    kb = base()
+    kb.assert_("rev:Q2", 100.0, source="document:10-Q")
+    kb.assert_("rev:Q3", 110.0, source="document:10-Q")
+    kb.assert_("units", 4, source="document:10-Q")
+    server = make_server(kb)
+    growth = {"inputs": {"q2": "rev:Q2", "q3": "rev:Q3"}, "formula": "(q3 - q2) / q2"}
+
+    async def body(client: Client) -> list[CallToolResult]:
+        return [
+            await client.call_tool("claim", {"key": "growth", "value": 0.3, "source": "model:m",
+                                             **growth}),
+            await client.call_tool("claim", {"key": "growth2", "value": 0.1, "source": "model:m",
+                                             **growth}),
+            await client.call_tool("claim", {"key": "double", "value": True, "source": "model:m",
+                                             "inputs": {"u": "units"}, "formula": "u / 4"}),
+            await client.call_tool("claim", {"key": "guess", "value": 0.3, "source": "model:m",
+                                             "inputs": ["rev:Q2"]}),
+        ]
+
+    wrong, right, a_bool, unchecked = call(server, body)
+    assert wrong.is_error is False
+    assert wrong.structured_content == {
+        "key": "growth", "value": 0.1, "label": "IN", "confidence": kb.confidence("growth"),
+        "saved_version": None,
+        "refuted": {"stated": 0.3, "computed": 0.1, "formula": "(q3 - q2) / q2"}}
+    # the model reads the text content: the refutation is in it too
+    assert json.loads(wrong.content[0].text)["refuted"] == wrong.structured_content["refuted"]
+    assert kb.value("growth") == 0.1
+    assert right.structured_content["refuted"] is None and right.structured_content["value"] == 0.1
+    # True is no number: the formula's 1.0 is believed, and the claim is refuted
+    assert a_bool.structured_content["refuted"] == {"stated": True, "computed": 1.0,
+                                                    "formula": "u / 4"}
+    assert unchecked.structured_content["refuted"] is None  # nothing checked the claim
+    assert unchecked.structured_content["value"] == 0.3
+
+
+# -- every change all or nothing (issue 20, finding 3) ----------------------------------------
+def _ceo_in_conflict(ledger: Any) -> BeliefBase:
+    kb = BeliefBase(ledger=ledger, clock=ManualClock(0), conflict_policy=None)
+    kb.assert_("ceo", "Alice", source="tool:a")
+    kb.assert_("ceo", "Bob", source="tool:b")
+    assert kb.save_session("s") == 1
+    return kb
+
+
+def test_a_null_asserted_into_an_open_conflict_is_answered_and_saved(tmp_path: Path) -> None:
+    with open_ledger(tmp_path / "ledger.db") as ledger:
+        server = make_server(_ceo_in_conflict(ledger), session="s")
+
+        async def body(client: Client) -> Any:
+            null = await client.call_tool("assert_fact", {"key": "ceo", "value": None,
+                                                          "source": "tool:c"})
+            return null, await client.call_tool("conflicts", {})
+
+        null, conflicts = call(server, body)
+        # the null value's own state, read from the conflict it joined
+        assert null.structured_content == {"key": "ceo", "value": None, "label": "IN",
+                                           "confidence": 0.95, "saved_version": 2}
+        assert [c["value"] for c in conflicts.structured_content["conflicts"][0]["candidates"]
+                ] == ["Alice", "Bob", None]
+        stored = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
+        assert [c.values for c in stored.conflicts()] == [("Alice", "Bob", None)]
+
+
+def test_a_change_that_cannot_be_read_back_is_not_kept(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from corollary import CorollaryError
+    from corollary.mcp import server as served
+
+    with open_ledger(tmp_path / "ledger.db") as ledger:
+        server = make_server(_ceo_in_conflict(ledger), session="s")
+        read_back = served._state
+
+        def failing(kb: BeliefBase, key: str, value: Any) -> dict[str, Any]:
+            if key == "cfo":  # a read-back fault, after the change was applied
+                raise CorollaryError("reading cfo failed")
+            return read_back(kb, key, value)
+
+        monkeypatch.setattr(served, "_state", failing)
+
+        async def body(client: Client) -> Any:
+            lost = await client.call_tool("assert_fact", {"key": "cfo", "value": "Carol",
+                                                          "source": "tool:c"})
+            cfo = await client.call_tool("belief", {"key": "cfo"})
+            kept = await client.call_tool("assert_fact", {"key": "cto", "value": "Dan",
+                                                          "source": "tool:c"})
+            return lost, cfo, kept
+
+        lost, cfo, kept = call(server, body)
+        text = error_text(lost)
+        assert "reading cfo failed. This change was not saved (reading the change back " \
+               "failed): the server now serves the session as stored" in text
+        assert "no belief about 'cfo'" in error_text(cfo)
+        assert kept.structured_content["saved_version"] == 2
+        stored = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
+        assert sorted(stored.keys()) == ["ceo", "cto"]  # the next change did not save cfo
