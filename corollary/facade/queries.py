@@ -129,14 +129,23 @@ class QueryMethods:
         return {h.key: h.value for h in self.beliefs() if h.confidence >= floor}
 
     def faded(self, threshold: float | None = None) -> list[Faded]:
-        """Held premises whose evidence has faded below ``threshold`` (default: min_confidence)."""
+        """Held premises whose evidence has faded below ``threshold`` (default: min_confidence).
+
+        Faded means aged: a belief is listed when its premises' confidence is below the
+        threshold and one of them has lost freshness (a half-life, and time since). A premise
+        that never decays, below the threshold only because its source is little trusted, is
+        weak rather than faded, and a refresh would not raise it: it is not listed.
+        """
         floor = self.policy.min_confidence if threshold is None else check_unit(threshold, "threshold")
         now = self._lookup.sync()
         found = []
-        for b in self._engine.beliefs():
+        engine = self._engine
+        for b in engine.beliefs():
             if b.label is IN and b.premises:
-                c, _, _ = self._engine.premise_confidence(b, now)
-                if c is not None and c < floor:
+                c, _, _ = engine.premise_confidence(b, now)
+                if c is not None and c < floor and any(
+                        part.freshness < 1.0 and not part.expired
+                        for part in engine.premise_parts(b, now)):
                     valid = sorted(p.source for p in b.premises if not p.expired(now))
                     found.append(Faded(b.key, b.value, c, tuple(valid)))
         return found

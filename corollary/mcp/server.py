@@ -105,13 +105,24 @@ class RecallList(BaseModel):
     beliefs: list[RecalledBelief]
 
 
+#: How many beliefs deep one block of a proof tree goes: 4 JSON levels a belief, and MCP
+#: clients and their serializers stop near 64 levels (docs/mcp.md)
+PROOF_BLOCK_DEPTH = 10
+
+
 class Proof(BaseModel):
     """Why a belief is held or not: the printed proof, and the same tree as data."""
 
     key: str
     text: str = Field(description="The proof as printed: one line per belief and reason")
     tree: dict[str, Any] | list[dict[str, Any]] = Field(
-        description="The proof tree (a list when the key holds several values)")
+        description="The proof tree (a list when the key holds several values), cut every "
+                    f"{PROOF_BLOCK_DEPTH} beliefs: a belief with 'continued': n goes on in "
+                    "block n of 'continued'")
+    continued: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="The blocks a deep proof goes on in: {number, proof}, numbered as the text "
+                    "numbers its '(continued below at [n])' parts; empty for most proofs")
 
 
 class Candidate(BaseModel):
@@ -400,7 +411,9 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
             description="Explain this value of key (default: the held one)")] = None) -> Proof:
         with served.reading() as kb:
             proof = kb.explain(key, value)
-            return Proof(key=key, text=str(proof), tree=_json(proof.to_dict()))
+            blocks = _json(proof.to_blocks(PROOF_BLOCK_DEPTH))
+            return Proof(key=key, text=str(proof), tree=blocks["proof"],
+                         continued=blocks["continued"])
 
     @server.tool(annotations=_READ, description=(
         "Open conflicts: keys holding two or more values that no policy settled, with each "

@@ -119,7 +119,8 @@ class TestTime:
         assert (f.key, f.value, f.sources) == ("price", 101.5, ("tool:quote",))
         assert f.confidence == pytest.approx(0.475)
         assert [x.key for x in kb.faded(0.4)] == []
-        assert sorted(x.key for x in kb.faded(threshold=0.96)) == ["hq", "price"]
+        # hq (0.95, no half-life) is below 0.96 but never decays: weak, not faded
+        assert sorted(x.key for x in kb.faded(threshold=0.96)) == ["price"]
         with pytest.raises(InvalidInputError):
             kb.faded(1.5)
 
@@ -170,3 +171,16 @@ def test_refresh_counts_the_beliefs_it_recomputes(clock: ManualClock) -> None:
     assert kb.refresh() == 0
     assert kb.label("soon") == "OUT"
     assert kb.confidence("p") == pytest.approx(9.5 / 11)
+
+
+def test_faded_lists_aged_evidence_not_weak_sources() -> None:
+    """An assumption (prior 0.6) below a 0.7 floor never decays: it is weak, not faded, and a
+    refresh would not raise it. A quote whose half-life has aged it below the floor is faded."""
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock)
+    kb.assert_("guess", 1, source="assumption:hunch")
+    kb.assert_("price", 101.5, source="tool:quote", half_life=60)
+    assert kb.faded(0.7) == []
+    clock.advance(60)  # the quote: 0.95 x 0.5
+    assert [(f.key, round(f.confidence, 3), f.sources) for f in kb.faded(0.7)] == [
+        ("price", 0.475, ("tool:quote",))]

@@ -549,7 +549,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ["explain", "hostile.cor", "nope" + HOSTILE],  # the error line names the key
     ["beliefs", "hostile.cor"],
     ["conflicts", "hostile.cor"],
-    ["faded", "hostile.cor", "--threshold", "1"],
+    ["faded", "hostile.cor", "--threshold", "1", "--at", str(TAKEN_AT + 1)],  # aged: faded
     ["graph", "hostile.cor"],
     ["graph", "hostile.cor", "--format", "mermaid"],
     ["sessions", "ledger.db"],

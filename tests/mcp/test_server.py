@@ -727,3 +727,45 @@ def test_a_change_that_cannot_be_read_back_is_not_kept(tmp_path: Path,
         assert kept.structured_content["saved_version"] == 2
         stored = BeliefBase.load_session(ledger, "s", clock=ManualClock(0))
         assert sorted(stored.keys()) == ["ceo", "cto"]  # the next change did not save cfo
+
+
+def test_explain_of_a_5000_claim_chain_comes_in_blocks() -> None:
+    """A proof nested four JSON levels a belief stops MCP serializers near 64 levels (about 15
+    beliefs): the tree comes cut into numbered blocks, as the text is, and walks to the end."""
+    kb = base()
+    kb.assert_("k0", 0, source="human:ops")
+    for i in range(1, 5001):
+        kb.claim(f"k{i}", i, source="model:m", inputs=[f"k{i - 1}"])
+    server = make_server(kb)
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("explain", {"key": "k5000"})
+
+    result = call(server, body)
+    assert not result.is_error
+    doc = result.structured_content
+    assert doc["text"] == str(kb.explain("k5000"))
+    blocks = {block["number"]: block["proof"] for block in doc["continued"]}
+    node, seen = doc["tree"], []
+    while True:  # follow the chain down through the blocks
+        if "continued" in node:  # the same belief, its reasons in that block
+            assert blocks[node["continued"]]["key"] == node["key"]
+            node = blocks[node["continued"]]
+        seen.append(node["key"])
+        if not node.get("reasons") or not node["reasons"][0].get("inputs"):
+            break
+        node = node["reasons"][0]["inputs"][0]
+    assert seen == [f"k{i}" for i in range(5000, -1, -1)]
+    assert len(blocks) == 500
+
+
+def test_explain_of_a_short_proof_is_one_tree() -> None:
+    kb = base()
+    kb.assert_("a", 1, source="human:ops")
+    kb.claim("b", 2, source="model:m", inputs=["a"])
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("explain", {"key": "b"})
+
+    doc = call(make_server(kb), body).structured_content
+    assert doc["tree"] == kb.explain("b").to_dict() and doc["continued"] == []
