@@ -162,8 +162,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         self._sessions: dict[str, int] = {}
         self._recaller: Recaller | None = None  # made on the first recall (corollary.facade.recall)
         self._embedder = check_embedder(embedder)
-        # whether anything must run after a change: rules, or a policy that watches changes
-        self._hooks = conflict_policy is not None and conflict_policy.watches_changes
+        self._hooks = False
+        self._watch_changes()
         for t in tools:
             self.add_tool(t)
         for r in rules:
@@ -206,14 +206,13 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         if not isinstance(r, Rule):
             raise InvalidTypeError("rules must be @rule functions")
         if self._rules.add(r):
-            self._hooks = True
+            self._watch_changes()
             try:
                 self._after_change(extra_rules=[r])
             except BaseException:
                 # its firings are undone; so is adding it
                 self._rules.remove(r)
-                self._hooks = self._rules.active or (
-                    self.conflict_policy is not None and self.conflict_policy.watches_changes)
+                self._watch_changes()
                 raise
 
     def remove_rule(self, r: Rule) -> None:
@@ -224,9 +223,14 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             raise InvalidInputError(f"rule {r.name} is not in this base")
         self._rules.remove(r)
         self._engine.remove_rule_reasons(r.name)
-        self._hooks = self._rules.active or (
-            self.conflict_policy is not None and self.conflict_policy.watches_changes)
+        self._watch_changes()
         self._after_change()
+
+    def _watch_changes(self) -> None:
+        """Note whether anything must run after a change: rules, or a policy that watches
+        changes (read on every change, so kept as a flag)."""
+        policy = self.conflict_policy
+        self._hooks = self._rules.active or (policy is not None and policy.watches_changes)
 
     def now(self) -> float:
         """The clock's current time."""

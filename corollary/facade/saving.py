@@ -132,7 +132,7 @@ class SnapshotMethods:
         beliefs = restore_engine(kb._engine, plan)
         for r in plan.rules:
             kb._rules.add(r)
-            kb._hooks = True
+        kb._watch_changes()
         kb._rules.restore(plan.fired)
         kb._promises.restore(plan.promises, plan.bindings, plan.verdicts, plan.calibrator)
         kb._calls.restore((beliefs[i], source, arguments) for i, source, arguments in plan.calls)
