@@ -6,8 +6,8 @@ rule engine fires the rules reading those keys, until nothing new changes. Each 
 justification ``rule × min(inputs)`` for the value the rule returns; the TMS then keeps it right
 as the inputs come and go, so a rule fires once per combination of input values, ever.
 
-An operation whose rules fail (a rule raised, or they did not settle within the budget of
-firings or seconds) is undone whole: every firing of the operation and the change that set
+An operation whose rules fail (a rule raised, a firing would close a cycle through an
+'unless', or they did not settle within the budget of firings or seconds) is undone whole: every firing of the operation and the change that set
 them off (the facade's batch, :mod:`corollary.tms.batch`) are rolled back, and the combinations
 that failed are held back (:attr:`RuleEngine.failed`) until their input values change, so
 later operations and queries do not try them again.
@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from ..foundations.errors import RuleError, RuleLimitError
+from ..foundations.errors import RuleError, RuleLimitError, StratificationError
 from ..foundations.values import canon
 from ..tms import IN, Belief, Engine, Justification, strata
 from ..tms.batch import Batch
@@ -321,8 +321,15 @@ class RuleEngine:
             if result is None:
                 continue
             # refuse a firing that would make a belief rest on its own absence (its own
-            # exceptions, or another reason's that its conclusion would feed)
-            strata.check_reason(engine, r.output, vid, combo, r.unless)
+            # exceptions, or another reason's that its conclusion would feed): it fails like a
+            # rule that raised, so a combination whose inputs were there before the operation
+            # (a query's time brought them IN) is held back, not refused at every query
+            try:
+                strata.check_reason(engine, r.output, vid, combo, r.unless)
+            except StratificationError:
+                if journal is not None:
+                    journal.failing.append((r, combo))
+                raise
             if journal is not None:
                 if r.output in engine.keys:
                     engine.save_key(journal.batch, r.output)

@@ -22,10 +22,10 @@ from corollary import (
     rule,
     tool,
 )
-from corollary.foundations.errors import RuleError, RuleLimitError
+from corollary.foundations.errors import RuleError, RuleLimitError, StratificationError
 from corollary.models import Reply, ToolCall
 
-calls: dict[str, int] = {"ratio": 0, "grow": 0, "ping": 0, "pong": 0}
+calls: dict[str, int] = {"ratio": 0, "grow": 0, "ping": 0, "pong": 0, "echo": 0}
 
 
 @rule(output="ratio", inputs={"a": "a", "b": "b"}, name="tests.failing.ratio")
@@ -132,6 +132,37 @@ def test_a_failure_found_by_a_query_is_refused_once_then_held_back() -> None:
     assert calls["ratio"] == 2  # held back: not tried again at a new time either
     kb.assert_("b", 5.0, source="tool:weak")  # its input changes: the rule fires again
     assert kb.value("ratio") == 0.2 and calls["ratio"] == 3
+
+
+@rule(output="alarm", inputs={"v": "verdict"}, name="tests.failing.echo")
+def echo(v: str) -> str:  # alarm <- verdict: closes a cycle with "verdict unless alarm"
+    calls["echo"] += 1
+    return v
+
+
+@pytest.mark.parametrize("policy", [None, PreferHigherConfidence])
+def test_a_firing_into_a_cycle_through_an_unless_found_by_a_query_is_refused_once(
+        policy: Any) -> None:
+    """A query whose time brings an input IN, where the firing would close a cycle through an
+    'unless', raises StratificationError once, leaves the base as it was, and holds that
+    combination back like a rule that raised: later reads answer (they raised at every read)."""
+    clock = ManualClock(0)
+    calls.update(dict.fromkeys(calls, 0))
+    kb = BeliefBase(clock=clock, rules=[echo],
+                    conflict_policy=None if policy is None else policy())
+    kb.assert_("alarm", "on", source="human:ann", ttl=10)
+    kb.claim("verdict", "on", source="model:m", inputs=[], unless=["alarm"])  # OUT: alarm holds
+    assert kb.label("verdict") == "OUT" and calls["echo"] == 0
+    clock.advance(11)  # alarm expires: verdict comes IN with no operation, the rule is due
+    before = state(kb)
+    with pytest.raises(StratificationError, match="own absence"):
+        kb.confidence("verdict")
+    assert state(kb) == before and calls["echo"] == 1
+    assert kb.confidence("verdict") == pytest.approx(0.9)  # held back: the read answers
+    assert kb.label("alarm", "on") == "OUT" and kb.value("alarm") is None
+    clock.advance(1)
+    assert kb.value("verdict") == "on" and calls["echo"] == 1  # not tried again at a new time
+    assert "holds unless alarm" in str(kb.explain("verdict"))  # the exception is absent
 
 
 def test_an_agent_run_survives_a_claim_that_a_rule_cannot_take() -> None:
