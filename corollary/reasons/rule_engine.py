@@ -9,8 +9,9 @@ as the inputs come and go, so a rule fires once per combination of input values,
 An operation whose rules fail (a rule raised, a firing would close a cycle through an
 'unless', or they did not settle within the budget of firings or seconds) is undone whole:
 every firing of the operation and the change that set them off (the facade's batch,
-:mod:`corollary.tms.batch`) are rolled back, and the combinations that failed are held back (:attr:`RuleEngine.failed`) until their input values change, so
-later operations and queries do not try them again.
+:mod:`corollary.tms.batch`) are rolled back, and the combinations that failed are held back
+(:attr:`RuleEngine.failed`) until their input values change, so later operations and queries
+do not try them again.
 """
 
 from __future__ import annotations
