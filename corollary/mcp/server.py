@@ -25,11 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..agent import prompts
-from ..cli.opening import check_bindings
+from ..cli.opening import NOTHING_IMPORTED, Imported, open_session_to_serve
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
-from ..snapshot.state import read_session
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
 from . import http
@@ -513,7 +512,8 @@ def _json(tree: Any) -> Any:
 
 
 def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
-        token_file: str | None = None, allowed_hosts: Sequence[str] = ()) -> None:
+        token_file: str | None = None, allowed_hosts: Sequence[str] = (),
+        imported: Imported = NOTHING_IMPORTED) -> None:
     """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
     if transport == "http":  # refuse an exposed server before anything is created
         token = http.read_token(token_file)
@@ -526,13 +526,7 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     with open_ledger(ledger) as opened:
-        if session in opened.store.list_sessions():
-            doc, _ = read_session(opened.store, session)
-            check_bindings(doc, f"session {session!r}")  # names what to --import
-            kb = BeliefBase.load_session(opened, session)
-        else:
-            kb = BeliefBase(ledger=opened)
-            kb.save_session(session)  # the session exists from the start (corollary sessions)
+        kb = open_session_to_serve(opened, session, imported)  # the --import'ed rules in it
         server = build(kb, session=session)
         if transport == "http":
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
