@@ -41,7 +41,7 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
     name : str
         The server's name, as clients show it.
     """
-    require("mcp.server.mcpserver", "mcp", _FEATURE)
+    require("mcp.server", "mcp", _FEATURE)
     from .server import build
 
     return build(kb, session=session, name=name)
@@ -74,7 +74,7 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         session starts with them, and a saved one that lacks some gets them and is saved
         again (:func:`corollary.cli.opening.open_session_to_serve`).
     """
-    require("mcp.server.mcpserver", "mcp", _FEATURE)
+    require("mcp.server", "mcp", _FEATURE)
     from ..cli.opening import Imported
     from .server import run
 
