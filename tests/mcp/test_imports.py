@@ -111,3 +111,28 @@ def test_import_modules_returns_what_each_module_defines(tmp_path: Path) -> None
     kb.assert_("cost:Q3", 70.0, source="tool:pricing_books")
     assert kb.value("margin") == 0.3
     sys.modules.pop("pricing", None)
+
+
+def test_a_rule_that_fails_when_added_refuses_the_start_and_saves_nothing(tmp_path: Path
+                                                                          ) -> None:
+    from corollary import rule
+    from corollary.cli.opening import Imported, open_session_to_serve
+    from corollary.foundations.errors import RuleError
+
+    @rule(output="inverse", inputs={"x": "x"}, name="tests.inverse")
+    def inverse(x: float) -> float:
+        return 1 / x
+
+    with open_ledger(tmp_path / "ledger.db") as ledger:
+        kb = BeliefBase(ledger=ledger)
+        kb.assert_("x", 0.0, source="tool:t")
+        kb.save_session("s")
+        with pytest.raises(RuleError, match="tests.inverse"):
+            open_session_to_serve(ledger, "s", Imported(rules=(inverse,)))
+        doc, version = read_session(ledger.store, "s")
+        assert (doc["rules"], version) == ([], 1)
+        kb.assert_("x", 4.0, source="tool:t")  # once its input allows it, the rule is added
+        kb.save_session("s")
+        served = open_session_to_serve(ledger, "s", Imported(rules=(inverse,)))
+        assert served.value("inverse") == 0.25
+        assert read_session(ledger.store, "s")[0]["rules"] == ["tests.inverse"]
