@@ -83,7 +83,8 @@ MCP_INSTRUCTIONS = (
     + BELIEFS_ARE + " explain shows why. recall(query, k) finds the held beliefs that bear on a "
     "question, most relevant and most trusted first; beliefs(query, limit) lists them. When a "
     "fact turns out wrong or stale, retract it. Keys are strings such as 'revenue:Q3'; sources "
-    "are 'kind:name' ('tool:quote', 'document:10-K', 'human:ops', 'model:gpt')."
+    "are 'kind:name' ('tool:quote', 'document:10-K', 'human:ops', 'model:gpt'). Your client "
+    "may show these tools under a prefix (corollary_assert_fact for assert_fact)."
 )
 
 

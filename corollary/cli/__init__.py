@@ -193,13 +193,13 @@ def _run(args: argparse.Namespace) -> int:
         return run_demo()
     from .opening import import_modules
 
-    import_modules([*args.imports_first, *getattr(args, "imports", [])])
+    imported = import_modules([*args.imports_first, *getattr(args, "imports", [])])
     if args.command == "mcp":
         from ..mcp import serve
 
         serve(ledger=args.ledger, session=args.session, transport=args.transport,
               host=args.host, port=args.port, token_file=args.token_file,
-              allowed_hosts=args.allowed_hosts)
+              allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools)
         return 0
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)

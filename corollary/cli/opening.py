@@ -15,9 +15,10 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import attrs
@@ -26,14 +27,16 @@ from ..facade.base import BeliefBase
 from ..foundations.clock import Clock, ManualClock, system_clock
 from ..foundations.errors import InvalidInputError, SessionNotFoundError, SnapshotError, StoreError
 from ..reasons.rules import REGISTRY as RULES
+from ..reasons.rules import Rule
 from ..reasons.tools import REGISTRY as TOOLS
+from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
 from ..trust.ledger import TrustLedger, open_ledger
 from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
-__all__ = ["Opened", "check_bindings", "import_modules", "ledger_name", "open_base",
-           "open_ledger_to_read"]
+__all__ = ["Imported", "Opened", "check_bindings", "import_modules", "ledger_name", "open_base",
+           "open_ledger_to_read", "open_session_to_serve"]
 
 
 @attrs.frozen
@@ -44,17 +47,41 @@ class Opened:
     where: dict[str, Any]
 
 
-def import_modules(names: Sequence[str]) -> None:
+@attrs.frozen
+class Imported:
+    """The rules and tools the ``--import`` modules define, in the order they were defined."""
+
+    rules: tuple[Rule, ...] = ()
+    tools: tuple[Callable[..., Any], ...] = ()
+
+
+#: No module imported: nothing to add.
+NOTHING_IMPORTED = Imported()
+
+
+def import_modules(names: Sequence[str]) -> Imported:
     """Import the user's modules that define rules and tools (``--import``), by module name
-    (``shop.rules``, found from the current directory too) or by file path (``rules.py``)."""
+    (``shop.rules``, found from the current directory too) or by file path (``rules.py``).
+
+    Returns what they define: every rule and tool registered while each was imported (with
+    those of the modules it imports), and those found in the namespace of a module imported
+    before (``sys.modules`` keeps it, so it registers nothing again).
+
+    Examples
+    --------
+    >>> import_modules([])
+    Imported(rules=(), tools=())
+    """
     if names and os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())  # as `python -m` would
+    found: dict[int, Any] = {}  # by identity, in order: a rule or tool named twice counts once
     for name in names:
+        before = {id(x) for x in (*RULES.values(), *TOOLS.values())}
         try:
             if name.endswith(".py") or os.sep in name or (os.altsep and os.altsep in name):
-                _import_file(Path(name))
+                module = _import_file(Path(name))
             else:
-                importlib.import_module(name)
+                module = importlib.import_module(name)
         except ImportError as exc:
             raise InvalidInputError(f"--import {name}: {exc}") from exc
         except KeyboardInterrupt:
@@ -62,9 +89,23 @@ def import_modules(names: Sequence[str]) -> None:
         except BaseException as exc:  # noqa: BLE001 - the user's module failed while it ran,
             # with anything it can raise: SystemExit, GeneratorExit, its own BaseException
             raise InvalidInputError(f"--import {name}: {type(exc).__name__}: {exc}") from exc
+        registered = [x for x in (*RULES.values(), *TOOLS.values()) if id(x) not in before]
+        for x in [*registered, *vars(module).values()]:
+            if _bindable(x):
+                found.setdefault(id(x), x)
+    return Imported(rules=tuple(x for x in found.values() if isinstance(x, Rule)),
+                    tools=tuple(x for x in found.values() if not isinstance(x, Rule)))
 
 
-def _import_file(path: Path) -> None:
+def _bindable(x: Any) -> bool:
+    """Whether ``x`` is a rule or tool a snapshot can name (the one registered under its name)."""
+    if isinstance(x, Rule):
+        return RULES.get(x.name) is x
+    spec = getattr(x, "__corollary_tool__", None)
+    return isinstance(spec, ToolSpec) and TOOLS.get(spec.name) is x
+
+
+def _import_file(path: Path) -> ModuleType:
     if not path.is_file():
         raise ImportError(f"no such file: {path}")
     name = path.stem
@@ -78,6 +119,7 @@ def _import_file(path: Path) -> None:
     except BaseException:
         del sys.modules[name]
         raise
+    return module
 
 
 def ledger_name(target: str | None) -> str:
@@ -130,6 +172,49 @@ def check_bindings(doc: Any, where: object) -> None:
             if modules else "--import MODULE with the module that defines them")
     raise SnapshotError(f"the snapshot needs {needs} that no imported module defines: "
                         f"pass {hint}", where)
+
+
+def open_session_to_serve(ledger: TrustLedger, session: str,
+                          imported: Imported = NOTHING_IMPORTED) -> BeliefBase:
+    """The base a server serves (``corollary mcp``): ``session`` as saved in ``ledger``, or a
+    new base saved there at once (``corollary sessions`` lists it from the start).
+
+    The ``--import``ed rules and tools are part of it either way: a new session starts with
+    them, and a saved one that lacks some (saved by a server started without ``--import``, or
+    before the module gained a rule) gets them and is saved again, so what the server serves
+    is what a restart would serve. A rule added fires at once over what is held; one that
+    fails refuses the start (nothing is saved). A saved session's rules and tools that no
+    imported module defines refuse it too, naming what to ``--import``.
+
+    Examples
+    --------
+    >>> from corollary import open_ledger, rule
+    >>> @rule(output="double", inputs={"x": "x"}, name="doc.double")
+    ... def double(x):
+    ...     return 2 * x
+    >>> with open_ledger(":memory:") as ledger:
+    ...     kb = open_session_to_serve(ledger, "s", Imported(rules=(double,)))
+    ...     kb.assert_("x", 21, source="tool:t")
+    ...     kb.value("double"), [r.name for r in kb.rules]
+    (42, ['doc.double'])
+    """
+    if session not in ledger.store.list_sessions():
+        kb = BeliefBase(ledger=ledger, rules=imported.rules, tools=imported.tools)
+        kb.save_session(session)
+        return kb
+    doc, _ = read_session(ledger.store, session)
+    check_bindings(doc, f"session {session!r}")  # names what to --import
+    kb = BeliefBase.load_session(ledger, session)
+    tools = [t for t in imported.tools if spec_of(t).name not in kb.tools]
+    held = {r.name for r in kb.rules}
+    rules = [r for r in imported.rules if r.name not in held]
+    for t in tools:
+        kb.add_tool(t)
+    for r in rules:
+        kb.add_rule(r)
+    if tools or rules:
+        kb.save_session(session)
+    return kb
 
 
 @contextmanager

@@ -12,13 +12,14 @@ when a server is made, and its absence raises :class:`~corollary.foundations.err
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..foundations.errors import require
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
+    from ..reasons.rules import Rule
 
 __all__ = ["make_server", "serve"]
 
@@ -40,7 +41,7 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
     name : str
         The server's name, as clients show it.
     """
-    require("mcp.server.mcpserver", "mcp", _FEATURE)
+    require("mcp.server", "mcp", _FEATURE)
     from .server import build
 
     return build(kb, session=session, name=name)
@@ -48,7 +49,8 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
 
 def serve(ledger: str | None = None, session: str = "default", transport: str = "stdio",
           host: str = "127.0.0.1", port: int = 8000, *, token_file: str | None = None,
-          allowed_hosts: Sequence[str] = ()) -> None:
+          allowed_hosts: Sequence[str] = (), rules: Sequence[Rule] = (),
+          tools: Sequence[Callable[..., Any]] = ()) -> None:
     """Serve the base saved under ``session`` in ``ledger`` (``corollary mcp``) until the
     client goes away; the session is created if new.
 
@@ -67,9 +69,15 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
     allowed_hosts : sequence of str
         HTTP: host names requests may name in ``Host`` and ``Origin``, besides the loopback
         names and ``host`` (the name clients or a reverse proxy use). See docs/mcp.md.
+    rules, tools : sequence of @rule and @tool functions
+        What the session's base runs (``--import``: what the imported modules define): a new
+        session starts with them, and a saved one that lacks some gets them and is saved
+        again (:func:`corollary.cli.opening.open_session_to_serve`).
     """
-    require("mcp.server.mcpserver", "mcp", _FEATURE)
+    require("mcp.server", "mcp", _FEATURE)
+    from ..cli.opening import Imported
     from .server import run
 
     run(ledger=ledger, session=session, transport=transport, host=host, port=port,
-        token_file=token_file, allowed_hosts=allowed_hosts)
+        token_file=token_file, allowed_hosts=allowed_hosts,
+        imported=Imported(rules=tuple(rules), tools=tuple(tools)))

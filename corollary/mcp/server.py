@@ -16,23 +16,20 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
-from mcp.server.mcpserver import MCPServer, ResourceSecurity
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..agent import prompts
-from ..cli.opening import check_bindings
+from ..cli.opening import NOTHING_IMPORTED, Imported, open_session_to_serve
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
-from ..snapshot.state import read_session
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
 from . import http
+from . import sdk as sdk_server
+from .sdk import FuncMetadata, ResourceError, ResourceNotFoundError, ToolError
+from .sdk import Server as MCPServer
 
 __all__ = ["build", "run"]
 
@@ -266,9 +263,9 @@ Source = Annotated[str, Field(description="Who says it, as 'kind:name': 'tool:qu
 #: The most beliefs one call of recall, and of beliefs, lists.
 RECALL_MOST = 50
 BELIEFS_MOST = 10_000
-_READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
-_WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-_RETRACT = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+_READ = sdk_server.tool_hints(readOnlyHint=True, idempotentHint=True, openWorldHint=False)
+_WRITE = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
+_RETRACT = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
 
 def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> MCPServer:
@@ -277,8 +274,8 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         raise TypeError("make_server needs a BeliefBase")
     served = Served(kb, session)
     # the instructions are one of the texts the agent's prompts hold (corollary.agent.prompts)
-    server = MCPServer(name, instructions=prompts.MCP_INSTRUCTIONS, version=__version__,
-                       log_level="WARNING")
+    server = sdk_server.new_server(name, instructions=prompts.MCP_INSTRUCTIONS,
+                                   version=__version__)
 
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
@@ -458,19 +455,19 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                 for i in found])
 
     _strict_arguments(server)
-    loose = ResourceSecurity(exempt_params={"key"})  # keys hold ':' and '/', they are not paths
+    loose = sdk_server.resource_options("key")  # keys hold ':' and '/', they are not paths
 
-    @server.resource("belief://{key}", mime_type="application/json", security=loose,
+    @server.resource("belief://{key}", mime_type="application/json", **loose,
                      description="The value held for a key now, with its label and confidence")
     def belief_resource(key: str) -> str:
         with _as_resource_error():
-            return json.dumps(belief(key).model_dump(mode="json"), ensure_ascii=False)
+            return json.dumps(belief(sdk_server.resource_key(key)).model_dump(mode="json"), ensure_ascii=False)
 
-    @server.resource("proof://{key}", mime_type="text/plain", security=loose,
+    @server.resource("proof://{key}", mime_type="text/plain", **loose,
                      description="The printed proof of a key: why it is held or not")
     def proof_resource(key: str) -> str:
         with _as_resource_error():
-            return explain(key).text
+            return explain(sdk_server.resource_key(key)).text
 
     return server
 
@@ -513,7 +510,8 @@ def _json(tree: Any) -> Any:
 
 
 def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
-        token_file: str | None = None, allowed_hosts: Sequence[str] = ()) -> None:
+        token_file: str | None = None, allowed_hosts: Sequence[str] = (),
+        imported: Imported = NOTHING_IMPORTED) -> None:
     """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
     if transport == "http":  # refuse an exposed server before anything is created
         token = http.read_token(token_file)
@@ -526,13 +524,7 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     with open_ledger(ledger) as opened:
-        if session in opened.store.list_sessions():
-            doc, _ = read_session(opened.store, session)
-            check_bindings(doc, f"session {session!r}")  # names what to --import
-            kb = BeliefBase.load_session(opened, session)
-        else:
-            kb = BeliefBase(ledger=opened)
-            kb.save_session(session)  # the session exists from the start (corollary sessions)
+        kb = open_session_to_serve(opened, session, imported)  # the --import'ed rules in it
         server = build(kb, session=session)
         if transport == "http":
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
@@ -560,8 +552,7 @@ def _serve_http(server: MCPServer, listening: socket.socket, *, host: str, token
 
     # the guard checks Host and Origin on every host and path, so the SDK's own check (on for
     # loopback names only) is left off rather than kept with a second, differing list
-    app = server.streamable_http_app(transport_security=TransportSecuritySettings(
-        enable_dns_rebinding_protection=False), host=host)
+    app = sdk_server.http_app(server, host)
     config = uvicorn.Config(http.guard(app, token=token, allowed=allowed), log_level="warning")
     with listening:
         uvicorn.Server(config).run(sockets=[listening])

@@ -60,3 +60,24 @@ def test_each_example_prints_what_the_page_shows(folder: Path, command: str, sho
         assert len(done.stderr.splitlines()) == 1
     else:
         assert done.returncode == 0
+
+
+def test_the_setup_block_makes_the_folder_the_examples_run_in(tmp_path: Path) -> None:
+    """The page's setup, as a user types it from the repository (issue 20: without
+    ``examples/`` on ``PYTHONPATH``, ``--import shop`` found no module)."""
+    setup = next(b for b in re.findall(r"```bash\n(.*?)```", DOC.read_text(), flags=re.S)
+                 if "examples/shop.py" in b)
+    script = (setup.replace("/tmp/shop", str(tmp_path / "shop"))
+              .replace("python ", f"{shlex.quote(sys.executable)} ", 1)
+              .replace("corollary ", f"{shlex.quote(sys.executable)} -m corollary "))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COROLLARY_")}
+    env["PYTHONPATH"] = str(ROOT)  # corollary itself, as an install would give it
+    done = subprocess.run(["bash", "-euc", script], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "signal" in done.stdout and "revenue:Q3" in done.stdout
+    without = subprocess.run(
+        [sys.executable, "-m", "corollary", "beliefs", "shop.cor", "--import", "shop"],
+        cwd=tmp_path / "shop", env=env, capture_output=True, text=True, timeout=60)
+    assert without.returncode == 1
+    assert without.stderr == "corollary: --import shop: No module named 'shop'\n"

@@ -1,0 +1,140 @@
+"""The server on mcp 1.x (``mcp>=1.24,<2``, what langchain-mcp-adapters 0.3.2 and FastMCP 3
+clients pin): the same tools, strict types, values as sent, resources with quoted keys and
+tool errors as on mcp 2 (corollary/mcp/sdk.py). Runs where mcp 1 is installed (CI's second
+environment, .ci/run); the rest of tests/mcp drives mcp 2's client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+try:
+    from corollary.mcp import sdk
+except ImportError:
+    pytest.skip("the MCP SDK is the optional extra corollary[mcp]", allow_module_level=True)
+if sdk.MAJOR != 1:
+    pytest.skip("mcp 1.x is not installed here (CI's second environment has it)",
+                allow_module_level=True)
+from mcp.shared.exceptions import McpError  # noqa: E402
+from mcp.shared.memory import (  # noqa: E402
+    create_connected_server_and_client_session as connect,
+)
+from support.cli_support import ROOT  # noqa: E402
+
+from corollary import BeliefBase, ManualClock, open_ledger  # noqa: E402
+from corollary.mcp import make_server  # noqa: E402
+
+TOKEN = "t0k3n-for-the-mcp1-tests-Zr4pQ"
+
+
+def test_every_tool_works_on_mcp1() -> None:
+    async def body() -> dict[str, Any]:
+        server = make_server(BeliefBase(clock=ManualClock(1000.0), conflict_policy=None))
+        async with connect(server._mcp_server) as client:
+            done: dict[str, Any] = {"init": None}
+            done["listed"] = (await client.list_tools()).tools
+            done["assert"] = await client.call_tool("assert_fact", {
+                "key": "a/b:c", "value": "[1, 2]", "source": "tool:registry"})
+            done["coerced"] = await client.call_tool("record_outcome", {
+                "source": "tool:registry", "correct": "no"})
+            done["bad"] = await client.call_tool("assert_fact", {
+                "key": "hq", "value": "Austin", "source": "nokind"})
+            done["claim"] = await client.call_tool("claim", {
+                "key": "double", "value": 3, "source": "model:gpt", "inputs": {"x": "n"},
+                "formula": "2 * x"})
+            done["resource"] = await client.read_resource(f"belief://{quote('a/b:c', safe='')}")
+            done["proof"] = await client.read_resource(f"proof://{quote('a/b:c', safe='')}")
+            try:
+                await client.read_resource("belief://nope")
+            except McpError as exc:
+                done["missing"] = str(exc)
+            return done
+
+    done = asyncio.run(body())
+    tools = {t.name: t for t in done["listed"]}
+    assert set(tools) >= {"assert_fact", "claim", "retract", "record_outcome", "belief",
+                          "recall", "beliefs", "explain", "conflicts", "resolve", "faded"}
+    assert tools["belief"].annotations.readOnlyHint is True
+    assert tools["retract"].annotations.destructiveHint is True
+    assert tools["belief"].outputSchema is not None
+    assert done["assert"].isError is False
+    assert done["assert"].structuredContent == {  # a JSON text for a value is that text
+        "key": "a/b:c", "value": "[1, 2]", "label": "IN", "confidence": 0.95,
+        "saved_version": None}
+    assert done["coerced"].isError is True  # strict: "no" is no boolean
+    assert "correct" in done["coerced"].content[0].text
+    assert done["bad"].content[0].text == ("Error executing tool assert_fact: a source must "
+                                           "look like 'kind:name', got 'nokind'")
+    assert done["claim"].isError is True  # 'n' is not held: the base's own message
+    assert "'n'" in done["claim"].content[0].text
+    assert json.loads(done["resource"].contents[0].text)["value"] == "[1, 2]"
+    assert done["proof"].contents[0].text.startswith("a/b:c = '[1, 2]' [IN")
+    assert "no belief about 'nope'" in done["missing"]
+
+
+def test_http_on_mcp1_is_guarded_and_serves(tmp_path: Path) -> None:
+    """``corollary mcp --transport http`` on mcp 1 (whose app takes transport security as a
+    server setting): the guard's Host and token checks hold, a name given with
+    ``--allowed-host`` passes (the SDK's own loopback-only check is off), and the SDK's
+    client writes."""
+    import httpx
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COROLLARY_")}
+    env.update(PYTHONPATH=str(ROOT), COROLLARY_MCP_TOKEN=TOKEN)
+    ledger = tmp_path / "ledger.db"
+    child = subprocess.Popen([sys.executable, "-m", "corollary", "mcp", "--ledger", str(ledger),
+                              "--session", "web", "--transport", "http", "--port", str(port),
+                              "--allowed-host", "mcp.example.com"],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/mcp"
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"}}}
+    headers = {"Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json", "Authorization": f"Bearer {TOKEN}"}
+
+    async def write() -> Any:
+        async with streamablehttp_client(url, headers={"Authorization": f"Bearer {TOKEN}"}) \
+                as (read, send, _), ClientSession(read, send) as session:
+            await session.initialize()
+            return await session.call_tool("assert_fact", {"key": "hq", "value": "Austin",
+                                                           "source": "tool:registry"})
+
+    try:
+        for _ in range(300):
+            if child.poll() is not None:
+                raise AssertionError(child.stderr.read() if child.stderr else "exited")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        rebound = httpx.post(url, json=init, headers={**headers, "Host": "attacker.example"})
+        # the name a reverse proxy serves: on corollary's list, and the SDK's own check (which
+        # knows loopback names only) is off
+        proxied = httpx.post(url, json=init, headers={**headers, "Host": "mcp.example.com"})
+        anonymous = httpx.post(url, json=init, headers={
+            k: v for k, v in headers.items() if k != "Authorization"})
+        done = asyncio.run(write())
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+    assert (rebound.status_code, proxied.status_code, anonymous.status_code) == (421, 200, 401)
+    assert done.isError is False and done.structuredContent["saved_version"] == 2
+    with open_ledger(ledger) as opened:
+        kb = BeliefBase.load_session(opened, "web")
+        assert [b.key for b in kb.beliefs()] == ["hq"]
