@@ -183,7 +183,7 @@ def test_postgres_v1_upgrades_and_newer_is_refused(pg_namespace: str) -> None:
                      "recorded_at) SELECT 'old-' || i, 'tool:scraper', (i % 3 != 0)::int, 0, 0 "
                      "FROM generate_series(0, 29) AS i")
     ledger = open_ledger(PG_URL, namespace=ns)
-    assert ledger.store.schema_version == 4
+    assert ledger.store.schema_version == 5
     assert (ledger.record_of("tool:scraper", at=0).correct,
             ledger.record_of("tool:scraper", at=0).wrong) == (20, 10)
     ledger.record_outcome("tool:scraper", True, at=0, topic="news", confidence=0.5)
@@ -191,8 +191,8 @@ def test_postgres_v1_upgrades_and_newer_is_refused(pg_namespace: str) -> None:
     ledger.close()
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         assert [r[0] for r in conn.execute(
-            f"SELECT version FROM {ns}.schema_history ORDER BY version")] == [1, 2, 3, 4]
-        conn.execute(f"INSERT INTO {ns}.schema_history VALUES (5, 0, 0)")
+            f"SELECT version FROM {ns}.schema_history ORDER BY version")] == [1, 2, 3, 4, 5]
+        conn.execute(f"INSERT INTO {ns}.schema_history VALUES (6, 0, 0)")
     with pytest.raises(StoreVersionError, match="newer"):
         open_ledger(PG_URL, namespace=ns)
 
