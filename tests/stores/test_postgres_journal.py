@@ -170,8 +170,11 @@ def test_checkpoints_are_found_by_number(store: Any) -> None:
     assert store.read_checkpoint("s") == (20, b"twenty")
     assert store.read_checkpoint("s", upto=19) == (10, b"ten")
     assert store.read_checkpoint("s", upto=9) is None
-    store.write_checkpoint("s", 20, b"again")
-    assert store.read_checkpoint("s", upto=20) == (20, b"again")
+    store.write_checkpoint("s", 20, b"again")  # one kept there stays
+    assert store.read_checkpoint("s", upto=20) == (20, b"twenty")
+    store.write_checkpoint("s", 30, b"thirty")
+    assert store.prune_checkpoints("s", 1) == 1  # the first and the newest stay
+    assert store.read_checkpoint("s", upto=29) == (10, b"ten")
 
 
 def test_delete_forgets_entries_head_and_checkpoints(store: Any) -> None:

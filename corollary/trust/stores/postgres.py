@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from ...foundations._validate import check_int, check_number
+from ...foundations._validate import check_number
 from ...foundations.errors import (
     InvalidInputError,
     SessionNotFoundError,
@@ -46,9 +46,12 @@ from ..outcomes import Outcome
 from .base import (
     COLUMNS,
     CachedSQLStore,
+    check_entry,
     check_expected_version,
     check_half_life,
+    check_seq,
     check_session,
+    checked_entry_row,
     checked_sources,
     keep_forever,
     outcome_of,
@@ -651,15 +654,16 @@ class PostgresStore(CachedSQLStore):
         [(11, b'...'), (12, b'...')]
         """
         check_session(session_id)
-        after = check_int(after, "after", low=0)
+        after = check_seq(after, "after")
         sql = (f"SELECT seq, entry FROM {self.namespace}.corollary_journal "
                "WHERE session_id = %s AND seq > %s")
         params: list[Any] = [session_id, after]
         if upto is not None:
             sql += " AND seq <= %s"
-            params.append(check_int(upto, "upto", low=0))
-        return [(int(seq), bytes(entry)) for seq, entry in self._fetch(sql + " ORDER BY seq",
-                                                                        params)]
+            params.append(check_seq(upto, "upto"))
+        where = self.location
+        return [checked_entry_row(seq, entry, where)
+                for seq, entry in self._fetch(sql + " ORDER BY seq", params)]
 
     def journal_head(self, session_id: str) -> int:
         """The session's last entry number (0: no entry).
@@ -676,7 +680,7 @@ class PostgresStore(CachedSQLStore):
 
     def journal_changed(self, session_id: str, after: int) -> bool:
         """Whether the session has an entry past ``after`` (one indexed lookup)."""
-        return self.journal_head(session_id) > check_int(after, "after", low=0)
+        return self.journal_head(session_id) > check_seq(after, "after")
 
     def journal_sessions(self) -> list[str]:
         """Ids of the journaled sessions, sorted."""
@@ -686,12 +690,12 @@ class PostgresStore(CachedSQLStore):
                 "{ns}", self.namespace))]
 
     def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
-        """Keep ``data``, the session's snapshot after entry ``seq`` (replacing one there)."""
+        """Keep ``data``, the session's snapshot just after entry ``seq`` (one kept there
+        stays)."""
         check_session(session_id, data)
-        seq = check_int(seq, "seq", low=0)
+        seq = check_seq(seq)
         sql = (f"INSERT INTO {self.namespace}.corollary_checkpoint (session_id, seq, data) "
-               "VALUES (%s, %s, %s) ON CONFLICT (session_id, seq) DO UPDATE SET data = "
-               "excluded.data")
+               "VALUES (%s, %s, %s) ON CONFLICT (session_id, seq) DO NOTHING")
         self._tx(lambda conn: conn.execute(sql, (session_id, seq, bytes(data))), single=True)
 
     def read_checkpoint(self, session_id: str,
@@ -702,9 +706,30 @@ class PostgresStore(CachedSQLStore):
         params: list[Any] = [session_id]
         if upto is not None:
             sql += " AND seq <= %s"
-            params.append(check_int(upto, "upto", low=0))
+            params.append(check_seq(upto, "upto"))
         rows = self._fetch(sql + " ORDER BY seq DESC LIMIT 1", params)
         return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
+
+    def prune_checkpoints(self, session_id: str, keep: int) -> int:
+        """Forget all but the first and the ``keep`` newest checkpoints; return how many went."""
+        check_session(session_id)
+        keep = check_seq(keep, "keep")
+        table = f"{self.namespace}.corollary_checkpoint"
+        sql = (f"DELETE FROM {table} WHERE session_id = %(s)s AND seq > "
+               f"(SELECT min(seq) FROM {table} WHERE session_id = %(s)s) AND seq NOT IN "
+               f"(SELECT seq FROM {table} WHERE session_id = %(s)s ORDER BY seq DESC "
+               "LIMIT %(keep)s)")
+        return int(self._tx(lambda conn: conn.execute(sql, {"s": session_id, "keep": keep}
+                                                      ).rowcount, single=True))
+
+    def journal_seq_at(self, session_id: str, at: float) -> int:
+        """The seq of the last entry whose time is ``<= at`` (0: none)."""
+        check_session(session_id)
+        at = check_number(at, "at")
+        rows = self._fetch(f"SELECT coalesce(max(seq), 0) FROM {self.namespace}."
+                           "corollary_journal WHERE session_id = %s AND at <= %s",
+                           (session_id, at))
+        return int(rows[0][0])
 
     def delete_journal(self, session_id: str) -> bool:
         """Forget a session's journal and checkpoints; whether there was any."""
@@ -737,7 +762,7 @@ class PostgresStore(CachedSQLStore):
         >>> head = store.wait_journal("agent-1", after=kb_seq, timeout=30)  # doctest: +SKIP
         """
         check_session(session_id)
-        after = check_int(after, "after", low=0)
+        after = check_seq(after, "after")
         timeout = check_number(timeout, "timeout", low=0)
         deadline = time.monotonic() + timeout
         listener = self._current_listener()
@@ -797,21 +822,19 @@ class PostgresJournalWriter:
 
     def entries(self, after: int) -> list[tuple[int, bytes]]:
         """Entries with ``seq > after``, ascending (none past :attr:`head`: the lock is held)."""
-        after = check_int(after, "after", low=0)
+        after = check_seq(after, "after")
         if after >= self.head:
             return []
         ns = self._store.namespace
         rows = self._execute(f"SELECT seq, entry FROM {ns}.corollary_journal "
                              "WHERE session_id = %s AND seq > %s ORDER BY seq",
                              (self.session_id, after)).fetchall()
-        return [(int(seq), bytes(entry)) for seq, entry in rows]
+        where = self._store.location
+        return [checked_entry_row(seq, entry, where) for seq, entry in rows]
 
     def append(self, entry: bytes, at: float) -> int:
         """Append one entry (its number is ``head + 1``); it commits with the transaction."""
-        if not isinstance(entry, (bytes, bytearray, memoryview)):
-            raise InvalidInputError(f"a journal entry is bytes, not {type(entry).__name__}")
-        at = check_number(at, "at")
-        blob = bytes(entry)
+        blob, at = check_entry(entry, at)
         seq = self.head + 1
         store = self._store
         ns = store.namespace
