@@ -5,7 +5,9 @@ What must hold: entries are numbered ``head + 1`` under the session's row lock, 
 lock order across processes; a block that raises writes nothing (entries nor outcomes); the
 outcomes recorded inside a block are invisible to others until it commits, and commit with it;
 checkpoints are found by number; a follower waiting on the store wakes when another process
-appends; an old (version 4) ledger gains the journal tables and keeps its outcomes.
+appends; an old (version 4) ledger gains the journal tables and keeps its outcomes. The tests
+every journal store passes (tests/journal/test_store_journal.py) run here with this module's
+PostgreSQL ``store``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from journal.test_store_journal import (  # noqa: F401 - every journal store's tests, run here
+    test_an_error_in_the_block_writes_no_entry_and_no_outcome,
+    test_bad_arguments_are_typed_errors,
+    test_checkpoints,
+    test_entries_are_numbered_in_append_order_without_gaps,
+    test_the_journal_is_a_write_lock,
+)
 from support import pg_journal_workers as workers  # importable by name in spawned children
 
 from corollary.foundations.errors import StoreError
