@@ -268,10 +268,12 @@ class PostgresStore(CachedSQLStore):
                 raise
             except Exception as exc:
                 left = deadline - time.monotonic()
-                if self._gone(exc) and left > 0:
+                if self._gone(exc):
                     # the pool reconnects in the background, with a backoff that grows with
                     # the outage: until it has a connection again, go straight to the server
+                    # (this call's next attempt, or the next call's if no time is left)
                     self._degraded = direct = True
+                if self._gone(exc) and left > 0:
                     time.sleep(min(delay, left))
                     delay = min(delay * 2, 1.0)
                     attempt = again or body
@@ -609,8 +611,9 @@ class PostgresStore(CachedSQLStore):
                 with contextlib.suppress(Exception):
                     stack.__exit__(*sys.exc_info())
                 left = deadline - time.monotonic()
+                if self._gone(exc):
+                    self._degraded = True  # as in _tx: straight to the server until it heals
                 if self._gone(exc) and left > 0:
-                    self._degraded = True
                     time.sleep(min(delay, left))
                     delay = min(delay * 2, 1.0)
                     continue
