@@ -117,6 +117,11 @@ class JournalVersionError(JournalError, StoreVersionError):
     reads)."""
 
 
+class JournalReplayError(JournalError):
+    """An entry another process appended that cannot be applied here (a rule or tool this
+    process does not have, or an operation that fails on replay); see docs/journal.md."""
+
+
 class ReadOnlyBaseError(CorollaryError, RuntimeError):
     """A change asked of a read-only base (``kb.as_of(t)``, a base as it stood at a past time)."""
 
