@@ -291,11 +291,16 @@ class JournaledMethods:
             raise
         self._jseen = seq
         self._jlast_at = at
-        if before is not None:
-            entry = decode_entry(seq, raw)
-            events.extend(self._jdiff(before, entry))
-        self._jnotify(events)
-        self._jmaybe_checkpoint()
+        # committed: from here on nothing may raise, or a caller would retry a change made
+        try:
+            if before is not None:
+                events.extend(self._jdiff(before, decode_entry(seq, raw)))
+            self._jnotify(events)
+            self._jmaybe_checkpoint()
+        except CorollaryError as exc:
+            warnings.warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it "
+                          f"failed ({type(exc).__name__}: {exc}); the next change retries a "
+                          "due checkpoint", RuntimeWarning, stacklevel=3)
         return result
 
     def _japply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
