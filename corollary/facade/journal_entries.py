@@ -19,6 +19,8 @@ The body is a map:
 ``after``
     ``[key, label, confidence, value]`` of each of those keys once the change was made.
 
+``a``, ``subj`` and ``after`` are msgpack bytes inside the body, read only when needed.
+
 Values are kept exactly (a tuple stays a tuple), so every process holds the same values. See
 docs/journal.md.
 
@@ -110,24 +112,65 @@ def pack_args(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> bytes:
 
 
 def encode_entry(body: Mapping[str, Any]) -> bytes:
-    """An entry's bytes: the body sealed with its checksum and the format version."""
-    data = _pack(dict(body))
+    """An entry's bytes: the body sealed with its checksum and the format version. The
+    arguments (``a``, already packed by :func:`pack_args`), subjects and after-states are kept
+    as bytes inside the body, so that its head reads without them."""
+    fields = dict(body)
+    for name in ("subj", "after"):
+        fields[name] = _pack(fields[name])
+    data = _pack(fields)
     check = hashlib.blake2b(data, digest_size=16).digest()
     return msgpack.packb([MAGIC, ENTRY_VERSION, check, data], use_bin_type=True)
 
 
-@attrs.frozen(slots=True)
 class Entry:
-    """A decoded journal entry (see the module docstring)."""
+    """A decoded journal entry (see the module docstring). The arguments, subjects and
+    after-states are read from their bytes when first asked for: opening a session reads only
+    the head (time, operation, counters) of the entry its checkpoint was taken after."""
 
-    seq: int
-    at: float
-    op: str
-    args: tuple[Any, ...]
-    kwargs: dict[str, Any]
-    ops: tuple[int, int]
-    subjects: tuple[tuple[Any, ...], ...]
-    after: tuple[tuple[Any, ...], ...]
+    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where")
+
+    def __init__(self, seq: int, at: float, op: str, ops: tuple[int, int],
+                 blobs: tuple[bytes, bytes, bytes], where: object = None) -> None:
+        self.seq = seq
+        self.at = at
+        self.op = op
+        self.ops = ops
+        self._blobs = blobs
+        self._args: tuple[Any, ...] | None = None
+        self._where = where
+
+    def _read(self) -> tuple[Any, ...]:
+        if self._args is None:
+            a, subj, after = self._blobs
+            try:
+                args, kwargs = _unpack(a)
+                subjects = tuple(tuple(s) for s in _unpack(subj))
+                afters = tuple(tuple(s) for s in _unpack(after))
+                if not isinstance(kwargs, dict) or any(
+                        len(s) != 4 for s in subjects + afters):
+                    raise ValueError("wrong shapes")
+            except Exception as exc:
+                raise _corrupt(self.seq, f"malformed body ({type(exc).__name__}: {exc})",
+                               self._where) from None
+            self._args = (tuple(args), kwargs, subjects, afters)
+        return self._args
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return self._read()[0]  # type: ignore[no-any-return]
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return self._read()[1]  # type: ignore[no-any-return]
+
+    @property
+    def subjects(self) -> tuple[tuple[Any, ...], ...]:
+        return self._read()[2]  # type: ignore[no-any-return]
+
+    @property
+    def after(self) -> tuple[tuple[Any, ...], ...]:
+        return self._read()[3]  # type: ignore[no-any-return]
 
 
 def _corrupt(seq: int, why: str, where: object) -> JournalCorruptError:
@@ -154,18 +197,15 @@ def decode_entry(seq: int, raw: bytes, where: object = None) -> Entry:
             and hashlib.blake2b(data, digest_size=16).digest() == check):
         raise _corrupt(seq, "checksum mismatch (damaged bytes)", where)
     try:
-        body = _unpack(data)
-        args, kwargs = _unpack(body["a"])
-        entry = Entry(seq, float(body["at"]), body["op"], tuple(args), dict(kwargs),
-                      (int(body["ops"][0]), int(body["ops"][1])),
-                      tuple(tuple(s) for s in body["subj"]),
-                      tuple(tuple(s) for s in body["after"]))
+        body = msgpack.unpackb(data, raw=False)
+        at, op, ops = float(body["at"]), body["op"], (int(body["ops"][0]), int(body["ops"][1]))
+        blobs = (body["a"], body["subj"], body["after"])
     except Exception as exc:
         raise _corrupt(seq, f"malformed body ({type(exc).__name__}: {exc})", where) from None
-    if (not isinstance(entry.op, str) or not math.isfinite(entry.at)
-            or any(len(s) != 4 for s in entry.subjects + entry.after)):
+    if (not isinstance(op, str) or not math.isfinite(at)
+            or not all(isinstance(b, bytes) for b in blobs)):
         raise _corrupt(seq, "malformed body", where)
-    return entry
+    return Entry(seq, at, op, ops, blobs, where)
 
 
 @attrs.frozen(slots=True)

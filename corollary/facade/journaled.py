@@ -46,6 +46,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..foundations._collector import collector_paused
 from ..foundations._io import decode_bytes, encode
 from ..foundations._validate import check_int, check_number
 from ..foundations.clock import Clock, system_clock
@@ -275,7 +276,7 @@ class JournaledMethods:
                         result = run()
                         ran = True
                         subj = subjects(result)
-                        after = [self._jafter(s[0]) for s in subj]
+                        after = self._jafters([s[0] for s in subj])
                 finally:
                     self._jdepth -= 1
                 body = {"op": op, "at": at, "a": packed, "ops": [ops, self._ops],
@@ -290,16 +291,26 @@ class JournaledMethods:
             raise
         self._jseen = seq
         self._jlast_at = at
-        if before is not None:
-            entry = decode_entry(seq, raw)
-            events.extend(self._jdiff(before, entry))
-        self._jnotify(events)
-        self._jmaybe_checkpoint()
+        # committed: from here on nothing may raise, or a caller would retry a change made
+        try:
+            if before is not None:
+                events.extend(self._jdiff(before, decode_entry(seq, raw)))
+            self._jnotify(events)
+            self._jmaybe_checkpoint()
+        except CorollaryError as exc:
+            warnings.warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it "
+                          f"failed ({type(exc).__name__}: {exc}); the next change retries a "
+                          "due checkpoint", RuntimeWarning, stacklevel=3)
         return result
 
     def _japply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
         """Apply other writers' entries, in order; return how many."""
         where = self._jwhere()
+        with collector_paused() if len(rows) > 16 else contextlib.nullcontext():
+            return self._japply_rows(rows, events, where)
+
+    def _japply_rows(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent],
+                     where: str) -> int:
         for seq, raw in rows:
             if seq != self._jseen + 1:
                 raise JournalError(f"the journal of {where} skips from {self._jseen} to {seq}")
@@ -350,14 +361,36 @@ class JournaledMethods:
             return
         super()._record(items, at=at, topic=topic)  # type: ignore[misc]
 
+    def _jafters(self, keys: list[Any]) -> list[list[Any]]:
+        """``[key, label, confidence, value]`` of each key now (for the entry's history); many
+        keys (a bulk load) are read after one synchronisation of everything."""
+        if len(keys) <= 64:
+            return [self._jafter(k) for k in keys]
+        try:
+            self._lookup.sync()
+        except CorollaryError:
+            return [[k, None, None, None] for k in keys]
+        engine = self._engine
+        out = []
+        for key in keys:
+            if not isinstance(key, str) or key not in engine.keys:
+                out.append([key, None, None, None])
+                continue
+            out.append(self._jlabel(key, [b for b in engine.values_of(key) if b.label is IN]))
+        return out
+
     def _jafter(self, key: object) -> list[Any]:
-        """``[key, label, confidence, value]`` of ``key`` now (for the entry's history)."""
+        """``[key, label, confidence, value]`` of ``key`` now."""
         if not isinstance(key, str) or key not in self._engine.keys:
             return [key, None, None, None]
         try:
             held = self._lookup.held(key)
         except CorollaryError:
             return [key, None, None, None]
+        return self._jlabel(key, held)
+
+    @staticmethod
+    def _jlabel(key: str, held: list[Any]) -> list[Any]:
         if not held:
             return [key, "OUT", 0.0, None]
         if len(held) > 1:
@@ -607,7 +640,8 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
         if op == "assert_many":  # a generator is read once: keep the rows it gave
             rows = args[0] if args else kwargs.pop("rows", None)
             if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes, Mapping)):
-                rows = [dict(r) if isinstance(r, Mapping) else r for r in rows]
+                rows = [dict(r) if isinstance(r, Mapping) else list(r) if type(r) is tuple
+                        else r for r in rows]
             args = (rows,)
         if op == "resolve":  # a conflict is named (its key, or its nogood's name)
             bound0 = signature.bind(self, *args, **kwargs)

@@ -4,7 +4,10 @@ conversion of whole-snapshot sessions, and typed errors for bad input."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,17 +21,22 @@ from corollary import (
     InvalidInputError,
     InvalidTypeError,
     JournalCorruptError,
+    JournalReplayError,
     JournalUnsupportedError,
     JournalVersionError,
     ManualClock,
     ReadOnlyBaseError,
     RuleError,
+    SnapshotError,
+    StoreError,
     TrustLedger,
     UnknownBeliefError,
     open_ledger,
     rule,
 )
 from corollary.facade.journal_entries import ENTRY_VERSION, MAGIC
+from corollary.reasons.rules import REGISTRY as RULES
+from corollary.trust.stores.sqlite import SQLiteStore
 
 
 @pytest.fixture(params=["sqlite", "memory"])
@@ -331,3 +339,90 @@ def test_damaged_and_future_entries_are_typed_errors(tmp_path: Path) -> None:
     _write_entry(path, good)
     with open_ledger(path) as ledger:
         assert BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).value("b") == 2
+
+
+class CommitFails(SQLiteStore):
+    """A SQLite store whose next journal commit fails (a full disk, say), after the change ran."""
+
+    fail = False
+
+    @contextlib.contextmanager
+    def journal(self, session_id: str) -> Iterator[Any]:
+        with super().journal(session_id) as w:
+            yield w
+            if self.fail:
+                self.fail = False
+                raise StoreError("the disk is full (simulated); nothing was written")
+
+
+def test_a_change_whose_commit_fails_is_not_kept_and_the_base_rebuilds(tmp_path: Path) -> None:
+    store = CommitFails(tmp_path / "l.db")
+    ledger = TrustLedger(store=store)
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+    kb.assert_("hq", "Austin", source="tool:a")
+    seen: list[str] = []
+    kb.watch(lambda e: seen.append(f"{e.key}={e.value} {e.after}"))
+    store.fail = True
+    with pytest.raises(StoreError):
+        kb.retract("hq", fault="source")
+    assert kb.sync() == 0  # rebuilt from the journal: the retraction is not there
+    assert kb.value("hq") == "Austin" and ledger.outcomes() == []
+    kb.assert_("b", 1, source="tool:a")
+    assert seen == ["b=1 IN"]  # the watcher survived the rebuild
+    assert state(reopen(ledger, 1000)) == state(kb)
+    ledger.close()
+
+
+def test_async_tool_calls_are_journaled(ledger: TrustLedger) -> None:
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+    price = asyncio.run(kb.acall(journal_quote, None, "ACME"))
+    assert reopen(ledger, 1000).value("quote:ACME") == price
+    assert [h.operation for h in kb.history()] == ["call"]
+
+
+def test_bases_in_two_threads_share_one_session(tmp_path: Path) -> None:
+    ledger = open_ledger(tmp_path / "l.db")
+    bases = [BeliefBase.open_session(ledger, "s", clock=ManualClock(1000)) for _ in range(2)]
+
+    def work(me: int) -> None:
+        for i in range(40):
+            bases[me].assert_(f"k{me}:{i}", i, source=f"tool:t{me}")
+            bases[me].assert_("shared", me, source=f"tool:t{me}")
+
+    threads = [threading.Thread(target=work, args=(me,)) for me in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for kb in bases:
+        kb.sync()
+    assert bases[0].journal_seq == bases[1].journal_seq == 160
+    assert state(bases[0]) == state(bases[1]) == state(reopen(ledger, 1000))
+    ledger.close()
+
+
+def test_an_entry_that_cannot_be_replayed_here_is_a_typed_error(tmp_path: Path) -> None:
+    @rule(output="late", inputs={"x": "a"}, name="tests.journal.unregistered")
+    def late(x: int) -> int:
+        return x
+
+    ledger = open_ledger(tmp_path / "l.db")
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+    kb.add_rule(late)
+    del RULES["tests.journal.unregistered"]  # a process that does not know the rule
+    with pytest.raises(JournalReplayError, match="tests.journal.unregistered"):
+        reopen(ledger, 1000)
+    assert reopen(ledger, 1000, rules=[late]).rules == (late,)
+    ledger.close()
+
+
+def test_a_damaged_checkpoint_is_a_typed_error(tmp_path: Path) -> None:
+    path = tmp_path / "l.db"
+    with open_ledger(path) as ledger:
+        BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).assert_("a", 1, source="tool:a")
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE corollary_checkpoint SET data = substr(data, 1, 40)")
+    conn.commit()
+    conn.close()
+    with open_ledger(path) as ledger, pytest.raises(SnapshotError):
+        BeliefBase.open_session(ledger, "s", clock=ManualClock(0))

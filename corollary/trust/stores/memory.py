@@ -230,7 +230,10 @@ class MemoryStore:
                 entries = self._journals.setdefault(session_id, [])
                 entries.extend(writer.staged)
             finally:
-                self._journal_owner, self._undo = owner, undo + self._undo
+                # a journal opened inside another (same thread) hands its undo log outwards
+                inner = self._undo
+                self._journal_owner = owner
+                self._undo = [] if owner is None else undo + inner
 
     def _take_back(self, undo: list[tuple[list[Outcome], dict[tuple[str, str | None],
                                                                 Totals | None]]]) -> None:
