@@ -597,8 +597,8 @@ class PostgresStore(CachedSQLStore):
             try:
                 conn = stack.enter_context(
                     self._connection(max(deadline - time.monotonic(), 0.001), direct))
-                stack.enter_context(conn.transaction())
-                with conn.pipeline():
+                with conn.pipeline():  # BEGIN, the lock and the head: one round trip
+                    stack.enter_context(conn.transaction())
                     conn.execute("SELECT set_config('lock_timeout', %s, true)",
                                  (f"{int(self.timeout * 1000)}ms",))
                     conn.execute(f"INSERT INTO {ns}.corollary_journal_head (session_id, seq) "
