@@ -563,29 +563,39 @@ class PostgresStore(CachedSQLStore):
         if getattr(self._local, "writer", None) is not None:
             raise StoreError("a journal transaction is already open in this thread",
                              self.location)
-        stack, writer = self._begin_journal(session_id)
+        stack, tx, writer = self._begin_journal(session_id)
         self._local.writer = writer
         try:
             yield writer
         except BaseException:
             self._local.writer = None
             with contextlib.suppress(Exception):
+                tx.__exit__(*sys.exc_info())  # ROLLBACK
+            with contextlib.suppress(Exception):
                 stack.__exit__(*sys.exc_info())
             self._rolled_back(writer)
             raise
         self._local.writer = None
         try:
-            stack.__exit__(None, None, None)  # COMMIT
+            if writer.failed is None:
+                with writer.conn.pipeline():  # the appends and COMMIT: one round trip
+                    writer.flush()
+                    tx.__exit__(None, None, None)
+            else:
+                tx.__exit__(None, None, None)
         except Exception as exc:
+            with contextlib.suppress(Exception):
+                stack.__exit__(*sys.exc_info())
             if writer.failed is None and self._gone(exc) and self._committed(writer):
                 return
             self._rolled_back(writer)
             raise self._wrapped(writer.failed or exc) from exc
+        stack.__exit__(None, None, None)  # the connection goes back to the pool
         if writer.failed is not None:  # a statement failed and the caller swallowed it
             self._rolled_back(writer)
             raise self._wrapped(writer.failed)
 
-    def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any],
+    def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
                                                        PostgresJournalWriter]:
         """Open a transaction holding the session's head row (retried while the server is away)."""
         ns = self.namespace
@@ -593,12 +603,14 @@ class PostgresStore(CachedSQLStore):
         delay = 0.05
         while True:
             stack = contextlib.ExitStack()
+            tx: Any = None
             direct = self._degraded
             try:
                 conn = stack.enter_context(
                     self._connection(max(deadline - time.monotonic(), 0.001), direct))
                 with conn.pipeline():  # BEGIN, the lock and the head: one round trip
-                    stack.enter_context(conn.transaction())
+                    tx = conn.transaction()
+                    tx.__enter__()
                     conn.execute("SELECT set_config('lock_timeout', %s, true)",
                                  (f"{int(self.timeout * 1000)}ms",))
                     conn.execute(f"INSERT INTO {ns}.corollary_journal_head (session_id, seq) "
@@ -608,6 +620,9 @@ class PostgresStore(CachedSQLStore):
                                           "WHERE session_id = %s FOR UPDATE", (session_id,))
                 head = int(cursor.fetchone()[0])
             except Exception as exc:
+                if tx is not None:
+                    with contextlib.suppress(Exception):
+                        tx.__exit__(*sys.exc_info())
                 with contextlib.suppress(Exception):
                     stack.__exit__(*sys.exc_info())
                 left = deadline - time.monotonic()
@@ -624,7 +639,7 @@ class PostgresStore(CachedSQLStore):
             if direct and self._pool is not None and self._pool.get_stats().get(
                     "pool_available", 0):
                 self._degraded = False
-            return stack, PostgresJournalWriter(self, conn, session_id, head)
+            return stack, tx, PostgresJournalWriter(self, conn, session_id, head)
 
     def _committed(self, writer: PostgresJournalWriter) -> bool:
         """Whether a transaction whose COMMIT lost its connection committed after all."""
@@ -814,7 +829,7 @@ class PostgresJournalWriter:
 
     def __init__(self, store: PostgresStore, conn: Any, session_id: str, head: int) -> None:
         self._store = store
-        self._conn = conn
+        self.conn = conn
         self.session_id = session_id
         self.head = head
         self.pid = os.getpid()
@@ -822,6 +837,7 @@ class PostgresJournalWriter:
         self.read_outcomes = False  # outcomes were written or read in this transaction
         self.failed: BaseException | None = None
         self._ledger_locked = False
+        self._pending: list[tuple[str, tuple[Any, ...]]] = []  # appends not sent yet
 
     def entries(self, after: int) -> list[tuple[int, bytes]]:
         """Entries with ``seq > after``, ascending (none past :attr:`head`: the lock is held)."""
@@ -838,16 +854,20 @@ class PostgresJournalWriter:
     def append(self, entry: bytes, at: float) -> int:
         """Append one entry (its number is ``head + 1``); it commits with the transaction."""
         blob, at = check_entry(entry, at)
+        if self.failed is not None:
+            raise StoreError("the journal transaction already failed: " + str(self.failed),
+                             self._store.location)
         seq = self.head + 1
         store = self._store
         ns = store.namespace
-        self._execute(
+        # sent with COMMIT (one round trip), or before the next statement of the transaction
+        self._pending.append((
             f"WITH j AS (INSERT INTO {ns}.corollary_journal (session_id, seq, at, entry) "
             "VALUES (%s, %s, %s, %s)), "
             f"h AS (UPDATE {ns}.corollary_journal_head SET seq = %s WHERE session_id = %s) "
             "SELECT pg_notify(%s, %s)",
             (self.session_id, seq, at, blob, seq, self.session_id, store._channel,
-             f"{seq} {self.session_id}"))
+             f"{seq} {self.session_id}")))
         self.head = seq
         self.appended.append((seq, blob))
         return seq
@@ -858,9 +878,10 @@ class PostgresJournalWriter:
         try:
             if lock and not self._ledger_locked:
                 # outcome ids follow commit order, as for every other writer
-                self._conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store._key,))
+                self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store._key,))
                 self._ledger_locked = True
-            result = body(self._conn)
+            self.flush()
+            result = body(self.conn)
             if lock:
                 return result.fetchall() if result is not None else None
             return result
@@ -868,12 +889,20 @@ class PostgresJournalWriter:
             self.failed = exc
             raise self._store._wrapped(exc) from exc
 
+    def flush(self) -> None:
+        """Send the appends not sent yet (in order, before anything else of the transaction)."""
+        pending, self._pending = self._pending, []
+        for sql, params in pending:
+            self._execute(sql, params)
+
     def _execute(self, sql: str, params: Sequence[Any]) -> Any:
         if self.failed is not None:
             raise StoreError("the journal transaction already failed: " + str(self.failed),
                              self._store.location)
+        if self._pending:
+            self.flush()
         try:
-            return self._conn.execute(sql, params)
+            return self.conn.execute(sql, params)
         except Exception as exc:
             self.failed = exc
             raise self._store._wrapped(exc) from exc
