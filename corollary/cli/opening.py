@@ -23,17 +23,19 @@ from typing import Any
 import attrs
 
 from ..facade.base import BeliefBase
+from ..foundations._io import decode_bytes
 from ..foundations.clock import Clock, ManualClock, system_clock
 from ..foundations.errors import InvalidInputError, SessionNotFoundError, SnapshotError, StoreError
 from ..reasons.rules import REGISTRY as RULES
 from ..reasons.tools import REGISTRY as TOOLS
 from ..snapshot.state import read_file, read_session
 from ..trust.ledger import TrustLedger, open_ledger
+from ..trust.stores.base import JOURNAL_METHODS
 from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
-__all__ = ["Opened", "check_bindings", "import_modules", "ledger_name", "open_base",
-           "open_ledger_to_read"]
+__all__ = ["Opened", "check_bindings", "import_modules", "journal_doc", "ledger_name",
+           "open_base", "open_ledger_to_read", "open_to_serve"]
 
 
 @attrs.frozen
@@ -130,6 +132,54 @@ def check_bindings(doc: Any, where: object) -> None:
             if modules else "--import MODULE with the module that defines them")
     raise SnapshotError(f"the snapshot needs {needs} that no imported module defines: "
                         f"pass {hint}", where)
+
+
+def journal_doc(ledger: TrustLedger, session: str) -> Any | None:
+    """The newest checkpoint document of ``session``'s journal; ``None`` when the ledger keeps
+    no journals or the session has none (docs/journal.md)."""
+    store = ledger.store
+    if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
+        return None
+    found = store.read_checkpoint(session)  # type: ignore[attr-defined]
+    if found is None:
+        return None
+    return decode_bytes(found[1], "snapshot", f"session {session!r}")
+
+
+def open_to_serve(ledger: TrustLedger, session: str, *, clock: Clock | None = None
+                  ) -> tuple[BeliefBase, str]:
+    """The base ``corollary mcp`` serves, and how it was found.
+
+    A ledger that keeps journals (SQLite, PostgreSQL) serves the session's journal
+    (:meth:`~corollary.BeliefBase.open_session`): ``"journal"`` if it had one, ``"converted"``
+    if a whole-snapshot session of that id was turned into one first (the snapshot is left as
+    it was), ``"new"`` if the session is new. Any other ledger serves a whole snapshot saved
+    after every change: ``"snapshot"`` (an existing one) or ``"new snapshot"``. Rules or tools
+    the session needs that no imported module defines are refused first, naming the module.
+    """
+    where = f"session {session!r}"
+    capable = all(callable(getattr(ledger.store, m, None)) for m in JOURNAL_METHODS)
+    snapshots = ledger.store.list_sessions()
+    if not capable:
+        if session in snapshots:
+            doc, _ = read_session(ledger.store, session)
+            check_bindings(doc, where)
+            return BeliefBase.load_session(ledger, session, clock=clock), "snapshot"
+        kb = BeliefBase(ledger=ledger, clock=clock)
+        kb.save_session(session)  # the session exists from the start (corollary sessions)
+        return kb, "new snapshot"
+    doc = journal_doc(ledger, session)
+    how = "journal"
+    if doc is not None:
+        check_bindings(doc, where)
+    elif session in snapshots:
+        doc, _ = read_session(ledger.store, session)
+        check_bindings(doc, where)
+        BeliefBase.convert_session(ledger, session)
+        how = "converted"
+    else:
+        how = "new"
+    return BeliefBase.open_session(ledger, session, clock=clock), how
 
 
 @contextmanager

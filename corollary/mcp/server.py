@@ -5,6 +5,13 @@ becomes a tool error carrying corollary's message (``is_error``), with the base 
 return typed models, so clients get input and output schemas. Changes run one at a time under a
 lock (the SDK runs sync tools in worker threads) and, when the server keeps a session, are saved
 before the tool answers.
+
+A journaled base (``BeliefBase.open_session``, what ``corollary mcp`` serves on a SQLite or
+PostgreSQL ledger) saves each change as one journal entry, committed with the outcomes it
+records, and applies other writers' entries first: several servers on one session converge.
+Every read syncs first, so it sees the other servers' changes; a refused change writes nothing.
+Clients may subscribe to ``belief://{key}``: the server sends
+``notifications/resources/updated`` when the key's value or label changes (docs/mcp.md).
 """
 
 from __future__ import annotations
@@ -25,11 +32,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..agent import prompts
-from ..cli.opening import check_bindings
+from ..cli.opening import open_to_serve
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
-from ..snapshot.state import read_session
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
 from . import http
@@ -53,7 +59,8 @@ class Changed(BeliefState):
     """The belief a change touched, after the change (and after it was saved)."""
 
     saved_version: int | None = Field(
-        description="The session's version once this change was saved; null when the server "
+        description="The session's version once this change was saved (for a journaled "
+                    "session, the change's entry number in its journal); null when the server "
                     "keeps no session")
 
 
@@ -177,21 +184,30 @@ class Citation(BaseModel):
 
 # -- the base, one call at a time ------------------------------------------------------------------
 class Served:
-    """The base a server serves: one lock around it, and its session saved after changes."""
+    """The base a server serves: one lock around it, and its session saved after changes.
+
+    A journaled base (``kb.session_id`` set) saves each change itself, as one journal entry;
+    reads and changes sync with the other writers of its session first.
+    """
 
     def __init__(self, kb: BeliefBase, session: str | None) -> None:
         self.kb = kb
-        self.session = session
+        self.journaled = getattr(kb, "session_id", None) is not None
+        self.session = session if not self.journaled else kb.session_id  # type: ignore[attr-defined]
         self.lock = threading.Lock()
 
     @contextmanager
     def reading(self) -> Iterator[BeliefBase]:
         with self.lock, _as_tool_error():
+            if self.journaled:
+                self.kb.sync()  # type: ignore[attr-defined]
             yield self.kb
 
     def change(self, apply: Callable[[BeliefBase], T]) -> tuple[T, int | None]:
         """Apply a change and save it; return what ``apply`` returned and the saved version."""
         with self.lock, _as_tool_error():
+            if self.journaled:
+                self.kb.sync()  # type: ignore[attr-defined]
             result = apply(self.kb)
             return result, self._save()
 
@@ -199,15 +215,23 @@ class Served:
         """Apply a change that returns the ``(key, value)`` it touched; answer that belief's
         state after the change, and the version it was saved as."""
         with self.lock, _as_tool_error():
+            if self.journaled:
+                self.kb.sync()  # type: ignore[attr-defined]
             key, value = apply(self.kb)
             try:
                 state = _state(self.kb, key, value)
             except CorollaryError as exc:
+                if self.journaled:  # the entry is committed: say so rather than drop it
+                    raise ToolError(f"{exc} (reading the change back failed; the change "
+                                    f"itself was saved as entry {self._save()} of the "
+                                    "session's journal: read it again)") from exc
                 # all or nothing: a change whose answer cannot be given is not kept either
                 self._unsaved(exc, "reading the change back failed")
             return Changed(**state, saved_version=self._save())
 
     def _save(self) -> int | None:
+        if self.journaled:  # committed by the change itself
+            return int(self.kb.journal_seq)  # type: ignore[attr-defined]
         if self.session is None:
             return None
         try:
@@ -526,13 +550,7 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     with open_ledger(ledger) as opened:
-        if session in opened.store.list_sessions():
-            doc, _ = read_session(opened.store, session)
-            check_bindings(doc, f"session {session!r}")  # names what to --import
-            kb = BeliefBase.load_session(opened, session)
-        else:
-            kb = BeliefBase(ledger=opened)
-            kb.save_session(session)  # the session exists from the start (corollary sessions)
+        kb, _ = open_to_serve(opened, session)  # names what to --import
         server = build(kb, session=session)
         if transport == "http":
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
