@@ -34,7 +34,8 @@ from ..trust.stores.base import JOURNAL_METHODS
 from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
-__all__ = ["Opened", "check_bindings", "import_modules", "journal_doc", "ledger_name",
+__all__ = ["Opened", "check_bindings", "import_modules", "journal_doc", "journal_sessions",
+           "ledger_name",
            "open_base", "open_ledger_to_read", "open_to_serve"]
 
 
@@ -134,6 +135,14 @@ def check_bindings(doc: Any, where: object) -> None:
                         f"pass {hint}", where)
 
 
+def journal_sessions(ledger: TrustLedger) -> list[str]:
+    """The ledger's journaled sessions (none if it keeps no journals)."""
+    store = ledger.store
+    if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
+        return []
+    return list(store.journal_sessions())  # type: ignore[attr-defined]
+
+
 def journal_doc(ledger: TrustLedger, session: str) -> Any | None:
     """The newest checkpoint document of ``session``'s journal; ``None`` when the ledger keeps
     no journals or the session has none (docs/journal.md)."""
@@ -184,25 +193,48 @@ def open_to_serve(ledger: TrustLedger, session: str, *, clock: Clock | None = No
 
 @contextmanager
 def open_base(snapshot: str | None, ledger: str | None, session: str | None,
-              at: float | None = None, now: bool = False) -> Iterator[Opened]:
+              at: float | None = None, now: bool = False,
+              as_of: float | None = None) -> Iterator[Opened]:
     """Open the base a command reads: ``snapshot`` (a file; with ``ledger``, attached to it) or
     ``session`` in ``ledger`` (default: the default ledger), at the time it was saved unless
-    ``at`` or ``now`` say otherwise. The ledger is closed when the block ends."""
+    ``at`` or ``now`` say otherwise. The ledger is closed when the block ends.
+
+    A journaled session (what ``corollary mcp`` keeps) is read as its journal stands now, every
+    writer's entries applied, at the wall clock (or ``at``); ``as_of`` reads it as it stood at
+    that journal time instead (:meth:`~corollary.BeliefBase.as_of`).
+    """
     opened = None
     try:
         if session is not None:
             opened = open_ledger_to_read(ledger)
             name = ledger_name(ledger)
+            doc = journal_doc(opened, session)
+            if doc is not None:
+                check_bindings(doc, f"session {session!r}")
+                clock = ManualClock(at) if at is not None else system_clock
+                kb = BeliefBase.open_session(opened, session, clock=clock)
+                where: dict[str, Any] = {"ledger": name, "session": session,
+                                         "journal_seq": kb.journal_seq}  # type: ignore[attr-defined]
+                if as_of is not None:
+                    kb = kb.as_of(as_of)  # type: ignore[attr-defined]
+                    where.update(as_of=as_of, journal_seq=kb.journal_seq)  # type: ignore[attr-defined]
+                yield Opened(kb, where)
+                return
+            if as_of is not None:
+                raise InvalidInputError(f"--as-of reads a journaled session; session {session!r} "
+                                        "is a whole snapshot (corollary convert makes it one)")
             try:
                 doc, version = read_session(opened.store, session)
             except SessionNotFoundError:
                 raise SessionNotFoundError(
                     f"no session {session!r} in {name}{_sessions_hint(opened, session)}") from None
-            where: dict[str, Any] = {"ledger": name, "session": session,
-                                     "session_version": version}
+            where = {"ledger": name, "session": session, "session_version": version}
             source = f"session {session!r}"
         else:
             assert snapshot is not None
+            if as_of is not None:
+                raise InvalidInputError("--as-of reads a journaled session: give --ledger PATH "
+                                        "--session ID")
             doc = read_file(snapshot)
             where = {"snapshot": snapshot}
             source = snapshot
@@ -227,7 +259,7 @@ def open_base(snapshot: str | None, ledger: str | None, session: str | None,
 
 
 def _sessions_hint(ledger: TrustLedger, session: str) -> str:
-    sessions = ledger.store.list_sessions()
+    sessions = sorted(set(ledger.store.list_sessions()) | set(journal_sessions(ledger)))
     if not sessions:
         return " (it holds no sessions)"
     close = difflib.get_close_matches(session, sessions, n=3)
