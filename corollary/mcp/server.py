@@ -19,14 +19,18 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
+import anyio
+import anyio.from_thread
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer, ResourceSecurity
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.subscriptions import ResourceUpdated
 from mcp.types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,6 +42,7 @@ from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBelie
 from ..foundations.values import plain
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
+from ..trust.stores.waiting import wait_journal
 from . import http
 
 __all__ = ["build", "run"]
@@ -195,6 +200,45 @@ class Served:
         self.journaled = getattr(kb, "session_id", None) is not None
         self.session = session if not self.journaled else kb.session_id  # type: ignore[attr-defined]
         self.lock = threading.Lock()
+        self.bus: Any = None  # the server's subscription bus (set by build)
+        self.listened: dict[str, int] = {}  # belief:// keys clients listen to, and how many
+        self.updated: set[str] = set()  # listened keys changed since the last publish
+        self._watch: Any = None
+
+    def listen(self, keys: Sequence[str], more: int) -> None:
+        """Count clients listening to ``keys`` (``more``: +1 or -1); watch those keys."""
+        with self.lock:
+            for key in keys:
+                self.listened[key] = self.listened.get(key, 0) + more
+                if self.listened[key] <= 0:
+                    del self.listened[key]
+            if self._watch is not None:
+                self._watch.stop()
+                self._watch = None
+            if self.journaled and self.listened:
+                # watching only the listened keys keeps a change's cost independent of the base
+                self._watch = self.kb.watch(  # type: ignore[attr-defined]
+                    lambda event: self.updated.add(event.key), keys=sorted(self.listened))
+
+    def publish(self) -> None:
+        """Tell listening clients which beliefs changed (from a tool's worker thread)."""
+        if not self.updated or self.bus is None:
+            return
+        with self.lock:
+            keys, self.updated = sorted(self.updated), set()
+        for key in keys:
+            with suppress(RuntimeError):  # not in an anyio worker thread: nobody to tell
+                anyio.from_thread.run(self.bus.publish, ResourceUpdated(uri=f"belief://{key}"))
+
+    def follow(self, wait: float) -> None:
+        """Wait (at most ``wait`` seconds) for other writers' entries, then apply them, so
+        listening clients hear of their changes without a request of their own."""
+        seen = int(self.kb.journal_seq)  # type: ignore[attr-defined]
+        store = self.kb.ledger.store
+        if wait_journal(store, str(self.session), seen, wait, interval=0.2) <= seen:
+            return
+        with self.lock, suppress(CorollaryError):  # a failing sync is the next request's
+            self.kb.sync()  # type: ignore[attr-defined]
 
     @contextmanager
     def reading(self) -> Iterator[BeliefBase]:
@@ -202,6 +246,7 @@ class Served:
             if self.journaled:
                 self.kb.sync()  # type: ignore[attr-defined]
             yield self.kb
+        self.publish()
 
     def change(self, apply: Callable[[BeliefBase], T]) -> tuple[T, int | None]:
         """Apply a change and save it; return what ``apply`` returned and the saved version."""
@@ -209,7 +254,9 @@ class Served:
             if self.journaled:
                 self.kb.sync()  # type: ignore[attr-defined]
             result = apply(self.kb)
-            return result, self._save()
+            done = result, self._save()
+        self.publish()
+        return done
 
     def change_belief(self, apply: Callable[[BeliefBase], tuple[str, Any]]) -> Changed:
         """Apply a change that returns the ``(key, value)`` it touched; answer that belief's
@@ -227,7 +274,9 @@ class Served:
                                     "session's journal: read it again)") from exc
                 # all or nothing: a change whose answer cannot be given is not kept either
                 self._unsaved(exc, "reading the change back failed")
-            return Changed(**state, saved_version=self._save())
+            changed = Changed(**state, saved_version=self._save())
+        self.publish()
+        return changed
 
     def _save(self) -> int | None:
         if self.journaled:  # committed by the change itself
@@ -287,6 +336,8 @@ def _null_state(kb: BeliefBase, key: str) -> tuple[Literal["IN", "OUT"], float]:
 Key = Annotated[str, Field(description="The belief's key, e.g. 'revenue:Q3'")]
 Source = Annotated[str, Field(description="Who says it, as 'kind:name': 'tool:quote', "
                                           "'document:10-K', 'human:ops', 'model:gpt'")]
+#: Seconds a journaled server waits for other writers' entries between looks (its follower).
+FOLLOW_WAIT = 1.0
 #: The most beliefs one call of recall, and of beliefs, lists.
 RECALL_MOST = 50
 BELIEFS_MOST = 10_000
@@ -300,9 +351,28 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     if not isinstance(kb, BeliefBase):
         raise TypeError("make_server needs a BeliefBase")
     served = Served(kb, session)
+
+    @asynccontextmanager
+    async def following(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        """While the server runs, apply other writers' entries as they come (journaled
+        bases), so clients listening to a belief hear of another server's change."""
+        async with anyio.create_task_group() as tasks:
+            async def loop() -> None:
+                while True:
+                    await anyio.to_thread.run_sync(served.follow, FOLLOW_WAIT,
+                                                   abandon_on_cancel=True)
+                    await anyio.to_thread.run_sync(served.publish)
+
+            if served.journaled:
+                tasks.start_soon(loop)
+            yield {}
+            tasks.cancel_scope.cancel()
+
     # the instructions are one of the texts the agent's prompts hold (corollary.agent.prompts)
     server = MCPServer(name, instructions=prompts.MCP_INSTRUCTIONS, version=__version__,
-                       log_level="WARNING")
+                       log_level="WARNING", lifespan=following)
+    served.bus = server._subscriptions  # no public way to reach it outside a request
+    _count_listeners(server, served)
 
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
@@ -497,6 +567,29 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
             return explain(key).text
 
     return server
+
+
+def _count_listeners(server: MCPServer, served: Served) -> None:
+    """Track which ``belief://`` resources clients listen to (``subscriptions/listen``), so
+    the base watches those keys only. The SDK's listen handler is wrapped: it runs for as long
+    as the client's stream is open."""
+    handlers = server._lowlevel_server._request_handlers  # no public way to wrap one
+    entry = handlers.get("subscriptions/listen")
+    if entry is None:
+        return
+    inner = entry.handler
+
+    async def counting(ctx: Any, params: Any) -> Any:
+        wanted = getattr(params.notifications, "resource_subscriptions", None) or ()
+        keys = [uri[len("belief://"):] for uri in wanted if uri.startswith("belief://")]
+        await anyio.to_thread.run_sync(served.listen, keys, 1)
+        try:
+            return await inner(ctx, params)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(served.listen, keys, -1)
+
+    handlers["subscriptions/listen"] = type(entry)(entry.params_type, counting)
 
 
 class _AsSent(FuncMetadata):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -283,3 +284,44 @@ def test_a_change_whose_append_fails_leaves_nothing_in_memory_or_ledger(
     assert again.structured_content["reliability"] == pytest.approx(two)
     assert kept.structured_content["saved_version"] == 2
     assert again.structured_content["saved_version"] == 3
+
+
+def test_a_client_listening_to_a_belief_hears_of_changes_by_any_writer(tmp_path: Path) -> None:
+    """``subscriptions/listen`` on ``belief://hq``: the server's own change and another
+    writer's (a base in this process, on the same session) each send ``ResourceUpdated``;
+    a change of another key sends nothing."""
+    from mcp.shared.subscriptions import ResourceUpdated
+
+    from corollary.mcp import make_server
+
+    path = str(tmp_path / "ledger.db")
+    with open_ledger(path) as mine, open_ledger(path) as theirs:
+        served = BeliefBase.open_session(mine, "team", clock=ManualClock(10))
+        other = BeliefBase.open_session(theirs, "team", clock=ManualClock(20))
+        server = make_server(served)
+
+        async def body() -> list[Any]:
+            heard: list[Any] = []
+            async with Client(server, read_timeout_seconds=30) as client:
+                async with client.listen(resource_subscriptions=["belief://hq"]) as sub:
+                    async def next_event() -> Any:
+                        with anyio.fail_after(20):
+                            return await sub.__anext__()
+
+                    await client.call_tool("assert_fact", {"key": "hq", "value": "Austin",
+                                                           "source": "tool:registry"})
+                    heard.append(await next_event())
+                    await client.call_tool("assert_fact", {"key": "plan", "value": "pro",
+                                                           "source": "tool:crm"})
+                    await anyio.to_thread.run_sync(
+                        lambda: other.retract("hq", reason="moved"))  # another writer
+                    heard.append(await next_event())  # no request of this client's needed
+                    read = await client.read_resource("belief://hq")
+                    heard.append(json.loads(read.contents[0].text)["label"])
+            return heard
+
+        import anyio
+
+        heard = asyncio.run(body())
+    assert heard[:2] == [ResourceUpdated(uri="belief://hq")] * 2
+    assert heard[2] == "OUT"
