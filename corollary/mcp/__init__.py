@@ -3,8 +3,9 @@
 :func:`make_server` wraps a base in an MCP server (the SDK's ``MCPServer``) whose tools assert,
 claim, retract, record outcomes, explain, list and resolve, and whose resources
 ``belief://{key}`` and ``proof://{key}`` read one belief. :func:`serve` is ``corollary mcp``: it
-serves the base saved under a session in a ledger and saves it after every change, so a killed
-server loses nothing it acknowledged. See docs/mcp.md.
+serves a session of a ledger, as a journal on SQLite and PostgreSQL (one entry per change,
+several servers on one session) or as a snapshot saved after every change, so a killed server
+loses nothing it acknowledged. See docs/mcp.md.
 
 The SDK is the optional extra ``mcp`` (``pip install 'corollary[mcp]'``); it is imported only
 when a server is made, and its absence raises :class:`~corollary.foundations.errors.MissingExtraError`.
@@ -33,10 +34,13 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
     kb : BeliefBase
         The base the tools read and change. Tool calls may run in worker threads: the server
         serialises them with a lock, so use the base only through the server while it runs.
+        A journaled base (:meth:`~corollary.BeliefBase.open_session`) saves each change as one
+        journal entry and syncs with the session's other writers before every read and change.
     session : str, optional
-        Save ``kb`` under this session id in its ledger's store after every change
-        (:meth:`~corollary.BeliefBase.save_session`); a save that fails (another writer saved
-        the session meanwhile) is a tool error, and the server reloads the stored session.
+        For a base that is not journaled: save ``kb`` under this session id in its ledger's
+        store after every change (:meth:`~corollary.BeliefBase.save_session`); a save that
+        fails (another writer saved the session meanwhile) is a tool error, and the server
+        reloads the stored session.
     name : str
         The server's name, as clients show it.
     """
