@@ -226,6 +226,21 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         """
         return convert_to_journal(cls, ledger, session_id, overwrite=overwrite, **options)
 
+    def sync(self) -> int:
+        """Bring every label and confidence up to now, with the outcomes other processes
+        recorded in a shared ledger since; return how many journal entries were applied.
+
+        Always 0 here; a journaled base (:meth:`open_session`) first applies the entries other
+        writers appended to its session.
+
+        Examples
+        --------
+        >>> BeliefBase().sync()
+        0
+        """
+        self._lookup.sync()
+        return 0
+
     # -- configuration and parts -----------------------------------------------------------
     @property
     def ledger(self) -> TrustLedger:

@@ -265,9 +265,8 @@ class JournaledMethods:
                                        "deleted or replaced; open the session again")
                 if w.head > self._jseen:
                     self._japply(w.entries(self._jseen), events)
-                at = max(float(self._jclock.inner()), self._jlast_at)
-                if not math.isfinite(at):
-                    raise InvalidInputError(f"the clock returned {at!r}, not finite seconds")
+                at = max(check_number(self._jclock.inner(), "the clock's time"),
+                         self._jlast_at)
                 before = self._jcapture() if self._jwatchers else None
                 ops = self._ops
                 self._jdepth += 1
@@ -288,6 +287,7 @@ class JournaledMethods:
         except BaseException:
             if ran:  # changed in memory, not in the journal: rebuild from it before going on
                 self._jbroken = True
+            self._jnotify(events)  # other writers' entries applied before the failure
             raise
         self._jseen = seq
         self._jlast_at = at

@@ -35,6 +35,7 @@ from corollary import (
     rule,
 )
 from corollary.facade.journal_entries import ENTRY_VERSION, MAGIC
+from corollary.facade.journaled import PLAIN_OPS, SNAPSHOT_OPS
 from corollary.reasons.rules import REGISTRY as RULES
 from corollary.trust.stores.sqlite import SQLiteStore
 
@@ -426,3 +427,20 @@ def test_a_damaged_checkpoint_is_a_typed_error(tmp_path: Path) -> None:
     conn.close()
     with open_ledger(path) as ledger, pytest.raises(SnapshotError):
         BeliefBase.open_session(ledger, "s", clock=ManualClock(0))
+
+
+#: Public methods of a base that change nothing a snapshot keeps (reads, and whole-base I/O).
+QUERIES = {"beliefs", "calibration_pairs", "calls", "confidence", "conflicts", "convert_session",
+           "expired", "explain", "faded", "from_dict", "keys", "label", "load", "load_session",
+           "now", "open_session", "project", "recall", "refresh", "reliability", "replay",
+           "save", "save_session", "sync", "to_dict", "value", "what_to_check"}
+
+
+def test_every_public_method_is_journaled_or_a_query() -> None:
+    """A new public change must be journaled (corollary.facade.journaled) or listed here."""
+    public = {n for n in dir(BeliefBase) if not n.startswith("_")
+              and callable(getattr(BeliefBase, n))}
+    journaled = (set(PLAIN_OPS) | SNAPSHOT_OPS
+                 | {"add_tool", "add_rule", "remove_rule", "call", "acall", "calibrate"})
+    assert public - journaled - QUERIES == set()
+    assert journaled <= public and not journaled & QUERIES
