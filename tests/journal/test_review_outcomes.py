@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corollary import BeliefBase, ManualClock, open_ledger
+from corollary import BeliefBase, JournalError, ManualClock, open_ledger
 
 
 def test_review_an_outcome_after_converting_again_is_recorded(tmp_path: Path) -> None:
@@ -37,3 +37,27 @@ def test_review_an_outcome_in_a_recreated_session_is_recorded(tmp_path: Path) ->
     BeliefBase.open_session(ledger, "t", clock=ManualClock(50)).record_outcome("tool:a", False)
     assert len(ledger.outcomes()) == 2
     ledger.close()
+
+
+def test_review_an_open_base_notices_its_journal_was_replaced(tmp_path: Path) -> None:
+    """The same root: nothing names a journal's incarnation. A base open on the old journal
+    applies the new journal's later entries over its old state (it only checks that the
+    journal did not get shorter), silently unlike a fresh open."""
+    path = tmp_path / "l.db"
+    ledger = open_ledger(path)
+    old = BeliefBase(ledger=ledger, clock=ManualClock(0))
+    old.assert_("snap", 1, source="tool:a")
+    old.save_session("s")
+    a = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
+    a.assert_("a1", 1, source="tool:a")
+    a.assert_("a2", 2, source="tool:a")
+    BeliefBase.convert_session(ledger, "s", overwrite=True)  # the journal is replaced
+    b = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
+    for i in range(3):
+        b.assert_(f"b{i}", i, source="tool:b")
+    try:
+        a.sync()  # today: applies b's entry 3 on top of a1, a2
+    except JournalError:
+        return  # a typed refusal ("open the session again") is right too
+    fresh = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
+    assert sorted(a.keys()) == sorted(fresh.keys())  # ['a1', 'a2', 'b2'] vs b0, b1, b2, snap
