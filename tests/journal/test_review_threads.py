@@ -25,6 +25,8 @@ def slow(x: int) -> int:
 
 
 def test_review_a_change_from_a_second_thread_is_journaled(tmp_path: Path) -> None:
+    _entered.clear()
+    _release.clear()
     ledger = open_ledger(tmp_path / "l.db")
     kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000), rules=[slow])
     first = threading.Thread(target=kb.assert_, args=("slow_in", 1, "tool:a"))
@@ -38,7 +40,7 @@ def test_review_a_change_from_a_second_thread_is_journaled(tmp_path: Path) -> No
 
     t2 = threading.Thread(target=second)
     t2.start()
-    second_done.wait(2)  # a journaled change would wait for the first one's lock
+    second_done.wait(0.5)  # a journaled change waits for the first one's lock (not done)
     _release.set()
     first.join(10)
     t2.join(10)
