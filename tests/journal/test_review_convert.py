@@ -26,3 +26,21 @@ def test_review_a_refused_conversion_records_no_outcome(tmp_path: Path) -> None:
         BeliefBase.convert_session(ledger, "s")
     assert ledger.outcomes() == []  # today: the snapshot's outcome is recorded anyway
     ledger.close()
+
+
+def test_review_opening_a_whole_snapshot_session_does_not_start_an_empty_journal(
+        tmp_path: Path) -> None:
+    """``open_session`` on an id that holds a whole-snapshot session (not converted) opens an
+    empty journal under the same id: the agent sees none of its beliefs, its new changes go
+    to a journal that a later ``convert_session`` refuses ("already has a journal") or, with
+    overwrite=True, throws away. It should convert, or raise a typed error that says to."""
+    ledger = open_ledger(tmp_path / "l.db")
+    old = BeliefBase(ledger=ledger, clock=ManualClock(0))
+    old.assert_("hq", "Austin", source="tool:a")
+    old.save_session("s")
+    try:
+        kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(0))
+    except JournalError:
+        return  # refused, naming convert_session: right too
+    assert kb.value("hq") == "Austin"  # today: the base is empty
+    ledger.close()
