@@ -62,3 +62,23 @@ def test_review_a_checkpoint_after_a_failed_commit_keeps_only_committed_changes(
     assert [h.operation for h in fresh.history()] == ["assert_"]
     assert state(fresh) == state(kb)
     ledger.close()
+
+
+def test_review_watchers_hear_other_writers_entries_applied_by_the_rebuild(
+        tmp_path: Path) -> None:
+    """After a failed commit the base rebuilds from the journal with its watchers muted
+    (journaled.py ``_jreload``); entries other writers appended since are applied by that
+    rebuild and never reported."""
+    store, ledger, kb = _base(tmp_path)
+    other = BeliefBase.open_session(TrustLedger(store=SQLiteStore(store.path)), "s",
+                                    clock=ManualClock(1000))
+    heard: list[tuple[str, str | None, str | None]] = []
+    kb.watch(lambda e: heard.append((e.key, e.before, e.after)), keys=["hq"])
+    store.fail = True
+    with pytest.raises(StoreError):
+        kb.assert_("x", 1, source="tool:a")
+    other.retract("hq")  # another writer, after the failure
+    kb.sync()  # rebuilds, applying other's retraction
+    assert kb.value("hq") is None
+    assert heard == [("hq", "IN", "OUT")]  # [] today
+    ledger.close()
