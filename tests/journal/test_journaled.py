@@ -444,3 +444,13 @@ def test_every_public_method_is_journaled_or_a_query() -> None:
                  | {"add_tool", "add_rule", "remove_rule", "call", "acall", "calibrate"})
     assert public - journaled - QUERIES == set()
     assert journaled <= public and not journaled & QUERIES
+
+
+def test_many_writers_write_one_checkpoint_per_interval(ledger: TrustLedger) -> None:
+    bases = [BeliefBase.open_session(ledger, "s", clock=ManualClock(1000), checkpoint_every=4)
+             for _ in range(3)]
+    for i in range(13):
+        bases[i % 3].assert_(f"k{i}", i, source="tool:a")
+    store: Any = ledger.store
+    kept = {store.read_checkpoint("s", upto)[0] for upto in range(14)}
+    assert kept == {0, 4, 8, 12}
