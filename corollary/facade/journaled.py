@@ -443,9 +443,13 @@ class JournaledMethods:
         return encode(state_to_dict(self._state()), "msgpack")
 
     def _jmaybe_checkpoint(self) -> None:
-        due = self._jseen - self._jcp_seq
-        if due <= 0 or (due < self._jevery
-                        and time.monotonic() - self._jcp_time < self._jseconds):
+        """Checkpoint after this base's own entry when it is due: the entry's seq is a multiple
+        of ``checkpoint_every`` (one writer appends it, so many writers write one checkpoint,
+        not one each), or ``checkpoint_seconds`` have passed since this base's last one."""
+        seq = self._jseen
+        if seq <= self._jcp_seq:
+            return
+        if seq % self._jevery and time.monotonic() - self._jcp_time < self._jseconds:
             return
         self.checkpoint()
 
