@@ -17,7 +17,11 @@ The body is a map:
 ``subj``
     ``[key, value, source, reason]`` of each belief the change names, for history;
 ``after``
-    ``[key, label, confidence, value]`` of each of those keys once the change was made.
+    ``[key, label, confidence, value]`` of each of those keys once the change was made;
+``r`` (optional)
+    what the change resolved when it was made, which a replay applies instead of deciding again:
+    ``{"held": {key: value}}``, the held value it took of each key (a retract without a value,
+    a claim's inputs), ``{"verdict": [key, value, record]}``, the verdict an ``answer`` kept.
 
 ``a``, ``subj`` and ``after`` are msgpack bytes inside the body, read only when needed.
 
@@ -116,8 +120,9 @@ def encode_entry(body: Mapping[str, Any]) -> bytes:
     arguments (``a``, already packed by :func:`pack_args`), subjects and after-states are kept
     as bytes inside the body, so that its head reads without them."""
     fields = dict(body)
-    for name in ("subj", "after"):
-        fields[name] = _pack(fields[name])
+    for name in ("subj", "after", "r"):
+        if name in fields:
+            fields[name] = _pack(fields[name])
     data = _pack(fields)
     check = hashlib.blake2b(data, digest_size=16).digest()
     return msgpack.packb([MAGIC, ENTRY_VERSION, check, data], use_bin_type=True)
@@ -128,10 +133,12 @@ class Entry:
     after-states are read from their bytes when first asked for: opening a session reads only
     the head (time, operation, counters) of the entry its checkpoint was taken after."""
 
-    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where")
+    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where", "_resolved")
 
     def __init__(self, seq: int, at: float, op: str, ops: tuple[int, int],
-                 blobs: tuple[bytes, bytes, bytes], where: object = None) -> None:
+                 blobs: tuple[bytes, bytes, bytes], where: object = None,
+                 resolved: bytes | None = None) -> None:
+        self._resolved = resolved
         self.seq = seq
         self.at = at
         self.op = op
@@ -155,6 +162,20 @@ class Entry:
                                self._where) from None
             self._args = (tuple(args), kwargs, subjects, afters)
         return self._args
+
+    @property
+    def resolved(self) -> dict[str, Any]:
+        """What the change resolved when it was made (``r``; empty when it resolved nothing)."""
+        if self._resolved is None:
+            return {}
+        try:
+            found = _unpack(self._resolved)
+            if not isinstance(found, dict):
+                raise ValueError("not a map")
+        except Exception as exc:
+            raise _corrupt(self.seq, f"malformed body ({type(exc).__name__}: {exc})",
+                           self._where) from None
+        return found
 
     @property
     def args(self) -> tuple[Any, ...]:
@@ -200,12 +221,14 @@ def decode_entry(seq: int, raw: bytes, where: object = None) -> Entry:
         body = msgpack.unpackb(data, raw=False)
         at, op, ops = float(body["at"]), body["op"], (int(body["ops"][0]), int(body["ops"][1]))
         blobs = (body["a"], body["subj"], body["after"])
+        resolved = body.get("r")
     except Exception as exc:
         raise _corrupt(seq, f"malformed body ({type(exc).__name__}: {exc})", where) from None
     if (not isinstance(op, str) or not math.isfinite(at)
-            or not all(isinstance(b, bytes) for b in blobs)):
+            or not all(isinstance(b, bytes) for b in blobs)
+            or not (resolved is None or isinstance(resolved, bytes))):
         raise _corrupt(seq, "malformed body", where)
-    return Entry(seq, at, op, ops, blobs, where)
+    return Entry(seq, at, op, ops, blobs, where, resolved)
 
 
 @attrs.frozen(slots=True)

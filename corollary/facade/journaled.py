@@ -60,6 +60,7 @@ from ..foundations.errors import (
     ReadOnlyBaseError,
     SnapshotError,
 )
+from ..foundations.values import canon
 from ..reasons.calls import PreparedCall
 from ..reasons.rules import REGISTRY as RULES
 from ..reasons.rules import Rule
@@ -243,7 +244,8 @@ class JournaledMethods:
 
     def _journaled(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                    run: Callable[[], Any], subjects: Callable[[Any], list[list[Any]]],
-                   packed: bytes | None = None) -> Any:
+                   packed: bytes | None = None,
+                   resolved: dict[str, Any] | None = None) -> Any:
         """Run one public change as one journal entry (see the module docstring)."""
         if self._jsession is None or self._jdepth:
             return run()  # a base being built, or a change made inside another one
@@ -270,16 +272,26 @@ class JournaledMethods:
                 before = self._jcapture() if self._jwatchers else None
                 ops = self._ops
                 self._jdepth += 1
+                lookup = self._lookup
+                picks: dict[str, Any] = {}
+                lookup.picks = picks  # the held values the change resolves (a replay's pins)
                 try:
                     with self._jclock.hold(at):
                         result = run()
                         ran = True
+                        lookup.picks = None
                         subj = subjects(result)
                         after = self._jafters([s[0] for s in subj])
                 finally:
+                    lookup.picks = None
                     self._jdepth -= 1
                 body = {"op": op, "at": at, "a": packed, "ops": [ops, self._ops],
                         "subj": subj, "after": after}
+                decided = dict(resolved or {})
+                if picks:
+                    decided["held"] = picks
+                if decided:
+                    body["r"] = decided
                 raw = encode_entry(body)
                 if op in SNAPSHOT_OPS:
                     store.write_checkpoint(self._jsid, w.head + 1, self._jsnapshot())
@@ -339,7 +351,11 @@ class JournaledMethods:
                                                  "checkpoint written with it, which is gone")
                     self._jadopt(self._jload(found[1]))
                 else:
-                    REPLAY[entry.op](self, entry)
+                    self._lookup.pins = entry.resolved.get("held")
+                    try:
+                        REPLAY[entry.op](self, entry)
+                    finally:
+                        self._lookup.pins = None
         except JournalError:
             raise
         except Exception as exc:
@@ -443,9 +459,13 @@ class JournaledMethods:
         return encode(state_to_dict(self._state()), "msgpack")
 
     def _jmaybe_checkpoint(self) -> None:
-        due = self._jseen - self._jcp_seq
-        if due <= 0 or (due < self._jevery
-                        and time.monotonic() - self._jcp_time < self._jseconds):
+        """Checkpoint after this base's own entry when it is due: the entry's seq is a multiple
+        of ``checkpoint_every`` (one writer appends it, so many writers write one checkpoint,
+        not one each), or ``checkpoint_seconds`` have passed since this base's last one."""
+        seq = self._jseen
+        if seq <= self._jcp_seq:
+            return
+        if seq % self._jevery and time.monotonic() - self._jcp_time < self._jseconds:
             return
         self.checkpoint()
 
@@ -655,15 +675,23 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
         bound.apply_defaults()
         named = bound.arguments
 
+        resolved: dict[str, Any] = {}
+
         def run() -> Any:
             if op == "retract" and named["value"] is None:  # history names the value retracted
                 with contextlib.suppress(CorollaryError):
                     held = self._lookup.one_held(named["key"])
                     named["value"] = None if held is None else held.value
-            return original(self, *args, **kwargs)
+            result = original(self, *args, **kwargs)
+            if op == "answer":  # the verdict kept is replayed as it was given, not recomputed
+                kept = self._promises.verdicts.get((result.key, canon(result.value)))
+                resolved["verdict"] = ([result.key, result.value, kept]
+                                       if kept is not None and kept is result.record else None)
+            return result
 
         return self._journaled(op, args, kwargs, run,
-                               lambda result: _subjects_of(op, named, result))
+                               lambda result: _subjects_of(op, named, result),
+                               resolved=resolved)
 
     return method
 
@@ -747,6 +775,18 @@ def _replay_plain(kb: Any, entry: Entry) -> None:
     getattr(kb, entry.op)(*entry.args, **entry.kwargs)
 
 
+def _replay_answer(kb: Any, entry: Entry) -> None:
+    """The verdict the answer kept when it was given (an entry written before verdicts were
+    kept in entries is answered again)."""
+    resolved = entry.resolved
+    if "verdict" not in resolved:
+        _replay_plain(kb, entry)
+        return
+    if resolved["verdict"] is not None:
+        key, value, record = resolved["verdict"]
+        kb._promises.verdicts[(key, canon(value))] = record
+
+
 def _replay_call(kb: Any, entry: Entry) -> None:
     fields, key, arguments, result = entry.args
     spec = ToolSpec(**fields)
@@ -771,7 +811,7 @@ def _replay_remove_rule(kb: Any, entry: Entry) -> None:
 
 
 REPLAY: dict[str, Callable[[Any, Entry], None]] = {
-    **{op: _replay_plain for op in PLAIN_OPS},
+    **{op: _replay_plain for op in PLAIN_OPS}, "answer": _replay_answer,
     "call": _replay_call, "add_tool": _replay_add_tool, "add_rule": _replay_add_rule,
     "remove_rule": _replay_remove_rule,
 }

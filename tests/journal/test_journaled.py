@@ -444,3 +444,26 @@ def test_every_public_method_is_journaled_or_a_query() -> None:
                  | {"add_tool", "add_rule", "remove_rule", "call", "acall", "calibrate"})
     assert public - journaled - QUERIES == set()
     assert journaled <= public and not journaled & QUERIES
+
+
+def test_many_writers_write_one_checkpoint_per_interval(ledger: TrustLedger) -> None:
+    bases = [BeliefBase.open_session(ledger, "s", clock=ManualClock(1000), checkpoint_every=4)
+             for _ in range(3)]
+    for i in range(13):
+        bases[i % 3].assert_(f"k{i}", i, source="tool:a")
+    store: Any = ledger.store
+    kept = {store.read_checkpoint("s", upto)[0] for upto in range(14)}
+    assert kept == {0, 4, 8, 12}
+
+
+def test_history_of_a_change_naming_many_keys(ledger: TrustLedger) -> None:
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+    kb.assert_many([("a", 1, "tool:x"), ("b", 2, "tool:y")])
+    kb.nogood("a", "b")
+    whole = kb.history()
+    assert [(h.operation, h.key, h.keys) for h in whole] == [
+        ("assert_many", None, ("a", "b")), ("nogood", None, ("a", "b"))]
+    about_b = kb.history("b")
+    assert [(h.operation, h.key, h.value, h.source, h.label) for h in about_b] == [
+        ("assert_many", "b", 2, "tool:y", "IN"), ("nogood", "b", None, None, "IN")]
+    assert kb.history("nothing") == []

@@ -4,13 +4,14 @@ fresh open (a replay of its journal) reaches, with or without rules, checkpoints
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.journal_workers import journal_total, state
 
-from corollary import BeliefBase, CorollaryError, ManualClock, TrustLedger
+from corollary import BeliefBase, CorollaryError, ManualClock, TrustLedger, open_ledger
 
 KEYS = ["a", "b", "c", "total"]
 SOURCES = ["tool:x", "tool:y", "document:z"]
@@ -76,3 +77,19 @@ def test_a_live_base_equals_a_replay_of_its_journal(script: list[tuple[Any, ...]
     ledger.store.prune_checkpoints("p", 0)  # type: ignore[attr-defined]  # only seq 0 left
     from_zero = BeliefBase.open_session(ledger, "p", clock=clock, **options)
     assert state(from_zero) == state(kb)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(ops, max_size=20))
+def test_the_same_on_a_sqlite_ledger(script: list[tuple[Any, ...]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        ledger = open_ledger(os.path.join(tmp, "l.db"))
+        clock = ManualClock(1000)
+        kb = BeliefBase.open_session(ledger, "p", clock=clock, rules=[journal_total])
+        for op in script:
+            apply(kb, clock, op)
+        fresh = BeliefBase.open_session(open_ledger(os.path.join(tmp, "l.db")), "p",
+                                        clock=clock, rules=[journal_total])
+        assert state(fresh) == state(kb)
+        fresh.ledger.close()
+        ledger.close()
