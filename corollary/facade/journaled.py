@@ -41,6 +41,7 @@ import functools
 import hashlib
 import inspect
 import math
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -116,15 +117,18 @@ class JournalClock:
     (5.0, 7.0)
     """
 
-    __slots__ = ("inner", "forced")
+    __slots__ = ("inner", "forced", "holder")
 
     def __init__(self, inner: Clock) -> None:
         self.inner = inner
         self.forced: float | None = None
+        self.holder = 0  # the thread the time is held for (other threads read the clock)
 
     def __call__(self) -> float:
         forced = self.forced
-        return self.inner() if forced is None else forced
+        if forced is None or self.holder != threading.get_ident():
+            return self.inner()
+        return forced
 
     @staticmethod
     def held(at: float, clock: JournalClock) -> float:
@@ -134,12 +138,13 @@ class JournalClock:
 
     @contextlib.contextmanager
     def hold(self, at: float) -> Iterator[None]:
-        """Read ``at`` until the block ends."""
-        before, self.forced = self.forced, at
+        """Read ``at`` (in this thread) until the block ends."""
+        before, holder = self.forced, self.holder
+        self.forced, self.holder = at, threading.get_ident()
         try:
             yield
         finally:
-            self.forced = before
+            self.forced, self.holder = before, holder
 
 
 class Watch:
@@ -200,6 +205,7 @@ class JournaledMethods:
     _jreadonly = False
     _jverify = False  # replays record outcomes too (the store must skip them all as known)
     _jbroken = False
+    _jowner = 0  # the thread inside a change (while _jdepth > 0)
 
     if TYPE_CHECKING:  # provided by BeliefBase
         _ops: int
@@ -218,6 +224,9 @@ class JournaledMethods:
                  seen: int, options: dict[str, Any], every: int, seconds: float,
                  read_only: bool = False) -> None:
         self._jstore = store
+        if "_jlock" not in vars(self):
+            #: one change (or sync) of this base at a time: another thread waits for it
+            self._jlock = threading.RLock()
         self._jsession = session_id
         self._jsid = session_id
         self._jclock = clock
@@ -242,13 +251,30 @@ class JournaledMethods:
     def _jwhere(self) -> str:
         return f"session {self._jsession!r}"
 
+    def _jinner(self) -> bool:
+        """Whether this thread is inside a change of this base already (a change made by
+        another change, or by a replay, is part of it: no entry of its own)."""
+        return bool(self._jdepth) and self._jowner == threading.get_ident()
+
+    def _jenter(self) -> None:
+        if not self._jdepth:
+            self._jowner = threading.get_ident()
+        self._jdepth += 1
+
     def _journaled(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                    run: Callable[[], Any], subjects: Callable[[Any], list[list[Any]]],
                    packed: bytes | None = None,
                    resolved: dict[str, Any] | None = None) -> Any:
         """Run one public change as one journal entry (see the module docstring)."""
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return run()  # a base being built, or a change made inside another one
+        with self._jlock:  # another thread's change of this base first
+            return self._jlocked(op, run, subjects, packed, args, kwargs, resolved)
+
+    def _jlocked(self, op: str, run: Callable[[], Any],
+                 subjects: Callable[[Any], list[list[Any]]], packed: bytes | None,
+                 args: tuple[Any, ...], kwargs: dict[str, Any],
+                 resolved: dict[str, Any] | None) -> Any:
         if self._jreadonly:
             raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
                                     f"time): {op} changes nothing here")
@@ -271,7 +297,7 @@ class JournaledMethods:
                          self._jlast_at)
                 before = self._jcapture() if self._jwatchers else None
                 ops = self._ops
-                self._jdepth += 1
+                self._jenter()
                 lookup = self._lookup
                 picks: dict[str, Any] = {}
                 lookup.picks = picks  # the held values the change resolves (a replay's pins)
@@ -340,7 +366,7 @@ class JournaledMethods:
         self._ops = entry.ops[0]
         rules = self._rules
         budget, rules.max_seconds = rules.max_seconds, math.inf  # time budgets are not replayed
-        self._jdepth += 1
+        self._jenter()
         self._jreplaying = True
         try:
             with self._jclock.hold(entry.at):
@@ -476,11 +502,11 @@ class JournaledMethods:
         :data:`CHECKPOINT_SECONDS` seconds); opening reads the newest and replays the rest.
         """
         self._jcheck_writable("checkpoint")
-        self._jstore.write_checkpoint(self._jsid, self._jseen,
-                                      self._jsnapshot())
-        self._jcp_seq = self._jseen
-        self._jcp_time = time.monotonic()
-        return self._jseen
+        with self._jlock:
+            self._jstore.write_checkpoint(self._jsid, self._jseen, self._jsnapshot())
+            self._jcp_seq = self._jseen
+            self._jcp_time = time.monotonic()
+            return self._jseen
 
     def _jload(self, data: bytes) -> Any:
         """A new base of this class from checkpoint bytes, on this base's ledger and clock."""
@@ -539,16 +565,17 @@ class JournaledMethods:
         Watchers hear of what the entries changed.
         """
         applied = 0
-        if not self._jreadonly:
-            if self._jbroken:
-                self._jreload()
-            store, session = self._jstore, self._jsid
-            if store.journal_changed(session, self._jseen):
-                events: list[WatchEvent] = []
-                applied = self._japply(store.journal_entries(
-                    session, self._jseen), events)
-                self._jnotify(events)
-        self._lookup.sync()
+        with self._jlock:  # not while another thread's change of this base runs
+            if not self._jreadonly:
+                if self._jbroken:
+                    self._jreload()
+                store, session = self._jstore, self._jsid
+                if store.journal_changed(session, self._jseen):
+                    events: list[WatchEvent] = []
+                    applied = self._japply(store.journal_entries(
+                        session, self._jseen), events)
+                    self._jnotify(events)
+            self._lookup.sync()
         return applied
 
     def history(self, key: str | None = None, *, since: float | None = None
@@ -655,7 +682,7 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
 
     @functools.wraps(original)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return original(self, *args, **kwargs)
         if op == "assert_many":  # a generator is read once: keep the rows it gave
             rows = args[0] if args else kwargs.pop("rows", None)
@@ -719,7 +746,7 @@ def _add_tool(cls: type) -> Callable[..., Any]:
 
     @functools.wraps(original)
     def add_tool(self: Any, fn: Callable[..., Any]) -> None:
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return original(self, fn)  # type: ignore[no-any-return]
         spec = spec_of(fn)
         if self._trust.tools.get(spec.name) == spec:
@@ -735,7 +762,7 @@ def _called(cls: type) -> Callable[..., Any]:
     original = cls._called  # type: ignore[attr-defined]
 
     def _called_(self: Any, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return original(self, fn, call, result)
         args = (_spec_fields(call.spec), call.key, call.arguments, result)
         return self._journaled("call", args, {}, lambda: original(self, fn, call, result),
@@ -749,7 +776,7 @@ def _rule_op(cls: type, op: str) -> Callable[..., Any]:
 
     @functools.wraps(original)
     def method(self: Any, r: Rule) -> None:
-        if self._jsession is None or self._jdepth or not isinstance(r, Rule):
+        if self._jsession is None or self._jinner() or not isinstance(r, Rule):
             return original(self, r)  # type: ignore[no-any-return]
         if op == "add_rule" and r in self._rules:
             return original(self, r)  # type: ignore[no-any-return]  # nothing changes
