@@ -21,7 +21,10 @@ The body is a map:
 ``r`` (optional)
     what the change resolved when it was made, which a replay applies instead of deciding again:
     ``{"held": {key: value}}``, the held value it took of each key (a retract without a value,
-    a claim's inputs), ``{"verdict": [key, value, record]}``, the verdict an ``answer`` kept.
+    a claim's inputs), ``{"verdict": [key, value, record]}``, the verdict an ``answer`` kept;
+``snap`` (promise changes: ``guarantee``, ``remove_guarantee``, ``fit_calibrator``)
+    the base's whole state once the change was made (a snapshot's bytes), which the replay
+    takes: the entry needs no checkpoint, so pruning checkpoints never breaks a replay.
 
 ``a``, ``subj`` and ``after`` are msgpack bytes inside the body, read only when needed.
 
@@ -133,12 +136,14 @@ class Entry:
     after-states are read from their bytes when first asked for: opening a session reads only
     the head (time, operation, counters) of the entry its checkpoint was taken after."""
 
-    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where", "_resolved")
+    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where", "_resolved", "snapshot")
 
     def __init__(self, seq: int, at: float, op: str, ops: tuple[int, int],
                  blobs: tuple[bytes, bytes, bytes], where: object = None,
-                 resolved: bytes | None = None) -> None:
+                 resolved: bytes | None = None, snapshot: bytes | None = None) -> None:
         self._resolved = resolved
+        #: the state a promise change left (``snap``), else ``None``
+        self.snapshot = snapshot
         self.seq = seq
         self.at = at
         self.op = op
@@ -221,14 +226,13 @@ def decode_entry(seq: int, raw: bytes, where: object = None) -> Entry:
         body = msgpack.unpackb(data, raw=False)
         at, op, ops = float(body["at"]), body["op"], (int(body["ops"][0]), int(body["ops"][1]))
         blobs = (body["a"], body["subj"], body["after"])
-        resolved = body.get("r")
+        resolved, snapshot = body.get("r"), body.get("snap")
     except Exception as exc:
         raise _corrupt(seq, f"malformed body ({type(exc).__name__}: {exc})", where) from None
     if (not isinstance(op, str) or not math.isfinite(at)
-            or not all(isinstance(b, bytes) for b in blobs)
-            or not (resolved is None or isinstance(resolved, bytes))):
+            or not all(isinstance(b, bytes) for b in (*blobs, resolved or b"", snapshot or b""))):
         raise _corrupt(seq, "malformed body", where)
-    return Entry(seq, at, op, ops, blobs, where, resolved)
+    return Entry(seq, at, op, ops, blobs, where, resolved, snapshot)
 
 
 @attrs.frozen(slots=True)

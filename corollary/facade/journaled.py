@@ -106,6 +106,9 @@ _NEW_ONLY = ("policy", "learn_from_checks")
 _RUNTIME = ("max_rule_firings", "max_rule_seconds")
 #: Options passed to the snapshot load.
 _LOAD = ("rules", "tools", "conflict_policy", "functions", "embedder")
+#: Attributes of a base that are this process's configuration: a state adopted from an entry
+#: (another writer's promise change) keeps them.
+_KEPT = ("conflict_policy", "max_rule_firings", "max_rule_seconds", "_sessions")
 
 
 class JournalClock:
@@ -318,9 +321,9 @@ class JournaledMethods:
                     decided["held"] = picks
                 if decided:
                     body["r"] = decided
+                if op in SNAPSHOT_OPS:  # the entry carries its state: no checkpoint it needs
+                    body["snap"] = self._jsnapshot()
                 raw = encode_entry(body)
-                if op in SNAPSHOT_OPS:
-                    store.write_checkpoint(self._jsid, w.head + 1, self._jsnapshot())
                 seq = w.append(raw, at)
         except BaseException:
             if ran:  # changed in memory, not in the journal: rebuild from it before going on
@@ -371,11 +374,15 @@ class JournaledMethods:
         try:
             with self._jclock.hold(entry.at):
                 if entry.op in SNAPSHOT_OPS:
-                    found = self._jstore.read_checkpoint(self._jsid, entry.seq)
-                    if found is None or found[0] != entry.seq:
-                        raise JournalReplayError(f"entry {entry.seq} ({entry.op}) needs the "
-                                                 "checkpoint written with it, which is gone")
-                    self._jadopt(self._jload(found[1]))
+                    data = entry.snapshot
+                    if data is None:  # an entry written before entries carried their state
+                        found = self._jstore.read_checkpoint(self._jsid, entry.seq)
+                        if found is None or found[0] != entry.seq:
+                            raise JournalReplayError(f"entry {entry.seq} ({entry.op}) needs "
+                                                     "the checkpoint written with it, which is "
+                                                     "gone")
+                        data = found[1]
+                    self._jadopt(self._jload(data))
                 else:
                     self._lookup.pins = entry.resolved.get("held")
                     try:
@@ -515,12 +522,16 @@ class JournaledMethods:
                                 self._jwhere())
 
     def _jadopt(self, fresh: Any) -> None:
-        """Take ``fresh``'s state as this base's own (keeping the journal's attributes)."""
-        kept = {k: v for k, v in vars(self).items() if k.startswith("_j")}
+        """Take ``fresh``'s state as this base's own, keeping the journal's attributes and this
+        process's configuration (the conflict policy, rule budgets, whole-session versions):
+        configuration is not an entry, so another writer's state never imposes its own."""
+        kept = {k: v for k, v in vars(self).items() if k.startswith("_j") or k in _KEPT}
         ops = self._ops
+        rules = self._rules
         vars(self).clear()
         vars(self).update(vars(fresh))
         vars(self).update(kept)
+        self._rules.max_firings, self._rules.max_seconds = rules.max_firings, rules.max_seconds
         self._uid = session_uid(self._jsid)
         self._ops = ops
 
@@ -882,6 +893,9 @@ def _split_options(options: Mapping[str, Any]) -> dict[str, Any]:
 def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClock,
                      options: Mapping[str, Any], where: str) -> Any:
     load = {k: options[k] for k in _LOAD if k in options}
+    # the policy is this process's configuration (docs/journal.md), never the one saved by the
+    # process that wrote the checkpoint: none unless given
+    load["conflict_policy"] = options.get("conflict_policy")
     kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)  # type: ignore[attr-defined]
     if "max_rule_firings" in options:
         kb.max_rule_firings = kb._rules.max_firings = check_int(
