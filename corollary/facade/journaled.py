@@ -326,8 +326,10 @@ class JournaledMethods:
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
-            if ran:  # changed in memory, not in the journal: rebuild from it before going on
-                self._jbroken = True
+            if ran:  # changed in memory, not in the journal: rebuild from it right away, so
+                self._jbroken = True  # reads and checkpoints see committed changes only
+                with contextlib.suppress(Exception):  # else before the next change or sync
+                    self._jreload()
             self._jnotify(events)  # other writers' entries applied before the failure
             raise
         self._jseen = seq
@@ -510,6 +512,8 @@ class JournaledMethods:
         """
         self._jcheck_writable("checkpoint")
         with self._jlock:
+            if self._jbroken:  # never a snapshot of a change that did not commit
+                self._jreload()
             self._jstore.write_checkpoint(self._jsid, self._jseen, self._jsnapshot())
             self._jcp_seq = self._jseen
             self._jcp_time = time.monotonic()
@@ -536,22 +540,29 @@ class JournaledMethods:
         self._ops = ops
 
     def _jreload(self) -> None:
-        """Rebuild from the journal (after a change that ran here but did not commit)."""
-        found = self._jstore.read_checkpoint(self._jsid)
+        """Rebuild from the journal (after a change that ran here but did not commit), up to
+        the entry this base had applied: watchers heard of those already; later entries are
+        applied (and heard of) by the next sync or change, as usual."""
+        upto = self._jseen
+        found = self._jstore.read_checkpoint(self._jsid, upto)
         if found is None:
             raise JournalError(f"{self._jwhere()} has no checkpoint any more", self._jwhere())
         seq, data = found
         self._jadopt(self._jload(data))
-        self._jbroken = False
         self._jseen = seq
         self._jattach(self._jstore, self._jsid, self._jclock,
                       seq, self._joptions, self._jevery, self._jseconds)
         watchers, self._jwatchers[:] = list(self._jwatchers), []
         try:
-            self._japply(self._jstore.journal_entries(
-                self._jsid, seq), [])
+            rows = self._jstore.journal_entries(self._jsid, seq, upto)
+            self._japply(rows, [])
+            if self._jseen != upto:
+                raise JournalError(f"the journal of {self._jwhere()} ends at {self._jseen}, "
+                                   f"before entry {upto} this base had applied",
+                                   self._jwhere())
         finally:
             self._jwatchers[:] = watchers
+        self._jbroken = False
 
     def _jcheck_writable(self, what: str) -> None:
         if self._jreadonly:
