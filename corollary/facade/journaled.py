@@ -243,6 +243,7 @@ class JournaledMethods:
         if "_jwatchers" not in vars(self):
             self._jwatchers: list[Watch] = []
         self._jreadonly = read_only
+        self._engine.rewindable = True  # entries may be older than this base's reads (rewind)
         self._uid = session_uid(session_id)
         if seen > 0:  # the operation count and time as they were after the checkpoint's entry
             rows = store.journal_entries(session_id, seen - 1, seen)
@@ -374,6 +375,9 @@ class JournaledMethods:
         self._jenter()
         self._jreplaying = True
         try:
+            engine = self._engine
+            if entry.at < engine.expired_to:  # an entry older than expiries processed here
+                engine.rewind(entry.at)
             with self._jclock.hold(entry.at):
                 if entry.op in SNAPSHOT_OPS:
                     data = entry.snapshot
@@ -536,6 +540,7 @@ class JournaledMethods:
         vars(self).update(vars(fresh))
         vars(self).update(kept)
         self._rules.max_firings, self._rules.max_seconds = rules.max_firings, rules.max_seconds
+        self._engine.rewindable = True
         self._uid = session_uid(self._jsid)
         self._ops = ops
 
