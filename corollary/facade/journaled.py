@@ -43,6 +43,7 @@ import inspect
 import math
 import threading
 import time
+import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,7 @@ from ..foundations.errors import (
     CorollaryError,
     InvalidInputError,
     InvalidTypeError,
+    JournalCorruptError,
     JournalError,
     JournalReplayError,
     JournalUnsupportedError,
@@ -179,9 +181,12 @@ class Watch:
         self.stop()
 
 
-def session_uid(session_id: str) -> str:
-    """The outcome-event namespace of a session: the same in every process that opens it."""
-    return hashlib.blake2b(f"journal:{session_id}".encode(), digest_size=16).hexdigest()
+def session_uid(session_id: str, inc: str = "") -> str:
+    """The outcome-event namespace of a session's journal (``inc``: its incarnation, see
+    :mod:`corollary.facade.journal_entries`): the same in every process that opens it, another
+    one when the journal starts again under the same session id."""
+    name = f"journal:{session_id}" + (f":{inc}" if inc else "")
+    return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
 
 
 def _journal_store(ledger: object) -> JournalStore:
@@ -209,6 +214,7 @@ class JournaledMethods:
     _jverify = False  # replays record outcomes too (the store must skip them all as known)
     _jbroken = False
     _jowner = 0  # the thread inside a change (while _jdepth > 0)
+    _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
 
     if TYPE_CHECKING:  # provided by BeliefBase
         _ops: int
@@ -244,13 +250,31 @@ class JournaledMethods:
             self._jwatchers: list[Watch] = []
         self._jreadonly = read_only
         self._engine.rewindable = True  # entries may be older than this base's reads (rewind)
+        self._jinc = None
         self._uid = session_uid(session_id)
         if seen > 0:  # the operation count and time as they were after the checkpoint's entry
             rows = store.journal_entries(session_id, seen - 1, seen)
-            if rows:
-                last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
-                self._ops = last.ops[1]
-                self._jlast_at = last.at
+            if not rows:
+                raise JournalCorruptError(f"the journal of {self._jwhere()} lacks entry {seen}, "
+                                          "which its checkpoint was taken after", self._jwhere())
+            last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
+            self._ops = last.ops[1]
+            self._jlast_at = last.at
+            self._jsetinc(last.inc)
+
+    def _jsetinc(self, inc: str) -> None:
+        """Take the journal's incarnation (outcome event ids derive from it)."""
+        self._jinc = inc
+        self._uid = session_uid(self._jsid, inc)
+
+    def _jcheckinc(self, entry: Entry) -> None:
+        """``entry`` belongs to the journal this base follows (else it was replaced)."""
+        if self._jinc is None:
+            self._jsetinc(entry.inc)
+        elif entry.inc != self._jinc:
+            raise JournalError(f"the journal of {self._jwhere()} was replaced (entry "
+                               f"{entry.seq} is another journal's); open the session again",
+                               self._jwhere())
 
     def _jwhere(self) -> str:
         return f"session {self._jsession!r}"
@@ -288,7 +312,7 @@ class JournaledMethods:
             packed = pack_args(args, kwargs)  # before anything runs: a refusal changes nothing
         store = self._jstore
         events: list[WatchEvent] = []
-        ran = False
+        ran = fresh_inc = False
         try:
             with store.journal(self._jsid) as w:
                 if w.head < self._jseen:
@@ -297,6 +321,19 @@ class JournaledMethods:
                                        "deleted or replaced; open the session again")
                 if w.head > self._jseen:
                     self._japply(w.entries(self._jseen), events)
+                elif self._jseen and self._jinc is not None:  # the same journal still?
+                    rows = w.entries(self._jseen - 1)  # the head is this base's last entry
+                    if not rows:
+                        raise JournalCorruptError(f"the journal of {self._jwhere()} lacks "
+                                                  f"entry {self._jseen}", self._jwhere())
+                    self._jcheckinc(decode_entry(rows[0][0], rows[0][1], self._jwhere()))
+                if self._jseen != w.head:  # never append past a gap
+                    raise JournalCorruptError(f"the journal of {self._jwhere()} ends at "
+                                              f"{self._jseen} but its head says {w.head}: "
+                                              "entries are missing", self._jwhere())
+                fresh_inc = self._jinc is None  # the first entry: its writer draws the id
+                if fresh_inc:
+                    self._jsetinc(uuid.uuid4().hex)
                 at = max(check_number(self._jclock.inner(), "the clock's time"),
                          self._jlast_at)
                 before = self._jcapture() if self._jwatchers else None
@@ -316,7 +353,7 @@ class JournaledMethods:
                     lookup.picks = None
                     self._jdepth -= 1
                 body = {"op": op, "at": at, "a": packed, "ops": [ops, self._ops],
-                        "subj": subj, "after": after}
+                        "subj": subj, "after": after, "inc": self._jinc}
                 decided = dict(resolved or {})
                 if picks:
                     decided["held"] = picks
@@ -327,6 +364,9 @@ class JournaledMethods:
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
+            if fresh_inc:  # no first entry after all: another writer's may come first
+                self._jinc = None
+                self._uid = session_uid(self._jsid)
             if ran:  # changed in memory, not in the journal: rebuild from it right away, so
                 self._jbroken = True  # reads and checkpoints see committed changes only
                 with contextlib.suppress(Exception):  # else before the next change or sync
@@ -359,6 +399,7 @@ class JournaledMethods:
             if seq != self._jseen + 1:
                 raise JournalError(f"the journal of {where} skips from {self._jseen} to {seq}")
             entry = decode_entry(seq, raw, where)
+            self._jcheckinc(entry)
             before = self._jcapture() if self._jwatchers else None
             self._jreplay(entry)
             self._jseen = seq
@@ -548,7 +589,7 @@ class JournaledMethods:
         """Rebuild from the journal (after a change that ran here but did not commit), up to
         the entry this base had applied: watchers heard of those already; later entries are
         applied (and heard of) by the next sync or change, as usual."""
-        upto = self._jseen
+        upto, inc = self._jseen, self._jinc
         found = self._jstore.read_checkpoint(self._jsid, upto)
         if found is None:
             raise JournalError(f"{self._jwhere()} has no checkpoint any more", self._jwhere())
@@ -557,6 +598,9 @@ class JournaledMethods:
         self._jseen = seq
         self._jattach(self._jstore, self._jsid, self._jclock,
                       seq, self._joptions, self._jevery, self._jseconds)
+        if inc is not None and self._jinc not in (None, inc):
+            raise JournalError(f"the journal of {self._jwhere()} was replaced; open the "
+                               "session again", self._jwhere())
         watchers, self._jwatchers[:] = list(self._jwatchers), []
         try:
             rows = self._jstore.journal_entries(self._jsid, seq, upto)
@@ -956,7 +1000,11 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
     doc = decode_bytes(data, "snapshot", where)
     kb = _from_checkpoint(jclass, doc, ledger, jclock, options, where)
     kb._jattach(store, session_id, jclock, seq, options, every, seconds)
+    head = store.journal_head(session_id)  # before the entries: others may append meanwhile
     kb._japply(store.journal_entries(session_id, seq), [])
+    if kb._jseen < head:
+        raise JournalCorruptError(f"the journal of {where} ends at {kb._jseen} but its head "
+                                  f"says {head}: entries are missing", where)
     return kb
 
 
