@@ -285,7 +285,8 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
     keys = tuple(dict.fromkeys(s[0] for s in subjects))
     chosen = None
     if key is not None:
-        chosen = next((s for s in subjects if s[0] == key), None)
+        # the last naming it: a change naming a key twice (assert_many) left the last value
+        chosen = next((s for s in reversed(subjects) if s[0] == key), None)
     elif len(subjects) == 1 or (len(entry.subjects) == 1):
         chosen = entry.subjects[0]
     after = None

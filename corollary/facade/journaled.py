@@ -761,10 +761,14 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
                 rows = [dict(r) if isinstance(r, Mapping) else list(r) if type(r) is tuple
                         else r for r in rows]
             args = (rows,)
-        if op == "resolve":  # a conflict is named (its key, or its nogood's name)
+        resolved: dict[str, Any] = {}
+        given = args, kwargs  # what the method runs with
+        if op == "resolve":  # a conflict is kept as its name and whether it is a nogood's
             bound0 = signature.bind(self, *args, **kwargs)
-            if isinstance(bound0.arguments.get("conflict"), Conflict):
-                bound0.arguments["conflict"] = bound0.arguments["conflict"].key
+            conflict = bound0.arguments.get("conflict")
+            if isinstance(conflict, Conflict):
+                resolved["conflict"] = {"nogood": bool(conflict.nogood)}
+                bound0.arguments["conflict"] = conflict.key
                 args, kwargs = bound0.args[1:], bound0.kwargs
         try:
             bound = signature.bind(self, *args, **kwargs)
@@ -773,14 +777,12 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
         bound.apply_defaults()
         named = bound.arguments
 
-        resolved: dict[str, Any] = {}
-
         def run() -> Any:
             if op == "retract" and named["value"] is None:  # history names the value retracted
                 with contextlib.suppress(CorollaryError):
                     held = self._lookup.one_held(named["key"])
                     named["value"] = None if held is None else held.value
-            result = original(self, *args, **kwargs)
+            result = original(self, *given[0], **given[1])
             if op == "answer":  # the verdict kept is replayed as it was given, not recomputed
                 kept = self._promises.verdicts.get((result.key, canon(result.value)))
                 resolved["verdict"] = ([result.key, result.value, kept]
@@ -819,9 +821,9 @@ def _add_tool(cls: type) -> Callable[..., Any]:
     def add_tool(self: Any, fn: Callable[..., Any]) -> None:
         if self._jsession is None or self._jinner():
             return original(self, fn)  # type: ignore[no-any-return]
+        # always an entry: whether it changes anything is known only once other writers'
+        # entries are applied, under the lock
         spec = spec_of(fn)
-        if self._trust.tools.get(spec.name) == spec:
-            return None  # known already: nothing changes, nothing to keep
         self._journaled("add_tool", (_spec_fields(spec),), {}, lambda: original(self, fn),
                         lambda result: [])
         return None
@@ -849,8 +851,8 @@ def _rule_op(cls: type, op: str) -> Callable[..., Any]:
     def method(self: Any, r: Rule) -> None:
         if self._jsession is None or self._jinner() or not isinstance(r, Rule):
             return original(self, r)  # type: ignore[no-any-return]
-        if op == "add_rule" and r in self._rules:
-            return original(self, r)  # type: ignore[no-any-return]  # nothing changes
+        # always an entry (a rule known here may have been removed by another writer: whether
+        # it changes anything is known only under the lock, once their entries are applied)
         self._journaled(op, (r.name,), {}, lambda: original(self, r), lambda result: [])
         return None
 
@@ -885,10 +887,22 @@ def _replay_answer(kb: Any, entry: Entry) -> None:
         kb._promises.verdicts[(key, canon(value))] = record
 
 
+def _replay_resolve(kb: Any, entry: Entry) -> None:
+    """Resolve as given: a conflict object (a key's, or a nogood's) or a name."""
+    kind = entry.resolved.get("conflict")
+    if kind is None:
+        _replay_plain(kb, entry)
+        return
+    bound = inspect.signature(type(kb).resolve).bind(kb, *entry.args, **entry.kwargs)
+    name = bound.arguments["conflict"]
+    bound.arguments["conflict"] = Conflict(name, (), nogood=bool(kind["nogood"]))
+    kb.resolve(*bound.args[1:], **bound.kwargs)
+
+
 def _replay_call(kb: Any, entry: Entry) -> None:
     fields, key, arguments, result = entry.args
     spec = ToolSpec(**fields)
-    if kb._trust.tools.get(spec.name) != spec:
+    if spec.name not in kb._trust.tools:  # as the call did: a known tool's spec is kept
         kb._trust.add_tool(spec)
         kb._engine.mark_source(spec.source)
     kb._called(None, PreparedCall(spec, key, arguments), result)
@@ -910,6 +924,7 @@ def _replay_remove_rule(kb: Any, entry: Entry) -> None:
 
 REPLAY: dict[str, Callable[[Any, Entry], None]] = {
     **{op: _replay_plain for op in PLAIN_OPS}, "answer": _replay_answer,
+    "resolve": _replay_resolve,
     "call": _replay_call, "add_tool": _replay_add_tool, "add_rule": _replay_add_rule,
     "remove_rule": _replay_remove_rule,
 }
