@@ -61,6 +61,7 @@ from ..foundations.errors import (
     JournalReplayError,
     JournalUnsupportedError,
     ReadOnlyBaseError,
+    SessionNotFoundError,
     SnapshotError,
 )
 from ..foundations.values import canon
@@ -981,6 +982,23 @@ def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClo
     return kb
 
 
+def _convert_first(cls: type[BeliefBase], store: Any, ledger: TrustLedger, session_id: str,
+                   options: Mapping[str, Any]) -> None:
+    """A whole-snapshot session (``save_session``) of this id becomes the journal's start (as
+    :func:`convert_to_journal`), so opening it never hides its beliefs behind an empty journal."""
+    try:
+        store.read_session(session_id)
+    except SessionNotFoundError:
+        return
+    try:
+        convert_to_journal(cls, ledger, session_id,
+                           **{k: options[k] for k in ("functions", "rules", "tools")
+                              if k in options})
+    except JournalError:
+        if store.read_checkpoint(session_id) is None:  # pragma: no cover - not a race
+            raise
+
+
 def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,
                    clock: Clock | None = None, checkpoint_every: int = CHECKPOINT_EVERY,
                    checkpoint_seconds: float = CHECKPOINT_SECONDS,
@@ -1000,6 +1018,9 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
     jclock = JournalClock(clock or system_clock)
     where = f"session {session_id!r}"
     found = store.read_checkpoint(session_id)
+    if found is None:
+        _convert_first(cls, store, ledger, session_id, options)
+        found = store.read_checkpoint(session_id)
     if found is None:  # a new session: its first checkpoint, under the lock (one creator)
         with store.journal(session_id):
             if store.read_checkpoint(session_id) is None:
@@ -1060,15 +1081,17 @@ def convert_to_journal(cls: type[BeliefBase], ledger: TrustLedger, session_id: s
     kb = cls.from_dict(doc, ledger=ledger, path=where, functions=functions,
                               rules=rules, tools=tools)  # checks it all
     own = doc.get("ledger")
+    mine = None
     if own is not None:  # a base with a ledger of its own: its outcomes join this ledger
         mine = cls.from_dict(doc, path=where, functions=functions, rules=rules,
                                     tools=tools)
-        ledger.record_many(mine.ledger.outcomes())
     with store.journal(session_id):
         if store.journal_head(session_id) or store.read_checkpoint(session_id) is not None:
             if not overwrite:
                 raise JournalError(f"{where} already has a journal; pass overwrite=True to "
                                    "replace it", where)
             store.delete_journal(session_id)
+        if mine is not None:  # in the conversion's transaction: a refusal records nothing
+            ledger.record_many(mine.ledger.outcomes())
         store.write_checkpoint(session_id, 0, encode(state_to_dict(kb._state()), "msgpack"))
     return 0
