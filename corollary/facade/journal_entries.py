@@ -18,10 +18,17 @@ The body is a map:
     ``[key, value, source, reason]`` of each belief the change names, for history;
 ``after``
     ``[key, label, confidence, value]`` of each of those keys once the change was made;
+``inc`` (optional)
+    the journal's incarnation: a random id the first entry's writer draws, carried by every
+    entry. Outcome event ids derive from it (a journal started again under the same session id
+    never reuses an id), and a base that finds another incarnation refuses to go on;
 ``r`` (optional)
     what the change resolved when it was made, which a replay applies instead of deciding again:
     ``{"held": {key: value}}``, the held value it took of each key (a retract without a value,
-    a claim's inputs), ``{"verdict": [key, value, record]}``, the verdict an ``answer`` kept.
+    a claim's inputs), ``{"verdict": [key, value, record]}``, the verdict an ``answer`` kept;
+``snap`` (promise changes: ``guarantee``, ``remove_guarantee``, ``fit_calibrator``)
+    the base's whole state once the change was made (a snapshot's bytes), which the replay
+    takes: the entry needs no checkpoint, so pruning checkpoints never breaks a replay.
 
 ``a``, ``subj`` and ``after`` are msgpack bytes inside the body, read only when needed.
 
@@ -133,12 +140,18 @@ class Entry:
     after-states are read from their bytes when first asked for: opening a session reads only
     the head (time, operation, counters) of the entry its checkpoint was taken after."""
 
-    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where", "_resolved")
+    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where", "_resolved", "snapshot",
+                 "inc")
 
     def __init__(self, seq: int, at: float, op: str, ops: tuple[int, int],
                  blobs: tuple[bytes, bytes, bytes], where: object = None,
-                 resolved: bytes | None = None) -> None:
+                 resolved: bytes | None = None, snapshot: bytes | None = None,
+                 inc: str = "") -> None:
         self._resolved = resolved
+        #: the journal's incarnation (``""``: an entry written before entries carried it)
+        self.inc = inc
+        #: the state a promise change left (``snap``), else ``None``
+        self.snapshot = snapshot
         self.seq = seq
         self.at = at
         self.op = op
@@ -221,14 +234,13 @@ def decode_entry(seq: int, raw: bytes, where: object = None) -> Entry:
         body = msgpack.unpackb(data, raw=False)
         at, op, ops = float(body["at"]), body["op"], (int(body["ops"][0]), int(body["ops"][1]))
         blobs = (body["a"], body["subj"], body["after"])
-        resolved = body.get("r")
+        resolved, snapshot, inc = body.get("r"), body.get("snap"), body.get("inc", "")
     except Exception as exc:
         raise _corrupt(seq, f"malformed body ({type(exc).__name__}: {exc})", where) from None
-    if (not isinstance(op, str) or not math.isfinite(at)
-            or not all(isinstance(b, bytes) for b in blobs)
-            or not (resolved is None or isinstance(resolved, bytes))):
+    if (not isinstance(op, str) or not math.isfinite(at) or not isinstance(inc, str)
+            or not all(isinstance(b, bytes) for b in (*blobs, resolved or b"", snapshot or b""))):
         raise _corrupt(seq, "malformed body", where)
-    return Entry(seq, at, op, ops, blobs, where, resolved)
+    return Entry(seq, at, op, ops, blobs, where, resolved, snapshot, inc)
 
 
 @attrs.frozen(slots=True)
@@ -273,7 +285,8 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
     keys = tuple(dict.fromkeys(s[0] for s in subjects))
     chosen = None
     if key is not None:
-        chosen = next((s for s in subjects if s[0] == key), None)
+        # the last naming it: a change naming a key twice (assert_many) left the last value
+        chosen = next((s for s in reversed(subjects) if s[0] == key), None)
     elif len(subjects) == 1 or (len(entry.subjects) == 1):
         chosen = entry.subjects[0]
     after = None

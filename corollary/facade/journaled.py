@@ -41,7 +41,9 @@ import functools
 import hashlib
 import inspect
 import math
+import threading
 import time
+import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -54,10 +56,12 @@ from ..foundations.errors import (
     CorollaryError,
     InvalidInputError,
     InvalidTypeError,
+    JournalCorruptError,
     JournalError,
     JournalReplayError,
     JournalUnsupportedError,
     ReadOnlyBaseError,
+    SessionNotFoundError,
     SnapshotError,
 )
 from ..foundations.values import canon
@@ -105,6 +109,9 @@ _NEW_ONLY = ("policy", "learn_from_checks")
 _RUNTIME = ("max_rule_firings", "max_rule_seconds")
 #: Options passed to the snapshot load.
 _LOAD = ("rules", "tools", "conflict_policy", "functions", "embedder")
+#: Attributes of a base that are this process's configuration: a state adopted from an entry
+#: (another writer's promise change) keeps them.
+_KEPT = ("conflict_policy", "max_rule_firings", "max_rule_seconds", "_sessions")
 
 
 class JournalClock:
@@ -116,15 +123,18 @@ class JournalClock:
     (5.0, 7.0)
     """
 
-    __slots__ = ("inner", "forced")
+    __slots__ = ("inner", "forced", "holder")
 
     def __init__(self, inner: Clock) -> None:
         self.inner = inner
         self.forced: float | None = None
+        self.holder = 0  # the thread the time is held for (other threads read the clock)
 
     def __call__(self) -> float:
         forced = self.forced
-        return self.inner() if forced is None else forced
+        if forced is None or self.holder != threading.get_ident():
+            return self.inner()
+        return forced
 
     @staticmethod
     def held(at: float, clock: JournalClock) -> float:
@@ -134,12 +144,13 @@ class JournalClock:
 
     @contextlib.contextmanager
     def hold(self, at: float) -> Iterator[None]:
-        """Read ``at`` until the block ends."""
-        before, self.forced = self.forced, at
+        """Read ``at`` (in this thread) until the block ends."""
+        before, holder = self.forced, self.holder
+        self.forced, self.holder = at, threading.get_ident()
         try:
             yield
         finally:
-            self.forced = before
+            self.forced, self.holder = before, holder
 
 
 class Watch:
@@ -171,9 +182,12 @@ class Watch:
         self.stop()
 
 
-def session_uid(session_id: str) -> str:
-    """The outcome-event namespace of a session: the same in every process that opens it."""
-    return hashlib.blake2b(f"journal:{session_id}".encode(), digest_size=16).hexdigest()
+def session_uid(session_id: str, inc: str = "") -> str:
+    """The outcome-event namespace of a session's journal (``inc``: its incarnation, see
+    :mod:`corollary.facade.journal_entries`): the same in every process that opens it, another
+    one when the journal starts again under the same session id."""
+    name = f"journal:{session_id}" + (f":{inc}" if inc else "")
+    return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
 
 
 def _journal_store(ledger: object) -> JournalStore:
@@ -200,6 +214,8 @@ class JournaledMethods:
     _jreadonly = False
     _jverify = False  # replays record outcomes too (the store must skip them all as known)
     _jbroken = False
+    _jowner = 0  # the thread inside a change (while _jdepth > 0)
+    _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
 
     if TYPE_CHECKING:  # provided by BeliefBase
         _ops: int
@@ -218,6 +234,9 @@ class JournaledMethods:
                  seen: int, options: dict[str, Any], every: int, seconds: float,
                  read_only: bool = False) -> None:
         self._jstore = store
+        if "_jlock" not in vars(self):
+            #: one change (or sync) of this base at a time: another thread waits for it
+            self._jlock = threading.RLock()
         self._jsession = session_id
         self._jsid = session_id
         self._jclock = clock
@@ -231,24 +250,60 @@ class JournaledMethods:
         if "_jwatchers" not in vars(self):
             self._jwatchers: list[Watch] = []
         self._jreadonly = read_only
+        self._engine.rewindable = True  # entries may be older than this base's reads (rewind)
+        self._jinc = None
         self._uid = session_uid(session_id)
         if seen > 0:  # the operation count and time as they were after the checkpoint's entry
             rows = store.journal_entries(session_id, seen - 1, seen)
-            if rows:
-                last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
-                self._ops = last.ops[1]
-                self._jlast_at = last.at
+            if not rows:
+                raise JournalCorruptError(f"the journal of {self._jwhere()} lacks entry {seen}, "
+                                          "which its checkpoint was taken after", self._jwhere())
+            last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
+            self._ops = last.ops[1]
+            self._jlast_at = last.at
+            self._jsetinc(last.inc)
+
+    def _jsetinc(self, inc: str) -> None:
+        """Take the journal's incarnation (outcome event ids derive from it)."""
+        self._jinc = inc
+        self._uid = session_uid(self._jsid, inc)
+
+    def _jcheckinc(self, entry: Entry) -> None:
+        """``entry`` belongs to the journal this base follows (else it was replaced)."""
+        if self._jinc is None:
+            self._jsetinc(entry.inc)
+        elif entry.inc != self._jinc:
+            raise JournalError(f"the journal of {self._jwhere()} was replaced (entry "
+                               f"{entry.seq} is another journal's); open the session again",
+                               self._jwhere())
 
     def _jwhere(self) -> str:
         return f"session {self._jsession!r}"
+
+    def _jinner(self) -> bool:
+        """Whether this thread is inside a change of this base already (a change made by
+        another change, or by a replay, is part of it: no entry of its own)."""
+        return bool(self._jdepth) and self._jowner == threading.get_ident()
+
+    def _jenter(self) -> None:
+        if not self._jdepth:
+            self._jowner = threading.get_ident()
+        self._jdepth += 1
 
     def _journaled(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any],
                    run: Callable[[], Any], subjects: Callable[[Any], list[list[Any]]],
                    packed: bytes | None = None,
                    resolved: dict[str, Any] | None = None) -> Any:
         """Run one public change as one journal entry (see the module docstring)."""
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return run()  # a base being built, or a change made inside another one
+        with self._jlock:  # another thread's change of this base first
+            return self._jlocked(op, run, subjects, packed, args, kwargs, resolved)
+
+    def _jlocked(self, op: str, run: Callable[[], Any],
+                 subjects: Callable[[Any], list[list[Any]]], packed: bytes | None,
+                 args: tuple[Any, ...], kwargs: dict[str, Any],
+                 resolved: dict[str, Any] | None) -> Any:
         if self._jreadonly:
             raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
                                     f"time): {op} changes nothing here")
@@ -258,7 +313,7 @@ class JournaledMethods:
             packed = pack_args(args, kwargs)  # before anything runs: a refusal changes nothing
         store = self._jstore
         events: list[WatchEvent] = []
-        ran = False
+        ran = fresh_inc = False
         try:
             with store.journal(self._jsid) as w:
                 if w.head < self._jseen:
@@ -267,11 +322,24 @@ class JournaledMethods:
                                        "deleted or replaced; open the session again")
                 if w.head > self._jseen:
                     self._japply(w.entries(self._jseen), events)
+                elif self._jseen and self._jinc is not None:  # the same journal still?
+                    rows = w.entries(self._jseen - 1)  # the head is this base's last entry
+                    if not rows:
+                        raise JournalCorruptError(f"the journal of {self._jwhere()} lacks "
+                                                  f"entry {self._jseen}", self._jwhere())
+                    self._jcheckinc(decode_entry(rows[0][0], rows[0][1], self._jwhere()))
+                if self._jseen != w.head:  # never append past a gap
+                    raise JournalCorruptError(f"the journal of {self._jwhere()} ends at "
+                                              f"{self._jseen} but its head says {w.head}: "
+                                              "entries are missing", self._jwhere())
+                fresh_inc = self._jinc is None  # the first entry: its writer draws the id
+                if fresh_inc:
+                    self._jsetinc(uuid.uuid4().hex)
                 at = max(check_number(self._jclock.inner(), "the clock's time"),
                          self._jlast_at)
                 before = self._jcapture() if self._jwatchers else None
                 ops = self._ops
-                self._jdepth += 1
+                self._jenter()
                 lookup = self._lookup
                 picks: dict[str, Any] = {}
                 lookup.picks = picks  # the held values the change resolves (a replay's pins)
@@ -286,19 +354,24 @@ class JournaledMethods:
                     lookup.picks = None
                     self._jdepth -= 1
                 body = {"op": op, "at": at, "a": packed, "ops": [ops, self._ops],
-                        "subj": subj, "after": after}
+                        "subj": subj, "after": after, "inc": self._jinc}
                 decided = dict(resolved or {})
                 if picks:
                     decided["held"] = picks
                 if decided:
                     body["r"] = decided
+                if op in SNAPSHOT_OPS:  # the entry carries its state: no checkpoint it needs
+                    body["snap"] = self._jsnapshot()
                 raw = encode_entry(body)
-                if op in SNAPSHOT_OPS:
-                    store.write_checkpoint(self._jsid, w.head + 1, self._jsnapshot())
                 seq = w.append(raw, at)
         except BaseException:
-            if ran:  # changed in memory, not in the journal: rebuild from it before going on
-                self._jbroken = True
+            if fresh_inc:  # no first entry after all: another writer's may come first
+                self._jinc = None
+                self._uid = session_uid(self._jsid)
+            if ran:  # changed in memory, not in the journal: rebuild from it right away, so
+                self._jbroken = True  # reads and checkpoints see committed changes only
+                with contextlib.suppress(Exception):  # else before the next change or sync
+                    self._jreload()
             self._jnotify(events)  # other writers' entries applied before the failure
             raise
         self._jseen = seq
@@ -327,6 +400,7 @@ class JournaledMethods:
             if seq != self._jseen + 1:
                 raise JournalError(f"the journal of {where} skips from {self._jseen} to {seq}")
             entry = decode_entry(seq, raw, where)
+            self._jcheckinc(entry)
             before = self._jcapture() if self._jwatchers else None
             self._jreplay(entry)
             self._jseen = seq
@@ -340,16 +414,23 @@ class JournaledMethods:
         self._ops = entry.ops[0]
         rules = self._rules
         budget, rules.max_seconds = rules.max_seconds, math.inf  # time budgets are not replayed
-        self._jdepth += 1
+        self._jenter()
         self._jreplaying = True
         try:
+            engine = self._engine
+            if entry.at < engine.expired_to:  # an entry older than expiries processed here
+                engine.rewind(entry.at)
             with self._jclock.hold(entry.at):
                 if entry.op in SNAPSHOT_OPS:
-                    found = self._jstore.read_checkpoint(self._jsid, entry.seq)
-                    if found is None or found[0] != entry.seq:
-                        raise JournalReplayError(f"entry {entry.seq} ({entry.op}) needs the "
-                                                 "checkpoint written with it, which is gone")
-                    self._jadopt(self._jload(found[1]))
+                    data = entry.snapshot
+                    if data is None:  # an entry written before entries carried their state
+                        found = self._jstore.read_checkpoint(self._jsid, entry.seq)
+                        if found is None or found[0] != entry.seq:
+                            raise JournalReplayError(f"entry {entry.seq} ({entry.op}) needs "
+                                                     "the checkpoint written with it, which is "
+                                                     "gone")
+                        data = found[1]
+                    self._jadopt(self._jload(data))
                 else:
                     self._lookup.pins = entry.resolved.get("held")
                     try:
@@ -476,11 +557,13 @@ class JournaledMethods:
         :data:`CHECKPOINT_SECONDS` seconds); opening reads the newest and replays the rest.
         """
         self._jcheck_writable("checkpoint")
-        self._jstore.write_checkpoint(self._jsid, self._jseen,
-                                      self._jsnapshot())
-        self._jcp_seq = self._jseen
-        self._jcp_time = time.monotonic()
-        return self._jseen
+        with self._jlock:
+            if self._jbroken:  # never a snapshot of a change that did not commit
+                self._jreload()
+            self._jstore.write_checkpoint(self._jsid, self._jseen, self._jsnapshot())
+            self._jcp_seq = self._jseen
+            self._jcp_time = time.monotonic()
+            return self._jseen
 
     def _jload(self, data: bytes) -> Any:
         """A new base of this class from checkpoint bytes, on this base's ledger and clock."""
@@ -489,32 +572,47 @@ class JournaledMethods:
                                 self._jwhere())
 
     def _jadopt(self, fresh: Any) -> None:
-        """Take ``fresh``'s state as this base's own (keeping the journal's attributes)."""
-        kept = {k: v for k, v in vars(self).items() if k.startswith("_j")}
+        """Take ``fresh``'s state as this base's own, keeping the journal's attributes and this
+        process's configuration (the conflict policy, rule budgets, whole-session versions):
+        configuration is not an entry, so another writer's state never imposes its own."""
+        kept = {k: v for k, v in vars(self).items() if k.startswith("_j") or k in _KEPT}
         ops = self._ops
+        rules = self._rules
         vars(self).clear()
         vars(self).update(vars(fresh))
         vars(self).update(kept)
+        self._rules.max_firings, self._rules.max_seconds = rules.max_firings, rules.max_seconds
+        self._engine.rewindable = True
         self._uid = session_uid(self._jsid)
         self._ops = ops
 
     def _jreload(self) -> None:
-        """Rebuild from the journal (after a change that ran here but did not commit)."""
-        found = self._jstore.read_checkpoint(self._jsid)
+        """Rebuild from the journal (after a change that ran here but did not commit), up to
+        the entry this base had applied: watchers heard of those already; later entries are
+        applied (and heard of) by the next sync or change, as usual."""
+        upto, inc = self._jseen, self._jinc
+        found = self._jstore.read_checkpoint(self._jsid, upto)
         if found is None:
             raise JournalError(f"{self._jwhere()} has no checkpoint any more", self._jwhere())
         seq, data = found
         self._jadopt(self._jload(data))
-        self._jbroken = False
         self._jseen = seq
         self._jattach(self._jstore, self._jsid, self._jclock,
                       seq, self._joptions, self._jevery, self._jseconds)
+        if inc is not None and self._jinc not in (None, inc):
+            raise JournalError(f"the journal of {self._jwhere()} was replaced; open the "
+                               "session again", self._jwhere())
         watchers, self._jwatchers[:] = list(self._jwatchers), []
         try:
-            self._japply(self._jstore.journal_entries(
-                self._jsid, seq), [])
+            rows = self._jstore.journal_entries(self._jsid, seq, upto)
+            self._japply(rows, [])
+            if self._jseen != upto:
+                raise JournalError(f"the journal of {self._jwhere()} ends at {self._jseen}, "
+                                   f"before entry {upto} this base had applied",
+                                   self._jwhere())
         finally:
             self._jwatchers[:] = watchers
+        self._jbroken = False
 
     def _jcheck_writable(self, what: str) -> None:
         if self._jreadonly:
@@ -539,16 +637,17 @@ class JournaledMethods:
         Watchers hear of what the entries changed.
         """
         applied = 0
-        if not self._jreadonly:
-            if self._jbroken:
-                self._jreload()
-            store, session = self._jstore, self._jsid
-            if store.journal_changed(session, self._jseen):
-                events: list[WatchEvent] = []
-                applied = self._japply(store.journal_entries(
-                    session, self._jseen), events)
-                self._jnotify(events)
-        self._lookup.sync()
+        with self._jlock:  # not while another thread's change of this base runs
+            if not self._jreadonly:
+                if self._jbroken:
+                    self._jreload()
+                store, session = self._jstore, self._jsid
+                if store.journal_changed(session, self._jseen):
+                    events: list[WatchEvent] = []
+                    applied = self._japply(store.journal_entries(
+                        session, self._jseen), events)
+                    self._jnotify(events)
+            self._lookup.sync()
         return applied
 
     def history(self, key: str | None = None, *, since: float | None = None
@@ -655,7 +754,7 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
 
     @functools.wraps(original)
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return original(self, *args, **kwargs)
         if op == "assert_many":  # a generator is read once: keep the rows it gave
             rows = args[0] if args else kwargs.pop("rows", None)
@@ -663,10 +762,14 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
                 rows = [dict(r) if isinstance(r, Mapping) else list(r) if type(r) is tuple
                         else r for r in rows]
             args = (rows,)
-        if op == "resolve":  # a conflict is named (its key, or its nogood's name)
+        resolved: dict[str, Any] = {}
+        given = args, kwargs  # what the method runs with
+        if op == "resolve":  # a conflict is kept as its name and whether it is a nogood's
             bound0 = signature.bind(self, *args, **kwargs)
-            if isinstance(bound0.arguments.get("conflict"), Conflict):
-                bound0.arguments["conflict"] = bound0.arguments["conflict"].key
+            conflict = bound0.arguments.get("conflict")
+            if isinstance(conflict, Conflict):
+                resolved["conflict"] = {"nogood": bool(conflict.nogood)}
+                bound0.arguments["conflict"] = conflict.key
                 args, kwargs = bound0.args[1:], bound0.kwargs
         try:
             bound = signature.bind(self, *args, **kwargs)
@@ -675,14 +778,12 @@ def _plain_op(cls: type, op: str) -> Callable[..., Any]:
         bound.apply_defaults()
         named = bound.arguments
 
-        resolved: dict[str, Any] = {}
-
         def run() -> Any:
             if op == "retract" and named["value"] is None:  # history names the value retracted
                 with contextlib.suppress(CorollaryError):
                     held = self._lookup.one_held(named["key"])
                     named["value"] = None if held is None else held.value
-            result = original(self, *args, **kwargs)
+            result = original(self, *given[0], **given[1])
             if op == "answer":  # the verdict kept is replayed as it was given, not recomputed
                 kept = self._promises.verdicts.get((result.key, canon(result.value)))
                 resolved["verdict"] = ([result.key, result.value, kept]
@@ -719,11 +820,11 @@ def _add_tool(cls: type) -> Callable[..., Any]:
 
     @functools.wraps(original)
     def add_tool(self: Any, fn: Callable[..., Any]) -> None:
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return original(self, fn)  # type: ignore[no-any-return]
+        # always an entry: whether it changes anything is known only once other writers'
+        # entries are applied, under the lock
         spec = spec_of(fn)
-        if self._trust.tools.get(spec.name) == spec:
-            return None  # known already: nothing changes, nothing to keep
         self._journaled("add_tool", (_spec_fields(spec),), {}, lambda: original(self, fn),
                         lambda result: [])
         return None
@@ -735,7 +836,7 @@ def _called(cls: type) -> Callable[..., Any]:
     original = cls._called  # type: ignore[attr-defined]
 
     def _called_(self: Any, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
-        if self._jsession is None or self._jdepth:
+        if self._jsession is None or self._jinner():
             return original(self, fn, call, result)
         args = (_spec_fields(call.spec), call.key, call.arguments, result)
         return self._journaled("call", args, {}, lambda: original(self, fn, call, result),
@@ -749,10 +850,10 @@ def _rule_op(cls: type, op: str) -> Callable[..., Any]:
 
     @functools.wraps(original)
     def method(self: Any, r: Rule) -> None:
-        if self._jsession is None or self._jdepth or not isinstance(r, Rule):
+        if self._jsession is None or self._jinner() or not isinstance(r, Rule):
             return original(self, r)  # type: ignore[no-any-return]
-        if op == "add_rule" and r in self._rules:
-            return original(self, r)  # type: ignore[no-any-return]  # nothing changes
+        # always an entry (a rule known here may have been removed by another writer: whether
+        # it changes anything is known only under the lock, once their entries are applied)
         self._journaled(op, (r.name,), {}, lambda: original(self, r), lambda result: [])
         return None
 
@@ -787,10 +888,22 @@ def _replay_answer(kb: Any, entry: Entry) -> None:
         kb._promises.verdicts[(key, canon(value))] = record
 
 
+def _replay_resolve(kb: Any, entry: Entry) -> None:
+    """Resolve as given: a conflict object (a key's, or a nogood's) or a name."""
+    kind = entry.resolved.get("conflict")
+    if kind is None:
+        _replay_plain(kb, entry)
+        return
+    bound = inspect.signature(type(kb).resolve).bind(kb, *entry.args, **entry.kwargs)
+    name = bound.arguments["conflict"]
+    bound.arguments["conflict"] = Conflict(name, (), nogood=bool(kind["nogood"]))
+    kb.resolve(*bound.args[1:], **bound.kwargs)
+
+
 def _replay_call(kb: Any, entry: Entry) -> None:
     fields, key, arguments, result = entry.args
     spec = ToolSpec(**fields)
-    if kb._trust.tools.get(spec.name) != spec:
+    if spec.name not in kb._trust.tools:  # as the call did: a known tool's spec is kept
         kb._trust.add_tool(spec)
         kb._engine.mark_source(spec.source)
     kb._called(None, PreparedCall(spec, key, arguments), result)
@@ -812,6 +925,7 @@ def _replay_remove_rule(kb: Any, entry: Entry) -> None:
 
 REPLAY: dict[str, Callable[[Any, Entry], None]] = {
     **{op: _replay_plain for op in PLAIN_OPS}, "answer": _replay_answer,
+    "resolve": _replay_resolve,
     "call": _replay_call, "add_tool": _replay_add_tool, "add_rule": _replay_add_rule,
     "remove_rule": _replay_remove_rule,
 }
@@ -855,6 +969,9 @@ def _split_options(options: Mapping[str, Any]) -> dict[str, Any]:
 def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClock,
                      options: Mapping[str, Any], where: str) -> Any:
     load = {k: options[k] for k in _LOAD if k in options}
+    # the policy is this process's configuration (docs/journal.md), never the one saved by the
+    # process that wrote the checkpoint: none unless given
+    load["conflict_policy"] = options.get("conflict_policy")
     kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)  # type: ignore[attr-defined]
     if "max_rule_firings" in options:
         kb.max_rule_firings = kb._rules.max_firings = check_int(
@@ -863,6 +980,23 @@ def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClo
         kb.max_rule_seconds = kb._rules.max_seconds = check_number(
             options["max_rule_seconds"], "max_rule_seconds", finite=False, low=1e-6)
     return kb
+
+
+def _convert_first(cls: type[BeliefBase], store: Any, ledger: TrustLedger, session_id: str,
+                   options: Mapping[str, Any]) -> None:
+    """A whole-snapshot session (``save_session``) of this id becomes the journal's start (as
+    :func:`convert_to_journal`), so opening it never hides its beliefs behind an empty journal."""
+    try:
+        store.read_session(session_id)
+    except SessionNotFoundError:
+        return
+    try:
+        convert_to_journal(cls, ledger, session_id,
+                           **{k: options[k] for k in ("functions", "rules", "tools")
+                              if k in options})
+    except JournalError:
+        if store.read_checkpoint(session_id) is None:  # pragma: no cover - not a race
+            raise
 
 
 def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,
@@ -884,6 +1018,9 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
     jclock = JournalClock(clock or system_clock)
     where = f"session {session_id!r}"
     found = store.read_checkpoint(session_id)
+    if found is None:
+        _convert_first(cls, store, ledger, session_id, options)
+        found = store.read_checkpoint(session_id)
     if found is None:  # a new session: its first checkpoint, under the lock (one creator)
         with store.journal(session_id):
             if store.read_checkpoint(session_id) is None:
@@ -899,7 +1036,11 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
     doc = decode_bytes(data, "snapshot", where)
     kb = _from_checkpoint(jclass, doc, ledger, jclock, options, where)
     kb._jattach(store, session_id, jclock, seq, options, every, seconds)
+    head = store.journal_head(session_id)  # before the entries: others may append meanwhile
     kb._japply(store.journal_entries(session_id, seq), [])
+    if kb._jseen < head:
+        raise JournalCorruptError(f"the journal of {where} ends at {kb._jseen} but its head "
+                                  f"says {head}: entries are missing", where)
     return kb
 
 
@@ -940,15 +1081,17 @@ def convert_to_journal(cls: type[BeliefBase], ledger: TrustLedger, session_id: s
     kb = cls.from_dict(doc, ledger=ledger, path=where, functions=functions,
                               rules=rules, tools=tools)  # checks it all
     own = doc.get("ledger")
+    mine = None
     if own is not None:  # a base with a ledger of its own: its outcomes join this ledger
         mine = cls.from_dict(doc, path=where, functions=functions, rules=rules,
                                     tools=tools)
-        ledger.record_many(mine.ledger.outcomes())
     with store.journal(session_id):
         if store.journal_head(session_id) or store.read_checkpoint(session_id) is not None:
             if not overwrite:
                 raise JournalError(f"{where} already has a journal; pass overwrite=True to "
                                    "replace it", where)
             store.delete_journal(session_id)
+        if mine is not None:  # in the conversion's transaction: a refusal records nothing
+            ledger.record_many(mine.ledger.outcomes())
         store.write_checkpoint(session_id, 0, encode(state_to_dict(kb._state()), "msgpack"))
     return 0
