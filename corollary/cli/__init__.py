@@ -92,6 +92,8 @@ def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
     when.add_argument("--at", type=_seconds, metavar="SECONDS",
                       help="read the base at this POSIX time (default: when it was saved)")
     when.add_argument("--now", action="store_true", help="read the base at the wall clock")
+    where.add_argument("--as-of", dest="as_of", type=_seconds, metavar="T",
+                       help="a journaled session as it stood at journal time T (POSIX seconds)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -149,6 +151,21 @@ def build_parser() -> argparse.ArgumentParser:
             cmd.add_argument("--at", type=_seconds, metavar="SECONDS",
                              help="score the track records at this POSIX time (it matters for a "
                                   "ledger that forgets; default: now)")
+    past = add("history", "list a journaled session's changes, oldest first (kb.history)")
+    past.add_argument("key", nargs="?", metavar="KEY", help="only the changes naming this key")
+    past.add_argument("--ledger", metavar="PATH", help="the ledger keeping the session "
+                                                       "(default: the default ledger)")
+    past.add_argument("--session", metavar="ID", required=True, help="the journaled session")
+    past.add_argument("--since", type=_seconds, metavar="T",
+                      help="only changes at or after journal time T (POSIX seconds)")
+    past.add_argument("--json", action="store_true", help="print one JSON document")
+    _imports(past, "imports")
+    turn = add("convert", "turn a whole-snapshot session into a journaled one (same id)")
+    turn.add_argument("ledger", metavar="LEDGER", help="a SQLite or PostgreSQL ledger")
+    turn.add_argument("session", metavar="SESSION", help="the saved session to convert")
+    turn.add_argument("--overwrite", action="store_true",
+                      help="replace a journal the session already has")
+    _imports(turn, "imports")
     serve = add("mcp", "serve a base to agent frameworks over MCP (needs corollary[mcp])")
     serve.add_argument("--ledger", metavar="PATH",
                        help="the ledger that keeps the session (created if new; default: "

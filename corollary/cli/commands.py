@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -13,10 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from ..facade.base import BeliefBase
+from ..facade.journal_entries import decode_entry, history_entry
 from ..foundations._format import format_number
 from ..foundations.errors import (
     CorollaryError,
     MissingProgramError,
+    SessionNotFoundError,
     UnknownBeliefError,
     UnknownSourceError,
 )
@@ -26,11 +29,19 @@ from ..reasons.tools import spec_of
 from ..render import graph_data, to_dot, to_mermaid
 from ..snapshot.state import read_session
 from ..trust.ledger import DEFAULT_PRIOR, TrustLedger
-from .opening import Opened, ledger_name, open_base, open_ledger_to_read
+from .opening import (
+    Opened,
+    check_bindings,
+    journal_doc,
+    journal_sessions,
+    ledger_name,
+    open_base,
+    open_ledger_to_read,
+)
 from .output import JSON_VERSION, confidence, emit_json, iso, json_text, say, table, terminal_safe
 
-__all__ = ["beliefs", "conflicts", "explain", "faded", "graph", "parse_value", "recall",
-           "sessions", "sources"]
+__all__ = ["beliefs", "conflicts", "convert", "explain", "faded", "graph", "history",
+           "parse_value", "recall", "sessions", "sources"]
 
 
 def parse_value(text: str) -> Any:
@@ -47,7 +58,8 @@ def parse_value(text: str) -> Any:
 
 
 def _opened(args: argparse.Namespace) -> Any:
-    return open_base(args.base, args.ledger, args.session, at=args.at, now=args.now)
+    return open_base(args.base, args.ledger, args.session, at=args.at, now=args.now,
+                     as_of=args.as_of)
 
 
 def _document(command: str, opened: Opened, **fields: Any) -> dict[str, Any]:
@@ -214,9 +226,12 @@ def sessions(args: argparse.Namespace) -> int:
         # an id a hand-edited or damaged ledger stores as a BLOB (or a number) is no session
         # id: it is reported in its own row, not compared with the others (that raised
         # TypeError and listed nothing)
-        names = sorted(s for s in listed if isinstance(s, str))
-        rows = [_session_row(ledger, session) for session in names]
+        journaled = set(journal_sessions(ledger))
+        names = sorted({s for s in listed if isinstance(s, str)} | journaled)
+        rows = [_journal_row(ledger, session) if session in journaled
+                else _session_row(ledger, session) for session in names]
         rows += [{"id": repr(s), "version": None, "taken_at": None, "beliefs": None,
+                  "journal": None,
                   "error": f"corrupt ledger: a session id stored as {type(s).__name__}, not text"}
                  for s in sorted((s for s in listed if not isinstance(s, str)), key=repr)]
     if args.json:
@@ -226,7 +241,8 @@ def sessions(args: argparse.Namespace) -> int:
         say(f"no sessions in {ledger_name(args.ledger)}")
     else:
         say(table(["SESSION", "VERSION", "SAVED AT", "BELIEFS"], [
-            [r["id"], str(r["version"] or "-"), iso(r["taken_at"]),
+            [r["id"], (f"journal {r['journal']}" if r["journal"] is not None
+                       else str(r["version"] or "-")), iso(r["taken_at"]),
              "-" if r["beliefs"] is None else str(r["beliefs"])]
             + ([f"unreadable: {r['error']}"] if r["error"] else []) for r in rows]))
     return 0
@@ -235,7 +251,7 @@ def sessions(args: argparse.Namespace) -> int:
 def _session_row(ledger: TrustLedger, session: str) -> dict[str, Any]:
     """A session's row; one that cannot be read says why, in ``error``."""
     row: dict[str, Any] = {"id": session, "version": None, "taken_at": None,
-                           "beliefs": None, "error": None}
+                           "beliefs": None, "journal": None, "error": None}
     try:
         doc, version = read_session(ledger.store, session)
         taken_at = doc.get("taken_at") if isinstance(doc, dict) else None
@@ -250,6 +266,77 @@ def _session_row(ledger: TrustLedger, session: str) -> dict[str, Any]:
         taken_at, bool) else None
     row["beliefs"] = len(beliefs_) if isinstance(beliefs_, list) else None
     return row
+
+
+def _journal_row(ledger: TrustLedger, session: str) -> dict[str, Any]:
+    """A journaled session's row: ``journal`` is its last entry's number, ``taken_at`` that
+    entry's time (the newest checkpoint's, before any entry), ``beliefs`` the checkpoint's."""
+    row: dict[str, Any] = {"id": session, "version": None, "taken_at": None,
+                           "beliefs": None, "journal": None, "error": None}
+    store: Any = ledger.store
+    try:
+        head = store.journal_head(session)
+        doc = journal_doc(ledger, session)
+        last = store.journal_entries(session, head - 1, head) if head else []
+        taken_at = decode_entry(*last[0]).at if last else (
+            doc.get("taken_at") if isinstance(doc, dict) else None)
+    except (CorollaryError, ValueError, KeyError, TypeError) as exc:
+        row["error"] = str(exc)
+        return row
+    row["journal"] = head
+    row["taken_at"] = taken_at if isinstance(taken_at, (int, float)) and not isinstance(
+        taken_at, bool) else None
+    return row
+
+
+def history(args: argparse.Namespace) -> int:
+    """``corollary history --session ID [KEY] [--since T]``: a journaled session's changes
+    (read from its journal: no rule or tool needs importing)."""
+    with open_ledger_to_read(args.ledger) as ledger:
+        if journal_doc(ledger, args.session) is None:
+            raise SessionNotFoundError(f"no journaled session {args.session!r} in "
+                                       f"{ledger_name(args.ledger)} (corollary convert turns a "
+                                       "saved session into one)")
+        store: Any = ledger.store
+        after = 0
+        if args.since is not None:
+            after = store.journal_seq_at(args.session, math.nextafter(args.since, -math.inf))
+        found = []
+        for seq, raw in store.journal_entries(args.session, after):
+            entry = decode_entry(seq, raw, f"session {args.session!r}")
+            if args.key is None or any(s[0] == args.key for s in entry.subjects):
+                found.append(history_entry(entry, args.key))
+    if args.json:
+        emit_json({"version": JSON_VERSION, "command": "history",
+                   "ledger": ledger_name(args.ledger), "session": args.session,
+                   "key": args.key, "since": args.since, "changes": [
+                       {"seq": h.seq, "time": h.time, "operation": h.operation, "key": h.key,
+                        "value": plain(h.value), "source": h.source, "reason": h.reason,
+                        "label": h.label, "confidence": h.confidence, "keys": list(h.keys)}
+                       for h in found]})
+    elif not found:
+        say(f"no changes in session {args.session!r}"
+            + (f" naming {args.key!r}" if args.key else ""))
+    else:
+        say(table(["SEQ", "TIME", "OPERATION", "KEY", "VALUE", "SOURCE", "LABEL", "CONFIDENCE",
+                   "REASON"], [
+            [str(h.seq), iso(h.time), h.operation,
+             h.key if h.key is not None else ", ".join(h.keys) or "-",
+             "-" if h.value is None else repr(h.value), h.source or "-", h.label or "-",
+             "-" if h.confidence is None else confidence(h.confidence), h.reason or "-"]
+            for h in found]))
+    return 0
+
+
+def convert(args: argparse.Namespace) -> int:
+    """``corollary convert LEDGER SESSION``: the saved session becomes a journaled one."""
+    with open_ledger_to_read(args.ledger) as ledger:
+        doc, _ = read_session(ledger.store, args.session)
+        check_bindings(doc, f"session {args.session!r}")
+        BeliefBase.convert_session(ledger, args.session, overwrite=args.overwrite)
+    say(f"session {args.session!r} is now journaled in {ledger_name(args.ledger)} "
+        "(its saved snapshot is left as it was)")
+    return 0
 
 
 def _source_row(ledger: TrustLedger, source: str, at: float) -> dict[str, Any]:

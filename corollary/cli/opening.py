@@ -24,19 +24,27 @@ from typing import Any
 import attrs
 
 from ..facade.base import BeliefBase
+from ..foundations._io import decode_bytes
 from ..foundations.clock import Clock, ManualClock, system_clock
-from ..foundations.errors import InvalidInputError, SessionNotFoundError, SnapshotError, StoreError
+from ..foundations.errors import (
+    InvalidInputError,
+    JournalUnsupportedError,
+    SessionNotFoundError,
+    SnapshotError,
+    StoreError,
+)
 from ..reasons.rules import REGISTRY as RULES
 from ..reasons.rules import Rule
 from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
 from ..trust.ledger import TrustLedger, open_ledger
+from ..trust.stores.base import JOURNAL_METHODS
 from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
-__all__ = ["Imported", "Opened", "check_bindings", "import_modules", "ledger_name", "open_base",
-           "open_ledger_to_read", "open_session_to_serve"]
+__all__ = ["Imported", "Opened", "check_bindings", "import_modules", "journal_doc",
+           "journal_sessions", "ledger_name", "open_base", "open_ledger_to_read", "open_to_serve"]
 
 
 @attrs.frozen
@@ -174,17 +182,57 @@ def check_bindings(doc: Any, where: object) -> None:
                         f"pass {hint}", where)
 
 
-def open_session_to_serve(ledger: TrustLedger, session: str,
-                          imported: Imported = NOTHING_IMPORTED) -> BeliefBase:
-    """The base a server serves (``corollary mcp``): ``session`` as saved in ``ledger``, or a
-    new base saved there at once (``corollary sessions`` lists it from the start).
+def _keeps_journals(ledger: TrustLedger) -> bool:
+    """Whether the ledger's store keeps session journals: it has the journal methods, and
+    they do not refuse (the JSON-file store's raise :class:`JournalUnsupportedError`)."""
+    store = ledger.store
+    if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
+        return False
+    try:
+        store.journal_sessions()  # type: ignore[attr-defined]
+    except JournalUnsupportedError:
+        return False
+    return True
+
+
+def journal_sessions(ledger: TrustLedger) -> list[str]:
+    """The ledger's journaled sessions (none if it keeps no journals)."""
+    if not _keeps_journals(ledger):
+        return []
+    return list(ledger.store.journal_sessions())  # type: ignore[attr-defined]
+
+
+def journal_doc(ledger: TrustLedger, session: str) -> Any | None:
+    """The newest checkpoint document of ``session``'s journal; ``None`` when the ledger keeps
+    no journals or the session has none (docs/journal.md)."""
+    store = ledger.store
+    if not _keeps_journals(ledger):
+        return None
+    found = store.read_checkpoint(session)  # type: ignore[attr-defined]
+    if found is None:
+        return None
+    return decode_bytes(found[1], "snapshot", f"session {session!r}")
+
+
+def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHING_IMPORTED,
+                  *, clock: Clock | None = None) -> tuple[BeliefBase, str]:
+    """The base ``corollary mcp`` serves, and how it was found.
+
+    A ledger that keeps journals (SQLite, PostgreSQL, memory) serves the session's journal
+    (:meth:`~corollary.BeliefBase.open_session`): ``"journal"`` if it had one, ``"converted"``
+    if a whole-snapshot session of that id was turned into one first (the snapshot is left as
+    it was), ``"new"`` if the session is new. Any other ledger (a JSON file) serves a whole
+    snapshot saved after every change: ``"snapshot"`` (an existing one) or ``"new snapshot"``
+    (saved at once, so ``corollary sessions`` lists it from the start).
 
     The ``--import``ed rules and tools are part of it either way: a new session starts with
-    them, and a saved one that lacks some (saved by a server started without ``--import``, or
-    before the module gained a rule) gets them and is saved again, so what the server serves
-    is what a restart would serve. A rule added fires at once over what is held; one that
-    fails refuses the start (nothing is saved). A saved session's rules and tools that no
-    imported module defines refuse it too, naming what to ``--import``.
+    them, and an existing one that lacks some (kept by a server started without ``--import``,
+    or before the module gained a rule) gets them, so what the server serves is what a restart
+    would serve. On a journal each one added is a change of its own (one entry, which other
+    servers of the session apply too); a snapshot is saved again once they are all added. A
+    rule added fires at once over what is held; one that fails refuses the start (its entry,
+    or the snapshot, is not written). Rules or tools the session needs that no imported
+    module defines are refused first, naming what to ``--import``.
 
     Examples
     --------
@@ -193,18 +241,45 @@ def open_session_to_serve(ledger: TrustLedger, session: str,
     ... def double(x):
     ...     return 2 * x
     >>> with open_ledger(":memory:") as ledger:
-    ...     kb = open_session_to_serve(ledger, "s", Imported(rules=(double,)))
+    ...     kb, how = open_to_serve(ledger, "s", Imported(rules=(double,)))
     ...     kb.assert_("x", 21, source="tool:t")
-    ...     kb.value("double"), [r.name for r in kb.rules]
-    (42, ['doc.double'])
+    ...     how, kb.value("double"), [r.name for r in kb.rules]
+    ('new', 42, ['doc.double'])
     """
-    if session not in ledger.store.list_sessions():
-        kb = BeliefBase(ledger=ledger, rules=imported.rules, tools=imported.tools)
-        kb.save_session(session)
-        return kb
-    doc, _ = read_session(ledger.store, session)
-    check_bindings(doc, f"session {session!r}")  # names what to --import
-    kb = BeliefBase.load_session(ledger, session)
+    where = f"session {session!r}"
+    capable = _keeps_journals(ledger)
+    snapshots = ledger.store.list_sessions()
+    if not capable:
+        if session not in snapshots:
+            kb = BeliefBase(ledger=ledger, clock=clock, rules=imported.rules,
+                            tools=imported.tools)
+            kb.save_session(session)  # the session exists from the start (corollary sessions)
+            return kb, "new snapshot"
+        doc, _ = read_session(ledger.store, session)
+        check_bindings(doc, where)
+        kb = BeliefBase.load_session(ledger, session, clock=clock)
+        if _add_imported(kb, imported):
+            kb.save_session(session)
+        return kb, "snapshot"
+    doc = journal_doc(ledger, session)
+    how = "journal"
+    if doc is not None:
+        check_bindings(doc, where)
+    elif session in snapshots:
+        doc, _ = read_session(ledger.store, session)
+        check_bindings(doc, where)
+        BeliefBase.convert_session(ledger, session)
+        how = "converted"
+    else:
+        how = "new"
+    kb = BeliefBase.open_session(ledger, session, clock=clock)
+    _add_imported(kb, imported)  # each one a journal entry of its own
+    return kb, how
+
+
+def _add_imported(kb: BeliefBase, imported: Imported) -> bool:
+    """Add the imported tools and rules ``kb`` lacks (tools first: rules may call them);
+    return whether any was added."""
     tools = [t for t in imported.tools if spec_of(t).name not in kb.tools]
     held = {r.name for r in kb.rules}
     rules = [r for r in imported.rules if r.name not in held]
@@ -212,32 +287,53 @@ def open_session_to_serve(ledger: TrustLedger, session: str,
         kb.add_tool(t)
     for r in rules:
         kb.add_rule(r)
-    if tools or rules:
-        kb.save_session(session)
-    return kb
+    return bool(tools or rules)
 
 
 @contextmanager
 def open_base(snapshot: str | None, ledger: str | None, session: str | None,
-              at: float | None = None, now: bool = False) -> Iterator[Opened]:
+              at: float | None = None, now: bool = False,
+              as_of: float | None = None) -> Iterator[Opened]:
     """Open the base a command reads: ``snapshot`` (a file; with ``ledger``, attached to it) or
     ``session`` in ``ledger`` (default: the default ledger), at the time it was saved unless
-    ``at`` or ``now`` say otherwise. The ledger is closed when the block ends."""
+    ``at`` or ``now`` say otherwise. The ledger is closed when the block ends.
+
+    A journaled session (what ``corollary mcp`` keeps) is read as its journal stands now, every
+    writer's entries applied, at the wall clock (or ``at``); ``as_of`` reads it as it stood at
+    that journal time instead (:meth:`~corollary.BeliefBase.as_of`).
+    """
     opened = None
     try:
         if session is not None:
             opened = open_ledger_to_read(ledger)
             name = ledger_name(ledger)
+            doc = journal_doc(opened, session)
+            if doc is not None:
+                check_bindings(doc, f"session {session!r}")
+                clock = ManualClock(at) if at is not None else system_clock
+                kb = BeliefBase.open_session(opened, session, clock=clock)
+                where: dict[str, Any] = {"ledger": name, "session": session,
+                                         "journal_seq": kb.journal_seq}  # type: ignore[attr-defined]
+                if as_of is not None:
+                    kb = kb.as_of(as_of)  # type: ignore[attr-defined]
+                    where.update(as_of=as_of, journal_seq=kb.journal_seq)  # type: ignore[attr-defined]
+                yield Opened(kb, where)
+                return
+            if as_of is not None:
+                raise InvalidInputError(f"--as-of reads a journaled session; session {session!r} "
+                                        "is a whole snapshot (corollary convert makes it one)")
             try:
                 doc, version = read_session(opened.store, session)
             except SessionNotFoundError:
                 raise SessionNotFoundError(
                     f"no session {session!r} in {name}{_sessions_hint(opened, session)}") from None
-            where: dict[str, Any] = {"ledger": name, "session": session,
-                                     "session_version": version}
+            where = {"ledger": name, "session": session, "session_version": version}
             source = f"session {session!r}"
         else:
             assert snapshot is not None
+            if as_of is not None:
+                raise InvalidInputError("--as-of reads a journaled session: give --ledger PATH "
+                                        "--session ID")
             doc = read_file(snapshot)
             where = {"snapshot": snapshot}
             source = snapshot
@@ -262,7 +358,7 @@ def open_base(snapshot: str | None, ledger: str | None, session: str | None,
 
 
 def _sessions_hint(ledger: TrustLedger, session: str) -> str:
-    sessions = ledger.store.list_sessions()
+    sessions = sorted(set(ledger.store.list_sessions()) | set(journal_sessions(ledger)))
     if not sessions:
         return " (it holds no sessions)"
     close = difflib.get_close_matches(session, sessions, n=3)

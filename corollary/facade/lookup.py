@@ -119,7 +119,7 @@ def current_reader(clock: Clock, trust: TrustView, engine: Engine,
 class Lookup:
     """The beliefs a query names, synchronised to now (see the module docstring)."""
 
-    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine", "current")
+    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine", "current", "pins", "picks")
 
     def __init__(self, clock: Clock, trust: TrustView, engine: Engine, rules: RuleEngine,
                  sync_engine: EngineSync) -> None:
@@ -131,6 +131,11 @@ class Lookup:
         #: ``current(key)``: the one value of ``key`` when reading it needs no
         #: synchronisation now, else ``None`` (see :func:`current_reader`).
         self.current = current_reader(clock, trust, engine, rules)
+        #: A journaled base's record of "the held value" a change resolved (``picks``: key ->
+        #: value, filled while the change runs) and, while an entry is replayed, the values it
+        #: resolved then (``pins``), so a replay resolves the same (docs/journal.md).
+        self.pins: dict[str, Any] | None = None
+        self.picks: dict[str, Any] | None = None
 
     def sync(self, targets: Iterable[Belief] | None = None) -> float:
         """Bring ``targets`` (default: everything) up to now: other processes' outcomes, due
@@ -175,6 +180,12 @@ class Lookup:
     def held_belief(self, key: str, what: str) -> Belief:
         """The one value of ``key`` held now; ``what`` names the key in errors."""
         values = self.values(key)
+        pins = self.pins
+        if pins is not None and key in pins:  # a replay: the value resolved when it was made
+            vid = canon(pins[key])
+            for b in values:
+                if b.vid == vid:
+                    return b
         held = [b for b in values if b.label is IN]
         if not held:
             out = "; ".join(f"{b.value!r} is OUT ({b.why})" for b in sorted(values, key=lambda b: b.seq))
@@ -182,6 +193,8 @@ class Lookup:
         if len(held) > 1:
             raise AmbiguousValueError(
                 f"{what} {key!r} is in an open conflict: {conflict_between(key, held)}")
+        if self.picks is not None:
+            self.picks.setdefault(key, held[0].value)
         return held[0]
 
     def one_held(self, key: str) -> Belief | None:

@@ -3,8 +3,9 @@
 :func:`make_server` wraps a base in an MCP server (the SDK's ``MCPServer``) whose tools assert,
 claim, retract, record outcomes, explain, list and resolve, and whose resources
 ``belief://{key}`` and ``proof://{key}`` read one belief. :func:`serve` is ``corollary mcp``: it
-serves the base saved under a session in a ledger and saves it after every change, so a killed
-server loses nothing it acknowledged. See docs/mcp.md.
+serves a session of a ledger, as a journal on SQLite and PostgreSQL (one entry per change,
+several servers on one session) or as a snapshot saved after every change, so a killed server
+loses nothing it acknowledged. See docs/mcp.md.
 
 The SDK is the optional extra ``mcp`` (``pip install 'corollary[mcp]'``); it is imported only
 when a server is made, and its absence raises :class:`~corollary.foundations.errors.MissingExtraError`.
@@ -34,10 +35,13 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
     kb : BeliefBase
         The base the tools read and change. Tool calls may run in worker threads: the server
         serialises them with a lock, so use the base only through the server while it runs.
+        A journaled base (:meth:`~corollary.BeliefBase.open_session`) saves each change as one
+        journal entry and syncs with the session's other writers before every read and change.
     session : str, optional
-        Save ``kb`` under this session id in its ledger's store after every change
-        (:meth:`~corollary.BeliefBase.save_session`); a save that fails (another writer saved
-        the session meanwhile) is a tool error, and the server reloads the stored session.
+        For a base that is not journaled: save ``kb`` under this session id in its ledger's
+        store after every change (:meth:`~corollary.BeliefBase.save_session`); a save that
+        fails (another writer saved the session meanwhile) is a tool error, and the server
+        reloads the stored session.
     name : str
         The server's name, as clients show it.
     """
@@ -71,8 +75,9 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         names and ``host`` (the name clients or a reverse proxy use). See docs/mcp.md.
     rules, tools : sequence of @rule and @tool functions
         What the session's base runs (``--import``: what the imported modules define): a new
-        session starts with them, and a saved one that lacks some gets them and is saved
-        again (:func:`corollary.cli.opening.open_session_to_serve`).
+        session starts with them, and an existing one that lacks some gets them (on a
+        journal, one entry each; a snapshot is saved again):
+        :func:`corollary.cli.opening.open_to_serve`.
     """
     require("mcp.server", "mcp", _FEATURE)
     from ..cli.opening import Imported

@@ -15,13 +15,26 @@ both; what differs is said here once:
 - The HTTP app's DNS-rebinding check is turned off on both (:mod:`corollary.mcp.http` checks
   Host and Origin on every address instead): an argument of ``streamable_http_app`` in mcp 2,
   a server setting in mcp 1.
+- Resource updates: mcp 2 has ``subscriptions/listen`` (a client listens to URIs on a stream;
+  the server publishes ``ResourceUpdated`` on its subscription bus); mcp 1 has
+  ``resources/subscribe`` and ``resources/unsubscribe`` (the server sends
+  ``notifications/resources/updated`` on each subscribed session). mcp 1 runs sync tools on the
+  event loop's thread, mcp 2 in worker threads: :func:`resource_updates` sends from either.
+  mcp 1 does not advertise ``subscribe`` among the server's capabilities (its SDK always says
+  ``False``); clients that subscribe anyway are answered and told.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager, suppress
 from typing import Any
 from urllib.parse import unquote
 
+import anyio
+import anyio.from_thread
+import anyio.to_thread
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 
@@ -30,6 +43,7 @@ try:  # mcp 2
     from mcp.server.mcpserver import ResourceSecurity
     from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
     from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+    from mcp.shared.subscriptions import ResourceUpdated
 
     MAJOR = 2
 except ImportError:  # mcp 1.24 and later
@@ -44,17 +58,27 @@ except ImportError:  # mcp 1.24 and later
 
     ResourceNotFoundError = ResourceError  # type: ignore[misc,assignment]
     ResourceSecurity = None  # type: ignore[misc,assignment]
+    ResourceUpdated = None  # type: ignore[misc,assignment]
     MAJOR = 1
 
 __all__ = ["MAJOR", "FuncMetadata", "ResourceError", "ResourceNotFoundError", "Server",
-           "ToolError", "http_app", "new_server", "resource_key", "resource_options", "tool_hints"]
+           "ToolError", "http_app", "new_server", "resource_key", "resource_options",
+           "resource_updates", "tool_hints"]
+
+#: Lifespan of a server: entered while it runs (once for stdio; mcp 1 enters it once per
+#: streamable-HTTP session, mcp 2 once for the app).
+Lifespan = Callable[[Any], AbstractAsyncContextManager[Any]]
 
 
-def new_server(name: str, *, instructions: str, version: str) -> Any:
-    """The SDK's high-level server, logging at WARNING (stdout belongs to stdio)."""
+def new_server(name: str, *, instructions: str, version: str,
+               lifespan: Lifespan | None = None) -> Any:
+    """The SDK's high-level server, logging at WARNING (stdout belongs to stdio), running
+    ``lifespan`` (if given) while it serves."""
     if MAJOR == 2:
-        return Server(name, instructions=instructions, version=version, log_level="WARNING")
-    server: Any = Server(name, instructions=instructions, log_level="WARNING")
+        return Server(name, instructions=instructions, version=version, log_level="WARNING",
+                      lifespan=lifespan)
+    server: Any = Server(name, instructions=instructions, log_level="WARNING",
+                         lifespan=lifespan)
     server._mcp_server.version = version  # mcp 1 takes no version; clients read it here
     return server
 
@@ -87,3 +111,94 @@ def http_app(server: Any, host: str) -> Any:
     server.settings.transport_security = off
     server.settings.host = host
     return server.streamable_http_app()
+
+
+def resource_updates(server: Any, listening: Callable[[Sequence[str], int], None]
+                     ) -> Callable[[str], None]:
+    """Serve clients' subscriptions to resources; return ``updated(uri)``, which tells those
+    listening to ``uri`` that it changed (from a worker thread or the event loop's thread;
+    without a running server it does nothing).
+
+    ``listening(uris, n)`` is called in a worker thread when clients start (``n = 1``) or stop
+    (``n = -1``) listening to ``uris`` (URIs unquoted), so the server can watch what is
+    listened to only.
+    """
+    if MAJOR == 2:
+        return _listen_v2(server, listening)
+    return _subscribe_v1(server, listening)
+
+
+def _listen_v2(server: Any, listening: Callable[[Sequence[str], int], None]
+               ) -> Callable[[str], None]:
+    bus = server._subscriptions  # no public way to reach it outside a request
+    # the SDK's listen handler runs for as long as the client's stream is open: wrapped, it
+    # counts the URIs listened to (no public way to wrap one)
+    handlers = server._lowlevel_server._request_handlers
+    entry = handlers.get("subscriptions/listen")
+    if entry is not None:
+        inner = entry.handler
+
+        async def counting(ctx: Any, params: Any) -> Any:
+            wanted = getattr(params.notifications, "resource_subscriptions", None) or ()
+            uris = [unquote(str(u)) for u in wanted]
+            await anyio.to_thread.run_sync(listening, uris, 1)
+            try:
+                return await inner(ctx, params)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await anyio.to_thread.run_sync(listening, uris, -1)
+
+        handlers["subscriptions/listen"] = type(entry)(entry.params_type, counting)
+
+    def updated(uri: str) -> None:
+        with suppress(RuntimeError):  # not in an anyio worker thread: nobody to tell
+            anyio.from_thread.run(bus.publish, ResourceUpdated(uri=uri))
+
+    return updated
+
+
+def _subscribe_v1(server: Any, listening: Callable[[Sequence[str], int], None]
+                  ) -> Callable[[str], None]:
+    lowlevel = server._mcp_server
+    subscribed: dict[Any, dict[str, Any]] = {}  # session -> {unquoted URI: URI as sent}
+    pending: set[asyncio.Task[None]] = set()  # sends started from the loop's thread
+
+    @lowlevel.subscribe_resource()  # type: ignore[untyped-decorator,unused-ignore]
+    async def subscribe(uri: Any) -> None:
+        session = lowlevel.request_context.session
+        key = unquote(str(uri))
+        if key not in subscribed.setdefault(session, {}):
+            subscribed[session][key] = uri
+            await anyio.to_thread.run_sync(listening, [key], 1)
+
+    @lowlevel.unsubscribe_resource()  # type: ignore[untyped-decorator,unused-ignore]
+    async def unsubscribe(uri: Any) -> None:
+        key = unquote(str(uri))
+        if subscribed.get(lowlevel.request_context.session, {}).pop(key, None) is not None:
+            await anyio.to_thread.run_sync(listening, [key], -1)
+
+    async def send(uri: str) -> None:
+        key = unquote(uri)
+        for session, uris in list(subscribed.items()):
+            if key in uris:
+                try:
+                    await session.send_resource_updated(uris[key])
+                except Exception:  # noqa: BLE001 - the session is gone: forget what it listened to
+                    gone = list(subscribed.pop(session, {}))
+                    await anyio.to_thread.run_sync(listening, gone, -1)
+
+    def updated(uri: str) -> None:
+        if not any(unquote(uri) in uris for uris in subscribed.values()):
+            return
+        try:
+            anyio.from_thread.run(send, uri)  # from a worker thread
+        except RuntimeError:  # on the event loop's thread (mcp 1 runs sync tools there)
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return  # no server running: nobody to tell
+            task = loop.create_task(send(uri))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+    return updated

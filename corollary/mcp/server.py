@@ -3,8 +3,17 @@
 Every tool validates nothing itself: the base does, and a :class:`~corollary.foundations.errors.CorollaryError`
 becomes a tool error carrying corollary's message (``is_error``), with the base unchanged. Tools
 return typed models, so clients get input and output schemas. Changes run one at a time under a
-lock (the SDK runs sync tools in worker threads) and, when the server keeps a session, are saved
-before the tool answers.
+lock (mcp 2 runs sync tools in worker threads, mcp 1 on the event loop) and, when the server
+keeps a session, are saved before the tool answers. What differs between SDK majors is imported
+from :mod:`corollary.mcp.sdk` only.
+
+A journaled base (``BeliefBase.open_session``, what ``corollary mcp`` serves on a SQLite or
+PostgreSQL ledger) saves each change as one journal entry, committed with the outcomes it
+records, and applies other writers' entries first: several servers on one session converge.
+Every read syncs first, so it sees the other servers' changes; a refused change writes nothing.
+Clients may listen to ``belief://{key}`` (``subscriptions/listen`` on mcp 2,
+``resources/subscribe`` on mcp 1): the server tells them when the key's value or label changes
+(docs/mcp.md).
 """
 
 from __future__ import annotations
@@ -12,20 +21,24 @@ from __future__ import annotations
 import json
 import socket
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager, suppress
 from typing import Annotated, Any, Literal, NoReturn, TypeVar
 
+import anyio
+import anyio.to_thread
 from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..agent import prompts
-from ..cli.opening import NOTHING_IMPORTED, Imported, open_session_to_serve
+from ..cli.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
+from ..trust.stores.waiting import wait_journal
 from . import http
 from . import sdk as sdk_server
 from .sdk import FuncMetadata, ResourceError, ResourceNotFoundError, ToolError
@@ -50,7 +63,8 @@ class Changed(BeliefState):
     """The belief a change touched, after the change (and after it was saved)."""
 
     saved_version: int | None = Field(
-        description="The session's version once this change was saved; null when the server "
+        description="The session's version once this change was saved (for a journaled "
+                    "session, the change's entry number in its journal); null when the server "
                     "keeps no session")
 
 
@@ -174,37 +188,109 @@ class Citation(BaseModel):
 
 # -- the base, one call at a time ------------------------------------------------------------------
 class Served:
-    """The base a server serves: one lock around it, and its session saved after changes."""
+    """The base a server serves: one lock around it, and its session saved after changes.
+
+    A journaled base (``kb.session_id`` set) saves each change itself, as one journal entry;
+    reads and changes sync with the other writers of its session first.
+    """
 
     def __init__(self, kb: BeliefBase, session: str | None) -> None:
         self.kb = kb
-        self.session = session
+        self.journaled = getattr(kb, "session_id", None) is not None
+        self.session = session if not self.journaled else kb.session_id  # type: ignore[attr-defined]
         self.lock = threading.Lock()
+        #: tells clients listening to a URI that it changed (set by build: sdk.resource_updates)
+        self.updated_uri: Callable[[str], None] | None = None
+        self.follower = threading.Lock()  # one follower at a time (mcp 1 runs one per session)
+        self.listened: dict[str, int] = {}  # belief:// keys clients listen to, and how many
+        self.updated: set[str] = set()  # listened keys changed since the last publish
+        self._watch: Any = None
+
+    def listen(self, uris: Sequence[str], more: int) -> None:
+        """Count clients listening to ``uris`` (``more``: +1 or -1); watch the keys of the
+        ``belief://`` ones."""
+        keys = [uri[len("belief://"):] for uri in uris if uri.startswith("belief://")]
+        if not keys:
+            return
+        with self.lock:
+            for key in keys:
+                self.listened[key] = self.listened.get(key, 0) + more
+                if self.listened[key] <= 0:
+                    del self.listened[key]
+            if self._watch is not None:
+                self._watch.stop()
+                self._watch = None
+            if self.journaled and self.listened:
+                # watching only the listened keys keeps a change's cost independent of the base
+                self._watch = self.kb.watch(  # type: ignore[attr-defined]
+                    lambda event: self.updated.add(event.key), keys=sorted(self.listened))
+
+    def publish(self) -> None:
+        """Tell listening clients which beliefs changed (from a tool or the follower)."""
+        if not self.updated or self.updated_uri is None:
+            return
+        with self.lock:
+            keys, self.updated = sorted(self.updated), set()
+        for key in keys:
+            self.updated_uri(f"belief://{key}")
+
+    def follow(self, wait: float) -> None:
+        """Wait (at most ``wait`` seconds) for other writers' entries, then apply them, so
+        listening clients hear of their changes without a request of their own."""
+        if not self.follower.acquire(blocking=False):  # another session's follower follows
+            time.sleep(wait)
+            return
+        try:
+            seen = int(self.kb.journal_seq)  # type: ignore[attr-defined]
+            store = self.kb.ledger.store
+            if wait_journal(store, str(self.session), seen, wait, interval=0.2) <= seen:
+                return
+            with self.lock, suppress(CorollaryError):  # a failing sync is the next request's
+                self.kb.sync()  # type: ignore[attr-defined]
+        finally:
+            self.follower.release()
 
     @contextmanager
     def reading(self) -> Iterator[BeliefBase]:
         with self.lock, _as_tool_error():
+            if self.journaled:
+                self.kb.sync()  # type: ignore[attr-defined]
             yield self.kb
+        self.publish()
 
     def change(self, apply: Callable[[BeliefBase], T]) -> tuple[T, int | None]:
         """Apply a change and save it; return what ``apply`` returned and the saved version."""
         with self.lock, _as_tool_error():
+            if self.journaled:
+                self.kb.sync()  # type: ignore[attr-defined]
             result = apply(self.kb)
-            return result, self._save()
+            done = result, self._save()
+        self.publish()
+        return done
 
     def change_belief(self, apply: Callable[[BeliefBase], tuple[str, Any]]) -> Changed:
         """Apply a change that returns the ``(key, value)`` it touched; answer that belief's
         state after the change, and the version it was saved as."""
         with self.lock, _as_tool_error():
+            if self.journaled:
+                self.kb.sync()  # type: ignore[attr-defined]
             key, value = apply(self.kb)
             try:
                 state = _state(self.kb, key, value)
             except CorollaryError as exc:
+                if self.journaled:  # the entry is committed: say so rather than drop it
+                    raise ToolError(f"{exc} (reading the change back failed; the change "
+                                    f"itself was saved as entry {self._save()} of the "
+                                    "session's journal: read it again)") from exc
                 # all or nothing: a change whose answer cannot be given is not kept either
                 self._unsaved(exc, "reading the change back failed")
-            return Changed(**state, saved_version=self._save())
+            changed = Changed(**state, saved_version=self._save())
+        self.publish()
+        return changed
 
     def _save(self) -> int | None:
+        if self.journaled:  # committed by the change itself
+            return int(self.kb.journal_seq)  # type: ignore[attr-defined]
         if self.session is None:
             return None
         try:
@@ -260,6 +346,8 @@ def _null_state(kb: BeliefBase, key: str) -> tuple[Literal["IN", "OUT"], float]:
 Key = Annotated[str, Field(description="The belief's key, e.g. 'revenue:Q3'")]
 Source = Annotated[str, Field(description="Who says it, as 'kind:name': 'tool:quote', "
                                           "'document:10-K', 'human:ops', 'model:gpt'")]
+#: Seconds a journaled server waits for other writers' entries between looks (its follower).
+FOLLOW_WAIT = 1.0
 #: The most beliefs one call of recall, and of beliefs, lists.
 RECALL_MOST = 50
 BELIEFS_MOST = 10_000
@@ -273,9 +361,27 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     if not isinstance(kb, BeliefBase):
         raise TypeError("make_server needs a BeliefBase")
     served = Served(kb, session)
+
+    @asynccontextmanager
+    async def following(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        """While the server runs, apply other writers' entries as they come (journaled
+        bases), so clients listening to a belief hear of another server's change."""
+        async with anyio.create_task_group() as tasks:
+            async def loop() -> None:
+                while True:
+                    await anyio.to_thread.run_sync(served.follow, FOLLOW_WAIT,
+                                                   abandon_on_cancel=True)
+                    await anyio.to_thread.run_sync(served.publish)
+
+            if served.journaled:
+                tasks.start_soon(loop)
+            yield {}
+            tasks.cancel_scope.cancel()
+
     # the instructions are one of the texts the agent's prompts hold (corollary.agent.prompts)
     server = sdk_server.new_server(name, instructions=prompts.MCP_INSTRUCTIONS,
-                                   version=__version__)
+                                   version=__version__, lifespan=following)
+    served.updated_uri = sdk_server.resource_updates(server, served.listen)
 
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
@@ -524,7 +630,7 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
     with open_ledger(ledger) as opened:
-        kb = open_session_to_serve(opened, session, imported)  # the --import'ed rules in it
+        kb, _ = open_to_serve(opened, session, imported)  # the --import'ed rules in it
         server = build(kb, session=session)
         if transport == "http":
             _serve_http(server, listening, host=host, token=token, allowed=allowed)

@@ -161,6 +161,12 @@ class Engine:
         #: When the next premise expires (``inf`` if none does): a query at an earlier time
         #: has no expiry to process.
         self.next_expiry = math.inf
+        #: Keep the expiries processed (``_expired``) so that :meth:`rewind` can schedule them
+        #: again: a journaled base replays entries at times older than its reads (docs/journal.md).
+        self.rewindable = False
+        self._expired: list[tuple[float, int, Belief, PremiseRecord]] = []
+        #: The latest expiry time processed and kept (``-inf``: none).
+        self.expired_to = -math.inf
         self._reasons: dict[Belief, dict[tuple[Any, ...], Justification]] = {}
         self._seq = itertools.count(1)
         #: The what-if running now (:meth:`trial`), whose sweeps save the memos they write.
@@ -725,10 +731,37 @@ class Engine:
         """Process every premise expiry at or before ``now``."""
         heap = self._expiries
         while heap and heap[0][0] <= now:
-            _, _, b, record = heapq.heappop(heap)
-            ev = b.evidence  # the very record still stands (a renewal made a new one)
-            if ev is record or (type(ev) is list and any(r is record for r in ev)):
+            item = heapq.heappop(heap)
+            _, _, b, record = item
+            if self._stands(b, record):  # the very record (a renewal made a new one)
                 self.mark(b)
+                if self.rewindable:
+                    self._expired.append(item)
+                    self.expired_to = max(self.expired_to, item[0])
+        self.next_expiry = heap[0][0] if heap else math.inf
+
+    @staticmethod
+    def _stands(b: Belief, record: PremiseRecord) -> bool:
+        ev = b.evidence
+        return ev is record or (type(ev) is list and any(r is record for r in ev))
+
+    def rewind(self, now: float) -> None:
+        """Time goes back to ``now`` (a journal replays an entry older than its reads): the
+        expiries processed after ``now`` are scheduled again, with their numbers, and what they
+        reached is marked, so it is evaluated at ``now`` and expires again when time comes
+        back. A premise replaced since is forgotten."""
+        kept = []
+        for item in self._expired:
+            if not self._stands(item[2], item[3]):
+                continue
+            if item[0] > now:
+                heapq.heappush(self._expiries, item)
+                self.mark(item[2])
+            else:
+                kept.append(item)
+        self._expired = kept
+        self.expired_to = max((item[0] for item in kept), default=-math.inf)
+        heap = self._expiries
         self.next_expiry = heap[0][0] if heap else math.inf
 
     def sync(self, now: float, targets: Iterable[Belief] | None = None) -> None:

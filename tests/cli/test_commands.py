@@ -388,6 +388,7 @@ def test_sessions_and_json(shop: Shop) -> None:
     assert json.loads(done.stdout) == {
         "version": JSON_VERSION, "command": "sessions", "ledger": str(shop.ledger),
         "sessions": [{"id": "shop-1", "version": 1, "taken_at": TAKEN_AT, "beliefs": 9,
+                      "journal": None,
                       "error": None}]}
     lines = run(shop, "sessions", str(shop.ledger)).stdout.splitlines()
     assert lines[0].split() == ["SESSION", "VERSION", "SAVED", "AT", "BELIEFS"]

@@ -46,9 +46,11 @@ def _home(tmp_path: Path) -> Path:
     return home
 
 
-def _serve(home: Path, session: str, *imports: str) -> tuple[Any, Any]:
-    """Start ``corollary mcp`` on ``session``, assert both inputs of the rule, read its output."""
-    args = ["-m", "corollary", "mcp", "--ledger", str(home / "ledger.db"), "--session", session]
+def _serve(home: Path, session: str, *imports: str, ledger: str = "ledger.db"
+           ) -> tuple[Any, Any]:
+    """Start ``corollary mcp`` on ``session``, assert both inputs of the rule, read its output
+    (``ledger.db``: a journaled session; ``ledger.json``: a whole snapshot saved)."""
+    args = ["-m", "corollary", "mcp", "--ledger", str(home / ledger), "--session", session]
     for name in imports:
         args += ["--import", name]
     params = StdioServerParameters(command=sys.executable, args=args, cwd=str(home),
@@ -67,32 +69,50 @@ def _serve(home: Path, session: str, *imports: str) -> tuple[Any, Any]:
     return asyncio.run(body())
 
 
-def _saved(home: Path, session: str) -> dict[str, Any]:
-    with open_ledger(home / "ledger.db") as opened:
-        doc, _ = read_session(opened.store, session)
-    return {"rules": doc.get("rules"), "tools": doc.get("tools")}
+def _saved(home: Path, session: str, ledger: str = "ledger.db") -> dict[str, Any]:
+    """The rules and tools the session keeps: a snapshot's, or a journal's replayed."""
+    with open_ledger(home / ledger) as opened:
+        if ledger.endswith(".json"):
+            doc, _ = read_session(opened.store, session)
+            return {"rules": doc.get("rules"), "tools": doc.get("tools")}
+        from corollary.cli.opening import import_modules
+
+        import_modules([str(home / "pricing.py")])  # the journal names its rule and tool
+        try:
+            kb = BeliefBase.open_session(opened, session, clock=ManualClock(0))
+            return {"rules": [r.name for r in kb.rules], "tools": sorted(kb.tools)}
+        finally:
+            sys.modules.pop("pricing", None)
 
 
-@pytest.mark.parametrize("imported", ["pricing", "pricing.py"])
-def test_a_new_session_gets_the_imported_rules_and_tools(tmp_path: Path, imported: str) -> None:
+@pytest.mark.parametrize(("imported", "ledger"), [("pricing", "ledger.db"),
+                                                  ("pricing.py", "ledger.json")])
+def test_a_new_session_gets_the_imported_rules_and_tools(tmp_path: Path, imported: str,
+                                                         ledger: str) -> None:
     home = _home(tmp_path)
-    margin, cost = _serve(home, "fresh", imported)
+    margin, cost = _serve(home, "fresh", imported, ledger=ledger)
     assert margin.is_error is False, margin.content
     assert margin.structured_content["value"] == 0.3
     assert margin.structured_content["label"] == "IN"
     # the tool's declared trust ("high") applies to its premises: above a plain tool's 0.95
     assert cost.structured_content["confidence"] > 0.95
-    assert _saved(home, "fresh") == {"rules": ["pricing.margin"], "tools": ["pricing_books"]}
+    assert _saved(home, "fresh", ledger) == {"rules": ["pricing.margin"],
+                                             "tools": ["pricing_books"]}
 
 
-def test_a_session_saved_without_them_gets_them_at_the_next_start(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ledger", ["ledger.db", "ledger.json"])
+def test_a_session_saved_without_them_gets_them_at_the_next_start(tmp_path: Path,
+                                                                  ledger: str) -> None:
+    """On a journal (SQLite) the rule and tool added are entries of the journal; on a JSON
+    ledger the snapshot is saved again with them."""
     home = _home(tmp_path)
-    margin, _ = _serve(home, "early")  # started once without --import: no rule
+    margin, _ = _serve(home, "early", ledger=ledger)  # started once without --import: no rule
     assert margin.is_error is True and "no belief about 'margin'" in margin.content[0].text
-    assert _saved(home, "early") == {"rules": [], "tools": []}
-    margin, _ = _serve(home, "early", "pricing")
+    assert _saved(home, "early", ledger) == {"rules": [], "tools": []}
+    margin, _ = _serve(home, "early", "pricing", ledger=ledger)
     assert (margin.structured_content["value"], margin.structured_content["label"]) == (0.3, "IN")
-    assert _saved(home, "early") == {"rules": ["pricing.margin"], "tools": ["pricing_books"]}
+    assert _saved(home, "early", ledger) == {"rules": ["pricing.margin"],
+                                             "tools": ["pricing_books"]}
 
 
 def test_import_modules_returns_what_each_module_defines(tmp_path: Path) -> None:
@@ -116,23 +136,55 @@ def test_import_modules_returns_what_each_module_defines(tmp_path: Path) -> None
 def test_a_rule_that_fails_when_added_refuses_the_start_and_saves_nothing(tmp_path: Path
                                                                           ) -> None:
     from corollary import rule
-    from corollary.cli.opening import Imported, open_session_to_serve
+    from corollary.cli.opening import Imported, open_to_serve
     from corollary.foundations.errors import RuleError
 
     @rule(output="inverse", inputs={"x": "x"}, name="tests.inverse")
     def inverse(x: float) -> float:
         return 1 / x
 
-    with open_ledger(tmp_path / "ledger.db") as ledger:
+    with open_ledger(tmp_path / "ledger.json") as ledger:  # a snapshot ledger
         kb = BeliefBase(ledger=ledger)
         kb.assert_("x", 0.0, source="tool:t")
         kb.save_session("s")
         with pytest.raises(RuleError, match="tests.inverse"):
-            open_session_to_serve(ledger, "s", Imported(rules=(inverse,)))
+            open_to_serve(ledger, "s", Imported(rules=(inverse,)))
         doc, version = read_session(ledger.store, "s")
         assert (doc["rules"], version) == ([], 1)
         kb.assert_("x", 4.0, source="tool:t")  # once its input allows it, the rule is added
         kb.save_session("s")
-        served = open_session_to_serve(ledger, "s", Imported(rules=(inverse,)))
-        assert served.value("inverse") == 0.25
+        served, how = open_to_serve(ledger, "s", Imported(rules=(inverse,)))
+        assert (how, served.value("inverse")) == ("snapshot", 0.25)
         assert read_session(ledger.store, "s")[0]["rules"] == ["tests.inverse"]
+
+
+def test_a_rule_that_fails_when_added_to_a_journal_writes_no_entry(tmp_path: Path) -> None:
+    """On a journaled session adding the imported rule is a change of its own: refused, it
+    leaves the journal as it was; once another writer's change allows it, it is one entry
+    that every writer of the session applies."""
+    from corollary import rule
+    from corollary.cli.opening import Imported, open_to_serve
+    from corollary.foundations.errors import RuleError
+
+    @rule(output="inverse", inputs={"x": "x"}, name="tests.journal_inverse")
+    def inverse(x: float) -> float:
+        return 1 / x
+
+    path = tmp_path / "ledger.db"
+    with open_ledger(path) as ledger, open_ledger(path) as theirs:
+        other = BeliefBase.open_session(theirs, "s", clock=ManualClock(10))
+        other.assert_("x", 0.0, source="tool:t")
+        head = other.journal_seq
+        with pytest.raises(RuleError, match="tests.journal_inverse"):
+            open_to_serve(ledger, "s", Imported(rules=(inverse,)), clock=ManualClock(20))
+        assert ledger.store.journal_head("s") == head  # type: ignore[attr-defined]
+        other.assert_("x", 4.0, source="tool:t")
+        served, how = open_to_serve(ledger, "s", Imported(rules=(inverse,)),
+                                    clock=ManualClock(30))
+        assert (how, served.value("inverse")) == ("journal", 0.25)
+        assert ledger.store.journal_head("s") == head + 2  # type: ignore[attr-defined]
+        other.sync()
+        assert ([r.name for r in other.rules], other.value("inverse")) == (
+            ["tests.journal_inverse"], 0.25)
+        again, _ = open_to_serve(ledger, "s", Imported(rules=(inverse,)), clock=ManualClock(40))
+        assert ledger.store.journal_head("s") == head + 2  # nothing lacking: nothing written

@@ -134,7 +134,63 @@ def test_http_on_mcp1_is_guarded_and_serves(tmp_path: Path) -> None:
         child.terminate()
         child.wait(timeout=30)
     assert (rebound.status_code, proxied.status_code, anonymous.status_code) == (421, 200, 401)
-    assert done.isError is False and done.structuredContent["saved_version"] == 2
+    # a SQLite ledger's session is served as a journal: the change is its entry 1
+    assert done.isError is False and done.structuredContent["saved_version"] == 1
     with open_ledger(ledger) as opened:
-        kb = BeliefBase.load_session(opened, "web")
+        kb = BeliefBase.open_session(opened, "web")
         assert [b.key for b in kb.beliefs()] == ["hq"]
+
+
+def test_a_journaled_session_is_served_on_mcp1_and_subscribers_hear_of_changes(tmp_path: Path
+                                                                               ) -> None:
+    """mcp 1 has ``resources/subscribe`` (not mcp 2's ``subscriptions/listen``): a client
+    subscribed to ``belief://hq`` is sent ``notifications/resources/updated`` for the server's
+    own change (a sync tool, which mcp 1 runs on the event loop) and for another writer's (the
+    server follows the journal in its lifespan); a change of another key sends nothing; after
+    unsubscribing, nothing more."""
+    import anyio
+    from mcp import types
+
+    path = str(tmp_path / "ledger.db")
+    with open_ledger(path) as mine, open_ledger(path) as theirs:
+        served = BeliefBase.open_session(mine, "team", clock=ManualClock(10))
+        other = BeliefBase.open_session(theirs, "team", clock=ManualClock(20))
+        server = make_server(served)
+
+        async def body() -> tuple[list[str], Any, Any, str]:
+            heard: list[str] = []
+            arrived = anyio.Event()
+
+            async def on_message(message: Any) -> None:
+                nonlocal arrived
+                if isinstance(message, types.ServerNotification) and isinstance(
+                        message.root, types.ResourceUpdatedNotification):
+                    heard.append(str(message.root.params.uri))
+                    arrived.set()
+
+            async def next_update() -> None:
+                nonlocal arrived
+                with anyio.fail_after(20):
+                    await arrived.wait()
+                arrived = anyio.Event()
+
+            async with connect(server._mcp_server, message_handler=on_message) as client:
+                await client.subscribe_resource("belief://hq")  # type: ignore[arg-type]
+                own = await client.call_tool("assert_fact", {
+                    "key": "hq", "value": "Austin", "source": "tool:registry"})
+                await next_update()
+                await client.call_tool("assert_fact", {"key": "plan", "value": "pro",
+                                                       "source": "tool:crm"})
+                await anyio.to_thread.run_sync(lambda: other.retract("hq", reason="moved"))
+                await next_update()  # another writer's change: no request of this client's
+                await client.unsubscribe_resource("belief://hq")  # type: ignore[arg-type]
+                later = await client.call_tool("assert_fact", {
+                    "key": "hq", "value": "Dallas", "source": "tool:registry"})
+                read = await client.read_resource("belief://hq")
+            return heard, own, later, json.loads(read.contents[0].text)["value"]
+
+        heard, own, later, value = asyncio.run(body())
+    assert heard == ["belief://hq", "belief://hq"]
+    assert (own.isError, own.structuredContent["saved_version"]) == (False, 1)
+    assert (later.isError, later.structuredContent["saved_version"]) == (False, 4)
+    assert value == "Dallas"

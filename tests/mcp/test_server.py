@@ -351,7 +351,7 @@ def test_stdio_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None
                                                  "source": "model:gpt",
                                                  "inputs": {"q2": "rev:Q2", "q3": "rev:Q3"},
                                                  "formula": "(q3 - q2) / q2"})
-            assert r.structured_content["saved_version"] == 5  # created at 1, four changes
+            assert r.structured_content["saved_version"] == 4  # the journal's fourth entry
             r = await client.call_tool("claim", {"key": "ceo", "value": "Bob",
                                                  "source": "model:gpt", "certainty": 0.8})
             assert r.is_error is False
@@ -382,7 +382,7 @@ def test_stdio_server_killed_and_restarted_loses_nothing(tmp_path: Path) -> None
     assert proof.structured_content["text"].startswith("growth = 0.1 [OUT] unsupported")
     assert _server_pids(ledger) == []  # the second child exited with its client
     with open_ledger(ledger) as opened:
-        kb = BeliefBase.load_session(opened, "agent-1")
+        kb = BeliefBase.open_session(opened, "agent-1")  # corollary mcp keeps a journal
         assert kb.value("ceo") == "Alice" and kb.label("ceo", "Bob") == "OUT"
         assert kb.label("rev:Q3") == "OUT" and kb.label("growth") == "OUT"
         assert [o.correct for o in opened.outcomes("document:10-Q")] == [False]
@@ -454,7 +454,7 @@ def test_http_transport(tmp_path: Path) -> None:
         child.terminate()
         child.wait(timeout=30)
     with open_ledger(ledger) as opened:
-        assert BeliefBase.load_session(opened, "web").value("hq") == "Austin"
+        assert BeliefBase.open_session(opened, "web").value("hq") == "Austin"
 
 
 def test_without_the_extra_one_line_says_how_to_install_it(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def test_v1_file_upgrades_step_by_step(tmp_path: Path) -> None:
     ledger.close()
     conn = sqlite3.connect(path)
     steps = conn.execute("SELECT version FROM schema_history ORDER BY version").fetchall()
-    assert steps == [(2,), (3,), (4,)]
+    assert steps == [(2,), (3,), (4,), (5,)]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 
@@ -70,7 +70,7 @@ def test_fresh_file_has_current_schema(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert [r[0] for r in conn.execute("SELECT version FROM schema_history")] == [1, 2, 3, 4]
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_history")] == [1, 2, 3, 4, 5]
     # the CHECK holds even against writers that bypass corollary
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute("INSERT INTO outcomes (event_id, source, outcome, observed_at, recorded_at)"
@@ -183,7 +183,7 @@ def test_postgres_v1_upgrades_and_newer_is_refused(pg_namespace: str) -> None:
                      "recorded_at) SELECT 'old-' || i, 'tool:scraper', (i % 3 != 0)::int, 0, 0 "
                      "FROM generate_series(0, 29) AS i")
     ledger = open_ledger(PG_URL, namespace=ns)
-    assert ledger.store.schema_version == 4
+    assert ledger.store.schema_version == 5
     assert (ledger.record_of("tool:scraper", at=0).correct,
             ledger.record_of("tool:scraper", at=0).wrong) == (20, 10)
     ledger.record_outcome("tool:scraper", True, at=0, topic="news", confidence=0.5)
@@ -191,8 +191,8 @@ def test_postgres_v1_upgrades_and_newer_is_refused(pg_namespace: str) -> None:
     ledger.close()
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         assert [r[0] for r in conn.execute(
-            f"SELECT version FROM {ns}.schema_history ORDER BY version")] == [1, 2, 3, 4]
-        conn.execute(f"INSERT INTO {ns}.schema_history VALUES (5, 0, 0)")
+            f"SELECT version FROM {ns}.schema_history ORDER BY version")] == [1, 2, 3, 4, 5]
+        conn.execute(f"INSERT INTO {ns}.schema_history VALUES (6, 0, 0)")
     with pytest.raises(StoreVersionError, match="newer"):
         open_ledger(PG_URL, namespace=ns)
 

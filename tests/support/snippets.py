@@ -55,11 +55,12 @@ def run_snippet(block: str, folder: Path, replace: dict[str, str], namespace: di
 
 
 def saved_growth(folder: Path, session: str = "analyst-1") -> tuple[Any, str]:
-    """The growth belief the snippet's session saved."""
+    """The growth belief the snippet's session saved (``corollary mcp`` keeps a SQLite
+    ledger's session as a journal)."""
     from corollary import BeliefBase, open_ledger
 
     with open_ledger(folder / "ledger.db") as ledger:
-        kb = BeliefBase.load_session(ledger, session)
+        kb = BeliefBase.open_session(ledger, session)
         return kb.value("growth"), kb.label("growth")
 
 

@@ -23,14 +23,17 @@ the parent's sessions); it opens a pool of its own on first use.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
+from ...foundations._validate import check_number
 from ...foundations.errors import (
     InvalidInputError,
     SessionNotFoundError,
@@ -43,9 +46,12 @@ from ..outcomes import Outcome
 from .base import (
     COLUMNS,
     CachedSQLStore,
+    check_entry,
     check_expected_version,
     check_half_life,
+    check_seq,
     check_session,
+    checked_entry_row,
     checked_sources,
     keep_forever,
     outcome_of,
@@ -56,7 +62,7 @@ from .base import (
 )
 
 #: The schema version this code writes (the same history as the SQLite store's).
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 #: Rows per page when catching up with other writers.
 _PAGE = 50_000
@@ -96,6 +102,25 @@ def _steps(ns: str) -> dict[int, list[str]]:
         3: [
             f"ALTER TABLE {ns}.sessions ADD COLUMN version BIGINT NOT NULL DEFAULT 1 "
             "CHECK (version >= 1)",
+        ],
+        4: [  # journaled sessions (docs/journal.md)
+            f"""CREATE TABLE {ns}.corollary_journal (
+                session_id TEXT   NOT NULL,
+                seq        BIGINT NOT NULL CHECK (seq >= 1),
+                at         DOUBLE PRECISION NOT NULL,
+                entry      BYTEA  NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            )""",
+            f"""CREATE TABLE {ns}.corollary_journal_head (
+                session_id TEXT   PRIMARY KEY,
+                seq        BIGINT NOT NULL CHECK (seq >= 0)
+            )""",
+            f"""CREATE TABLE {ns}.corollary_checkpoint (
+                session_id TEXT   NOT NULL,
+                seq        BIGINT NOT NULL CHECK (seq >= 0),
+                data       BYTEA  NOT NULL,
+                PRIMARY KEY (session_id, seq)
+            )""",
         ],
     }
 
@@ -151,6 +176,10 @@ class PostgresStore(CachedSQLStore):
         self._pid = os.getpid()
         self._closed = False
         self._degraded = False  # a connection broke: retry outside the pool until it heals
+        self._local = threading.local()  # .writer: this thread's open journal transaction
+        self._listener: _Listener | None = None
+        self._channel = "corollary_journal_" + _lock_key(namespace).to_bytes(
+            8, "big", signed=True).hex()
         self._owned = owned_by(self)
         self._pool = self._open_pool()
         try:
@@ -199,6 +228,11 @@ class PostgresStore(CachedSQLStore):
         pool, self._pool = self._pool, None
         if pool is not None:
             keep_forever(pool)
+        listener, self._listener = self._listener, None
+        if listener is not None:  # its thread is the parent's; its socket too
+            keep_forever(listener)
+        if forked:
+            self._local = threading.local()
 
     def _gone(self, exc: BaseException) -> bool:
         """Whether ``exc`` is the connection breaking (worth a retry), not a refusal."""
@@ -218,6 +252,11 @@ class PostgresStore(CachedSQLStore):
         A broken connection is retried (``again`` in place of ``body``, if given: it must
         recognise what a first attempt may have committed) until ``timeout`` has passed.
         """
+        writer = getattr(self._local, "writer", None)
+        if writer is not None and writer.pid == os.getpid():
+            # this thread has a journal transaction open: the statement joins it, so a change
+            # and the outcomes it records commit (or roll back) together
+            return writer.run(body, lock)
         deadline = time.monotonic() + self.timeout
         delay = 0.05
         attempt = body
@@ -229,10 +268,12 @@ class PostgresStore(CachedSQLStore):
                 raise
             except Exception as exc:
                 left = deadline - time.monotonic()
-                if self._gone(exc) and left > 0:
+                if self._gone(exc):
                     # the pool reconnects in the background, with a backoff that grows with
                     # the outage: until it has a connection again, go straight to the server
+                    # (this call's next attempt, or the next call's if no time is left)
                     self._degraded = direct = True
+                if self._gone(exc) and left > 0:
                     time.sleep(min(delay, left))
                     delay = min(delay * 2, 1.0)
                     attempt = again or body
@@ -252,14 +293,7 @@ class PostgresStore(CachedSQLStore):
     def _attempt(self, body: Callable[[Any], Any], lock: bool, single: bool, deadline: float,
                  direct: bool) -> Any:
         left = max(deadline - time.monotonic(), 0.001)
-        if self._closed:
-            raise StoreError("the ledger is closed", self.location)
-        if direct:  # one connection of our own, closed afterwards
-            connection = self._psycopg.connect(self.url, autocommit=True,
-                                               connect_timeout=max(2, int(left + 1)))
-        else:
-            connection = self._current_pool().connection(timeout=left)
-        with connection as conn:
+        with self._connection(left, direct) as conn:
             if single:
                 return body(conn)
             if not lock:
@@ -273,6 +307,23 @@ class PostgresStore(CachedSQLStore):
                     cursor = body(conn)
             # the pipeline is synced and COMMIT has returned: only now is success reported
             return cursor.fetchall() if cursor is not None else None
+
+    def _connection(self, left: float, direct: bool) -> Any:
+        """A connection context: pooled, or (``direct``) one of our own, closed afterwards."""
+        if self._closed:
+            raise StoreError("the ledger is closed", self.location)
+        if direct:
+            return self._psycopg.connect(self.url, autocommit=True,
+                                         connect_timeout=max(2, int(left + 1)))
+        return self._current_pool().connection(timeout=left)
+
+    def _wrapped(self, exc: BaseException) -> BaseException:
+        """A psycopg error as the :class:`StoreError` the caller sees (others unchanged)."""
+        if self._gone(exc):
+            return StoreError(f"the ledger database connection broke: {exc}", self.location)
+        if isinstance(exc, self._psycopg.Error) or type(exc).__module__.startswith("psycopg"):
+            return StoreError(f"ledger database error: {exc}", self.location)
+        return exc
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True)
@@ -484,15 +535,459 @@ class PostgresStore(CachedSQLStore):
         sql = f"DELETE FROM {self.namespace}.sessions WHERE session_id = %s"
         return bool(self._tx(lambda conn: conn.execute(sql, (session_id,)).rowcount))
 
+    # -- the journal (docs/journal.md) ---------------------------------------------------
+    @contextlib.contextmanager
+    def journal(self, session_id: str) -> Iterator[PostgresJournalWriter]:
+        """Hold the session's write lock for one transaction; yield its :class:`PostgresJournalWriter`.
+
+        The transaction creates the session's head row if it is missing and locks it
+        (``SELECT ... FOR UPDATE``): a second writer of the same session waits there (at most
+        ``timeout`` seconds, then :class:`~corollary.foundations.errors.StoreError`), so entries
+        are numbered in lock order, ``head + 1``, with no gap. Outcomes this thread writes
+        through :meth:`add` while the block runs join the transaction. A normal exit commits
+        (and notifies followers, see :meth:`wait_journal`); an exception rolls everything back.
+
+        A connection that breaks before the lock is held is retried until ``timeout``, like
+        every other operation; one that breaks during the block fails it (nothing is written).
+        A connection lost while COMMIT was under way is resolved by reading back what was
+        appended: committed, the block returns normally; not committed, ``StoreError``.
+
+        Examples
+        --------
+        >>> store = PostgresStore(url)  # doctest: +SKIP
+        >>> with store.journal("agent-1") as w:  # doctest: +SKIP
+        ...     new = w.entries(after=0)
+        ...     seq = w.append(b"...", at=time.time())
+        """
+        check_session(session_id)
+        if getattr(self._local, "writer", None) is not None:
+            raise StoreError("a journal transaction is already open in this thread",
+                             self.location)
+        stack, tx, writer = self._begin_journal(session_id)
+        self._local.writer = writer
+        try:
+            yield writer
+        except BaseException:
+            self._local.writer = None
+            with contextlib.suppress(Exception):
+                tx.__exit__(*sys.exc_info())  # ROLLBACK
+            with contextlib.suppress(Exception):
+                stack.__exit__(*sys.exc_info())
+            self._rolled_back(writer)
+            raise
+        self._local.writer = None
+        try:
+            if writer.failed is None:
+                with writer.conn.pipeline():  # the appends and COMMIT: one round trip
+                    writer.flush()
+                    tx.__exit__(None, None, None)
+            else:
+                tx.__exit__(None, None, None)
+        except Exception as exc:
+            with contextlib.suppress(Exception):
+                stack.__exit__(*sys.exc_info())
+            if writer.failed is None and self._gone(exc) and self._committed(writer):
+                return
+            self._rolled_back(writer)
+            raise self._wrapped(writer.failed or exc) from exc
+        stack.__exit__(None, None, None)  # the connection goes back to the pool
+        if writer.failed is not None:  # a statement failed and the caller swallowed it
+            self._rolled_back(writer)
+            raise self._wrapped(writer.failed)
+
+    def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
+                                                       PostgresJournalWriter]:
+        """Open a transaction holding the session's head row (retried while the server is away)."""
+        ns = self.namespace
+        deadline = time.monotonic() + self.timeout
+        delay = 0.05
+        while True:
+            stack = contextlib.ExitStack()
+            tx: Any = None
+            direct = self._degraded
+            try:
+                conn = stack.enter_context(
+                    self._connection(max(deadline - time.monotonic(), 0.001), direct))
+                with conn.pipeline():  # BEGIN, the lock and the head: one round trip
+                    tx = conn.transaction()
+                    tx.__enter__()
+                    conn.execute("SELECT set_config('lock_timeout', %s, true)",
+                                 (f"{int(self.timeout * 1000)}ms",))
+                    conn.execute(f"INSERT INTO {ns}.corollary_journal_head (session_id, seq) "
+                                 "VALUES (%s, 0) ON CONFLICT (session_id) DO NOTHING",
+                                 (session_id,))
+                    cursor = conn.execute(f"SELECT seq FROM {ns}.corollary_journal_head "
+                                          "WHERE session_id = %s FOR UPDATE", (session_id,))
+                head = int(cursor.fetchone()[0])
+            except Exception as exc:
+                if tx is not None:
+                    with contextlib.suppress(Exception):
+                        tx.__exit__(*sys.exc_info())
+                with contextlib.suppress(Exception):
+                    stack.__exit__(*sys.exc_info())
+                left = deadline - time.monotonic()
+                if self._gone(exc):
+                    self._degraded = True  # as in _tx: straight to the server until it heals
+                if self._gone(exc) and left > 0:
+                    time.sleep(min(delay, left))
+                    delay = min(delay * 2, 1.0)
+                    continue
+                if self._gone(exc):
+                    raise StoreError(f"the ledger database stayed unreachable for "
+                                     f"{self.timeout:g} s: {exc}", self.location) from exc
+                raise self._wrapped(exc) from exc
+            if direct and self._pool is not None and self._pool.get_stats().get(
+                    "pool_available", 0):
+                self._degraded = False
+            return stack, tx, PostgresJournalWriter(self, conn, session_id, head)
+
+    def _committed(self, writer: PostgresJournalWriter) -> bool:
+        """Whether a transaction whose COMMIT lost its connection committed after all."""
+        if not writer.appended:
+            return False  # nothing to recognise it by: report the failure
+        seq, entry = writer.appended[-1]
+        try:
+            rows = self._fetch(f"SELECT entry FROM {self.namespace}.corollary_journal "
+                               "WHERE session_id = %s AND seq = %s", (writer.session_id, seq))
+        except StoreError:
+            return False
+        return bool(rows) and bytes(rows[0][0]) == entry
+
+    def _rolled_back(self, writer: PostgresJournalWriter) -> None:
+        """Forget what the cache folded from a transaction that did not commit."""
+        if writer.read_outcomes:
+            with self._lock:
+                self._totals = {}
+                self._topics = {}
+                self._loaded = set()
+                self._dirty = True
+
+    def journal_entries(self, session_id: str, after: int = 0,
+                        upto: int | None = None) -> list[tuple[int, bytes]]:
+        """The session's entries with ``after < seq <= upto``, ascending (no lock taken).
+
+        Examples
+        --------
+        >>> store.journal_entries("agent-1", after=10)  # doctest: +SKIP
+        [(11, b'...'), (12, b'...')]
+        """
+        check_session(session_id)
+        after = check_seq(after, "after")
+        sql = (f"SELECT seq, entry FROM {self.namespace}.corollary_journal "
+               "WHERE session_id = %s AND seq > %s")
+        params: list[Any] = [session_id, after]
+        if upto is not None:
+            sql += " AND seq <= %s"
+            params.append(check_seq(upto, "upto"))
+        where = self.location
+        return [checked_entry_row(seq, entry, where)
+                for seq, entry in self._fetch(sql + " ORDER BY seq", params)]
+
+    def journal_head(self, session_id: str) -> int:
+        """The session's last entry number (0: no entry).
+
+        Examples
+        --------
+        >>> store.journal_head("agent-1")  # doctest: +SKIP
+        12
+        """
+        check_session(session_id)
+        rows = self._fetch(f"SELECT seq FROM {self.namespace}.corollary_journal_head "
+                           "WHERE session_id = %s", (session_id,))
+        return int(rows[0][0]) if rows else 0
+
+    def journal_changed(self, session_id: str, after: int) -> bool:
+        """Whether the session has an entry past ``after`` (one indexed lookup)."""
+        return self.journal_head(session_id) > check_seq(after, "after")
+
+    def journal_sessions(self) -> list[str]:
+        """Ids of the journaled sessions, sorted."""
+        return [r[0] for r in self._fetch(
+            f"SELECT session_id FROM {self.namespace}.corollary_journal_head "
+            "UNION SELECT session_id FROM {ns}.corollary_checkpoint ORDER BY 1".replace(
+                "{ns}", self.namespace))]
+
+    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
+        """Keep ``data``, the session's snapshot just after entry ``seq`` (one kept there
+        stays)."""
+        check_session(session_id, data)
+        seq = check_seq(seq)
+        sql = (f"INSERT INTO {self.namespace}.corollary_checkpoint (session_id, seq, data) "
+               "VALUES (%s, %s, %s) ON CONFLICT (session_id, seq) DO NOTHING")
+        self._tx(lambda conn: conn.execute(sql, (session_id, seq, bytes(data))), single=True)
+
+    def read_checkpoint(self, session_id: str,
+                        upto: int | None = None) -> tuple[int, bytes] | None:
+        """The newest checkpoint with ``seq <= upto`` (``None``: the newest), or ``None``."""
+        check_session(session_id)
+        sql = f"SELECT seq, data FROM {self.namespace}.corollary_checkpoint WHERE session_id = %s"
+        params: list[Any] = [session_id]
+        if upto is not None:
+            sql += " AND seq <= %s"
+            params.append(check_seq(upto, "upto"))
+        rows = self._fetch(sql + " ORDER BY seq DESC LIMIT 1", params)
+        return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
+
+    def prune_checkpoints(self, session_id: str, keep: int) -> int:
+        """Forget all but the first and the ``keep`` newest checkpoints; return how many went."""
+        check_session(session_id)
+        keep = check_seq(keep, "keep")
+        table = f"{self.namespace}.corollary_checkpoint"
+        sql = (f"DELETE FROM {table} WHERE session_id = %(s)s AND seq > "
+               f"(SELECT min(seq) FROM {table} WHERE session_id = %(s)s) AND seq NOT IN "
+               f"(SELECT seq FROM {table} WHERE session_id = %(s)s ORDER BY seq DESC "
+               "LIMIT %(keep)s)")
+        return int(self._tx(lambda conn: conn.execute(sql, {"s": session_id, "keep": keep}
+                                                      ).rowcount, single=True))
+
+    def journal_seq_at(self, session_id: str, at: float) -> int:
+        """The seq of the last entry whose time is ``<= at`` (0: none)."""
+        check_session(session_id)
+        at = check_number(at, "at")
+        rows = self._fetch(f"SELECT coalesce(max(seq), 0) FROM {self.namespace}."
+                           "corollary_journal WHERE session_id = %s AND at <= %s",
+                           (session_id, at))
+        return int(rows[0][0])
+
+    def delete_journal(self, session_id: str) -> bool:
+        """Forget a session's journal and checkpoints; whether there was any."""
+        check_session(session_id)
+        ns = self.namespace
+
+        def delete(conn: Any) -> int:
+            found = conn.execute(f"SELECT 1 FROM {ns}.corollary_journal_head WHERE "
+                                 "session_id = %s FOR UPDATE", (session_id,)).fetchall()
+            n = len(found)
+            for table in ("corollary_journal", "corollary_checkpoint",
+                          "corollary_journal_head"):
+                n += conn.execute(f"DELETE FROM {ns}.{table} WHERE session_id = %s",
+                                  (session_id,)).rowcount
+            return n
+
+        return bool(self._tx(delete))
+
+    def wait_journal(self, session_id: str, after: int, timeout: float) -> int:
+        """Wait until the session has an entry past ``after``, at most ``timeout`` seconds.
+
+        Returns the session's head (``> after`` unless the time ran out). A follower wakes on
+        the NOTIFY each committed append sends on the store's channel (one per namespace), so
+        a change made on another machine is seen within a round trip of its commit; while the
+        listening connection is down (a server restart) it polls every
+        :data:`POLL_INTERVAL` seconds instead.
+
+        Examples
+        --------
+        >>> head = store.wait_journal("agent-1", after=kb_seq, timeout=30)  # doctest: +SKIP
+        """
+        check_session(session_id)
+        after = check_seq(after, "after")
+        timeout = check_number(timeout, "timeout", low=0)
+        deadline = time.monotonic() + timeout
+        listener = self._current_listener()
+        while True:
+            mark = listener.mark()
+            head = self.journal_head(session_id)
+            left = deadline - time.monotonic()
+            if head > after or left <= 0:
+                return head
+            listener.wait(mark, session_id, after, left)
+
+    def _current_listener(self) -> _Listener:
+        with self._conn_lock:
+            if self._pid != os.getpid():
+                self._after_fork_in_child(forked=False)
+            if self._closed:
+                raise StoreError("the ledger is closed", self.location)
+            if self._listener is None:
+                self._listener = _Listener(self.url, self._channel)
+            return self._listener
+
     def close(self) -> None:
         """Close this process's connection pool (one inherited from a parent is never
         closed: its connections are the parent's)."""
         with self._conn_lock:
             self._closed = True
+            listener, self._listener = self._listener, None
+            if listener is not None and listener.pid == os.getpid():
+                listener.stop()
             self._owned.release()
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.location!r}, namespace={self.namespace!r})"
+
+
+#: Seconds between looks at the journal head while no notification can arrive.
+POLL_INTERVAL = 0.25
+
+
+class PostgresJournalWriter:
+    """The open journal transaction of one session (see :meth:`PostgresStore.journal`).
+
+    ``head`` is the session's last entry number: as found under the lock, then the last one
+    appended.
+    """
+
+    def __init__(self, store: PostgresStore, conn: Any, session_id: str, head: int) -> None:
+        self._store = store
+        self.conn = conn
+        self.session_id = session_id
+        self.head = head
+        self.pid = os.getpid()
+        self.appended: list[tuple[int, bytes]] = []
+        self.read_outcomes = False  # outcomes were written or read in this transaction
+        self.failed: BaseException | None = None
+        self._ledger_locked = False
+        self._pending: list[tuple[str, tuple[Any, ...]]] = []  # appends not sent yet
+
+    def entries(self, after: int) -> list[tuple[int, bytes]]:
+        """Entries with ``seq > after``, ascending (none past :attr:`head`: the lock is held)."""
+        after = check_seq(after, "after")
+        if after >= self.head:
+            return []
+        ns = self._store.namespace
+        rows = self._execute(f"SELECT seq, entry FROM {ns}.corollary_journal "
+                             "WHERE session_id = %s AND seq > %s ORDER BY seq",
+                             (self.session_id, after)).fetchall()
+        where = self._store.location
+        return [checked_entry_row(seq, entry, where) for seq, entry in rows]
+
+    def append(self, entry: bytes, at: float) -> int:
+        """Append one entry (its number is ``head + 1``); it commits with the transaction."""
+        blob, at = check_entry(entry, at)
+        if self.failed is not None:
+            raise StoreError("the journal transaction already failed: " + str(self.failed),
+                             self._store.location)
+        seq = self.head + 1
+        store = self._store
+        ns = store.namespace
+        # sent with COMMIT (one round trip), or before the next statement of the transaction
+        self._pending.append((
+            f"WITH j AS (INSERT INTO {ns}.corollary_journal (session_id, seq, at, entry) "
+            "VALUES (%s, %s, %s, %s)), "
+            f"h AS (UPDATE {ns}.corollary_journal_head SET seq = %s WHERE session_id = %s) "
+            "SELECT pg_notify(%s, %s)",
+            (self.session_id, seq, at, blob, seq, self.session_id, store._channel,
+             f"{seq} {self.session_id}")))
+        self.head = seq
+        self.appended.append((seq, blob))
+        return seq
+
+    def run(self, body: Callable[[Any], Any], lock: bool) -> Any:
+        """Run a store statement inside this transaction (for :meth:`PostgresStore._tx`)."""
+        self.read_outcomes = True
+        try:
+            if lock and not self._ledger_locked:
+                # outcome ids follow commit order, as for every other writer
+                self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store._key,))
+                self._ledger_locked = True
+            self.flush()
+            result = body(self.conn)
+            if lock:
+                return result.fetchall() if result is not None else None
+            return result
+        except Exception as exc:
+            self.failed = exc
+            raise self._store._wrapped(exc) from exc
+
+    def flush(self) -> None:
+        """Send the appends not sent yet (in order, before anything else of the transaction)."""
+        pending, self._pending = self._pending, []
+        for sql, params in pending:
+            self._execute(sql, params)
+
+    def _execute(self, sql: str, params: Sequence[Any]) -> Any:
+        if self.failed is not None:
+            raise StoreError("the journal transaction already failed: " + str(self.failed),
+                             self._store.location)
+        if self._pending:
+            self.flush()
+        try:
+            return self.conn.execute(sql, params)
+        except Exception as exc:
+            self.failed = exc
+            raise self._store._wrapped(exc) from exc
+
+
+class _Listener:
+    """A thread LISTENing on a store's channel, waking :meth:`PostgresStore.wait_journal`.
+
+    It keeps the newest entry number each session was notified of; while its connection is
+    down it reconnects every :data:`POLL_INTERVAL` seconds and waiters poll.
+    """
+
+    def __init__(self, url: str, channel: str) -> None:
+        self.url = url
+        self.channel = channel
+        self.pid = os.getpid()
+        self.connected = False
+        self.latest: dict[str, int] = {}
+        self._generation = 0
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._conn: Any = None
+        self._connects = -1  # the generation at which the connection was last established
+        self._thread = threading.Thread(target=self._run, name=f"corollary-{channel}",
+                                        daemon=True)
+        self._thread.start()
+
+    def mark(self) -> int:
+        """A token for :meth:`wait`: anything notified after it wakes the waiter."""
+        with self._cond:
+            return self._generation
+
+    def wait(self, mark: int, session_id: str, after: int, left: float) -> None:
+        """Sleep until ``session_id`` is notified past ``after``, the connection is
+        (re)established after ``mark`` (notices may have been missed: look again), ``left``
+        seconds pass, or, while not listening, one poll interval."""
+        deadline = time.monotonic() + left
+        with self._cond:
+            while True:
+                remaining = deadline - time.monotonic()
+                if (self.latest.get(session_id, 0) > after or self._connects > mark
+                        or remaining <= 0):
+                    return
+                if not self.connected:
+                    self._cond.wait(min(remaining, POLL_INTERVAL))
+                    return
+                self._cond.wait(remaining)
+
+    def _bump(self, connected: bool | None = None) -> None:
+        with self._cond:
+            self._generation += 1
+            if connected is not None:
+                self.connected = connected
+                if connected:
+                    self._connects = self._generation
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        import psycopg
+
+        while not self._stopping:
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=5) as conn:
+                    self._conn = conn
+                    conn.execute(f'LISTEN "{self.channel}"')
+                    self._bump(connected=True)
+                    while not self._stopping:
+                        for note in conn.notifies(timeout=1.0):
+                            seq, _, session_id = note.payload.partition(" ")
+                            with self._cond:
+                                if int(seq) > self.latest.get(session_id, 0):
+                                    self.latest[session_id] = int(seq)
+                            self._bump()
+            except Exception:
+                if self.connected:
+                    self._bump(connected=False)
+                if not self._stopping:
+                    time.sleep(POLL_INTERVAL)
+            finally:
+                self._conn = None
+
+    def stop(self) -> None:
+        """End the thread (within a second) and its connection."""
+        self._stopping = True
+        self._bump(connected=False)
 
 
 def _redact(url: str) -> str:

@@ -1,0 +1,46 @@
+"""Adversarial review of journaled sessions (issue 19): converting a whole-snapshot session.
+
+A conversion refused because the session already has a journal must write nothing; today the
+outcomes of a snapshot that kept a ledger of its own are recorded in the shared ledger first
+(journaled.py ``convert_to_journal``: ``ledger.record_many`` before the journal check)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corollary import BeliefBase, JournalError, ManualClock, open_ledger
+
+
+def test_review_a_refused_conversion_records_no_outcome(tmp_path: Path) -> None:
+    ledger = open_ledger(tmp_path / "l.db")
+    BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).assert_("x", 1, source="tool:a")
+    own = BeliefBase(clock=ManualClock(0))  # a base with a ledger of its own
+    own.assert_("hq", "A", source="tool:a")
+    own.record_outcome("tool:a", False, "audit")
+    own.save_session("s")
+    data, _ = own.ledger.store.read_session("s")  # type: ignore[attr-defined]
+    ledger.store.save_session("s", data)  # type: ignore[attr-defined]  # the same id, in the ledger
+    with pytest.raises(JournalError, match="already has a journal"):
+        BeliefBase.convert_session(ledger, "s")
+    assert ledger.outcomes() == []  # today: the snapshot's outcome is recorded anyway
+    ledger.close()
+
+
+def test_review_opening_a_whole_snapshot_session_does_not_start_an_empty_journal(
+        tmp_path: Path) -> None:
+    """``open_session`` on an id that holds a whole-snapshot session (not converted) opens an
+    empty journal under the same id: the agent sees none of its beliefs, its new changes go
+    to a journal that a later ``convert_session`` refuses ("already has a journal") or, with
+    overwrite=True, throws away. It should convert, or raise a typed error that says to."""
+    ledger = open_ledger(tmp_path / "l.db")
+    old = BeliefBase(ledger=ledger, clock=ManualClock(0))
+    old.assert_("hq", "Austin", source="tool:a")
+    old.save_session("s")
+    try:
+        kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(0))
+    except JournalError:
+        return  # refused, naming convert_session: right too
+    assert kb.keys() == ["hq"]  # today: [] (an empty base)
+    ledger.close()
