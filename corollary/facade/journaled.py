@@ -73,7 +73,9 @@ from ..snapshot.state import state_to_dict
 from ..tms import IN
 from ..tms.conflicts import Conflict
 from ..trust.ledger import TrustLedger
+from ..trust.outcomes import Totals, fold_totals, totals_rows
 from ..trust.stores.base import JOURNAL_METHODS, check_session
+from ..trust.stores.memory import MemoryStore
 from .journal_entries import (
     Entry,
     HistoryEntry,
@@ -678,8 +680,8 @@ class JournaledMethods:
         before ``t`` applied; queries read the time ``t``). Any change raises
         :class:`~corollary.foundations.errors.ReadOnlyBaseError`.
 
-        Values, labels and reasons are those of then; confidences read the ledger as it is
-        now (outcomes are not versioned).
+        Values, labels, reasons and confidences are those of then: the base reads a copy of the
+        ledger holding the outcomes of time ``t`` or before (see :func:`_ledger_as_of`).
         """
         t = check_number(t, "t")
         store, session = self._jstore, self._jsid
@@ -689,8 +691,8 @@ class JournaledMethods:
             raise JournalError(f"{self._jwhere()} has no checkpoint at or before entry {seq}")
         clock = JournalClock(lambda: t)
         doc = decode_bytes(found[1], "snapshot", self._jwhere())
-        past = _from_checkpoint(type(self), doc, self.ledger, clock, self._joptions,
-                                self._jwhere())
+        past = _from_checkpoint(type(self), doc, _ledger_as_of(self.ledger, t, clock), clock,
+                                self._joptions, self._jwhere())
         past._jattach(store, session, clock, found[0], self._joptions, self._jevery,
                       self._jseconds, read_only=True)
         past._japply(store.journal_entries(session, found[0], seq), [])
@@ -953,6 +955,35 @@ def journaled_class(cls: type) -> type:
 
 
 # -- opening ------------------------------------------------------------------------------------
+def _ledger_as_of(ledger: TrustLedger, t: float, clock: Clock) -> TrustLedger:
+    """An in-memory copy of ``ledger`` with the outcomes of time ``t`` or before: each source's
+    totals folded again from them. A source whose totals cover more outcomes than the ledger
+    keeps (``max_history``) cannot be told apart by time: its totals are today's."""
+    rows, outcomes = ledger.store.export()
+    half_life = ledger.memory_half_life
+    kept = [o for o in outcomes if o.at <= t]
+    counts: dict[tuple[str, str | None], int] = {}
+    for o in outcomes:
+        for slot in {(o.source, None), (o.source, o.topic)}:
+            counts[slot] = counts.get(slot, 0) + 1
+    folded: dict[tuple[str, str | None], Totals] = {}
+    for o in kept:
+        fold_totals(folded, o.source, o.topic, o.correct, o.at, half_life)
+    then = dict(folded)
+    for source, topic, right, total, anchor, wright, wtotal in rows:
+        if counts.get((source, topic), 0) != total:  # history beyond what is kept
+            then[(source, topic)] = Totals(int(right), int(total), float(anchor),
+                                           float(wright), float(wtotal))
+    past = TrustLedger(prior_weight=ledger.prior_weight, memory_half_life=half_life,
+                       max_history=ledger.max_history, policy=ledger.policy, clock=clock)
+    past._declared = dict(ledger._declared)  # the declared priors and tiers, as they are
+    past._tiers = dict(ledger._tiers)
+    store = past.store
+    assert isinstance(store, MemoryStore)
+    store.restore(totals_rows(then), kept)
+    return past
+
+
 def _split_options(options: Mapping[str, Any]) -> dict[str, Any]:
     known = set(_NEW_ONLY) | set(_RUNTIME) | set(_LOAD)
     unknown = sorted(set(options) - known)
