@@ -192,6 +192,13 @@ def session_uid(session_id: str, inc: str = "") -> str:
     return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
 
 
+def _warn(message: str) -> None:
+    """A RuntimeWarning about what followed a committed change; never raised (under
+    ``-W error`` the warning would escape from a change that was made, and be retried)."""
+    with contextlib.suppress(Exception):
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
+
+
 def _journal_store(ledger: object) -> JournalStore:
     if not isinstance(ledger, TrustLedger):
         raise InvalidTypeError(f"ledger must be a TrustLedger, not {type(ledger).__name__}")
@@ -384,10 +391,9 @@ class JournaledMethods:
                 events.extend(self._jdiff(before, decode_entry(seq, raw)))
             self._jnotify(events)
             self._jmaybe_checkpoint()
-        except CorollaryError as exc:
-            warnings.warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it "
-                          f"failed ({type(exc).__name__}: {exc}); the next change retries a "
-                          "due checkpoint", RuntimeWarning, stacklevel=3)
+        except Exception as exc:
+            _warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it failed "
+                  f"({type(exc).__name__}: {exc}); the next change retries a due checkpoint")
         return result
 
     def _japply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
@@ -534,8 +540,7 @@ class JournaledMethods:
                     try:
                         w.callback(event)
                     except Exception as exc:  # a watcher's failure is not the change's
-                        warnings.warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}",
-                                      RuntimeWarning, stacklevel=3)
+                        _warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}")
 
     # -- checkpoints and rebuilding -------------------------------------------------------
     def _jsnapshot(self) -> bytes:
