@@ -125,17 +125,23 @@ class JournalClock:
     (5.0, 7.0)
     """
 
-    __slots__ = ("inner", "forced", "holder")
+    __slots__ = ("inner", "forced", "holder", "floor")
 
     def __init__(self, inner: Clock) -> None:
         self.inner = inner
         self.forced: float | None = None
         self.holder = 0  # the thread the time is held for (other threads read the clock)
+        #: the time of the last entry applied: a base never reads before it (a clock behind
+        #: another writer's would read a state before changes it has applied)
+        self.floor = -math.inf
 
     def __call__(self) -> float:
         forced = self.forced
         if forced is None or self.holder != threading.get_ident():
-            return self.inner()
+            now = self.inner()
+            if type(now) is float and now < self.floor:
+                return self.floor
+            return now
         return forced
 
     @staticmethod
@@ -269,7 +275,7 @@ class JournaledMethods:
                                           "which its checkpoint was taken after", self._jwhere())
             last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
             self._ops = last.ops[1]
-            self._jlast_at = last.at
+            self._jlast_at = clock.floor = last.at
             self._jsetinc(last.inc)
 
     def _jsetinc(self, inc: str) -> None:
@@ -384,7 +390,7 @@ class JournaledMethods:
             self._jnotify(events)  # other writers' entries applied before the failure
             raise
         self._jseen = seq
-        self._jlast_at = at
+        self._jlast_at = self._jclock.floor = at
         # committed: from here on nothing may raise, or a caller would retry a change made
         try:
             if before is not None:
@@ -412,7 +418,7 @@ class JournaledMethods:
             before = self._jcapture() if self._jwatchers else None
             self._jreplay(entry)
             self._jseen = seq
-            self._jlast_at = max(self._jlast_at, entry.at)
+            self._jlast_at = self._jclock.floor = max(self._jlast_at, entry.at)
             if before is not None:
                 events.extend(self._jdiff(before, entry))
         return len(rows)
