@@ -644,8 +644,9 @@ class JournaledMethods:
         return int(self._jseen)
 
     def sync(self) -> int:
-        """Apply the entries other writers appended since, then bring every label up to now
-        (the ledger's new outcomes too); return how many entries were applied.
+        """Apply the entries other writers appended since, and take in the ledger's new
+        outcomes and the expiries due (what rests on them is recomputed when read); return how
+        many entries were applied.
 
         Watchers hear of what the entries changed.
         """
@@ -660,7 +661,10 @@ class JournaledMethods:
                     applied = self._japply(store.journal_entries(
                         session, self._jseen), events)
                     self._jnotify(events)
-            self._lookup.sync()
+            # the ledger's new outcomes and the expiries due mark what rests on them stale;
+            # reads recompute it when asked (a follower polling sync() pays for what changed,
+            # not for every belief that decays)
+            self._lookup.catch_up()
         return applied
 
     def history(self, key: str | None = None, *, since: float | None = None
