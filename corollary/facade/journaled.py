@@ -512,8 +512,10 @@ class JournaledMethods:
     def _jcapture(self) -> dict[str, dict[Any, tuple[Any, str]]]:
         """The values and labels of every watched key (every key, for a watch of all)."""
         keys: Iterable[str]
-        if any(w.keys is None for w in self._jwatchers):
+        every = any(w.keys is None for w in self._jwatchers)
+        if every:  # one synchronisation of everything, not one walk per key
             keys = list(self._engine.keys)
+            self._lookup.sync()
         else:
             keys = {k for w in self._jwatchers for k in (w.keys or ())}
         state: dict[str, dict[Any, tuple[Any, str]]] = {}
@@ -521,7 +523,8 @@ class JournaledMethods:
             beliefs = self._engine.values_of(key)
             if not beliefs:
                 continue
-            self._lookup.sync(beliefs)
+            if not every:
+                self._lookup.sync(beliefs)
             state[key] = {b.vid: (b.value, "IN" if b.label is IN else "OUT") for b in beliefs}
         return state
 
