@@ -760,6 +760,7 @@ class _SQLiteJournal:
         self.session_id = session_id
         self.head = 0
         self._conn: sqlite3.Connection | None = None
+        self._mark: tuple[int, set[str]] = (0, set())
 
     def __enter__(self) -> _SQLiteJournal:
         store = self.store
@@ -785,6 +786,8 @@ class _SQLiteJournal:
             raise
         self._conn = conn
         store._journal_owner = threading.get_ident()
+        with store._lock:  # what the totals cache had folded when the transaction began
+            self._mark = (store._watermark, set(store._own))
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -800,14 +803,34 @@ class _SQLiteJournal:
                 except sqlite3.Error as exc:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
+                    self._rolled_back()
                     raise store._wrap(exc) from exc
-            elif conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass  # the error being raised says more
+            else:
+                if conn.in_transaction:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the error being raised says more
+                self._rolled_back()
         finally:
             store._conn_lock.release()
+
+    def _rolled_back(self) -> None:
+        """Forget what the totals cache folded from the transaction that did not commit: its
+        outcomes are gone and SQLite reuses their row ids, so a watermark left past them would
+        skip the next outcomes. The cache reloads from the store, from the watermark the
+        transaction began with."""
+        store = self.store
+        watermark, own = self._mark
+        with store._lock:
+            if store._watermark == watermark and store._own == own:
+                return  # nothing added or folded meanwhile
+            store._watermark = watermark
+            store._own = own
+            store._totals = {}
+            store._topics = {}
+            store._loaded = set()
+            store._dirty = True
 
     def _live(self) -> sqlite3.Connection:
         if self._conn is None:
