@@ -136,6 +136,8 @@ def _step_5(conn: sqlite3.Connection) -> None:
             entry      BLOB    NOT NULL,
             PRIMARY KEY (session_id, seq)
         ) WITHOUT ROWID""")
+    # entry times never go back: the last entry at or before a time is one index seek
+    conn.execute("CREATE INDEX corollary_journal_at ON corollary_journal (session_id, at)")
     conn.execute("""
         CREATE TABLE corollary_journal_head (
             session_id TEXT    PRIMARY KEY,
@@ -683,9 +685,9 @@ class SQLiteStore(CachedSQLStore):
     def journal_seq_at(self, session_id: str, at: float) -> int:
         """The last entry whose time is ``<= at`` (0: none)."""
         check_session(session_id)
-        rows = self._run("SELECT coalesce(max(seq), 0) FROM corollary_journal "
-                         "WHERE session_id = ? AND at <= ?", (session_id, float(at)))
-        return int(rows[0][0])
+        rows = self._run("SELECT seq FROM corollary_journal WHERE session_id = ? AND at <= ? "
+                         "ORDER BY at DESC, seq DESC LIMIT 1", (session_id, float(at)))
+        return int(rows[0][0]) if rows else 0
 
     def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
         """Keep a snapshot of the session just after entry ``seq`` (one kept there stays)."""
