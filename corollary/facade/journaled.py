@@ -73,7 +73,9 @@ from ..snapshot.state import state_to_dict
 from ..tms import IN
 from ..tms.conflicts import Conflict
 from ..trust.ledger import TrustLedger
+from ..trust.outcomes import Totals, fold_totals, totals_rows
 from ..trust.stores.base import JOURNAL_METHODS, check_session
+from ..trust.stores.memory import MemoryStore
 from .journal_entries import (
     Entry,
     HistoryEntry,
@@ -123,17 +125,23 @@ class JournalClock:
     (5.0, 7.0)
     """
 
-    __slots__ = ("inner", "forced", "holder")
+    __slots__ = ("inner", "forced", "holder", "floor")
 
     def __init__(self, inner: Clock) -> None:
         self.inner = inner
         self.forced: float | None = None
         self.holder = 0  # the thread the time is held for (other threads read the clock)
+        #: the time of the last entry applied: a base never reads before it (a clock behind
+        #: another writer's would read a state before changes it has applied)
+        self.floor = -math.inf
 
     def __call__(self) -> float:
         forced = self.forced
         if forced is None or self.holder != threading.get_ident():
-            return self.inner()
+            now = self.inner()
+            if type(now) is float and now < self.floor:
+                return self.floor
+            return now
         return forced
 
     @staticmethod
@@ -188,6 +196,13 @@ def session_uid(session_id: str, inc: str = "") -> str:
     one when the journal starts again under the same session id."""
     name = f"journal:{session_id}" + (f":{inc}" if inc else "")
     return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
+
+
+def _warn(message: str) -> None:
+    """A RuntimeWarning about what followed a committed change; never raised (under
+    ``-W error`` the warning would escape from a change that was made, and be retried)."""
+    with contextlib.suppress(Exception):
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
 def _journal_store(ledger: object) -> JournalStore:
@@ -260,7 +275,7 @@ class JournaledMethods:
                                           "which its checkpoint was taken after", self._jwhere())
             last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
             self._ops = last.ops[1]
-            self._jlast_at = last.at
+            self._jlast_at = clock.floor = last.at
             self._jsetinc(last.inc)
 
     def _jsetinc(self, inc: str) -> None:
@@ -375,17 +390,16 @@ class JournaledMethods:
             self._jnotify(events)  # other writers' entries applied before the failure
             raise
         self._jseen = seq
-        self._jlast_at = at
+        self._jlast_at = self._jclock.floor = at
         # committed: from here on nothing may raise, or a caller would retry a change made
         try:
             if before is not None:
                 events.extend(self._jdiff(before, decode_entry(seq, raw)))
             self._jnotify(events)
             self._jmaybe_checkpoint()
-        except CorollaryError as exc:
-            warnings.warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it "
-                          f"failed ({type(exc).__name__}: {exc}); the next change retries a "
-                          "due checkpoint", RuntimeWarning, stacklevel=3)
+        except Exception as exc:
+            _warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it failed "
+                  f"({type(exc).__name__}: {exc}); the next change retries a due checkpoint")
         return result
 
     def _japply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
@@ -404,7 +418,7 @@ class JournaledMethods:
             before = self._jcapture() if self._jwatchers else None
             self._jreplay(entry)
             self._jseen = seq
-            self._jlast_at = max(self._jlast_at, entry.at)
+            self._jlast_at = self._jclock.floor = max(self._jlast_at, entry.at)
             if before is not None:
                 events.extend(self._jdiff(before, entry))
         return len(rows)
@@ -498,8 +512,10 @@ class JournaledMethods:
     def _jcapture(self) -> dict[str, dict[Any, tuple[Any, str]]]:
         """The values and labels of every watched key (every key, for a watch of all)."""
         keys: Iterable[str]
-        if any(w.keys is None for w in self._jwatchers):
+        every = any(w.keys is None for w in self._jwatchers)
+        if every:  # one synchronisation of everything, not one walk per key
             keys = list(self._engine.keys)
+            self._lookup.sync()
         else:
             keys = {k for w in self._jwatchers for k in (w.keys or ())}
         state: dict[str, dict[Any, tuple[Any, str]]] = {}
@@ -507,7 +523,8 @@ class JournaledMethods:
             beliefs = self._engine.values_of(key)
             if not beliefs:
                 continue
-            self._lookup.sync(beliefs)
+            if not every:
+                self._lookup.sync(beliefs)
             state[key] = {b.vid: (b.value, "IN" if b.label is IN else "OUT") for b in beliefs}
         return state
 
@@ -532,8 +549,7 @@ class JournaledMethods:
                     try:
                         w.callback(event)
                     except Exception as exc:  # a watcher's failure is not the change's
-                        warnings.warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}",
-                                      RuntimeWarning, stacklevel=3)
+                        _warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}")
 
     # -- checkpoints and rebuilding -------------------------------------------------------
     def _jsnapshot(self) -> bytes:
@@ -631,8 +647,9 @@ class JournaledMethods:
         return int(self._jseen)
 
     def sync(self) -> int:
-        """Apply the entries other writers appended since, then bring every label up to now
-        (the ledger's new outcomes too); return how many entries were applied.
+        """Apply the entries other writers appended since, and take in the ledger's new
+        outcomes and the expiries due (what rests on them is recomputed when read); return how
+        many entries were applied.
 
         Watchers hear of what the entries changed.
         """
@@ -647,7 +664,10 @@ class JournaledMethods:
                     applied = self._japply(store.journal_entries(
                         session, self._jseen), events)
                     self._jnotify(events)
-            self._lookup.sync()
+            # the ledger's new outcomes and the expiries due mark what rests on them stale;
+            # reads recompute it when asked (a follower polling sync() pays for what changed,
+            # not for every belief that decays)
+            self._lookup.catch_up()
         return applied
 
     def history(self, key: str | None = None, *, since: float | None = None
@@ -678,8 +698,8 @@ class JournaledMethods:
         before ``t`` applied; queries read the time ``t``). Any change raises
         :class:`~corollary.foundations.errors.ReadOnlyBaseError`.
 
-        Values, labels and reasons are those of then; confidences read the ledger as it is
-        now (outcomes are not versioned).
+        Values, labels, reasons and confidences are those of then: the base reads a copy of the
+        ledger holding the outcomes of time ``t`` or before (see :func:`_ledger_as_of`).
         """
         t = check_number(t, "t")
         store, session = self._jstore, self._jsid
@@ -689,8 +709,8 @@ class JournaledMethods:
             raise JournalError(f"{self._jwhere()} has no checkpoint at or before entry {seq}")
         clock = JournalClock(lambda: t)
         doc = decode_bytes(found[1], "snapshot", self._jwhere())
-        past = _from_checkpoint(type(self), doc, self.ledger, clock, self._joptions,
-                                self._jwhere())
+        past = _from_checkpoint(type(self), doc, _ledger_as_of(self.ledger, t, clock), clock,
+                                self._joptions, self._jwhere())
         past._jattach(store, session, clock, found[0], self._joptions, self._jevery,
                       self._jseconds, read_only=True)
         past._japply(store.journal_entries(session, found[0], seq), [])
@@ -953,6 +973,35 @@ def journaled_class(cls: type) -> type:
 
 
 # -- opening ------------------------------------------------------------------------------------
+def _ledger_as_of(ledger: TrustLedger, t: float, clock: Clock) -> TrustLedger:
+    """An in-memory copy of ``ledger`` with the outcomes of time ``t`` or before: each source's
+    totals folded again from them. A source whose totals cover more outcomes than the ledger
+    keeps (``max_history``) cannot be told apart by time: its totals are today's."""
+    rows, outcomes = ledger.store.export()
+    half_life = ledger.memory_half_life
+    kept = [o for o in outcomes if o.at <= t]
+    counts: dict[tuple[str, str | None], int] = {}
+    for o in outcomes:
+        for slot in {(o.source, None), (o.source, o.topic)}:
+            counts[slot] = counts.get(slot, 0) + 1
+    folded: dict[tuple[str, str | None], Totals] = {}
+    for o in kept:
+        fold_totals(folded, o.source, o.topic, o.correct, o.at, half_life)
+    then = dict(folded)
+    for source, topic, right, total, anchor, wright, wtotal in rows:
+        if counts.get((source, topic), 0) != total:  # history beyond what is kept
+            then[(source, topic)] = Totals(int(right), int(total), float(anchor),
+                                           float(wright), float(wtotal))
+    past = TrustLedger(prior_weight=ledger.prior_weight, memory_half_life=half_life,
+                       max_history=ledger.max_history, policy=ledger.policy, clock=clock)
+    past._declared = dict(ledger._declared)  # the declared priors and tiers, as they are
+    past._tiers = dict(ledger._tiers)
+    store = past.store
+    assert isinstance(store, MemoryStore)
+    store.restore(totals_rows(then), kept)
+    return past
+
+
 def _split_options(options: Mapping[str, Any]) -> dict[str, Any]:
     known = set(_NEW_ONLY) | set(_RUNTIME) | set(_LOAD)
     unknown = sorted(set(options) - known)

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import sqlite3
 import threading
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -467,3 +468,21 @@ def test_history_of_a_change_naming_many_keys(ledger: TrustLedger) -> None:
     assert [(h.operation, h.key, h.value, h.source, h.label) for h in about_b] == [
         ("assert_many", "b", 2, "tool:y", "IN"), ("nogood", "b", None, None, "IN")]
     assert kb.history("nothing") == []
+
+
+def test_a_failing_watcher_under_warnings_as_errors_never_undoes_a_committed_change(
+        ledger: TrustLedger) -> None:
+    """Under ``-W error`` the warning about a failing watcher must not escape from a change
+    that was committed (the caller would retry a change that was made)."""
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+
+    def broken(event: Any) -> None:
+        raise ValueError("watcher bug")
+
+    kb.watch(broken)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kb.assert_("hq", "Austin", source="tool:a")  # returns: the change is made
+    assert kb.value("hq") == "Austin"
+    assert [h.operation for h in kb.history()] == ["assert_"]
+    assert reopen(ledger, 1000).value("hq") == "Austin"

@@ -150,3 +150,27 @@ def test_the_json_file_store_refuses_journals_with_a_typed_error(tmp_path: Path)
     for name in JOURNAL_METHODS:
         with pytest.raises(JournalUnsupportedError):
             getattr(store, name)("s")
+
+
+def test_a_rolled_back_journal_leaves_no_outcome_in_the_totals(tmp_path: Path) -> None:
+    """An outcome added in a journal transaction and read back (folded into the totals cache)
+    before the transaction rolls back must leave the totals; SQLite reuses its row id, so a
+    watermark left past it would also skip the next real outcome (D18)."""
+    from corollary import TrustLedger
+
+    path = tmp_path / "l.db"
+    store = SQLiteStore(path)
+    ledger = TrustLedger(store=store)
+    ledger.record_outcome("tool:a", True, at=0.0)
+    with pytest.raises(RuntimeError), store.journal("s"):
+        ledger.record_outcome("tool:a", False, at=0.0)  # joins the transaction
+        inside = ledger.reliability("tool:a", at=0.0)  # folds the uncommitted row
+        raise RuntimeError("the change fails: ROLLBACK")
+    assert inside < ledger.reliability("tool:a", at=0.0)  # the wrong outcome is gone
+    ledger.record_outcome("tool:a", False, at=0.0)  # takes the rolled-back row's id
+    for source in ("tool:a",):
+        fresh = TrustLedger(store=SQLiteStore(path))
+        assert ledger.reliability(source, at=0.0) == fresh.reliability(source, at=0.0)
+        assert store.totals(source).total == 2
+        fresh.close()
+    ledger.close()

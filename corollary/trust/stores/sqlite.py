@@ -136,6 +136,8 @@ def _step_5(conn: sqlite3.Connection) -> None:
             entry      BLOB    NOT NULL,
             PRIMARY KEY (session_id, seq)
         ) WITHOUT ROWID""")
+    # entry times never go back: the last entry at or before a time is one index seek
+    conn.execute("CREATE INDEX corollary_journal_at ON corollary_journal (session_id, at)")
     conn.execute("""
         CREATE TABLE corollary_journal_head (
             session_id TEXT    PRIMARY KEY,
@@ -683,9 +685,9 @@ class SQLiteStore(CachedSQLStore):
     def journal_seq_at(self, session_id: str, at: float) -> int:
         """The last entry whose time is ``<= at`` (0: none)."""
         check_session(session_id)
-        rows = self._run("SELECT coalesce(max(seq), 0) FROM corollary_journal "
-                         "WHERE session_id = ? AND at <= ?", (session_id, float(at)))
-        return int(rows[0][0])
+        rows = self._run("SELECT seq FROM corollary_journal WHERE session_id = ? AND at <= ? "
+                         "ORDER BY at DESC, seq DESC LIMIT 1", (session_id, float(at)))
+        return int(rows[0][0]) if rows else 0
 
     def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
         """Keep a snapshot of the session just after entry ``seq`` (one kept there stays)."""
@@ -760,6 +762,7 @@ class _SQLiteJournal:
         self.session_id = session_id
         self.head = 0
         self._conn: sqlite3.Connection | None = None
+        self._mark: tuple[int, set[str]] = (0, set())
 
     def __enter__(self) -> _SQLiteJournal:
         store = self.store
@@ -785,6 +788,8 @@ class _SQLiteJournal:
             raise
         self._conn = conn
         store._journal_owner = threading.get_ident()
+        with store._lock:  # what the totals cache had folded when the transaction began
+            self._mark = (store._watermark, set(store._own))
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
@@ -800,14 +805,34 @@ class _SQLiteJournal:
                 except sqlite3.Error as exc:
                     if conn.in_transaction:
                         conn.execute("ROLLBACK")
+                    self._rolled_back()
                     raise store._wrap(exc) from exc
-            elif conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass  # the error being raised says more
+            else:
+                if conn.in_transaction:
+                    try:
+                        conn.execute("ROLLBACK")
+                    except sqlite3.Error:
+                        pass  # the error being raised says more
+                self._rolled_back()
         finally:
             store._conn_lock.release()
+
+    def _rolled_back(self) -> None:
+        """Forget what the totals cache folded from the transaction that did not commit: its
+        outcomes are gone and SQLite reuses their row ids, so a watermark left past them would
+        skip the next outcomes. The cache reloads from the store, from the watermark the
+        transaction began with."""
+        store = self.store
+        watermark, own = self._mark
+        with store._lock:
+            if store._watermark == watermark and store._own == own:
+                return  # nothing added or folded meanwhile
+            store._watermark = watermark
+            store._own = own
+            store._totals = {}
+            store._topics = {}
+            store._loaded = set()
+            store._dirty = True
 
     def _live(self) -> sqlite3.Connection:
         if self._conn is None:
