@@ -30,7 +30,7 @@ from .opening import Opened, ledger_name, open_base, open_ledger_to_read
 from .output import JSON_VERSION, confidence, emit_json, iso, json_text, say, table, terminal_safe
 
 __all__ = ["beliefs", "conflicts", "explain", "faded", "graph", "parse_value", "recall",
-           "sessions", "sources"]
+           "sessions", "sources", "ui"]
 
 
 def parse_value(text: str) -> Any:
@@ -299,4 +299,22 @@ def sources(args: argparse.Namespace) -> int:
             lines.append([r["source"], format_number(r["reliability"]), str(r["right"]),
                           str(r["wrong"]), str(r["samples"]), told])
         say(table(["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST OUTCOME"], lines))
+    return 0
+
+
+def ui(args: argparse.Namespace) -> int:
+    """``corollary ui (BASE | --ledger L --session S)``: serve the browser inspector
+    (docs/ui.md). A session in a journaled ledger is opened live
+    (``BeliefBase.open_session``), so the page follows other processes' changes."""
+    from ..ui import serve
+
+    options = {"host": args.host, "port": args.port, "token_file": args.token_file,
+               "allowed_hosts": args.allowed_hosts, "open_browser": args.open_browser}
+    opener = getattr(BeliefBase, "open_session", None)
+    if args.session is not None and opener is not None and args.at is None:
+        with open_ledger_to_read(args.ledger) as ledger:
+            serve(opener(ledger, args.session), **options)
+        return 0
+    with _opened(args) as opened:
+        serve(opened.kb, **options)
     return 0
