@@ -306,8 +306,10 @@ def ui(args: argparse.Namespace) -> int:
     """``corollary ui (BASE | --ledger L --session S)``: serve the browser inspector
     (docs/ui.md). A session in a journaled ledger is opened live
     (``BeliefBase.open_session``), so the page follows other processes' changes."""
+    from ..mcp.http import check_exposure, read_token
     from ..ui import serve
 
+    check_exposure(args.host, read_token(args.token_file))  # before the base is read
     options = {"host": args.host, "port": args.port, "token_file": args.token_file,
                "allowed_hosts": args.allowed_hosts, "open_browser": args.open_browser}
     opener = getattr(BeliefBase, "open_session", None)

@@ -196,6 +196,7 @@ def build_app(kb: BeliefBase, *, token: str | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
+        inspector.table()  # read the beliefs before the first request (a big base: seconds)
         live.start()
         task = asyncio.create_task(live.sync_forever())
         try:

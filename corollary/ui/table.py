@@ -9,6 +9,7 @@ then a mask and a slice. :class:`BeliefTable` is rebuilt when the base changed (
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -107,31 +108,42 @@ class BeliefTable:
         beliefs = list(kb.engine.beliefs())
         n = len(beliefs)
         self.beliefs = beliefs
-        conf = np.zeros(n, dtype=np.float64)
-        held = np.zeros(n, dtype=np.bool_)
-        at = np.full(n, np.nan, dtype=np.float64)
-        source_ids = np.zeros(n, dtype=np.int32)
-        kind_ids = np.zeros(n, dtype=np.int32)
+        conf: list[float] = [0.0] * n
+        held: list[bool] = [False] * n
+        at: list[float] = [math.nan] * n
+        source_ids: list[int] = [0] * n
+        kind_ids: list[int] = [0] * n
         sources: dict[str, int] = {}
         kinds: dict[str, int] = {}
+        # a bulk load gives the premises of one source one record: read each record once
+        seen: dict[int, tuple[int, int, float]] = {}
         for i, b in enumerate(beliefs):
             if b.best is not None:
                 held[i] = True
                 conf[i] = b.conf
-            source, kind = source_of(b)
-            at[i] = _latest(b)
-            s = sources.get(source)
-            if s is None:
-                s = sources[source] = len(sources)
-            source_ids[i] = s
-            k = kinds.get(kind)
-            if k is None:
-                k = kinds[kind] = len(kinds)
-            kind_ids[i] = k
-        self.conf, self.held, self.at = conf, held, at
-        self.source_ids, self.kind_ids = source_ids, kind_ids
+            ev = b.evidence
+            known = seen.get(id(ev)) if type(ev) is tuple else None
+            if known is None:
+                source, kind = source_of(b)
+                s = sources.get(source)
+                if s is None:
+                    s = sources[source] = len(sources)
+                k = kinds.get(kind)
+                if k is None:
+                    k = kinds[kind] = len(kinds)
+                known = (s, k, _latest(b))
+                if type(ev) is tuple:
+                    seen[id(ev)] = known
+            source_ids[i], kind_ids[i], at[i] = known
+        self.conf = np.array(conf, dtype=np.float64)
+        self.held = np.array(held, dtype=np.bool_)
+        self.at = np.array(at, dtype=np.float64)
+        self.source_ids = np.array(source_ids, dtype=np.int32)
+        self.kind_ids = np.array(kind_ids, dtype=np.int32)
         self.sources, self.kinds = sources, kinds
         self._orders: dict[str, NDArray[np.intp]] = {}
+        self.order("key")  # the first page's order: sorted now, not on the first request
+        self.contested = sum(1 for _ in kb.engine.contested())
 
     def order(self, sort: str) -> NDArray[np.intp]:
         """Row numbers in ascending ``sort`` order (ties by key), computed once."""

@@ -27,11 +27,14 @@ from .table import SORTS, BeliefTable, row_of
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
 
-__all__ = ["FADED_AT", "HISTORY_FIELDS", "Inspector"]
+__all__ = ["FADED_AT", "HISTORY_FIELDS", "TABLE_FOR", "Inspector"]
 
 #: The fields of a journal entry the history shows (the journal's ``kb.history``).
 HISTORY_FIELDS = ("seq", "time", "operation", "key", "value", "source", "reason", "label",
                   "confidence")
+#: How long (seconds of the base's clock) the beliefs table is shown before it is read again:
+#: confidences fade with time, and reading a million beliefs takes a second or two.
+TABLE_FOR = 30.0
 #: Below this confidence a faded premise is listed, when the policy sets no min_confidence.
 FADED_AT = 0.5
 #: How many nodes the graph around a belief shows on each side at most.
@@ -83,9 +86,11 @@ class Inspector:
 
     # -- the table ---------------------------------------------------------------------
     def table(self) -> BeliefTable:
-        """The beliefs table, rebuilt when the base changed since it was built."""
+        """The beliefs table, rebuilt when the base changed since it was built (a change
+        ``watch`` saw, another count of beliefs) or its clock moved on by :data:`TABLE_FOR`."""
         t = self._table
-        if t is None or self.dirty or t.count != len(self.kb) or t.now != self.kb.now():
+        if t is None or self.dirty or t.count != len(self.kb) \
+                or abs(self.kb.now() - t.now) > TABLE_FOR:
             self.dirty = False
             t = self._table = BeliefTable(self.kb)
         return t
@@ -317,7 +322,7 @@ class Inspector:
         """What the header shows: counts, the time, whether the base is journaled (live)."""
         t = self.table()
         return {"at": t.now, "beliefs": len(t.beliefs), "held": int(t.held.sum()),
-                "keys": len(self.kb.keys()), "conflicts": len(self.kb.conflicts()),
+                "keys": len(self.kb.engine.keys), "contested": t.contested,
                 "journal": hasattr(self.kb, "history"), "live": hasattr(self.kb, "watch")}
 
 

@@ -14,6 +14,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 from support.ui_base import OUTCOMES
+
 from ui.conftest import env, needs_ui_extra, serving
 
 TOKEN = "ui-t0k3n-for-the-tests-Wq8rZ"

@@ -65,6 +65,7 @@ def test_page_contents(server: str, page: Watched) -> None:
     p.wait_for_selector(".conflict")
     conflict = p.locator(".conflict").inner_text()
     assert "ceo" in conflict and "'Ann'" in conflict and "'Bob'" in conflict
+    assert p.locator(".conflict a", has_text="document:press").count() == 1
     assert "price:ACME" in p.get_by_role("region", name="Faded below 0.50 (1)").inner_text()
     assert "forecast:Q4" in p.get_by_role("region", name="Expired (1)").inner_text()
     p = open_page(page, server, "#/promises", ".statement")
@@ -135,12 +136,14 @@ def test_sort_filter_and_pages(server: str, page: Watched) -> None:
     out = p.locator("table#beliefs tbody tr td:first-child").all_inner_texts()
     assert sorted(out) == ["forecast:Q4", "revenue:Q1"]
     p.get_by_label("Label").select_option("")
+    p.wait_for_selector("text=1–3 of 11")
     p.get_by_label("Source", exact=True).select_option("tool:filings")
     p.wait_for_selector("text=1–2 of 2")
     p.get_by_label("Source", exact=True).select_option("")
+    p.wait_for_selector("text=1–3 of 11")
     p.get_by_label("Confidence at least").fill("0.95")
     p.get_by_role("button", name="Apply").click()
-    p.wait_for_selector("text=of 4")
+    p.wait_for_selector("text=1–3 of 4")
     assert page.errors == []
 
 

@@ -290,7 +290,7 @@ async function problems() {
     el("h3", {}, c.nogood ? `nogood ${c.key}` : el("a", { href: beliefHref(c.key) }, c.key)),
     table(`Candidates for ${c.key}`, ["Belief", "Value", "Confidence", "Sources"], c.candidates.map((x) => [
       el("a", { href: beliefHref(x.key) }, x.key), x.value_text, conf(x.confidence),
-      el("span", {}, x.sources.map((s, i) => [i ? ", " : "", el("a", { href: sourceHref(s) }, s)]))]))))) : el("p", { class: "empty" }, "No open conflicts.");
+      el("span", {}, x.sources.flatMap((s, i) => [i ? ", " : "", el("a", { href: sourceHref(s) }, s)]))]))))) : el("p", { class: "empty" }, "No open conflicts.");
   const faded = table("Faded", ["Belief", "Value", "Confidence", "Sources"], data.faded.map((f) => [
     el("a", { href: beliefHref(f.key) }, f.key), f.value_text, conf(f.confidence), f.sources.join(", ")]), "Nothing has faded.");
   const expired = table("Expired", ["Belief", "Value", "Expired at", "Sources"], data.expired.map((x) => [
