@@ -12,6 +12,8 @@ from ._version import __version__
 from .agent import Agent, Refreshed, Run, Step
 from .evidence.confidence import self_consistency
 from .facade.base import BeliefBase, Faded, Held
+from .facade.journal_entries import HistoryEntry, WatchEvent
+from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
 from .facade.sensitivity import Check
 from .foundations.clock import ManualClock
@@ -25,6 +27,11 @@ from .foundations.errors import (
     FormulaError,
     InvalidInputError,
     InvalidTypeError,
+    JournalCorruptError,
+    JournalError,
+    JournalReplayError,
+    JournalUnsupportedError,
+    JournalVersionError,
     MissingExtraError,
     MissingProgramError,
     ModelConnectionError,
@@ -33,6 +40,7 @@ from .foundations.errors import (
     ModelResponseError,
     ModelTimeoutError,
     NotFittedError,
+    ReadOnlyBaseError,
     RuleError,
     RuleLimitError,
     ScriptExhaustedError,
@@ -106,14 +114,18 @@ __all__ = [
     "BeliefBase", "BlameError", "Candidate", "Check", "CitationError", "ConcurrentWriteError",
     "Conflict", "ConflictPolicy", "CorollaryError", "Expired", "Faded", "FormulaError",
     "FunctionModel", "GatedConfidence", "GroupedPromise", "GuaranteeOptions", "Held",
-    "InvalidInputError", "InvalidTypeError", "ManualClock", "MissingExtraError",
+    "HistoryEntry", "InvalidInputError", "InvalidTypeError", "JournalCorruptError",
+    "JournalError", "JournalReplayError", "JournalUnsupportedError", "JournalVersionError",
+    "ManualClock", "MissingExtraError",
     "MissingProgramError", "Model", "ModelConnectionError", "ModelError", "ModelHTTPError",
     "ModelResponseError", "ModelTimeoutError", "NotFittedError", "OpenAIChat", "Outcome", "Platt",
-    "PreferHigherConfidence", "PreferSource", "Promise", "Proof", "RankedSource", "Recalled", "Refreshed",
+    "PreferHigherConfidence", "PreferSource", "Promise", "Proof", "RankedSource", "ReadOnlyBaseError", "Recalled",
+    "Refreshed",
     "Replay", "Reply", "Route", "Rule", "RuleError", "RuleLimitError", "Run",
     "ScriptExhaustedError", "ScriptedModel", "SessionNotFoundError", "SnapshotError",
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
-    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "WeakSignalError",
+    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
+    "WeakSignalError",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

@@ -50,6 +50,7 @@ from ..trust.view import TrustView
 from .assertions import assert_rows, check_assertion, check_rows, confirmations, put
 from .blame import FAULTS, Verdict, blame, outcome_events
 from .calling import ToolCallMethods
+from .journaled import CHECKPOINT_EVERY, CHECKPOINT_SECONDS, convert_to_journal, open_journaled
 from .lookup import EngineSync, Lookup
 from .promising import PromiseMethods
 from .queries import Faded, Held, QueryMethods
@@ -168,6 +169,77 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             self.add_tool(t)
         for r in rules:
             self.add_rule(r)
+
+    # -- journaled sessions ----------------------------------------------------------------
+    @classmethod
+    def open_session(cls, ledger: TrustLedger, session_id: str, *, clock: Clock | None = None,
+                     checkpoint_every: int = CHECKPOINT_EVERY,
+                     checkpoint_seconds: float = CHECKPOINT_SECONDS,
+                     **options: Any) -> BeliefBase:
+        """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
+
+        Every change of the base returned (``assert_``, ``claim``, ``retract``, ``call``, ...)
+        is one entry of the session's journal, committed with the outcomes it records before
+        the change returns; many processes may open one session and change it together (one
+        order, the store's). ``kb.sync()`` applies other writers' entries; ``kb.history()``,
+        ``kb.as_of(t)`` and ``kb.watch(callback)`` read the journal. A checkpoint (a snapshot)
+        is written after ``checkpoint_every`` entries or ``checkpoint_seconds`` seconds, so
+        opening reads the newest one and replays the rest. ``options`` are the base's
+        (``policy``, ``conflict_policy``, ``rules``, ``tools``, ``learn_from_checks``,
+        ``max_rule_firings``, ``max_rule_seconds``, ``embedder``; ``functions`` for promises):
+        ``policy`` and ``learn_from_checks`` apply to a new session only. The ledger must be
+        SQLite, PostgreSQL or in memory (:class:`~corollary.foundations.errors.JournalUnsupportedError`
+        otherwise). See docs/journal.md.
+
+        Examples
+        --------
+        >>> from corollary import ManualClock, TrustLedger
+        >>> ledger = TrustLedger()
+        >>> kb = BeliefBase.open_session(ledger, "demo", clock=ManualClock(10))
+        >>> kb.assert_("hq", "Austin", source="tool:registry")
+        >>> BeliefBase.open_session(ledger, "demo").history()[0].operation
+        'assert_'
+        """
+        return open_journaled(cls, ledger, session_id, clock=clock,  # type: ignore[no-any-return]
+                              checkpoint_every=checkpoint_every,
+                              checkpoint_seconds=checkpoint_seconds, **options)
+
+    @classmethod
+    def convert_session(cls, ledger: TrustLedger, session_id: str, *, overwrite: bool = False,
+                        **options: Any) -> int:
+        """Turn the whole-snapshot session ``session_id`` (:meth:`save_session`) into a journaled
+        session (its snapshot is the journal's checkpoint at seq 0); return 0. ``options``:
+        ``rules``, ``tools``, ``functions`` to check the snapshot with. The whole-snapshot
+        session is left as it is. See :func:`corollary.facade.journaled.convert_to_journal`.
+
+        Examples
+        --------
+        >>> from corollary import ManualClock, TrustLedger
+        >>> ledger = TrustLedger()
+        >>> old = BeliefBase(ledger=ledger, clock=ManualClock(0))
+        >>> old.assert_("hq", "Austin", source="tool:registry")
+        >>> _ = old.save_session("s")
+        >>> BeliefBase.convert_session(ledger, "s")
+        0
+        >>> BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).value("hq")
+        'Austin'
+        """
+        return convert_to_journal(cls, ledger, session_id, overwrite=overwrite, **options)
+
+    def sync(self) -> int:
+        """Bring every label and confidence up to now, with the outcomes other processes
+        recorded in a shared ledger since; return how many journal entries were applied.
+
+        Always 0 here; a journaled base (:meth:`open_session`) first applies the entries other
+        writers appended to its session.
+
+        Examples
+        --------
+        >>> BeliefBase().sync()
+        0
+        """
+        self._lookup.sync()
+        return 0
 
     # -- configuration and parts -----------------------------------------------------------
     @property

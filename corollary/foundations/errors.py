@@ -100,6 +100,32 @@ class ConcurrentWriteError(StoreError):
     """Another writer changed a store in a way that cannot be merged safely."""
 
 
+class JournalError(StoreError):
+    """A session journal that cannot be read, written or replayed (base of the journal errors)."""
+
+
+class JournalUnsupportedError(JournalError):
+    """A store that keeps no session journals (the JSON-file store: use SQLite or PostgreSQL)."""
+
+
+class JournalCorruptError(JournalError, StoreCorruptError):
+    """A journal entry or checkpoint whose bytes are damaged, truncated or malformed."""
+
+
+class JournalVersionError(JournalError, StoreVersionError):
+    """A journal entry written by a newer corollary (its entry version is higher than this one
+    reads)."""
+
+
+class JournalReplayError(JournalError):
+    """An entry another process appended that cannot be applied here (a rule or tool this
+    process does not have, or an operation that fails on replay); see docs/journal.md."""
+
+
+class ReadOnlyBaseError(CorollaryError, RuntimeError):
+    """A change asked of a read-only base (``kb.as_of(t)``, a base as it stood at a past time)."""
+
+
 class ModelError(CorollaryError, RuntimeError):
     """A model could not give a reply (base of every error of :mod:`corollary.models`)."""
 

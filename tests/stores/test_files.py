@@ -43,7 +43,7 @@ def test_v1_file_upgrades_step_by_step(tmp_path: Path) -> None:
     ledger.close()
     conn = sqlite3.connect(path)
     steps = conn.execute("SELECT version FROM schema_history ORDER BY version").fetchall()
-    assert steps == [(2,), (3,), (4,)]
+    assert steps == [(2,), (3,), (4,), (5,)]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 
@@ -70,7 +70,7 @@ def test_fresh_file_has_current_schema(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert [r[0] for r in conn.execute("SELECT version FROM schema_history")] == [1, 2, 3, 4]
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_history")] == [1, 2, 3, 4, 5]
     # the CHECK holds even against writers that bypass corollary
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute("INSERT INTO outcomes (event_id, source, outcome, observed_at, recorded_at)"

@@ -208,7 +208,7 @@ def test_a_version_3_sqlite_file_opens_and_is_upgraded(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     ledger = open_ledger(path)
-    assert ledger.store.schema_version == 4
+    assert ledger.store.schema_version == 5
     assert ledger.store.read_session("old") == (b"\x01\x02\x03\x04", 1)
     assert ledger.store.save_session("old", b"new", expected_version=1) == 2
     record = ledger.record_of("tool:x", at=0)
@@ -216,7 +216,7 @@ def test_a_version_3_sqlite_file_opens_and_is_upgraded(tmp_path: Path) -> None:
     ledger.close()
     conn = sqlite3.connect(path)
     assert [r[0] for r in conn.execute("SELECT version FROM schema_history ORDER BY version")
-            ] == [1, 2, 3, 4]
+            ] == [1, 2, 3, 4, 5]
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     assert open_ledger(path).store.read_session("old") == (b"new", 2)  # upgraded once

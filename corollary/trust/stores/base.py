@@ -25,11 +25,17 @@ import os
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 from ...foundations._validate import check_int, check_number
-from ...foundations.errors import InvalidInputError, InvalidTypeError, StoreCorruptError
+from ...foundations.errors import (
+    InvalidInputError,
+    InvalidTypeError,
+    JournalCorruptError,
+    StoreCorruptError,
+)
 from ..outcomes import Outcome, Totals, fold_totals, totals_rows
 
 #: Columns of the outcome table, in the order the stores read and write them.
@@ -92,6 +98,105 @@ class OutcomeStore(Protocol):
 
     def close(self) -> None:
         """Release resources."""
+
+class JournalWriter(Protocol):
+    """A session's journal under its write lock (see :meth:`JournalStore.journal`).
+
+    ``head`` is the last entry's sequence number: at lock time, then after each
+    :meth:`append`. ``0`` means an empty journal.
+    """
+
+    head: int
+
+    def entries(self, after: int) -> list[tuple[int, bytes]]:
+        """``(seq, entry)`` of every entry with ``seq > after``, ascending."""
+
+    def append(self, entry: bytes, at: float) -> int:
+        """Append ``entry`` (journal time ``at``, seconds) as ``head + 1``; return its seq."""
+
+
+class JournalStore(Protocol):
+    """A store that keeps session journals: entries in one order, and checkpoints.
+
+    Every journal-capable store implements these methods (MemoryStore, SQLiteStore,
+    PostgresStore); a store that cannot raises
+    :class:`~corollary.foundations.errors.JournalUnsupportedError`. The store orders the
+    entries: :meth:`journal` takes the session's write lock, so sequence numbers follow the
+    lock order, without gaps. What an entry holds is the facade's business (docs/journal.md);
+    the store keeps bytes and a time.
+    """
+
+    def journal(self, session_id: str) -> AbstractContextManager[JournalWriter]:
+        """Take ``session_id``'s write lock; yield a :class:`JournalWriter`.
+
+        Commits on a normal exit and rolls back on an exception. While it is open, outcomes
+        the same thread writes through :meth:`OutcomeStore.add` join its transaction, so a
+        change and its outcomes are durable together or not at all.
+        """
+
+    def journal_entries(self, session_id: str, after: int = 0,
+                        upto: int | None = None) -> list[tuple[int, bytes]]:
+        """``(seq, entry)`` with ``after < seq <= upto`` (no upper bound for ``None``),
+        ascending; no lock taken."""
+
+    def journal_head(self, session_id: str) -> int:
+        """The last entry's seq (``0``: no entry)."""
+
+    def journal_changed(self, session_id: str, after: int) -> bool:
+        """Whether the journal has an entry after ``after`` (a cheap check, for sync)."""
+
+    def journal_seq_at(self, session_id: str, at: float) -> int:
+        """The seq of the last entry whose time is ``<= at`` (``0``: none)."""
+
+    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
+        """Keep ``data``, the session's snapshot just after entry ``seq`` (a checkpoint
+        already kept at ``seq`` stays)."""
+
+    def read_checkpoint(self, session_id: str,
+                        upto: int | None = None) -> tuple[int, bytes] | None:
+        """``(seq, data)`` of the newest checkpoint with ``seq <= upto`` (``None``: the newest
+        of all); ``None`` if there is none."""
+
+    def prune_checkpoints(self, session_id: str, keep: int) -> int:
+        """Forget all but the first and the ``keep`` newest checkpoints; return how many went."""
+
+    def journal_sessions(self) -> list[str]:
+        """Ids of the sessions with a journal or a checkpoint, sorted."""
+
+    def delete_journal(self, session_id: str) -> bool:
+        """Forget a session's entries and checkpoints; whether there were any."""
+
+
+#: What a journal-capable store has (:func:`journal_capable`).
+JOURNAL_METHODS = ("journal", "journal_entries", "journal_head", "journal_changed",
+                   "journal_seq_at", "write_checkpoint", "read_checkpoint",
+                   "prune_checkpoints", "journal_sessions", "delete_journal")
+
+
+def check_seq(seq: object, name: str = "seq") -> int:
+    """A journal sequence number: an int >= 0."""
+    return check_int(seq, name, low=0)
+
+
+def check_entry(entry: object, at: object) -> tuple[bytes, float]:
+    """An entry to append: non-empty bytes and a finite time in seconds."""
+    if not isinstance(entry, (bytes, bytearray, memoryview)):
+        raise InvalidTypeError(f"a journal entry is bytes, not {type(entry).__name__}")
+    if not entry:
+        raise InvalidInputError("a journal entry cannot be empty")
+    return bytes(entry), check_number(at, "at")
+
+
+def checked_entry_row(seq: object, entry: object, where: object) -> tuple[int, bytes]:
+    """A stored ``(seq, entry)`` with the types the schema promises (else
+    :class:`~corollary.foundations.errors.JournalCorruptError`)."""
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+        raise JournalCorruptError(f"corrupt journal: entry number {seq!r}", where)
+    if not isinstance(entry, (bytes, bytearray, memoryview)) or not entry:
+        raise JournalCorruptError(f"corrupt journal: entry {seq} holds "
+                                  f"{type(entry).__name__}, not bytes", where)
+    return seq, bytes(entry)
+
 
 _Store = TypeVar("_Store", bound="CachedSQLStore")
 

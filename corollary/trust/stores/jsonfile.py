@@ -15,7 +15,8 @@ id, its version and the snapshot; saves compare and set the version under the ex
 ``flock`` (see :meth:`JSONFileStore.save_session`).
 
 Rewriting the whole file makes each write cost O(outcomes): use SQLite beyond a few tens of
-thousands of outcomes.
+thousands of outcomes. For the same reason this store keeps no session journals (docs/journal.md):
+its journal methods raise :class:`~corollary.foundations.errors.JournalUnsupportedError`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from ...foundations._io import max_file_bytes as resolve_max_bytes
 from ...foundations.errors import (
     ConcurrentWriteError,
     InvalidInputError,
+    JournalUnsupportedError,
     SessionNotFoundError,
     SnapshotError,
     StoreCorruptError,
@@ -437,6 +439,18 @@ class JSONFileStore:
     def close(self) -> None:
         """Nothing to release: every write is already on disk."""
         return None
+
+    # session journals: not kept here. Every write rewrites the whole file, so a journal
+    # would not make a change cost less than a whole-session save; use SQLite.
+    def _no_journal(self, *args: Any, **kwargs: Any) -> Any:
+        raise JournalUnsupportedError(
+            "the JSON-file store keeps no session journals (each write rewrites the whole "
+            "file): open the session on a SQLite or PostgreSQL ledger (docs/journal.md)",
+            self.path)
+
+    journal = journal_entries = journal_head = journal_changed = journal_seq_at = _no_journal
+    write_checkpoint = read_checkpoint = prune_checkpoints = _no_journal
+    journal_sessions = delete_journal = _no_journal
 
     def __repr__(self) -> str:
         return f"JSONFileStore({str(self.path)!r})"

@@ -10,14 +10,22 @@ Thread-safe: bases in several threads may share one ledger on it.
 
 from __future__ import annotations
 
+import bisect
 import threading
 from collections import ChainMap, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, cast
 
 from ...foundations.errors import SessionNotFoundError
 from ..outcomes import Outcome, Totals, fold_totals, totals_rows
-from .base import check_expected_version, check_session, session_conflict
+from .base import (
+    check_entry,
+    check_expected_version,
+    check_seq,
+    check_session,
+    session_conflict,
+)
 
 __all__ = ["DEFAULT_HISTORY", "MemoryStore"]
 
@@ -46,13 +54,28 @@ class MemoryStore:
         # folding an outcome into the totals is a read-modify-write of a dict entry, and the
         # event-id check before it must see every earlier add: one writer at a time
         self._lock = threading.RLock()
+        # session journals: entries (seq, at, bytes) and checkpoints {seq: data} by session
+        self._journals: dict[str, list[tuple[int, float, bytes]]] = {}
+        self._checkpoints: dict[str, dict[int, bytes]] = {}
+        self._journal_lock = threading.RLock()
+        # while a journal is open: the thread that holds it and what its adds changed (undo)
+        self._journal_owner: int | None = None
+        self._undo: list[tuple[list[Outcome], dict[tuple[str, str | None], Totals | None]]] = []
 
     def add(self, outcomes: list[Outcome]) -> list[Outcome]:
         with self._lock:
             added = self._new(outcomes)
+            joined = self._journal_owner == threading.get_ident()
+            before: dict[tuple[str, str | None], Totals | None] = {}
             for o in added:
+                if joined:
+                    for key in ((o.source, None), (o.source, o.topic)):
+                        if key not in before:
+                            before[key] = self._totals.get(key)
                 fold_totals(self._totals, o.source, o.topic, o.correct, o.at, self.half_life)
             self._remember(added)
+            if joined and added:
+                self._undo.append((added, before))
         return added
 
     def stage(self, outcomes: list[Outcome]) -> tuple[list[Outcome], dict[tuple[str, str | None],
@@ -188,6 +211,137 @@ class MemoryStore:
     def close(self) -> None:
         return None
 
+    # session journals (see corollary.trust.stores.base.JournalStore), in this process only
+    @contextmanager
+    def journal(self, session_id: str) -> Iterator[_MemoryJournal]:
+        """Take the session's write lock (one writer at a time in this process); outcomes
+        added by this thread meanwhile are taken back if the block raises."""
+        check_session(session_id)
+        with self._journal_lock:
+            owner, undo = self._journal_owner, self._undo
+            self._journal_owner, self._undo = threading.get_ident(), []
+            writer = _MemoryJournal(self, session_id)
+            try:
+                yield writer
+            except BaseException:
+                self._take_back(self._undo)
+                raise
+            else:
+                entries = self._journals.setdefault(session_id, [])
+                entries.extend(writer.staged)
+            finally:
+                # a journal opened inside another (same thread) hands its undo log outwards
+                inner = self._undo
+                self._journal_owner = owner
+                self._undo = [] if owner is None else undo + inner
+
+    def _take_back(self, undo: list[tuple[list[Outcome], dict[tuple[str, str | None],
+                                                                Totals | None]]]) -> None:
+        with self._lock:
+            for added, before in reversed(undo):
+                for key, totals in before.items():
+                    if totals is None:
+                        self._totals.pop(key, None)
+                    else:
+                        self._totals[key] = totals
+                for o in reversed(added):
+                    self._event_ids.discard(o.event_id)
+                    history = self._history.get(o.source)
+                    if history and history[-1] is o:
+                        history.pop()
+        undo.clear()
+
+    def journal_entries(self, session_id: str, after: int = 0,
+                        upto: int | None = None) -> list[tuple[int, bytes]]:
+        """``(seq, entry)`` with ``after < seq <= upto``, ascending."""
+        check_session(session_id)
+        after = check_seq(after, "after")
+        high = None if upto is None else check_seq(upto, "upto")
+        with self._journal_lock:
+            entries = self._journals.get(session_id, [])
+            return [(seq, entry) for seq, _, entry in entries[after:high]]
+
+    def journal_head(self, session_id: str) -> int:
+        """The last entry's seq (0: none)."""
+        check_session(session_id)
+        with self._journal_lock:
+            return len(self._journals.get(session_id, ()))
+
+    def journal_changed(self, session_id: str, after: int) -> bool:
+        """Whether there is an entry after ``after``."""
+        return self.journal_head(session_id) > check_seq(after, "after")
+
+    def journal_seq_at(self, session_id: str, at: float) -> int:
+        """The last entry whose time is ``<= at`` (0: none)."""
+        check_session(session_id)
+        with self._journal_lock:
+            times = [t for _, t, _ in self._journals.get(session_id, ())]
+        return bisect.bisect_right(times, at)
+
+    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
+        """Keep a snapshot of the session just after entry ``seq``."""
+        check_session(session_id, data)
+        seq = check_seq(seq)
+        with self._journal_lock:
+            self._checkpoints.setdefault(session_id, {}).setdefault(seq, bytes(data))
+
+    def read_checkpoint(self, session_id: str,
+                        upto: int | None = None) -> tuple[int, bytes] | None:
+        """The newest checkpoint with ``seq <= upto`` (``None``: the newest)."""
+        check_session(session_id)
+        high = None if upto is None else check_seq(upto, "upto")
+        with self._journal_lock:
+            kept = self._checkpoints.get(session_id, {})
+            seqs = [seq for seq in kept if high is None or seq <= high]
+            return None if not seqs else (max(seqs), kept[max(seqs)])
+
+    def prune_checkpoints(self, session_id: str, keep: int) -> int:
+        """Forget all but the first and the ``keep`` newest checkpoints."""
+        check_session(session_id)
+        keep = check_seq(keep, "keep")
+        with self._journal_lock:
+            kept = self._checkpoints.get(session_id, {})
+            seqs = sorted(kept)
+            gone = seqs[1:len(seqs) - keep] if len(seqs) > keep + 1 else []
+            for seq in gone:
+                del kept[seq]
+            return len(gone)
+
+    def journal_sessions(self) -> list[str]:
+        """Sessions with a journal or a checkpoint."""
+        with self._journal_lock:
+            return sorted(set(self._journals) | set(self._checkpoints))
+
+    def delete_journal(self, session_id: str) -> bool:
+        """Forget a session's entries and checkpoints."""
+        check_session(session_id)
+        with self._journal_lock:
+            had = (self._journals.pop(session_id, None) is not None) | (
+                self._checkpoints.pop(session_id, None) is not None)
+            return had
+
     def load_totals(self, totals: Mapping[tuple[str, str | None], Totals]) -> None:
         with self._lock:
             self._totals.update(totals)
+
+
+class _MemoryJournal:
+    """A :class:`~corollary.trust.stores.base.JournalWriter` on a :class:`MemoryStore`:
+    entries are staged and land when the block ends without an error."""
+
+    __slots__ = ("store", "session_id", "head", "staged")
+
+    def __init__(self, store: MemoryStore, session_id: str) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.head = len(store._journals.get(session_id, ()))
+        self.staged: list[tuple[int, float, bytes]] = []
+
+    def entries(self, after: int) -> list[tuple[int, bytes]]:
+        return self.store.journal_entries(self.session_id, after)
+
+    def append(self, entry: bytes, at: float) -> int:
+        entry, when = check_entry(entry, at)
+        self.head += 1
+        self.staged.append((self.head, when, entry))
+        return self.head

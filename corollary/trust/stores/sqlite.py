@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from ...foundations.errors import (
+    JournalCorruptError,
     SessionNotFoundError,
     StoreCorruptError,
     StoreError,
@@ -54,9 +55,12 @@ from ..outcomes import Outcome
 from .base import (
     COLUMNS,
     CachedSQLStore,
+    check_entry,
     check_expected_version,
     check_half_life,
+    check_seq,
     check_session,
+    checked_entry_row,
     checked_sources,
     keep_forever,
     outcome_of,
@@ -69,7 +73,7 @@ from .base import (
 #: ``PRAGMA application_id`` of a corollary ledger ("CrLd").
 APPLICATION_ID = 0x43724C64
 #: The schema version this code writes.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: Longest a fork waits (seconds) for another thread to finish a transaction on one store.
 FORK_WAIT = 10.0
 
@@ -122,9 +126,33 @@ def _step_4(conn: sqlite3.Connection) -> None:
                  "CHECK (version >= 1)")
 
 
+def _step_5(conn: sqlite3.Connection) -> None:
+    """Version 5: session journals (entries in one order, a head per session) and checkpoints."""
+    conn.execute("""
+        CREATE TABLE corollary_journal (
+            session_id TEXT    NOT NULL,
+            seq        INTEGER NOT NULL CHECK (seq >= 1),
+            at         REAL    NOT NULL,
+            entry      BLOB    NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        ) WITHOUT ROWID""")
+    conn.execute("""
+        CREATE TABLE corollary_journal_head (
+            session_id TEXT    PRIMARY KEY,
+            seq        INTEGER NOT NULL CHECK (seq >= 0)
+        )""")
+    conn.execute("""
+        CREATE TABLE corollary_checkpoint (
+            session_id TEXT    NOT NULL,
+            seq        INTEGER NOT NULL CHECK (seq >= 0),
+            data       BLOB    NOT NULL,
+            PRIMARY KEY (session_id, seq)
+        )""")
+
+
 #: ``STEPS[v]`` upgrades a version-``v`` file to ``v + 1``.
 STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    0: _step_1, 1: _step_2, 2: _step_3, 3: _step_4}
+    0: _step_1, 1: _step_2, 2: _step_3, 3: _step_4, 4: _step_5}
 
 #: Application id, schema version and table count, read in one statement (one snapshot: as
 #: three statements, another process's creation could land between them).
@@ -189,6 +217,7 @@ class SQLiteStore(CachedSQLStore):
         self._closed = False
         self._fork_held = False
         self._data_version: int | None = None
+        self._journal_owner: int | None = None  # the thread inside journal(), if any
         self._memory = str(self.path) == ":memory:"
         self.read_only = False
         self._owned = owned_by(self)
@@ -274,6 +303,10 @@ class SQLiteStore(CachedSQLStore):
         except sqlite3.Error as exc:
             conn.close()
             raise self._wrap(exc) from exc
+        except UnicodeDecodeError as exc:  # SQLite's message quotes a damaged schema
+            conn.close()
+            raise StoreCorruptError(f"corrupt ledger database (damaged schema: {exc})",
+                                    self.path) from exc
         return conn
 
     def _connection(self) -> sqlite3.Connection:
@@ -461,6 +494,8 @@ class SQLiteStore(CachedSQLStore):
         Success is reported only once ``COMMIT`` has returned; any error rolls back.
         """
         with self._conn_lock:
+            if self._journal_owner == threading.get_ident():
+                return self._write_joined(body)
             try:
                 conn = self._connection()
                 conn.execute("BEGIN IMMEDIATE")
@@ -474,6 +509,23 @@ class SQLiteStore(CachedSQLStore):
             except sqlite3.Error as exc:
                 raise self._wrap(exc) from exc
             return result
+
+    def _write_joined(self, body: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Run ``body`` inside this thread's open journal transaction (a savepoint: a body
+        that fails takes back only its own writes; the journal commits or rolls back all)."""
+        conn = self._connection()
+        try:
+            conn.execute("SAVEPOINT corollary_joined")
+            try:
+                result = body(conn)
+                conn.execute("RELEASE corollary_joined")
+            except BaseException:
+                conn.execute("ROLLBACK TO corollary_joined")
+                conn.execute("RELEASE corollary_joined")
+                raise
+        except sqlite3.Error as exc:
+            raise self._wrap(exc) from exc
+        return result
 
     _INSERT = (f"INSERT INTO outcomes ({', '.join(COLUMNS)}) VALUES "
                f"({', '.join('?' * len(COLUMNS))}) ON CONFLICT (event_id) DO NOTHING")
@@ -594,6 +646,101 @@ class SQLiteStore(CachedSQLStore):
         return bool(self._write(lambda conn: conn.execute(
             "DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount))
 
+    # -- session journals (corollary.trust.stores.base.JournalStore) ------------------------
+    def journal(self, session_id: str) -> _SQLiteJournal:
+        """Take the session's write lock (``BEGIN IMMEDIATE``); a context manager yielding the
+        journal writer. Outcomes this thread adds meanwhile join the transaction."""
+        return _SQLiteJournal(self, check_session(session_id))
+
+    def journal_entries(self, session_id: str, after: int = 0,
+                        upto: int | None = None) -> list[tuple[int, bytes]]:
+        """``(seq, entry)`` with ``after < seq <= upto``, ascending."""
+        check_session(session_id)
+        after = check_seq(after, "after")
+        high = (1 << 62) if upto is None else check_seq(upto, "upto")
+        rows = self._run("SELECT seq, entry FROM corollary_journal WHERE session_id = ? "
+                         "AND seq > ? AND seq <= ? ORDER BY seq", (session_id, after, high))
+        return [checked_entry_row(seq, entry, self.path) for seq, entry in rows]
+
+    def journal_head(self, session_id: str) -> int:
+        """The last entry's seq (0: none)."""
+        check_session(session_id)
+        return self._head(self._run(
+            "SELECT seq FROM corollary_journal_head WHERE session_id = ?", (session_id,)))
+
+    def _head(self, rows: list[Any]) -> int:
+        if not rows:
+            return 0
+        seq = rows[0][0]
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+            raise JournalCorruptError(f"corrupt journal: head {seq!r}", self.path)
+        return seq
+
+    def journal_changed(self, session_id: str, after: int) -> bool:
+        """Whether there is an entry after ``after`` (one indexed lookup)."""
+        return self.journal_head(session_id) > check_seq(after, "after")
+
+    def journal_seq_at(self, session_id: str, at: float) -> int:
+        """The last entry whose time is ``<= at`` (0: none)."""
+        check_session(session_id)
+        rows = self._run("SELECT coalesce(max(seq), 0) FROM corollary_journal "
+                         "WHERE session_id = ? AND at <= ?", (session_id, float(at)))
+        return int(rows[0][0])
+
+    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
+        """Keep a snapshot of the session just after entry ``seq`` (one kept there stays)."""
+        check_session(session_id, data)
+        seq = check_seq(seq)
+        blob = bytes(data)
+        self._write(lambda conn: conn.execute(
+            "INSERT INTO corollary_checkpoint (session_id, seq, data) VALUES (?, ?, ?) "
+            "ON CONFLICT (session_id, seq) DO NOTHING", (session_id, seq, blob)))
+
+    def read_checkpoint(self, session_id: str,
+                        upto: int | None = None) -> tuple[int, bytes] | None:
+        """The newest checkpoint with ``seq <= upto`` (``None``: the newest)."""
+        check_session(session_id)
+        high = (1 << 62) if upto is None else check_seq(upto, "upto")
+        rows = self._run("SELECT seq, data FROM corollary_checkpoint WHERE session_id = ? "
+                         "AND seq <= ? ORDER BY seq DESC LIMIT 1", (session_id, high))
+        if not rows:
+            return None
+        seq, data = rows[0]
+        if (isinstance(seq, bool) or not isinstance(seq, int) or seq < 0
+                or not isinstance(data, bytes)):
+            raise JournalCorruptError(f"corrupt journal: checkpoint {seq!r}", self.path)
+        return seq, data
+
+    def prune_checkpoints(self, session_id: str, keep: int) -> int:
+        """Forget all but the first and the ``keep`` newest checkpoints."""
+        check_session(session_id)
+        keep = check_seq(keep, "keep")
+        return int(self._write(lambda conn: conn.execute(
+            "DELETE FROM corollary_checkpoint WHERE session_id = ?1 AND seq > "
+            "(SELECT min(seq) FROM corollary_checkpoint WHERE session_id = ?1) AND seq NOT IN "
+            "(SELECT seq FROM corollary_checkpoint WHERE session_id = ?1 "
+            "ORDER BY seq DESC LIMIT ?2)", (session_id, keep)).rowcount))
+
+    def journal_sessions(self) -> list[str]:
+        """Sessions with a journal or a checkpoint."""
+        return [r[0] for r in self._run(
+            "SELECT session_id FROM corollary_journal_head UNION "
+            "SELECT session_id FROM corollary_checkpoint ORDER BY 1")]
+
+    def delete_journal(self, session_id: str) -> bool:
+        """Forget a session's entries and checkpoints."""
+        check_session(session_id)
+
+        def body(conn: sqlite3.Connection) -> int:
+            gone = 0
+            for table in ("corollary_journal", "corollary_journal_head",
+                          "corollary_checkpoint"):
+                gone += conn.execute(f"DELETE FROM {table} WHERE session_id = ?",
+                                     (session_id,)).rowcount
+            return gone
+
+        return bool(self._write(body))
+
     def close(self) -> None:
         """Close this process's connection (one inherited from a parent is never closed)."""
         with self._conn_lock:
@@ -602,6 +749,95 @@ class SQLiteStore(CachedSQLStore):
 
     def __repr__(self) -> str:
         return f"SQLiteStore({str(self.path)!r})"
+
+
+class _SQLiteJournal:
+    """The journal writer of :meth:`SQLiteStore.journal`: a ``BEGIN IMMEDIATE`` transaction
+    on the store's connection, held (with the store's connection lock) until the block ends."""
+
+    def __init__(self, store: SQLiteStore, session_id: str) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.head = 0
+        self._conn: sqlite3.Connection | None = None
+
+    def __enter__(self) -> _SQLiteJournal:
+        store = self.store
+        store._conn_lock.acquire()
+        try:
+            if store._journal_owner is not None:
+                raise StoreError("a journal is already open on this store "
+                                 "(journals do not nest)", store.path)
+            conn = store._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.head = store._head(conn.execute(
+                    "SELECT seq FROM corollary_journal_head WHERE session_id = ?",
+                    (self.session_id,)).fetchall())
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            store._conn_lock.release()
+            raise store._wrap(exc) from exc
+        except BaseException:
+            store._conn_lock.release()
+            raise
+        self._conn = conn
+        store._journal_owner = threading.get_ident()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: Any) -> None:
+        store, conn = self.store, self._conn
+        assert conn is not None
+        store._journal_owner = None
+        self._conn = None
+        try:
+            if kind is None:
+                try:
+                    conn.execute("COMMIT")
+                except sqlite3.Error as exc:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise store._wrap(exc) from exc
+            elif conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass  # the error being raised says more
+        finally:
+            store._conn_lock.release()
+
+    def _live(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError("the journal's transaction has ended", self.store.path)
+        return self._conn
+
+    def entries(self, after: int) -> list[tuple[int, bytes]]:
+        after = check_seq(after, "after")
+        try:
+            rows = self._live().execute(
+                "SELECT seq, entry FROM corollary_journal WHERE session_id = ? AND seq > ? "
+                "ORDER BY seq", (self.session_id, after)).fetchall()
+        except sqlite3.Error as exc:
+            raise self.store._wrap(exc) from exc
+        return [checked_entry_row(seq, entry, self.store.path) for seq, entry in rows]
+
+    def append(self, entry: bytes, at: float) -> int:
+        entry, when = check_entry(entry, at)
+        seq = self.head + 1
+        try:
+            conn = self._live()
+            conn.execute("INSERT INTO corollary_journal (session_id, seq, at, entry) "
+                         "VALUES (?, ?, ?, ?)", (self.session_id, seq, when, entry))
+            conn.execute("INSERT INTO corollary_journal_head (session_id, seq) VALUES (?, ?) "
+                         "ON CONFLICT (session_id) DO UPDATE SET seq = excluded.seq",
+                         (self.session_id, seq))
+        except sqlite3.Error as exc:
+            raise self.store._wrap(exc) from exc
+        self.head = seq
+        return seq
 
 
 def _version_of(value: object, where: object) -> int:

@@ -1,0 +1,288 @@
+"""Journal entries: what one change of a journaled session keeps, as bytes, and the records read
+back from them (:class:`HistoryEntry`, :class:`WatchEvent`).
+
+An entry is a sealed msgpack envelope ``[MAGIC, version, checksum, body]``: the checksum
+(BLAKE2b-128 of the body) catches damaged bytes, and a version above :data:`ENTRY_VERSION` is
+refused with :class:`~corollary.foundations.errors.JournalVersionError` before the body is read.
+The body is a map:
+
+``op``
+    the public method (``"assert_"``, ``"claim"``, ``"call"``, ...);
+``at``
+    its journal time (seconds): the replay runs the operation with the clock at this time;
+``a``
+    the arguments as given (msgpack bytes; tuples and ``timedelta`` survive the round trip);
+``ops``
+    the base's operation counter before and after (outcome event ids derive from it);
+``subj``
+    ``[key, value, source, reason]`` of each belief the change names, for history;
+``after``
+    ``[key, label, confidence, value]`` of each of those keys once the change was made.
+
+``a``, ``subj`` and ``after`` are msgpack bytes inside the body, read only when needed.
+
+Values are kept exactly (a tuple stays a tuple), so every process holds the same values. See
+docs/journal.md.
+
+>>> raw = encode_entry({"op": "assert_", "at": 1.0, "a": pack_args(("k", 1, "tool:t"), {}),
+...                     "ops": [0, 0], "subj": [["k", 1, "tool:t", None]],
+...                     "after": [["k", "IN", 0.9, 1]]})
+>>> entry = decode_entry(1, raw)
+>>> entry.op, entry.args, entry.after[0][1]
+('assert_', ('k', 1, 'tool:t'), 'IN')
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import attrs
+import msgpack
+
+from ..foundations.errors import (
+    InvalidInputError,
+    JournalCorruptError,
+    JournalVersionError,
+)
+
+__all__ = ["ENTRY_VERSION", "Entry", "HistoryEntry", "WatchEvent", "decode_entry",
+           "encode_entry", "pack_args"]
+
+#: The version of the entry format this code writes (and the newest it reads).
+ENTRY_VERSION = 1
+#: The first field of every entry.
+MAGIC = "corollary-journal-entry"
+_TUPLE, _SECONDS = 1, 2
+
+
+def _default(obj: Any) -> Any:
+    """msgpack's fallback for what it does not pack as it is (``strict_types``)."""
+    if isinstance(obj, tuple):
+        return msgpack.ExtType(_TUPLE, _pack(list(obj)))
+    if isinstance(obj, datetime.timedelta):
+        return msgpack.ExtType(_SECONDS, _pack(obj.total_seconds()))
+    if isinstance(obj, bool):
+        return bool(obj)
+    if isinstance(obj, bytes):
+        return bytes(obj)
+    for kind in (int, float, str):
+        if isinstance(obj, kind):
+            return kind(obj)
+    if isinstance(obj, Mapping):
+        return dict(obj)
+    if isinstance(obj, list):
+        return list(obj)
+    if attrs.has(type(obj)):
+        return attrs.asdict(obj, recurse=False)
+    item = getattr(obj, "item", None)  # a numpy scalar
+    if callable(item) and getattr(obj, "shape", None) == ():
+        return item()
+    raise InvalidInputError(f"a journaled change takes plain data (text, numbers, lists, maps); "
+                            f"{type(obj).__name__} cannot be kept in a session journal")
+
+
+def _pack(obj: Any) -> bytes:
+    try:
+        return msgpack.packb(obj, use_bin_type=True, strict_types=True, default=_default)
+    except (OverflowError, ValueError, TypeError) as exc:
+        if isinstance(exc, InvalidInputError):
+            raise
+        raise InvalidInputError(f"cannot be kept in a session journal: {exc}") from None
+
+
+def _ext(code: int, data: bytes) -> Any:
+    if code == _TUPLE:
+        return tuple(_unpack(data))
+    if code == _SECONDS:
+        return datetime.timedelta(seconds=_unpack(data))
+    raise ValueError(f"unknown extension type {code}")
+
+
+def _unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, ext_hook=_ext, strict_map_key=True)
+
+
+def pack_args(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> bytes:
+    """A change's arguments as bytes (raises ``InvalidInputError`` for what cannot be kept)."""
+    return _pack([list(args), dict(kwargs)])
+
+
+def encode_entry(body: Mapping[str, Any]) -> bytes:
+    """An entry's bytes: the body sealed with its checksum and the format version. The
+    arguments (``a``, already packed by :func:`pack_args`), subjects and after-states are kept
+    as bytes inside the body, so that its head reads without them."""
+    fields = dict(body)
+    for name in ("subj", "after"):
+        fields[name] = _pack(fields[name])
+    data = _pack(fields)
+    check = hashlib.blake2b(data, digest_size=16).digest()
+    return msgpack.packb([MAGIC, ENTRY_VERSION, check, data], use_bin_type=True)
+
+
+class Entry:
+    """A decoded journal entry (see the module docstring). The arguments, subjects and
+    after-states are read from their bytes when first asked for: opening a session reads only
+    the head (time, operation, counters) of the entry its checkpoint was taken after."""
+
+    __slots__ = ("seq", "at", "op", "ops", "_blobs", "_args", "_where")
+
+    def __init__(self, seq: int, at: float, op: str, ops: tuple[int, int],
+                 blobs: tuple[bytes, bytes, bytes], where: object = None) -> None:
+        self.seq = seq
+        self.at = at
+        self.op = op
+        self.ops = ops
+        self._blobs = blobs
+        self._args: tuple[Any, ...] | None = None
+        self._where = where
+
+    def _read(self) -> tuple[Any, ...]:
+        if self._args is None:
+            a, subj, after = self._blobs
+            try:
+                args, kwargs = _unpack(a)
+                subjects = tuple(tuple(s) for s in _unpack(subj))
+                afters = tuple(tuple(s) for s in _unpack(after))
+                if not isinstance(kwargs, dict) or any(
+                        len(s) != 4 for s in subjects + afters):
+                    raise ValueError("wrong shapes")
+            except Exception as exc:
+                raise _corrupt(self.seq, f"malformed body ({type(exc).__name__}: {exc})",
+                               self._where) from None
+            self._args = (tuple(args), kwargs, subjects, afters)
+        return self._args
+
+    @property
+    def args(self) -> tuple[Any, ...]:
+        return self._read()[0]  # type: ignore[no-any-return]
+
+    @property
+    def kwargs(self) -> dict[str, Any]:
+        return self._read()[1]  # type: ignore[no-any-return]
+
+    @property
+    def subjects(self) -> tuple[tuple[Any, ...], ...]:
+        return self._read()[2]  # type: ignore[no-any-return]
+
+    @property
+    def after(self) -> tuple[tuple[Any, ...], ...]:
+        return self._read()[3]  # type: ignore[no-any-return]
+
+
+def _corrupt(seq: int, why: str, where: object) -> JournalCorruptError:
+    return JournalCorruptError(f"corrupt journal entry {seq}: {why}", where)
+
+
+def decode_entry(seq: int, raw: bytes, where: object = None) -> Entry:
+    """Read entry ``seq``; damaged bytes raise ``JournalCorruptError``, a newer format
+    ``JournalVersionError``."""
+    try:
+        outer = msgpack.unpackb(raw, raw=False)
+    except Exception as exc:  # msgpack raises many kinds for damaged bytes
+        raise _corrupt(seq, f"unreadable ({type(exc).__name__})", where) from None
+    if not (isinstance(outer, list) and len(outer) == 4 and outer[0] == MAGIC):
+        raise _corrupt(seq, "not a journal entry", where)
+    _, version, check, data = outer
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise _corrupt(seq, f"entry version {version!r}", where)
+    if version > ENTRY_VERSION:
+        raise JournalVersionError(f"journal entry {seq} has format version {version}, newer "
+                                  f"than this corollary reads ({ENTRY_VERSION}); upgrade "
+                                  "corollary", where)
+    if not (isinstance(check, bytes) and isinstance(data, bytes)
+            and hashlib.blake2b(data, digest_size=16).digest() == check):
+        raise _corrupt(seq, "checksum mismatch (damaged bytes)", where)
+    try:
+        body = msgpack.unpackb(data, raw=False)
+        at, op, ops = float(body["at"]), body["op"], (int(body["ops"][0]), int(body["ops"][1]))
+        blobs = (body["a"], body["subj"], body["after"])
+    except Exception as exc:
+        raise _corrupt(seq, f"malformed body ({type(exc).__name__}: {exc})", where) from None
+    if (not isinstance(op, str) or not math.isfinite(at)
+            or not all(isinstance(b, bytes) for b in blobs)):
+        raise _corrupt(seq, "malformed body", where)
+    return Entry(seq, at, op, ops, blobs, where)
+
+
+@attrs.frozen(slots=True)
+class HistoryEntry:
+    """One change of a journaled session, as ``kb.history()`` lists it.
+
+    Attributes
+    ----------
+    seq : int
+        Its place in the session's one order (1, 2, ...).
+    time : float
+        Its journal time (POSIX seconds).
+    operation : str
+        The method that made it (``"assert_"``, ``"retract"``, ``"call"``, ...).
+    key, value, source, reason
+        What it names (``None`` where it names none, or several keys and no key was asked
+        for: ``keys`` lists them).
+    label : str or None
+        ``key``'s label once the change was made (``"IN"``, ``"OUT"``, or ``"CONFLICT"`` while
+        two values are held).
+    confidence : float or None
+        ``key``'s confidence then (the highest held value's; 0.0 when OUT).
+    keys : tuple of str
+        Every key the change names.
+    """
+
+    seq: int
+    time: float
+    operation: str
+    key: str | None
+    value: Any
+    source: str | None
+    reason: str | None
+    label: str | None
+    confidence: float | None
+    keys: tuple[str, ...] = ()
+
+
+def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
+    """The history record of ``entry`` (about ``key`` when given)."""
+    subjects = [s for s in entry.subjects if isinstance(s[0], str)]
+    keys = tuple(dict.fromkeys(s[0] for s in subjects))
+    chosen = None
+    if key is not None:
+        chosen = next((s for s in subjects if s[0] == key), None)
+    elif len(subjects) == 1 or (len(entry.subjects) == 1):
+        chosen = entry.subjects[0]
+    after = None
+    if chosen is not None:
+        after = next((a for a in entry.after if a[0] == chosen[0]), None)
+    k, value, source, reason = chosen if chosen is not None else (None, None, None, None)
+    return HistoryEntry(entry.seq, entry.at, entry.op, k, value, source, reason,
+                        None if after is None else after[1],
+                        None if after is None else after[2], keys)
+
+
+@attrs.frozen(slots=True)
+class WatchEvent:
+    """A change of a held value or label, seen by ``kb.watch`` after an entry was applied.
+
+    Attributes
+    ----------
+    key : str
+    value : object
+        The value whose label changed.
+    before, after : str or None
+        Its label before and after the entry (``None``: the value did not exist).
+    entry : HistoryEntry
+        The change that did it (this process's own, or another writer's).
+    """
+
+    key: str
+    value: Any
+    before: str | None
+    after: str | None
+    entry: HistoryEntry
+
+
+#: ``callback(event)`` of :meth:`kb.watch <corollary.facade.journaled.JournaledMethods.watch>`.
+WatchCallback = Callable[[WatchEvent], Any]

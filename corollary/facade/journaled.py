@@ -1,0 +1,914 @@
+"""Journaled sessions: a base whose every change is one entry of a journal in the ledger's store.
+
+``BeliefBase.open_session(ledger, session_id)`` returns a base of a subclass made here (the
+:class:`JournaledMethods` mixin over the base's class). Each public change runs as:
+
+1. take the session's write lock (:meth:`~corollary.trust.stores.base.JournalStore.journal`);
+2. apply the entries other writers appended since this base last looked (in seq order);
+3. run the operation with the clock held at its journal time, ``max(clock now, last entry's
+   time)``; a change the base refuses (a check, a rule, a conflict) raises here, is undone in
+   memory by the base's own all-or-nothing machinery, and writes nothing;
+4. append the entry (the arguments, the time, what a tool call returned...) in the transaction
+   that also holds the outcomes the change recorded, and commit.
+
+So all processes apply one sequence and reach the same state. The state of a session is its
+newest checkpoint (a snapshot, :mod:`corollary.snapshot`, written every
+:data:`CHECKPOINT_EVERY` entries or :data:`CHECKPOINT_SECONDS` seconds) plus a replay of the
+entries after it. A replay reruns each operation at its entry's time; it records no outcome (the
+entry's outcomes were committed with it) and reuses the entry's operation numbers, so outcome
+event ids (:func:`corollary.facade.blame.outcome_events`) are the same in every process. What a
+replay assumes of rules, tools, formulas and time is in docs/journal.md.
+
+Examples
+--------
+>>> import os, tempfile
+>>> from corollary import BeliefBase, ManualClock, open_ledger
+>>> ledger = open_ledger(os.path.join(tempfile.mkdtemp(), "ledger.db"))
+>>> kb = BeliefBase.open_session(ledger, "team", clock=ManualClock(100))
+>>> kb.assert_("hq", "Austin", source="tool:registry")
+>>> other = BeliefBase.open_session(ledger, "team", clock=ManualClock(100))
+>>> other.value("hq")
+'Austin'
+>>> [(h.seq, h.operation, h.key, h.label) for h in other.history()]
+[(1, 'assert_', 'hq', 'IN')]
+>>> ledger.close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import inspect
+import math
+import time
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..foundations._collector import collector_paused
+from ..foundations._io import decode_bytes, encode
+from ..foundations._validate import check_int, check_number
+from ..foundations.clock import Clock, system_clock
+from ..foundations.errors import (
+    CorollaryError,
+    InvalidInputError,
+    InvalidTypeError,
+    JournalError,
+    JournalReplayError,
+    JournalUnsupportedError,
+    ReadOnlyBaseError,
+    SnapshotError,
+)
+from ..reasons.calls import PreparedCall
+from ..reasons.rules import REGISTRY as RULES
+from ..reasons.rules import Rule
+from ..reasons.tools import ToolSpec, spec_of
+from ..snapshot.state import state_to_dict
+from ..tms import IN
+from ..tms.conflicts import Conflict
+from ..trust.ledger import TrustLedger
+from ..trust.stores.base import JOURNAL_METHODS, check_session
+from .journal_entries import (
+    Entry,
+    HistoryEntry,
+    WatchCallback,
+    WatchEvent,
+    decode_entry,
+    encode_entry,
+    history_entry,
+    pack_args,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..trust.stores.base import JournalStore
+    from .base import BeliefBase
+
+__all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "JournalClock", "JournaledMethods",
+           "Watch", "convert_to_journal", "open_journaled"]
+
+#: A checkpoint is written after this many entries since the last one...
+CHECKPOINT_EVERY = 1000
+#: ...or once this many seconds have passed since it (at the next change).
+CHECKPOINT_SECONDS = 600.0
+
+#: Changes whose entry is a whole snapshot (a checkpoint at the entry's seq): promises carry
+#: calibration data and functions that an argument list cannot keep.
+SNAPSHOT_OPS = frozenset({"guarantee", "remove_guarantee", "fit_calibrator"})
+#: Changes replayed by calling the method again with the entry's arguments.
+PLAIN_OPS = ("assert_", "assert_many", "claim", "retract", "nogood", "resolve",
+             "record_outcome", "answer")
+#: Options of open_session that only a new session's first checkpoint takes.
+_NEW_ONLY = ("policy", "learn_from_checks")
+#: Options of open_session for the base itself (not saved in snapshots).
+_RUNTIME = ("max_rule_firings", "max_rule_seconds")
+#: Options passed to the snapshot load.
+_LOAD = ("rules", "tools", "conflict_policy", "functions", "embedder")
+
+
+class JournalClock:
+    """The clock of a journaled base: the caller's clock, or an entry's time while a change
+    runs (so a change and every replay of it read one time).
+
+    >>> clock = JournalClock(lambda: 5.0)
+    >>> clock(), clock.held(7.0, clock)
+    (5.0, 7.0)
+    """
+
+    __slots__ = ("inner", "forced")
+
+    def __init__(self, inner: Clock) -> None:
+        self.inner = inner
+        self.forced: float | None = None
+
+    def __call__(self) -> float:
+        forced = self.forced
+        return self.inner() if forced is None else forced
+
+    @staticmethod
+    def held(at: float, clock: JournalClock) -> float:
+        """``clock`` read while held at ``at`` (a doctest helper)."""
+        with clock.hold(at):
+            return clock()
+
+    @contextlib.contextmanager
+    def hold(self, at: float) -> Iterator[None]:
+        """Read ``at`` until the block ends."""
+        before, self.forced = self.forced, at
+        try:
+            yield
+        finally:
+            self.forced = before
+
+
+class Watch:
+    """A handle on a :meth:`~JournaledMethods.watch` callback: :meth:`stop` ends it (also on
+    leaving a ``with`` block)."""
+
+    __slots__ = ("_watchers", "callback", "keys")
+
+    def __init__(self, watchers: list[Watch], callback: WatchCallback,
+                 keys: frozenset[str] | None) -> None:
+        self._watchers = watchers
+        self.callback = callback
+        self.keys = keys
+
+    def stop(self) -> None:
+        """Stop calling back (a second call does nothing)."""
+        with contextlib.suppress(ValueError):
+            self._watchers.remove(self)
+
+    @property
+    def active(self) -> bool:
+        """Whether it still calls back."""
+        return self in self._watchers
+
+    def __enter__(self) -> Watch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def session_uid(session_id: str) -> str:
+    """The outcome-event namespace of a session: the same in every process that opens it."""
+    return hashlib.blake2b(f"journal:{session_id}".encode(), digest_size=16).hexdigest()
+
+
+def _journal_store(ledger: object) -> JournalStore:
+    if not isinstance(ledger, TrustLedger):
+        raise InvalidTypeError(f"ledger must be a TrustLedger, not {type(ledger).__name__}")
+    store = ledger.store
+    missing = [m for m in JOURNAL_METHODS if not callable(getattr(store, m, None))]
+    if missing:
+        raise JournalUnsupportedError(f"{type(store).__name__} keeps no session journals "
+                                      f"(no {', '.join(missing)}); use a SQLite or PostgreSQL "
+                                      "ledger (docs/journal.md)")
+    return store  # type: ignore[return-value]
+
+
+class JournaledMethods:
+    """The journaled half of a base opened with ``BeliefBase.open_session`` (see the module
+    docstring). Its class is made by :func:`journaled_class`; attributes are set by
+    :func:`open_journaled`, and class defaults keep a base under construction unjournaled."""
+
+    _jsession: str | None = None
+    _jsid = ""  # the session id, once attached
+    _jdepth = 0
+    _jreplaying = False
+    _jreadonly = False
+    _jverify = False  # replays record outcomes too (the store must skip them all as known)
+    _jbroken = False
+
+    if TYPE_CHECKING:  # provided by BeliefBase
+        _ops: int
+        _uid: str
+        _engine: Any
+        _lookup: Any
+        _rules: Any
+        _trust: Any
+        clock: Clock
+        ledger: TrustLedger
+
+        def _state(self) -> Any: ...
+
+    # -- the journal machinery ------------------------------------------------------------
+    def _jattach(self, store: JournalStore, session_id: str, clock: JournalClock,
+                 seen: int, options: dict[str, Any], every: int, seconds: float,
+                 read_only: bool = False) -> None:
+        self._jstore = store
+        self._jsession = session_id
+        self._jsid = session_id
+        self._jclock = clock
+        self._jseen = seen
+        self._jlast_at = -math.inf
+        self._jcp_seq = seen
+        self._jcp_time = time.monotonic()
+        self._jevery = every
+        self._jseconds = seconds
+        self._joptions = options
+        if "_jwatchers" not in vars(self):
+            self._jwatchers: list[Watch] = []
+        self._jreadonly = read_only
+        self._uid = session_uid(session_id)
+        if seen > 0:  # the operation count and time as they were after the checkpoint's entry
+            rows = store.journal_entries(session_id, seen - 1, seen)
+            if rows:
+                last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
+                self._ops = last.ops[1]
+                self._jlast_at = last.at
+
+    def _jwhere(self) -> str:
+        return f"session {self._jsession!r}"
+
+    def _journaled(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any],
+                   run: Callable[[], Any], subjects: Callable[[Any], list[list[Any]]],
+                   packed: bytes | None = None) -> Any:
+        """Run one public change as one journal entry (see the module docstring)."""
+        if self._jsession is None or self._jdepth:
+            return run()  # a base being built, or a change made inside another one
+        if self._jreadonly:
+            raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
+                                    f"time): {op} changes nothing here")
+        if self._jbroken:
+            self._jreload()
+        if packed is None:
+            packed = pack_args(args, kwargs)  # before anything runs: a refusal changes nothing
+        store = self._jstore
+        events: list[WatchEvent] = []
+        ran = False
+        try:
+            with store.journal(self._jsid) as w:
+                if w.head < self._jseen:
+                    raise JournalError(f"the journal of {self._jwhere()} is shorter ({w.head}) "
+                                       f"than this base has applied ({self._jseen}): it was "
+                                       "deleted or replaced; open the session again")
+                if w.head > self._jseen:
+                    self._japply(w.entries(self._jseen), events)
+                at = max(check_number(self._jclock.inner(), "the clock's time"),
+                         self._jlast_at)
+                before = self._jcapture() if self._jwatchers else None
+                ops = self._ops
+                self._jdepth += 1
+                try:
+                    with self._jclock.hold(at):
+                        result = run()
+                        ran = True
+                        subj = subjects(result)
+                        after = self._jafters([s[0] for s in subj])
+                finally:
+                    self._jdepth -= 1
+                body = {"op": op, "at": at, "a": packed, "ops": [ops, self._ops],
+                        "subj": subj, "after": after}
+                raw = encode_entry(body)
+                if op in SNAPSHOT_OPS:
+                    store.write_checkpoint(self._jsid, w.head + 1, self._jsnapshot())
+                seq = w.append(raw, at)
+        except BaseException:
+            if ran:  # changed in memory, not in the journal: rebuild from it before going on
+                self._jbroken = True
+            self._jnotify(events)  # other writers' entries applied before the failure
+            raise
+        self._jseen = seq
+        self._jlast_at = at
+        # committed: from here on nothing may raise, or a caller would retry a change made
+        try:
+            if before is not None:
+                events.extend(self._jdiff(before, decode_entry(seq, raw)))
+            self._jnotify(events)
+            self._jmaybe_checkpoint()
+        except CorollaryError as exc:
+            warnings.warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it "
+                          f"failed ({type(exc).__name__}: {exc}); the next change retries a "
+                          "due checkpoint", RuntimeWarning, stacklevel=3)
+        return result
+
+    def _japply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
+        """Apply other writers' entries, in order; return how many."""
+        where = self._jwhere()
+        with collector_paused() if len(rows) > 16 else contextlib.nullcontext():
+            return self._japply_rows(rows, events, where)
+
+    def _japply_rows(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent],
+                     where: str) -> int:
+        for seq, raw in rows:
+            if seq != self._jseen + 1:
+                raise JournalError(f"the journal of {where} skips from {self._jseen} to {seq}")
+            entry = decode_entry(seq, raw, where)
+            before = self._jcapture() if self._jwatchers else None
+            self._jreplay(entry)
+            self._jseen = seq
+            self._jlast_at = max(self._jlast_at, entry.at)
+            if before is not None:
+                events.extend(self._jdiff(before, entry))
+        return len(rows)
+
+    def _jreplay(self, entry: Entry) -> None:
+        """Run ``entry``'s operation again, at its time, recording no outcome."""
+        self._ops = entry.ops[0]
+        rules = self._rules
+        budget, rules.max_seconds = rules.max_seconds, math.inf  # time budgets are not replayed
+        self._jdepth += 1
+        self._jreplaying = True
+        try:
+            with self._jclock.hold(entry.at):
+                if entry.op in SNAPSHOT_OPS:
+                    found = self._jstore.read_checkpoint(self._jsid, entry.seq)
+                    if found is None or found[0] != entry.seq:
+                        raise JournalReplayError(f"entry {entry.seq} ({entry.op}) needs the "
+                                                 "checkpoint written with it, which is gone")
+                    self._jadopt(self._jload(found[1]))
+                else:
+                    REPLAY[entry.op](self, entry)
+        except JournalError:
+            raise
+        except Exception as exc:
+            self._jbroken = True
+            raise JournalReplayError(
+                f"entry {entry.seq} ({entry.op}) of {self._jwhere()} could not be replayed here "
+                f"({type(exc).__name__}: {exc}); docs/journal.md says what a replay assumes "
+                "(the same rules and tools in every process)", self._jwhere()) from exc
+        finally:
+            self._jreplaying = False
+            self._jdepth -= 1
+            rules.max_seconds = budget
+        self._ops = entry.ops[1]
+
+    def _record(self, items: Any, *, at: float | None = None, topic: str | None = None) -> None:
+        if self._jreplaying and not self._jverify:
+            if items:  # committed with the entry: only the numbering moves on
+                self._ops += 1
+            return
+        super()._record(items, at=at, topic=topic)  # type: ignore[misc]
+
+    def _jafters(self, keys: list[Any]) -> list[list[Any]]:
+        """``[key, label, confidence, value]`` of each key now (for the entry's history); many
+        keys (a bulk load) are read after one synchronisation of everything."""
+        if len(keys) <= 64:
+            return [self._jafter(k) for k in keys]
+        try:
+            self._lookup.sync()
+        except CorollaryError:
+            return [[k, None, None, None] for k in keys]
+        engine = self._engine
+        out = []
+        for key in keys:
+            if not isinstance(key, str) or key not in engine.keys:
+                out.append([key, None, None, None])
+                continue
+            out.append(self._jlabel(key, [b for b in engine.values_of(key) if b.label is IN]))
+        return out
+
+    def _jafter(self, key: object) -> list[Any]:
+        """``[key, label, confidence, value]`` of ``key`` now."""
+        if not isinstance(key, str) or key not in self._engine.keys:
+            return [key, None, None, None]
+        try:
+            held = self._lookup.held(key)
+        except CorollaryError:
+            return [key, None, None, None]
+        return self._jlabel(key, held)
+
+    @staticmethod
+    def _jlabel(key: str, held: list[Any]) -> list[Any]:
+        if not held:
+            return [key, "OUT", 0.0, None]
+        if len(held) > 1:
+            return [key, "CONFLICT", max(b.conf for b in held), None]
+        return [key, "IN", held[0].conf, held[0].value]
+
+    # -- watchers -------------------------------------------------------------------------
+    def _jcapture(self) -> dict[str, dict[Any, tuple[Any, str]]]:
+        """The values and labels of every watched key (every key, for a watch of all)."""
+        keys: Iterable[str]
+        if any(w.keys is None for w in self._jwatchers):
+            keys = list(self._engine.keys)
+        else:
+            keys = {k for w in self._jwatchers for k in (w.keys or ())}
+        state: dict[str, dict[Any, tuple[Any, str]]] = {}
+        for key in keys:
+            beliefs = self._engine.values_of(key)
+            if not beliefs:
+                continue
+            self._lookup.sync(beliefs)
+            state[key] = {b.vid: (b.value, "IN" if b.label is IN else "OUT") for b in beliefs}
+        return state
+
+    def _jdiff(self, before: dict[str, dict[Any, tuple[Any, str]]],
+               entry: Entry) -> list[WatchEvent]:
+        after = self._jcapture()
+        found = []
+        for key in sorted(before.keys() | after.keys()):
+            old, new = before.get(key, {}), after.get(key, {})
+            for vid in sorted(old.keys() | new.keys(), key=repr):
+                was, now = old.get(vid), new.get(vid)
+                if (was and was[1]) != (now and now[1]):
+                    value = (now or was)[0]  # type: ignore[index]
+                    found.append(WatchEvent(key, value, was and was[1], now and now[1],
+                                            history_entry(entry, key)))
+        return found
+
+    def _jnotify(self, events: list[WatchEvent]) -> None:
+        for event in events:
+            for w in list(self._jwatchers):
+                if w.keys is None or event.key in w.keys:
+                    try:
+                        w.callback(event)
+                    except Exception as exc:  # a watcher's failure is not the change's
+                        warnings.warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}",
+                                      RuntimeWarning, stacklevel=3)
+
+    # -- checkpoints and rebuilding -------------------------------------------------------
+    def _jsnapshot(self) -> bytes:
+        return encode(state_to_dict(self._state()), "msgpack")
+
+    def _jmaybe_checkpoint(self) -> None:
+        due = self._jseen - self._jcp_seq
+        if due <= 0 or (due < self._jevery
+                        and time.monotonic() - self._jcp_time < self._jseconds):
+            return
+        self.checkpoint()
+
+    def checkpoint(self) -> int:
+        """Write a checkpoint of this base now (at the last entry it applied); return its seq.
+
+        Checkpoints are written by themselves (:data:`CHECKPOINT_EVERY` entries,
+        :data:`CHECKPOINT_SECONDS` seconds); opening reads the newest and replays the rest.
+        """
+        self._jcheck_writable("checkpoint")
+        self._jstore.write_checkpoint(self._jsid, self._jseen,
+                                      self._jsnapshot())
+        self._jcp_seq = self._jseen
+        self._jcp_time = time.monotonic()
+        return self._jseen
+
+    def _jload(self, data: bytes) -> Any:
+        """A new base of this class from checkpoint bytes, on this base's ledger and clock."""
+        doc = decode_bytes(data, "snapshot", self._jwhere())
+        return _from_checkpoint(type(self), doc, self.ledger, self._jclock, self._joptions,
+                                self._jwhere())
+
+    def _jadopt(self, fresh: Any) -> None:
+        """Take ``fresh``'s state as this base's own (keeping the journal's attributes)."""
+        kept = {k: v for k, v in vars(self).items() if k.startswith("_j")}
+        ops = self._ops
+        vars(self).clear()
+        vars(self).update(vars(fresh))
+        vars(self).update(kept)
+        self._uid = session_uid(self._jsid)
+        self._ops = ops
+
+    def _jreload(self) -> None:
+        """Rebuild from the journal (after a change that ran here but did not commit)."""
+        found = self._jstore.read_checkpoint(self._jsid)
+        if found is None:
+            raise JournalError(f"{self._jwhere()} has no checkpoint any more", self._jwhere())
+        seq, data = found
+        self._jadopt(self._jload(data))
+        self._jbroken = False
+        self._jseen = seq
+        self._jattach(self._jstore, self._jsid, self._jclock,
+                      seq, self._joptions, self._jevery, self._jseconds)
+        watchers, self._jwatchers[:] = list(self._jwatchers), []
+        try:
+            self._japply(self._jstore.journal_entries(
+                self._jsid, seq), [])
+        finally:
+            self._jwatchers[:] = watchers
+
+    def _jcheck_writable(self, what: str) -> None:
+        if self._jreadonly:
+            raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
+                                    f"time): {what} changes nothing here")
+
+    # -- the public journal API -----------------------------------------------------------
+    @property
+    def session_id(self) -> str | None:
+        """The journaled session this base belongs to."""
+        return self._jsession
+
+    @property
+    def journal_seq(self) -> int:
+        """The seq of the last entry this base has applied."""
+        return int(self._jseen)
+
+    def sync(self) -> int:
+        """Apply the entries other writers appended since, then bring every label up to now
+        (the ledger's new outcomes too); return how many entries were applied.
+
+        Watchers hear of what the entries changed.
+        """
+        applied = 0
+        if not self._jreadonly:
+            if self._jbroken:
+                self._jreload()
+            store, session = self._jstore, self._jsid
+            if store.journal_changed(session, self._jseen):
+                events: list[WatchEvent] = []
+                applied = self._japply(store.journal_entries(
+                    session, self._jseen), events)
+                self._jnotify(events)
+        self._lookup.sync()
+        return applied
+
+    def history(self, key: str | None = None, *, since: float | None = None
+                ) -> list[HistoryEntry]:
+        """The session's changes, oldest first: one :class:`HistoryEntry` per entry (those
+        naming ``key`` only, when given; those at or after journal time ``since``, when given).
+
+        Reads the journal in the store, so it lists other writers' changes not yet applied here.
+        """
+        if key is not None and not isinstance(key, str):
+            raise InvalidTypeError(f"a key must be a string, not {type(key).__name__}")
+        if key is not None and not key:
+            raise InvalidInputError("a key must be a non-empty string")
+        after = 0
+        if since is not None:
+            since = check_number(since, "since")
+            after = self._jstore.journal_seq_at(self._jsid, math.nextafter(since, -math.inf))
+        upto = self._jseen if self._jreadonly else None
+        found = []
+        for seq, raw in self._jstore.journal_entries(self._jsid, after, upto):
+            entry = decode_entry(seq, raw, self._jwhere())
+            if key is None or any(s[0] == key for s in entry.subjects):
+                found.append(history_entry(entry, key))
+        return found
+
+    def as_of(self, t: float) -> Any:
+        """A read-only base as this session stood at journal time ``t`` (every entry at or
+        before ``t`` applied; queries read the time ``t``). Any change raises
+        :class:`~corollary.foundations.errors.ReadOnlyBaseError`.
+
+        Values, labels and reasons are those of then; confidences read the ledger as it is
+        now (outcomes are not versioned).
+        """
+        t = check_number(t, "t")
+        store, session = self._jstore, self._jsid
+        seq = store.journal_seq_at(session, t)
+        found = store.read_checkpoint(session, seq)
+        if found is None:
+            raise JournalError(f"{self._jwhere()} has no checkpoint at or before entry {seq}")
+        clock = JournalClock(lambda: t)
+        doc = decode_bytes(found[1], "snapshot", self._jwhere())
+        past = _from_checkpoint(type(self), doc, self.ledger, clock, self._joptions,
+                                self._jwhere())
+        past._jattach(store, session, clock, found[0], self._joptions, self._jevery,
+                      self._jseconds, read_only=True)
+        past._japply(store.journal_entries(session, found[0], seq), [])
+        return past
+
+    def watch(self, callback: WatchCallback, keys: Iterable[str] | None = None) -> Watch:
+        """Call ``callback(event)`` (a :class:`WatchEvent`) after each entry applied here, this
+        base's own change or another writer's (at :meth:`sync`, or before this base's next
+        change), once for each value of a watched key whose label changed.
+
+        ``keys``: the keys to watch (``None``: every key, which costs a look at every key per
+        entry). Returns a :class:`Watch`; ``watch.stop()`` ends it.
+        """
+        if not callable(callback):
+            raise InvalidTypeError("callback must be callable")
+        chosen = None
+        if keys is not None:
+            if isinstance(keys, str):
+                raise InvalidTypeError("keys is an iterable of keys (a list), not one string")
+            chosen = frozenset(keys)
+            for k in chosen:
+                if not isinstance(k, str) or not k:
+                    raise InvalidInputError(f"watched keys are non-empty strings, not {k!r}")
+        handle = Watch(self._jwatchers, callback, chosen)
+        self._jwatchers.append(handle)
+        return handle
+
+
+# -- the journaled public methods ---------------------------------------------------------------
+def _subjects_of(op: str, bound: Mapping[str, Any], result: Any) -> list[list[Any]]:
+    """``[key, value, source, reason]`` of what a change names (for history)."""
+    if op == "assert_":
+        return [[bound["key"], bound["value"], bound["source"], None]]
+    if op == "claim":
+        return [[bound["key"], result, bound["source"], None]]
+    if op == "retract":
+        return [[bound["key"], bound["value"], bound["source"], bound["reason"]]]
+    if op == "record_outcome":
+        return [[bound["key"], None, bound["source"], bound["reason"]]]
+    if op == "answer":
+        return [[bound["key"], None, None, None]]
+    if op == "nogood":
+        return [[i, None, None, None] if isinstance(i, str) else [i[0], i[1], None, None]
+                for i in bound["items"] if isinstance(i, (str, tuple, list))]
+    if op == "resolve":
+        return [[bound["conflict"], bound["winner"], None, None]]
+    if op == "assert_many":
+        rows = []
+        for row in bound["rows"]:
+            if isinstance(row, Mapping):
+                rows.append([row.get("key"), row.get("value"), row.get("source"), None])
+            else:
+                rows.append([*list(row)[:3], None])
+        return rows
+    return []
+
+
+def _plain_op(cls: type, op: str) -> Callable[..., Any]:
+    original = getattr(cls, op)
+    signature = inspect.signature(original)
+
+    @functools.wraps(original)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._jsession is None or self._jdepth:
+            return original(self, *args, **kwargs)
+        if op == "assert_many":  # a generator is read once: keep the rows it gave
+            rows = args[0] if args else kwargs.pop("rows", None)
+            if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes, Mapping)):
+                rows = [dict(r) if isinstance(r, Mapping) else list(r) if type(r) is tuple
+                        else r for r in rows]
+            args = (rows,)
+        if op == "resolve":  # a conflict is named (its key, or its nogood's name)
+            bound0 = signature.bind(self, *args, **kwargs)
+            if isinstance(bound0.arguments.get("conflict"), Conflict):
+                bound0.arguments["conflict"] = bound0.arguments["conflict"].key
+                args, kwargs = bound0.args[1:], bound0.kwargs
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as exc:
+            raise InvalidTypeError(f"{op}(): {exc}") from None
+        bound.apply_defaults()
+        named = bound.arguments
+
+        def run() -> Any:
+            if op == "retract" and named["value"] is None:  # history names the value retracted
+                with contextlib.suppress(CorollaryError):
+                    held = self._lookup.one_held(named["key"])
+                    named["value"] = None if held is None else held.value
+            return original(self, *args, **kwargs)
+
+        return self._journaled(op, args, kwargs, run,
+                               lambda result: _subjects_of(op, named, result))
+
+    return method
+
+
+def _snapshot_op(cls: type, op: str) -> Callable[..., Any]:
+    original = getattr(cls, op)
+
+    @functools.wraps(original)
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        name = args[0] if args and isinstance(args[0], str) else kwargs.get("name")
+        return self._journaled(op, (name,) if isinstance(name, str) else (), {},
+                               lambda: original(self, *args, **kwargs), lambda result: [],
+                               packed=pack_args((name,) if isinstance(name, str) else (), {}))
+
+    return method
+
+
+def _spec_fields(spec: ToolSpec) -> dict[str, Any]:
+    return {"name": spec.name, "trust": spec.trust, "half_life": spec.half_life,
+            "ttl": spec.ttl, "origin": spec.origin, "key": spec.key}
+
+
+def _add_tool(cls: type) -> Callable[..., Any]:
+    original = cls.add_tool  # type: ignore[attr-defined]
+
+    @functools.wraps(original)
+    def add_tool(self: Any, fn: Callable[..., Any]) -> None:
+        if self._jsession is None or self._jdepth:
+            return original(self, fn)  # type: ignore[no-any-return]
+        spec = spec_of(fn)
+        if self._trust.tools.get(spec.name) == spec:
+            return None  # known already: nothing changes, nothing to keep
+        self._journaled("add_tool", (_spec_fields(spec),), {}, lambda: original(self, fn),
+                        lambda result: [])
+        return None
+
+    return add_tool
+
+
+def _called(cls: type) -> Callable[..., Any]:
+    original = cls._called  # type: ignore[attr-defined]
+
+    def _called_(self: Any, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
+        if self._jsession is None or self._jdepth:
+            return original(self, fn, call, result)
+        args = (_spec_fields(call.spec), call.key, call.arguments, result)
+        return self._journaled("call", args, {}, lambda: original(self, fn, call, result),
+                               lambda r: [[call.key, r, call.spec.source, None]])
+
+    return _called_
+
+
+def _rule_op(cls: type, op: str) -> Callable[..., Any]:
+    original = getattr(cls, op)
+
+    @functools.wraps(original)
+    def method(self: Any, r: Rule) -> None:
+        if self._jsession is None or self._jdepth or not isinstance(r, Rule):
+            return original(self, r)  # type: ignore[no-any-return]
+        if op == "add_rule" and r in self._rules:
+            return original(self, r)  # type: ignore[no-any-return]  # nothing changes
+        self._journaled(op, (r.name,), {}, lambda: original(self, r), lambda result: [])
+        return None
+
+    return method
+
+
+def _rule_named(kb: Any, name: str) -> Rule:
+    for r in kb._rules.rules:
+        if r.name == name:
+            return r  # type: ignore[no-any-return]
+    for r in kb._joptions.get("rules", ()):
+        if r.name == name:
+            return r  # type: ignore[no-any-return]
+    if name in RULES:
+        return RULES[name]
+    raise JournalReplayError(f"rule {name!r} is not known here: pass it to open_session(rules=)")
+
+
+def _replay_plain(kb: Any, entry: Entry) -> None:
+    getattr(kb, entry.op)(*entry.args, **entry.kwargs)
+
+
+def _replay_call(kb: Any, entry: Entry) -> None:
+    fields, key, arguments, result = entry.args
+    spec = ToolSpec(**fields)
+    if kb._trust.tools.get(spec.name) != spec:
+        kb._trust.add_tool(spec)
+        kb._engine.mark_source(spec.source)
+    kb._called(None, PreparedCall(spec, key, arguments), result)
+
+
+def _replay_add_tool(kb: Any, entry: Entry) -> None:
+    spec = ToolSpec(**entry.args[0])
+    kb._trust.add_tool(spec)
+    kb._engine.mark_source(spec.source)
+
+
+def _replay_add_rule(kb: Any, entry: Entry) -> None:
+    kb.add_rule(_rule_named(kb, entry.args[0]))
+
+
+def _replay_remove_rule(kb: Any, entry: Entry) -> None:
+    kb.remove_rule(_rule_named(kb, entry.args[0]))
+
+
+REPLAY: dict[str, Callable[[Any, Entry], None]] = {
+    **{op: _replay_plain for op in PLAIN_OPS},
+    "call": _replay_call, "add_tool": _replay_add_tool, "add_rule": _replay_add_rule,
+    "remove_rule": _replay_remove_rule,
+}
+
+_CLASSES: dict[type, type] = {}
+
+
+def journaled_class(cls: type) -> type:
+    """The journaled subclass of a base class (made once per class)."""
+    made = _CLASSES.get(cls)
+    if made is None:
+        members: dict[str, Any] = {"__module__": cls.__module__,
+                                   "__doc__": f"{cls.__name__} kept as a session journal "
+                                              "(BeliefBase.open_session; docs/journal.md)."}
+        for op in PLAIN_OPS:
+            members[op] = _plain_op(cls, op)
+        for op in SNAPSHOT_OPS:
+            members[op] = _snapshot_op(cls, op)
+        members["add_tool"] = _add_tool(cls)
+        members["_called"] = _called(cls)
+        members["add_rule"] = _rule_op(cls, "add_rule")
+        members["remove_rule"] = _rule_op(cls, "remove_rule")
+        made = _CLASSES[cls] = type(f"Journaled{cls.__name__}", (JournaledMethods, cls), members)
+    return made
+
+
+# -- opening ------------------------------------------------------------------------------------
+def _split_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    known = set(_NEW_ONLY) | set(_RUNTIME) | set(_LOAD)
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise InvalidTypeError(f"open_session() got unexpected options {unknown}; it takes "
+                               f"{sorted(known)}")
+    out = dict(options)
+    for name in ("rules", "tools", "functions"):
+        if name in out:
+            out[name] = list(out[name])
+    return out
+
+
+def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClock,
+                     options: Mapping[str, Any], where: str) -> Any:
+    load = {k: options[k] for k in _LOAD if k in options}
+    kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)  # type: ignore[attr-defined]
+    if "max_rule_firings" in options:
+        kb.max_rule_firings = kb._rules.max_firings = check_int(
+            options["max_rule_firings"], "max_rule_firings", low=1, high=2**62)
+    if "max_rule_seconds" in options:
+        kb.max_rule_seconds = kb._rules.max_seconds = check_number(
+            options["max_rule_seconds"], "max_rule_seconds", finite=False, low=1e-6)
+    return kb
+
+
+def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,
+                   clock: Clock | None = None, checkpoint_every: int = CHECKPOINT_EVERY,
+                   checkpoint_seconds: float = CHECKPOINT_SECONDS,
+                   **options: Any) -> Any:
+    """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
+
+    See :meth:`corollary.BeliefBase.open_session` and docs/journal.md.
+    """
+    store = _journal_store(ledger)
+    session_id = check_session(session_id)
+    if clock is not None and not callable(clock):
+        raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
+    every = check_int(checkpoint_every, "checkpoint_every", low=1)
+    seconds = check_number(checkpoint_seconds, "checkpoint_seconds", finite=False, low=0.0)
+    options = _split_options(options)
+    jclass = journaled_class(cls)
+    jclock = JournalClock(clock or system_clock)
+    where = f"session {session_id!r}"
+    found = store.read_checkpoint(session_id)
+    if found is None:  # a new session: its first checkpoint, under the lock (one creator)
+        with store.journal(session_id):
+            if store.read_checkpoint(session_id) is None:
+                made = {k: options[k] for k in (*_NEW_ONLY, *_RUNTIME, *_LOAD)
+                        if k in options and k != "functions"}
+                fresh = cls(ledger=ledger, clock=jclock, **made)
+                store.write_checkpoint(session_id, 0, encode(state_to_dict(fresh._state()),
+                                                             "msgpack"))
+        found = store.read_checkpoint(session_id)
+        if found is None:  # pragma: no cover - deleted in between
+            raise JournalError("the session's first checkpoint vanished", where)
+    seq, data = found
+    doc = decode_bytes(data, "snapshot", where)
+    kb = _from_checkpoint(jclass, doc, ledger, jclock, options, where)
+    kb._jattach(store, session_id, jclock, seq, options, every, seconds)
+    kb._japply(store.journal_entries(session_id, seq), [])
+    return kb
+
+
+def convert_to_journal(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,
+                       overwrite: bool = False, functions: Iterable[Callable[..., Any]] = (),
+                       rules: Iterable[Rule] = (),
+                       tools: Iterable[Callable[..., Any]] = ()) -> int:
+    """Turn the whole-snapshot session ``session_id`` (``kb.save_session``) into a journaled
+    session of the same id: its snapshot becomes the journal's checkpoint at seq 0. Returns 0.
+
+    The snapshot is checked first (a :class:`~corollary.foundations.errors.SnapshotError` writes
+    nothing); outcomes a snapshot kept in a ledger of its own are recorded in ``ledger``. A
+    session that already has a journal raises :class:`~corollary.foundations.errors.JournalError`
+    unless ``overwrite=True`` (which deletes that journal). The whole-snapshot session itself
+    is left as it is.
+
+    >>> import os, tempfile
+    >>> from corollary import BeliefBase, ManualClock, open_ledger
+    >>> ledger = open_ledger(os.path.join(tempfile.mkdtemp(), "ledger.db"))
+    >>> old = BeliefBase(ledger=ledger, clock=ManualClock(0))
+    >>> old.assert_("hq", "Austin", source="tool:registry")
+    >>> _ = old.save_session("s")
+    >>> BeliefBase.convert_session(ledger, "s")
+    0
+    >>> BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).value("hq")
+    'Austin'
+    >>> ledger.close()
+    """
+    store = _journal_store(ledger)
+    session_id = check_session(session_id)
+    if not isinstance(overwrite, bool):
+        raise InvalidTypeError("overwrite must be a bool")
+    data, _ = store.read_session(session_id)  # type: ignore[attr-defined]
+    where = f"session {session_id!r}"
+    doc = decode_bytes(data, "snapshot", where)
+    if not isinstance(doc, Mapping):
+        raise SnapshotError("not a corollary snapshot", where)
+    kb = cls.from_dict(doc, ledger=ledger, path=where, functions=functions,
+                              rules=rules, tools=tools)  # checks it all
+    own = doc.get("ledger")
+    if own is not None:  # a base with a ledger of its own: its outcomes join this ledger
+        mine = cls.from_dict(doc, path=where, functions=functions, rules=rules,
+                                    tools=tools)
+        ledger.record_many(mine.ledger.outcomes())
+    with store.journal(session_id):
+        if store.journal_head(session_id) or store.read_checkpoint(session_id) is not None:
+            if not overwrite:
+                raise JournalError(f"{where} already has a journal; pass overwrite=True to "
+                                   "replace it", where)
+            store.delete_journal(session_id)
+        store.write_checkpoint(session_id, 0, encode(state_to_dict(kb._state()), "msgpack"))
+    return 0

@@ -1,0 +1,114 @@
+"""Helpers of the journal tests (tests/journal): a base's observable state, tools and rules that
+every process knows by name, and the worker processes (importable by spawned children)."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from corollary import BeliefBase, ManualClock, open_ledger, rule, tool
+from corollary.foundations.errors import CorollaryError
+from corollary.foundations.values import canon
+
+
+@tool(trust=0.8, key="quote:{symbol}")
+def journal_quote(symbol: str) -> float:
+    """A tool whose result the journal keeps (replays never call it again)."""
+    return float(len(symbol)) + random.random()
+
+
+@rule(output="total", inputs={"x": "a", "y": "b"}, name="tests.journal.total")
+def journal_total(x: float, y: float) -> float:
+    return x + y
+
+
+def state(kb: BeliefBase) -> dict[str, list[tuple[Any, str, float]]]:
+    """Every key's values with their labels and confidences now (sorted: comparable)."""
+    kb.refresh()
+    out: dict[str, list[tuple[Any, str, float]]] = {}
+    for key in sorted(kb.keys()):
+        rows = []
+        for b in kb.engine.values_of(key):
+            rows.append((repr(canon(b.value)), str(b.label), round(b.conf, 12)))
+        out[key] = sorted(rows)
+    return out
+
+
+def open_at(path: str, session: str = "s", now: float = 1000.0) -> BeliefBase:
+    """The journaled session in the SQLite ledger at ``path``, at a manual time."""
+    return BeliefBase.open_session(open_ledger(path), session, clock=ManualClock(now),
+                                   rules=[journal_total])
+
+
+def writer(path: str, me: int, changes: int, seed: int, acks: Any = None,
+           pause: float = 0.0) -> list[tuple[int, str, str]]:
+    """``changes`` mixed changes on the shared session: assertions of its own keys, shared keys
+    in conflict, claims over other writers' beliefs, retractions. Returns (and, with ``acks``,
+    sends each as soon as it returned) the acknowledged changes: ``(seq, operation, tag)``."""
+    rng = random.Random(seed)
+    kb = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(1000.0 + me),
+                                 rules=[journal_total])
+    done: list[tuple[int, str, str]] = []
+    for i in range(changes):
+        tag = f"w{me}-{i}"
+        pick = rng.random()
+        try:
+            if pick < 0.35:
+                kb.assert_(f"own:{me}:{i % 15}", i, source=f"tool:w{me}")
+                op = "assert_"
+            elif pick < 0.6:
+                kb.assert_(f"shared:{i % 5}", f"v{me}", source=f"tool:w{me}")
+                op = "assert_"
+            elif pick < 0.8:
+                other = rng.randrange(4)
+                inputs = [k for k in kb.keys() if k.startswith(f"own:{other}:")]
+                held = [k for k in inputs[:5] if kb.label(k) == "IN"]
+                kb.claim(f"claim:{me}:{i % 10}", tag, source=f"model:w{me}", inputs=held[:2])
+                op = "claim"
+            else:
+                keys = [k for k in kb.keys() if k.startswith(("own:", "shared:"))]
+                held = [k for k in keys if kb.label(k) == "IN"] if keys else []
+                if not held:
+                    kb.assert_(f"own:{me}:r", i, source=f"tool:w{me}")
+                    op = "assert_"
+                else:
+                    target = rng.choice(held)
+                    kb.retract(target, source=None, fault="none", reason=tag)
+                    op = "retract"
+        except CorollaryError:
+            continue  # refused (a conflict, a value gone meanwhile): nothing was written
+        ack = (kb.journal_seq, op, tag)  # type: ignore[attr-defined]
+        done.append(ack)
+        if acks is not None:
+            acks.put(ack)
+        if pause:
+            time.sleep(pause)
+    kb.ledger.close()
+    return done
+
+
+def final_state(path: str) -> dict[str, list[tuple[Any, str, float]]]:
+    """A process's state of the session after a final sync (the writers' view)."""
+    kb = open_at(path, now=5000.0)
+    kb.sync()  # type: ignore[attr-defined]
+    found = state(kb)
+    kb.ledger.close()
+    return found
+
+
+def retract_later(path: str, key: str, ready: str) -> None:
+    """Wait for ``ready`` (a file) to exist, then retract ``key`` in this process."""
+    while not os.path.exists(ready):
+        time.sleep(0.01)
+    kb = open_at(path, now=1100.0)
+    kb.retract(key, reason="gone")
+    kb.ledger.close()
+    Path(ready + ".done").write_text("1")
+
+
+def kill_target(path: str, seed: int, acks: Any) -> None:
+    """Write changes until killed, reporting each acknowledged one."""
+    writer(path, seed % 4, 10_000, seed, acks)
