@@ -69,4 +69,5 @@ def serve(kb: BeliefBase, *, host: str = "127.0.0.1", port: int = 8765,
     print(f"corollary ui: {url}" + (" (open it with ?token=...)" if token else ""), flush=True)
     if open_browser:
         threading.Timer(0.5, webbrowser.open, [url]).start()  # once the server listens
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    # an open event stream never ends by itself: give streams 2 s to go when stopped
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2)

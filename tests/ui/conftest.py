@@ -69,10 +69,11 @@ def needs_ui_extra() -> None:
 
 
 def build_base(where: Path) -> Path:
-    """The test base's ledger, built in a child process."""
+    """The test base's ledger (the server that reads it is another process)."""
+    from support.ui_base import build
+
     ledger = where / "ledger.db"
-    subprocess.run([sys.executable, "-m", "support.ui_base", str(ledger)], env=env(),
-                   check=True, timeout=120, cwd=TESTS)
+    build(ledger)
     return ledger
 
 
