@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..foundations._format import format_confidence
-from ..foundations.errors import InvalidInputError, UnknownBeliefError, UnknownSourceError
+from ..foundations.errors import (
+    AmbiguousValueError,
+    InvalidInputError,
+    UnknownBeliefError,
+    UnknownSourceError,
+)
 from ..foundations.values import canon, plain
 from ..promises.guarantee import GroupedPromise, Promise
 from ..tms import IN, Belief
@@ -130,7 +135,10 @@ class Inspector:
         proof = kb.explain(key)
         blocks = proof.to_blocks()
         values = kb.engine.values_of(key)
-        checks = [_data(c) for c in kb.what_to_check(key, n=10)]
+        try:
+            checks: list[dict[str, Any]] | None = [_data(c) for c in kb.what_to_check(key, n=10)]
+        except AmbiguousValueError:  # an open conflict: which value to rank is not known
+            checks = None
         now = kb.now()
         return {
             "key": key, "at": now,

@@ -23,6 +23,7 @@ AXE = Path(__file__).with_name("axe.min.js")
 PAGES = {
     "beliefs": ("#/beliefs", "table#beliefs tbody tr"),
     "belief": ("#/belief/answer", "ul.proof"),
+    "conflict": ("#/belief/ceo", "ul.proof"),
     "problems": ("#/problems", "h1"),
     "sources": ("#/sources", "table tbody tr"),
     "source": ("#/source/model%3Aanalyst", "svg.plot"),

@@ -261,7 +261,7 @@ async function belief(route) {
   const values = table("Values", ["Value", "Label", "Source", "Why not held"], data.values.map((v) => [
     el("span", { class: "value" }, v.value_text), badge(v.label, v.confidence),
     v.source && v.source.includes(":") ? el("a", { href: sourceHref(v.source) }, v.source) : v.source, v.why || ""]));
-  const checks = table("What to check next", ["Source", "Belief", "Gain", "Needed", "Its confidence", "Expired"],
+  const checks = data.what_to_check === null ? el("p", { class: "empty" }, "An open conflict: settle it first (what to check ranks one held value).") : table("What to check next", ["Source", "Belief", "Gain", "Needed", "Its confidence", "Expired"],
     data.what_to_check.map((c) => [el("a", { href: sourceHref(c.source) }, c.source),
       el("a", { href: beliefHref(c.key) }, c.key), el("strong", {}, `+${num(c.gain)}`), num(c.needed), conf(c.confidence), c.expired ? "yes" : "no"]),
     "Nothing stale under it: no premise to check.");
