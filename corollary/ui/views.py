@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import attrs
@@ -184,13 +185,13 @@ class Inspector:
                                   "label": f"premise from {p.source}", "level": -2 * depth + 1,
                                   "dashed": gone}
                     edges.append({"from": pid, "to": bid, "dashed": gone})
-                for k, j in enumerate(list(b.justs)[:_GRAPH_LIMIT]):
+                for k, j in enumerate(islice(b.justs, _GRAPH_LIMIT)):
                     jid = f"j{b.seq}_{k}"
                     valid = all(x.label is IN for x in j.inputs)
                     nodes[jid] = {"id": jid, "kind": "step", "label": j.kind.caption(j),
                                   "level": -2 * depth + 1, "dashed": not valid}
                     edges.append({"from": jid, "to": bid, "dashed": not valid})
-                    for x in list(dict.fromkeys(j.inputs))[:_GRAPH_LIMIT]:
+                    for x in islice(dict.fromkeys(j.inputs), _GRAPH_LIMIT):
                         if f"b{x.seq}" not in nodes:
                             nxt.append(x)
                         edges.append({"from": belief_node(x, -2 * depth), "to": jid,
@@ -201,7 +202,7 @@ class Inspector:
         for depth in (1, 2):
             nxt = []
             for b in frontier:
-                for j in list(b.users)[:_GRAPH_LIMIT]:
+                for j in islice(b.users, _GRAPH_LIMIT):  # a key many steps read: the first few
                     out = j.output
                     jid = f"u{out.seq}_{j.seq}"
                     valid = all(x.label is IN for x in j.inputs)
