@@ -23,10 +23,12 @@ from ..tms import IN, Belief
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
 
-__all__ = ["SORTS", "BeliefTable", "Page", "row_of", "source_of"]
+__all__ = ["FACETS", "SORTS", "BeliefTable", "Page", "row_of", "source_of"]
 
 #: The columns a table sorts by.
 SORTS = ("key", "confidence", "label", "source", "age")
+#: The most sources the page's filter lists.
+FACETS = 500
 #: The longest value text a row carries (the belief's page shows it whole).
 _MAX_VALUE = 200
 
@@ -215,7 +217,9 @@ class BeliefTable:
             mask = mask & more
         return mask
 
-    def facets(self) -> dict[str, list[str]]:
-        """The sources and kinds a filter may name."""
-        return {"sources": sorted(s for s in self.sources if s),
+    def facets(self) -> dict[str, Any]:
+        """The sources and kinds a filter may name (the first :data:`FACETS` sources by name;
+        ``?source=`` takes any)."""
+        names = sorted(s for s in self.sources if s)
+        return {"sources": names[:FACETS], "sources_total": len(names),
                 "kinds": sorted(k for k in self.kinds if k)}

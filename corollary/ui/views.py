@@ -266,8 +266,9 @@ class Inspector:
             reliability = kb.reliability(name)
         except (UnknownSourceError, InvalidInputError):
             reliability = None
-        record = _record(kb, name)
-        return {"source": name, "reliability": reliability, "prior": record.prior,
+        prior = _prior(kb, name)
+        record = kb.ledger.record_of(name, prior=prior)
+        return {"source": name, "reliability": reliability, "prior": prior,
                 "right": record.correct, "wrong": record.wrong,
                 "tier": None if route is None else route.tier,
                 "route_score": None if route is None else route.score,
@@ -356,11 +357,14 @@ def _is_source(name: str) -> bool:
     return True
 
 
-def _record(kb: BeliefBase, name: str) -> Any:
+def _prior(kb: BeliefBase, name: str) -> float:
+    """The prior the base gives ``name``: a tool's declared trust, else its policy's (the
+    uniform prior for a kind the policy does not know)."""
+    declared = next((spec.trust for spec in kb.tools.values() if spec.source == name), None)
     try:
-        return kb.ledger.record_of(name)
-    except UnknownSourceError:  # a kind the default policy does not know
-        return kb.ledger.record_of(name, prior=DEFAULT_PRIOR)
+        return kb.policy.prior(name, declared)
+    except UnknownSourceError:
+        return DEFAULT_PRIOR
 
 
 def _sources_in(tree: Any) -> set[str]:

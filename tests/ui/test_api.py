@@ -87,6 +87,7 @@ def test_sources_problems_and_promises(server: str) -> None:
     assert (analyst["right"], analyst["wrong"], analyst["tier"]) == (
         OUTCOMES.count(True), OUTCOMES.count(False), "measured")
     assert sources["tool:filings"]["reliability"] == pytest.approx(0.99)
+    assert sources["tool:filings"]["prior"] == pytest.approx(0.99)  # the base's policy
     one = api(server, "/api/source?name=" + quote("model:analyst"))
     assert len(one["series"]) == len(OUTCOMES)
     assert one["series"][-1]["reliability"] == pytest.approx(analyst["reliability"])
