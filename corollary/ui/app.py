@@ -33,6 +33,8 @@ STATIC = Path(__file__).resolve().parent / "static"
 COOKIE = "corollary_ui_token"
 #: How often the server asks the journal for other processes' changes (seconds).
 SYNC_SECONDS = 1.0
+#: How long changes are gathered into one event (seconds).
+_GATHER = 0.1
 #: How often an idle event stream says it is alive (seconds).
 _HEARTBEAT = 15.0
 
@@ -60,6 +62,9 @@ class _Live:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.handle: Any = None
         self.available = hasattr(kb, "watch")
+        self.pending: set[str] = set()
+        self.changes = 0
+        self.scheduled = False
 
     def start(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -74,18 +79,31 @@ class _Live:
                 break
 
     def _changed(self, *args: Any, **kwargs: Any) -> None:
+        """The journal's watch callback (one call per changed value): keep its key."""
         keys: list[str] = []
         for item in args:
             for entry in item if isinstance(item, (list, tuple, set)) else [item]:
                 key = entry if isinstance(entry, str) else getattr(entry, "key", None)
                 if isinstance(key, str):
                     keys.append(key)
-        event = {"keys": sorted(set(keys))[:100]}
         if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._publish, event)
+            self.loop.call_soon_threadsafe(self._publish, keys)
 
-    def _publish(self, event: dict[str, Any]) -> None:
+    def _publish(self, keys: list[str]) -> None:
+        """Gather changes for :data:`_GATHER` seconds, then send one event (a bulk change of
+        many beliefs is one event, not one per belief)."""
         self.inspector.dirty = True
+        self.pending.update(keys)
+        self.changes += 1
+        if not self.scheduled and self.loop is not None:
+            self.scheduled = True
+            self.loop.call_later(_GATHER, self._flush)
+
+    def _flush(self) -> None:
+        event = {"keys": sorted(self.pending)[:100], "changes": self.changes}
+        self.pending.clear()
+        self.changes = 0
+        self.scheduled = False
         for q in list(self.queues):
             q.put_nowait(event)
 
