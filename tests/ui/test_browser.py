@@ -66,6 +66,9 @@ def test_page_contents(server: str, page: Watched) -> None:
     p.wait_for_selector(".conflict")
     conflict = p.locator(".conflict").inner_text()
     assert "ceo" in conflict and "'Ann'" in conflict and "'Bob'" in conflict
+    p.get_by_role("link", name="ceo").first.click()
+    assert "Open conflict" in p.wait_for_selector(".notice").inner_text()
+    p = open_page(page, server, "#/problems", ".conflict")
     assert p.locator(".conflict a", has_text="document:press").count() == 1
     assert "price:ACME" in p.get_by_role("region", name="Faded below 0.50 (1)").inner_text()
     assert "forecast:Q4" in p.get_by_role("region", name="Expired (1)").inner_text()

@@ -274,6 +274,9 @@ async function belief(route) {
   return el("div", {},
     el("p", { class: "crumbs" }, el("a", { href: "#/beliefs" }, "Beliefs"), " / "),
     el("h1", { class: "key" }, key),
+    data.values.filter((v) => v.label === "IN").length > 1
+      ? el("p", { class: "notice", role: "note" }, "Open conflict: more than one value is held. ",
+          el("a", { href: "#/problems" }, "See the conflicts")) : null,
     section("Values", values),
     section("Proof", el("p", { class: "muted" }, "As explain prints it; fold a reason to hide what is under it."), el("div", { class: "scroll" }, proofTree(data.text))),
     section("Around it", el("p", { class: "muted" }, "Reasons below, what rests on it above. OUT beliefs, invalid steps and expired premises are dashed."),
