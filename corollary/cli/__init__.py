@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
                      description="Inspect saved belief bases and trust ledgers, draw the "
                                  "justification graph, serve a base over MCP.",
                      epilog="Run 'corollary COMMAND --help' for a command's options. "
-                            "Docs: docs/cli.md, docs/mcp.md.")
+                            "Docs: docs/cli.md, docs/mcp.md, docs/ui.md.")
     parser.add_argument("--version", action="version", version=f"corollary {__version__}")
     _imports(parser, "imports_first")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands",
@@ -186,6 +186,32 @@ def build_parser() -> argparse.ArgumentParser:
                             "the loopback names and --host (repeatable; e.g. the name a "
                             "reverse proxy serves)")
     _imports(serve, "imports")
+    look = add("ui", "inspect a base in a browser: beliefs, proofs, sources, promises (needs "
+                     "corollary[ui])")
+    look.add_argument("base", nargs="?", metavar="BASE", help="a snapshot file (kb.save)")
+    where = look.add_argument_group("a session instead of a snapshot")
+    where.add_argument("--ledger", metavar="PATH",
+                       help="a ledger (.db, .json, sqlite:///, postgresql://); with BASE, the "
+                            "shared ledger the snapshot was taken with")
+    where.add_argument("--session", metavar="ID",
+                       help="show the base saved under ID in --ledger; with a journal, follow "
+                            "its changes live")
+    _imports(look, "imports")
+    when = look.add_mutually_exclusive_group()
+    when.add_argument("--at", type=_seconds, metavar="SECONDS",
+                      help="read the base at this POSIX time (default: when it was saved)")
+    when.add_argument("--now", action="store_true", help="read the base at the wall clock")
+    look.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
+    look.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
+    look.add_argument("--open", dest="open_browser", action="store_true",
+                      help="open the page in a web browser")
+    look.add_argument("--token-file", metavar="FILE",
+                      help="every request must carry the token in FILE (default: "
+                           "$COROLLARY_MCP_TOKEN); required for a --host other than 127.0.0.1, "
+                           "localhost or ::1")
+    look.add_argument("--allowed-host", dest="allowed_hosts", action="append", default=[],
+                      metavar="NAME", help="a host name requests may name in Host and Origin, "
+                                           "besides the loopback names and --host (repeatable)")
     return parser
 
 

@@ -41,7 +41,7 @@ from .opening import (
 from .output import JSON_VERSION, confidence, emit_json, iso, json_text, say, table, terminal_safe
 
 __all__ = ["beliefs", "conflicts", "convert", "explain", "faded", "graph", "history",
-           "parse_value", "recall", "sessions", "sources"]
+           "parse_value", "recall", "sessions", "sources", "ui"]
 
 
 def parse_value(text: str) -> Any:
@@ -387,3 +387,43 @@ def sources(args: argparse.Namespace) -> int:
                           str(r["wrong"]), str(r["samples"]), told])
         say(table(["SOURCE", "RELIABILITY", "RIGHT", "WRONG", "SAMPLES", "LAST OUTCOME"], lines))
     return 0
+
+
+def ui(args: argparse.Namespace) -> int:
+    """``corollary ui (BASE | --ledger L --session S)``: serve the browser inspector
+    (docs/ui.md). A journaled session is opened live (``BeliefBase.open_session``, at the wall
+    clock), so the page follows other processes' changes; a whole-snapshot session is read as
+    it was saved."""
+    from ..mcp.http import check_exposure, read_token
+    from ..ui import serve
+
+    check_exposure(args.host, read_token(args.token_file))  # before the base is read
+    options = {"host": args.host, "port": args.port, "token_file": args.token_file,
+               "allowed_hosts": args.allowed_hosts, "open_browser": args.open_browser}
+    if args.session is not None and args.at is None:
+        live = _journaled(args.ledger, args.session)
+        if live is not None:
+            with live.ledger:
+                serve(live, **options)
+            return 0
+    with _opened(args) as opened:
+        serve(opened.kb, **options)
+    return 0
+
+
+def _journaled(target: str | None, session: str) -> BeliefBase | None:
+    """The journaled session ``session`` opened live at the wall clock, or ``None`` when the
+    ledger keeps no journal of that id (a whole-snapshot session is read as saved; nothing is
+    created or converted)."""
+    opener = getattr(BeliefBase, "open_session", None)
+    ledger = open_ledger_to_read(target)
+    read = getattr(ledger.store, "read_checkpoint", None)
+    try:
+        if opener is None or read is None or read(session) is None:
+            ledger.close()
+            return None
+        kb: BeliefBase = opener(ledger, session)
+    except BaseException:
+        ledger.close()
+        raise
+    return kb

@@ -54,7 +54,7 @@ def test_bare_corollary_prints_help_and_runs_nothing(shop: Shop) -> None:
     assert done.stdout.startswith("usage: corollary")
     assert "demo: all checks passed" not in done.stdout
     for command in ("demo", "explain", "beliefs", "conflicts", "faded", "graph", "sessions",
-                    "sources", "mcp"):
+                    "sources", "mcp", "ui"):
         assert re.search(rf"^\s+{command}\s", done.stdout, flags=re.M), command
 
 
@@ -72,6 +72,9 @@ def test_help_flag_prints_the_same_help(shop: Shop) -> None:
     (["graph", "x.cor", "--format", "png"], "invalid choice: 'png'"),
     (["beliefs", "x.cor", "--min-confidence", "1.5"], "--min-confidence: must be in [0, 1], got '1.5'"),
     (["beliefs"], "give a snapshot path or --ledger PATH --session ID"),
+    (["ui"], "give a snapshot path or --ledger PATH --session ID"),
+    (["ui", "x.cor", "--port", "0"], "--port: not a TCP port: '0'"),
+    (["ui", "x.cor", "--session", "s"], "give a snapshot path or --session ID, not both"),
     (["beliefs", "x.cor", "--session", "s"], "give a snapshot path or --session ID, not both"),
     (["beliefs", "--ledger", "l.db"], "--ledger without a snapshot needs --session ID"),
 ])
