@@ -42,10 +42,20 @@ from scipy.stats import mannwhitneyu
 
 from corollary.foundations.errors import InvalidInputError, InvalidTypeError, WeakSignalError
 from corollary.promises.calibration import _as_1d, _check_correct, _check_numbers
-from corollary.promises.calibrators import METHODS, Choice, Counts, Method, fmt, fmt_t, method_for
+from corollary.promises.calibrators import (
+    METHODS,
+    PROCEDURES,
+    Choice,
+    Counts,
+    Method,
+    fmt,
+    fmt_t,
+    method_for,
+)
 
 __all__ = [
     "METHODS",
+    "PROCEDURES",
     "SEPARATION_ALPHA",
     "GroupedPromise",
     "Promise",
@@ -102,6 +112,8 @@ class Promise:
         For a one-sided promise, the answer given alone above the threshold.
     group : object or None
         The group this promise belongs to, inside a :class:`GroupedPromise`.
+    procedure : {"fallback", "fixed_sequence"} or None
+        The multiple-testing procedure of ``"ltt"`` (``None`` for the other methods).
     report : dict
         What was checked and measured on the calibration examples (see :func:`calibrate`).
 
@@ -124,6 +136,7 @@ class Promise:
     answer: Any = None
     group: Any = None
     report: dict[str, Any] = attrs.field(factory=dict, repr=False)
+    procedure: str | None = None
 
     def allows(self, score: Any) -> Any:
         """Whether ``score`` clears the threshold (``score >= threshold``).
@@ -185,6 +198,8 @@ class Promise:
             "group": repr(self.group),
             "approximate": self.report.get("cross_fitted") is not None,
         }
+        if self.procedure not in (None, "fixed_sequence"):  # the prints made before it stand
+            payload["procedure"] = self.procedure
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -200,6 +215,7 @@ class Promise:
             "n": int(self.n),
             "answer": self.answer,
             "group": self.group,
+            "procedure": self.procedure,
             "report": dict(self.report),
             "fingerprint": self.fingerprint,
         }
@@ -221,11 +237,16 @@ class Promise:
                 answer=d.get("answer"),
                 group=d.get("group"),
                 report=dict(d.get("report") or {}),
+                # a learn-then-test promise saved before the procedure was a choice: one sequence
+                procedure=d["procedure"] if "procedure" in d else (
+                    "fixed_sequence" if d.get("method") == "ltt" else None),
             )
         except KeyError as exc:
             raise InvalidInputError(f"promise dict lacks {exc.args[0]!r}") from None
         if p.method not in METHODS:
             raise InvalidInputError(f"unknown method {p.method!r} in promise dict")
+        if p.procedure is not None and (p.method != "ltt" or p.procedure not in PROCEDURES):
+            raise InvalidInputError(f"procedure {p.procedure!r} in a {p.method!r} promise dict")
         if "fingerprint" in d and d["fingerprint"] != p.fingerprint:
             raise InvalidInputError("promise dict does not match its fingerprint")
         return p
@@ -423,6 +444,7 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
     text = _statement(method, n, threshold, answer, settings.folds, notes)
     max_error = None if method.bounds_risk else method.target
     max_risk = method.target if method.bounds_risk else None
+    procedure = getattr(method, "procedure", None)
     report: dict[str, Any] = {
         "method": method.name,
         "promise": text,
@@ -439,6 +461,7 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
         "why": why,
         "warnings": notes,
         "delta": method.delta,
+        "procedure": procedure,
         "max_error": max_error,
         "max_risk": max_risk,
         "min_support": settings.min_support,
@@ -448,7 +471,7 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
     }
     return Promise(threshold=threshold, method=method.name, max_error=max_error,
                    max_risk=max_risk, delta=method.delta, min_support=settings.min_support,
-                   n=n, answer=answer, group=group, report=report)
+                   n=n, answer=answer, group=group, report=report, procedure=procedure)
 
 
 @attrs.frozen(slots=True)
@@ -505,6 +528,7 @@ def calibrate(
     max_risk: float | None = None,
     method: str | None = None,
     delta: float | None = 0.1,
+    procedure: str | None = None,
     min_support: int = 10,
     weak: str = "raise",
     groups: ArrayLike | str | None = None,
@@ -533,6 +557,12 @@ def calibrate(
     delta : float in (0, 1), default 0.1
         ``"ltt"``: the promise may fail with probability at most ``delta`` over the draw of
         the calibration set. Ignored (and may be ``None``) for the other methods.
+    procedure : {"fallback", "fixed_sequence"}, optional
+        ``"ltt"`` only: the multiple-testing procedure. ``"fallback"`` (default) splits
+        ``delta`` over several start points down the thresholds, so a confidently wrong pocket
+        of high scores does not stop the lower thresholds; ``"fixed_sequence"`` tests one chain
+        from the top and stops at the first failure (it can answer slightly more when the
+        highest scores are all right). Both keep the family-wise error at most ``delta``.
     min_support : int, default 10
         A threshold needs at least this many calibration examples at or above it.
     weak : {"raise", "warn"}, default "raise"
@@ -564,7 +594,7 @@ def calibrate(
         ``separation`` (``auroc``, ``p``), ``base_error``, ``must_escalate_at_least`` (crc:
         the smallest share any threshold meeting the bound must escalate, reached only by a
         perfect ranking), ``method``, ``promise``, ``n``, ``why``, ``warnings``, ``delta``,
-        ``max_error`` / ``max_risk``, and ``p_value`` (ltt, at the threshold).
+        ``max_error`` / ``max_risk``, ``procedure`` and ``p_value`` (ltt, at the threshold).
 
     Raises
     ------
@@ -593,7 +623,7 @@ def calibrate(
     >>> right = rng.random(2000) >= 0.6 * (1 - s) ** 2
     >>> p = calibrate(s, right, max_error=0.05)          # learn-then-test
     >>> round(p.threshold, 3), round(p.report["error"], 3), round(p.report["answered"], 3)
-    (0.558, 0.04, 0.441)
+    (0.568, 0.038, 0.43)
     >>> q = calibrate(s, right, max_risk=0.02)           # conformal risk control
     >>> round(q.threshold, 3), round(q.report["risk"], 4)
     (0.544, 0.0195)
@@ -601,7 +631,7 @@ def calibrate(
     (True, False)
     """
     # -- the method and the shared settings, checked before the examples are read ------------
-    chosen = method_for(max_error, max_risk, method, delta)
+    chosen = method_for(max_error, max_risk, method, delta, procedure)
     settings = _Settings.checked(min_support, weak, None)
 
     # -- the examples --------------------------------------------------------------------------

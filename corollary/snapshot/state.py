@@ -583,12 +583,15 @@ def _scalar(f: Fields, value: Any, field: str) -> Any:
 
 
 def _promise(f: Fields, value: Any, field: str) -> None:
-    from ..promises.guarantee import METHODS
+    from ..promises.guarantee import METHODS, PROCEDURES
 
-    d = f.mapping(value, field, _PROMISE_KEYS, ("binding",))
+    d = f.mapping(value, field, _PROMISE_KEYS, ("binding", "procedure"))
     f.number(d["threshold"], f"{field}.threshold", finite=False)
     if d["method"] not in METHODS:
         f.fail(f"{field}.method", f"must be one of {list(METHODS)}, not {d['method']!r:.40}")
+    if d.get("procedure") is not None and (d["method"] != "ltt" or d["procedure"] not in PROCEDURES):
+        f.fail(f"{field}.procedure", f"must be null or, for ltt, one of {list(PROCEDURES)}, "
+                                     f"not {d['procedure']!r:.40}")
     for k in ("max_error", "max_risk", "delta"):
         f.maybe_unit(d[k], f"{field}.{k}")
     f.integer(d["min_support"], f"{field}.min_support")

@@ -160,7 +160,7 @@ def test_crc_matches_a_reference_loop_with_many_ties():
 def test_ltt_hand_checked():
     # e = 0.1, delta = 0.1: 0.9^22 = 0.0985 <= 0.1 < 0.9^21, so testing starts at 22 answered.
     s, right = _ranked(60, list(range(1, 11)) + [30])
-    p = calibrate(s, right, max_error=0.1)
+    p = calibrate(s, right, max_error=0.1, procedure="fixed_sequence")
     assert p.method == "ltt" and p.delta == 0.1
     # thresholds 39 .. 31 answer 22 .. 30 with no wrong: p = 0.9^N <= 0.1, rejected.
     # threshold 30 answers 31 with 1 wrong: p = 0.9^31 + 31 * 0.1 * 0.9^30 = 0.1696 > 0.1: stop.
@@ -185,7 +185,7 @@ def test_ltt_needs_enough_examples_to_reject():
 def test_ltt_first_test_fails():
     # The 22 highest hold 2 wrong: P(Bin(22, 0.1) <= 2) = 0.62 > 0.1.
     s, right = _ranked(60, list(range(1, 11)) + [50, 55])
-    p = calibrate(s, right, max_error=0.1)
+    p = calibrate(s, right, max_error=0.1, procedure="fixed_sequence")
     assert p.threshold == math.inf
     assert "first testable threshold 39" in p.report["why"]
     assert f"p = {binom.cdf(2, 22, 0.1):.6g}" in p.report["why"]
@@ -198,7 +198,7 @@ def test_ltt_matches_a_reference_loop_with_many_ties():
         s = np.round(rng.random(n), 2)
         right = rng.random(n) >= 0.6 * (1 - s) ** 2
         for e, d in ((0.05, 0.1), (0.1, 0.05), (0.2, 0.2)):
-            got = calibrate(s, right, max_error=e, delta=d).threshold
+            got = calibrate(s, right, max_error=e, delta=d, procedure="fixed_sequence").threshold
             assert got == _ref_ltt(s, right, e, d, 10)
 
 
@@ -206,7 +206,7 @@ def test_ltt_fast_path_agrees_with_exact_p_values_on_a_large_set():
     rng = np.random.default_rng(2)
     s = rng.random(200_000)
     right = rng.random(s.size) >= 0.6 * (1 - s) ** 2
-    p = calibrate(s, right, max_error=0.05)
+    p = calibrate(s, right, max_error=0.05, procedure="fixed_sequence")
     # every threshold from the start down to the chosen one is rejected, the next one is not
     order = np.argsort(-s)
     w = np.cumsum(~right[order])
@@ -445,6 +445,8 @@ GOOD_R = np.r_[[False] * 10, [True] * 30]
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "method": "rcps"}, InvalidInputError, "unknown method"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "method": "ltt"}, InvalidInputError, "max_error"),
         ((GOOD_S, GOOD_R), {"max_error": 0.1, "method": "crc"}, InvalidInputError, "max_risk"),
+        ((GOOD_S, GOOD_R), {"max_error": 0.1, "procedure": "holm"}, InvalidInputError, "procedure"),
+        ((GOOD_S, GOOD_R), {"max_risk": 0.1, "procedure": "fallback"}, InvalidInputError, "procedure"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "weak": "ignore"}, InvalidInputError, "weak"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "min_support": 0}, InvalidInputError, "min_support"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "min_support": 2.5}, InvalidTypeError, "min_support"),
@@ -545,3 +547,22 @@ def test_calibrate_ragged_input_is_typed_error() -> None:
                                     {"groups": "answer", "answers": [{}] * 20}])
 def test_calibrate_unhashable_groups_is_typed_error(kwargs: dict[str, Any]) -> None:
     raises_typed(calibrate, [0.9, 0.1] * 10, [True, False] * 10, max_risk=0.3, **kwargs)
+
+
+def test_ltt_procedure_is_kept_in_the_dict_and_the_fingerprint() -> None:
+    s = np.linspace(0, 1, 300)
+    right = s > 0.2
+    fb = calibrate(s, right, max_error=0.1)
+    fs = calibrate(s, right, max_error=0.1, procedure="fixed_sequence")
+    assert (fb.procedure, fs.procedure) == ("fallback", "fixed_sequence")
+    assert fb.report["procedure"] == "fallback" and fb.fingerprint != fs.fingerprint
+    assert Promise.from_dict(fb.to_dict()).procedure == "fallback"
+    # a learn-then-test promise saved before the choice existed was one fixed sequence, and its
+    # fingerprint (made without the procedure) still matches
+    old = fs.to_dict()
+    del old["procedure"]
+    assert Promise.from_dict(old).procedure == "fixed_sequence"
+    assert calibrate(s, right, max_risk=0.1).procedure is None
+    bad = fb.to_dict() | {"procedure": "holm"}
+    with pytest.raises(InvalidInputError, match="procedure"):
+        Promise.from_dict(bad)

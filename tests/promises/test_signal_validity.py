@@ -76,7 +76,7 @@ def test_ltt_on_a_signal_key_breaks_its_bound_in_at_most_about_delta_of_the_sets
     kb = _kb()
     violations, answered = 0, 0
     for i in range(N_SETS):
-        p = kb.guarantee("m", list(zip(m[i].tolist(), right[i].tolist(), strict=True)), max_error=e,
+        p = kb.guarantee("m", list(zip(m[i].tolist(), right[i].tolist(), strict=True)), max_error=e, procedure="fixed_sequence",
                          delta=delta, signal="margin:{key}")
         t = _score(p.threshold)
         violations += _error(c, t) > e
@@ -123,7 +123,7 @@ def test_ltt_per_group_breaks_each_groups_bound_in_at_most_about_delta_of_the_se
     violations = {"easy": 0, "hard": 0}
     answered = {"easy": 0, "hard": 0}
     for i in range(N_SETS):
-        g = kb.guarantee("g", _examples(m[i], hard[i], right[i]), max_error=e, delta=delta,
+        g = kb.guarantee("g", _examples(m[i], hard[i], right[i]), max_error=e, procedure="fixed_sequence", delta=delta,
                          signal="margin:{key}", groups="kind:{key}")
         for name, c in (("easy", EASY), ("hard", HARD)):
             t = _score(g.threshold[name])
@@ -160,7 +160,7 @@ def test_answers_through_the_base_follow_the_group_thresholds_on_fresh_inputs() 
     m, hard, right = _grouped(505)
     kb = BeliefBase(policy=TrustPolicy(source_priors={"tool:matcher": 0.9}),
                     clock=ManualClock(0.0))
-    g = kb.guarantee("g", _examples(m[0], hard[0], right[0]), max_error=e, signal="margin:{key}",
+    g = kb.guarantee("g", _examples(m[0], hard[0], right[0]), max_error=e, procedure="fixed_sequence", signal="margin:{key}",
                      groups="kind:{key}")
     rng = np.random.default_rng(506)
     n = 3000
