@@ -32,7 +32,7 @@ import json
 import math
 import numbers
 import warnings
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -88,6 +88,48 @@ def _num_json(x: float | None) -> Any:
 def _py(v: Any) -> Any:
     """A numpy scalar as the plain Python value (group labels, answers)."""
     return v.item() if isinstance(v, np.generic) else v
+
+
+def _ndim(x: Any) -> int:
+    """The dimensions of ``x`` as numpy reads it; a ragged sequence is refused."""
+    try:
+        return int(np.ndim(x))
+    except (ValueError, TypeError) as exc:
+        raise InvalidInputError(f"scores must be a flat sequence of numbers ({exc})") from None
+
+
+def _score_scalar(score: Any) -> float:
+    """One score, checked: a real number (not a bool)."""
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, (numbers.Real, np.number)):
+        raise InvalidTypeError(f"a score must be a real number, not {type(score).__name__}")
+    return float(score)
+
+
+def _score_array(score: Any) -> NDArray[np.float64]:
+    """Scores as a float array, checked: real numbers (not booleans), not ragged."""
+    if isinstance(score, (str, bytes)):
+        raise InvalidTypeError(f"scores must be real numbers, not {type(score).__name__}")
+    try:
+        arr = np.asarray(score)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInputError(f"scores must be a flat sequence of numbers ({exc})") from None
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise InvalidTypeError(f"scores must be real numbers, got dtype {arr.dtype}")
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _is_group_array(group: Any, known: dict[Any, Any]) -> bool:
+    """Whether ``group`` is many labels (an array or a list; a tuple that is not itself a
+    calibrated label) rather than one."""
+    if isinstance(group, (np.ndarray, list)):
+        return True
+    if isinstance(group, tuple):
+        try:
+            return group not in known
+        except TypeError:
+            return True
+    return False
 
 
 @attrs.frozen(eq=False)
@@ -149,6 +191,14 @@ class Promise:
         Returns
         -------
         bool or numpy.ndarray of bool
+            One answer per score, element-wise equal to the scalar answers.
+
+        Raises
+        ------
+        InvalidTypeError
+            A score that is not a real number (booleans, strings, ``None``).
+        InvalidInputError
+            A ragged sequence numpy cannot read as an array.
 
         Examples
         --------
@@ -156,15 +206,10 @@ class Promise:
         >>> p.allows([0.89, 0.9, 1.0]).tolist()
         [False, True, True]
         """
-        if np.ndim(score) == 0:
-            if isinstance(score, (bool, np.bool_)) or not isinstance(score, (numbers.Real, np.number)):
-                raise InvalidTypeError(f"a score must be a real number, not {type(score).__name__}")
-            return bool(float(score) >= self.threshold)
-        arr = _as_1d(score, "score") if np.ndim(score) == 1 else np.asarray(score)
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
-            raise InvalidTypeError(f"scores must be real numbers, got dtype {arr.dtype}")
+        if _ndim(score) == 0:
+            return bool(_score_scalar(score) >= self.threshold)
         with np.errstate(invalid="ignore"):
-            return np.asarray(arr, dtype=np.float64) >= self.threshold
+            return _score_array(score) >= self.threshold
 
     def decide(self, score: float) -> Any:
         """The one-sided answer when ``score`` clears the threshold, else ``None`` (abstain).
@@ -288,10 +333,86 @@ class GroupedPromise:
         """The report of each group."""
         return {g: p.report for g, p in self.promises.items()}
 
-    def allows(self, score: float, group: Hashable) -> bool:
-        """Whether ``score`` clears the threshold of ``group``; a group never calibrated abstains."""
-        p = self.promises.get(_py(group))
-        return False if p is None else bool(p.allows(score))
+    def allows(self, score: Any, group: Any) -> Any:
+        """Whether ``score`` clears the threshold of ``group``; a group never calibrated abstains.
+
+        Parameters
+        ----------
+        score : float or array-like of float
+            NaN never clears a threshold.
+        group : label, or array-like of labels
+            An array (or list) of labels is read element-wise; a single score or label is
+            repeated along the other argument.
+
+        Returns
+        -------
+        bool, or numpy.ndarray of bool when either argument is an array
+            Element-wise equal to the answers for one score and one label.
+
+        Raises
+        ------
+        InvalidTypeError
+            Scores that are not real numbers; labels that cannot be hashed.
+        InvalidInputError
+            Scores and labels of different lengths, or not one-dimensional, or ragged.
+
+        Examples
+        --------
+        >>> scores = [0.9] * 20 + [0.1] * 5 + [0.8] * 20 + [0.2] * 5
+        >>> right = [True] * 20 + [False] * 5 + [True] * 20 + [False] * 5
+        >>> g = calibrate(scores, right, max_risk=0.1, groups=["a"] * 25 + ["b"] * 25)
+        >>> g.allows([0.85, 0.85, 0.99], ["a", "b", "unseen"]).tolist()
+        [False, True, False]
+        >>> g.allows(0.85, ["a", "b"]).tolist(), g.allows([0.85, 0.95], "a").tolist()
+        ([False, True], [False, True])
+        """
+        many = _is_group_array(group, self.promises)
+        if not many:
+            try:
+                p = self.promises.get(_py(group))
+            except TypeError:
+                raise InvalidTypeError(f"a group label must be hashable, not "
+                                       f"{type(group).__name__}") from None
+            if _ndim(score) == 0:
+                s = _score_scalar(score)
+                return False if p is None else bool(s >= p.threshold)
+            arr = _score_array(score)
+            return np.zeros(arr.shape, dtype=bool) if p is None else p.allows(arr)
+        labels = _as_1d(group, "groups")
+        if not isinstance(group, np.ndarray):  # keep each label's own type (2 is not "2")
+            labels = np.empty(len(group), dtype=object)
+            for i, v in enumerate(group):
+                labels[i] = v
+        if _ndim(score) == 0:
+            arr = np.full(labels.size, _score_scalar(score))
+        else:
+            arr = _score_array(score)
+            if arr.ndim != 1 or arr.size != labels.size:
+                raise InvalidInputError(f"scores of shape {arr.shape} and {labels.size} group "
+                                        "labels: give one score per label (or one score)")
+        thr, known = self._thresholds_of(labels)
+        with np.errstate(invalid="ignore"):
+            return known & (arr >= thr)
+
+    def _thresholds_of(self, labels: NDArray[Any]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """The threshold of each label and whether it was calibrated at all."""
+        def lookup(values: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+            got = []
+            for v in values:
+                try:
+                    got.append(self.promises.get(_py(v)))
+                except TypeError:
+                    raise InvalidTypeError(f"group labels must be hashable, got "
+                                           f"{type(v).__name__}") from None
+            return (np.array([np.inf if p is None else p.threshold for p in got], dtype=float),
+                    np.array([p is not None for p in got], dtype=bool))
+
+        try:
+            uniq, inverse = np.unique(labels, return_inverse=True)
+        except TypeError:  # labels that cannot be sorted together: one at a time
+            return lookup(labels.tolist())
+        thr, known = lookup(list(uniq))
+        return thr[inverse.reshape(-1)], known[inverse.reshape(-1)]
 
     @property
     def fingerprint(self) -> str:

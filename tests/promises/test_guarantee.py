@@ -11,7 +11,7 @@ from typing import Any
 import msgpack
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 from support.hostile import DEEP, HUGE, SETTINGS, Raiser, hostile, hostile_or_raiser, raises_typed
@@ -480,6 +480,75 @@ def test_allows_refuses_non_numbers_and_never_clears_nan():
         p.allows("12")
     with pytest.raises(InvalidTypeError):
         p.allows(True)
+
+
+# -- allows on arrays: element-wise the scalar answers ----------------------------------------------
+
+_LABELS = np.empty(180, dtype=object)
+_LABELS[:] = ["a"] * 60 + [2] * 60 + [3.5] * 60
+_GROUPED = calibrate(np.r_[np.linspace(0, 1, 60), np.linspace(0, 1, 60), np.linspace(0, 1, 60)],
+                     np.r_[np.linspace(0, 1, 60) > 0.3, np.linspace(0, 1, 60) > 0.6,
+                           np.linspace(0, 1, 60) > 0.1],
+                     max_risk=0.1, groups=_LABELS)
+_score = st.one_of(st.floats(-0.5, 1.5), st.just(float("nan")), st.just(float("inf")),
+                   st.just(float("-inf")), st.integers(-2, 2))
+_label = st.sampled_from(["a", 2, 2.0, 3.5, "b", 7, None])
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs=st.lists(st.tuples(_score, _label), max_size=30), as_array=st.booleans())
+def test_grouped_allows_on_arrays_is_the_scalar_answer_element_wise(pairs, as_array) -> None:
+    assert set(_GROUPED.groups) == {"a", 2, 3.5}
+    scores = [x for x, _ in pairs]
+    labels = [g for _, g in pairs]
+    expect = [_GROUPED.allows(x, g) for x, g in pairs]
+    assert all(type(e) is bool for e in expect)
+    if as_array:
+        column = np.empty(len(labels), dtype=object)
+        column[:] = labels
+        got = _GROUPED.allows(np.array(scores, dtype=float), column)
+    else:
+        got = _GROUPED.allows(scores, labels)
+    assert isinstance(got, np.ndarray) and got.dtype == np.bool_
+    assert got.tolist() == expect
+    # one label for many scores, one score for many labels
+    for g in ("a", 2, "b"):
+        assert _GROUPED.allows(scores, g).tolist() == [_GROUPED.allows(x, g) for x in scores]
+    if scores:
+        x = scores[0]
+        assert _GROUPED.allows(x, labels).tolist() == [_GROUPED.allows(x, g) for g in labels]
+    # a Promise on arrays, the same
+    p = _GROUPED["a"]
+    assert p.allows(np.array(scores, dtype=float)).tolist() == [p.allows(x) for x in scores]
+
+
+@settings(max_examples=100, deadline=None)
+@given(scores=st.lists(st.floats(0, 1), min_size=1, max_size=20),
+       labels=st.lists(st.sampled_from(["a", "x", "y"]), min_size=1, max_size=20))
+def test_grouped_allows_on_string_labels_is_the_scalar_answer(scores, labels) -> None:
+    n = min(len(scores), len(labels))
+    got = _GROUPED.allows(np.array(scores[:n]), np.array(labels[:n]))  # a '<U1' array of labels
+    assert got.tolist() == [_GROUPED.allows(s, g) for s, g in zip(scores[:n], labels[:n],
+                                                                   strict=True)]
+
+
+@pytest.mark.parametrize(("score", "group", "error", "match"), [
+    ([0.1, 0.2], ["a"], InvalidInputError, "one score per label"),
+    ([[0.1]], ["a"], InvalidInputError, "one score per label"),
+    ([0.1], [["a", 2]], InvalidInputError, "one-dimensional"),
+    ([1, [2]], ["a", 2], InvalidInputError, "flat sequence"),
+    ("0.5", ["a"], InvalidTypeError, "real number"),
+    ([True, False], ["a", 2], InvalidTypeError, "real numbers"),
+    (["0.5"], ["a"], InvalidTypeError, "real numbers"),
+    ([0.5], [{}], InvalidTypeError, "hashable"),
+    (0.5, {}, InvalidTypeError, "hashable"),
+    (None, "a", InvalidTypeError, "real number"),
+    (True, "b", InvalidTypeError, "real number"),  # checked even for a group never calibrated
+    ([0.5j], ["a"], InvalidTypeError, "real numbers"),
+])
+def test_grouped_allows_refuses_bad_shapes_and_types(score, group, error, match) -> None:
+    with pytest.raises(error, match=match):
+        _GROUPED.allows(score, group)
 
 
 # -- hostile input to calibrate(): a typed error, never anything else (the API fuzzer) -------------
