@@ -198,3 +198,43 @@ def test_the_same_examples_give_the_standalone_threshold(option: str) -> None:
         direct = calibrate(m[0], right[0], max_error=0.1,
                            groups=np.where(hard[0], "hard", "easy"))
     assert p.fingerprint == direct.fingerprint
+
+
+# -- the default procedure of ltt through the base, below a confidently wrong top ---------------
+
+
+def test_ltt_through_the_base_keeps_delta_and_answers_below_a_confidently_wrong_top() -> None:
+    """The highest tenth of scores is wrong half the time: through ``kb.guarantee`` the default
+    (fallback) procedure still breaks e in at most about delta of the sets and answers most
+    inputs below the bad pocket, where ``procedure="fixed_sequence"`` answers nothing."""
+    from corollary import GuaranteeOptions
+
+    e, delta, n_sets, n_cal = 0.2, 0.1, 200, 1000
+    rng = np.random.default_rng(509)
+    s = rng.random((n_sets, n_cal))
+    right = rng.random((n_sets, n_cal)) >= np.where(s >= 0.9, 0.5, 0.6 * (1.0 - s) ** 2)
+    m = _margin(s)
+
+    def error(t: float) -> float:  # of a score threshold, exactly
+        if math.isinf(t):
+            return 0.0
+        if t >= 0.9:
+            return 0.5
+        return (0.05 + 0.2 * ((1 - t) ** 3 - 0.1**3)) / (1 - t)
+
+    kb = _kb()
+    one_chain = GuaranteeOptions(max_error=e, delta=delta, signal="margin:{key}",
+                                 procedure="fixed_sequence")
+    violations, answered, chain_answered = 0, [], []
+    for i in range(n_sets):
+        examples = list(zip(m[i].tolist(), right[i].tolist(), strict=True))
+        p = kb.guarantee("m", examples, max_error=e, delta=delta, signal="margin:{key}")
+        assert p.procedure == "fallback"
+        t = _score(p.threshold)
+        violations += error(t) > e
+        answered.append(0.0 if math.isinf(t) else 1.0 - t)
+        q = kb.guarantee("chain", examples, options=one_chain)
+        chain_answered.append(0.0 if math.isinf(q.threshold) else 1.0 - _score(q.threshold))
+    assert violations / n_sets <= delta + 3 * math.sqrt(delta * (1 - delta) / n_sets)
+    assert float(np.mean(answered)) > 0.3
+    assert float(np.mean(chain_answered)) < 0.01
