@@ -5,8 +5,12 @@ threshold t then has, on new inputs, answered share 1 - t, risk (answered and wr
 0.2 (1 - t)^3 and error among the answered 0.2 (1 - t)^2: the "realised" figures below are these
 exact population values at the threshold each method chose on its calibration set.
 
+Real answers: validbutwrong 0.1.1's replays (greedy Qwen2.5-0.5B-Instruct on GSM8K and
+BFCL-simple) are populations of their own when the package is installed (skipped, saying so,
+when it is not): see :func:`replay_populations`.
+
 Run:  python benchmarks/bench_guarantee.py            (writes benchmarks/RESULTS_guarantee.md)
-Needs the bench extra: pip install 'mapie>=1.4.1' scikit-learn
+Needs the bench extra: pip install 'mapie>=1.4.1' scikit-learn 'validbutwrong==0.1.1'
 """
 
 from __future__ import annotations
@@ -207,6 +211,278 @@ def platt_vs_sklearn(n_fit: int, n_test: int = 200_000, seed: int = 3) -> dict:
     }
 
 
+# -- real answers: validbutwrong's replays as populations -------------------------------------------
+
+
+#: The agreement signals of the replays: "all" counts every other decoding arm (issue 22's
+#: definition, the default); "independent" leaves out arms whose record says ``reuses`` (the
+#: reason_then_constrain arm, which re-packages the free-text arm's own reasoning).
+SIGNALS = ("all", "independent")
+
+
+def replay_populations(signal: str = "all") -> tuple[dict[str, tuple[np.ndarray, np.ndarray]] | None, str]:
+    """validbutwrong 0.1.1's replays (greedy Qwen2.5-0.5B-Instruct on the first 200 GSM8K test
+    items and 200 BFCL-simple items), read from the installed package, no download.
+
+    Each item is answered by the free-text ("unconstrained") arm, the model's plain greedy
+    answer; the signal is the share of the other decoding arms that gave the same answer. The
+    package itself scores each arm alone and defines no agreement: the signal is issue 22's.
+    With ``signal="all"`` (the default, the issue's definition) every other arm counts: GSM8K
+    has 5 others (signal in 0, 1/5, ..., 1), BFCL-simple 3. With ``signal="independent"`` the
+    reason_then_constrain arm, which re-packages the free-text arm's own reasoning (its record
+    says ``reuses``), is left out: GSM8K 4 others, BFCL-simple 2. "pooled" is the 400 items
+    together. Returns (populations, note), populations None when the package is missing.
+    """
+    if signal not in SIGNALS:
+        raise ValueError(f"signal must be one of {SIGNALS}, not {signal!r}")
+    try:
+        import validbutwrong
+        from validbutwrong import GSM8K, BFCLSimple, read_replay
+        from validbutwrong.metrics import score_arm
+    except ImportError as exc:
+        return None, (f"validbutwrong is not installed ({exc}): the real-answer populations are "
+                      "skipped; pip install 'validbutwrong==0.1.1' (in the bench extra)")
+    import json
+    import os
+
+    base = os.path.dirname(validbutwrong.__file__)
+    data = os.path.join(base, "data")
+    tasks = {
+        "gsm8k": GSM8K(os.path.join(data, "gsm8k_test_first200.jsonl")),
+        "bfcl-simple": BFCLSimple(os.path.join(data, "bfcl_v3_simple.jsonl"),
+                                  os.path.join(data, "bfcl_v3_simple_possible_answer.jsonl")),
+    }
+    out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name, task in tasks.items():
+        _, records = read_replay(os.path.join(base, "replays", f"{name}.jsonl"))
+        items = {it.id: it for it in task.items(len(records))}
+        sig, right = [], []
+        for rec in records:
+            item = items[rec["id"]]
+            arms = {k: score_arm(task, item, k, a["text"]) for k, a in rec["arms"].items()
+                    if signal == "all" or "reuses" not in a}
+            given = arms.pop("unconstrained")
+            same = [given["answer"] is not None and a["answer"] is not None
+                    and json.dumps(a["answer"], sort_keys=True) == json.dumps(given["answer"], sort_keys=True)
+                    for a in arms.values()]
+            sig.append(sum(same) / len(same))
+            right.append(bool(given["correct"]))
+        out[name] = (np.array(sig), np.array(right))
+    out["pooled"] = (np.r_[out["gsm8k"][0], out["bfcl-simple"][0]],
+                     np.r_[out["gsm8k"][1], out["bfcl-simple"][1]])
+    return out, (f"validbutwrong {validbutwrong.__version__}: replays read from the installed wheel; "
+                 f"signal {signal!r}")
+
+
+def pockets(pops: dict[str, tuple[np.ndarray, np.ndarray]]) -> list[dict]:
+    """Each population's distinct signal values, top down: items, wrong, and the error of the
+    threshold answering that value and all above it (what any threshold can reach)."""
+    rows = []
+    for name, (s, right) in pops.items():
+        if name == "pooled":
+            continue
+        n_cum = w_cum = 0
+        for v in np.unique(s)[::-1]:
+            m = s == v
+            n_cum += int(m.sum())
+            w_cum += int((~right[m]).sum())
+            rows.append({"population": name, "signal": float(v), "items": int(m.sum()),
+                         "wrong": int((~right[m]).sum()), "answered at or above": n_cum / s.size,
+                         "error at or above": w_cum / n_cum})
+    return rows
+
+
+class Finite:
+    """A finite population (scores, right): what a threshold answers on it, exactly."""
+
+    def __init__(self, s: np.ndarray, right: np.ndarray) -> None:
+        order = np.argsort(-s, kind="stable")
+        self.s, self.n = s[order], s.size
+        self.cw = np.cumsum(~right[order])
+        ends = np.flatnonzero(np.r_[self.s[1:] != self.s[:-1], True]) + 1
+        self.ends = ends  # answered counts of the distinct thresholds, top down
+
+    def at(self, t: float | None) -> tuple[float, float, float]:
+        """(answered, risk, error among the answered) of threshold t; None / inf: nothing."""
+        if t is None or not math.isfinite(t):
+            return 0.0, 0.0, 0.0
+        k = int(np.searchsorted(-self.s, -t, side="right"))
+        if k == 0:
+            return 0.0, 0.0, 0.0
+        w = float(self.cw[k - 1])
+        return k / self.n, w / self.n, w / k
+
+    def best(self, e: float | None = None, r: float | None = None) -> float:
+        """The largest share a threshold answers with error <= e (or risk <= r) on the population."""
+        k, w = self.ends, self.cw[self.ends - 1]
+        ok = (w <= e * k) if e is not None else (w <= r * self.n)
+        return float(k[ok].max() / self.n) if ok.any() else 0.0
+
+
+def mapie_ltt_safe(e: float, grid: np.ndarray = GRID):
+    """MAPIE's LTT with its default Bonferroni-Holm, on the grid values at which at least one
+    calibration example is answered. At a grid value above every score MAPIE's precision has
+    no predicted positive, its p-value is NaN, and Holm's sort puts the NaN first: nothing is
+    rejected at all. Dropping those values (they can never be certified) is the fix."""
+
+    def run(s, right):
+        params = grid[grid <= s.max()]
+        if params.size == 0:
+            return None
+        c = BinaryClassificationController(
+            predict_function=_proba, risk=precision, target_level=1 - e,
+            confidence_level=1 - DELTA, list_predict_params=params)
+        c.calibrate(s[:, None], right.astype(int))
+        return c.best_predict_param
+
+    return run
+
+
+def mapie_ltt_default(e: float):
+    def run(s, right):
+        c = BinaryClassificationController(
+            predict_function=_proba, risk=precision, target_level=1 - e,
+            confidence_level=1 - DELTA)
+        c.calibrate(s[:, None], right.astype(int))
+        return c.best_predict_param
+
+    return run
+
+
+def mapie_crc_at(r: float):
+    def run(s, right):
+        loss = ((s[:, None] >= GRID[None, :]) & ~right[:, None]).astype(float)
+        _, r_hat_plus = get_r_hat_plus(loss, GRID, "crc", None, None, None)
+        lam = float(find_best_predict_param(GRID, r_hat_plus, np.array([r]))[0])
+        return lam if r_hat_plus[GRID == lam][0] < r else None
+
+    return run
+
+
+def population_check(pops: dict[str, tuple[np.ndarray, np.ndarray]], n_cal: int, sets: int,
+                     targets: list[tuple[str, float]], seed: int = 5) -> list[dict]:
+    """Calibration sets of ``n_cal`` drawn with replacement from each population; every
+    threshold is judged on the population itself (the exact error / risk it has there)."""
+    rows = []
+    for pname, (s, right) in pops.items():
+        pop = Finite(s, right)
+        for kind, level in targets:
+            if kind == "error":
+                contenders = {
+                    "corollary ltt (fallback)": lambda a, b, e=level: calibrate(
+                        a, b, max_error=e, delta=DELTA, weak="warn").threshold,
+                    "corollary ltt (fixed_sequence)": lambda a, b, e=level: calibrate(
+                        a, b, max_error=e, delta=DELTA, weak="warn",
+                        procedure="fixed_sequence").threshold,
+                    "MAPIE LTT Holm (grid where answered)": mapie_ltt_safe(level),
+                    "MAPIE LTT Holm (default grid)": mapie_ltt_default(level),
+                }
+                best = pop.best(e=level)
+            else:
+                contenders = {
+                    "corollary crc": lambda a, b, r=level: calibrate(
+                        a, b, max_risk=r, weak="warn").threshold,
+                    "MAPIE CRC (get_r_hat_plus)": mapie_crc_at(level),
+                }
+                best = pop.best(r=level)
+            for name, fn in contenders.items():
+                rng = np.random.default_rng(seed)
+                answered, risks, viol, nan_sets = [], [], 0, 0
+                for _ in range(sets):
+                    ix = rng.integers(0, s.size, n_cal)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        t = fn(s[ix], right[ix])
+                    if t is not None and isinstance(t, float) and math.isnan(t):
+                        nan_sets += 1
+                        t = None
+                    a, risk, err = pop.at(t)
+                    answered.append(a)
+                    risks.append(risk)
+                    viol += (err > level) if kind == "error" else 0
+                mean_a = float(np.mean(answered))
+                row = {
+                    "population": pname,
+                    "target": f"{'error' if kind == 'error' else 'risk'} <= {level}",
+                    "method": name,
+                    "validity": (f"P(error > {level}) = {viol / sets:.3f}" if kind == "error"
+                                 else f"mean risk = {np.mean(risks):.4f}"),
+                    "valid": (viol / sets <= DELTA + 3 * math.sqrt(DELTA * (1 - DELTA) / sets))
+                    if kind == "error" else bool(np.mean(risks) <= level),
+                    "answered": mean_a,
+                    "best valid threshold answers": best,
+                    "ratio": mean_a / best if best else float("nan"),
+                }
+                if "MAPIE LTT" in name:
+                    row["method"] += f" [{nan_sets} sets: no parameter]" if nan_sets else ""
+                rows.append(row)
+    return rows
+
+
+#: The bars of issue 22 on the replays: (population, target, method, share of the best).
+REPLAY_BARS = [
+    ("gsm8k", "error <= 0.2", "corollary ltt (fallback)", 0.5),
+    ("pooled", "error <= 0.1", "corollary ltt (fallback)", 0.7),
+    ("gsm8k", "risk <= 0.05", "corollary crc", 0.95),
+    ("gsm8k", "risk <= 0.1", "corollary crc", 0.95),
+    ("bfcl-simple", "risk <= 0.05", "corollary crc", 0.95),
+    ("bfcl-simple", "risk <= 0.1", "corollary crc", 0.95),
+    ("pooled", "risk <= 0.05", "corollary crc", 0.95),
+    ("pooled", "risk <= 0.1", "corollary crc", 0.95),
+]
+
+
+def bars(rows: list[dict]) -> list[dict]:
+    by = {(r["population"], r["target"], r["method"]): r for r in rows}
+    out = [{"bar": "every promise valid (LTT P(error > e) <= delta within binomial error, "
+                   "CRC mean risk <= r)",
+            "measured": f"{sum(r['valid'] for r in rows if r['method'].startswith('corollary'))}"
+                        f" of {sum(r['method'].startswith('corollary') for r in rows)} rows valid",
+            "met": all(r["valid"] for r in rows if r["method"].startswith("corollary"))}]
+    for pop, target, method, share in REPLAY_BARS:
+        r = by.get((pop, target, method))
+        if r is None:
+            continue
+        out.append({"bar": f"{pop}, {target}: {method} answers >= {share} x the best valid threshold",
+                    "measured": f"{r['answered']:.4f} of {r['best valid threshold answers']:.4f}"
+                                f" = {r['ratio']:.3f}",
+                    "met": bool(r["answered"] >= share * r["best valid threshold answers"])})
+    return out
+
+
+def procedures(n_cal: int, sets: int, seed: int = 6) -> list[dict]:
+    """The two LTT procedures on simulated signals with a known population (400,000 draws)."""
+    rng = np.random.default_rng(seed)
+    s = rng.random(400_000)
+    pops = {
+        "smooth": 0.6 * (1 - s) ** 2,
+        "bad top 3% (wrong 0.7)": np.where(s > 0.97, 0.7, 0.6 * (1 - s) ** 2),
+        "bad top 10% (wrong 0.5)": np.where(s > 0.9, 0.5, 0.6 * (1 - s) ** 2),
+    }
+    rows = []
+    for name, p_wrong in pops.items():
+        right = rng.random(s.size) >= p_wrong
+        pop = Finite(s, right)
+        for e in (0.05, 0.1, 0.2):
+            row = {"population": name, "e": e, "n": n_cal, "best": pop.best(e=e)}
+            for proc in ("fixed_sequence", "fallback"):
+                r2 = np.random.default_rng(seed + 1)
+                a, viol = [], 0
+                for _ in range(sets):
+                    ix = r2.integers(0, s.size, n_cal)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")  # bad-top sets: a weak signal, noted
+                        t = calibrate(s[ix], right[ix], max_error=e, delta=DELTA, weak="warn",
+                                      procedure=proc).threshold
+                    ans, _, err = pop.at(t)
+                    a.append(ans)
+                    viol += err > e
+                row[f"{proc} answered"] = float(np.mean(a))
+                row[f"{proc} P(error > e)"] = viol / sets
+            rows.append(row)
+    return rows
+
+
 def _table(rows: list[dict], fmt: dict | None = None) -> str:
     fmt = fmt or {}
     keys = list(rows[0])
@@ -229,9 +505,24 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sets", type=int, default=1000, help="calibration sets for the validity table")
     ap.add_argument("--n", type=int, default=1000, help="examples per calibration set")
+    ap.add_argument("--replay-sets", type=int, default=300,
+                    help="calibration sets drawn from each real-answer population")
+    ap.add_argument("--replay-n", type=int, default=1000, help="examples per drawn set")
+    ap.add_argument("--procedure-sets", type=int, default=150,
+                    help="calibration sets per simulated signal in the LTT procedure table")
+    ap.add_argument("--signal", choices=SIGNALS, default="all",
+                    help="replay agreement signal: all other arms (issue 22's, default) or only "
+                         "the independent ones (reason_then_constrain left out)")
     ap.add_argument("--out", default=str(Path(__file__).with_name("RESULTS_guarantee.md")))
     args = ap.parse_args()
     t_start = time.perf_counter()
+    pops, replay_note = replay_populations(args.signal)
+    if pops is None:
+        print(replay_note)
+    targets = [("error", 0.1), ("error", 0.2), ("risk", 0.05), ("risk", 0.1)]
+    replay_rows = [] if pops is None else population_check(pops, args.replay_n, args.replay_sets,
+                                                           targets)
+    proc_rows = procedures(1000, args.procedure_sets) + procedures(300, args.procedure_sets)
 
     val = validity(args.sets, args.n)
     by = {r["method"]: r for r in val}
@@ -258,7 +549,9 @@ def main() -> None:
 
     cmd = "python benchmarks/bench_guarantee.py" + (
         f" --sets {args.sets} --n {args.n}" if (args.sets, args.n) != (1000, 1000) else ""
-    )
+    ) + (f" --replay-sets {args.replay_sets}" if args.replay_sets != 300 else "") + (
+        f" --procedure-sets {args.procedure_sets}" if args.procedure_sets != 150 else "") + (
+        f" --signal {args.signal}" if args.signal != "all" else "")
     env = (
         f"Python {platform.python_version()}, numpy {np.__version__}, mapie {mapie.__version__}, "
         f"scikit-learn {sklearn.__version__}, {platform.machine()}; whole run {total:.0f} s"
@@ -272,7 +565,19 @@ def main() -> None:
             _table(pl, {k: ".5f" for k in pl[0] if k.startswith("logloss")}),
         ),
         ("Ratios", _table(ratios, {"value": ".3g"})),
+        (f"LTT's multiple-testing procedures on simulated signals (delta {DELTA}; answered share "
+         "of new inputs and share of sets breaking e, on the population)", _table(proc_rows)),
     ]
+    if pops is None:
+        sections.append(("Real answers (validbutwrong replays)", replay_note))
+    else:
+        sections.append((f"Real answers: the replays' pockets ({replay_note})",
+                         _table(pockets(pops), {"answered at or above": ".3f",
+                                                "error at or above": ".3f"})))
+        sections.append((f"Real answers: validbutwrong replays, {args.replay_sets} calibration "
+                         f"sets of {args.replay_n} drawn from each population (delta {DELTA})",
+                         _table(replay_rows)))
+        sections.append(("Bars on the real answers", _table(bars(replay_rows))))
     body = "\n\n".join(f"### {h}\n\n{t}" for h, t in sections)
     print(body)
     print(f"\n{env}")
@@ -300,6 +605,38 @@ most r), so for CRC rows a share near one half is expected and is not a failure.
 
 RESULTS_NOTES = """### What is compared, and what is not equivalent
 
+* **Real answers.** Each validbutwrong replay item is answered by the free-text arm (the
+  model's plain greedy answer); its signal is the share of the other decoding arms giving the
+  same answer. The package scores arms one by one and defines no agreement; the default signal
+  is issue 22's, every other arm counted (GSM8K 5, BFCL-simple 3); `--signal independent`
+  leaves out reason_then_constrain, which re-packages the free-text reasoning. A calibration
+  set is 1,000 items drawn with replacement from the 200 (or 400 pooled); each threshold is
+  judged on the population, where its error and risk are exact. "best valid threshold answers"
+  is the largest share a threshold answers with error <= e (risk <= r) on the population.
+  The pockets table shows what any threshold can reach. On GSM8K, under either signal, the
+  only threshold with error <= 0.2 answers the top pocket, one item of 200 (0.005): the next
+  pocket is 4 items of which 3 are wrong, and every lower threshold stays above 0.2 (0.217,
+  0.212, ...). Certifying error <= 0.2 from k examples that are all right needs 0.8^k <= delta,
+  k >= 11 at delta = 0.1, while a draw of 1,000 holds about 5 copies of that item
+  (P(k >= 11) = 0.014): without breaking e, no procedure answers more than 0.005 x 0.014 =
+  0.00007 on average. A mean of half of 0.005 (0.0025) can only come from sets that answer a
+  threshold breaking e, which a valid procedure may do in at most delta of the sets; the
+  fallback's 0.0008 is such (its P(error > 0.2) is the share). Issue 22's figures (0.24 on GSM8K at e = 0.2; 0.35 pooled at e = 0.1; 0.605 for
+  CRC) do not come out of these replays under either signal, nor with the reason_then_constrain
+  arm's answer as the one given, nor with a count instead of a share.
+  CRC at a boundary: on the pooled population at r = 0.05 the best threshold's risk is exactly
+  0.05 (20 answered wrong of 400). CRC takes it when W + 1 <= r (n + 1), W ~ Binomial(1000,
+  0.05), in 48% of the draws, and the step above it (0.29) otherwise: 0.312 on average, 0.92 of
+  the best, at a mean risk of 0.043. Under `--signal independent` the same bar reads 0.958.
+* **MAPIE's NaN p-values.** MAPIE's `BinaryClassificationController` computes a p-value at each
+  grid value; where no calibration example is answered the precision is undefined and the
+  p-value NaN, and its default Bonferroni-Holm, sorting the p-values, meets the NaN first and
+  rejects nothing. A signal that never reaches the top grid value 0.99 therefore gets no
+  answers. "grid where answered" passes `list_predict_params` = the grid values at or below the
+  highest calibration score (those above can never be certified); "default grid" is MAPIE as
+  shipped, with the sets where it found no parameter counted. The replays' signal reaches 1.0,
+  so there the two agree; the difference shows on signals below 0.99.
+
 * **LTT (error among the answered <= e with probability >= 1 - delta).** MAPIE's
   `BinaryClassificationController(risk=precision, target_level=1 - e, confidence_level=1 - delta)`
   with `predict_function` returning `[1 - s, s]` answers exactly when `s >= lambda`, and its
@@ -308,7 +645,8 @@ RESULTS_NOTES = """### What is compared, and what is not equivalent
   as small as ours (the exact binomial tail alone). The differences are the candidate
   thresholds (MAPIE: a fixed grid of 100 values in [0, 0.99]; corollary: every distinct score)
   and the multiple-testing correction (MAPIE's default Bonferroni-Holm over the 100 grid values;
-  corollary: fixed-sequence testing from high thresholds down, which pays no multiplicity price).
+  corollary: the fallback procedure, delta split over a few start points down the thresholds,
+  or with procedure="fixed_sequence" one chain from the top at the full delta).
   MAPIE's `fwer_method="fixed_sequence"` starts at the highest grid value, where a handful of
   examples are answered and nothing can be rejected, so it stops at once and answers nothing in
   most sets; corollary starts at the highest threshold that answers enough examples to reject

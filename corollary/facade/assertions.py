@@ -202,6 +202,27 @@ def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin:
     return key, value, vid, source, origin, hl, tl
 
 
+def check_certainty(value: Any) -> float | None:
+    """A certainty stated with an assertion: a real number in (0, 1] (``None``: none stated).
+
+    >>> check_certainty(0.83), check_certainty(None), check_certainty(1)
+    (0.83, None, 1.0)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not hasattr(
+            value, "__float__"):
+        raise InvalidTypeError(f"certainty must be a number in (0, 1], not {type(value).__name__}")
+    try:
+        c = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidTypeError(f"certainty must be a number in (0, 1], not "
+                               f"{type(value).__name__}") from None
+    if not 0.0 < c <= 1.0:  # NaN too
+        raise InvalidInputError(f"certainty must be in (0, 1], got {value!r}")
+    return c
+
+
 def positive_seconds(value: Duration | None, name: str) -> float | None:
     """A duration in seconds that must be > 0 (``None`` stays ``None``)."""
     seconds = to_seconds(value, name)
@@ -231,7 +252,8 @@ def confirmations(lookup: Lookup, b: Belief | None, key: str, value: Any, source
 
 
 def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source: str,
-        origin: str, hl: float | None, tl: float | None, now: float) -> None:
+        origin: str, hl: float | None, tl: float | None, now: float,
+        certainty: float | None = None) -> None:
     """The change asserting a checked row on a known key makes (``b``: the belief ``key =
     value``, if there is one)."""
     # a source's earlier premise on this key: renew it (same value) or replace it
@@ -244,7 +266,7 @@ def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source
     if b.withdrawn is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
         engine.withdraw_reasons(b, keep_source=source)
         engine.reinstate(b)
-    engine.set_premise(b, Premise(source, origin, now, hl, tl))
+    engine.set_premise(b, Premise(source, origin, now, hl, tl, certainty))
 
 
 def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float,

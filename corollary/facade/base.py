@@ -47,7 +47,14 @@ from ..tms.conflicts import Conflict, ConflictPolicy
 from ..trust.ledger import TrustLedger
 from ..trust.policy import STEP_KINDS, TrustPolicy
 from ..trust.view import TrustView
-from .assertions import assert_rows, check_assertion, check_rows, confirmations, put
+from .assertions import (
+    assert_rows,
+    check_assertion,
+    check_certainty,
+    check_rows,
+    confirmations,
+    put,
+)
 from .blame import FAULTS, Verdict, blame, outcome_events
 from .calling import ToolCallMethods
 from .journaled import CHECKPOINT_EVERY, CHECKPOINT_SECONDS, convert_to_journal, open_journaled
@@ -346,15 +353,29 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
 
     # -- changes ---------------------------------------------------------------------------
     def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
-                half_life: Duration | None = None, ttl: Duration | None = None) -> None:
+                half_life: Duration | None = None, ttl: Duration | None = None,
+                certainty: float | None = None) -> None:
         """Assert ``key = value`` on the word of ``source``.
 
         A source repeating a value renews its premise in place; a source giving a new value
         for a key replaces its earlier premise on that key. An independent origin asserting a
         value another origin already holds records a right outcome for both.
+
+        ``certainty`` (in (0, 1]) is how sure the source says it is of this one assertion (a
+        model's own probability, a retriever's score): the premise's confidence is then the
+        source's reliability times it, so never above what the source is trusted for
+        (docs/model.md, "A stated certainty").
+
+        >>> from corollary import BeliefBase
+        >>> kb = BeliefBase()
+        >>> kb.assert_("capital:au", "Canberra", source="model:qwen", certainty=0.83)
+        >>> round(kb.confidence("capital:au"), 3)            # 0.9 (a model's prior) x 0.83
+        0.747
         """
         key, value, vid, source, origin, hl, tl = check_assertion(
             self._trust, key, value, source, origin, half_life, ttl)
+        if certainty is not None:
+            certainty = check_certainty(certainty)
         now = self.clock()
         if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
             now = self.now()
@@ -366,7 +387,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
             if batch is not None:
                 batch.runs.append(([(key,)], 0, 1))
-            engine.add_premised(key, value, vid, premise_record(source, origin, now, hl, tl))
+            engine.add_premised(key, value, vid,
+                                premise_record(source, origin, now, hl, tl, certainty))
         else:
             b = engine.find(key, vid)
             items = confirmations(self._lookup, b, key, value, source, origin, now)
@@ -374,7 +396,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
                 self._record(items)
             else:
                 engine.save_key(batch, key)
-            put(engine, b, key, value, vid, source, origin, hl, tl, now)
+            put(engine, b, key, value, vid, source, origin, hl, tl, now, certainty)
         if self._hooks:
             self._after_change(batch=batch, then=self._recorder(batch, items))
 

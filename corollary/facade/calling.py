@@ -33,7 +33,8 @@ class ToolCallMethods:
         def add_tool(self, fn: Callable[..., Any]) -> None: ...
 
         def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
-                    half_life: Duration | None = None, ttl: Duration | None = None) -> None: ...
+                    half_life: Duration | None = None, ttl: Duration | None = None,
+                    certainty: float | None = None) -> None: ...
 
     def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
         """Call a ``@tool`` and assert its result as ``key``; return the result.

@@ -68,7 +68,7 @@ class PromiseMethods:
 
         Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, with
         the keyword arguments of :class:`~corollary.GuaranteeOptions` (``max_error=`` or
-        ``max_risk=``, ``method``, ``delta``, ``min_support``, ``weak``, ``source``,
+        ``max_risk=``, ``method``, ``delta``, ``procedure``, ``min_support``, ``weak``, ``source``,
         ``topic``, ``signal``, ``groups``, ``answer``, ``correct``, ``folds``) or one
         ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
         ``docs/guarantees.md``.

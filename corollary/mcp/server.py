@@ -393,9 +393,12 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         half_life_s: Annotated[float | None, Field(description="Seconds after which this "
                                                                "evidence counts half")] = None,
         ttl_s: Annotated[float | None, Field(description="Seconds after which it expires")] = None,
+        certainty: Annotated[float | None, Field(description="How sure the source is of this "
+                                                             "one statement, in (0, 1]")] = None,
     ) -> Changed:
         def apply(kb: BeliefBase) -> tuple[str, Any]:
-            kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s)
+            kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s,
+                       certainty=certainty)
             return key, value
 
         return served.change_belief(apply)

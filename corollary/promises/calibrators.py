@@ -9,9 +9,10 @@ escalates everything -- are made once, by :func:`corollary.promises.guarantee.ca
 
 - :class:`ConformalRiskControl` (``"crc"``, ``max_risk``): the lowest threshold with
   ``W + 1 <= r (n + 1)``, decided in exact integer arithmetic.
-- :class:`LearnThenTest` (``"ltt"``, ``max_error`` and ``delta``): exact binomial p-values in
-  a fixed sequence from the highest threshold down, stopping at the first not rejected. Its
-  multiple-testing procedure is this class alone.
+- :class:`LearnThenTest` (``"ltt"``, ``max_error``, ``delta`` and ``procedure``): exact binomial
+  p-values from the highest threshold down, under the fallback procedure (several start points,
+  the default) or one fixed sequence stopping at the first not rejected. Its multiple-testing
+  procedures are this class alone.
 - :class:`Empirical` (``"empirical"``, ``max_error``): the lowest threshold whose error among
   the answered was at most the target on the examples; it promises nothing for new inputs.
 """
@@ -32,8 +33,8 @@ from scipy.stats import binom
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 
-__all__ = ["METHODS", "Choice", "ConformalRiskControl", "Counts", "Empirical", "LearnThenTest",
-           "Method", "method_for"]
+__all__ = ["METHODS", "PROCEDURES", "Choice", "ConformalRiskControl", "Counts", "Empirical",
+           "LearnThenTest", "Method", "method_for"]
 
 def fmt(x: float) -> str:
     """A measured number in a reason."""
@@ -179,25 +180,50 @@ class ConformalRiskControl(Method):
         return max(0, counts.n_wrong - max(self._k(counts.n) - 1, 0)) / counts.n
 
 
+#: The multiple-testing procedures of learn-then-test, by name (the first is the default).
+PROCEDURES = ("fallback", "fixed_sequence")
+
+
 @attrs.frozen(slots=True)
 class LearnThenTest(Method):
     """Error among the answered ``<= max_error`` with probability ``>= 1 - delta`` over the
-    calibration set: exact binomial tests in a fixed sequence from the highest threshold down.
+    calibration set: exact binomial tests of every candidate threshold, from the highest down,
+    under a multiple-testing procedure that keeps the family-wise error at most ``delta``.
+
+    ``procedure="fixed_sequence"`` tests one chain from the highest threshold answering enough
+    examples and stops at the first that cannot be rejected. ``"fallback"`` (the default)
+    spreads ``delta`` over several start points down the chain (Wiens' fallback procedure, a
+    graph-based procedure of learn-then-test): a chain that fails stops only until the next
+    start, and a chain that gets there passes its level on, so one confidently wrong pocket at
+    the top does not stop every lower threshold (see docs/guarantees.md).
 
     >>> c = Counts.of(np.linspace(0, 1, 200), np.arange(200) < 20)   # the 20 lowest wrong
-    >>> pick = LearnThenTest(0.1, Fraction(1, 10), 0.1).choose(c, 10)
+    >>> pick = LearnThenTest(0.1, Fraction(1, 10), 0.1, "fixed_sequence").choose(c, 10)
     >>> int(c.N[pick.idx]), int(c.W[pick.idx]), round(pick.p_value, 3)
     (193, 13, 0.077)
+    >>> bad_top = np.arange(200) < 20
+    >>> bad_top[190:] = True                                          # the 10 highest wrong too
+    >>> c = Counts.of(np.linspace(0, 1, 200), bad_top)
+    >>> LearnThenTest(0.2, Fraction(1, 5), 0.1, "fixed_sequence").choose(c, 10).idx is None
+    True
+    >>> int(c.N[LearnThenTest(0.2, Fraction(1, 5), 0.1).choose(c, 10).idx])
+    198
     """
 
     name: ClassVar[str] = "ltt"
     level: float = 0.1
+    procedure: str = PROCEDURES[0]
 
     @property
     def delta(self) -> float | None:
         return self.level
 
     def choose(self, counts: Counts, min_support: int) -> Choice:
+        if self.procedure == "fixed_sequence":
+            return self._fixed_sequence(counts, min_support)
+        return self._fallback(counts, min_support)
+
+    def _fixed_sequence(self, counts: Counts, min_support: int) -> Choice:
         thr, W, N, e, delta = counts.thr, counts.W, counts.N, self.target, self.level
         m_delta = min_rejectable(e, delta)
         m0 = max(min_support, m_delta)
@@ -221,6 +247,42 @@ class LearnThenTest(Method):
                            f"examples: last rejected {fmt_t(float(thr[idx]))} ({int(W[idx])} "
                            f"wrong of {int(N[idx])}, p = {fmt(p_value)} <= delta = {delta})"
                            f"{tail}", p_value)
+
+    def _fallback(self, counts: Counts, min_support: int) -> Choice:
+        thr, W, N, e, delta = counts.thr, counts.W, counts.N, self.target, self.level
+        starts = fallback_starts(N, counts.n, e, delta, min_support)
+        if not starts:
+            m0 = max(min_support, min_rejectable(e, delta))
+            return Choice(None, f"learn-then-test needs at least {m0} answered examples to "
+                                f"reject (max(min_support = {min_support}, "
+                                f"{min_rejectable(e, delta)} for error {e} at delta {delta})) "
+                                f"and there are only {counts.n}")
+        best: tuple[int, float] | None = None
+        failed: list[str] = []
+        carry = 0.0
+        for k, (s, w) in enumerate(starts):
+            end = starts[k + 1][0] if k + 1 < len(starts) else int(thr.size)
+            level = carry + delta * w
+            j, p_fail = first_failure(W[s:end], N[s:end], e, level)
+            if j:
+                best = (s + j - 1, level)
+            if j < end - s:
+                failed.append(f"{fmt_t(float(thr[s + j]))} ({int(W[s + j])} wrong of "
+                              f"{int(N[s + j])}, p = {fmt(p_fail or 1.0)} > {fmt(level)})")
+            carry = level if j == end - s else 0.0
+        plan = (f"fallback procedure over {len(starts)} start point(s) answering >= "
+                f"{', '.join(str(int(N[s])) for s, _ in starts)} examples, delta = {delta} "
+                f"split as {', '.join(fmt(delta * w) for _, w in starts)}")
+        stopped = f"; not rejected: {'; '.join(failed)}" if failed else \
+            "; every threshold down to the lowest score rejected"
+        if best is None:
+            return Choice(None, f"{plan}: no threshold rejected{stopped}: nothing can be "
+                                "answered alone")
+        idx, level = best
+        p_value = float(binom.cdf(W[idx], N[idx], e))
+        return Choice(idx, f"{plan}: lowest rejected {fmt_t(float(thr[idx]))} ({int(W[idx])} "
+                           f"wrong of {int(N[idx])}, p = {fmt(p_value)} <= {fmt(level)})"
+                           f"{stopped}", p_value)
 
     def statement(self, n: int) -> str:
         return (f"error among the answers given alone <= {self.target} with probability >= "
@@ -260,13 +322,16 @@ _BY_NAME: dict[str, type[Method]] = {m.name: m for m in (ConformalRiskControl, L
 METHODS = tuple(_BY_NAME)
 
 
-def method_for(max_error: Any, max_risk: Any, method: Any, delta: Any) -> Method:
+def method_for(max_error: Any, max_risk: Any, method: Any, delta: Any,
+               procedure: Any = None) -> Method:
     """The calibration method ``calibrate``'s arguments ask for, its parameters checked.
 
     >>> method_for(None, 0.1, None, 0.1)
     ConformalRiskControl(target=0.1, target_exact=Fraction(1, 10))
     >>> method_for(0.05, None, None, 0.2).delta
     0.2
+    >>> method_for(0.05, None, None, 0.2, "fixed_sequence").procedure
+    'fixed_sequence'
     """
     if (max_error is None) == (max_risk is None):
         raise InvalidInputError("give exactly one of max_error= and max_risk=")
@@ -284,7 +349,15 @@ def method_for(max_error: Any, max_risk: Any, method: Any, delta: Any) -> Method
     if cls is LearnThenTest:
         if delta is None:
             raise InvalidInputError('method "ltt" needs delta in (0, 1)')
-        return LearnThenTest(target, _exact(raw), check_level(delta, "delta"))
+        if procedure is None:
+            procedure = PROCEDURES[0]
+        if type(procedure) is not str or procedure not in PROCEDURES:
+            raise InvalidInputError(f"unknown procedure {procedure!r}; choose one of "
+                                    f"{', '.join(PROCEDURES)}")
+        return LearnThenTest(target, _exact(raw), check_level(delta, "delta"), procedure)
+    if procedure is not None:
+        raise InvalidInputError(f'procedure= is a learn-then-test option; method "{method}" '
+                                "takes none")
     if delta is not None:
         check_level(delta, "delta")  # ignored by this method, but never wrong
     return cls(target, _exact(raw))
@@ -313,6 +386,47 @@ def min_rejectable(e: float, delta: float) -> int:
     while (1.0 - e) ** m > delta:
         m += 1
     return m
+
+
+#: Start points of the fallback procedure: the k-th answers at least ``FALLBACK_SPACING ** k``
+#: times what the first does.
+FALLBACK_SPACING = 2
+
+
+def fallback_starts(N: NDArray[np.int64], n: int, e: float, delta: float,
+                    min_support: int) -> list[tuple[int, float]]:
+    """Start points of the fallback procedure and the share of ``delta`` each gets.
+
+    ``K`` starts with equal shares ``1 / K``: start ``k`` is the highest threshold answering at
+    least ``m * FALLBACK_SPACING ** k`` examples, ``m = max(min_support, min_rejectable(e,
+    delta / K))`` the fewest that can reject at a share, and ``K`` the most starts that fit in
+    ``n`` examples. Starts on the same threshold (ties) are merged, their shares added; the share
+    of a start below the lowest threshold goes to the last start made. The points depend on
+    ``n`` and on the counts answered only, never on which examples are wrong.
+
+    >>> N = np.arange(1, 1001)
+    >>> [(int(N[s]), round(w, 3)) for s, w in fallback_starts(N, 1000, 0.1, 0.1, 10)]
+    [(38, 0.2), (76, 0.2), (152, 0.2), (304, 0.2), (608, 0.2)]
+    """
+    k = 1
+    while (max(min_support, min_rejectable(e, delta / (k + 1))) * FALLBACK_SPACING ** k) <= n:
+        k += 1
+    m = max(min_support, min_rejectable(e, delta / k))
+    out: list[tuple[int, float]] = []
+    pending = 0.0
+    for i in range(k):
+        pending += 1.0 / k
+        s = int(np.searchsorted(N, m * FALLBACK_SPACING ** i, side="left"))
+        if s >= N.size:
+            continue
+        if out and out[-1][0] == s:
+            out[-1] = (s, out[-1][1] + pending)
+        else:
+            out.append((s, pending))
+        pending = 0.0
+    if pending and out:
+        out[-1] = (out[-1][0], out[-1][1] + pending)
+    return out
 
 
 def first_failure(

@@ -32,7 +32,7 @@ import json
 import math
 import numbers
 import warnings
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -42,10 +42,20 @@ from scipy.stats import mannwhitneyu
 
 from corollary.foundations.errors import InvalidInputError, InvalidTypeError, WeakSignalError
 from corollary.promises.calibration import _as_1d, _check_correct, _check_numbers
-from corollary.promises.calibrators import METHODS, Choice, Counts, Method, fmt, fmt_t, method_for
+from corollary.promises.calibrators import (
+    METHODS,
+    PROCEDURES,
+    Choice,
+    Counts,
+    Method,
+    fmt,
+    fmt_t,
+    method_for,
+)
 
 __all__ = [
     "METHODS",
+    "PROCEDURES",
     "SEPARATION_ALPHA",
     "GroupedPromise",
     "Promise",
@@ -80,6 +90,48 @@ def _py(v: Any) -> Any:
     return v.item() if isinstance(v, np.generic) else v
 
 
+def _ndim(x: Any) -> int:
+    """The dimensions of ``x`` as numpy reads it; a ragged sequence is refused."""
+    try:
+        return int(np.ndim(x))
+    except (ValueError, TypeError) as exc:
+        raise InvalidInputError(f"scores must be a flat sequence of numbers ({exc})") from None
+
+
+def _score_scalar(score: Any) -> float:
+    """One score, checked: a real number (not a bool)."""
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, (numbers.Real, np.number)):
+        raise InvalidTypeError(f"a score must be a real number, not {type(score).__name__}")
+    return float(score)
+
+
+def _score_array(score: Any) -> NDArray[np.float64]:
+    """Scores as a float array, checked: real numbers (not booleans), not ragged."""
+    if isinstance(score, (str, bytes)):
+        raise InvalidTypeError(f"scores must be real numbers, not {type(score).__name__}")
+    try:
+        arr = np.asarray(score)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInputError(f"scores must be a flat sequence of numbers ({exc})") from None
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number) \
+            or np.issubdtype(arr.dtype, np.complexfloating):
+        raise InvalidTypeError(f"scores must be real numbers, got dtype {arr.dtype}")
+    return np.asarray(arr, dtype=np.float64)
+
+
+def _is_group_array(group: Any, known: dict[Any, Any]) -> bool:
+    """Whether ``group`` is many labels (an array or a list; a tuple that is not itself a
+    calibrated label) rather than one."""
+    if isinstance(group, (np.ndarray, list)):
+        return True
+    if isinstance(group, tuple):
+        try:
+            return group not in known
+        except TypeError:
+            return True
+    return False
+
+
 @attrs.frozen(eq=False)
 class Promise:
     """A threshold on a signal and the promise it carries.
@@ -102,6 +154,8 @@ class Promise:
         For a one-sided promise, the answer given alone above the threshold.
     group : object or None
         The group this promise belongs to, inside a :class:`GroupedPromise`.
+    procedure : {"fallback", "fixed_sequence"} or None
+        The multiple-testing procedure of ``"ltt"`` (``None`` for the other methods).
     report : dict
         What was checked and measured on the calibration examples (see :func:`calibrate`).
 
@@ -124,6 +178,7 @@ class Promise:
     answer: Any = None
     group: Any = None
     report: dict[str, Any] = attrs.field(factory=dict, repr=False)
+    procedure: str | None = None
 
     def allows(self, score: Any) -> Any:
         """Whether ``score`` clears the threshold (``score >= threshold``).
@@ -136,6 +191,14 @@ class Promise:
         Returns
         -------
         bool or numpy.ndarray of bool
+            One answer per score, element-wise equal to the scalar answers.
+
+        Raises
+        ------
+        InvalidTypeError
+            A score that is not a real number (booleans, strings, ``None``).
+        InvalidInputError
+            A ragged sequence numpy cannot read as an array.
 
         Examples
         --------
@@ -143,15 +206,10 @@ class Promise:
         >>> p.allows([0.89, 0.9, 1.0]).tolist()
         [False, True, True]
         """
-        if np.ndim(score) == 0:
-            if isinstance(score, (bool, np.bool_)) or not isinstance(score, (numbers.Real, np.number)):
-                raise InvalidTypeError(f"a score must be a real number, not {type(score).__name__}")
-            return bool(float(score) >= self.threshold)
-        arr = _as_1d(score, "score") if np.ndim(score) == 1 else np.asarray(score)
-        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.number):
-            raise InvalidTypeError(f"scores must be real numbers, got dtype {arr.dtype}")
+        if _ndim(score) == 0:
+            return bool(_score_scalar(score) >= self.threshold)
         with np.errstate(invalid="ignore"):
-            return np.asarray(arr, dtype=np.float64) >= self.threshold
+            return _score_array(score) >= self.threshold
 
     def decide(self, score: float) -> Any:
         """The one-sided answer when ``score`` clears the threshold, else ``None`` (abstain).
@@ -185,6 +243,8 @@ class Promise:
             "group": repr(self.group),
             "approximate": self.report.get("cross_fitted") is not None,
         }
+        if self.procedure not in (None, "fixed_sequence"):  # the prints made before it stand
+            payload["procedure"] = self.procedure
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -200,6 +260,7 @@ class Promise:
             "n": int(self.n),
             "answer": self.answer,
             "group": self.group,
+            "procedure": self.procedure,
             "report": dict(self.report),
             "fingerprint": self.fingerprint,
         }
@@ -221,11 +282,16 @@ class Promise:
                 answer=d.get("answer"),
                 group=d.get("group"),
                 report=dict(d.get("report") or {}),
+                # a learn-then-test promise saved before the procedure was a choice: one sequence
+                procedure=d["procedure"] if "procedure" in d else (
+                    "fixed_sequence" if d.get("method") == "ltt" else None),
             )
         except KeyError as exc:
             raise InvalidInputError(f"promise dict lacks {exc.args[0]!r}") from None
         if p.method not in METHODS:
             raise InvalidInputError(f"unknown method {p.method!r} in promise dict")
+        if p.procedure is not None and (p.method != "ltt" or p.procedure not in PROCEDURES):
+            raise InvalidInputError(f"procedure {p.procedure!r} in a {p.method!r} promise dict")
         if "fingerprint" in d and d["fingerprint"] != p.fingerprint:
             raise InvalidInputError("promise dict does not match its fingerprint")
         return p
@@ -267,10 +333,86 @@ class GroupedPromise:
         """The report of each group."""
         return {g: p.report for g, p in self.promises.items()}
 
-    def allows(self, score: float, group: Hashable) -> bool:
-        """Whether ``score`` clears the threshold of ``group``; a group never calibrated abstains."""
-        p = self.promises.get(_py(group))
-        return False if p is None else bool(p.allows(score))
+    def allows(self, score: Any, group: Any) -> Any:
+        """Whether ``score`` clears the threshold of ``group``; a group never calibrated abstains.
+
+        Parameters
+        ----------
+        score : float or array-like of float
+            NaN never clears a threshold.
+        group : label, or array-like of labels
+            An array (or list) of labels is read element-wise; a single score or label is
+            repeated along the other argument.
+
+        Returns
+        -------
+        bool, or numpy.ndarray of bool when either argument is an array
+            Element-wise equal to the answers for one score and one label.
+
+        Raises
+        ------
+        InvalidTypeError
+            Scores that are not real numbers; labels that cannot be hashed.
+        InvalidInputError
+            Scores and labels of different lengths, or not one-dimensional, or ragged.
+
+        Examples
+        --------
+        >>> scores = [0.9] * 20 + [0.1] * 5 + [0.8] * 20 + [0.2] * 5
+        >>> right = [True] * 20 + [False] * 5 + [True] * 20 + [False] * 5
+        >>> g = calibrate(scores, right, max_risk=0.1, groups=["a"] * 25 + ["b"] * 25)
+        >>> g.allows([0.85, 0.85, 0.99], ["a", "b", "unseen"]).tolist()
+        [False, True, False]
+        >>> g.allows(0.85, ["a", "b"]).tolist(), g.allows([0.85, 0.95], "a").tolist()
+        ([False, True], [False, True])
+        """
+        many = _is_group_array(group, self.promises)
+        if not many:
+            try:
+                p = self.promises.get(_py(group))
+            except TypeError:
+                raise InvalidTypeError(f"a group label must be hashable, not "
+                                       f"{type(group).__name__}") from None
+            if _ndim(score) == 0:
+                s = _score_scalar(score)
+                return False if p is None else bool(s >= p.threshold)
+            arr = _score_array(score)
+            return np.zeros(arr.shape, dtype=bool) if p is None else p.allows(arr)
+        labels = _as_1d(group, "groups")
+        if not isinstance(group, np.ndarray):  # keep each label's own type (2 is not "2")
+            labels = np.empty(len(group), dtype=object)
+            for i, v in enumerate(group):
+                labels[i] = v
+        if _ndim(score) == 0:
+            arr = np.full(labels.size, _score_scalar(score))
+        else:
+            arr = _score_array(score)
+            if arr.ndim != 1 or arr.size != labels.size:
+                raise InvalidInputError(f"scores of shape {arr.shape} and {labels.size} group "
+                                        "labels: give one score per label (or one score)")
+        thr, known = self._thresholds_of(labels)
+        with np.errstate(invalid="ignore"):
+            return known & (arr >= thr)
+
+    def _thresholds_of(self, labels: NDArray[Any]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+        """The threshold of each label and whether it was calibrated at all."""
+        def lookup(values: list[Any]) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+            got = []
+            for v in values:
+                try:
+                    got.append(self.promises.get(_py(v)))
+                except TypeError:
+                    raise InvalidTypeError(f"group labels must be hashable, got "
+                                           f"{type(v).__name__}") from None
+            return (np.array([np.inf if p is None else p.threshold for p in got], dtype=float),
+                    np.array([p is not None for p in got], dtype=bool))
+
+        try:
+            uniq, inverse = np.unique(labels, return_inverse=True)
+        except TypeError:  # labels that cannot be sorted together: one at a time
+            return lookup(labels.tolist())
+        thr, known = lookup(list(uniq))
+        return thr[inverse.reshape(-1)], known[inverse.reshape(-1)]
 
     @property
     def fingerprint(self) -> str:
@@ -423,6 +565,7 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
     text = _statement(method, n, threshold, answer, settings.folds, notes)
     max_error = None if method.bounds_risk else method.target
     max_risk = method.target if method.bounds_risk else None
+    procedure = getattr(method, "procedure", None)
     report: dict[str, Any] = {
         "method": method.name,
         "promise": text,
@@ -439,6 +582,7 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
         "why": why,
         "warnings": notes,
         "delta": method.delta,
+        "procedure": procedure,
         "max_error": max_error,
         "max_risk": max_risk,
         "min_support": settings.min_support,
@@ -448,7 +592,7 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
     }
     return Promise(threshold=threshold, method=method.name, max_error=max_error,
                    max_risk=max_risk, delta=method.delta, min_support=settings.min_support,
-                   n=n, answer=answer, group=group, report=report)
+                   n=n, answer=answer, group=group, report=report, procedure=procedure)
 
 
 @attrs.frozen(slots=True)
@@ -505,6 +649,7 @@ def calibrate(
     max_risk: float | None = None,
     method: str | None = None,
     delta: float | None = 0.1,
+    procedure: str | None = None,
     min_support: int = 10,
     weak: str = "raise",
     groups: ArrayLike | str | None = None,
@@ -533,6 +678,12 @@ def calibrate(
     delta : float in (0, 1), default 0.1
         ``"ltt"``: the promise may fail with probability at most ``delta`` over the draw of
         the calibration set. Ignored (and may be ``None``) for the other methods.
+    procedure : {"fallback", "fixed_sequence"}, optional
+        ``"ltt"`` only: the multiple-testing procedure. ``"fallback"`` (default) splits
+        ``delta`` over several start points down the thresholds, so a confidently wrong pocket
+        of high scores does not stop the lower thresholds; ``"fixed_sequence"`` tests one chain
+        from the top and stops at the first failure (it can answer slightly more when the
+        highest scores are all right). Both keep the family-wise error at most ``delta``.
     min_support : int, default 10
         A threshold needs at least this many calibration examples at or above it.
     weak : {"raise", "warn"}, default "raise"
@@ -564,7 +715,7 @@ def calibrate(
         ``separation`` (``auroc``, ``p``), ``base_error``, ``must_escalate_at_least`` (crc:
         the smallest share any threshold meeting the bound must escalate, reached only by a
         perfect ranking), ``method``, ``promise``, ``n``, ``why``, ``warnings``, ``delta``,
-        ``max_error`` / ``max_risk``, and ``p_value`` (ltt, at the threshold).
+        ``max_error`` / ``max_risk``, ``procedure`` and ``p_value`` (ltt, at the threshold).
 
     Raises
     ------
@@ -593,7 +744,7 @@ def calibrate(
     >>> right = rng.random(2000) >= 0.6 * (1 - s) ** 2
     >>> p = calibrate(s, right, max_error=0.05)          # learn-then-test
     >>> round(p.threshold, 3), round(p.report["error"], 3), round(p.report["answered"], 3)
-    (0.558, 0.04, 0.441)
+    (0.568, 0.038, 0.43)
     >>> q = calibrate(s, right, max_risk=0.02)           # conformal risk control
     >>> round(q.threshold, 3), round(q.report["risk"], 4)
     (0.544, 0.0195)
@@ -601,7 +752,7 @@ def calibrate(
     (True, False)
     """
     # -- the method and the shared settings, checked before the examples are read ------------
-    chosen = method_for(max_error, max_risk, method, delta)
+    chosen = method_for(max_error, max_risk, method, delta, procedure)
     settings = _Settings.checked(min_support, weak, None)
 
     # -- the examples --------------------------------------------------------------------------

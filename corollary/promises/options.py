@@ -24,9 +24,10 @@ class GuaranteeOptions:
 
     Attributes
     ----------
-    max_error, max_risk, method, delta, min_support, weak
+    max_error, max_risk, method, delta, procedure, min_support, weak
         As :func:`corollary.promises.guarantee.calibrate`: exactly one of ``max_error`` (default
-        method ``"ltt"``) and ``max_risk`` (``"crc"``).
+        method ``"ltt"``) and ``max_risk`` (``"crc"``); ``procedure`` is learn-then-test's
+        multiple-testing procedure (``"fallback"`` by default, ``"fixed_sequence"``).
     source, topic : str, optional
         Which of the base's own outcomes to calibrate on (only without examples).
     signal : str or callable, optional
@@ -54,6 +55,7 @@ class GuaranteeOptions:
     max_risk: float | None = None
     method: str | None = None
     delta: float | None = 0.1
+    procedure: str | None = None
     min_support: int = 10
     weak: str = "raise"
     source: str | None = None
@@ -75,12 +77,13 @@ class GuaranteeOptions:
     def calibration(self) -> dict[str, Any]:
         """The options :func:`corollary.promises.guarantee.calibrate` takes as they are."""
         return {"max_error": self.max_error, "max_risk": self.max_risk, "method": self.method,
-                "delta": self.delta, "min_support": self.min_support, "weak": self.weak}
+                "delta": self.delta, "procedure": self.procedure, "min_support": self.min_support,
+                "weak": self.weak}
 
     @property
     def targets_anything(self) -> bool:
         """Whether any option beyond the defaults of a removal is set (a target, a method, a
         selection or a binding)."""
         return any(x is not None for x in (
-            self.max_error, self.max_risk, self.method, self.source, self.topic, self.signal,
+            self.max_error, self.max_risk, self.method, self.procedure, self.source, self.topic, self.signal,
             self.groups, self.answer, self.correct, self.folds))

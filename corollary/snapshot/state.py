@@ -125,6 +125,8 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
             source = number(p.source, len(strings))
             premises.append([i, source, -1 if p.origin == p.source else number(p.origin, len(strings)),
                              p.at, p.half_life, p.ttl])
+            if p.certainty < 1.0:  # a certainty the source stated: a seventh column
+                premises[-1].append(p.certainty)
 
     def row(b: Any) -> int:
         # a belief's row is its rank by number, found by bisection (few beliefs are in steps)
@@ -487,8 +489,14 @@ def _premises_one_by_one(f: Fields, rows: Any, beliefs: int, strings: list[str],
     seen: set[int] = set()
     last = 0
     for j, row in enumerate(rows):
-        i, src, origin, at, half_life, ttl = f.items(row, f"premises[{j}]", 6)
         field = f"premises[{j}]"
+        if type(row) is list and len(row) == 7:  # with the certainty its source stated
+            f.number(row[6], f"{field}[6] (certainty)", above=0.0)
+            if not row[6] < 1.0:
+                f.fail(f"{field}[6] (certainty)", f"must be below 1 (1 is not written), not "
+                                                  f"{row[6]!r}")
+            row = row[:6]
+        i, src, origin, at, half_life, ttl = f.items(row, field, 6)
         f.integer(i, f"{field}[0] (belief)", last, beliefs - 1)  # written belief by belief
         last = i
         f.integer(src, f"{field}[1] (source)", 0, len(strings) - 1)
@@ -583,12 +591,15 @@ def _scalar(f: Fields, value: Any, field: str) -> Any:
 
 
 def _promise(f: Fields, value: Any, field: str) -> None:
-    from ..promises.guarantee import METHODS
+    from ..promises.guarantee import METHODS, PROCEDURES
 
-    d = f.mapping(value, field, _PROMISE_KEYS, ("binding",))
+    d = f.mapping(value, field, _PROMISE_KEYS, ("binding", "procedure"))
     f.number(d["threshold"], f"{field}.threshold", finite=False)
     if d["method"] not in METHODS:
         f.fail(f"{field}.method", f"must be one of {list(METHODS)}, not {d['method']!r:.40}")
+    if d.get("procedure") is not None and (d["method"] != "ltt" or d["procedure"] not in PROCEDURES):
+        f.fail(f"{field}.procedure", f"must be null or, for ltt, one of {list(PROCEDURES)}, "
+                                     f"not {d['procedure']!r:.40}")
     for k in ("max_error", "max_risk", "delta"):
         f.maybe_unit(d[k], f"{field}.{k}")
     f.integer(d["min_support"], f"{field}.min_support")

@@ -159,7 +159,7 @@ class Trial:
         if b not in self.evidence:
             self.evidence[b] = b.evidence
         self.engine.set_premise(b, Premise(premise.source, premise.origin, self.now,
-                                           premise.half_life, premise.ttl))
+                                           premise.half_life, premise.ttl, premise.certainty))
 
     def confidence(self, b: Belief) -> float:
         """``b``'s confidence at ``now`` with the premises renewed so far (0.0 when OUT)."""

@@ -94,7 +94,7 @@ class PremisePart:
         self.age = age
         self.freshness = freshness
         self.expired = expired
-        self.confidence = 0.0 if expired else reliability * freshness
+        self.confidence = 0.0 if expired else reliability * premise.certainty * freshness
 
 
 #: Sweeps of more beliefs than this run with the cyclic garbage collector paused.
@@ -820,6 +820,8 @@ class Engine:
             if life[1] is not None and now >= at + life[1]:
                 return None, False, True
             r, timed = self.reliability(source, now)
+            if len(life) > 2:  # a certainty the source stated
+                r *= life[2]  # type: ignore[operator]
             if life[0] is not None:
                 return r * formulas.decay_weight(max(now - at, 0.0), life[0]), True, False
             return r, timed, False
@@ -829,6 +831,8 @@ class Engine:
                 expired = True
                 continue
             r, r_timed = self.reliability(source, now)
+            if life is not None and len(life) > 2:  # a certainty the source stated
+                r *= life[2]  # type: ignore[operator]
             if life is not None and life[0] is not None:
                 timed = True
                 c = r * formulas.decay_weight(max(now - at, 0.0), life[0])

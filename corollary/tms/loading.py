@@ -210,18 +210,18 @@ def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[S
                      strings: Sequence[str]) -> None:
     """Attach saved premises at once (snapshots), in order, as :meth:`Engine.set_premise`
     would one by one (numbering each expiry the same way). A row is ``(belief index, source,
-    origin or -1 for the source's own, at, half_life, ttl)``, sources and origins being
+    origin or -1 for the source's own, at, half_life, ttl[, certainty])``, sources and origins being
     indices into ``strings``."""
     by_source = engine.by_source
     lists: dict[str, list[Belief]] = {}
     dirty = engine.dirty
-    for i, source, origin, at, half_life, ttl in rows:
+    for i, source, origin, at, half_life, ttl, *certainty in rows:
         b = beliefs[i]
         source = strings[source]
         record = (source, source if origin == -1 else strings[origin], float(at),
-                  None if half_life is None and ttl is None else (
+                  None if half_life is None and ttl is None and not certainty else (
                       None if half_life is None else float(half_life),
-                      None if ttl is None else float(ttl)))
+                      None if ttl is None else float(ttl), *map(float, certainty)))
         ev = b.evidence
         if ev is None:
             b.evidence = record

@@ -181,7 +181,8 @@ def _premises(engine: Engine, b: Belief, now: float,
         "asserted_at": part.premise.at, "age": part.age, "half_life": part.premise.half_life,
         "freshness": part.freshness, "ttl": part.premise.ttl, "expired": part.expired,
         "confidence": part.confidence,
-    } for part in parts]
+    } | ({"certainty": part.premise.certainty} if part.premise.certainty < 1.0 else {})
+        for part in parts]
     origins = {part.premise.origin for part in parts if not part.expired}
     combine = "single" if len(origins) <= 1 else ("noisy-or" if engine.corroboration else "max")
     return {"kind": "premises", "premises": items, "combine": combine,
@@ -343,6 +344,8 @@ def _premise_text(p: dict[str, Any]) -> str:
     if p["origin"] != p["source"]:
         text += f" (origin {p['origin']})"
     text += f": prior {_num(p['prior'])}, reliability {_num(p['reliability'])}"
+    if p.get("certainty") is not None:
+        text += f", stated certainty {_num(p['certainty'])}"
     if p["half_life"] is not None:
         text += (f", age {format_age(p['age'])}, half-life {format_age(p['half_life'])}, "
                  f"freshness {_num(p['freshness'])}")

@@ -70,15 +70,19 @@ def item_text(item: Item) -> str:
 
 
 #: A premise as a belief keeps it: ``(source, origin, at, life)``, ``life`` being ``None`` (most
-#: premises: no fading, no expiry) or ``(half_life, ttl)``. An exact tuple of strings and numbers:
+#: premises: no fading, no expiry, no stated certainty) or ``(half_life, ttl)``, or
+#: ``(half_life, ttl, certainty)`` for a premise its source stated at a certainty below 1. An exact tuple of strings and numbers:
 #: the cyclic garbage collector stops tracking it after its first pass, so a base of a million
 #: premises costs the collector one object a belief, not two.
-PremiseRecord = tuple[str, str, float, "tuple[float | None, float | None] | None"]
+PremiseRecord = tuple[str, str, float, "tuple[float | None, ...] | None"]
 
 
 def premise_record(source: str, origin: str, at: float, half_life: float | None,
-                   ttl: float | None) -> PremiseRecord:
-    """The record of a premise (see :data:`PremiseRecord`)."""
+                   ttl: float | None, certainty: float | None = None) -> PremiseRecord:
+    """The record of a premise (see :data:`PremiseRecord`); a certainty of 1 (or ``None``) is
+    not kept: it changes nothing."""
+    if certainty is not None and certainty < 1.0:
+        return (source, origin, at, (half_life, ttl, certainty))
     return (source, origin, at, None if half_life is None and ttl is None else (half_life, ttl))
 
 
@@ -95,8 +99,8 @@ class Premise:
     __slots__ = ("record",)
 
     def __init__(self, source: str, origin: str, at: float, half_life: float | None,
-                 ttl: float | None) -> None:
-        self.record = premise_record(source, origin, at, half_life, ttl)
+                 ttl: float | None, certainty: float | None = None) -> None:
+        self.record = premise_record(source, origin, at, half_life, ttl, certainty)
 
     @classmethod
     def of(cls, record: PremiseRecord) -> Premise:
@@ -131,6 +135,13 @@ class Premise:
         """Seconds the premise stays valid (``None``: it does not expire)."""
         life = self.record[3]
         return None if life is None else life[1]
+
+    @property
+    def certainty(self) -> float:
+        """How sure the source said it was of this assertion, in (0, 1] (1: no certainty was
+        stated); the premise's confidence is the source's reliability times this."""
+        life = self.record[3]
+        return 1.0 if life is None or len(life) < 3 else life[2]  # type: ignore[return-value]
 
     @property
     def expires_at(self) -> float | None:

@@ -154,6 +154,8 @@ class Sweep:
                         if found is None:
                             found = memo[ev[0]] = reliability(ev[0], now)
                         c = found[0]
+                        if len(life) > 2:  # a certainty the source stated
+                            c *= life[2]
                         if life[0] is not None:
                             c *= decay(max(now - ev[2], 0.0), life[0])
                             own_timed.add(b)

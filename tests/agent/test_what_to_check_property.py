@@ -138,8 +138,9 @@ def test_the_whatif_is_the_engine(policy: str, rules: bool, ops: list[Any], wait
                                                                       premise.source)]
     reasons = sum(len(x.justs) for x in engine.beliefs())
     try:
+        # a refresh by the same source, stating the same certainty (docs/model.md)
         kb.assert_(b.key, b.value, source=premise.source, origin=premise.origin,
-                   half_life=premise.half_life, ttl=premise.ttl)
+                   half_life=premise.half_life, ttl=premise.ttl, certainty=premise.certainty)
     except StratificationError:
         # a rule firing anew on the refreshed value would close a cycle through an 'unless':
         # the base refuses the whole refresh (a what-if fires no rules, docs/agent.md)

@@ -216,3 +216,25 @@ def test_self_consistency_as_claim_certainty(agreeing: int) -> None:
     assert step["kind"] == "model"
     assert step["certainty"] == pytest.approx(certainty)
     assert step["step"] == pytest.approx(0.9 * certainty)
+
+
+# -- a stated certainty: reliability x certainty (x freshness) -----------------------------------
+
+
+def test_a_stated_certainty_is_bounded_by_the_sources_reliability() -> None:
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock)
+    kb.assert_("answer:q1", 42, source="model:qwen", certainty=0.83)
+    assert kb.confidence("answer:q1") == pytest.approx(0.9 * 0.83, abs=1e-12)
+    assert fc(kb.confidence("answer:q1"), 3) == "0.747"
+    kb.assert_("answer:q2", 7, source="model:qwen", certainty=0.83, half_life=60)
+    clock.advance(60)
+    assert kb.confidence("answer:q2") == pytest.approx(0.9 * 0.83 * 0.5, abs=1e-12)
+    assert fc(kb.confidence("answer:q2")) == "0.37"
+    # a scraper at reliability 0.72 stating 0.83: 0.60, never the 0.83 it states
+    for i in range(100):
+        kb.record_outcome("tool:scraper", i < 70, reason="audit")
+    kb.assert_("price:ACME", 101.5, source="tool:scraper", certainty=0.83)
+    assert kb.confidence("price:ACME") == pytest.approx(SCRAPER * 0.83, abs=1e-12)
+    assert fc(kb.confidence("price:ACME")) == "0.60"
+    assert "stated certainty 0.83" in str(kb.explain("price:ACME"))

@@ -68,7 +68,8 @@ def test_tools_have_schemas_and_descriptions() -> None:
         assert 40 <= len(t.description or "") <= 300, t.name
     schema = next(t for t in tools if t.name == "assert_fact").input_schema
     assert schema["required"] == ["key", "value", "source"]
-    assert set(schema["properties"]) == {"key", "value", "source", "origin", "half_life_s", "ttl_s"}
+    assert set(schema["properties"]) == {"key", "value", "source", "origin", "half_life_s", "ttl_s",
+                                         "certainty"}
     assert sorted((r.uri_template, r.mime_type) for r in templates.resource_templates) == [
         ("belief://{key}", "application/json"), ("proof://{key}", "text/plain")]
 
@@ -86,6 +87,21 @@ def test_the_instructions_are_the_agents_prompt_text(monkeypatch: pytest.MonkeyP
 
 
 # -- every tool --------------------------------------------------------------------------------
+def test_assert_fact_with_a_stated_certainty() -> None:
+    kb = base()
+    server = make_server(kb)
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("assert_fact", {"key": "answer:q1", "value": 42,
+                                                      "source": "document:notes",
+                                                      "certainty": 0.5})
+
+    a = call(server, body)
+    # docs/model.md: reliability (a document's prior, 0.9) x the stated certainty
+    assert a.structured_content["confidence"] == pytest.approx(0.45)
+    assert kb.engine.find("answer:q1", 42).premises[0].certainty == 0.5
+
+
 def test_assert_claim_explain_beliefs() -> None:
     kb = base()
     server = make_server(kb)
@@ -193,6 +209,8 @@ def test_conflicts_resolve_faded() -> None:
     ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "half_life_s": -1},
      "half_life must be finite and non-negative, got -1"),
     ("assert_fact", {"key": "k", "value": 1, "source": "rule:r"}, "is a reasoning step"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "certainty": 1.5}, "certainty"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "certainty": 0}, "certainty"),
     ("claim", {"key": "g", "value": 1, "source": "model:m", "inputs": ["nope"]},
      "no belief about 'nope'"),
     ("claim", {"key": "g", "value": 1, "source": "model:m", "inputs": {"a": "hq"},
@@ -578,6 +596,7 @@ def test_beliefs_by_query_and_limit() -> None:
     ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "half_life_s": "60"},
      "half_life_s"),
     ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "ttl_s": True}, "ttl_s"),
+    ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "certainty": "0.5"}, "certainty"),
     ("assert_fact", {"key": 7, "value": 1, "source": "tool:a"}, "key"),
     ("assert_fact", {"key": "k", "value": 1, "source": "tool:a", "origin": 1}, "origin"),
     ("claim", {"key": "g", "value": 1, "source": "model:m", "inputs": '["hq"]'}, "inputs"),

@@ -18,6 +18,7 @@ from corollary.promises.calibrators import (
     Counts,
     Empirical,
     LearnThenTest,
+    fallback_starts,
     method_for,
 )
 
@@ -72,7 +73,7 @@ def test_empirical_takes_the_lowest_threshold_within_the_error(data, e) -> None:
 def test_ltt_rejects_every_threshold_down_to_its_choice_and_no_further(data, e, delta,
                                                                        support) -> None:
     c = counts_of(data)
-    pick = LearnThenTest(float(e), e, delta).choose(c, support)
+    pick = LearnThenTest(float(e), e, delta, "fixed_sequence").choose(c, support)
     p = binom.cdf(c.W, c.N, float(e))
     testable = [i for i in range(c.thr.size) if c.N[i] >= support]
     if pick.idx is None:
@@ -86,6 +87,49 @@ def test_ltt_rejects_every_threshold_down_to_its_choice_and_no_further(data, e, 
     assert pick.p_value == pytest.approx(p[pick.idx])
     if pick.idx + 1 < c.thr.size:
         assert p[pick.idx + 1] > delta
+
+
+def _fallback_by_hand(c: Counts, e: float, delta: float, starts: list[tuple[int, float]]):
+    """Wiens' fallback procedure, one hypothesis at a time with exact p-values: the level of a
+    threshold is its own share of delta plus the level of the one above when that was rejected."""
+    weight = dict(starts)
+    first = starts[0][0] if starts else c.thr.size
+    level_above, rejected_above, lowest = 0.0, False, None
+    for i in range(first, c.thr.size):
+        level = delta * weight.get(i, 0.0) + (level_above if rejected_above else 0.0)
+        rejected_above = level > 0 and binom.cdf(c.W[i], c.N[i], e) <= level
+        level_above = level
+        if rejected_above:
+            lowest = i
+    return lowest
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=examples, e=targets, delta=st.sampled_from([0.05, 0.1, 0.3]),
+       support=st.integers(1, 20))
+def test_ltt_fallback_is_the_procedure_done_by_hand(data, e, delta, support) -> None:
+    c = counts_of(data)
+    starts = fallback_starts(c.N, c.n, float(e), delta, support)
+    assert sum(w for _, w in starts) == pytest.approx(1.0) or not starts
+    assert all(c.N[s] >= support for s, _ in starts)
+    assert [s for s, _ in starts] == sorted({s for s, _ in starts})  # distinct, top down
+    pick = LearnThenTest(float(e), e, delta).choose(c, support)
+    assert pick.idx == _fallback_by_hand(c, float(e), delta, starts)
+    if pick.idx is not None:
+        assert pick.p_value == pytest.approx(binom.cdf(c.W[pick.idx], c.N[pick.idx], float(e)))
+
+
+def test_ltt_fallback_passes_a_confidently_wrong_top() -> None:
+    # 1,000 scores; the 60 highest are 60% wrong, the rest 5%: one chain from the top stops at
+    # once, the fallback's later start points reject down to the low scores
+    rng = np.random.default_rng(0)
+    s = np.arange(1000.0)
+    wrong = rng.random(1000) < np.where(s >= 940, 0.6, 0.05)
+    c = Counts.of(s, wrong)
+    assert LearnThenTest(0.2, Fraction(1, 5), 0.1, "fixed_sequence").choose(c, 10).idx is None
+    pick = LearnThenTest(0.2, Fraction(1, 5), 0.1).choose(c, 10)
+    assert pick.idx is not None and c.N[pick.idx] > 900
+    assert "not rejected" in pick.why and "fallback procedure" in pick.why
 
 
 def test_method_for_checks_every_parameter_up_front() -> None:

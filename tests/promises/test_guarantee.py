@@ -11,7 +11,7 @@ from typing import Any
 import msgpack
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 from support.hostile import DEEP, HUGE, SETTINGS, Raiser, hostile, hostile_or_raiser, raises_typed
@@ -160,7 +160,7 @@ def test_crc_matches_a_reference_loop_with_many_ties():
 def test_ltt_hand_checked():
     # e = 0.1, delta = 0.1: 0.9^22 = 0.0985 <= 0.1 < 0.9^21, so testing starts at 22 answered.
     s, right = _ranked(60, list(range(1, 11)) + [30])
-    p = calibrate(s, right, max_error=0.1)
+    p = calibrate(s, right, max_error=0.1, procedure="fixed_sequence")
     assert p.method == "ltt" and p.delta == 0.1
     # thresholds 39 .. 31 answer 22 .. 30 with no wrong: p = 0.9^N <= 0.1, rejected.
     # threshold 30 answers 31 with 1 wrong: p = 0.9^31 + 31 * 0.1 * 0.9^30 = 0.1696 > 0.1: stop.
@@ -185,7 +185,7 @@ def test_ltt_needs_enough_examples_to_reject():
 def test_ltt_first_test_fails():
     # The 22 highest hold 2 wrong: P(Bin(22, 0.1) <= 2) = 0.62 > 0.1.
     s, right = _ranked(60, list(range(1, 11)) + [50, 55])
-    p = calibrate(s, right, max_error=0.1)
+    p = calibrate(s, right, max_error=0.1, procedure="fixed_sequence")
     assert p.threshold == math.inf
     assert "first testable threshold 39" in p.report["why"]
     assert f"p = {binom.cdf(2, 22, 0.1):.6g}" in p.report["why"]
@@ -198,7 +198,7 @@ def test_ltt_matches_a_reference_loop_with_many_ties():
         s = np.round(rng.random(n), 2)
         right = rng.random(n) >= 0.6 * (1 - s) ** 2
         for e, d in ((0.05, 0.1), (0.1, 0.05), (0.2, 0.2)):
-            got = calibrate(s, right, max_error=e, delta=d).threshold
+            got = calibrate(s, right, max_error=e, delta=d, procedure="fixed_sequence").threshold
             assert got == _ref_ltt(s, right, e, d, 10)
 
 
@@ -206,7 +206,7 @@ def test_ltt_fast_path_agrees_with_exact_p_values_on_a_large_set():
     rng = np.random.default_rng(2)
     s = rng.random(200_000)
     right = rng.random(s.size) >= 0.6 * (1 - s) ** 2
-    p = calibrate(s, right, max_error=0.05)
+    p = calibrate(s, right, max_error=0.05, procedure="fixed_sequence")
     # every threshold from the start down to the chosen one is rejected, the next one is not
     order = np.argsort(-s)
     w = np.cumsum(~right[order])
@@ -445,6 +445,8 @@ GOOD_R = np.r_[[False] * 10, [True] * 30]
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "method": "rcps"}, InvalidInputError, "unknown method"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "method": "ltt"}, InvalidInputError, "max_error"),
         ((GOOD_S, GOOD_R), {"max_error": 0.1, "method": "crc"}, InvalidInputError, "max_risk"),
+        ((GOOD_S, GOOD_R), {"max_error": 0.1, "procedure": "holm"}, InvalidInputError, "procedure"),
+        ((GOOD_S, GOOD_R), {"max_risk": 0.1, "procedure": "fallback"}, InvalidInputError, "procedure"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "weak": "ignore"}, InvalidInputError, "weak"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "min_support": 0}, InvalidInputError, "min_support"),
         ((GOOD_S, GOOD_R), {"max_risk": 0.1, "min_support": 2.5}, InvalidTypeError, "min_support"),
@@ -478,6 +480,75 @@ def test_allows_refuses_non_numbers_and_never_clears_nan():
         p.allows("12")
     with pytest.raises(InvalidTypeError):
         p.allows(True)
+
+
+# -- allows on arrays: element-wise the scalar answers ----------------------------------------------
+
+_LABELS = np.empty(180, dtype=object)
+_LABELS[:] = ["a"] * 60 + [2] * 60 + [3.5] * 60
+_GROUPED = calibrate(np.r_[np.linspace(0, 1, 60), np.linspace(0, 1, 60), np.linspace(0, 1, 60)],
+                     np.r_[np.linspace(0, 1, 60) > 0.3, np.linspace(0, 1, 60) > 0.6,
+                           np.linspace(0, 1, 60) > 0.1],
+                     max_risk=0.1, groups=_LABELS)
+_score = st.one_of(st.floats(-0.5, 1.5), st.just(float("nan")), st.just(float("inf")),
+                   st.just(float("-inf")), st.integers(-2, 2))
+_label = st.sampled_from(["a", 2, 2.0, 3.5, "b", 7, None])
+
+
+@settings(max_examples=150, deadline=None)
+@given(pairs=st.lists(st.tuples(_score, _label), max_size=30), as_array=st.booleans())
+def test_grouped_allows_on_arrays_is_the_scalar_answer_element_wise(pairs, as_array) -> None:
+    assert set(_GROUPED.groups) == {"a", 2, 3.5}
+    scores = [x for x, _ in pairs]
+    labels = [g for _, g in pairs]
+    expect = [_GROUPED.allows(x, g) for x, g in pairs]
+    assert all(type(e) is bool for e in expect)
+    if as_array:
+        column = np.empty(len(labels), dtype=object)
+        column[:] = labels
+        got = _GROUPED.allows(np.array(scores, dtype=float), column)
+    else:
+        got = _GROUPED.allows(scores, labels)
+    assert isinstance(got, np.ndarray) and got.dtype == np.bool_
+    assert got.tolist() == expect
+    # one label for many scores, one score for many labels
+    for g in ("a", 2, "b"):
+        assert _GROUPED.allows(scores, g).tolist() == [_GROUPED.allows(x, g) for x in scores]
+    if scores:
+        x = scores[0]
+        assert _GROUPED.allows(x, labels).tolist() == [_GROUPED.allows(x, g) for g in labels]
+    # a Promise on arrays, the same
+    p = _GROUPED["a"]
+    assert p.allows(np.array(scores, dtype=float)).tolist() == [p.allows(x) for x in scores]
+
+
+@settings(max_examples=100, deadline=None)
+@given(scores=st.lists(st.floats(0, 1), min_size=1, max_size=20),
+       labels=st.lists(st.sampled_from(["a", "x", "y"]), min_size=1, max_size=20))
+def test_grouped_allows_on_string_labels_is_the_scalar_answer(scores, labels) -> None:
+    n = min(len(scores), len(labels))
+    got = _GROUPED.allows(np.array(scores[:n]), np.array(labels[:n]))  # a '<U1' array of labels
+    assert got.tolist() == [_GROUPED.allows(s, g) for s, g in zip(scores[:n], labels[:n],
+                                                                   strict=True)]
+
+
+@pytest.mark.parametrize(("score", "group", "error", "match"), [
+    ([0.1, 0.2], ["a"], InvalidInputError, "one score per label"),
+    ([[0.1]], ["a"], InvalidInputError, "one score per label"),
+    ([0.1], [["a", 2]], InvalidInputError, "one-dimensional"),
+    ([1, [2]], ["a", 2], InvalidInputError, "flat sequence"),
+    ("0.5", ["a"], InvalidTypeError, "real number"),
+    ([True, False], ["a", 2], InvalidTypeError, "real numbers"),
+    (["0.5"], ["a"], InvalidTypeError, "real numbers"),
+    ([0.5], [{}], InvalidTypeError, "hashable"),
+    (0.5, {}, InvalidTypeError, "hashable"),
+    (None, "a", InvalidTypeError, "real number"),
+    (True, "b", InvalidTypeError, "real number"),  # checked even for a group never calibrated
+    ([0.5j], ["a"], InvalidTypeError, "real numbers"),
+])
+def test_grouped_allows_refuses_bad_shapes_and_types(score, group, error, match) -> None:
+    with pytest.raises(error, match=match):
+        _GROUPED.allows(score, group)
 
 
 # -- hostile input to calibrate(): a typed error, never anything else (the API fuzzer) -------------
@@ -545,3 +616,22 @@ def test_calibrate_ragged_input_is_typed_error() -> None:
                                     {"groups": "answer", "answers": [{}] * 20}])
 def test_calibrate_unhashable_groups_is_typed_error(kwargs: dict[str, Any]) -> None:
     raises_typed(calibrate, [0.9, 0.1] * 10, [True, False] * 10, max_risk=0.3, **kwargs)
+
+
+def test_ltt_procedure_is_kept_in_the_dict_and_the_fingerprint() -> None:
+    s = np.linspace(0, 1, 300)
+    right = s > 0.2
+    fb = calibrate(s, right, max_error=0.1)
+    fs = calibrate(s, right, max_error=0.1, procedure="fixed_sequence")
+    assert (fb.procedure, fs.procedure) == ("fallback", "fixed_sequence")
+    assert fb.report["procedure"] == "fallback" and fb.fingerprint != fs.fingerprint
+    assert Promise.from_dict(fb.to_dict()).procedure == "fallback"
+    # a learn-then-test promise saved before the choice existed was one fixed sequence, and its
+    # fingerprint (made without the procedure) still matches
+    old = fs.to_dict()
+    del old["procedure"]
+    assert Promise.from_dict(old).procedure == "fixed_sequence"
+    assert calibrate(s, right, max_risk=0.1).procedure is None
+    bad = fb.to_dict() | {"procedure": "holm"}
+    with pytest.raises(InvalidInputError, match="procedure"):
+        Promise.from_dict(bad)

@@ -76,7 +76,7 @@ def test_ltt_on_a_signal_key_breaks_its_bound_in_at_most_about_delta_of_the_sets
     kb = _kb()
     violations, answered = 0, 0
     for i in range(N_SETS):
-        p = kb.guarantee("m", list(zip(m[i].tolist(), right[i].tolist(), strict=True)), max_error=e,
+        p = kb.guarantee("m", list(zip(m[i].tolist(), right[i].tolist(), strict=True)), max_error=e, procedure="fixed_sequence",
                          delta=delta, signal="margin:{key}")
         t = _score(p.threshold)
         violations += _error(c, t) > e
@@ -123,7 +123,7 @@ def test_ltt_per_group_breaks_each_groups_bound_in_at_most_about_delta_of_the_se
     violations = {"easy": 0, "hard": 0}
     answered = {"easy": 0, "hard": 0}
     for i in range(N_SETS):
-        g = kb.guarantee("g", _examples(m[i], hard[i], right[i]), max_error=e, delta=delta,
+        g = kb.guarantee("g", _examples(m[i], hard[i], right[i]), max_error=e, procedure="fixed_sequence", delta=delta,
                          signal="margin:{key}", groups="kind:{key}")
         for name, c in (("easy", EASY), ("hard", HARD)):
             t = _score(g.threshold[name])
@@ -160,7 +160,7 @@ def test_answers_through_the_base_follow_the_group_thresholds_on_fresh_inputs() 
     m, hard, right = _grouped(505)
     kb = BeliefBase(policy=TrustPolicy(source_priors={"tool:matcher": 0.9}),
                     clock=ManualClock(0.0))
-    g = kb.guarantee("g", _examples(m[0], hard[0], right[0]), max_error=e, signal="margin:{key}",
+    g = kb.guarantee("g", _examples(m[0], hard[0], right[0]), max_error=e, procedure="fixed_sequence", signal="margin:{key}",
                      groups="kind:{key}")
     rng = np.random.default_rng(506)
     n = 3000
@@ -198,3 +198,43 @@ def test_the_same_examples_give_the_standalone_threshold(option: str) -> None:
         direct = calibrate(m[0], right[0], max_error=0.1,
                            groups=np.where(hard[0], "hard", "easy"))
     assert p.fingerprint == direct.fingerprint
+
+
+# -- the default procedure of ltt through the base, below a confidently wrong top ---------------
+
+
+def test_ltt_through_the_base_keeps_delta_and_answers_below_a_confidently_wrong_top() -> None:
+    """The highest tenth of scores is wrong half the time: through ``kb.guarantee`` the default
+    (fallback) procedure still breaks e in at most about delta of the sets and answers most
+    inputs below the bad pocket, where ``procedure="fixed_sequence"`` answers nothing."""
+    from corollary import GuaranteeOptions
+
+    e, delta, n_sets, n_cal = 0.2, 0.1, 200, 1000
+    rng = np.random.default_rng(509)
+    s = rng.random((n_sets, n_cal))
+    right = rng.random((n_sets, n_cal)) >= np.where(s >= 0.9, 0.5, 0.6 * (1.0 - s) ** 2)
+    m = _margin(s)
+
+    def error(t: float) -> float:  # of a score threshold, exactly
+        if math.isinf(t):
+            return 0.0
+        if t >= 0.9:
+            return 0.5
+        return (0.05 + 0.2 * ((1 - t) ** 3 - 0.1**3)) / (1 - t)
+
+    kb = _kb()
+    one_chain = GuaranteeOptions(max_error=e, delta=delta, signal="margin:{key}",
+                                 procedure="fixed_sequence")
+    violations, answered, chain_answered = 0, [], []
+    for i in range(n_sets):
+        examples = list(zip(m[i].tolist(), right[i].tolist(), strict=True))
+        p = kb.guarantee("m", examples, max_error=e, delta=delta, signal="margin:{key}")
+        assert p.procedure == "fallback"
+        t = _score(p.threshold)
+        violations += error(t) > e
+        answered.append(0.0 if math.isinf(t) else 1.0 - t)
+        q = kb.guarantee("chain", examples, options=one_chain)
+        chain_answered.append(0.0 if math.isinf(q.threshold) else 1.0 - _score(q.threshold))
+    assert violations / n_sets <= delta + 3 * math.sqrt(delta * (1 - delta) / n_sets)
+    assert float(np.mean(answered)) > 0.3
+    assert float(np.mean(chain_answered)) < 0.01

@@ -17,6 +17,7 @@ SOURCES = ["human:ann", "tool:scan", "document:doc", "model:m", "assumption:gues
 assert_op = st.tuples(
     st.just("assert"), st.sampled_from(KEYS), st.sampled_from(VALUES), st.sampled_from(SOURCES),
     st.sampled_from([None, "shared"]), st.sampled_from([None, 60.0]), st.sampled_from([None, 90.0]),
+    st.sampled_from([None, None, 0.5, 0.8]),  # a certainty the source states
 )
 retract_op = st.tuples(st.just("retract"), st.sampled_from(KEYS), st.sampled_from(VALUES),
                        st.sampled_from(["none", "source"]))
@@ -55,8 +56,9 @@ def apply(kb, clock, op):
     kind = op[0]
     try:
         if kind == "assert":
-            _, key, value, source, origin, half_life, ttl = op
-            kb.assert_(key, value, source=source, origin=origin, half_life=half_life, ttl=ttl)
+            _, key, value, source, origin, half_life, ttl, *certainty = op
+            kb.assert_(key, value, source=source, origin=origin, half_life=half_life, ttl=ttl,
+                       certainty=certainty[0] if certainty else None)
         elif kind == "retract":
             _, key, value, fault = op
             kb.retract(key, value, fault=fault)

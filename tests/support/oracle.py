@@ -27,7 +27,8 @@ def evaluate(kb, now):
         for p in b.premises:
             if p.ttl is not None and now - p.at >= p.ttl:
                 continue
-            c = reliability(p.source) * formulas.decay_weight(now - p.at, p.half_life)
+            c = (reliability(p.source) * p.certainty
+                 * formulas.decay_weight(now - p.at, p.half_life))
             best[p.origin] = max(best.get(p.origin, 0.0), c)
         if not best:
             return None
