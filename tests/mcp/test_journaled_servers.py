@@ -242,13 +242,7 @@ def _refuse_appends(target: str, on: bool) -> None:
 
 
 def test_a_change_whose_append_fails_leaves_nothing_in_memory_or_ledger(
-        ledger: str, home: Path, request: pytest.FixtureRequest) -> None:
-    if not ledger.startswith("postgresql://"):
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "SQLiteStore's journal rollback keeps the rolled-back outcome in its totals cache, "
-            "and SQLite gives the next outcome the same rowid, which the cache's watermark "
-            "then skips: the ledger is right, the server's reliability is not (core store "
-            "fix: reset the cache and the watermark when a journal transaction rolls back)")))
+        ledger: str, home: Path) -> None:
     async def body() -> Any:
         async with _clients(_stdio(ledger, home), _stdio(ledger, home)) as (a, b):
             await a.call_tool("assert_fact", {"key": "plan", "value": "pro",
