@@ -196,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--session", metavar="ID",
                        help="show the base saved under ID in --ledger; with a journal, follow "
                             "its changes live")
+    where.add_argument("--as-of", dest="as_of", type=_seconds, metavar="T",
+                       help="a journaled session as it stood at journal time T (POSIX seconds; "
+                            "read as it was, not followed live)")
     _imports(look, "imports")
     when = look.add_mutually_exclusive_group()
     when.add_argument("--at", type=_seconds, metavar="SECONDS",

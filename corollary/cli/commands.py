@@ -400,7 +400,7 @@ def ui(args: argparse.Namespace) -> int:
     check_exposure(args.host, read_token(args.token_file))  # before the base is read
     options = {"host": args.host, "port": args.port, "token_file": args.token_file,
                "allowed_hosts": args.allowed_hosts, "open_browser": args.open_browser}
-    if args.session is not None and args.at is None:
+    if args.session is not None and args.at is None and args.as_of is None:
         live = _journaled(args.ledger, args.session)
         if live is not None:
             with live.ledger:

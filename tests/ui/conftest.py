@@ -97,7 +97,9 @@ def chromium_path() -> str | None:
     return None
 
 
-@pytest.fixture(scope="session")
+# one browser per module: Playwright's sync API runs an event loop on this thread while it is
+# open, and tests after tests/ui (doctests calling asyncio.run) must not find it running
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     sync_api = pytest.importorskip(
         "playwright.sync_api",

@@ -158,3 +158,22 @@ def test_an_exposed_server_without_a_token_refuses_to_start(ledger: Path) -> Non
     assert done.returncode == 1
     assert f"--host {host} is reachable from other machines: give a token" in done.stderr
 
+
+
+def test_as_of_serves_a_journaled_session_as_it_stood(tmp_path: Path) -> None:
+    needs_ui_extra()
+    from corollary import BeliefBase, ManualClock, open_ledger
+
+    db = tmp_path / "ledger.db"
+    clock = ManualClock(1_000.0)
+    with open_ledger(str(db)) as ledger:
+        kb = BeliefBase.open_session(ledger, "s", clock=clock)
+        for plan in ("free", "pro", "team"):  # at 1000, 1100, 1200
+            kb.assert_("plan", plan, source="tool:crm")
+            clock.advance(100)
+    with serving("--ledger", str(db), "--session", "s", "--as-of", "1150") as url:
+        then = api(url, "/api/belief?key=plan")
+        assert then["text"].splitlines()[0].startswith("plan = 'pro'")
+    with serving("--ledger", str(db), "--session", "s") as url:
+        now = api(url, "/api/belief?key=plan")
+        assert now["text"].splitlines()[0].startswith("plan = 'team'")
