@@ -115,7 +115,10 @@ def test_the_proof_shows_the_text_of_explain_and_folds(server: str, ledger: Path
     assert growth.is_visible()
     inner.click()  # fold the model judgement under answer's first step
     assert not growth.is_visible()
-    assert p.locator("ul.proof li[aria-expanded=false]").count() == 1
+    # the <details> 'toggle' event that sets aria-expanded fires after the click returns
+    folded = p.locator("ul.proof li[aria-expanded=false]")
+    folded.first.wait_for(timeout=10_000)
+    assert folded.count() == 1
     # the graph: answer at the root, what it rests on below, the links lead to beliefs
     graph = p.locator("svg.graph")
     assert graph.locator("rect.root").count() == 1
