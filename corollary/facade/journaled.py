@@ -820,8 +820,9 @@ class JournaledMethods:
         base's own change or another writer's (at :meth:`sync`, or before this base's next
         change), once for each value of a watched key whose label changed.
 
-        ``keys``: the keys to watch (``None``: every key, which costs a look at every key per
-        entry). Returns a :class:`Watch`; ``watch.stop()`` ends it.
+        ``keys``: the keys to watch (``None``: every key; an entry then costs what it changed,
+        not the size of the base: only the keys whose labels it can have changed are
+        compared). Returns a :class:`Watch`; ``watch.stop()`` ends it.
         """
         if not callable(callback):
             raise InvalidTypeError("callback must be callable")
