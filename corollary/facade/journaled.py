@@ -40,6 +40,7 @@ import contextlib
 import functools
 import hashlib
 import inspect
+import itertools
 import math
 import threading
 import time
@@ -70,8 +71,9 @@ from ..reasons.rules import REGISTRY as RULES
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import state_to_dict
-from ..tms import IN
+from ..tms import IN, Engine
 from ..tms.conflicts import Conflict
+from ..tms.engine import LabelFeed
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
 from ..trust.stores.base import JOURNAL_METHODS, check_session
@@ -196,6 +198,22 @@ def session_uid(session_id: str, inc: str = "") -> str:
     one when the journal starts again under the same session id."""
     name = f"journal:{session_id}" + (f":{inc}" if inc else "")
     return hashlib.blake2b(name.encode(), digest_size=16).hexdigest()
+
+
+class _Mark:
+    """Where a watch of every key starts, for one entry: the engine and its label feed, the
+    number of the next belief (those from it on are new), the number of keys, and the keys a
+    rule made while synchronising before the entry (new keys, not the entry's)."""
+
+    __slots__ = ("engine", "feed", "first", "count", "ignored")
+
+    def __init__(self, engine: Engine, feed: LabelFeed, first: int, count: int,
+                 ignored: frozenset[str] | None) -> None:
+        self.engine = engine
+        self.feed = feed
+        self.first = first
+        self.count = count
+        self.ignored = ignored
 
 
 def _warn(message: str) -> None:
@@ -352,7 +370,7 @@ class JournaledMethods:
                     self._jsetinc(uuid.uuid4().hex)
                 at = max(check_number(self._jclock.inner(), "the clock's time"),
                          self._jlast_at)
-                before = self._jcapture() if self._jwatchers else None
+                before = self._jbefore(op) if self._jwatchers else None
                 ops = self._ops
                 self._jenter()
                 lookup = self._lookup
@@ -380,6 +398,7 @@ class JournaledMethods:
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
+            self._jwatch_stop()
             if fresh_inc:  # no first entry after all: another writer's may come first
                 self._jinc = None
                 self._uid = session_uid(self._jsid)
@@ -415,8 +434,12 @@ class JournaledMethods:
                 raise JournalError(f"the journal of {where} skips from {self._jseen} to {seq}")
             entry = decode_entry(seq, raw, where)
             self._jcheckinc(entry)
-            before = self._jcapture() if self._jwatchers else None
-            self._jreplay(entry)
+            before = self._jbefore(entry.op) if self._jwatchers else None
+            try:
+                self._jreplay(entry)
+            except BaseException:
+                self._jwatch_stop()
+                raise
             self._jseen = seq
             self._jlast_at = self._jclock.floor = max(self._jlast_at, entry.at)
             if before is not None:
@@ -509,10 +532,37 @@ class JournaledMethods:
         return [key, "IN", held[0].conf, held[0].value]
 
     # -- watchers -------------------------------------------------------------------------
-    def _jcapture(self) -> dict[str, dict[Any, tuple[Any, str]]]:
+    # A watch of chosen keys compares those keys before and after each entry. A watch of every
+    # key compares only the keys whose labels can have changed: the engine's label feed
+    # (:class:`~corollary.tms.engine.LabelFeed`) keeps the label each belief had before a sweep
+    # first settled it or it was removed, and keys made since are the last ones of the key table.
+    # Both bring everything up to now before and after, as a look at every key would
+    # (:meth:`_jcapture` with ``everything``, kept as the reference the tests compare with):
+    # what time alone changed before the entry is not the entry's, and keys a rule made
+    # during those synchronisations are not counted as the entry's.
+    _jexhaustive = False  # tests set it on a base: the look at every key, as the reference
+
+    def _jbefore(self, op: str) -> Any:
+        """What :meth:`_jdiff` compares with after the entry ``op``."""
+        if (self._jexhaustive or op in SNAPSHOT_OPS  # an entry replacing the engine wholesale
+                or all(w.keys is not None for w in self._jwatchers)):
+            return self._jcapture()
+        engine = self._engine
+        known = len(engine.keys)
+        self._lookup.sync()
+        made = len(engine.keys) - known  # keys a rule made while synchronising: not the entry's
+        ignored = frozenset(itertools.islice(reversed(engine.keys), made)) if made > 0 else None
+        feed = engine.settled = LabelFeed()
+        return _Mark(engine, feed, engine.next_number(), len(engine.keys), ignored)
+
+    def _jwatch_stop(self) -> None:
+        """No label feed any more (a change that failed, or the feed was read)."""
+        self._engine.settled = None
+
+    def _jcapture(self, everything: bool = False) -> dict[str, dict[Any, tuple[Any, str]]]:
         """The values and labels of every watched key (every key, for a watch of all)."""
         keys: Iterable[str]
-        every = any(w.keys is None for w in self._jwatchers)
+        every = everything or any(w.keys is None for w in self._jwatchers)
         if every:  # one synchronisation of everything, not one walk per key
             keys = list(self._engine.keys)
             self._lookup.sync()
@@ -528,9 +578,58 @@ class JournaledMethods:
             state[key] = {b.vid: (b.value, "IN" if b.label is IN else "OUT") for b in beliefs}
         return state
 
-    def _jdiff(self, before: dict[str, dict[Any, tuple[Any, str]]],
-               entry: Entry) -> list[WatchEvent]:
-        after = self._jcapture()
+    def _jchanged(self, mark: _Mark) -> tuple[dict[str, dict[Any, tuple[Any, str]]],
+                                               dict[str, dict[Any, tuple[Any, str]]]]:
+        """The values and labels before and after, of the keys whose labels can have changed
+        since ``mark`` (see the comment above :meth:`_jbefore`)."""
+        engine = mark.engine
+        if engine is not self._engine:  # replaced (a rebuild): a look at everything
+            self._jwatch_stop()
+            return {}, self._jcapture()
+        feed = mark.feed
+        keys = engine.keys
+        try:
+            known = len(keys)
+            grown = known - mark.count + feed.removed  # the keys made since are the last
+            fresh = list(itertools.islice(reversed(keys), grown)) if grown > 0 else []
+            self._lookup.sync()
+        finally:
+            engine.settled = None
+        candidates = {b.key for b in feed.was_in}
+        candidates.update(fresh)
+        if mark.ignored:
+            candidates.update(mark.ignored)
+        made = len(keys) - known  # keys a rule made while synchronising: not the entry's
+        if made > 0:
+            candidates.difference_update(itertools.islice(reversed(keys), made))
+        ignored = mark.ignored or ()
+        first = mark.first
+        was_in = feed.was_in
+        before: dict[str, dict[Any, tuple[Any, str]]] = {}
+        for b, held in was_in.items():
+            if b.seq < first and b.key not in ignored:
+                before.setdefault(b.key, {})[b.vid] = (b.value, "IN" if held else "OUT")
+        after: dict[str, dict[Any, tuple[Any, str]]] = {}
+        for key in candidates:
+            beliefs = engine.values_of(key)
+            if not beliefs:
+                continue
+            after[key] = {b.vid: (b.value, "IN" if b.label is IN else "OUT") for b in beliefs}
+            if key in ignored:
+                continue
+            old = before.get(key)
+            for b in beliefs:
+                if b.seq < first and b not in was_in:  # not settled since: as it was
+                    if old is None:
+                        old = before[key] = {}
+                    old[b.vid] = (b.value, "IN" if b.label is IN else "OUT")
+        return before, after
+
+    def _jdiff(self, before: Any, entry: Entry) -> list[WatchEvent]:
+        if isinstance(before, _Mark):
+            before, after = self._jchanged(before)
+        else:
+            after = self._jcapture()
         found = []
         for key in sorted(before.keys() | after.keys()):
             old, new = before.get(key, {}), after.get(key, {})
@@ -721,8 +820,9 @@ class JournaledMethods:
         base's own change or another writer's (at :meth:`sync`, or before this base's next
         change), once for each value of a watched key whose label changed.
 
-        ``keys``: the keys to watch (``None``: every key, which costs a look at every key per
-        entry). Returns a :class:`Watch`; ``watch.stop()`` ends it.
+        ``keys``: the keys to watch (``None``: every key; an entry then costs what it changed,
+        not the size of the base: only the keys whose labels it can have changed are
+        compared). Returns a :class:`Watch`; ``watch.stop()`` ends it.
         """
         if not callable(callback):
             raise InvalidTypeError("callback must be callable")

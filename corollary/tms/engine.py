@@ -55,7 +55,8 @@ from .records import (
 )
 from .sweep import Sweep
 
-__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine", "PremisePart"]
+__all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine", "LabelFeed",
+           "PremisePart"]
 
 
 class ConflictStrategy(Protocol):
@@ -103,6 +104,25 @@ _QUIET_SWEEP = 10_000
 _MANY = 16
 
 
+class LabelFeed:
+    """The labels beliefs had before a sweep first settled them (or they were removed), since
+    the feed was set on :attr:`Engine.settled`; ``removed``: how many beliefs were removed."""
+
+    __slots__ = ("was_in", "removed")
+
+    def __init__(self) -> None:
+        self.was_in: dict[Belief, bool] = {}
+        self.removed = 0
+
+    def note(self, beliefs: Iterable[Belief]) -> None:
+        """Keep the label of each of ``beliefs`` not noted yet (the sweep calls this before
+        it writes them)."""
+        was_in = self.was_in
+        for b in beliefs:
+            if b not in was_in:
+                was_in[b] = b.best is not None
+
+
 class Engine:
     """The TMS: holds beliefs and justifications, and evaluates labels and confidences.
 
@@ -121,6 +141,10 @@ class Engine:
         Keys whose beliefs changed structurally since a watcher last emptied it; ``None``
         (the default) until a watcher (the rule engine) sets it to a set: the one hook
         between the TMS and the rules.
+    settled : LabelFeed or None
+        While a watcher (a journaled base's ``kb.watch``) has set it: the beliefs a sweep
+        settled or :meth:`forget_if_unused` removed, each with whether it was IN before
+        (labels change nowhere else), so that a watcher compares only those.
     """
 
     def __init__(
@@ -157,6 +181,7 @@ class Engine:
         self.dirty: set[Belief] = set()
         self.timed: set[Belief] = set()
         self.touched: set[str] | None = None
+        self.settled: LabelFeed | None = None
         self._expiries: list[tuple[float, int, Belief, PremiseRecord]] = []
         #: When the next premise expires (``inf`` if none does): a query at an earlier time
         #: has no expiry to process.
@@ -450,6 +475,9 @@ class Engine:
                 self.keys[b.key] = next(iter(slot.values()))
         else:
             return False
+        if self.settled is not None:
+            self.settled.removed += 1
+            self.settled.note((b,))
         self.count -= 1
         self.dirty.discard(b)
         self.timed.discard(b)

@@ -83,6 +83,8 @@ class Sweep:
         engine = self.engine
         if engine._trial is not None:
             engine._trial.keep(region)
+        if engine.settled is not None:
+            engine.settled.note(region)
         losses = engine.nogood_losses
         if losses:
             for b in region:
@@ -222,6 +224,8 @@ class Sweep:
             self.add_tied_support(region)
             if engine._trial is not None:
                 engine._trial.keep(region)  # the ties brought in settled beliefs: re-swept here
+            if engine.settled is not None:
+                engine.settled.note(region)
         heap: list[tuple[float, int, int, Belief, Any]] = []
         pending: dict[Justification, int] = {}
         direct: list[tuple[Belief, float]] = []
