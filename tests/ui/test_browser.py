@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from support.ui_base import OUTCOMES
 
-from ui.conftest import TESTS, Watched, env, serving
+from ui.conftest import TESTS, Watched, env, needs_ui_extra, serving
 
 AXE = Path(__file__).with_name("axe.min.js")
 
@@ -179,6 +179,7 @@ def test_a_change_by_another_process_appears_on_an_open_page(ledger: Path, tmp_p
 
     if not hasattr(BeliefBase, "open_session"):
         pytest.skip("the journal API is absent (BeliefBase.open_session): no Live to test")
+    needs_ui_extra()
     journaled = tmp_path / "ledger.db"
     shutil.copy(ledger, journaled)
     with open_ledger(str(journaled)) as opened:
