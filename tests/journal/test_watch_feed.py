@@ -12,8 +12,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.journal_workers import change
 
-from corollary import BeliefBase, CorollaryError, ManualClock, PreferHigherConfidence, open_ledger
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, open_ledger
 
 KEYS = ["a", "b", "c"]
 SOURCES = ["tool:x", "tool:y", "document:z"]
@@ -38,33 +39,6 @@ steps = st.one_of(
     st.tuples(st.just("wait"), st.integers(1, 4000)),
     st.tuples(st.just("sync"), st.none()),
 )
-
-
-def change(kb: BeliefBase, op: tuple[Any, ...]) -> None:
-    kind, x, y, z = op
-    try:
-        if kind == "assert":
-            kb.assert_(x, y, source=z, half_life=3600.0)
-        elif kind == "expiring":
-            kb.assert_(x, y, source=z, ttl=1500.0)
-        elif kind == "retract":
-            kb.retract(x, fault=y)
-        elif kind == "drop":
-            kb.retract(x, source=y)
-        elif kind == "claim":
-            if z:
-                kb.claim(x, y, source="model:m", inputs={"p": "a"}, formula="p + 1")
-            else:
-                kb.claim(x, y, source="model:m", inputs=["a", "b"], certainty=0.8)
-        elif kind == "nogood":
-            if x != y:
-                kb.nogood(x, y)
-        elif kind == "many":  # a bulk load: new keys settled as they are made, no sweep
-            kb.assert_many([(x, y, z), (f"{x}:{y}", y, z), (f"{x}:{y}:2", y, z)])
-        else:
-            kb.record_outcome(x, y, key="a")
-    except CorollaryError:
-        pass  # refused: no entry, nothing heard
 
 
 def heard_by(root: str, plan: list[tuple[Any, Any]], exhaustive: bool,

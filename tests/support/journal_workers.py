@@ -37,6 +37,39 @@ def state(kb: BeliefBase) -> dict[str, list[tuple[Any, str, float]]]:
     return out
 
 
+def change(kb: BeliefBase, op: tuple[Any, ...]) -> None:
+    """Make one change of the journal properties (tests/journal): ``(kind, x, y, z)``. A change
+    the base refuses (a :class:`CorollaryError`) writes nothing, which the properties check."""
+    kind, x, y, z = op
+    try:
+        if kind == "assert":
+            kb.assert_(x, y, source=z, half_life=3600.0)
+        elif kind == "expiring":
+            kb.assert_(x, y, source=z, ttl=1500.0)
+        elif kind == "retract":
+            kb.retract(x, fault=y)
+        elif kind == "drop":
+            kb.retract(x, source=y)
+        elif kind == "claim":
+            if z:
+                kb.claim(x, y, source="model:m", inputs={"p": "a"}, formula="p + 1")
+            else:
+                kb.claim(x, y, source="model:m", inputs=["a", "b"], certainty=0.8)
+        elif kind == "nogood":
+            if x != y:
+                kb.nogood(x, y)
+        elif kind == "resolve":
+            kb.resolve(x, winner=y)
+        elif kind == "many":  # a bulk load: new keys settled as they are made, no sweep
+            kb.assert_many([(x, y, z), (f"{x}:{y}", y, z), (f"{x}:{y}:2", y, z)])
+        elif kind == "outcome":
+            kb.record_outcome(x, y, key="a")
+        else:
+            raise ValueError(f"no such change in the journal properties: {kind!r}")
+    except CorollaryError:
+        pass
+
+
 def open_at(path: str, session: str = "s", now: float = 1000.0) -> BeliefBase:
     """The journaled session in the SQLite ledger at ``path``, at a manual time."""
     return BeliefBase.open_session(open_ledger(path), session, clock=ManualClock(now),
