@@ -5,7 +5,6 @@ conversion of whole-snapshot sessions, and typed errors for bad input."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 import threading
 import warnings
@@ -15,7 +14,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from support.journal_workers import journal_quote, journal_total, state
+from support.journal_workers import CommitFails, journal_quote, journal_total, state
 
 from corollary import (
     BeliefBase,
@@ -38,7 +37,6 @@ from corollary import (
 from corollary.facade.journal_entries import ENTRY_VERSION, MAGIC
 from corollary.facade.journaled import PLAIN_OPS, SNAPSHOT_OPS
 from corollary.reasons.rules import REGISTRY as RULES
-from corollary.trust.stores.sqlite import SQLiteStore
 
 
 @pytest.fixture(params=["sqlite", "memory"])
@@ -341,20 +339,6 @@ def test_damaged_and_future_entries_are_typed_errors(tmp_path: Path) -> None:
     _write_entry(path, good)
     with open_ledger(path) as ledger:
         assert BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).value("b") == 2
-
-
-class CommitFails(SQLiteStore):
-    """A SQLite store whose next journal commit fails (a full disk, say), after the change ran."""
-
-    fail = False
-
-    @contextlib.contextmanager
-    def journal(self, session_id: str) -> Iterator[Any]:
-        with super().journal(session_id) as w:
-            yield w
-            if self.fail:
-                self.fail = False
-                raise StoreError("the disk is full (simulated); nothing was written")
 
 
 def test_a_change_whose_commit_fails_is_not_kept_and_the_base_rebuilds(tmp_path: Path) -> None:

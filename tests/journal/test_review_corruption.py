@@ -15,7 +15,8 @@ import pytest
 from corollary import BeliefBase, JournalCorruptError, ManualClock, open_ledger
 
 
-def test_review_a_journal_shorter_than_its_head_is_a_typed_error(tmp_path: Path) -> None:
+def _journal_with_a_gap(tmp_path: Path) -> Path:
+    """A session of three entries whose last entry is gone while its head still says 3."""
     path = tmp_path / "l.db"
     with open_ledger(path) as ledger:
         kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
@@ -25,20 +26,17 @@ def test_review_a_journal_shorter_than_its_head_is_a_typed_error(tmp_path: Path)
     conn.execute("DELETE FROM corollary_journal WHERE seq = 3")
     conn.commit()
     conn.close()
+    return path
+
+
+def test_review_a_journal_shorter_than_its_head_is_a_typed_error(tmp_path: Path) -> None:
+    path = _journal_with_a_gap(tmp_path)
     with open_ledger(path) as ledger, pytest.raises(JournalCorruptError):
         BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))  # opens at seq 2 today
 
 
 def test_review_no_change_is_appended_past_a_gap(tmp_path: Path) -> None:
-    path = tmp_path / "l.db"
-    with open_ledger(path) as ledger:
-        kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
-        for i in range(3):
-            kb.assert_(f"k{i}", i, source="tool:a")
-    conn = sqlite3.connect(path)
-    conn.execute("DELETE FROM corollary_journal WHERE seq = 3")
-    conn.commit()
-    conn.close()
+    path = _journal_with_a_gap(tmp_path)
     with open_ledger(path) as ledger:
         try:
             kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))

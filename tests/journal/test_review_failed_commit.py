@@ -6,34 +6,17 @@ Today the change stays visible in memory until the base's next change or sync, a
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from support.journal_workers import state
+from support.journal_workers import CommitFails, state
 
 from corollary import BeliefBase, ManualClock, StoreError, TrustLedger
 from corollary.trust.stores.sqlite import SQLiteStore
 
 
-class FullDisk(SQLiteStore):
-    """A SQLite store whose next journal commit fails after the change ran."""
-
-    fail = False
-
-    @contextlib.contextmanager
-    def journal(self, session_id: str) -> Iterator[Any]:
-        with super().journal(session_id) as w:
-            yield w
-            if self.fail:
-                self.fail = False
-                raise StoreError("the disk is full (simulated); nothing was written")
-
-
-def _base(tmp_path: Path) -> tuple[FullDisk, TrustLedger, BeliefBase]:
-    store = FullDisk(tmp_path / "l.db")
+def _base(tmp_path: Path) -> tuple[CommitFails, TrustLedger, BeliefBase]:
+    store = CommitFails(tmp_path / "l.db")
     ledger = TrustLedger(store=store)
     kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
     kb.assert_("hq", "Austin", source="tool:a")

@@ -3,15 +3,18 @@ every process knows by name, and the worker processes (importable by spawned chi
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from corollary import BeliefBase, ManualClock, open_ledger, rule, tool
-from corollary.foundations.errors import CorollaryError
+from corollary.foundations.errors import CorollaryError, StoreError
 from corollary.foundations.values import canon
+from corollary.trust.stores.sqlite import SQLiteStore
 
 
 @tool(trust=0.8, key="quote:{symbol}")
@@ -68,6 +71,21 @@ def change(kb: BeliefBase, op: tuple[Any, ...]) -> None:
             raise ValueError(f"no such change in the journal properties: {kind!r}")
     except CorollaryError:
         pass
+
+
+class CommitFails(SQLiteStore):
+    """A SQLite store whose next journal commit fails (a full disk, say) after the change ran:
+    set ``fail`` to make the next one fail."""
+
+    fail = False
+
+    @contextlib.contextmanager
+    def journal(self, session_id: str) -> Iterator[Any]:
+        with super().journal(session_id) as w:
+            yield w
+            if self.fail:
+                self.fail = False
+                raise StoreError("the disk is full (simulated); nothing was written")
 
 
 def open_at(path: str, session: str = "s", now: float = 1000.0) -> BeliefBase:
