@@ -70,6 +70,22 @@ def _imports(parser: argparse.ArgumentParser, dest: str) -> None:
                              "(a module name or a .py path; repeatable)")
 
 
+def _where(parser: argparse.ArgumentParser, *, session: str, as_of: str) -> None:
+    """Where and when a base is read: --ledger/--session/--as-of, --import, --at/--now (the
+    read commands and ``ui`` say what --session and --as-of do for them)."""
+    where = parser.add_argument_group("a session instead of a snapshot")
+    where.add_argument("--ledger", metavar="PATH",
+                       help="a ledger (.db, .json, sqlite:///, postgresql://); with BASE, the "
+                            "shared ledger the snapshot was taken with")
+    where.add_argument("--session", metavar="ID", help=session)
+    _imports(parser, "imports")
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--at", type=_seconds, metavar="SECONDS",
+                      help="read the base at this POSIX time (default: when it was saved)")
+    when.add_argument("--now", action="store_true", help="read the base at the wall clock")
+    where.add_argument("--as-of", dest="as_of", type=_seconds, metavar="T", help=as_of)
+
+
 def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
     """BASE [KEY], --ledger/--session, --import, --at/--now, --json."""
     parser.add_argument("base", nargs="?", metavar="BASE", help="a snapshot file (kb.save)")
@@ -80,20 +96,9 @@ def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
     elif key == "optional":
         parser.add_argument("key", nargs="?", metavar="KEY",
                             help="draw only the cone under this key")
-    where = parser.add_argument_group("a session instead of a snapshot")
-    where.add_argument("--ledger", metavar="PATH",
-                       help="a ledger (.db, .json, sqlite:///, postgresql://); with BASE, the "
-                            "shared ledger the snapshot was taken with")
-    where.add_argument("--session", metavar="ID",
-                       help="read the base saved under ID in --ledger (default: the default "
-                            "ledger)")
-    _imports(parser, "imports")
-    when = parser.add_mutually_exclusive_group()
-    when.add_argument("--at", type=_seconds, metavar="SECONDS",
-                      help="read the base at this POSIX time (default: when it was saved)")
-    when.add_argument("--now", action="store_true", help="read the base at the wall clock")
-    where.add_argument("--as-of", dest="as_of", type=_seconds, metavar="T",
-                       help="a journaled session as it stood at journal time T (POSIX seconds)")
+    _where(parser, session="read the base saved under ID in --ledger (default: the default "
+                           "ledger)",
+           as_of="a journaled session as it stood at journal time T (POSIX seconds)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -189,21 +194,10 @@ def build_parser() -> argparse.ArgumentParser:
     look = add("ui", "inspect a base in a browser: beliefs, proofs, sources, promises (needs "
                      "corollary[ui])")
     look.add_argument("base", nargs="?", metavar="BASE", help="a snapshot file (kb.save)")
-    where = look.add_argument_group("a session instead of a snapshot")
-    where.add_argument("--ledger", metavar="PATH",
-                       help="a ledger (.db, .json, sqlite:///, postgresql://); with BASE, the "
-                            "shared ledger the snapshot was taken with")
-    where.add_argument("--session", metavar="ID",
-                       help="show the base saved under ID in --ledger; with a journal, follow "
-                            "its changes live")
-    where.add_argument("--as-of", dest="as_of", type=_seconds, metavar="T",
-                       help="a journaled session as it stood at journal time T (POSIX seconds; "
-                            "read as it was, not followed live)")
-    _imports(look, "imports")
-    when = look.add_mutually_exclusive_group()
-    when.add_argument("--at", type=_seconds, metavar="SECONDS",
-                      help="read the base at this POSIX time (default: when it was saved)")
-    when.add_argument("--now", action="store_true", help="read the base at the wall clock")
+    _where(look, session="show the base saved under ID in --ledger; with a journal, follow "
+                         "its changes live",
+           as_of="a journaled session as it stood at journal time T (POSIX seconds; read as "
+                 "it was, not followed live)")
     look.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     look.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
     look.add_argument("--open", dest="open_browser", action="store_true",
