@@ -1,6 +1,7 @@
 """A user's module with tools and a rule, and a base saved from it: what docs/cli.md inspects.
 
-Run: python examples/shop.py FOLDER   (writes FOLDER/shop.cor and FOLDER/ledger.db)
+Run: python examples/shop.py FOLDER   (writes FOLDER/shop.cor and FOLDER/ledger.db; without
+FOLDER, a new temporary folder, never the current one)
 Then: cd FOLDER && corollary beliefs shop.cor --import /path/to/examples/shop.py
 
 A snapshot keeps rules and tools by name, so whoever reads it must import the module that
@@ -9,6 +10,7 @@ defines them (``corollary ... --import shop``). Name rules explicitly: a rule's 
 """
 
 import sys
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -65,6 +67,7 @@ def save_all(folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+    # without a folder, a fresh temporary one: run from a clone, "." would litter the repository
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="corollary-shop-"))
     save_all(target)
     print(f"wrote {target / 'shop.cor'} and {target / 'ledger.db'} (session shop-1)")
