@@ -18,6 +18,10 @@ The body is a map:
     ``[key, value, source, reason]`` of each belief the change names, for history;
 ``after``
     ``[key, label, confidence, value]`` of each of those keys once the change was made;
+``n`` (optional)
+    the entry's own sequence number (1, 2, ...): a row copied, duplicated or moved to another
+    place in the journal reads back with a number that differs from its place, and is refused
+    as corrupt; entries written before entries carried it have none;
 ``inc`` (optional)
     the journal's incarnation: a random id the first entry's writer draws, carried by every
     entry. Outcome event ids derive from it (a journal started again under the same session id
@@ -235,8 +239,11 @@ def decode_entry(seq: int, raw: bytes, where: object = None) -> Entry:
         at, op, ops = float(body["at"]), body["op"], (int(body["ops"][0]), int(body["ops"][1]))
         blobs = (body["a"], body["subj"], body["after"])
         resolved, snapshot, inc = body.get("r"), body.get("snap"), body.get("inc", "")
+        own = body.get("n", seq)
     except Exception as exc:
         raise _corrupt(seq, f"malformed body ({type(exc).__name__}: {exc})", where) from None
+    if own != seq or isinstance(own, bool):
+        raise _corrupt(seq, f"it says it is entry {own!r} (a row duplicated or moved)", where)
     if (not isinstance(op, str) or not math.isfinite(at) or not isinstance(inc, str)
             or not all(isinstance(b, bytes) for b in (*blobs, resolved or b"", snapshot or b""))):
         raise _corrupt(seq, "malformed body", where)
@@ -259,10 +266,14 @@ class HistoryEntry:
         What it names (``None`` where it names none, or several keys and no key was asked
         for: ``keys`` lists them).
     label : str or None
-        ``key``'s label once the change was made (``"IN"``, ``"OUT"``, or ``"CONFLICT"`` while
-        two values are held).
+        The label of ``value`` (of ``key``) once the change was made: ``"IN"`` when it is the
+        value held, ``"OUT"`` when it is not (retracted, or the key holds another value), or
+        ``"CONFLICT"`` when it is one of two or more values held in an open conflict. A change
+        that names the key but no value of it (``nogood``, ``record_outcome``) gives the key's
+        label.
     confidence : float or None
-        ``key``'s confidence then (the highest held value's; 0.0 when OUT).
+        ``value``'s confidence then (0.0 when OUT; ``None`` in a conflict, where the entry
+        keeps the key's highest confidence only).
     keys : tuple of str
         Every key the change names.
     """
@@ -293,9 +304,25 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
     if chosen is not None:
         after = next((a for a in entry.after if a[0] == chosen[0]), None)
     k, value, source, reason = chosen if chosen is not None else (None, None, None, None)
-    return HistoryEntry(entry.seq, entry.at, entry.op, k, value, source, reason,
-                        None if after is None else after[1],
-                        None if after is None else after[2], keys)
+    label, confidence = (None, None) if after is None else _value_label(entry.op, value, after)
+    return HistoryEntry(entry.seq, entry.at, entry.op, k, value, source, reason, label,
+                        confidence, keys)
+
+
+def _value_label(op: str, value: Any, after: tuple[Any, ...]) -> tuple[str | None, float | None]:
+    """The label and confidence of ``value`` once the change was made, from the key's state
+    the entry kept (``after``: the key's label, its highest confidence, the value it holds):
+    a retracted value, or one the key does not hold, is OUT whatever the key holds. A change
+    naming the key but no value of it (a nogood, an outcome) gives the key's own state."""
+    _, label, confidence, held = after
+    if op == "retract" or label == "OUT":
+        return "OUT", 0.0
+    if value is None and op not in ("assert_", "assert_many", "claim"):
+        return label, confidence
+    if label == "IN":
+        same = type(held) is type(value) and held == value
+        return ("IN", confidence) if same else ("OUT", 0.0)
+    return label, None
 
 
 @attrs.frozen(slots=True)

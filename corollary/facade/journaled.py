@@ -387,7 +387,7 @@ class JournaledMethods:
                     lookup.picks = None
                     self._jdepth -= 1
                 body = {"op": op, "at": at, "a": packed, "ops": [ops, self._ops],
-                        "subj": subj, "after": after, "inc": self._jinc}
+                        "subj": subj, "after": after, "inc": self._jinc, "n": w.head + 1}
                 decided = dict(resolved or {})
                 if picks:
                     decided["held"] = picks

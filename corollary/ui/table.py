@@ -23,7 +23,7 @@ from ..tms import IN, Belief
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
 
-__all__ = ["FACETS", "SORTS", "BeliefTable", "Page", "row_of", "source_of"]
+__all__ = ["FACETS", "SORTS", "BeliefTable", "Page", "row_of", "source_of", "value_text"]
 
 #: The columns a table sorts by.
 SORTS = ("key", "confidence", "label", "source", "age")
@@ -53,7 +53,9 @@ def source_of(b: Belief) -> tuple[str, str]:
     return "", ""
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
+    """A value as the page shows it: as Python prints it, cut at a few hundred characters
+    (exact, where a JSON number would reach the page as a double)."""
     text = repr(value)
     return text if len(text) <= _MAX_VALUE else text[:_MAX_VALUE - 1] + "…"
 
@@ -71,7 +73,7 @@ def row_of(b: Belief, now: float) -> dict[str, Any]:
     """The table row of a belief (synced by the caller): what the page shows of it."""
     source, kind = source_of(b)
     at = _latest(b)
-    return {"key": b.key, "value": plain(b.value), "value_text": _value_text(b.value),
+    return {"key": b.key, "value": plain(b.value), "value_text": value_text(b.value),
             "label": b.label, "confidence": b.conf if b.label is IN else 0.0,
             "source": source, "kind": kind,
             "age": None if at != at else max(now - at, 0.0)}

@@ -28,7 +28,7 @@ from ..promises.guarantee import GroupedPromise, Promise
 from ..tms import IN, Belief
 from ..trust.ledger import DEFAULT_PRIOR
 from ..trust.outcomes import EMPTY_TOTALS, check_source
-from .table import SORTS, BeliefTable, row_of
+from .table import SORTS, BeliefTable, row_of, value_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
@@ -226,7 +226,10 @@ class Inspector:
             entries = list(history(key))
         except Exception:  # noqa: BLE001 - a base whose session has no journal says so
             return None
-        return [_data(e) for e in reversed(entries)]
+        # value_text: the value as Python prints it, exact (a browser reads JSON numbers as
+        # doubles: 9007199254740993 would show as ...992)
+        return [{**_data(e), "value_text": None if getattr(e, "value", None) is None
+                 else value_text(e.value)} for e in reversed(entries)]
 
     # -- lists -------------------------------------------------------------------------
     def problems(self, threshold: float | None = None) -> dict[str, Any]:
@@ -310,6 +313,7 @@ class Inspector:
         for record in kb.verdicts.values():
             answers.setdefault(record.get("promise"), []).append({
                 "key": record.get("key"), "value": record.get("value"),
+                "value_text": value_text(record.get("value")),
                 "status": record.get("status"), "why": record.get("why"),
                 "signal": record.get("signal"), "signal_value": record.get("signal_value"),
                 "threshold": _number(_float(record.get("threshold"))),
@@ -319,7 +323,8 @@ class Inspector:
             groups: dict[Any, Promise] = (dict(p.promises) if isinstance(p, GroupedPromise)
                                           else {None: p})
             rows.append({"name": name, "groups": [{
-                "group": plain(g), "threshold": _number(q.threshold), "method": q.method,
+                "group": plain(g), "group_text": None if g is None else value_text(g),
+                "threshold": _number(q.threshold), "method": q.method,
                 "max_error": q.max_error, "max_risk": q.max_risk, "delta": q.delta, "n": q.n,
                 "statement": q.report.get("promise"), "answered": q.report.get("answered"),
                 "error": q.report.get("error"), "warnings": list(q.report.get("warnings") or [])}

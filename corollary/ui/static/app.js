@@ -52,8 +52,10 @@ function age(s) {
 }
 const beliefHref = (key) => `#/belief/${encodeURIComponent(key)}`;
 const sourceHref = (name) => `#/source/${encodeURIComponent(name)}`;
-const badge = (label, c) => el("span", { class: `badge ${label === "IN" ? "in" : "out"}` },
-  label === "IN" ? `IN ${conf(c)}` : "OUT");
+// IN with its confidence; OUT; any other label (CONFLICT: one of the values of an open
+// conflict) as itself, never drawn as OUT
+const badge = (label, c) => el("span", { class: `badge ${label === "IN" ? "in" : label === "OUT" ? "out" : "other"}` },
+  label === "IN" ? `IN ${conf(c)}` : label === "CONFLICT" ? "CONTESTED" : label);
 
 function table(caption, head, rows, empty) {
   if (!rows.length) return el("p", { class: "empty" }, empty || "Nothing here.");
@@ -268,7 +270,7 @@ async function belief(route) {
   const history = data.history === null
     ? el("p", { class: "empty" }, "No journal: this base keeps no history (see the journal in docs/ui.md).")
     : table("History", ["#", "When", "What", "Value", "Source", "Reason", "Label"], data.history.map((h) => [
-        h.seq, when(h.time), h.operation, h.value === undefined ? "" : JSON.stringify(h.value), h.source || "", h.reason || "",
+        h.seq, when(h.time), h.operation, h.value_text === null || h.value_text === undefined ? "" : h.value_text, h.source || "", h.reason || "",
         h.label ? badge(h.label, h.confidence) : ""]), "No entries yet.");
   const srcs = data.sources.length ? el("ul", { class: "chips" }, data.sources.map((s) => el("li", {}, el("a", { href: sourceHref(s) }, s)))) : el("p", { class: "empty" }, "No sources.");
   return el("div", {},
@@ -364,12 +366,12 @@ async function source(route) {
 async function promises() {
   const data = await api("/api/promises");
   const answers = (list) => table("Answers", ["Belief", "Value", "Verdict", "Signal", "Threshold", "Why"], list.map((a) => [
-    el("a", { href: beliefHref(a.key) }, a.key), JSON.stringify(a.value),
+    el("a", { href: beliefHref(a.key) }, a.key), a.value_text,
     el("span", { class: a.status === "ok" ? "ok" : "bad" }, a.status === "ok" ? "given" : "withheld"),
     num(a.signal_value), a.threshold === null ? "∞" : num(a.threshold), a.why]), "No answers under it yet.");
   const cards = data.promises.map((p) => section(`Promise “${p.name}”`,
     p.groups.map((g) => el("div", { class: "promise" },
-      g.group === null ? null : el("h3", {}, `group ${JSON.stringify(g.group)}`),
+      g.group === null ? null : el("h3", {}, `group ${g.group_text}`),
       el("p", { class: "statement" }, g.statement || ""),
       el("dl", { class: "stats" },
         el("div", {}, el("dt", {}, "Threshold"), el("dd", {}, g.threshold === null ? "∞" : num(g.threshold))),
