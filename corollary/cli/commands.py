@@ -394,12 +394,16 @@ def ui(args: argparse.Namespace) -> int:
     (docs/ui.md). A journaled session is opened live (``BeliefBase.open_session``, at the wall
     clock), so the page follows other processes' changes; a whole-snapshot session is read as
     it was saved."""
-    from ..mcp.http import check_exposure, read_token
+    from ..serving.http import UI_TOKEN_ENV, check_exposure, listen, read_token
     from ..ui import serve
 
-    check_exposure(args.host, read_token(args.token_file))  # before the base is read
+    # before the base is read (a big one takes seconds): an exposed server without a token,
+    # a busy port
+    check_exposure(args.host, read_token(args.token_file, variable=UI_TOKEN_ENV), UI_TOKEN_ENV)
+    listening = listen(args.host, args.port)
     options = {"host": args.host, "port": args.port, "token_file": args.token_file,
-               "allowed_hosts": args.allowed_hosts, "open_browser": args.open_browser}
+               "allowed_hosts": args.allowed_hosts, "open_browser": args.open_browser,
+               "listening": listening}
     if args.session is not None and args.at is None and args.as_of is None:
         live = _journaled(args.ledger, args.session)
         if live is not None:

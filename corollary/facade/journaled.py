@@ -769,10 +769,14 @@ class JournaledMethods:
             self._lookup.catch_up()
         return applied
 
-    def history(self, key: str | None = None, *, since: float | None = None
-                ) -> list[HistoryEntry]:
+    def history(self, key: str | None = None, *, since: float | None = None,
+                limit: int | None = None, before: int | None = None) -> list[HistoryEntry]:
         """The session's changes, oldest first: one :class:`HistoryEntry` per entry (those
-        naming ``key`` only, when given; those at or after journal time ``since``, when given).
+        naming ``key`` only, when given; those at or after journal time ``since``, when given;
+        those numbered below ``before``, when given). With ``limit``, only the newest ``limit``
+        of them: the journal is read from its end, a chunk at a time, so a page of a long
+        history costs the page, not the journal (``before=`` the oldest ``seq`` of a page
+        gives the page before it).
 
         Reads the journal in the store, so it lists other writers' changes not yet applied here.
         """
@@ -780,14 +784,36 @@ class JournaledMethods:
             raise InvalidTypeError(f"a key must be a string, not {type(key).__name__}")
         if key is not None and not key:
             raise InvalidInputError("a key must be a non-empty string")
+        if limit is not None:
+            limit = check_int(limit, "limit", low=1)
+        if before is not None:
+            before = check_int(before, "before", low=1)
         after = 0
         if since is not None:
             since = check_number(since, "since")
             after = self._jstore.journal_seq_at(self._jsid, math.nextafter(since, -math.inf))
         upto = self._jseen if self._jreadonly else None
+        if before is not None:
+            upto = before - 1 if upto is None else min(upto, before - 1)
+        if limit is None:
+            rows = self._jstore.journal_entries(self._jsid, after, upto)
+            return self._jhistory(rows, key)
+        top = self._jstore.journal_head(self._jsid) if upto is None else upto
+        found: list[HistoryEntry] = []
+        chunk = max(limit, 64)
+        while top > after and len(found) < limit:  # newest chunks first
+            low = max(after, top - chunk)
+            rows = self._jstore.journal_entries(self._jsid, low, top)
+            found[:0] = self._jhistory(rows, key)
+            top, chunk = low, min(chunk * 2, 4096)
+        return found[-limit:]
+
+    def _jhistory(self, rows: Sequence[tuple[int, bytes]], key: str | None
+                  ) -> list[HistoryEntry]:
+        where = self._jwhere()
         found = []
-        for seq, raw in self._jstore.journal_entries(self._jsid, after, upto):
-            entry = decode_entry(seq, raw, self._jwhere())
+        for seq, raw in rows:
+            entry = decode_entry(seq, raw, where)
             if key is None or any(s[0] == key for s in entry.subjects):
                 found.append(history_entry(entry, key))
         return found

@@ -12,7 +12,7 @@ both; what differs is said here once:
   passes them as sent, so they are unquoted here.
 - mcp 2 says "resource not found" (JSON-RPC ``-32602``) for an unknown key; mcp 1 has one
   resource error for every failure, with corollary's message.
-- The HTTP app's DNS-rebinding check is turned off on both (:mod:`corollary.mcp.http` checks
+- The HTTP app's DNS-rebinding check is turned off on both (:mod:`corollary.serving.http` checks
   Host and Origin on every address instead): an argument of ``streamable_http_app`` in mcp 2,
   a server setting in mcp 1.
 - Resource updates: mcp 2 has ``subscriptions/listen`` (a client listens to URIs on a stream;

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager, suppress
-from typing import Annotated, Any, Literal, NoReturn, TypeVar
+from contextlib import asynccontextmanager, contextmanager
+from typing import Annotated, Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -36,10 +34,10 @@ from ..cli.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
+from ..serving import http
+from ..serving.served import ServedBase, log_to_stderr
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
-from ..trust.stores.waiting import wait_journal
-from . import http
 from . import sdk as sdk_server
 from .sdk import FuncMetadata, ResourceError, ResourceNotFoundError, ToolError
 from .sdk import Server as MCPServer
@@ -187,21 +185,14 @@ class Citation(BaseModel):
 
 
 # -- the base, one call at a time ------------------------------------------------------------------
-class Served:
-    """The base a server serves: one lock around it, and its session saved after changes.
-
-    A journaled base (``kb.session_id`` set) saves each change itself, as one journal entry;
-    reads and changes sync with the other writers of its session first.
-    """
+class Served(ServedBase):
+    """The base a server serves (:class:`~corollary.serving.ServedBase`: one lock, other
+    writers followed, changes saved), and the clients listening to its ``belief://`` URIs."""
 
     def __init__(self, kb: BeliefBase, session: str | None) -> None:
-        self.kb = kb
-        self.journaled = getattr(kb, "session_id", None) is not None
-        self.session = session if not self.journaled else kb.session_id  # type: ignore[attr-defined]
-        self.lock = threading.Lock()
+        super().__init__(kb, session)
         #: tells clients listening to a URI that it changed (set by build: sdk.resource_updates)
         self.updated_uri: Callable[[str], None] | None = None
-        self.follower = threading.Lock()  # one follower at a time (mcp 1 runs one per session)
         self.listened: dict[str, int] = {}  # belief:// keys clients listen to, and how many
         self.updated: set[str] = set()  # listened keys changed since the last publish
         self._watch: Any = None
@@ -220,10 +211,10 @@ class Served:
             if self._watch is not None:
                 self._watch.stop()
                 self._watch = None
-            if self.journaled and self.listened:
+            if self.listened:
                 # watching only the listened keys keeps a change's cost independent of the base
-                self._watch = self.kb.watch(  # type: ignore[attr-defined]
-                    lambda event: self.updated.add(event.key), keys=sorted(self.listened))
+                self._watch = self.watch(lambda event: self.updated.add(event.key),
+                                         keys=sorted(self.listened))
 
     def publish(self) -> None:
         """Tell listening clients which beliefs changed (from a tool or the follower)."""
@@ -234,37 +225,16 @@ class Served:
         for key in keys:
             self.updated_uri(f"belief://{key}")
 
-    def follow(self, wait: float) -> None:
-        """Wait (at most ``wait`` seconds) for other writers' entries, then apply them, so
-        listening clients hear of their changes without a request of their own."""
-        if not self.follower.acquire(blocking=False):  # another session's follower follows
-            time.sleep(wait)
-            return
-        try:
-            seen = int(self.kb.journal_seq)  # type: ignore[attr-defined]
-            store = self.kb.ledger.store
-            if wait_journal(store, str(self.session), seen, wait, interval=0.2) <= seen:
-                return
-            with self.lock, suppress(CorollaryError):  # a failing sync is the next request's
-                self.kb.sync()  # type: ignore[attr-defined]
-        finally:
-            self.follower.release()
-
     @contextmanager
     def reading(self) -> Iterator[BeliefBase]:
-        with self.lock, _as_tool_error():
-            if self.journaled:
-                self.kb.sync()  # type: ignore[attr-defined]
-            yield self.kb
+        with _as_tool_error(), super().reading() as kb:
+            yield kb
         self.publish()
 
     def change(self, apply: Callable[[BeliefBase], T]) -> tuple[T, int | None]:
         """Apply a change and save it; return what ``apply`` returned and the saved version."""
-        with self.lock, _as_tool_error():
-            if self.journaled:
-                self.kb.sync()  # type: ignore[attr-defined]
-            result = apply(self.kb)
-            done = result, self._save()
+        with _as_tool_error():
+            done = super().change(apply)
         self.publish()
         return done
 
@@ -272,45 +242,20 @@ class Served:
         """Apply a change that returns the ``(key, value)`` it touched; answer that belief's
         state after the change, and the version it was saved as."""
         with self.lock, _as_tool_error():
-            if self.journaled:
-                self.kb.sync()  # type: ignore[attr-defined]
+            self.sync()
             key, value = apply(self.kb)
             try:
                 state = _state(self.kb, key, value)
             except CorollaryError as exc:
                 if self.journaled:  # the entry is committed: say so rather than drop it
                     raise ToolError(f"{exc} (reading the change back failed; the change "
-                                    f"itself was saved as entry {self._save()} of the "
+                                    f"itself was saved as entry {self.save()} of the "
                                     "session's journal: read it again)") from exc
                 # all or nothing: a change whose answer cannot be given is not kept either
-                self._unsaved(exc, "reading the change back failed")
-            changed = Changed(**state, saved_version=self._save())
+                self.drop(exc, "reading the change back failed")
+            changed = Changed(**state, saved_version=self.save())
         self.publish()
         return changed
-
-    def _save(self) -> int | None:
-        if self.journaled:  # committed by the change itself
-            return int(self.kb.journal_seq)  # type: ignore[attr-defined]
-        if self.session is None:
-            return None
-        try:
-            return self.kb.save_session(self.session)
-        except CorollaryError as exc:
-            self._unsaved(exc, "saving it failed")
-
-    def _unsaved(self, exc: CorollaryError, why: str) -> NoReturn:
-        """Drop an applied change that cannot be kept: serve the session as stored (the base
-        before the change), so the base never runs ahead of its session, and raise."""
-        if self.session is None:
-            raise ToolError(f"{exc} ({why}; the server keeps no session to go back to, so "
-                            "the change stays in the base)") from exc
-        try:
-            self.kb = BeliefBase.load_session(self.kb.ledger, self.session, clock=self.kb.clock)
-        except CorollaryError as again:
-            raise ToolError(f"{exc}; reloading the session failed too ({again}): the server's "
-                            "base holds the change but the session does not") from exc
-        raise ToolError(f"{exc}. This change was not saved ({why}): the server now serves the "
-                        "session as stored; read it again and reapply the change") from exc
 
 
 @contextmanager
@@ -626,12 +571,13 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
         token = http.read_token(token_file)
         http.check_exposure(host, token)
         allowed = http.allowed_names(host, allowed_hosts)
-        listening = _listen(host, port)
+        listening = http.listen(host, port)
     elif token_file is not None or allowed_hosts:
         raise InvalidInputError("--token-file and --allowed-host are for --transport http")
     path = local_file(ledger)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
+    log_to_stderr("corollary mcp")  # a base that cannot follow other writers says so
     with open_ledger(ledger) as opened:
         kb, _ = open_to_serve(opened, session, imported)  # the --import'ed rules in it
         server = build(kb, session=session)
@@ -639,20 +585,6 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
         else:
             server.run("stdio")
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port``: a busy port or an unknown host is an ``OSError`` here,
-    a one-line failure of ``corollary mcp``, before the ledger is opened."""
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-    except OSError as exc:
-        sock.close()
-        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    return sock
 
 
 def _serve_http(server: MCPServer, listening: socket.socket, *, host: str, token: str | None,

@@ -147,7 +147,10 @@ class BeliefTable:
         self.sources, self.kinds = sources, kinds
         self._orders: dict[str, NDArray[np.intp]] = {}
         self.order("key")  # the first page's order: sorted now, not on the first request
-        self.contested = sum(1 for _ in kb.engine.contested())
+        # an open conflict holds two values or more at once: a key that merely keeps a
+        # retracted or superseded value beside its held one is not contested
+        self.contested = sum(1 for _, values in kb.engine.contested()
+                             if sum(1 for b in values if b.label is IN) > 1)
 
     def order(self, sort: str) -> NDArray[np.intp]:
         """Row numbers in ascending ``sort`` order (ties by key), computed once."""

@@ -33,11 +33,16 @@ from .table import SORTS, BeliefTable, row_of, value_text
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
 
-__all__ = ["FADED_AT", "HISTORY_FIELDS", "TABLE_FOR", "Inspector"]
+__all__ = ["FADED_AT", "HISTORY_FIELDS", "HISTORY_PAGE", "SOURCES_PAGE", "TABLE_FOR",
+           "Inspector"]
 
 #: The fields of a journal entry the history shows (the journal's ``kb.history``).
 HISTORY_FIELDS = ("seq", "time", "operation", "key", "value", "source", "reason", "label",
                   "confidence")
+#: How many history entries a page shows (the belief page, ``/api/history``).
+HISTORY_PAGE = 100
+#: How many sources a page of ``/api/sources`` lists.
+SOURCES_PAGE = 100
 #: How long (seconds of the base's clock) the beliefs table is shown before it is read again:
 #: confidences fade with time, and reading a million beliefs takes a second or two.
 TABLE_FOR = 30.0
@@ -148,9 +153,14 @@ class Inspector:
             "text": str(proof), "proof": blocks["proof"], "continued": blocks["continued"],
             "graph": self.graph(values),
             "what_to_check": checks,
-            "history": self.history(key),
+            **self._history_of(key),
             "sources": sorted(_sources_in(blocks["proof"])),
         }
+
+    def _history_of(self, key: str) -> dict[str, Any]:
+        page = self.history_page(key)
+        return {"history": page["history"], "history_more": page["more"],
+                "history_next": page["next"]}
 
     def graph(self, roots: list[Belief]) -> dict[str, Any]:
         """The beliefs around ``roots``: their reasons below (two levels), what rests on them
@@ -217,19 +227,35 @@ class Inspector:
             frontier = nxt[:_GRAPH_LIMIT]
         return {"nodes": list(nodes.values()), "edges": edges}
 
-    def history(self, key: str | None = None) -> list[dict[str, Any]] | None:
-        """The journal's entries (about ``key``), newest first; ``None`` without a journal."""
+    def history(self, key: str | None = None, *, limit: int = HISTORY_PAGE,
+                before: int | None = None) -> list[dict[str, Any]] | None:
+        """The journal's newest ``limit`` entries (about ``key``; numbered below ``before``),
+        newest first; ``None`` without a journal."""
+        return self.history_page(key, limit=limit, before=before)["history"]
+
+    def history_page(self, key: str | None = None, *, limit: int = HISTORY_PAGE,
+                     before: int | None = None) -> dict[str, Any]:
+        """A page of the history, newest first: ``history`` (``None`` without a journal),
+        ``more`` (whether older entries remain: ask again with ``before`` = ``next``). Only the
+        entries of the page are read and decoded, from the journal's end."""
+        if not 1 <= limit <= 1000:
+            raise InvalidInputError("limit must be in [1, 1000]")
         history: Callable[..., Iterable[Any]] | None = getattr(self.kb, "history", None)
         if history is None:
-            return None
+            return {"history": None, "more": False, "next": None}
         try:
-            entries = list(history(key))
+            entries = list(history(key, limit=limit + 1, before=before))
+        except (InvalidInputError, TypeError):
+            raise
         except Exception:  # noqa: BLE001 - a base whose session has no journal says so
-            return None
+            return {"history": None, "more": False, "next": None}
+        more = len(entries) > limit
+        entries = entries[-limit:]
         # value_text: the value as Python prints it, exact (a browser reads JSON numbers as
         # doubles: 9007199254740993 would show as ...992)
-        return [{**_data(e), "value_text": None if getattr(e, "value", None) is None
+        rows = [{**_data(e), "value_text": None if getattr(e, "value", None) is None
                  else value_text(e.value)} for e in reversed(entries)]
+        return {"history": rows, "more": more, "next": rows[-1]["seq"] if more else None}
 
     # -- lists -------------------------------------------------------------------------
     def problems(self, threshold: float | None = None) -> dict[str, Any]:
@@ -251,17 +277,20 @@ class Inspector:
         return {"at": kb.now(), "threshold": threshold, "conflicts": conflicts, "faded": faded,
                 "expired": expired}
 
-    def sources(self) -> dict[str, Any]:
-        """Every source the base or its ledger knows: reliability now, right and wrong counts,
-        and its routing tier (:meth:`~corollary.TrustLedger.route`, no exploration)."""
+    def sources(self, *, offset: int = 0, limit: int = SOURCES_PAGE) -> dict[str, Any]:
+        """A page of the sources the base or its ledger knows, by name: reliability now, right
+        and wrong counts, and routing tier (:meth:`~corollary.TrustLedger.route`, no
+        exploration), read for the page's sources only; ``total`` counts them all."""
+        if not 1 <= limit <= 1000 or offset < 0:
+            raise InvalidInputError("limit must be in [1, 1000] and offset at least 0")
         kb = self.kb
         names = set(kb.ledger.sources())
         names.update(s for s in self.table().sources if _is_source(s))
-        routes = {r.source: r for r in kb.ledger.route(sorted(names), explore=0)} if names else {}
-        rows = []
-        for name in sorted(names):
-            rows.append(self._source_row(name, routes.get(name)))
-        return {"at": kb.now(), "sources": rows}
+        shown = sorted(names)[offset:offset + limit]
+        routes = {r.source: r for r in kb.ledger.route(shown, explore=0)} if shown else {}
+        rows = [self._source_row(name, routes.get(name)) for name in shown]
+        return {"at": kb.now(), "sources": rows, "total": len(names), "offset": offset,
+                "limit": limit}
 
     def _source_row(self, name: str, route: Any) -> dict[str, Any]:
         kb = self.kb

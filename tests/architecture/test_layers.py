@@ -12,7 +12,8 @@ belongs to one layer, bottom up:
    view) and ``reasons`` (rules and their engine, tools, calls, claims, nogoods);
 3. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``;
 4. ``facade``: ``BeliefBase`` and its helpers;
-5. what uses a base from outside: ``render``, ``models``, ``agent``;
+5. what uses a base from outside: ``render``, ``models``, ``agent``, and ``serving`` (one base
+   served to many callers, which every surface uses);
 6. surfaces: ``cli``, ``mcp``, ``ui`` and the package root.
 
 Promises and snapshots sit *below* the facade rather than above it: ``kb.answer`` and
@@ -35,7 +36,7 @@ LAYERS: dict[int, set[str]] = {
     2: {"trust", "reasons"},
     3: {"promises", "snapshot"},
     4: {"facade"},
-    5: {"render", "models", "agent"},
+    5: {"render", "models", "agent", "serving"},
     6: {"cli", "mcp", "ui", "__main__", ""},
 }
 PACKAGE_LAYER = {name: layer for layer, names in LAYERS.items() for name in names}

@@ -40,12 +40,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def serving(*args: str, host: str = "127.0.0.1") -> Iterator[str]:
-    """``python -m corollary ui ARGS --port P`` in a child process; yields its URL."""
+def serving(*args: str, host: str = "127.0.0.1", env_extra: dict[str, str] | None = None
+            ) -> Iterator[str]:
+    """``python -m corollary ui ARGS --port P`` in a child process (``env_extra`` added to its
+    environment); yields its URL."""
     port = free_port()
     child = subprocess.Popen([sys.executable, "-m", "corollary", "ui", *args, "--host", host,
-                              "--port", str(port)], env=env(), stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+                              "--port", str(port)], env={**env(), **(env_extra or {})},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
         while True:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -120,7 +121,7 @@ def test_the_event_stream_says_whether_it_is_live(server: str) -> None:
 
     assert b"event: hello" in first
     assert json.loads(first.split(b"data: ")[1].split(b"\n")[0]) == {
-        "live": hasattr(BeliefBase, "watch")}
+        "live": hasattr(BeliefBase, "watch"), "not_live": None}
 
 
 def test_hostile_host_and_origin_are_refused(server: str) -> None:
@@ -141,12 +142,69 @@ def test_a_token_guards_every_request(ledger: Path, tmp_path: Path) -> None:
         assert get(url, "/api/summary", {"Authorization": "Bearer wrong-token-xxxxxxxx"})[0] \
             == 401
         assert get(url, "/api/summary", {"Authorization": f"Bearer {TOKEN}"})[0] == 200
+        # issue 28 item 7: never a token in a URL (browser history, proxy logs): `/?token=`
+        # logs no one in; a browser without the cookie goes to the login form
         status, headers, _ = get(url, f"/?token={TOKEN}")
+        assert status == 303 and headers["location"] == "/login"
+        assert "set-cookie" not in headers
+        status, _, form = get(url, "/login")
+        assert status == 200 and b'method="post"' in form and b'type="password"' in form
+        assert get(url, "/static/login.js")[0] == 200
+        status, headers, _ = post(url, "/login", f"token={quote(TOKEN)}")
         assert status == 303 and headers["location"] == "/"
         cookie = headers["set-cookie"].split(";")[0]
         assert "httponly" in headers["set-cookie"].lower()
         assert get(url, "/api/summary", {"Cookie": cookie})[0] == 200
-        assert get(url, "/?token=not-the-token-at-all")[0] == 401
+        assert post(url, "/login", "token=not-the-token-at-all")[0] == 401
+        # a login posted from another site is refused before it is read
+        assert post(url, "/login", f"token={quote(TOKEN)}",
+                    {"Origin": "http://attacker.example"})[0] == 403
+
+
+def post(url: str, path: str, body: str, headers: dict[str, str] | None = None
+         ) -> tuple[int, dict[str, str], bytes]:
+    where = urlsplit(url)
+    conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+    try:
+        conn.request("POST", path, body=body.encode(), headers={
+            "content-type": "application/x-www-form-urlencoded", **(headers or {})})
+        res = conn.getresponse()
+        return res.status, {k.lower(): v for k, v in res.getheaders()}, res.read()
+    finally:
+        conn.close()
+
+
+def test_the_inspector_never_takes_the_mcp_write_token(ledger: Path) -> None:
+    """issue 28 item 7: `corollary ui` took $COROLLARY_MCP_TOKEN, so whoever was given the
+    read-only inspector held the MCP write token. It takes $COROLLARY_UI_TOKEN only."""
+    needs_ui_extra()
+    mcp_token = "mcp-write-token-not-for-the-inspector"
+    with serving("--ledger", str(ledger), "--session", "demo",
+                 env_extra={"COROLLARY_MCP_TOKEN": mcp_token}) as url:
+        assert get(url, "/api/summary", {"Authorization": f"Bearer {mcp_token}"})[0] == 200
+        assert get(url, "/api/summary")[0] == 200  # no token: the MCP one is not its own
+    with serving("--ledger", str(ledger), "--session", "demo",
+                 env_extra={"COROLLARY_MCP_TOKEN": mcp_token,
+                            "COROLLARY_UI_TOKEN": TOKEN}) as url:
+        assert get(url, "/api/summary")[0] == 401
+        assert get(url, "/api/summary", {"Authorization": f"Bearer {mcp_token}"})[0] == 401
+        assert get(url, "/api/summary", {"Authorization": f"Bearer {TOKEN}"})[0] == 200
+
+
+def test_a_busy_port_is_one_line_before_anything_is_printed(ledger: Path) -> None:
+    """issue 28 item 8: `corollary ui` printed another server's address, then uvicorn's
+    [Errno 98] and `stopped: SystemExit(3)`."""
+    needs_ui_extra()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "corollary", "ui", "--ledger", str(ledger),
+                               "--session", "demo", "--port", str(port)], env=env(),
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == (f"corollary: cannot listen on 127.0.0.1:{port}: Address already in "
+                           "use\n")
 
 
 def test_an_exposed_server_without_a_token_refuses_to_start(ledger: Path) -> None:

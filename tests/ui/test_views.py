@@ -94,6 +94,16 @@ def test_a_conflict_shows_both_values_and_every_source() -> None:
         ins.belief("cfo")
 
 
+def test_a_key_keeping_a_retracted_value_is_not_counted_contested() -> None:
+    # issue 28 item 8: the summary counted every key with two values, held or not
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("addr", "12 Oak St", source="tool:a")
+    kb.assert_("addr", "Pine Ave", source="tool:b")
+    assert Inspector(kb).summary()["contested"] == 1
+    kb.retract("addr", "12 Oak St", reason="moved")
+    assert Inspector(kb).summary()["contested"] == 0
+
+
 def test_a_source_with_no_outcomes_plots_nothing_and_a_step_is_no_source() -> None:
     kb = small(ManualClock(0))
     ins = Inspector(kb)

@@ -267,11 +267,25 @@ async function belief(route) {
     data.what_to_check.map((c) => [el("a", { href: sourceHref(c.source) }, c.source),
       el("a", { href: beliefHref(c.key) }, c.key), el("strong", {}, `+${num(c.gain)}`), num(c.needed), conf(c.confidence), c.expired ? "yes" : "no"]),
     "Nothing stale under it: no premise to check.");
-  const history = data.history === null
-    ? el("p", { class: "empty" }, "No journal: this base keeps no history (see the journal in docs/ui.md).")
-    : table("History", ["#", "When", "What", "Value", "Source", "Reason", "Label"], data.history.map((h) => [
-        h.seq, when(h.time), h.operation, h.value_text === null || h.value_text === undefined ? "" : h.value_text, h.source || "", h.reason || "",
-        h.label ? badge(h.label, h.confidence) : ""]), "No entries yet.");
+  const historyRow = (h) => [h.seq, when(h.time), h.operation, h.value_text === null || h.value_text === undefined ? "" : h.value_text,
+    h.source || "", h.reason || "", h.label ? badge(h.label, h.confidence) : ""];
+  let history;
+  if (data.history === null) {
+    history = el("p", { class: "empty" }, "No journal: this base keeps no history (see the journal in docs/ui.md).");
+  } else {
+    history = el("div", {}, table("History", ["#", "When", "What", "Value", "Source", "Reason", "Label"], data.history.map(historyRow), "No entries yet."));
+    let next = data.history_next;
+    if (data.history_more) {
+      const older = el("button", { type: "button", onclick: async () => {
+        const page = await api(`/api/history?key=${encodeURIComponent(key)}&before=${next}`);
+        const body = history.querySelector("tbody");
+        for (const r of page.history) body.append(el("tr", {}, historyRow(r).map((c) => el("td", {}, c))));
+        next = page.next;
+        if (!page.more) older.remove();
+      } }, "Older entries");
+      history.append(el("nav", { class: "pager", "aria-label": "Older history" }, older));
+    }
+  }
   const srcs = data.sources.length ? el("ul", { class: "chips" }, data.sources.map((s) => el("li", {}, el("a", { href: sourceHref(s) }, s)))) : el("p", { class: "empty" }, "No sources.");
   return el("div", {},
     el("p", { class: "crumbs" }, el("a", { href: "#/beliefs" }, "Beliefs"), " / "),
@@ -309,12 +323,19 @@ async function problems() {
 // -- sources ------------------------------------------------------------------------------
 const tierBadge = (t) => (t ? el("span", { class: `tier ${t}` }, t) : "–");
 
-async function sources() {
-  const data = await api("/api/sources");
+async function sources(route) {
+  const offset = Math.max(0, parseInt(route.params.get("offset") || "0", 10) || 0);
+  const data = await api(`/api/sources?offset=${offset}`);
+  const go = (o) => { location.hash = `#/sources?offset=${o}`; };
+  const last = Math.min(data.offset + data.sources.length, data.total);
+  const pager = data.total > data.limit ? el("nav", { class: "pager", "aria-label": "Pages of sources" },
+    el("button", { type: "button", disabled: data.offset <= 0, onclick: () => go(Math.max(0, data.offset - data.limit)) }, "← Previous"),
+    el("span", { class: "muted" }, `${(data.total ? data.offset + 1 : 0).toLocaleString()}–${last.toLocaleString()} of ${data.total.toLocaleString()}`),
+    el("button", { type: "button", disabled: last >= data.total, onclick: () => go(data.offset + data.limit) }, "Next →")) : null;
   return el("div", {}, el("h1", {}, "Sources"), section("Reliability and routing",
     table("Sources", ["Source", "Reliability", "Prior", "Right", "Wrong", "Routing tier", "Why"], data.sources.map((s) => [
       el("a", { href: sourceHref(s.source) }, s.source), el("strong", {}, num(s.reliability)), num(s.prior), s.right, s.wrong,
-      tierBadge(s.tier), el("span", { class: "muted" }, s.route_why || "")]), "No sources yet.")));
+      tierBadge(s.tier), el("span", { class: "muted" }, s.route_why || "")]), "No sources yet."), pager));
 }
 
 function plot(series, prior) {
@@ -392,7 +413,9 @@ async function header() {
     statusBox.replaceChildren(el("span", {}, `${s.held.toLocaleString()} held of ${s.beliefs.toLocaleString()}`),
       el("span", { class: "sep", "aria-hidden": "true" }, "·"), el("span", {}, `at ${when(s.at)}`),
       el("span", { class: "sep", "aria-hidden": "true" }, "·"),
-      el("span", { id: "live", class: s.live ? "live on" : "live" }, s.live ? "live" : "snapshot"));
+      s.not_live
+        ? el("span", { id: "live", class: "live lost", title: s.not_live }, `not live: ${s.not_live}`)
+        : el("span", { id: "live", class: s.live ? "live on" : "live" }, s.live ? "live" : "snapshot"));
   } catch (err) { statusBox.textContent = "server unreachable"; }
 }
 

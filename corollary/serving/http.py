@@ -1,4 +1,5 @@
-"""The MCP server over HTTP, guarded: a bearer token, and Host and Origin on an allow-list.
+"""Serving over HTTP, guarded (``corollary mcp --transport http`` and ``corollary ui``): a
+bearer token, Host and Origin on an allow-list, and a listening socket that says why it cannot.
 
 The SDK turns its DNS-rebinding protection on only for ``127.0.0.1``, ``localhost`` and ``::1``,
 and has no authentication of its own short of OAuth. :func:`guard` wraps the server's ASGI app
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import hmac
 import os
+import socket
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -28,13 +30,17 @@ from urllib.parse import urlsplit
 
 from ..foundations.errors import InvalidInputError
 
-__all__ = ["LOOPBACK", "TOKEN_ENV", "allowed_names", "check_exposure", "guard", "read_token"]
+__all__ = ["LOOPBACK", "TOKEN_ENV", "UI_TOKEN_ENV", "allowed_names", "check_exposure", "guard",
+           "listen", "read_token"]
 
 #: The names a server may be bound to without a token: the machine's own loopback names. Any
 #: other address (``0.0.0.0``, a LAN address, even ``127.0.0.2``) needs one.
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 #: The environment variable holding the bearer token when ``--token-file`` is not given.
 TOKEN_ENV = "COROLLARY_MCP_TOKEN"
+#: The inspector's own (read-only) token when ``corollary ui --token-file`` is not given: never
+#: the MCP server's, whose holder may write (docs/ui.md).
+UI_TOKEN_ENV = "COROLLARY_UI_TOKEN"
 #: The shortest token taken (a guessable token is no lock).
 TOKEN_LEAST = 16
 _WILDCARDS = {"0.0.0.0", "::", ""}
@@ -47,9 +53,10 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def read_token(token_file: str | os.PathLike[str] | None,
-               environ: MutableMapping[str, str] | None = None) -> str | None:
+               environ: MutableMapping[str, str] | None = None, *,
+               variable: str = TOKEN_ENV) -> str | None:
     """The bearer token: the text of ``token_file`` (surrounding whitespace dropped), else
-    ``$COROLLARY_MCP_TOKEN`` (unset or empty: no token).
+    the environment variable ``variable`` (``$COROLLARY_MCP_TOKEN``; unset or empty: no token).
 
     Examples
     --------
@@ -65,10 +72,10 @@ def read_token(token_file: str | os.PathLike[str] | None,
             raise InvalidInputError(f"token file {os.fspath(token_file)}: not UTF-8 text") from None
         where = f"token file {os.fspath(token_file)}"
     else:
-        token = (os.environ if environ is None else environ).get(TOKEN_ENV, "").strip()
+        token = (os.environ if environ is None else environ).get(variable, "").strip()
         if not token:
             return None
-        where = f"${TOKEN_ENV}"
+        where = f"${variable}"
     if len(token) < TOKEN_LEAST or any(c.isspace() or not c.isprintable() for c in token):
         raise InvalidInputError(
             f"{where}: a token must be at least {TOKEN_LEAST} printable characters without "
@@ -76,7 +83,7 @@ def read_token(token_file: str | os.PathLike[str] | None,
     return token
 
 
-def check_exposure(host: str, token: str | None) -> None:
+def check_exposure(host: str, token: str | None, variable: str = TOKEN_ENV) -> None:
     """Refuse to serve on ``host`` without a token unless ``host`` is a loopback name.
 
     Examples
@@ -90,7 +97,7 @@ def check_exposure(host: str, token: str | None) -> None:
     if token is None and host not in LOOPBACK:
         raise InvalidInputError(
             f"--host {host} is reachable from other machines: give a token (--token-file FILE "
-            f"or ${TOKEN_ENV}), or serve on 127.0.0.1")
+            f"or ${variable}), or serve on 127.0.0.1")
 
 
 def allowed_names(host: str, extra: Iterable[str] = ()) -> frozenset[str]:
@@ -167,3 +174,29 @@ def _refusal(headers: dict[str, str], expected: bytes | None, allowed: frozenset
                 and hmac.compare_digest(given.strip().encode("latin-1"), expected)):
             return 401, "a bearer token is required\n", [(b"www-authenticate", b"Bearer")]
     return None
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, for a server to accept on. A busy port or an unknown
+    host is an ``OSError`` saying ``cannot listen on HOST:PORT: why``, before anything else is
+    opened or printed.
+
+    Examples
+    --------
+    >>> with listen("127.0.0.1", 0) as sock:
+    ...     sock.getsockname()[0]
+    '127.0.0.1'
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port,
+                                                             type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return sock
