@@ -320,8 +320,11 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
 
             if served.journaled:
                 tasks.start_soon(loop)
-            yield {}
-            tasks.cancel_scope.cancel()
+            try:
+                yield {}
+            finally:
+                served.stop()
+                tasks.cancel_scope.cancel()
 
     # the instructions are one of the texts the agent's prompts hold (corollary.agent.prompts)
     server = sdk_server.new_server(name, instructions=prompts.MCP_INSTRUCTIONS,

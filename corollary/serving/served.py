@@ -84,6 +84,7 @@ class ServedBase:
         self.not_live: str | None = None
         self._stuck_at: int | None = None  # the journal head the last failed sync met
         self._follower = threading.Lock()  # one follower at a time
+        self._stopped = False  # the server is stopping: a follower's last failure is no news
 
     @property
     def live(self) -> bool:
@@ -136,7 +137,14 @@ class ServedBase:
         finally:
             self._follower.release()
 
+    def stop(self) -> None:
+        """The server stops: a follower still waiting ends without a word (its ledger may be
+        closing under it)."""
+        self._stopped = True
+
     def _lost(self, exc: BaseException) -> None:
+        if self._stopped:
+            return
         reason = " ".join(f"{type(exc).__name__}: {exc}".split())
         if reason != self.not_live:
             LOG.warning("%s: not live: %s", self.describe(), reason)
@@ -215,3 +223,4 @@ def log_to_stderr(name: str) -> None:
         handler.setFormatter(logging.Formatter(f"{name}: %(message)s"))
         LOG.addHandler(handler)
         LOG.setLevel(logging.INFO)
+        LOG.propagate = False  # said once, not again by a handler a library gave the root

@@ -163,6 +163,7 @@ def build_app(kb: BeliefBase | ServedBase, *, token: str | None = None,
         try:
             yield
         finally:
+            served.stop()
             task.cancel()
             live.stop()
 
