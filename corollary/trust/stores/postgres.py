@@ -567,14 +567,17 @@ class PostgresStore(CachedSQLStore):
         self._local.writer = writer
         try:
             yield writer
-        except BaseException:
+        except BaseException as exc:
             self._local.writer = None
             with contextlib.suppress(Exception):
                 tx.__exit__(*sys.exc_info())  # ROLLBACK
             with contextlib.suppress(Exception):
                 stack.__exit__(*sys.exc_info())
             self._rolled_back(writer)
-            raise
+            wrapped = self._wrapped(exc)  # a driver error met inside the block: StoreError
+            if wrapped is exc:
+                raise
+            raise wrapped from exc
         self._local.writer = None
         try:
             if writer.failed is None:
@@ -847,7 +850,7 @@ class PostgresJournalWriter:
         ns = self._store.namespace
         rows = self._execute(f"SELECT seq, entry FROM {ns}.corollary_journal "
                              "WHERE session_id = %s AND seq > %s ORDER BY seq",
-                             (self.session_id, after)).fetchall()
+                             (self.session_id, after), fetch=True)
         where = self._store.location
         return [checked_entry_row(seq, entry, where) for seq, entry in rows]
 
@@ -895,14 +898,17 @@ class PostgresJournalWriter:
         for sql, params in pending:
             self._execute(sql, params)
 
-    def _execute(self, sql: str, params: Sequence[Any]) -> Any:
+    def _execute(self, sql: str, params: Sequence[Any], *, fetch: bool = False) -> Any:
+        """Run one statement of the transaction (and, with ``fetch``, read its rows): any
+        driver error, from either, is a ``StoreError``."""
         if self.failed is not None:
             raise StoreError("the journal transaction already failed: " + str(self.failed),
                              self._store.location)
         if self._pending:
             self.flush()
         try:
-            return self.conn.execute(sql, params)
+            cursor = self.conn.execute(sql, params)
+            return cursor.fetchall() if fetch else cursor
         except Exception as exc:
             self.failed = exc
             raise self._store._wrapped(exc) from exc
