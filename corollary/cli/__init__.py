@@ -102,24 +102,14 @@ def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``corollary`` (every command and option)."""
-    parser = _Parser(prog="corollary",
-                     description="Inspect saved belief bases and trust ledgers, draw the "
-                                 "justification graph, serve a base over MCP.",
-                     epilog="Run 'corollary COMMAND --help' for a command's options. "
-                            "Docs: docs/cli.md, docs/mcp.md, docs/ui.md.")
-    parser.add_argument("--version", action="version", version=f"corollary {__version__}")
-    _imports(parser, "imports_first")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands",
-                                     parser_class=_Parser)
+def _ledger_option(parser: argparse.ArgumentParser, text: str) -> None:
+    """``--ledger PATH``, the one spelling every command takes (a positional LEDGER, the older
+    spelling of ``sessions``, ``sources`` and ``convert``, is still read)."""
+    parser.add_argument("--ledger", metavar="PATH", help=text)
 
-    def add(name: str, text: str) -> argparse.ArgumentParser:
-        command = commands.add_parser(name, help=text, description=text)
-        command.set_defaults(command_parser=command)  # for usage errors found after parsing
-        return command
 
-    add("demo", "run the demo on the embedded defaults (it checks its own numbers)")
+def _read_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """The commands that read a base: explain, beliefs, recall, conflicts, faded, graph."""
     show = add("explain", "print the proof of a belief")
     _base_options(show, "required")
     show.add_argument("--value", metavar="V",
@@ -146,10 +136,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help="Graphviz DOT (default), a Mermaid flowchart, or SVG through "
                            "Graphviz's dot")
     draw.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of stdout")
+
+
+_DEFAULT_LEDGER = "the ledger (default: $COROLLARY_LEDGER, else the default ledger)"
+
+
+def _ledger_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """The commands that read a ledger: sessions, sources, history, convert."""
     for name, text in (("sessions", "list the sessions saved in a ledger"),
                        ("sources", "list each source's track record in a ledger")):
         cmd = add(name, text)
-        cmd.add_argument("ledger", metavar="LEDGER", help="a ledger path or URL")
+        cmd.add_argument("positional", nargs="?", metavar="LEDGER", help=argparse.SUPPRESS)
+        _ledger_option(cmd, _DEFAULT_LEDGER)
         cmd.add_argument("--json", action="store_true", help="print one JSON document")
         _imports(cmd, "imports")
         if name == "sources":
@@ -158,38 +156,45 @@ def build_parser() -> argparse.ArgumentParser:
                                   "ledger that forgets; default: now)")
     past = add("history", "list a journaled session's changes, oldest first (kb.history)")
     past.add_argument("key", nargs="?", metavar="KEY", help="only the changes naming this key")
-    past.add_argument("--ledger", metavar="PATH", help="the ledger keeping the session "
-                                                       "(default: the default ledger)")
+    _ledger_option(past, _DEFAULT_LEDGER)
     past.add_argument("--session", metavar="ID", required=True, help="the journaled session")
     past.add_argument("--since", type=_seconds, metavar="T",
                       help="only changes at or after journal time T (POSIX seconds)")
     past.add_argument("--json", action="store_true", help="print one JSON document")
     _imports(past, "imports")
     turn = add("convert", "turn a whole-snapshot session into a journaled one (same id)")
-    turn.add_argument("ledger", metavar="LEDGER", help="a SQLite or PostgreSQL ledger")
-    turn.add_argument("session", metavar="SESSION", help="the saved session to convert")
+    turn.add_argument("positional", nargs="*", metavar="[LEDGER] SESSION", help=argparse.SUPPRESS)
+    _ledger_option(turn, "a SQLite or PostgreSQL ledger (default: the default ledger)")
+    turn.add_argument("--session", metavar="ID", help="the saved session to convert")
     turn.add_argument("--overwrite", action="store_true",
                       help="replace a journal the session already has")
     _imports(turn, "imports")
+
+
+def _http_options(parser: argparse.ArgumentParser, token_env: str) -> None:
+    """--token-file and --allowed-host, as ``mcp --transport http`` and ``ui`` take them."""
+    parser.add_argument("--token-file", metavar="FILE",
+                        help=f"every request must carry the token in FILE (default: "
+                             f"${token_env}); required for a --host other than 127.0.0.1, "
+                             "localhost or ::1")
+    parser.add_argument("--allowed-host", dest="allowed_hosts", action="append", default=[],
+                        metavar="NAME", help="a host name requests may name in Host and "
+                                             "Origin, besides the loopback names and --host "
+                                             "(repeatable; e.g. a reverse proxy's)")
+
+
+def _serve_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """The commands that serve a base: mcp, ui."""
     serve = add("mcp", "serve a base to agent frameworks over MCP (needs corollary[mcp])")
-    serve.add_argument("--ledger", metavar="PATH",
-                       help="the ledger that keeps the session (created if new; default: "
-                            "$COROLLARY_LEDGER, else ~/.local/share/corollary/ledger.db)")
+    _ledger_option(serve, "the ledger that keeps the session (created if new; default: "
+                          "$COROLLARY_LEDGER, else ~/.local/share/corollary/ledger.db)")
     serve.add_argument("--session", metavar="ID", default="default",
                        help="the session to serve (created if new; default: 'default')")
     serve.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                        help="stdio (default: a client starts the server) or streamable HTTP")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
-    serve.add_argument("--token-file", metavar="FILE",
-                       help="HTTP: every request must carry 'Authorization: Bearer' and the "
-                            "token in FILE (default: $COROLLARY_MCP_TOKEN); required for a "
-                            "--host other than 127.0.0.1, localhost or ::1")
-    serve.add_argument("--allowed-host", dest="allowed_hosts", action="append", default=[],
-                       metavar="NAME",
-                       help="HTTP: a host name requests may name in Host and Origin, besides "
-                            "the loopback names and --host (repeatable; e.g. the name a "
-                            "reverse proxy serves)")
+    _http_options(serve, "COROLLARY_MCP_TOKEN")
     _imports(serve, "imports")
     look = add("ui", "inspect a base in a browser: beliefs, proofs, sources, promises (needs "
                      "corollary[ui])")
@@ -202,14 +207,50 @@ def build_parser() -> argparse.ArgumentParser:
     look.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
     look.add_argument("--open", dest="open_browser", action="store_true",
                       help="open the page in a web browser")
-    look.add_argument("--token-file", metavar="FILE",
-                      help="every request must carry the token in FILE (default: "
-                           "$COROLLARY_MCP_TOKEN); required for a --host other than 127.0.0.1, "
-                           "localhost or ::1")
-    look.add_argument("--allowed-host", dest="allowed_hosts", action="append", default=[],
-                      metavar="NAME", help="a host name requests may name in Host and Origin, "
-                                           "besides the loopback names and --host (repeatable)")
+    _http_options(look, "COROLLARY_UI_TOKEN")
+
+
+#: Every command, in the order ``corollary --help`` lists them: each group adds its own.
+COMMAND_GROUPS: tuple[Callable[[Callable[[str, str], argparse.ArgumentParser]], None], ...] = (
+    _read_commands, _ledger_commands, _serve_commands)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``corollary`` (every command and option)."""
+    parser = _Parser(prog="corollary",
+                     description="Inspect saved belief bases and trust ledgers, draw the "
+                                 "justification graph, serve a base over MCP.",
+                     epilog="Run 'corollary COMMAND --help' for a command's options. "
+                            "Docs: docs/cli.md, docs/mcp.md, docs/ui.md.")
+    parser.add_argument("--version", action="version", version=f"corollary {__version__}")
+    _imports(parser, "imports_first")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands",
+                                     parser_class=_Parser)
+
+    def add(name: str, text: str) -> argparse.ArgumentParser:
+        command = commands.add_parser(name, help=text, description=text)
+        command.set_defaults(command_parser=command)  # for usage errors found after parsing
+        return command
+
+    add("demo", "run the demo on the embedded defaults (it checks its own numbers)")
+    for group in COMMAND_GROUPS:
+        group(add)
     return parser
+
+
+def _check_ledger_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The older positional spellings (``sessions LEDGER``, ``convert LEDGER SESSION``) read
+    as ``--ledger`` and ``--session``; a ledger given both ways is a usage error."""
+    given = list(args.positional) if isinstance(args.positional, list) else (
+        [] if args.positional is None else [args.positional])
+    if args.command == "convert" and given and args.session is None:
+        args.session = given.pop()  # the last name is the session
+    if len(given) > 1 or (given and args.ledger is not None):
+        parser.error("give the ledger once: --ledger PATH")
+    if given:
+        args.ledger = given[0]
+    if args.command == "convert" and args.session is None:
+        parser.error("give the session to convert: --session ID")
 
 
 def _check_base_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -261,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if hasattr(args, "base"):
         _check_base_args(args.command_parser, args)
+    if hasattr(args, "positional"):
+        _check_ledger_args(args.command_parser, args)
     try:
         return _run(args)
     except KeyboardInterrupt:

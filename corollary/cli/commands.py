@@ -18,6 +18,7 @@ from ..facade.journal_entries import decode_entry, history_entry
 from ..foundations._format import format_number
 from ..foundations.errors import (
     CorollaryError,
+    InvalidInputError,
     MissingProgramError,
     SessionNotFoundError,
     UnknownBeliefError,
@@ -34,6 +35,7 @@ from .opening import (
     check_bindings,
     journal_doc,
     journal_sessions,
+    ledger_kind,
     ledger_name,
     open_base,
     open_ledger_to_read,
@@ -286,12 +288,32 @@ def _journal_row(ledger: TrustLedger, session: str) -> dict[str, Any]:
     row["journal"] = head
     row["taken_at"] = taken_at if isinstance(taken_at, (int, float)) and not isinstance(
         taken_at, bool) else None
+    row["beliefs"] = _journal_beliefs(ledger, session, head, doc)
     return row
+
+
+def _journal_beliefs(ledger: TrustLedger, session: str, head: int, doc: Any) -> int | None:
+    """How many beliefs the journaled session holds now: its checkpoint's count when no entry
+    follows it, else the session opened and counted (``None`` when it cannot be opened here,
+    e.g. its rules were not ``--import``ed)."""
+    store: Any = ledger.store
+    found = store.read_checkpoint(session)
+    beliefs_ = doc.get("beliefs") if isinstance(doc, dict) else None
+    if found is not None and found[0] == head and isinstance(beliefs_, list):
+        return len(beliefs_)
+    try:
+        return len(BeliefBase.open_session(ledger, session))
+    except CorollaryError:
+        return None
 
 
 def history(args: argparse.Namespace) -> int:
     """``corollary history --session ID [KEY] [--since T]``: a journaled session's changes
     (read from its journal: no rule or tool needs importing)."""
+    kind = None if args.key is None or args.ledger is not None else ledger_kind(args.key)
+    if kind is not None:  # `history support.db --session X`: the one name is the ledger
+        raise InvalidInputError(f"{args.key} is {kind}, not a key: give it as --ledger "
+                                f"{args.key}")
     with open_ledger_to_read(args.ledger) as ledger:
         if journal_doc(ledger, args.session) is None:
             raise SessionNotFoundError(f"no journaled session {args.session!r} in "

@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,7 +45,7 @@ from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
 __all__ = ["Imported", "Opened", "check_bindings", "import_modules", "journal_doc",
-           "journal_sessions", "ledger_name", "open_base", "open_ledger_to_read", "open_to_serve"]
+           "journal_sessions", "ledger_kind", "ledger_name", "open_base", "open_ledger_to_read", "open_to_serve"]
 
 
 @attrs.frozen
@@ -128,6 +129,28 @@ def _import_file(path: Path) -> ModuleType:
         del sys.modules[name]
         raise
     return module
+
+
+def ledger_kind(path: str | os.PathLike[str]) -> str | None:
+    """What kind of ledger the file at ``path`` is (``"a SQLite ledger"``, ``"a ledger
+    file"``), or ``None`` for anything else (a snapshot, a missing file): a command given a
+    ledger where it reads a snapshot or a key says so, rather than "corrupt snapshot".
+
+    Examples
+    --------
+    >>> ledger_kind("no/such/file") is None
+    True
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+    except OSError:
+        return None
+    if head.startswith(b"SQLite format 3\x00"):
+        return "a SQLite ledger"
+    if re.match(rb'\s*\{\s*"format"\s*:\s*"corollary-ledger"', head):  # its first field
+        return "a ledger file"
+    return None
 
 
 def ledger_name(target: str | None) -> str:
@@ -331,6 +354,10 @@ def open_base(snapshot: str | None, ledger: str | None, session: str | None,
             source = f"session {session!r}"
         else:
             assert snapshot is not None
+            kind = ledger_kind(snapshot)
+            if kind is not None:
+                raise InvalidInputError(f"{snapshot} is {kind}, not a snapshot: read a session "
+                                        f"in it with --ledger {snapshot} --session ID")
             if as_of is not None:
                 raise InvalidInputError("--as-of reads a journaled session: give --ledger PATH "
                                         "--session ID")

@@ -296,6 +296,19 @@ class JournaledMethods:
             self._jlast_at = clock.floor = last.at
             self._jsetinc(last.inc)
 
+    def _jcheck_origin(self) -> None:
+        """The journal is still the one this base opened at its first checkpoint (seq 0): a
+        base that has applied no entry has no incarnation to tell a replaced journal by
+        (``convert_session(overwrite=True)``), so it compares that checkpoint's bytes."""
+        origin = getattr(self, "_jorigin", None)
+        if origin is None:
+            return
+        found = self._jstore.read_checkpoint(self._jsid, 0)
+        if found is None or _digest(found[1]) != origin:
+            raise JournalError(f"the journal of {self._jwhere()} was replaced since this base "
+                               "opened it (its first checkpoint differs); open the session "
+                               "again", self._jwhere())
+
     def _jsetinc(self, inc: str) -> None:
         """Take the journal's incarnation (outcome event ids derive from it)."""
         self._jinc = inc
@@ -355,7 +368,9 @@ class JournaledMethods:
                                        "deleted or replaced; open the session again")
                 if w.head > self._jseen:
                     self._japply(w.entries(self._jseen), events)
-                elif self._jseen and self._jinc is not None:  # the same journal still?
+                elif not self._jseen:  # no entry to tell the journal by: its first checkpoint
+                    self._jcheck_origin()
+                elif self._jinc is not None:  # the same journal still?
                     rows = w.entries(self._jseen - 1)  # the head is this base's last entry
                     if not rows:
                         raise JournalCorruptError(f"the journal of {self._jwhere()} lacks "
@@ -432,6 +447,8 @@ class JournaledMethods:
         for seq, raw in rows:
             if seq != self._jseen + 1:
                 raise JournalError(f"the journal of {where} skips from {self._jseen} to {seq}")
+            if not self._jseen:
+                self._jcheck_origin()
             entry = decode_entry(seq, raw, where)
             self._jcheckinc(entry)
             before = self._jbefore(entry.op) if self._jwatchers else None
@@ -1211,12 +1228,17 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
     doc = decode_bytes(data, "snapshot", where)
     kb = _from_checkpoint(jclass, doc, ledger, jclock, options, where)
     kb._jattach(store, session_id, jclock, seq, options, every, seconds)
+    kb._jorigin = _digest(data) if seq == 0 else None  # what a replaced journal differs in
     head = store.journal_head(session_id)  # before the entries: others may append meanwhile
     kb._japply(store.journal_entries(session_id, seq), [])
     if kb._jseen < head:
         raise JournalCorruptError(f"the journal of {where} ends at {kb._jseen} but its head "
                                   f"says {head}: entries are missing", where)
     return kb
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def convert_to_journal(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,

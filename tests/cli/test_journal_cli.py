@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from support.cli_support import ROOT
 
-from corollary import BeliefBase, ManualClock, open_ledger
+from corollary import BeliefBase, ManualClock, TrustLedger, open_ledger
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -134,3 +134,47 @@ def test_the_cli_reads_a_live_servers_session_as_its_journal_stands_now(tmp_path
     assert {b["key"] for b in while_live["beliefs"]} == {"quote", "hq"}
     assert while_live["base"]["journal_seq"] == 2
     assert {b["key"] for b in later["beliefs"]} == {"hq"}  # read at the wall clock
+
+
+def test_every_ledger_command_takes_ledger_as_an_option(ledger: str, tmp_path: Path) -> None:
+    """issue 28 item 13: `sessions --ledger x.db` was rejected (sessions, sources and convert
+    took a positional LEDGER, the others --ledger); both spellings read the same now."""
+    assert ok_json("sessions", "--ledger", ledger) == ok_json("sessions", ledger)
+    assert ok_json("sources", "--ledger", ledger)["sources"] == ok_json("sources", ledger)[
+        "sources"]
+    snap = str(tmp_path / "snap.db")
+    with open_ledger(snap) as opened:
+        kb = BeliefBase(ledger=opened, clock=ManualClock(0))
+        kb.assert_("hq", "Austin", source="tool:a")
+        kb.save_session("old")
+    done = cli("convert", "--ledger", snap, "--session", "old")
+    assert done.returncode == 0, done.stderr
+    assert "session 'old' is now journaled" in done.stdout
+    twice = cli("sessions", snap, "--ledger", snap)
+    assert twice.returncode == 2 and "give the ledger once: --ledger PATH" in twice.stderr
+
+
+def test_sessions_counts_the_beliefs_of_a_journaled_session(ledger: str) -> None:
+    """issue 28 item 13: BELIEFS was '-' for every journaled session."""
+    with open_ledger(ledger) as opened:
+        held = len(BeliefBase.open_session(opened, "team", clock=ManualClock(400)))
+    row = next(r for r in ok_json("sessions", "--ledger", ledger)["sessions"] if r["id"] == "team")
+    assert row["journal"] == 4 and row["beliefs"] == held and held >= 2
+
+
+def test_a_ledger_where_a_snapshot_or_key_goes_is_named_as_a_ledger(ledger: str) -> None:
+    """issue 28 item 13: `beliefs support.db` said "corrupt or truncated snapshot (ExtraData
+    ...)"; `history support.db --session X` read support.db as the key, then found no default
+    ledger."""
+    done = cli("beliefs", ledger)
+    assert done.returncode == 1
+    assert done.stderr == (f"corollary: {ledger} is a SQLite ledger, not a snapshot: read a "
+                           f"session in it with --ledger {ledger} --session ID\n")
+    done = cli("history", ledger, "--session", "team")
+    assert done.returncode == 1
+    assert done.stderr == (f"corollary: {ledger} is a SQLite ledger, not a key: give it as "
+                           f"--ledger {ledger}\n")
+    file = str(Path(ledger).with_name("ledger.json"))
+    TrustLedger().save(file)
+    done = cli("explain", file, "hq")
+    assert done.returncode == 1 and f"{file} is a ledger file, not a snapshot" in done.stderr

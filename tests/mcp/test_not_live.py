@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from ui.test_not_live import env, session, write_elsewhere
 
 
