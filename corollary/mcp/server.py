@@ -32,7 +32,12 @@ from .._version import __version__
 from ..agent import prompts
 from ..cli.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..facade.base import BeliefBase
-from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
+from ..foundations.errors import (
+    CorollaryError,
+    InvalidInputError,
+    InvalidTypeError,
+    UnknownBeliefError,
+)
 from ..foundations.values import plain
 from ..serving import http
 from ..serving.served import ServedBase, log_to_stderr
@@ -304,7 +309,7 @@ _RETRACT = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=True, openW
 def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> MCPServer:
     """The server over ``kb`` (see :func:`corollary.mcp.make_server`)."""
     if not isinstance(kb, BeliefBase):
-        raise TypeError("make_server needs a BeliefBase")
+        raise InvalidTypeError("make_server needs a BeliefBase")
     served = Served(kb, session)
 
     @asynccontextmanager
@@ -331,6 +336,15 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                                    version=__version__, lifespan=following)
     served.updated_uri = sdk_server.resource_updates(server, served.listen)
 
+    for add in TOOL_GROUPS:
+        add(server, served)
+    _strict_arguments(server)
+    _resources(server, served)
+    return server
+
+
+def _assertion_tools(server: MCPServer, served: Served) -> None:
+    """The tools that add evidence: assert_fact, claim."""
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
         "renews it; a second independent origin saying the same raises its confidence."))
@@ -381,6 +395,10 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
             refuted = Refutation(stated=value, computed=believed, formula=formula)
         return Claimed(**dict(done), refuted=refuted)
 
+
+
+def _settling_tools(server: MCPServer, served: Served) -> None:
+    """The tools that withdraw or judge: retract, record_outcome, resolve."""
     @server.tool(annotations=_RETRACT, description=(
         "Withdraw the held value of key (or the given value); everything resting on it goes OUT. "
         "fault='source' says it was wrong when given and lowers its sources' reliability; "
@@ -411,14 +429,27 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         reliability, version = served.change(apply)
         return SourceState(source=source, reliability=reliability, saved_version=version)
 
+    @server.tool(annotations=_WRITE, description=(
+        "Settle a conflict over key as a person would: winner holds, the other values are "
+        "rejected; with learn, their sources' reliability moves."))
+    def resolve(conflict: Annotated[str, Field(description="The key in conflict")],
+                winner: Annotated[Any, Field(description="The value that holds")],
+                learn: bool = True) -> Changed:
+        def apply(kb: BeliefBase) -> tuple[str, Any]:
+            kb.resolve(conflict, winner, learn=learn)
+            return conflict, winner
+
+        return served.change_belief(apply)
+
+
+
+def _belief_tools(server: MCPServer, served: Served) -> None:
+    """The tools that read beliefs: belief, recall, beliefs, explain."""
     @server.tool(annotations=_READ, description=(
         "The value held for key now, IN or OUT, with its confidence (value null if none is "
         "held). Fails while two values of key conflict: see conflicts."))
     def belief(key: Key) -> BeliefState:
-        with served.reading() as kb:
-            if kb.label(key) == "OUT":  # (a held value may itself be null)
-                return BeliefState(key=key, value=None, label="OUT", confidence=0.0)
-            return BeliefState(**_state(kb, key, kb.value(key)))
+        return _belief(served, key)
 
     @server.tool(annotations=_READ, description=(
         "The held beliefs that bear on a query (words of their keys, values, sources), most "
@@ -463,12 +494,12 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         "and as a tree."))
     def explain(key: Key, value: Annotated[Any, Field(
             description="Explain this value of key (default: the held one)")] = None) -> Proof:
-        with served.reading() as kb:
-            proof = kb.explain(key, value)
-            blocks = _json(proof.to_blocks(PROOF_BLOCK_DEPTH))
-            return Proof(key=key, text=str(proof), tree=blocks["proof"],
-                         continued=blocks["continued"])
+        return _proof(served, key, value)
 
+
+
+def _problem_tools(server: MCPServer, served: Served) -> None:
+    """The tools that read what needs attention: conflicts, faded, what_to_check."""
     @server.tool(annotations=_READ, description=(
         "Open conflicts: keys holding two or more values that no policy settled, with each "
         "value's confidence and sources. Settle one with resolve."))
@@ -477,18 +508,6 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
             return ConflictList(conflicts=[ConflictItem(key=c.key, candidates=[
                 Candidate(value=plain(x.value), confidence=x.confidence, sources=list(x.sources))
                 for x in c.candidates]) for c in kb.conflicts()])
-
-    @server.tool(annotations=_WRITE, description=(
-        "Settle a conflict over key as a person would: winner holds, the other values are "
-        "rejected; with learn, their sources' reliability moves."))
-    def resolve(conflict: Annotated[str, Field(description="The key in conflict")],
-                winner: Annotated[Any, Field(description="The value that holds")],
-                learn: bool = True) -> Changed:
-        def apply(kb: BeliefBase) -> tuple[str, Any]:
-            kb.resolve(conflict, winner, learn=learn)
-            return conflict, winner
-
-        return served.change_belief(apply)
 
     @server.tool(annotations=_READ, description=(
         "Held premises whose evidence has faded below threshold (default: the policy's "
@@ -511,22 +530,46 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                 CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)
                 for i in found])
 
-    _strict_arguments(server)
+
+
+#: Every tool the server has, by group: a new tool goes in one of these (or a group of its own
+#: listed here), ``fn(server, served)`` adding it with ``@server.tool``.
+TOOL_GROUPS: tuple[Callable[[MCPServer, Served], None], ...] = (
+    _assertion_tools, _settling_tools, _belief_tools, _problem_tools)
+
+
+def _belief(served: Served, key: str) -> BeliefState:
+    with served.reading() as kb:
+        if kb.label(key) == "OUT":  # (a held value may itself be null)
+            return BeliefState(key=key, value=None, label="OUT", confidence=0.0)
+        return BeliefState(**_state(kb, key, kb.value(key)))
+
+
+def _proof(served: Served, key: str, value: Any) -> Proof:
+    with served.reading() as kb:
+        proof = kb.explain(key, value)
+        blocks = _json(proof.to_blocks(PROOF_BLOCK_DEPTH))
+        return Proof(key=key, text=str(proof), tree=blocks["proof"],
+                     continued=blocks["continued"])
+
+
+def _resources(server: MCPServer, served: Served) -> None:
+    """``belief://{key}`` and ``proof://{key}``."""
     loose = sdk_server.resource_options("key")  # keys hold ':' and '/', they are not paths
 
     @server.resource("belief://{key}", mime_type="application/json", **loose,
                      description="The value held for a key now, with its label and confidence")
     def belief_resource(key: str) -> str:
         with _as_resource_error():
-            return json.dumps(belief(sdk_server.resource_key(key)).model_dump(mode="json"), ensure_ascii=False)
+            return json.dumps(_belief(served, sdk_server.resource_key(key)).model_dump(
+                mode="json"), ensure_ascii=False)
 
     @server.resource("proof://{key}", mime_type="text/plain", **loose,
                      description="The printed proof of a key: why it is held or not")
     def proof_resource(key: str) -> str:
         with _as_resource_error():
-            return explain(sdk_server.resource_key(key)).text
+            return _proof(served, sdk_server.resource_key(key), None).text
 
-    return server
 
 
 class _AsSent(FuncMetadata):

@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError
@@ -185,7 +185,7 @@ class ServedBase:
         except CorollaryError as exc:
             self.drop(exc, "saving it failed")
 
-    def drop(self, exc: CorollaryError, why: str) -> Any:
+    def drop(self, exc: CorollaryError, why: str) -> NoReturn:
         """Drop an applied change that cannot be kept: serve the session as stored (the base
         before the change), so the base never runs ahead of its session, and raise
         :class:`Unsaved` saying so."""
