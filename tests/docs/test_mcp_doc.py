@@ -18,6 +18,7 @@ try:
 except ImportError:
     pytest.skip("mcp 2 (corollary[mcp]) runs the page's in-process client",
                 allow_module_level=True)
+from support.snippets import as_async_body  # noqa: E402
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "mcp.md"
 RUN = 'server.run("stdio")'
@@ -46,8 +47,9 @@ def test_the_in_python_blocks_run_on_a_new_ledger_and_resume(tmp_path: Path,
     assert os.path.exists(tmp_path / "ledger.db")
 
     async def calling(space: dict[str, Any]) -> dict[str, Any]:
-        exec(compile("async def _call():\n" + textwrap.indent(call + "\nreturn locals()\n",
-                                                              "    "), str(DOC), "exec"), space)
+        body = as_async_body(call) + "\nreturn locals()\n"
+        exec(compile("async def _call():\n" + textwrap.indent(body, "    "), str(DOC), "exec"),
+             space)
         found: dict[str, Any] = await space["_call"]()
         return found
 

@@ -40,7 +40,7 @@ def test_the_pydantic_ai_snippet_runs(tmp_path: Path) -> None:
         return ModelResponse(parts=script.pop(0))
 
     done = run_snippet(snippet("pydantic_ai.mcp import MCPToolset"), tmp_path,
-                       {'"openai:gpt-4.1"': "MODEL"}, {"MODEL": FunctionModel(model)})
+                       {'"openai-chat:gpt-4.1"': "MODEL"}, {"MODEL": FunctionModel(model)})
     assert done["result"].output == "Revenue grew 10% from Q2 to Q3, by the filings."
     assert MCP_INSTRUCTIONS in (seen[0].instructions or "")
     assert {t.name for t in seen[0].function_tools} >= {"assert_fact", "claim", "explain"}

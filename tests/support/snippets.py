@@ -1,6 +1,6 @@
 """Running docs/mcp.md's framework snippets as written: the block naming a framework, its
 placeholder paths pointed at a real ``corollary mcp`` (this checkout, any environment) and a
-ledger in the test's folder, its top-level ``await``s run in an event loop."""
+ledger in the test's folder, its ``main()`` run in an event loop with its variables kept."""
 
 from __future__ import annotations
 
@@ -30,6 +30,20 @@ def snippet(marker: str) -> str:
     return blocks[0]
 
 
+MAIN = "async def main() -> None:\n"
+RUN_MAIN = "asyncio.run(main())"
+
+
+def as_async_body(block: str) -> str:
+    """A snippet written as a program (``async def main(): ...`` then ``asyncio.run(main())``,
+    as a reader runs it) as the body of one coroutine: its imports, then ``main``'s body, so
+    a test can read the variables it leaves."""
+    assert MAIN in block and block.rstrip().endswith(RUN_MAIN), "the snippet runs no main()"
+    head, body = block.split(MAIN, 1)
+    body = body.rstrip()[:-len(RUN_MAIN)]
+    return head + textwrap.dedent(body)
+
+
 def corollary_command(folder: Path) -> Path:
     """An executable that runs ``python -m corollary`` from this checkout (MCP clients start
     servers with a minimal environment, so the path is written into it)."""
@@ -48,7 +62,7 @@ def run_snippet(block: str, folder: Path, replace: dict[str, str], namespace: di
     for old, new in replace.items():
         assert old in block, f"the snippet no longer holds {old!r}"
         block = block.replace(old, new)
-    body = textwrap.indent(block + "\nreturn locals()\n", "    ")
+    body = textwrap.indent(as_async_body(block) + "\nreturn locals()\n", "    ")
     code = f"async def _snippet():\n{body}"
     exec(compile(code, str(DOC), "exec"), namespace)  # noqa: S102 - our own docs
     return asyncio.run(asyncio.wait_for(namespace["_snippet"](), 60))
