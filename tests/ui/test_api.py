@@ -235,3 +235,27 @@ def test_as_of_serves_a_journaled_session_as_it_stood(tmp_path: Path) -> None:
     with serving("--ledger", str(db), "--session", "s") as url:
         now = api(url, "/api/belief?key=plan")
         assert now["text"].splitlines()[0].startswith("plan = 'team'")
+
+
+@pytest.mark.parametrize("path", [
+    "/static/../views.py", "/static/%2e%2e/views.py", "/static/..%2fviews.py",
+    "/static/%2e%2e%2f%2e%2e%2fpyproject.toml", "/static//etc/passwd", "/static/./../app.py",
+])
+def test_paths_out_of_the_static_folder_are_not_served(server: str, path: str) -> None:
+    # held (issue 28): traversal requests answered as they should
+    status, _, body = get(server, path)
+    assert status == 404 and b"import" not in body and b"root:" not in body
+
+
+@pytest.mark.parametrize("query", [
+    "/api/beliefs?limit=abc", "/api/beliefs?limit=0", "/api/beliefs?limit=501",
+    "/api/beliefs?offset=-1", "/api/beliefs?min_confidence=nan", "/api/beliefs?sort=evil",
+    "/api/problems?threshold=inf", "/api/belief", "/api/source", "/api/source?name=nokind",
+    "/api/sources?limit=100000", "/api/history?limit=0", "/api/history?before=x",
+])
+def test_bad_parameters_are_a_clear_400_or_404(server: str, query: str) -> None:
+    # held (issue 28): bad parameters answered with a typed error, the server still up
+    status, headers, body = get(server, query)
+    assert status in (400, 404) and headers["content-type"] == "application/json"
+    assert json.loads(body)["error"]
+    assert get(server, "/api/summary")[0] == 200
