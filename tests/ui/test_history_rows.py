@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from support.cli_support import ROOT
@@ -114,3 +115,33 @@ def test_a_duplicated_or_moved_entry_row_is_refused_on_replay(tmp_path: Path, da
     with open_ledger(path) as ledger, pytest.raises(JournalCorruptError,
                                                     match="duplicated or moved"):
         BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+
+
+def test_a_promise_answer_beyond_2_53_reaches_the_page_exact() -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("id", BIG, source="tool:a")
+    assert kb.answer("id").value == BIG
+    (answer,) = Inspector(kb).promises()["unguarded"]
+    assert answer["value_text"] == "9007199254740993"
+
+
+def test_the_page_draws_each_rows_label_and_the_exact_value(tmp_path: Path, page: Any) -> None:
+    from ui.conftest import needs_ui_extra, serving
+
+    needs_ui_extra()
+    addresses(tmp_path / "l.db")
+    with open_ledger(tmp_path / "l.db") as ledger:
+        BeliefBase.open_session(ledger, "s", clock=ManualClock(1003)).assert_(
+            "addr", BIG, source="tool:c")
+    with serving("--ledger", str(tmp_path / "l.db"), "--session", "s") as url:
+        p = page.page
+        p.goto(f"{url}/#/belief/addr")
+        history = p.get_by_role("region", name="History")
+        history.get_by_text("retract").wait_for()
+        rows = [r.inner_text().split("\t") for r in history.locator("tbody tr").all()]
+    # newest first: the big value (a new conflict with Pine Ave), the retract, the value asserted
+    # into the first conflict, the first value
+    assert [(r[2], r[3], r[6]) for r in rows] == [
+        ("assert_", "9007199254740993", "CONTESTED"), ("retract", "'12 Oak St'", "OUT"),
+        ("assert_", "'Pine Ave'", "CONTESTED"), ("assert_", "'12 Oak St'", "IN 0.95")]
+    assert page.errors == []
