@@ -206,3 +206,30 @@ def test_a_busy_port_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert done.stderr.startswith(f"corollary: cannot listen on 127.0.0.1:{port}: ")
     assert done.stderr.count("\n") == 1
+
+
+def test_clients_that_never_read_do_not_stall_another(tmp_path: Path) -> None:
+    """Held (issue 28): eight clients that send a request and never read the answer (their
+    sockets' buffers fill, then they hang) do not stall a ninth client's call."""
+    ledger = tmp_path / "ledger.db"
+    with serving(ledger, "127.0.0.1") as url:
+        port = int(url.rsplit(":", 1)[1])
+        body = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":'
+                '"2025-06-18","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}')
+        request = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                   "Accept: application/json, text/event-stream\r\n"
+                   f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                   f"{body}").encode()
+        slow = []
+        try:
+            for _ in range(8):
+                s = socket.create_connection(("127.0.0.1", port), timeout=10)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+                s.sendall(request)  # and never read
+                slow.append(s)
+            done = write(url, "k", {})  # a stall would end in the client's 30 s read timeout
+            assert not done.is_error
+        finally:
+            for s in slow:
+                s.close()
+    assert stored_keys(ledger) == ["k"]
