@@ -319,3 +319,32 @@ def test_a_client_listening_to_a_belief_hears_of_changes_by_any_writer(tmp_path:
         heard = asyncio.run(body())
     assert heard[:2] == [ResourceUpdated(uri="belief://hq")] * 2
     assert heard[2] == "OUT"
+
+
+def test_recall_through_one_server_never_returns_what_another_replaced_or_retracted(
+        ledger: str, home: Path) -> None:
+    """Held (issue 28): a value replaced (retracted, then another asserted) or retracted
+    through one server is never recalled through the other, whose recall index was built
+    before the change."""
+    async def body() -> list[Any]:
+        async with _clients(_stdio(ledger, home), _stdio(ledger, home)) as (a, b):
+            await a.call_tool("assert_fact", {"key": "customer:7:email", "value": "old@x.org",
+                                              "source": "tool:crm"})
+            await a.call_tool("assert_fact", {"key": "customer:7:phone", "value": "555-0100",
+                                              "source": "tool:crm"})
+            first = await b.call_tool("recall", {"query": "customer 7 email phone"})
+            await a.call_tool("retract", {"key": "customer:7:email", "reason": "moved"})
+            await a.call_tool("assert_fact", {"key": "customer:7:email", "value": "new@x.org",
+                                              "source": "tool:crm"})
+            await a.call_tool("retract", {"key": "customer:7:phone", "reason": "gone"})
+            second = await b.call_tool("recall", {"query": "customer 7 email phone"})
+            return [first, second]
+
+    first, second = asyncio.run(body())
+
+    def found(result: Any) -> dict[str, Any]:
+        assert not result.is_error
+        return {r["key"]: r["value"] for r in result.structured_content["beliefs"]}
+
+    assert found(first) == {"customer:7:email": "old@x.org", "customer:7:phone": "555-0100"}
+    assert found(second) == {"customer:7:email": "new@x.org"}
