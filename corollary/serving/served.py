@@ -104,7 +104,7 @@ class ServedBase:
         with self.lock:
             try:
                 applied = int(self.kb.sync())  # type: ignore[attr-defined]
-            except (CorollaryError, OSError) as exc:
+            except Exception as exc:  # noqa: BLE001 - whatever stops it, it is said, not hidden
                 self._lost(exc)
                 raise NotLive(f"not live: {self.not_live}") from exc
             self._regained()
@@ -123,7 +123,7 @@ class ServedBase:
             try:
                 head = wait_journal(self.kb.ledger.store, str(self.session), after, wait,
                                     interval=POLL)
-            except (CorollaryError, OSError) as exc:
+            except Exception as exc:  # noqa: BLE001 - the store's own failure, said, not hidden
                 self._lost(exc)
                 time.sleep(wait)
                 return 0
