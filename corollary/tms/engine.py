@@ -52,6 +52,7 @@ from .records import (
     Premise,
     PremiseRecord,
     matches,
+    record_intervals,
     record_valid_at,
 )
 from .sweep import Sweep
@@ -457,13 +458,12 @@ class Engine:
         the world (a ``valid_from`` after it was asserted, a ``valid_until``): at each the
         belief is re-evaluated, as at an expiry (the same heap, so a base read at the clock's
         time sees a fact begin and end by itself)."""
-        life: Any = record[3]
-        start, end = life[3], life[4]
         due = []
-        if start is not None and start > record[2]:  # a start already past changes nothing
-            due.append((start, numbers[0]))
-        if end is not None:
-            due.append((end, numbers[1]))
+        for start, end in record_intervals(record):
+            if start > record[2]:  # a start already past changes nothing
+                due.append((start, numbers[0]))
+            if end is not None:
+                due.append((end, numbers[1]))
         for at, number in due:
             heapq.heappush(self._expiries,
                            (at, next(self._seq) if number is None else number, b, record))
