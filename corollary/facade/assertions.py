@@ -215,8 +215,9 @@ def check_valid_time(valid_from: Any, valid_until: Any) -> tuple[float | None, f
     >>> check_valid_time(10, None), check_valid_time(None, None)
     ((10.0, None), (None, None))
     """
-    start = to_instant(valid_from, "valid_from")
-    end = to_instant(valid_until, "valid_until")
+    start = valid_from if type(valid_from) is float and valid_from - valid_from == 0.0 else (
+        to_instant(valid_from, "valid_from"))
+    end = None if valid_until is None else to_instant(valid_until, "valid_until")
     if start is not None and end is not None and not end > start:
         raise InvalidInputError(f"valid_until ({valid_until!r}) must come after valid_from "
                                 f"({valid_from!r})")

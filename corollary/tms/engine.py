@@ -251,8 +251,9 @@ class Engine:
         if life is not None:
             if life[1] is not None:
                 self.push_expiry(b, record)
-            if len(life) > 4:
-                self.push_valid_time(b, record)
+            if len(life) > 4 and (life[4] is not None or len(life) > 5
+                                  or (life[3] is not None and life[3] > record[2])):
+                self.push_valid_time(b, record)  # a start or an end still to come
         if self.touched is None and not self.unless_watch:
             self.dirty.add(b)  # a new key has no readers, rivals or partners yet
         else:
@@ -438,8 +439,9 @@ class Engine:
         if life is not None:
             if life[1] is not None:
                 self.push_expiry(b, record)
-            if len(life) > 4:
-                self.push_valid_time(b, record)
+            if len(life) > 4 and (life[4] is not None or len(life) > 5
+                                  or (life[3] is not None and life[3] > record[2])):
+                self.push_valid_time(b, record)  # a start or an end still to come
         self.mark(b)
         return None if old is None else Premise.of(old)
 
