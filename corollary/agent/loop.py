@@ -37,6 +37,7 @@ from ..foundations.errors import (
     CorollaryError,
     InvalidInputError,
     InvalidTypeError,
+    ModelError,
     UnknownBeliefError,
 )
 from ..foundations.values import canon, check_key, plain
@@ -56,8 +57,9 @@ from ..reasons.tools import bind_named, call_key, spec_of, split_arguments
 from ..tms import IN, OUT, Belief
 from . import prompts, sampling
 from .builtins import BUILTINS, builtin_schema, check_arguments
+from .marks import conflicts_by_key
 from .projector import Projector, View
-from .records import ABSTAIN, CONFLICT, NO_ANSWER, OK, Refreshed, Run, Step
+from .records import ABSTAIN, CONFLICT, MODEL_ERROR, NO_ANSWER, OK, Refreshed, Run, Step
 
 #: The system message as :mod:`corollary.agent.prompts` has it at import (kept for imports of
 #: old; the agent reads ``prompts.SYSTEM`` itself when it is made).
@@ -98,6 +100,14 @@ class _Done:
 
 
 _Effects = Generator["_Ask | _Call", Any, Any]
+
+
+@attrs.define
+class _Partial:
+    """What a run has done so far, for the run a failing model leaves (``ModelError.run``)."""
+
+    key: str
+    steps: list[Step] = attrs.field(factory=list)
 
 
 class Agent:
@@ -257,13 +267,15 @@ class Agent:
         The answer is given to every promise attached to the base (``kb.answer``); ``group``
         is the group a grouped promise answers for (required when one is attached).
         """
-        return self._drive(self._loop(task, key, group))
+        partial = _Partial(key)
+        return self._drive(self._loop(task, key, group, partial), partial)
 
     async def arun(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
         """:meth:`run` without blocking the event loop: the model through ``acomplete``, tools
         through ``await kb.acall(...)`` (``async def`` tools are awaited, plain ones run in a
         worker thread)."""
-        return await self._adrive(self._loop(task, key, group))
+        partial = _Partial(key)
+        return await self._adrive(self._loop(task, key, group, partial), partial)
 
     def reverify(self, threshold: float | None = None, key: str | None = None,
                  budget: int | None = None) -> list[Refreshed]:
@@ -284,13 +296,25 @@ class Agent:
         """:meth:`reverify` with ``await kb.acall(...)``, for ``async def`` tools."""
         return await self._adrive(self._reverify(threshold, key, budget))
 
-    def _drive(self, effects: _Effects) -> Any:
+    def _failed(self, exc: ModelError, partial: _Partial | None) -> ModelError:
+        """``exc`` with the partial run attached as ``exc.run`` (the steps taken before the
+        model failed, the base as they left it), to be raised out of the run."""
+        if partial is not None:
+            exc.run = Run(MODEL_ERROR, partial.key, None, 0.0, OUT, tuple(partial.steps), (),
+                          self.kb, f"{MODEL_ERROR}: {type(exc).__name__}: {exc}")
+        return exc
+
+    def _drive(self, effects: _Effects, partial: _Partial | None = None) -> Any:
         with contextlib.closing(effects):
             try:
                 effect = next(effects)
                 while True:
                     if isinstance(effect, _Ask):
-                        effect = effects.send(complete(self.model, effect.messages, effect.tools))
+                        try:
+                            reply = complete(self.model, effect.messages, effect.tools)
+                        except ModelError as exc:
+                            raise self._failed(exc, partial) from None
+                        effect = effects.send(reply)
                         continue
                     try:
                         done = _Done(self.kb.call(effect.fn, effect.key, *effect.args,
@@ -301,13 +325,16 @@ class Agent:
             except StopIteration as stop:
                 return stop.value
 
-    async def _adrive(self, effects: _Effects) -> Any:
+    async def _adrive(self, effects: _Effects, partial: _Partial | None = None) -> Any:
         with contextlib.closing(effects):
             try:
                 effect = next(effects)
                 while True:
                     if isinstance(effect, _Ask):
-                        reply = await acomplete(self.model, effect.messages, effect.tools)
+                        try:
+                            reply = await acomplete(self.model, effect.messages, effect.tools)
+                        except ModelError as exc:
+                            raise self._failed(exc, partial) from None
                         effect = effects.send(reply)
                         continue
                     try:
@@ -319,7 +346,7 @@ class Agent:
             except StopIteration as stop:
                 return stop.value
 
-    def _loop(self, task: str, key: str, group: Any) -> _Effects:
+    def _loop(self, task: str, key: str, group: Any, partial: _Partial) -> _Effects:
         task = _check_task(task)
         key = check_key(key)
         grouped = sorted(name for name, p in self.kb.promises.items()
@@ -327,7 +354,7 @@ class Agent:
         if grouped and group is None:
             raise InvalidInputError(f"the promises {grouped} have a threshold per group: pass "
                                     "run(..., group=) for the answer")
-        steps: list[Step] = []
+        steps = partial.steps
         view = self._view(task)
         # The conversation only grows: a request is the previous one with messages appended,
         # so a provider's prompt cache can reuse it whole.
@@ -358,19 +385,41 @@ class Agent:
                     answered = step
             if answered is not None:
                 return self._finish(key, answered, steps, group)
-        return Run(NO_ANSWER, key, None, 0.0, OUT, tuple(steps), (), self.kb)
+        return self._unanswered(key, steps)
 
     def _finish(self, key: str, answered: Step, steps: list[Step], group: Any) -> Run:
         verdicts = tuple(
             self.kb.answer(key, name, group=group if _grouped(p) else None)
             for name, p in self.kb.promises.items())
         status = ABSTAIN if any(v.status == ABSTAIN for v in verdicts) else OK
+        why = next((v.why for v in verdicts if v.status == ABSTAIN), None)
         confidence, label = self._state(key, answered.value)
         try:
             self.kb.value(key)
         except AmbiguousValueError:  # another source holds another value of the answer key
             status = CONFLICT
-        return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts, self.kb)
+            why = conflicts_by_key(self.kb).get(key, CONFLICT)
+        return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts,
+                   self.kb, why)
+
+    def _unanswered(self, key: str, steps: list[Step]) -> Run:
+        """The run that used its steps without an answer: ``"conflict"``, naming it, when the
+        last answer tried rested on a key in an open conflict (which none of the model's
+        tools could settle), else ``"no answer"``."""
+        tried = next((s for s in reversed(steps) if s.kind == "answer" and not s.ok), None)
+        if tried is not None:
+            inputs = tried.arguments.get("inputs")
+            keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
+            marks = conflicts_by_key(self.kb)
+            named = [f"{k}: {marks[k]}" for k in dict.fromkeys([key, *keys])
+                     if isinstance(k, str) and k in marks]
+            if named:
+                return Run(CONFLICT, key, None, 0.0, OUT, tuple(steps), (), self.kb,
+                           "the answer rests on an open conflict: " + "; ".join(named))
+        return Run(NO_ANSWER, key, None, 0.0, OUT, tuple(steps), (), self.kb,
+                   f"the model used its {self.max_steps} step"
+                   f"{'' if self.max_steps == 1 else 's'} without calling answer"
+                   + ("" if tried is None else f" successfully (last error: {tried.error})"))
 
     # -- one call ----------------------------------------------------------------------------
     def _handle(self, call: ToolCall, key: str, turn: int, steps: list[Step], view: View
@@ -415,9 +464,15 @@ class Agent:
         found = self.kb.recall(arguments["query"], k, min_confidence=self.floor)
         for r in found:
             view.told(r.key, r.value)
-        content = {"beliefs": [{"key": r.key, "value": plain(r.value),
-                                "confidence": round(r.confidence, 4), "label": r.label}
-                               for r in found]}
+        marks = conflicts_by_key(self.kb) if any(r.conflict for r in found) else {}
+        beliefs = []
+        for r in found:
+            belief = {"key": r.key, "value": plain(r.value),
+                      "confidence": round(r.confidence, 4), "label": r.label}
+            if r.key in marks:  # the model must see the key is contested
+                belief["conflict"] = marks[r.key]
+            beliefs.append(belief)
+        content = {"beliefs": beliefs}
         return Step(turn, "recall", "recall", arguments), content
 
     def _tool(self, name: str, arguments: dict[str, Any], turn: int
@@ -506,6 +561,11 @@ class Agent:
         if confidence < self.floor:  # never shown: below the agent's floor
             content["value"] = None
             content["withheld"] = prompts.WITHHELD.format(floor=self.floor)
+        elif label == IN:
+            try:
+                self.kb.value(key)
+            except AmbiguousValueError:  # the model must see the key is contested
+                content["conflict"] = conflicts_by_key(self.kb).get(key)
         return Step(turn, kind, name, arguments, key, value, confidence, label), content
 
     def _state(self, key: str, value: Any) -> tuple[float, str]:
