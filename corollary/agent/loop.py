@@ -55,9 +55,16 @@ from ..reasons.claims import CheckedClaim, check_claim
 from ..reasons.rules import Rule
 from ..reasons.tools import bind_named, call_key, spec_of, split_arguments
 from ..tms import IN, OUT, Belief
+from ..tms.conflicts import ConflictPolicy, PreferNewer
 from . import prompts, sampling
 from .builtins import BUILTINS, builtin_schema, check_arguments
-from .marks import conflicts_by_key
+from .marks import (
+    conflicts_by_key,
+    superseded,
+    superseded_mark,
+    supersedes_mark,
+    timeline_of,
+)
 from .projector import Projector, View
 from .records import ABSTAIN, CONFLICT, MODEL_ERROR, NO_ANSWER, OK, Refreshed, Run, Step
 
@@ -71,6 +78,8 @@ CONTEXT_BUDGET = 2000
 RECALLED = 10
 #: The most beliefs one call of the ``recall`` tool returns.
 RECALL_MOST = 50
+#: ``conflict_policy`` not given: the base the agent makes prefers newer values.
+_NEWER: Any = object()
 
 
 @attrs.frozen
@@ -147,6 +156,10 @@ class Agent:
         Tokens for the task and the beliefs in the first request (default 2000): the beliefs
         shown are ``kb.recall(task, budget=..., expand=True)``, then those the run makes.
         ``None`` shows every held belief at or above the floor, as small bases can afford.
+    conflict_policy : ConflictPolicy or None, optional
+        The conflict policy of the base the agent makes when no ``kb`` is given: by default
+        ``PreferNewer()`` (a newer value of a key supersedes an older one: the world changed);
+        ``None`` for none (two values stay an open conflict). A ``kb`` given keeps its own.
 
     Examples
     --------
@@ -171,7 +184,8 @@ class Agent:
                  min_confidence: float | None = None, max_steps: int = 10,
                  system: str | None = None, tolerance: float = 1e-6,
                  projector: Projector | None = None,
-                 context_budget: int | None = CONTEXT_BUDGET) -> None:
+                 context_budget: int | None = CONTEXT_BUDGET,
+                 conflict_policy: ConflictPolicy | None | Any = _NEWER) -> None:
         if not callable(getattr(model, "complete", None)) and not callable(
                 getattr(model, "acomplete", None)):
             raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
@@ -207,8 +221,13 @@ class Agent:
         self.name = name
         self.source = f"model:{name}"
         if kb is None:
-            kb = BeliefBase(tools=tools, rules=rules, learn_from_checks=learn_from_checks)
+            kb = BeliefBase(tools=tools, rules=rules, learn_from_checks=learn_from_checks,
+                            conflict_policy=PreferNewer() if conflict_policy is _NEWER
+                            else conflict_policy)
         else:
+            if conflict_policy is not _NEWER:
+                raise InvalidInputError("conflict_policy is for the base the agent makes: the "
+                                        "kb given keeps its own (BeliefBase(conflict_policy=))")
             for fn in tools:
                 kb.add_tool(fn)
             for r in rules:
@@ -471,6 +490,9 @@ class Agent:
                       "confidence": round(r.confidence, 4), "label": r.label}
             if r.key in marks:  # the model must see the key is contested
                 belief["conflict"] = marks[r.key]
+            mark = supersedes_mark(timeline_of(self.kb, r.key), r.value)
+            if mark is not None:
+                belief["supersedes"] = mark
             beliefs.append(belief)
         content = {"beliefs": beliefs}
         return Step(turn, "recall", "recall", arguments), content
@@ -558,14 +580,21 @@ class Agent:
         confidence, label = self._state(key, value)
         content: dict[str, Any] = {"key": key, "value": value, "confidence": round(confidence, 4),
                                    "label": label}
-        if confidence < self.floor:  # never shown: below the agent's floor
+        entries = timeline_of(self.kb, key)
+        replaced = None if label == IN else superseded(entries, value)
+        if replaced is not None:  # OUT because the world changed, not weak: say so
+            content["superseded"] = superseded_mark(replaced)
+        elif confidence < self.floor:  # never shown: below the agent's floor
             content["value"] = None
             content["withheld"] = prompts.WITHHELD.format(floor=self.floor)
-        elif label == IN:
+        else:
             try:
                 self.kb.value(key)
             except AmbiguousValueError:  # the model must see the key is contested
                 content["conflict"] = conflicts_by_key(self.kb).get(key)
+            mark = supersedes_mark(entries, value)
+            if mark is not None:
+                content["supersedes"] = mark
         return Step(turn, kind, name, arguments, key, value, confidence, label), content
 
     def _state(self, key: str, value: Any) -> tuple[float, str]:

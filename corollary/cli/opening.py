@@ -38,6 +38,7 @@ from ..reasons.rules import Rule
 from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
+from ..tms.conflicts import PreferNewer
 from ..trust.ledger import TrustLedger, open_ledger
 from ..trust.stores.base import JOURNAL_METHODS
 from ..trust.stores.targets import default_ledger_path, resolve_target
@@ -225,6 +226,11 @@ def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHIN
     snapshot saved after every change: ``"snapshot"`` (an existing one) or ``"new snapshot"``
     (saved at once, so ``corollary sessions`` lists it from the start).
 
+    The base prefers newer values (``PreferNewer()``: a value whose validity starts later
+    supersedes an older one, docs/agent.md): a new session is made with that policy, and a
+    journal, whose policy is the configuration of the process reading it, is opened with it;
+    an existing whole snapshot keeps the policy it was saved with.
+
     The ``--import``ed rules and tools are part of it either way: a new session starts with
     them, and an existing one that lacks some (kept by a server started without ``--import``,
     or before the module gained a rule) gets them, so what the server serves is what a restart
@@ -252,7 +258,7 @@ def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHIN
     if not capable:
         if session not in snapshots:
             kb = BeliefBase(ledger=ledger, clock=clock, rules=imported.rules,
-                            tools=imported.tools)
+                            tools=imported.tools, conflict_policy=PreferNewer())
             kb.save_session(session)  # the session exists from the start (corollary sessions)
             return kb, "new snapshot"
         doc, _ = read_session(ledger.store, session)
@@ -272,7 +278,7 @@ def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHIN
         how = "converted"
     else:
         how = "new"
-    kb = BeliefBase.open_session(ledger, session, clock=clock)
+    kb = BeliefBase.open_session(ledger, session, clock=clock, conflict_policy=PreferNewer())
     _add_imported(kb, imported)  # each one a journal entry of its own
     return kb, how
 
@@ -311,7 +317,9 @@ def open_base(snapshot: str | None, ledger: str | None, session: str | None,
             if doc is not None:
                 check_bindings(doc, f"session {session!r}")
                 clock = ManualClock(at) if at is not None else system_clock
-                kb = BeliefBase.open_session(opened, session, clock=clock)
+                # read with the policy corollary mcp serves it with (open_to_serve)
+                kb = BeliefBase.open_session(opened, session, clock=clock,
+                                             conflict_policy=PreferNewer())
                 where: dict[str, Any] = {"ledger": name, "session": session,
                                          "journal_seq": kb.journal_seq}  # type: ignore[attr-defined]
                 if as_of is not None:

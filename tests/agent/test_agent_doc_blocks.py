@@ -53,3 +53,14 @@ def test_a_block_that_prints_otherwise_fails() -> None:
     with pytest.raises(AssertionError, match="not printed"):
         run_and_check('print("a")  # b\n')
     assert _match("answer = None", "answer ...") and not _match("x", "y")
+
+
+def test_the_valid_tool_block_runs_and_its_value_holds_from_its_day() -> None:
+    from corollary import BeliefBase, ManualClock, PreferNewer
+
+    space: dict = {"__name__": "agent_doc_valid"}
+    exec(compile(block("-> Valid:"), str(DOC), "exec"), space)  # noqa: S102 - our own docs
+    kb = BeliefBase(clock=ManualClock(1.8e9), conflict_policy=PreferNewer())
+    assert kb.call(space["crm"], None, 42) == "Pine Ave"
+    [entry] = kb.timeline("customer:42:address")
+    assert entry.valid_from == 1740873600.0  # 2025-03-02

@@ -7,11 +7,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import datetime, timezone
 from typing import Any
 
+import pytest
 from agent_cases import call, calls
 
-from corollary import Agent, BeliefBase, ManualClock, tool
+from corollary import (
+    Agent,
+    BeliefBase,
+    InvalidInputError,
+    InvalidTypeError,
+    ManualClock,
+    PreferHigherConfidence,
+    PreferNewer,
+    ScriptedModel,
+    Valid,
+    tool,
+)
 from corollary.models import FunctionModel, Reply
 
 KEY = "customer:42:address"
@@ -93,3 +106,86 @@ def test_a_tool_message_marks_a_key_that_is_contested() -> None:
     # the value the model was shown at the start is now contested: it is told so
     assert seen[1][-1]["content"] == ("The beliefs shown have changed:\nheld now:\n"
                                       f'{KEY} = "Pine Ave" [IN 0.90, {MARK}]')
+
+
+# -- with PreferNewer: the default base of an Agent ---------------------------------------------
+OAK_FROM = 1704153600.0  # 2024-01-02
+PINE_FROM = 1740873600.0  # 2025-03-02
+SUPERSEDES = 'supersedes "Oak St" (valid 2024-01-02 → 2025-03-02)'
+SUPERSEDED = 'superseded by "Pine Ave" (valid 2024-01-02 → 2025-03-02)'
+
+
+@tool(key="customer:{customer}:address")
+def dated_crm(customer: int) -> Valid:
+    """The address the CRM holds for a customer, with the day it took effect."""
+    return Valid({42: "Oak St"}[customer], valid_from=OAK_FROM)
+
+
+def test_the_agents_own_base_prefers_newer_values() -> None:
+    agent = Agent(ScriptedModel([]))
+    assert agent.kb.conflict_policy == PreferNewer()
+    assert Agent(ScriptedModel([]), conflict_policy=None).kb.conflict_policy is None
+    chosen = PreferHigherConfidence()
+    assert Agent(ScriptedModel([]), conflict_policy=chosen).kb.conflict_policy is chosen
+    with pytest.raises(InvalidInputError, match="keeps its own"):
+        Agent(ScriptedModel([]), BeliefBase(), conflict_policy=None)
+
+
+def test_the_changed_address_the_run_ends_ok_with_the_new_one() -> None:
+    """The customer-address scenario: the CRM's address (valid from 2024-01-02), then an
+    e-mail's (from 2025-03-02). The agent's own base supersedes the old address; the model is
+    shown the supersession, answers over the key, and the run ends ok with the new address."""
+    replies = [calls(call("dated_crm", {"customer": 42}, "c")), Reply("Let me check."),
+               calls(call("answer", {"value": "Pine Ave", "inputs": [KEY]}, "a"))]
+
+    def email() -> None:
+        agent.kb.assert_(KEY, "Pine Ave", source="document:email", valid_from=PINE_FROM)
+
+    model, seen = scripted(replies, {1: email})
+    agent = Agent(model, tools=[dated_crm], max_steps=3)  # its own base, on the wall clock
+    run = agent.run("Where does customer 42 live?")
+    assert (run.status, run.answer, run.why) == ("ok", "Pine Ave", None)
+    assert agent.kb.value(KEY) == "Pine Ave" and agent.kb.conflicts() == []
+    # the model was shown the supersession: the old value gone, and what replaced it
+    change = seen[2][-1]["content"]
+    assert change == ("The beliefs shown have changed:\nheld now:\n"
+                      f'{KEY} = "Pine Ave" [IN 0.90, {SUPERSEDES}]\n'
+                      "no longer held (or below the floor):\n"
+                      f'{KEY} = "Oak St" ({SUPERSEDED})')
+    assert "supersedes 'Oak St' (valid 2024-01-02 → 2025-03-02)" in str(run.explain())
+    # the old value is not blamed: the world changed
+    assert agent.kb.ledger.outcomes("tool:dated_crm") == []
+
+
+def test_a_tool_message_of_a_superseded_value_says_what_replaced_it() -> None:
+    kb = BeliefBase(clock=ManualClock(1.8e9), conflict_policy=PreferNewer())
+    kb.assert_(KEY, "Pine Ave", source="document:email", valid_from=PINE_FROM)
+    model, seen = scripted([calls(call("dated_crm", {"customer": 42}, "c")), Reply("done")], {})
+    Agent(model, kb, tools=[dated_crm], max_steps=2).run("Where does customer 42 live?")
+    # the opening recall shows the held value; the CRM's older one comes back OUT, marked
+    assert f'{KEY} = "Pine Ave" [IN 0.90]' in seen[0][2]["content"]
+    told = json.loads(seen[1][-2]["content"])
+    assert told == {"key": KEY, "value": "Oak St", "confidence": 0.0, "label": "OUT",
+                    "superseded": SUPERSEDED}
+    assert seen[1][-1]["content"] == ("The beliefs shown have changed:\nheld now:\n"
+                                      f'{KEY} = "Pine Ave" [IN 0.90, {SUPERSEDES}]')
+    # and the recall tool marks the held value with what it supersedes
+    model, seen = scripted([calls(call("recall", {"query": "customer 42 address"}, "r")),
+                            Reply("done")], {})
+    Agent(model, kb, max_steps=2).run("Where does customer 42 live?")
+    recalled = json.loads(seen[1][-1]["content"])["beliefs"]
+    assert recalled == [{"key": KEY, "value": "Pine Ave", "confidence": 0.9, "label": "IN",
+                         "supersedes": SUPERSEDES}]
+
+
+def test_a_tool_may_say_when_its_value_holds_from() -> None:
+    kb = BeliefBase(clock=ManualClock(1.8e9), conflict_policy=PreferNewer())
+    assert kb.call(dated_crm, None, 42) == "Oak St"  # the value itself, not the wrapper
+    [entry] = kb.timeline(KEY)
+    assert (entry.value, entry.valid_from, entry.valid_until) == ("Oak St", OAK_FROM, None)
+    assert [r.value for r in kb.calls(KEY)] == ["Oak St"]
+    with pytest.raises(InvalidInputError, match="naive"):
+        Valid("x", valid_from=datetime(2024, 1, 2))
+    with pytest.raises(InvalidTypeError):
+        Valid("x", valid_from="2024-01-02")  # a tool is Python: seconds or an aware datetime
+    assert Valid("x", valid_from=datetime(2024, 1, 2, tzinfo=timezone.utc)).valid_from == OAK_FROM
