@@ -18,7 +18,7 @@ from ..reasons.tools import is_async
 from ..reasons.valid import unwrap
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..foundations.clock import Duration
+    from ..foundations.clock import Duration, Instant
     from ..tms import Engine
     from ..trust.view import TrustView
 
@@ -35,7 +35,8 @@ class ToolCallMethods:
 
         def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
                     half_life: Duration | None = None, ttl: Duration | None = None,
-                    certainty: float | None = None) -> None: ...
+                    certainty: float | None = None, *, valid_from: Instant | None = None,
+                    valid_until: Instant | None = None) -> None: ...
 
     def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
         """Call a ``@tool`` and assert its result as ``key``; return the result.
@@ -80,11 +81,9 @@ class ToolCallMethods:
         if call.spec.name not in self._trust.tools:
             canon(result)  # a result that cannot be a belief leaves the base as it was
             self.add_tool(fn)
-        times = ({} if valid_from is None and valid_until is None
-                 else {"valid_from": valid_from, "valid_until": valid_until})
         try:
             self.assert_(call.key, result, source=call.spec.source,  # noqa: UP005 (our method)
-                         **times)
+                         valid_from=valid_from, valid_until=valid_until)
         except RuleError:  # the rules failed: the assertion was undone with their firings
             raise
         except BaseException:  # remembered whenever the premise stands

@@ -189,3 +189,23 @@ def test_a_tool_may_say_when_its_value_holds_from() -> None:
     with pytest.raises(InvalidTypeError):
         Valid("x", valid_from="2024-01-02")  # a tool is Python: seconds or an aware datetime
     assert Valid("x", valid_from=datetime(2024, 1, 2, tzinfo=timezone.utc)).valid_from == OAK_FROM
+
+
+def test_a_valid_tool_result_is_journaled_with_its_time() -> None:
+    """A journaled session's call entry keeps the value and its valid time (a Valid wrapper is
+    never a belief nor journaled as one); a reopened session replays it."""
+    from corollary import TrustLedger
+
+    ledger = TrustLedger()
+    kb = BeliefBase.open_session(ledger, "support", clock=ManualClock(1.8e9),
+                                 conflict_policy=PreferNewer())
+    assert kb.call(dated_crm, None, 42) == "Oak St"
+    kb.assert_(KEY, "Pine Ave", source="document:email", valid_from=PINE_FROM)
+    again = BeliefBase.open_session(ledger, "support", clock=ManualClock(1.8e9),
+                                    conflict_policy=PreferNewer(), tools=[dated_crm])
+    assert [(e.value, e.valid_from, e.status) for e in again.timeline(KEY)] == [
+        ("Oak St", OAK_FROM, "superseded"), ("Pine Ave", PINE_FROM, "held")]
+    # the call is remembered: its premise stands (superseded is not withdrawn) and holds at
+    # its time
+    assert [r.value for r in again.calls(KEY)] == ["Oak St"]
+    assert again.at(OAK_FROM + 1).value(KEY) == "Oak St"

@@ -69,7 +69,7 @@ def test_before_anything_held_nothing_is_held(home: Shop) -> None:
 @pytest.mark.parametrize("bad", ["soon", "2024-13-01", "nan"])
 def test_a_time_that_is_not_one_is_refused_in_one_line(home: Shop, bad: str) -> None:
     line = one_line_error(run(home, "beliefs", str(home.snapshot), "--at", bad), status=2)
-    assert f"argument --at: not a" in line and repr(bad) in line
+    assert "argument --at: not a" in line and repr(bad) in line
 
 
 def test_the_journal_time_takes_iso_8601_too(home: Shop, tmp_path: Path) -> None:

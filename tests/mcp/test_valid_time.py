@@ -84,3 +84,29 @@ def test_corollary_mcp_serves_a_new_session_that_prefers_newer_values(
         kb.assert_("addr", "Oak St", source="tool:crm", valid_from=OAK_FROM)
         kb.assert_("addr", "Pine Ave", source="document:email", valid_from=PINE_FROM)
         assert kb.value("addr") == "Pine Ave" and kb.conflicts() == []
+
+
+def test_an_existing_session_keeps_its_own_policy(tmp_path: Path) -> None:
+    """A session written without a policy reads as it was written (served by corollary mcp,
+    read by the CLI); one corollary mcp made keeps PreferNewer when served again."""
+    from corollary.cli.opening import open_base
+
+    path = str(tmp_path / "ledger.db")
+    with open_ledger(path) as ledger:
+        clock = ManualClock(100)
+        plain = BeliefBase.open_session(ledger, "plain", clock=clock)
+        plain.assert_("hq", "Austin", source="tool:registry")
+        clock.set(200)
+        plain.assert_("hq", "Boston", source="tool:registry")
+        plain.retract("hq")
+        kb, how = open_to_serve(ledger, "plain")
+        assert how == "journal" and kb.conflict_policy is None and kb.label("hq") == "OUT"
+        made, how = open_to_serve(ledger, "support")
+        assert how == "new"
+    with open_ledger(path) as ledger:
+        again, how = open_to_serve(ledger, "support")
+        assert how == "journal" and again.conflict_policy == PreferNewer()
+    with open_base(None, path, "support") as opened:
+        assert opened.kb.conflict_policy == PreferNewer()
+    with open_base(None, path, "plain") as opened:
+        assert opened.kb.conflict_policy is None

@@ -58,10 +58,12 @@ def test_the_timeline_is_drawn_in_the_browser(served: str, page: Watched, shots:
     assert region.locator("svg.timeline rect.bar").count() == 2
     assert region.locator("svg.timeline rect.bar.superseded").count() == 1
     assert region.locator("svg.timeline rect.bar.held.open").count() == 1
-    rows = region.locator("table tbody tr").all_inner_texts()
-    assert rows[0].split("\t")[:4] == ["'Oak St'", "2024-01-02", "2025-03-02", "superseded"]
-    assert rows[0].split("\t")[-1] == "'Pine Ave'"
-    assert rows[1].split("\t")[:4] == ["'Pine Ave'", "2025-03-02", "open", "held"]
+    rows = [[cell.strip() for cell in r.locator("td").all_inner_texts()]
+            for r in region.locator("table tbody tr").all()]
+    assert rows == [["'Oak St'", "2024-01-02", "2025-03-02", "superseded", "OUT", "tool:crm",
+                     "'Pine Ave'"],
+                    ["'Pine Ave'", "2025-03-02", "open", "held", "IN 0.90", "document:email",
+                     ""]]
     # the proof above it names what the new value supersedes
     assert "supersedes 'Oak St'" in p.locator("ul.proof").inner_text()
     p.screenshot(path=str(shots / "ui-timeline.png"), full_page=True)

@@ -291,7 +291,7 @@ function timelineView(entries, now) {
                              role: "img", "aria-label": "When each value held: one bar per value, oldest first" }, rows, axis);
   const list = table("Timeline", ["Value", "Valid from", "Valid until", "Status", "Label", "Sources", "Superseded by"],
     entries.map((e) => [el("span", { class: "value" }, e.value_text), day(e.valid_from),
-      e.valid_until === null ? "open" : day(e.valid_until), el("span", { class: `status ${e.status}` }, e.status),
+      e.valid_until === null ? "open" : day(e.valid_until), el("span", { class: `validity ${e.status}` }, e.status),
       badge(e.label, e.confidence), e.sources.join(", "), e.superseded_by_text || ""]));
   return el("div", { class: "timeline-panel" }, el("div", { class: "scroll" }, chart), list);
 }
