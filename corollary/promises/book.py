@@ -376,7 +376,7 @@ def _why(name: str | None, promise: Promise | None, none_reason: str | None, sta
     if promise.answer is not None and not same_value(value, promise.answer):
         return (f"{label} gives only {promise.answer!r} alone: abstained; would have answered "
                 f"{value!r} ({shown} {_fmt(signal)})")
-    words = promise.promise or promise.method
+    words = (promise.promise or promise.method) + _trace(promise)
     if status == OK:
         return f"{shown} {_fmt(signal)} >= {_fmt(promise.threshold)} (threshold of {label}: {words})"
     if math.isinf(promise.threshold):
@@ -385,6 +385,16 @@ def _why(name: str | None, promise: Promise | None, none_reason: str | None, sta
                 f"would have answered {value!r} ({shown} {_fmt(signal)})")
     return (f"{shown} {_fmt(signal)} < {_fmt(promise.threshold)} (threshold of {label}: "
             f"{words}); would have answered {value!r}")
+
+
+def _trace(promise: Promise) -> str:
+    """Which test chose a learn-then-test threshold and where it started ("" for a promise
+    saved before reports said so, whose verdicts read as they did)."""
+    by = promise.report.get("chosen_by")
+    if by is None:
+        return ""
+    start = promise.report.get("start")
+    return f"; chosen by {by}" + ("" if start is None else f", tested from {_fmt(float(start))}")
 
 
 def _record(key: str, value: Any, signal: float | None, calibrated: float | None,

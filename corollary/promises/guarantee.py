@@ -519,9 +519,10 @@ def _supported(choice: Choice, counts: Counts, min_support: int) -> Choice:
     """Check 2, support: a threshold resting on fewer than ``min_support`` examples is none."""
     idx = choice.idx
     if idx is not None and counts.N[idx] < min_support:
-        return Choice(None, f"the threshold {fmt_t(float(counts.thr[idx]))} would rest on "
-                            f"{int(counts.N[idx])} example(s), fewer than min_support = "
-                            f"{min_support}: everything escalates", choice.p_value)
+        return attrs.evolve(choice, idx=None, why=(
+            f"the threshold {fmt_t(float(counts.thr[idx]))} would rest on "
+            f"{int(counts.N[idx])} example(s), fewer than min_support = {min_support}: "
+            "everything escalates"))
     return choice
 
 
@@ -590,6 +591,8 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
         "group": group,
         "cross_fitted": settings.folds,
     }
+    if procedure is not None:  # which test chose the threshold, and where it started
+        report.update(chosen_by=choice.chosen_by, start=choice.start)
     return Promise(threshold=threshold, method=method.name, max_error=max_error,
                    max_risk=max_risk, delta=method.delta, min_support=settings.min_support,
                    n=n, answer=answer, group=group, report=report, procedure=procedure)
