@@ -210,7 +210,8 @@ class LearnThenTest(Method):
     not stop every lower threshold. ``"learned_start"`` (the default) lets a fixed share of the
     examples choose where one chain starts, tests the others from there at most of ``delta``
     and runs the fallback on all of them at the rest; with fewer than ``LEARNED_MIN_N``
-    examples it is the fallback alone (see docs/guarantees.md).
+    examples or ``LEARNED_MIN_DISTINCT`` distinct scores it is the fallback alone (see
+    docs/guarantees.md).
 
     >>> c = Counts.of(np.linspace(0, 1, 200), np.arange(200) < 20)   # the 20 lowest wrong
     >>> pick = LearnThenTest(0.1, Fraction(1, 10), 0.1, "fixed_sequence").choose(c, 10)
@@ -305,10 +306,14 @@ class LearnThenTest(Method):
 
     def _learned_start(self, counts: Counts, min_support: int) -> Choice:
         n, delta = counts.n, self.level
-        if n < LEARNED_MIN_N or counts.scores is None or counts.wrong is None:
+        distinct = int(counts.thr.size)
+        if n < LEARNED_MIN_N or distinct < LEARNED_MIN_DISTINCT or counts.scores is None \
+                or counts.wrong is None:
             alone = self._fallback(counts, min_support, delta)
-            return attrs.evolve(alone, why=f"learned start needs n >= {LEARNED_MIN_N} (n = {n}): "
-                                           f"the fallback procedure alone; {alone.why}")
+            return attrs.evolve(alone, why=(
+                f"learned start needs n >= {LEARNED_MIN_N} examples and >= "
+                f"{LEARNED_MIN_DISTINCT} distinct scores (n = {n}, {distinct} distinct): the "
+                f"fallback procedure alone; {alone.why}"))
         pick, rest = learned_split(n)
         test = Counts.of(counts.scores[rest], counts.wrong[rest])
         level = delta * LEARNED_LEVEL
@@ -494,10 +499,13 @@ def fallback_starts(N: NDArray[np.int64], n: int, e: float, delta: float,
 
 #: The learned start: the share of the examples that chooses where its chain starts, the share
 #: of ``delta`` that chain is tested at (the fallback on all the examples gets the rest), the
-#: fewest examples it is used with (below, the fallback alone) and the seed of its split.
+#: fewest examples and distinct scores it is used with (below either, the fallback alone: a
+#: signal of a few steps leaves no room between the fallback's start points) and the seed of
+#: its split. Both conditions read the scores alone, never which examples are wrong.
 LEARNED_SHARE = 0.15
 LEARNED_LEVEL = 0.9
 LEARNED_MIN_N = 1000
+LEARNED_MIN_DISTINCT = 20
 LEARNED_SEED = 31
 
 

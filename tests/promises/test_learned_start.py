@@ -14,7 +14,12 @@ import numpy as np
 import pytest
 
 from corollary import BeliefBase, ManualClock, TrustPolicy
-from corollary.promises.calibrators import LEARNED_MIN_N, LEARNED_SHARE, learned_split
+from corollary.promises.calibrators import (
+    LEARNED_MIN_DISTINCT,
+    LEARNED_MIN_N,
+    LEARNED_SHARE,
+    learned_split,
+)
 from corollary.promises.guarantee import calibrate
 
 #: A stream like the replays of GSM8K (docs/guarantees.md): the top 5% of scores wrong half the
@@ -128,9 +133,24 @@ def test_below_the_fewest_examples_the_learned_start_is_the_fallback_alone():
     p = calibrate(s, right, max_error=0.1)
     q = calibrate(s, right, max_error=0.1, procedure="fallback")
     assert p.threshold == q.threshold and p.report["chosen_by"] == "fallback"
-    assert p.report["why"].startswith(f"learned start needs n >= {LEARNED_MIN_N} "
-                                      f"(n = {LEARNED_MIN_N - 1}): the fallback procedure alone")
+    assert p.report["why"].startswith(
+        f"learned start needs n >= {LEARNED_MIN_N} examples and >= {LEARNED_MIN_DISTINCT} "
+        f"distinct scores (n = {LEARNED_MIN_N - 1}, {LEARNED_MIN_N - 1} distinct): the "
+        "fallback procedure alone")
     assert p.procedure == "learned_start" and p.fingerprint != q.fingerprint
+
+
+def test_a_signal_of_few_steps_is_tested_by_the_fallback_alone():
+    """Agreement among a few arms takes a handful of values: the fallback's start points already
+    sit on every step, and splitting the examples would only cost power."""
+    s, right = _stream(3000)
+    steps = np.floor(s * (LEARNED_MIN_DISTINCT - 1)) / (LEARNED_MIN_DISTINCT - 1)  # 19 values
+    p = calibrate(steps, right, max_error=0.1)
+    q = calibrate(steps, right, max_error=0.1, procedure="fallback")
+    assert p.threshold == q.threshold and p.report["chosen_by"] == "fallback"
+    assert f"(n = 3000, {LEARNED_MIN_DISTINCT - 1} distinct)" in p.report["why"]
+    finer = np.floor(s * LEARNED_MIN_DISTINCT) / LEARNED_MIN_DISTINCT  # 20 values
+    assert calibrate(finer, right, max_error=0.1).report["why"].startswith("learned start: ")
 
 
 def test_an_answer_under_the_promise_names_the_test_and_its_start_in_its_trace():
