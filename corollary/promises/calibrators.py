@@ -507,6 +507,10 @@ LEARNED_LEVEL = 0.9
 LEARNED_MIN_N = 1000
 LEARNED_MIN_DISTINCT = 20
 LEARNED_SEED = 31
+#: A start must rest on at least this many of the choosing examples: the smallest p-value
+#: among a handful of them is mostly luck (on the GSM8K replays such starts sat in the
+#: confidently wrong top and their chains rejected nothing).
+LEARNED_MIN_CHOOSERS = 20
 
 
 def learned_split(n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -528,7 +532,8 @@ def learned_start(chooser: Counts, n_test: int, e: float, delta: float,
                   min_support: int) -> float | None:
     """Where the learned start's chain begins: the threshold whose exact binomial p-value is
     the smallest on the choosing examples, their counts scaled to the ``n_test`` examples that
-    will test it (``None``: no threshold answers enough of them to reject at ``delta``).
+    will test it, among those answering at least ``LEARNED_MIN_CHOOSERS`` of the choosing
+    examples (``None``: no threshold answers enough to reject at ``delta``).
 
     The most significant threshold is where a test on fresh examples is likeliest to reject,
     and the chain goes on down from there.
@@ -541,7 +546,7 @@ def learned_start(chooser: Counts, n_test: int, e: float, delta: float,
     scale = n_test / chooser.n
     N = np.round(chooser.N * scale)
     W = np.floor(chooser.W * scale)
-    ok = N >= max(min_support, min_rejectable(e, delta))
+    ok = (N >= max(min_support, min_rejectable(e, delta))) & (chooser.N >= LEARNED_MIN_CHOOSERS)
     if not ok.any():
         return None
     p = np.where(ok, binom.cdf(W, np.maximum(N, 1), e), np.inf)
