@@ -493,9 +493,11 @@ class RememberMethods:
                               rel * (1.0 if cert is None else cert)))
         for key, *_ in facts:
             check_key(key)
-        self._record(items)
+        rules = self._rules.active
+        if not rules:  # recorded before the change, as the base's operations do
+            self._record(items)
         kb: BeliefBase = self  # type: ignore[assignment]
-        with self._rules.transaction() if self._rules.active else nullcontext():
+        with self._rules.transaction() if rules else nullcontext():
             for key, text, speaker, _at in docs:
                 kb.assert_(key, text, speaker)
             for key, value, quote, doc, _valid_from, cert, merged in facts:
@@ -503,10 +505,12 @@ class RememberMethods:
                          learn=False)
                 if merged is not None:
                     _note_merge(self._engine, key, value, source, quote, merged)
+            if rules:  # after the rules fired: a rule failing undoes the outcomes too
+                self._record(items)
         beliefs = [self._engine.find(f[0], canon(f[1])) for f in facts]
         self._lookup.sync([b for b in beliefs if b is not None])
         out = []
-        for b, (key, value, quote, doc, valid_from, _cert, merged) in zip(beliefs, facts):
+        for b, (key, value, quote, doc, valid_from, _cert, merged) in zip(beliefs, facts, strict=True):
             held = b is not None and b.label is IN
             out.append(Remembered(key, value, quote, "IN" if held else "OUT",
                                   b.conf if held else 0.0, docs[doc][0],
