@@ -10,9 +10,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # remember_cases
 sys.path.insert(0, str(HERE.parent / "models"))  # model_server
 
-from model_server import Server  # noqa: E402
-
 import pytest  # noqa: E402
+from model_server import Server  # noqa: E402
 
 
 @pytest.fixture
