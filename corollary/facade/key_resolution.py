@@ -195,18 +195,17 @@ class KeyIndex:
 
     def resolve(self, subject: str, attribute: str, given: str | None = None,
                 embedder: Callable[[list[str]], Any] | None = None,
-                pending: dict[str, tuple[str, ...]] | None = None) -> Resolved:
+                pending: dict[tuple[str, ...], dict[str, tuple[str, ...]]] | None = None
+                ) -> Resolved:
         """The key a fact about ``subject``'s ``attribute`` takes (see the module docstring).
         ``pending``: keys not in the engine yet that count as existing (made by the earlier
-        facts of one call), by their attribute words."""
+        facts of one call): subject words -> {key: attribute words}."""
         own = fact_key(subject, attribute)
         subject_words, attribute_words = words(subject), words(attribute)
-        pending = pending or {}
-        candidates = dict(self.of_subject(subject))
-        for key, attr in pending.items():
-            parts = split_key(key)
-            if parts is not None and parts[0] == subject_words:
-                candidates.setdefault(key, attr)
+        candidates = self.of_subject(subject)
+        extra = (pending or {}).get(subject_words)
+        if extra:
+            candidates = {**extra, **candidates}
         if given is not None:
             parts = split_key(given)
             if given in candidates and parts is not None and parts[0] == subject_words:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..evidence.citation import check_quote
+from ..evidence.citation import normalise
 from ..foundations._validate import check_int, plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, check_key
@@ -327,8 +327,8 @@ class RememberMethods:
         claimer = self._remember_source(model, model_source)
         if getattr(self, "_jsession", None) is not None:
             self.sync()  # type: ignore[attr-defined]  # other writers' keys count
-        speakers = dict.fromkeys(d.source.partition(":")[2] for d in docs)
-        shown = self._shown_keys(" ".join([*speakers, *(d.text for d in docs)]), scopes)
+        speakers = [d.source.partition(":")[2] for d in docs]
+        shown = self._shown_keys(_query(speakers, docs), scopes)
         pieces = [Piece(i, d.text, d.source if messages is not None else "",
                         _shown_time(d.at) if messages is not None else "")
                   for i, d in enumerate(docs)]
@@ -429,7 +429,7 @@ class RememberMethods:
         from .remember_request import KEYS_TOKENS
         lines: list[str] = []
         used = 0
-        hits = self.recall(text[:4000], k=SHOWN_KEYS * 2)  # type: ignore[attr-defined]
+        hits = self.recall(text, k=SHOWN_KEYS + 8)  # type: ignore[attr-defined]
         for r in hits:
             if r.key.startswith("doc:") or not _in_scope(r.key, scopes):
                 continue
@@ -454,14 +454,16 @@ class RememberMethods:
         kept: list[_Fact] = []
         refused: list[Refused] = []
         index = self._key_index()
-        made: dict[str, tuple[str, ...]] = {}  # keys made by this call's earlier facts
+        made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
+        texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
         for raw, candidates in named:
             try:
                 subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
             except InvalidInputError as exc:
                 refused.append(Refused(raw, f"malformed: {exc}", True))
                 continue
-            found = [d for d in candidates if check_quote(docs[d].text, quote).found]
+            needle = normalise(quote)  # check_quote's exact match, on the texts normalised once
+            found = [d for d in candidates if needle and needle in texts[d]]
             if not found:
                 refused.append(Refused(raw, "quote not found", True))
                 continue
@@ -471,7 +473,7 @@ class RememberMethods:
                 refused.append(Refused(raw, "outside the scope", False))
                 continue
             if resolved.how == "new":
-                made[resolved.key] = words(attribute)
+                made.setdefault(words(subject), {})[resolved.key] = words(attribute)
             when = docs[doc].at if valid_from is None else _model_time(valid_from)
             assert when is not None
             kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
@@ -516,6 +518,24 @@ class RememberMethods:
                                   b.conf if held else 0.0, docs[doc][0],
                                   _superseded(kb, key, value), merged, valid_from, source))
         return out
+
+
+#: How many distinct words of the input the recall of existing keys reads: a request's cost
+#: stays bounded whatever the input's length (the speakers' names first).
+QUERY_WORDS = 64
+
+
+def _query(speakers: list[str], docs: list[_Doc]) -> str:
+    """The recall query for the keys to show: the speakers' names, then the text's distinct
+    words, at most :data:`QUERY_WORDS`."""
+    seen: dict[str, None] = {}
+    for text in [*speakers, *(d.text for d in docs)]:
+        for word in words(text):
+            if len(word) > 1:
+                seen.setdefault(word)
+            if len(seen) >= QUERY_WORDS:
+                return " ".join(seen)
+    return " ".join(seen)
 
 
 def _note_merge(engine: Any, key: str, value: Any, source: str, quote: str,
