@@ -13,41 +13,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.clock import parse_instant
+from ..foundations.errors import InvalidInputError
 from ..foundations.values import plain
 from .output import confidence, emit_json, say, table
 
 __all__ = ["add_model_options", "add_remember_command", "model_of", "remember",
-           "seconds_or_iso", "to_seconds_at"]
-
-
-def to_seconds_at(at: Any) -> float | datetime | None:
-    """``at`` as the MCP tool takes it: POSIX seconds or an ISO 8601 time with a zone.
-
-    >>> to_seconds_at("2024-01-02T00:00:00+00:00")
-    1704153600.0
-    """
-    if at is None or isinstance(at, (int, float)) and not isinstance(at, bool):
-        return at  # type: ignore[no-any-return]
-    if not isinstance(at, str):
-        raise InvalidTypeError("at must be POSIX seconds or an ISO 8601 time")
-    text = at.strip()
-    text = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        raise InvalidInputError(f"at {at!r} is not an ISO 8601 time") from None
-    if parsed.tzinfo is None:
-        raise InvalidInputError(f"at {at!r} has no timezone: add one (e.g. 'Z' for UTC)")
-    return parsed.timestamp()
+           "seconds_or_iso"]
 
 
 def seconds_or_iso(text: str) -> float:
-    """``--at``: POSIX seconds, or ISO 8601 with a zone (``2024-01-02T00:00:00Z``).
+    """``--at``: POSIX seconds, or ISO 8601 (a time with a zone, or a bare date: midnight UTC),
+    read by :func:`corollary.foundations.clock.parse_instant`.
 
     >>> seconds_or_iso("10"), seconds_or_iso("1970-01-01T00:01:00Z")
     (10.0, 60.0)
@@ -57,10 +37,10 @@ def seconds_or_iso(text: str) -> float:
     except ValueError:
         pass
     try:
-        seconds = to_seconds_at(text)
+        seconds = parse_instant(text, "--at")
     except InvalidInputError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
-    assert isinstance(seconds, float)
+    assert seconds is not None
     return seconds
 
 

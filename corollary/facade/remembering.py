@@ -33,6 +33,7 @@ import attrs
 
 from ..evidence.citation import normalise
 from ..foundations._validate import check_int, plain_text
+from ..foundations.clock import parse_instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, check_key
 from ..tms import IN
@@ -137,40 +138,14 @@ def document_key(source: str, at: float, text: str) -> str:
     return "doc:" + digest.hexdigest()
 
 
-def _instant(value: Any, name: str) -> float:
-    """A time given to remember: POSIX seconds or a timezone-aware datetime."""
-    if isinstance(value, datetime):
-        if value.tzinfo is None or value.utcoffset() is None:
-            raise InvalidInputError(f"{name} is a naive datetime: give it a timezone")
-        return value.timestamp()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidTypeError(f"{name} must be POSIX seconds or an aware datetime, not "
-                               f"{type(value).__name__}")
-    seconds = float(value)
-    if not math.isfinite(seconds):
-        raise InvalidInputError(f"{name} must be finite, got {value!r}")
-    return seconds
-
-
 def _model_time(value: Any) -> float | None:
-    """A ``valid_from`` a model wrote: ISO 8601 (a date or time without a zone read as UTC)
-    or seconds; ``None`` when it cannot be read."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value) if math.isfinite(value) else None
-    if not isinstance(value, str):
-        return None
-    text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
+    """A ``valid_from`` a model wrote, read by the one parser of times
+    (:func:`corollary.foundations.clock.parse_instant`: ISO 8601, or seconds); ``None`` when it
+    cannot be read."""
     try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
+        return parse_instant(value, "valid_from")
+    except (InvalidInputError, InvalidTypeError):
         return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.timestamp()
 
 
 def _scopes(scope: Any) -> tuple[str, ...] | None:
@@ -396,7 +371,9 @@ class RememberMethods:
                 raise InvalidTypeError(f"{where}the speaker must be a source 'kind:name'")
             speaker = plain_text(speaker)
             self._trust.check_source(speaker, "a text's speaker is a source")
-            when = now if m.get("at") is None else _instant(m["at"], f"{where}at")
+            when = now if m.get("at") is None else to_instant(m["at"], f"{where}at")
+            if when > now:  # its document would hold only from then: nothing to rest on now
+                raise InvalidInputError(f"{where}at {when!r} is after the clock's now ({now!r})")
             key = m.get("document")
             key = document_key(speaker, when, body) if key is None else check_key(key)
             docs.append(_Doc(key, body, speaker, when))
@@ -500,8 +477,8 @@ class RememberMethods:
             self._record(items)
         kb: BeliefBase = self  # type: ignore[assignment]
         with self._rules.transaction() if rules else nullcontext():
-            for key, text, speaker, _at in docs:
-                kb.assert_(key, text, speaker)
+            for key, text, speaker, at in docs:
+                kb.assert_(key, text, speaker, valid_from=at)  # said then, and true since
             for key, value, quote, doc, _valid_from, cert, merged in facts:
                 kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
                          learn=False)

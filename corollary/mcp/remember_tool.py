@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from ..cli.remembering import to_seconds_at
+from ..foundations.clock import parse_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import plain
 from . import sdk as sdk_server
@@ -70,7 +70,7 @@ def add_remember(server: Any, served: Any, model: Any) -> None:
         if model is None:
             raise ToolError(NO_MODEL)
         try:
-            when = to_seconds_at(at)
+            when = parse_instant(at, "at")
         except (InvalidInputError, InvalidTypeError) as exc:
             raise ToolError(str(exc)) from exc
         made, version = served.change(lambda kb: kb.remember(text, source=source, model=model,

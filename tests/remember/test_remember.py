@@ -202,11 +202,16 @@ def test_bad_arguments_are_refused_before_the_model_is_asked(kb: BeliefBase, cal
     assert model.requests == [] and not kb.engine.keys
 
 
-def test_an_aware_datetime_is_a_time(kb: BeliefBase) -> None:
+def test_an_aware_datetime_is_a_time() -> None:
     when = datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)
+    kb = BeliefBase(clock=ManualClock(when.timestamp() + 60))
     model = ScriptedModel([facts(fact("Alice", "city", "Paris", "Paris"))])
     (r,) = kb.remember("Paris", source="human:alice", model=model, at=when)
     assert r.valid_from == when.timestamp()
+    assert kb.engine.find(r.document, "Paris").premises[0].valid_from == when.timestamp()
+    with pytest.raises(InvalidInputError, match="after the clock's now"):
+        kb.remember("Rome", source="human:alice", model=ScriptedModel([]),
+                    at=when.timestamp() + 3600)
 
 
 def test_a_stated_valid_from_and_certainty_are_taken(kb: BeliefBase) -> None:

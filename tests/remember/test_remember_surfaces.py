@@ -43,7 +43,7 @@ def call(server: Any, body: Callable[[Any], Awaitable[Any]]) -> Any:
 def test_the_mcp_tool_remembers_with_the_servers_model() -> None:
     from corollary.mcp import make_server
 
-    kb = BeliefBase(clock=ManualClock(1000))
+    kb = BeliefBase(clock=ManualClock(1_800_000_000))  # 2027: after the message's time
     kb.assert_("alice:city", "Paris", source="human:alice")
     model = ScriptedModel([facts(fact("Alice", "home city", "Lyon", "I moved to Lyon"),
                                  fact("Alice", "pet", "dog", "a dog"))])
@@ -92,7 +92,7 @@ def test_the_mcp_tool_refuses_a_naive_time_and_a_failed_model_unchanged(
         return naive, failed
 
     naive, failed = call(mcp, body)
-    assert naive.is_error and "no timezone" in naive.content[0].text
+    assert naive.is_error and "naive datetime" in naive.content[0].text
     assert failed.is_error and not kb.engine.keys
 
 
