@@ -3,9 +3,12 @@ asks the model again, and a commit that fails leaves nothing acknowledged behind
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from remember_cases import fact, facts
@@ -84,3 +87,29 @@ def test_all_refused_writes_no_entry_only_the_outcomes() -> None:
     assert list(kb.remember("Paris", source="human:alice", model=model)) == []
     assert kb.journal_seq == 0 and kb.history() == []
     assert [o.correct for o in ledger.outcomes("model:remember")] == [False]
+
+
+PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not PG_URL, reason="COROLLARY_TEST_PG_URL is not set")
+def test_a_session_on_postgres_replays_remember_without_the_model() -> None:
+    import psycopg
+
+    name = f"remember_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    url = urlunsplit(urlsplit(PG_URL)._replace(path=f"/{name}"))
+    try:
+        with open_ledger(url) as ledger:
+            kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+            _remember(kb)
+            expected = state(kb)
+        with open_ledger(url) as ledger:
+            again = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
+            assert state(again) == expected
+            assert [h.operation for h in again.history()] == ["assert_", "remember"]
+    finally:
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
