@@ -234,6 +234,18 @@ def _tokens(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
+def _score(tally: Counter, kind: str, old: set[int], new: set[int], got: set[int]) -> None:
+    """Count one question: a knowledge update is right when the updated turn is recalled and
+    the original is not; a contradiction when both statements are (the answer names it)."""
+    if kind == "knowledge_update":
+        tally["update questions"] += 1
+        tally["updated recalled"] += bool(new & got)
+        tally["updated, not original"] += bool(new & got and not old & got)
+    else:
+        tally["contradiction questions"] += 1
+        tally["both statements recalled"] += bool(old & got and new & got)
+
+
 def beam(repo: str, chats: int, k: int, policy: Any) -> None:
     print(f"\nBEAM 100K, {chats} chats, first {k} recalled; policy {type(policy).__name__}")
     tallies = {"corollary": Counter(), "bm25": Counter()}
@@ -279,27 +291,16 @@ def beam(repo: str, chats: int, k: int, policy: Any) -> None:
             order = sorted(range(len(ids)), key=lambda i: -scores[i])
             return [ids[i] for i in order[:k]]
 
-        for q in probes.get("knowledge_update", []):
-            old = set(q["source_chat_ids"]["original_info"])
-            new = set(q["source_chat_ids"]["updated_info"])
-            if old & new:
-                continue
-            for name, ask in (("corollary", recalled), ("bm25", bm25)):
-                got = set(ask(q["question"]))
-                tally = tallies[name]
-                tally["update questions"] += 1
-                tally["updated recalled"] += bool(new & got)
-                tally["updated, not original"] += bool(new & got and not old & got)
-        for q in probes.get("contradiction_resolution", []):
-            first = set(q["source_chat_ids"]["first_statement"])
-            second = set(q["source_chat_ids"]["second_statement"])
-            if first & second:
-                continue
-            for name, ask in (("corollary", recalled), ("bm25", bm25)):
-                got = set(ask(q["question"]))
-                tally = tallies[name]
-                tally["contradiction questions"] += 1
-                tally["both statements recalled"] += bool(first & got and second & got)
+        askers = (("corollary", recalled), ("bm25", bm25))
+        for kind, a, b in (("knowledge_update", "original_info", "updated_info"),
+                           ("contradiction_resolution", "first_statement", "second_statement")):
+            for q in probes.get(kind, []):
+                old, new = (set(q["source_chat_ids"][f]) for f in (a, b))
+                if old & new:  # one turn as both: nothing to tell apart
+                    continue
+                for name, ask in askers:
+                    got = set(ask(q["question"]))
+                    _score(tallies[name], kind, old, new, got)
     print(f"  {facts_made:,} facts remembered in {requests:,} model requests "
           f"({time.perf_counter() - start:.1f} s)")
     for name, tally in tallies.items():
