@@ -274,11 +274,9 @@ def beam(repo: str, chats: int, k: int, policy: Any) -> None:
         def recalled(question: str, kb: BeliefBase = kb,
                      turn_of: dict[str, int] = turn_of) -> list[int]:
             out: list[int] = []
-            for r in kb.recall(question, k=k * 4):
-                if r.key.startswith("doc:"):
-                    continue
-                for j in kb.engine.find(r.key, r.value).justs if kb.engine.find(
-                        r.key, r.value) else ():
+            for r in kb.recall(question, k=k * 4):  # facts only: each maps to its turns
+                b = None if r.key.startswith("doc:") else kb.engine.find(r.key, r.value)
+                for j in b.justs if b is not None else ():
                     tid = turn_of.get(j.info.get("document", ""))
                     if tid is not None and tid not in out:
                         out.append(tid)
