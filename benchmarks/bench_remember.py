@@ -159,11 +159,11 @@ _CODE = re.compile(r"```.*?(```|$)", re.S)
 _MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|"
            "December")
 _QUANTITY = re.compile(
-    rf"(?:(?:{_MONTHS})\s+\d{{1,2}}(?:,\s*\d{{4}})?|\d[\d,]*(?:\.\d+)?\s*(?:%|ms|s\b|[a-zA-Z]+)?)")
+    rf"(?:(?:{_MONTHS})\s+\d{{1,2}}(?:,\s*\d{{4}})?|\d[\d,]*(?:\.\d+)?(?:\s*(?:%|ms\b|[a-zA-Z]+s\b))?)")
 _STOP = frozenset("""a an the of to in on at by for from with and or but so is are was were be
 been has have had i i'm i've my me we our it its this that which who now currently recently
 already just about around approximately roughly up down new total over after before since
-reached improved grown increased decreased dropped rose fell went changed updated update set
+ve ll re m s t d reached improved grown increased decreased dropped rose fell went changed updated update set
 is not only also then than more less into per each every can could should would will want
 need trying make sure help using used use get got still v version""".split())
 
@@ -173,21 +173,33 @@ def _words(text: str) -> list[str]:
 
 
 def extract(text: str) -> list[dict[str, Any]]:
-    """The facts a deterministic extractor finds in one user turn: each quantity (a number with
-    its unit, or a date) with the two content words before it as the attribute, its sentence
-    as the quote. It never reads the questions."""
+    """The facts a deterministic extractor finds in one user turn: each quantity (a count of
+    something, a percentage, a duration, a date) with what it counts or measures as the
+    attribute (the counted word, else the nearest content word before it), its sentence (or the
+    clause around it) as the quote. It never reads the questions."""
     facts = []
+    months = set(_MONTHS.lower().split("|"))
     prose = _CODE.sub(" ", text.split("->->")[0])
     for sentence in re.split(r"(?<=[.!?])\s+", prose):
         for match in _QUANTITY.finditer(sentence):
             value = match.group(0).strip().rstrip(",")
-            if not any(c.isdigit() for c in value) or re.fullmatch(r"v?\d+(\.\d+)+", value):
-                continue  # version numbers are names, not quantities
-            unit = re.sub(r"[\d,.\s]", "", value).lower()
-            before = [w for w in _words(sentence[:match.start()]) if w not in _STOP]
-            attribute = " ".join(before[-2:] + ([unit] if unit and unit not in _STOP else []))
-            if not attribute:
+            if not any(c.isdigit() for c in value) or re.search(r"\d\.\d+\.", value):
                 continue
+            after = sentence[match.end():match.end() + 2]
+            if (sentence[max(0, match.start() - 1):match.start()] in ("v", ".")
+                    or re.fullmatch(r"\.\d", after)):
+                continue  # a version number (v1.0.0, 2.3.1): a name, not a quantity
+            unit = re.sub(r"[\d,.\s]", "", value).lower()
+            if unit in months:
+                unit = ""  # a date: what it dates is the word before it
+            if unit and unit.isalpha() and unit not in months and unit != "ms":
+                attribute = unit[:-1]  # what it counts: "150 commits" -> commit
+            else:
+                before = [w for w in _words(sentence[:match.start()]) if w not in _STOP
+                          and w not in months and not any(c.isdigit() for c in w)]
+                if not before:
+                    continue
+                attribute = " ".join([before[-1]] + ([unit] if unit else []))
             quote = sentence.strip()
             if len(quote) > 300:  # the clause around the quantity
                 quote = sentence[max(0, match.start() - 150):match.end() + 50].strip()
