@@ -13,8 +13,9 @@ Sections (``--only speed,threshold,beam``; all by default):
   of labelled attribute pairs (same attribute or not), precision and recall of "merge" at
   several thresholds.
 * ``beam``: BEAM (mohammadtavakoli78/BEAM, a bare git snapshot passed as ``--beam``): each
-  ``chats/100K/<n>/chat.json`` is loaded through ``remember``, one message per user turn (its
-  time its place in the chat), with :func:`extract`, a deterministic extractor of quantities that
+  ``chats/100K/<n>/chat.json`` is loaded through one ``remember`` call, one message per user
+  turn (its time its place in the chat), sent in requests of the default token budget, with
+  :func:`extract`, a deterministic extractor of quantities that
   never sees the questions. Each ``knowledge_update`` question is asked of ``kb.recall`` over
   the remembered facts (each mapped to the turn it cites) and of plain BM25 over the user turns
   (``rank_bm25`` when installed, else the same Okapi formula written here); a question counts
@@ -45,6 +46,7 @@ from typing import Any
 
 from corollary import BeliefBase, ManualClock
 from corollary.facade.key_resolution import similarity
+from corollary.facade.remembering import document_key
 from corollary.models import FunctionModel, Reply, ToolCall
 
 FIELDS = ("email", "city", "phone", "plan", "status")
@@ -208,10 +210,16 @@ def extract(text: str) -> list[dict[str, Any]]:
     return facts
 
 
+_MESSAGE = re.compile(r"^\[\d+\] [a-z]+:[^ ]+ \([^)]*\): ", re.M)
+
+
 def _extractor() -> FunctionModel:
+    """A function model that answers each request with :func:`extract` over each message of
+    its text (the chat form numbers them ``[n] speaker (time): text``)."""
     def answer(messages: Any, tools: Any) -> Reply:
         body = messages[-1]["content"].split("Text:\n", 1)[1]
-        return _reply(extract(body))
+        found = [f for text in _MESSAGE.split(body) if text.strip() for f in extract(text)]
+        return _reply(found)
 
     return FunctionModel(answer)
 
@@ -271,14 +279,15 @@ def beam(repo: str, chats: int, k: int, policy: Any) -> None:
             break
         turns = _user_turns(chat)
         kb = BeliefBase(clock=ManualClock(10_000_000), conflict_policy=policy)
-        turn_of: dict[str, int] = {}
-        model = _extractor()
-        for tid, text in turns:  # one message a turn, in order, its time its place
-            made = kb.remember(text, source="human:user", model=model, at=1_000_000 + tid)
-            requests += made.requests
-            facts_made += len(made)
-            for r in made:
-                turn_of[r.document] = tid
+        # the whole chat in one call: each user turn a message, its time its place; the call
+        # sends it in requests of the default budget
+        messages = [{"speaker": "human:user", "text": text, "at": 1_000_000 + tid}
+                    for tid, text in turns]
+        turn_of = {document_key("human:user", float(m["at"]), m["text"]): tid
+                   for m, (tid, _) in zip(messages, turns, strict=True)}
+        made = kb.remember(messages=messages, model=_extractor())
+        requests += made.requests
+        facts_made += len(made)
         docs = [_tokens(text) for _, text in turns]
         ids = [tid for tid, _ in turns]
         ranker = _bm25_ranker(docs)
