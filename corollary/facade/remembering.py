@@ -295,13 +295,13 @@ class RememberMethods:
         ...     "I live in Paris.", source="human:alice", model=model)]
         [('alice:city', 'Paris', 'IN')]
         """
+        if getattr(self, "_jsession", None) is not None:
+            self.sync()  # type: ignore[attr-defined]  # other writers' keys and documents count
         docs = self._remember_docs(text, source, at, document, messages)
         scopes = _scopes(scope)
         max_facts = check_int(max_facts, "max_facts", low=0)
         request_tokens = check_int(request_tokens, "request_tokens", low=16)
         claimer = self._remember_source(model, model_source)
-        if getattr(self, "_jsession", None) is not None:
-            self.sync()  # type: ignore[attr-defined]  # other writers' keys count
         speakers = [d.source.partition(":")[2] for d in docs]
         shown = self._shown_keys(_query(speakers, docs), scopes)
         pieces = [Piece(i, d.text, d.source if messages is not None else "",
