@@ -15,6 +15,7 @@ from corollary import (
     ManualClock,
     PreferNewer,
     TrustLedger,
+    rule,
     tool,
 )
 from corollary.foundations.clock import parse_instant, to_instant
@@ -360,3 +361,22 @@ def test_a_value_held_twice_by_one_source_keeps_both_intervals() -> None:
     restored = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(NOW))
     assert restored.at(day(2005, 1, 1)).value("coach") == "Mancini"
     assert restored.at(day(2010, 1, 1)).value("coach") is None
+
+
+@rule(output="zone", inputs={"a": "addr"})
+def zone_of(a: str) -> str:
+    return "north" if a.startswith("O") else "south"
+
+
+def test_reading_at_a_time_changes_nothing_with_rules_active() -> None:
+    kb = base(rules=[zone_of])
+    kb.assert_("addr", "Oak St", source="tool:crm", valid_from=OAK)
+    kb.assert_("addr", "Pine Ave", source="document:email", valid_from=PINE)
+    before = kb.to_dict()
+    assert kb.value("zone") == "south"
+    then = kb.at(day(2024, 6, 1))
+    # the rule fired on the value held when it was asserted, Oak St, before Pine Ave came
+    assert then.value("zone") == "north"
+    assert then.value("addr") == "Oak St"
+    assert kb.to_dict() == before
+    assert kb.value("zone") == "south"
