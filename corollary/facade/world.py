@@ -139,7 +139,7 @@ class WorldView:
             return None
         t = self.t
         ev = b.evidence
-        now = base.clock()  # a finite float: current() checked it
+        now = base._sync_engine.clock()  # a finite float: current() checked it
         if type(ev) is tuple:
             if ev[3] is None or len(ev[3]) < 5:
                 if ev[2] <= t:  # one premise with no valid time, begun by t: as it is now
