@@ -107,7 +107,7 @@ class WorldView:
     __slots__ = ("_base", "t")
 
     def __init__(self, base: QueryMethods, t: Instant) -> None:
-        world = to_instant(t, "t")
+        world = t if type(t) is float and t - t == 0.0 else to_instant(t, "t")
         if world is None:
             raise InvalidInputError("kb.at(t) needs a time (POSIX seconds or an aware datetime)")
         self._base = base
@@ -141,12 +141,19 @@ class WorldView:
         ev = b.evidence
         now = base._sync_engine.clock()  # a finite float: current() checked it
         if type(ev) is tuple:
-            if ev[3] is None or len(ev[3]) < 5:
+            life = ev[3]
+            if life is None or len(life) < 5:
                 if ev[2] <= t:  # one premise with no valid time, begun by t: as it is now
                     return b.best is not None, b.conf
                 return False, 0.0
-            if record_valid_at(ev, t) == record_valid_at(ev, now):
-                return b.best is not None, b.conf  # it counts at t as it does now
+            if len(life) < 6:  # one interval: written out, as this is every such read
+                start = ev[2] if life[3] is None else life[3]
+                end = life[4]
+                if ((start <= t and (end is None or t < end))
+                        == (start <= now and (end is None or now < end))):
+                    return b.best is not None, b.conf  # it counts at t as it does now
+            elif record_valid_at(ev, t) == record_valid_at(ev, now):
+                return b.best is not None, b.conf
         elif all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
             return b.best is not None, b.conf  # the same premises count at t as now
         engine.world = t
