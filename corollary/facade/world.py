@@ -122,10 +122,11 @@ class WorldView:
         with base._engine.at_world(self.t, now):
             yield
 
-    def value(self, key: str) -> Any:
-        """The value held for ``key`` at ``t`` (``None`` if none; an open conflict raises)."""
+    def value(self, key: str, default: Any = None) -> Any:
+        """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
+        raises)."""
         with self._reading():
-            return self._base.value(key)
+            return self._base.value(key, default)
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
