@@ -87,6 +87,7 @@ def test_without_a_policy_the_model_is_shown_the_conflict_and_the_status_names_i
     # the answer is refused while the key is contested, and the model is told why
     refused = json.loads(seen[4][-1]["content"])
     assert "open conflict" in refused["error"]
+    assert refused["conflict"] == f"{KEY}: {MARK}"
     # the run names the conflict: not a bare "no answer"
     assert run.status == "conflict" and run.answer is None
     assert run.why == f"the answer rests on an open conflict: {KEY}: {MARK}"
