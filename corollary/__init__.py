@@ -15,6 +15,7 @@ from .facade.base import BeliefBase, Faded, Held
 from .facade.journal_entries import HistoryEntry, WatchEvent
 from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
+from .facade.remembering import Refused, Remembered, RememberedList
 from .facade.sensitivity import Check
 from .facade.world import TimelineEntry, WorldView
 from .foundations.clock import ManualClock
@@ -134,3 +135,4 @@ __all__ = [
     "WeakSignalError",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]
+__all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)

@@ -216,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "the loopback names and --host (repeatable; e.g. the name a "
                             "reverse proxy serves)")
     _imports(serve, "imports")
+    from . import remembering
+
+    remembering.add_model_options(serve, required=False)  # the remember tool's model
     look = add("ui", "inspect a base in a browser: beliefs, proofs, sources, promises (needs "
                      "corollary[ui])")
     look.add_argument("base", nargs="?", metavar="BASE", help="a snapshot file (kb.save)")
@@ -234,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     look.add_argument("--allowed-host", dest="allowed_hosts", action="append", default=[],
                       metavar="NAME", help="a host name requests may name in Host and Origin, "
                                            "besides the loopback names and --host (repeatable)")
+    remembering.add_remember_command(add)  # corollary remember: corollary.cli.remembering
     return parser
 
 
@@ -259,13 +263,18 @@ def _run(args: argparse.Namespace) -> int:
     from .opening import import_modules
 
     imported = import_modules([*args.imports_first, *getattr(args, "imports", [])])
+    from . import remembering
+
     if args.command == "mcp":
         from ..mcp import serve
 
         serve(ledger=args.ledger, session=args.session, transport=args.transport,
               host=args.host, port=args.port, token_file=args.token_file,
-              allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools)
+              allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools,
+              model=remembering.model_of(args))
         return 0
+    if args.command == "remember":
+        return remembering.remember(args)
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)
 

@@ -969,6 +969,27 @@ def _called(cls: type) -> Callable[..., Any]:
     return _called_
 
 
+# -- remember (issue 29): the entry holds the model's checked facts, so a replay never asks the
+# model again (corollary.facade.remembering) --------------------------------------------------
+def _remembered(cls: type) -> Callable[..., Any]:
+    original = cls._remembered  # type: ignore[attr-defined]
+
+    def _remembered_(self: Any, docs: list[Any], source: str, facts: list[Any],
+                     refusals: list[str]) -> Any:
+        if self._jsession is None or self._jinner():
+            return original(self, docs, source, facts, refusals)
+        return self._journaled("remember", (docs, source, facts, refusals), {},
+                               lambda: original(self, docs, source, facts, refusals),
+                               lambda made: [[f[0], f[1], source, None] for f in facts])
+
+    return _remembered_
+
+
+def _replay_remember(kb: Any, entry: Entry) -> None:
+    kb._remembered(*entry.args)
+# -- end of remember ----------------------------------------------------------------------------
+
+
 def _rule_op(cls: type, op: str) -> Callable[..., Any]:
     original = getattr(cls, op)
 
@@ -1052,7 +1073,7 @@ REPLAY: dict[str, Callable[[Any, Entry], None]] = {
     **{op: _replay_plain for op in PLAIN_OPS}, "answer": _replay_answer,
     "resolve": _replay_resolve,
     "call": _replay_call, "add_tool": _replay_add_tool, "add_rule": _replay_add_rule,
-    "remove_rule": _replay_remove_rule,
+    "remove_rule": _replay_remove_rule, "remember": _replay_remember,
 }
 
 _CLASSES: dict[type, type] = {}
@@ -1071,6 +1092,7 @@ def journaled_class(cls: type) -> type:
             members[op] = _snapshot_op(cls, op)
         members["add_tool"] = _add_tool(cls)
         members["_called"] = _called(cls)
+        members["_remembered"] = _remembered(cls)
         members["add_rule"] = _rule_op(cls, "add_rule")
         members["remove_rule"] = _rule_op(cls, "remove_rule")
         made = _CLASSES[cls] = type(f"Journaled{cls.__name__}", (JournaledMethods, cls), members)

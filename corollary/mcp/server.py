@@ -42,6 +42,7 @@ from ..trust.stores.targets import local_file
 from ..trust.stores.waiting import wait_journal
 from . import http
 from . import sdk as sdk_server
+from .remember_tool import add_remember
 from .sdk import FuncMetadata, ResourceError, ResourceNotFoundError, ToolError
 from .sdk import Server as MCPServer
 
@@ -357,7 +358,8 @@ _WRITE = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=False, openWo
 _RETRACT = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
 
-def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> MCPServer:
+def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary",
+          model: Any = None) -> MCPServer:
     """The server over ``kb`` (see :func:`corollary.mcp.make_server`)."""
     if not isinstance(kb, BeliefBase):
         raise TypeError("make_server needs a BeliefBase")
@@ -383,6 +385,7 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     server = sdk_server.new_server(name, instructions=prompts.MCP_INSTRUCTIONS,
                                    version=__version__, lifespan=following)
     served.updated_uri = sdk_server.resource_updates(server, served.listen)
+    add_remember(server, served, model)  # remember(text, source, at=): corollary.mcp.remember_tool
 
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
@@ -628,8 +631,9 @@ def _json(tree: Any) -> Any:
 
 def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
         token_file: str | None = None, allowed_hosts: Sequence[str] = (),
-        imported: Imported = NOTHING_IMPORTED) -> None:
-    """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
+        imported: Imported = NOTHING_IMPORTED, model: Any = None) -> None:
+    """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new); ``model``
+    is the one the ``remember`` tool extracts with."""
     if transport == "http":  # refuse an exposed server before anything is created
         token = http.read_token(token_file)
         http.check_exposure(host, token)
@@ -642,7 +646,7 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
         path.parent.mkdir(parents=True, exist_ok=True)
     with open_ledger(ledger) as opened:
         kb, _ = open_to_serve(opened, session, imported)  # the --import'ed rules in it
-        server = build(kb, session=session)
+        server = build(kb, session=session, model=model)
         if transport == "http":
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
         else:

@@ -61,7 +61,7 @@ def test_tools_have_schemas_and_descriptions() -> None:
         return (await client.list_tools()).tools, (await client.list_resource_templates())
 
     tools, templates = call(server, body)
-    expected = TOOLS | {"what_to_check"}
+    expected = TOOLS | {"what_to_check", "remember"}
     assert {t.name for t in tools} == expected
     for t in tools:
         assert t.output_schema is not None and t.output_schema["type"] == "object", t.name
