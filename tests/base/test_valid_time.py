@@ -399,3 +399,13 @@ def test_a_read_at_a_time_settles_only_what_it_reads(monkeypatch: pytest.MonkeyP
     assert kb.at(day(2025, 6, 1)).label("mail") == "IN"
     assert 0 < sum(swept) <= 4  # mail, zip and the two values of addr: no copy of the base
     assert kb.at(day(2024, 6, 1)).label("mail") == "OUT"  # it rests on Pine Ave, not yet then
+
+
+def test_prefer_source_ranks_only_values_that_hold_then() -> None:
+    from corollary import PreferSource
+
+    kb = base(conflict_policy=PreferSource(["human", "tool"]))
+    kb.assert_("ceo", "Ann", source="human:hr", valid_from=OAK, valid_until=PINE)
+    kb.assert_("ceo", "Bob", source="tool:registry", valid_from=OAK)
+    assert kb.value("ceo") == "Bob"  # Ann's term ended: the better-ranked source says nothing now
+    assert kb.at(day(2024, 6, 1)).value("ceo") == "Ann"
