@@ -163,13 +163,14 @@ class WorldView:
             engine.world = None
         return (False, 0.0) if c is None else (True, c)
 
-    def value(self, key: str) -> Any:
-        """The value held for ``key`` at ``t`` (``None`` if none; an open conflict raises)."""
+    def value(self, key: str, default: Any = None) -> Any:
+        """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
+        raises)."""
         alone = self._alone(key)
         if alone is not None:
-            return self._base._engine.keys[key].value if alone[0] else None  # type: ignore[union-attr]
+            return self._base._engine.keys[key].value if alone[0] else default  # type: ignore[union-attr]
         with self._reading():
-            return self._base.value(key)
+            return self._base.value(key, default)
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
