@@ -24,6 +24,7 @@ import attrs
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..tms.conflicts import span_of, superseder
+from ..tms.records import record_valid_at
 from .blame import sources_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,8 +137,19 @@ class WorldView:
             return False, 0.0
         if engine.nogoods_by_key and b.key in engine.nogoods_by_key:
             return None
-        now = base._sync_engine.now()
-        engine.world = self.t
+        t = self.t
+        ev = b.evidence
+        now = base.clock()  # a finite float: current() checked it
+        if type(ev) is tuple:
+            if ev[3] is None or len(ev[3]) < 5:
+                if ev[2] <= t:  # one premise with no valid time, begun by t: as it is now
+                    return b.best is not None, b.conf
+                return False, 0.0
+            if record_valid_at(ev, t) == record_valid_at(ev, now):
+                return b.best is not None, b.conf  # it counts at t as it does now
+        elif all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
+            return b.best is not None, b.conf  # the same premises count at t as now
+        engine.world = t
         try:
             c, _, _ = engine.premise_confidence(b, now)
         finally:

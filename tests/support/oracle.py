@@ -30,7 +30,7 @@ def evaluate(kb, now, world=None):
         for p in b.premises:
             if p.ttl is not None and now - p.at >= p.ttl:
                 continue
-            if not p.valid_from <= world or (p.valid_until is not None and world >= p.valid_until):
+            if not any(s <= world and (e is None or world < e) for s, e in p.intervals):
                 continue
             c = (reliability(p.source) * p.certainty
                  * formulas.decay_weight(now - p.at, p.half_life))
@@ -65,17 +65,17 @@ def evaluate(kb, now, world=None):
             dates = {}
             for b in standing:
                 live = [p for p in b.premises if not (p.ttl is not None and now - p.at >= p.ttl)
-                        and p.valid_from <= world]
-                holding = [p.valid_from for p in live
-                           if p.valid_until is None or world < p.valid_until]
+                        and any(s <= world for s, _ in p.intervals)]
+                begun = [(s, e) for p in live for s, e in p.intervals if s <= world]
+                holding = [s for s, e in begun if e is None or world < e]
                 best = {}
                 for p in live:
                     c = (reliability(p.source) * p.certainty
                          * formulas.decay_weight(now - p.at, p.half_life))
                     best[p.origin] = max(best.get(p.origin, 0.0), c)
                 strength = formulas.agreement(best, kb.policy.corroboration) if best else 0.0
-                dates[b] = (max(holding, default=None),
-                            max((p.valid_from for p in live), default=None), strength)
+                dates[b] = (max(holding, default=None), max((s for s, _ in begun), default=None),
+                            strength)
             for b in standing:
                 holds, _, strength = dates[b]
                 if holds is None:
