@@ -371,7 +371,8 @@ class RememberMethods:
                 raise InvalidTypeError(f"{where}the speaker must be a source 'kind:name'")
             speaker = plain_text(speaker)
             self._trust.check_source(speaker, "a text's speaker is a source")
-            when = now if m.get("at") is None else to_instant(m["at"], f"{where}at")
+            stated = to_instant(m.get("at"), f"{where}at")  # None: not given
+            when = now if stated is None else stated
             if when > now:  # its document would hold only from then: nothing to rest on now
                 raise InvalidInputError(f"{where}at {when!r} is after the clock's now ({now!r})")
             key = m.get("document")
