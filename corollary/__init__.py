@@ -63,6 +63,7 @@ from .promises.options import GuaranteeOptions
 from .reasons.calls import Expired, ToolCallRecord
 from .reasons.rules import Rule, rule
 from .reasons.tools import ToolSpec, tool
+from .reasons.valid import Valid
 from .tms import StepKind
 from .tms.conflicts import (
     AskHuman,
@@ -129,7 +130,8 @@ __all__ = [
     "ScriptExhaustedError", "ScriptedModel", "SessionNotFoundError", "SnapshotError",
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
-    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
+    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Valid", "Watch",
+    "WatchEvent",
     "WeakSignalError",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

@@ -70,6 +70,7 @@ from ..reasons.calls import PreparedCall
 from ..reasons.rules import REGISTRY as RULES
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
+from ..reasons.valid import Valid, unwrap
 from ..snapshot.state import state_to_dict
 from ..tms import IN, Engine
 from ..tms.conflicts import Conflict
@@ -958,7 +959,10 @@ def _called(cls: type) -> Callable[..., Any]:
     def _called_(self: Any, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
         if self._jsession is None or self._jinner():
             return original(self, fn, call, result)
-        args = (_spec_fields(call.spec), call.key, call.arguments, result)
+        value, valid_from, valid_until = unwrap(result)
+        args: tuple[Any, ...] = (_spec_fields(call.spec), call.key, call.arguments, value)
+        if valid_from is not None or valid_until is not None:  # a Valid(...) result
+            args += (valid_from, valid_until)
         return self._journaled("call", args, {}, lambda: original(self, fn, call, result),
                                lambda r: [[call.key, r, call.spec.source, None]])
 
@@ -1042,12 +1046,13 @@ def _replay_resolve(kb: Any, entry: Entry) -> None:
 
 
 def _replay_call(kb: Any, entry: Entry) -> None:
-    fields, key, arguments, result = entry.args
+    fields, key, arguments, result, *times = entry.args  # times: a Valid(...) result's
     spec = ToolSpec(**fields)
     if spec.name not in kb._trust.tools:  # as the call did: a known tool's spec is kept
         kb._trust.add_tool(spec)
         kb._engine.mark_source(spec.source)
-    kb._called(None, PreparedCall(spec, key, arguments), result)
+    kb._called(None, PreparedCall(spec, key, arguments), Valid(result, *times) if times
+               else result)
 
 
 def _replay_add_tool(kb: Any, entry: Entry) -> None:

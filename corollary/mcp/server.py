@@ -34,6 +34,7 @@ from .._version import __version__
 from ..agent import prompts
 from ..cli.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..facade.base import BeliefBase
+from ..foundations.clock import parse_instant
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
 from ..trust.ledger import open_ledger
@@ -398,10 +399,17 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         ttl_s: Annotated[float | None, Field(description="Seconds after which it expires")] = None,
         certainty: Annotated[float | None, Field(description="How sure the source is of this "
                                                              "one statement, in (0, 1]")] = None,
+        valid_from: Annotated[str | float | None, Field(description=(
+            "When the fact starts to hold in the world: ISO 8601 ('2025-03-02', "
+            "'2025-03-02T09:00:00Z') or POSIX seconds; default: when it is recorded. A newer "
+            "value of the key supersedes an older one"))] = None,
+        valid_until: Annotated[str | float | None, Field(description=(
+            "When it stops holding (ISO 8601 or POSIX seconds); default: open-ended"))] = None,
     ) -> Changed:
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s,
-                       certainty=certainty)
+                       certainty=certainty, valid_from=parse_instant(valid_from, "valid_from"),
+                       valid_until=parse_instant(valid_until, "valid_until"))
             return key, value
 
         return served.change_belief(apply)

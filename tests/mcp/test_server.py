@@ -69,7 +69,7 @@ def test_tools_have_schemas_and_descriptions() -> None:
     schema = next(t for t in tools if t.name == "assert_fact").input_schema
     assert schema["required"] == ["key", "value", "source"]
     assert set(schema["properties"]) == {"key", "value", "source", "origin", "half_life_s", "ttl_s",
-                                         "certainty"}
+                                         "certainty", "valid_from", "valid_until"}
     assert sorted((r.uri_template, r.mime_type) for r in templates.resource_templates) == [
         ("belief://{key}", "application/json"), ("proof://{key}", "text/plain")]
 
