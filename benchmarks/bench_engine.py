@@ -469,10 +469,13 @@ def bench_validtime(n: int, rounds: int = 3) -> dict[str, float]:
     for key in sample:  # warm-up
         kb.confidence(key)
     out["plain_read_us"] = per_read(kb.confidence, sample) * 1e6
-    t = time.perf_counter()
-    for j, key in enumerate(sample):
-        kb.at(2e8 + j).confidence(key)  # a new world time every read
-    out["at_read_us"] = (time.perf_counter() - t) / len(sample) * 1e6
+    passes = []
+    for p in range(5):  # best of five passes, as per_read takes the best of its rounds
+        t = time.perf_counter()
+        for j, key in enumerate(sample):
+            kb.at(2e8 + p * 1e4 + j).confidence(key)  # a new world time every read
+        passes.append((time.perf_counter() - t) / len(sample))
+    out["at_read_us"] = min(passes) * 1e6
     t = time.perf_counter()
     for j, key in enumerate(pairs):
         assert kb.at(2e8 + j).value(key) == "old"

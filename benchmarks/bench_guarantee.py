@@ -526,7 +526,8 @@ def against_reference(pops: dict[str, tuple[np.ndarray, np.ndarray]], n_cal: int
         rng = np.random.default_rng(seed)
         draws = [rng.integers(0, s.size, n_cal) for _ in range(sets)]
         lo, hi = sorted(reference(s, right, e, draws))
-        row: dict = {"population": name, "e": e, "reference": f"{lo:.3f}-{hi:.3f}"}
+        row: dict = {"population": name, "e": e, "reference": f"{lo:.3f}-{hi:.3f}",
+                     "_reference": (lo, hi)}
         for proc in REFERENCE_PROCEDURES:
             answered, broken = [], 0
             for ix in draws:
@@ -538,6 +539,7 @@ def against_reference(pops: dict[str, tuple[np.ndarray, np.ndarray]], n_cal: int
                 broken += err > e
                 answered.append(a if err <= e else 0.0)
             mean = float(np.mean(answered))
+            row[f"_{proc}"] = mean
             row[proc] = f"{mean:.3f} ({broken / sets:.3f}); {mean / hi:.2f}-{mean / lo:.2f} x ref" \
                 if lo >= 0.001 else f"{mean:.3f} ({broken / sets:.3f})"
         row["population best (information)"] = pop.best(e=e)
@@ -578,6 +580,21 @@ def procedures(n_cal: int, sets: int, seed: int = 6) -> list[dict]:
     return rows
 
 
+def reference_bars(rows: list[dict]) -> list[dict]:
+    """Issue 31's bars for the default procedure: at least half the reference on GSM8K at
+    e = 0.2, at least 0.8 of it on the other rows, and at least the fallback on each (the
+    reference's higher half is the one compared)."""
+    out = []
+    for r in rows:
+        hi, ls, fb = r["_reference"][1], r["_learned_start"], r["_fallback"]
+        share = 0.5 if (r["population"], r["e"]) == ("gsm8k", 0.2) else 0.8
+        out.append({"row": f"{r['population']}, e = {r['e']}",
+                    "learned_start >= share x reference": f"{ls:.3f} >= {share} x {hi:.3f}: "
+                                                            f"{ls >= share * hi}",
+                    "learned_start >= fallback": f"{ls:.3f} vs {fb:.3f}: {ls >= fb}"})
+    return out
+
+
 def reference_sections(pops: dict | None, args: argparse.Namespace) -> list[tuple[str, str]]:
     """Issue 31's table on the agreement signal of this run and on the tie-broken one."""
     if pops is None:
@@ -590,13 +607,15 @@ def reference_sections(pops: dict | None, args: argparse.Namespace) -> list[tupl
                     f"({args.reference_sets} draws of {args.replay_n}, delta {DELTA}; mean share "
                     "answered counting only draws within e, share of draws breaking e in "
                     "brackets, and the ratio to the reference's two halves)",
-                    _table(against_reference(these, args.replay_n, args.reference_sets))))
+                    _table(rows := against_reference(these, args.replay_n, args.reference_sets))))
+        if signal == "tiebroken":
+            out.append(("Issue 31's bars (signal 'tiebroken')", _table(reference_bars(rows))))
     return out
 
 
 def _table(rows: list[dict], fmt: dict | None = None) -> str:
     fmt = fmt or {}
-    keys = list(rows[0])
+    keys = [k for k in rows[0] if not k.startswith("_")]  # "_" keys: numbers kept for the bars
     out = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     for r in rows:
         cells = []

@@ -269,6 +269,7 @@ def _score(tally: Counter, kind: str, old: set[int], new: set[int], got: set[int
 def beam(repo: str, chats: int, k: int, policy: Any) -> None:
     print(f"\nBEAM 100K, {chats} chats, first {k} recalled; policy {type(policy).__name__}")
     tallies = {"corollary": Counter(), "bm25": Counter()}
+    shared: Counter = Counter()
     facts_made = requests = 0
     start = time.perf_counter()
     for n in range(1, chats + 1):
@@ -288,6 +289,9 @@ def beam(repo: str, chats: int, k: int, policy: Any) -> None:
         made = kb.remember(messages=messages, model=_extractor())
         requests += made.requests
         facts_made += len(made)
+        keys_of: dict[int, set[str]] = {}  # the keys each turn's facts took
+        for r in made:
+            keys_of.setdefault(turn_of[r.document], set()).add(r.key)
         docs = [_tokens(text) for _, text in turns]
         ids = [tid for tid, _ in turns]
         ranker = _bm25_ranker(docs)
@@ -320,8 +324,16 @@ def beam(repo: str, chats: int, k: int, policy: Any) -> None:
                 for name, ask in askers:
                     got = set(ask(q["question"]))
                     _score(tallies[name], kind, old, new, got)
+                if kind == "knowledge_update":  # could the base's rules act on the pair?
+                    before = set().union(*(keys_of.get(t, set()) for t in old))
+                    after = set().union(*(keys_of.get(t, set()) for t in new))
+                    shared["pairs"] += 1
+                    shared["both have facts"] += bool(before and after)
+                    shared["share a key"] += bool(before & after)
     print(f"  {facts_made:,} facts remembered in {requests:,} model requests "
           f"({time.perf_counter() - start:.1f} s)")
+    print(f"  knowledge-update pairs: {shared['pairs']}; both turns gave facts "
+          f"{shared['both have facts']}; original and update share a key {shared['share a key']}")
     for name, tally in tallies.items():
         u, c = tally["update questions"], tally["contradiction questions"]
         print(f"  {name:>9}: knowledge update: updated recalled {tally['updated recalled']}/{u}, "

@@ -421,20 +421,24 @@ class Agent:
         return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts,
                    self.kb, why)
 
+    def _contested(self, inputs: Any, *also: str) -> str:
+        """The marks of the open conflicts among ``inputs`` (a claim's: a list of keys, or
+        names to keys) and ``also``, ``key: mark`` each; empty for none."""
+        keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
+        marks = conflicts_by_key(self.kb)
+        return "; ".join(f"{k}: {marks[k]}" for k in dict.fromkeys([*also, *keys])
+                         if isinstance(k, str) and k in marks)
+
     def _unanswered(self, key: str, steps: list[Step]) -> Run:
         """The run that used its steps without an answer: ``"conflict"``, naming it, when the
         last answer tried rested on a key in an open conflict (which none of the model's
         tools could settle), else ``"no answer"``."""
         tried = next((s for s in reversed(steps) if s.kind == "answer" and not s.ok), None)
         if tried is not None:
-            inputs = tried.arguments.get("inputs")
-            keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
-            marks = conflicts_by_key(self.kb)
-            named = [f"{k}: {marks[k]}" for k in dict.fromkeys([key, *keys])
-                     if isinstance(k, str) and k in marks]
+            named = self._contested(tried.arguments.get("inputs"), key)
             if named:
                 return Run(CONFLICT, key, None, 0.0, OUT, tuple(steps), (), self.kb,
-                           "the answer rests on an open conflict: " + "; ".join(named))
+                           "the answer rests on an open conflict: " + named)
         return Run(NO_ANSWER, key, None, 0.0, OUT, tuple(steps), (), self.kb,
                    f"the model used its {self.max_steps} step"
                    f"{'' if self.max_steps == 1 else 's'} without calling answer"
@@ -469,7 +473,12 @@ class Agent:
             else:
                 step, content = yield from self._tool(call.name, arguments, turn)
         except CorollaryError as exc:  # a bad input to the base: nothing changed
-            return fail(f"{call.name}: {exc}")
+            step, content = fail(f"{call.name}: {exc}")
+            if isinstance(exc, AmbiguousValueError):  # which inputs are contested, and how
+                marked = self._contested(arguments.get("inputs"))
+                if marked:
+                    content["conflict"] = marked
+            return step, content
         if step.ok and step.key is not None:
             view.told(step.key, step.value)  # the tool message tells the model of it
         return step, content

@@ -68,10 +68,17 @@ def valid_span(entry: TimelineEntry) -> str:
     return f"{start} → {end}"
 
 
+def by_time(kb: BeliefBase) -> bool:
+    """Whether ``kb``'s policy supersedes by time (``PreferNewer``): only then is a value
+    marked with what it supersedes."""
+    return getattr(kb.conflict_policy, "mode", None) == "time"
+
+
 def timeline_of(kb: BeliefBase, key: str) -> Sequence[TimelineEntry]:
-    """``kb.timeline(key)`` when the key has had more than one value (only then can one have
-    superseded another); else nothing, read without building a timeline."""
-    if len(kb.engine.values_of(key)) < 2:
+    """``kb.timeline(key)`` when a value of the key can have superseded another (the base's
+    policy supersedes by time, and the key has had more than one value); else nothing, read
+    without building a timeline (a base without such a policy pays nothing for the marks)."""
+    if not by_time(kb) or len(kb.engine.values_of(key)) < 2:
         return ()
     try:
         return kb.timeline(key)

@@ -20,6 +20,7 @@ from ..foundations.values import canon
 from ..tms import IN
 from . import prompts
 from .marks import (
+    by_time,
     conflicts_by_key,
     held_mark,
     superseded,
@@ -66,8 +67,11 @@ def lines(kb: BeliefBase, floor: float, exclude: str | None = None,
     # checks the lines are render_line's)
     tails: dict[tuple[float, str | None], str] = {}
     found = {}
+    timed = by_time(kb)  # else no value supersedes another: no timeline to read
     for key, negc, value in held:
-        mark = held_mark(timeline_of(kb, key), value, conflicts.get(key))
+        mark = conflicts.get(key)
+        if timed:
+            mark = held_mark(timeline_of(kb, key), value, mark)
         tail = tails.get((negc, mark))
         if tail is None:
             tail = tails[negc, mark] = render_line("k", 0, -negc, False, mark)[1][len("k = 0"):]

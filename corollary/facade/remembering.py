@@ -309,11 +309,15 @@ class RememberMethods:
                   for i, d in enumerate(docs)]
         groups = split_pieces(pieces, request_tokens)
         named: list[tuple[Any, tuple[int, ...]]] = []
-        for group in groups:
+        for asked, group in enumerate(groups, 1):
             request, tools = build_request(group, shown, scopes)
             reply = ask_model(model, request, tools)
-            facts = read_reply(reply, max_facts - len(named))
+            facts = read_reply(reply, max_facts)
             named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
+            if len(named) > max_facts:  # over the requests of one call: refused whole too
+                raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
+                                        f"{len(groups)} requests, over max_facts={max_facts}: "
+                                        "nothing was remembered")
         kept, refused = self._check_facts(named, docs, scopes)
         wrong: list[Verdict] = [(claimer, False, f"remember: {r.reason}", None, None)
                                 for r in refused if r.counted]
@@ -371,7 +375,8 @@ class RememberMethods:
                 raise InvalidTypeError(f"{where}the speaker must be a source 'kind:name'")
             speaker = plain_text(speaker)
             self._trust.check_source(speaker, "a text's speaker is a source")
-            when = now if m.get("at") is None else to_instant(m["at"], f"{where}at")
+            stated = to_instant(m.get("at"), f"{where}at")  # None: not given
+            when = now if stated is None else stated
             if when > now:  # its document would hold only from then: nothing to rest on now
                 raise InvalidInputError(f"{where}at {when!r} is after the clock's now ({now!r})")
             key = m.get("document")

@@ -73,7 +73,8 @@ class Counts:
     """A calibration set counted at every distinct score, from the highest down: ``thr`` the
     distinct scores (descending), ``N`` the examples at or above each, ``W`` the wrong ones
     among them; ``n`` examples in all, ``n_wrong`` of them wrong. ``scores`` and ``wrong`` are
-    the examples themselves, in their order (a procedure that splits them reads these)."""
+    the examples themselves, in their order, and ``order`` their sort by score (a procedure
+    that splits them reads these: :meth:`part`)."""
 
     thr: NDArray[np.float64]
     N: NDArray[np.int64]
@@ -82,20 +83,34 @@ class Counts:
     n_wrong: int
     scores: NDArray[np.float64] | None = attrs.field(default=None, repr=False)
     wrong: NDArray[np.bool_] | None = attrs.field(default=None, repr=False)
+    order: NDArray[np.intp] | None = attrs.field(default=None, repr=False)
 
     @classmethod
     def of(cls, scores: NDArray[np.float64], wrong: NDArray[np.bool_]) -> Counts:
-        n = int(scores.size)
-        n_wrong = int(wrong.sum())
         order = np.argsort(scores, kind="stable")
-        s = scores[order]
+        return attrs.evolve(cls._sorted(scores[order], wrong[order]), scores=scores,
+                            wrong=wrong, order=order)
+
+    @classmethod
+    def _sorted(cls, s: NDArray[np.float64], wrong_sorted: NDArray[np.bool_]) -> Counts:
+        """The counts of examples already sorted by score (ascending)."""
+        n = int(s.size)
+        n_wrong = int(wrong_sorted.sum())
         cum_wrong = np.empty(n + 1, dtype=np.int64)
         cum_wrong[0] = 0
-        np.cumsum(wrong[order], out=cum_wrong[1:])
+        np.cumsum(wrong_sorted, out=cum_wrong[1:])
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])[::-1]
         return cls(thr=s[starts], N=(n - starts).astype(np.int64),
-                   W=(n_wrong - cum_wrong[starts]).astype(np.int64), n=n, n_wrong=n_wrong,
-                   scores=scores, wrong=wrong)
+                   W=(n_wrong - cum_wrong[starts]).astype(np.int64), n=n, n_wrong=n_wrong)
+
+    def part(self, members: NDArray[np.int64]) -> Counts:
+        """The counts of the examples at positions ``members`` alone, read off this set's sort
+        (the same as :meth:`of` on them, without sorting again)."""
+        assert self.scores is not None and self.wrong is not None and self.order is not None
+        keep = np.zeros(self.n, dtype=bool)
+        keep[members] = True
+        order = self.order[keep[self.order]]
+        return Counts._sorted(self.scores[order], self.wrong[order])
 
     def index_of(self, threshold: float) -> int:
         """The position of ``threshold``, one of the distinct scores, in :attr:`thr`."""
@@ -307,18 +322,16 @@ class LearnThenTest(Method):
     def _learned_start(self, counts: Counts, min_support: int) -> Choice:
         n, delta = counts.n, self.level
         distinct = int(counts.thr.size)
-        if n < LEARNED_MIN_N or distinct < LEARNED_MIN_DISTINCT or counts.scores is None \
-                or counts.wrong is None:
+        if n < LEARNED_MIN_N or distinct < LEARNED_MIN_DISTINCT or counts.order is None:
             alone = self._fallback(counts, min_support, delta)
             return attrs.evolve(alone, why=(
                 f"learned start needs n >= {LEARNED_MIN_N} examples and >= "
                 f"{LEARNED_MIN_DISTINCT} distinct scores (n = {n}, {distinct} distinct): the "
                 f"fallback procedure alone; {alone.why}"))
         pick, rest = learned_split(n)
-        test = Counts.of(counts.scores[rest], counts.wrong[rest])
+        test = counts.part(rest)
         level = delta * LEARNED_LEVEL
-        start = learned_start(Counts.of(counts.scores[pick], counts.wrong[pick]), test.n,
-                              self.target, level, min_support)
+        start = learned_start(counts.part(pick), test.n, self.target, level, min_support)
         chain, said = self._chain_from(test, start, level)
         fb = self._fallback(counts, min_support, delta - level)
         first = (f"learned start: {pick.size} of the {n} examples (a fixed seeded split) chose "

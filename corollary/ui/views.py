@@ -146,16 +146,21 @@ class Inspector:
         except AmbiguousValueError:  # an open conflict: which value to rank is not known
             checks = None
         now = kb.now()
+        timeline = timeline_rows(kb, key)
+        # a superseded value is OUT because the world changed: say so, not "lost"
+        replaced = {t["value_text"]: f"superseded by {t['superseded_by_text']}"
+                    for t in timeline if t["status"] == "superseded"}
         return {
             "key": key, "at": now,
-            "values": [{**row_of(b, now), "why": None if b.label is IN else b.why}
+            "values": [{**row_of(b, now), "why": None if b.label is IN
+                        else replaced.get(_clip(repr(b.value), 200), b.why)}
                        for b in sorted(values, key=lambda b: (b.label != IN, -b.conf))],
             "text": str(proof), "proof": blocks["proof"], "continued": blocks["continued"],
             "graph": self.graph(values),
             "what_to_check": checks,
             **self._history_of(key),
             "sources": sorted(_sources_in(blocks["proof"])),
-            "timeline": timeline_rows(kb, key),
+            "timeline": timeline,
         }
 
     def _history_of(self, key: str) -> dict[str, Any]:

@@ -312,3 +312,13 @@ def test_a_tool_that_returns_none_is_believed_as_a_held_none() -> None:
     kb.retract("customer:7:phone")
     assert kb.value("customer:7:phone", default=nothing) is nothing  # nothing held
     assert kb.value("customer:7:phone") is None
+
+
+def test_nothing_held_at_a_world_time_is_told_from_a_held_none_too() -> None:
+    from corollary import PreferNewer
+
+    kb = BeliefBase(clock=ManualClock(100), conflict_policy=PreferNewer())
+    kb.assert_("phone", None, source="tool:crm", valid_from=10, valid_until=50)
+    nothing = object()
+    assert kb.at(20).value("phone", default=nothing) is None
+    assert kb.at(60).value("phone", default=nothing) is nothing

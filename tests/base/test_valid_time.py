@@ -15,6 +15,7 @@ from corollary import (
     ManualClock,
     PreferNewer,
     TrustLedger,
+    rule,
     tool,
 )
 from corollary.foundations.clock import parse_instant, to_instant
@@ -360,3 +361,51 @@ def test_a_value_held_twice_by_one_source_keeps_both_intervals() -> None:
     restored = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(NOW))
     assert restored.at(day(2005, 1, 1)).value("coach") == "Mancini"
     assert restored.at(day(2010, 1, 1)).value("coach") is None
+
+
+@rule(output="zone", inputs={"a": "addr"})
+def zone_of(a: str) -> str:
+    return "north" if a.startswith("O") else "south"
+
+
+def test_reading_at_a_time_changes_nothing_with_rules_active() -> None:
+    kb = base(rules=[zone_of])
+    kb.assert_("addr", "Oak St", source="tool:crm", valid_from=OAK)
+    kb.assert_("addr", "Pine Ave", source="document:email", valid_from=PINE)
+    before = kb.to_dict()
+    assert kb.value("zone") == "south"
+    then = kb.at(day(2024, 6, 1))
+    # the rule fired on the value held when it was asserted, Oak St, before Pine Ave came
+    assert then.value("zone") == "north"
+    assert then.value("addr") == "Oak St"
+    assert kb.to_dict() == before
+    assert kb.value("zone") == "south"
+
+
+def test_a_read_at_a_time_settles_only_what_it_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    kb = moved()
+    kb.assert_many([(f"other:{i}", i, "tool:feed") for i in range(2000)])
+    kb.assert_("zip", "10001", source="tool:geo", valid_from=OAK)
+    kb.claim("mail", "ok", source="model:m", inputs=["addr", "zip"])  # over Pine Ave
+    kb.refresh()
+    swept: list[int] = []
+    original = kb.engine._evaluate
+
+    def spy(region: set, now: float) -> None:  # type: ignore[type-arg]
+        swept.append(len(region))
+        original(region, now)
+
+    monkeypatch.setattr(kb.engine, "_evaluate", spy)
+    assert kb.at(day(2025, 6, 1)).label("mail") == "IN"
+    assert 0 < sum(swept) <= 4  # mail, zip and the two values of addr: no copy of the base
+    assert kb.at(day(2024, 6, 1)).label("mail") == "OUT"  # it rests on Pine Ave, not yet then
+
+
+def test_prefer_source_ranks_only_values_that_hold_then() -> None:
+    from corollary import PreferSource
+
+    kb = base(conflict_policy=PreferSource(["human", "tool"]))
+    kb.assert_("ceo", "Ann", source="human:hr", valid_from=OAK, valid_until=PINE)
+    kb.assert_("ceo", "Bob", source="tool:registry", valid_from=OAK)
+    assert kb.value("ceo") == "Bob"  # Ann's term ended: the better-ranked source says nothing now
+    assert kb.at(day(2024, 6, 1)).value("ceo") == "Ann"

@@ -5,7 +5,6 @@ policy ``corollary mcp`` serves it with, PreferNewer)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from support.cli_support import Shop, one_line_error, run
@@ -72,7 +71,12 @@ def test_a_time_that_is_not_one_is_refused_in_one_line(home: Shop, bad: str) -> 
     assert "argument --at: not a" in line and repr(bad) in line
 
 
-def test_the_journal_time_takes_iso_8601_too(home: Shop, tmp_path: Path) -> None:
-    done = run(home, "beliefs", "--ledger", str(home.ledger), "--session", "support",
-               "--as-of", "2030-01-01", "--json")
-    assert done.returncode == 0, done.stderr
+def test_the_journal_time_takes_iso_8601_too_and_composes_with_the_world_time(
+        home: Shop) -> None:
+    session = ["--ledger", str(home.ledger), "--session", "support"]
+    before = json.loads(run(home, "beliefs", *session, "--as-of", "2026-01-01",
+                            "--json").stdout)
+    assert before["beliefs"] == []  # nothing was recorded by then (the journal's time)
+    then = json.loads(run(home, "beliefs", *session, "--as-of", "2030-01-01", "--at",
+                          "2024-06-01", "--json").stdout)
+    assert [b["value"] for b in then["beliefs"]] == ["Oak St"]

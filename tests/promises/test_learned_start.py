@@ -167,3 +167,18 @@ def test_an_answer_under_the_promise_names_the_test_and_its_start_in_its_trace()
     assert no.status == "abstain" and trace + "; would have answered 'Ann'" in no.why
     assert trace in str(kb.explain("hq"))
     assert kb.replay(ok.record).match
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_counts_of_a_part_read_off_the_whole_sort_equal_counting_it_afresh(seed):
+    from corollary.promises.calibrators import Counts
+
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(600), 2)  # ties, which a part must count as a fresh sort would
+    wrong = rng.random(600) < 0.3
+    whole = Counts.of(s, wrong)
+    members = np.sort(rng.choice(600, 170, replace=False))
+    part, fresh = whole.part(members), Counts.of(s[members], wrong[members])
+    assert (part.n, part.n_wrong) == (fresh.n, fresh.n_wrong)
+    assert part.thr.tolist() == fresh.thr.tolist()
+    assert part.N.tolist() == fresh.N.tolist() and part.W.tolist() == fresh.W.tolist()

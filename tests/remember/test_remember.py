@@ -319,6 +319,11 @@ def test_a_long_text_is_sent_in_requests_within_the_budget(kb: BeliefBase) -> No
     assert all(len(body) // 4 <= 300 for body in seen)
     assert "".join(seen).replace(" ", "") == text.replace(" ", "")
     assert len(made) == 5 and len({r.document for r in made}) == 1
+    seen.clear()
+    with pytest.raises(InvalidInputError, match="4 facts in 4 of 5 requests, over max_facts=3"):
+        kb.remember(text + " Again.", source="document:notes", model=FunctionModel(answer),
+                    request_tokens=300, max_facts=3)
+    assert len(seen) == 4  # refused as soon as the count passed the bound
 
 
 def test_scope_limits_the_keys_shown_and_refuses_facts_outside(kb: BeliefBase) -> None:

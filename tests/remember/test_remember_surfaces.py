@@ -154,3 +154,32 @@ def test_corollary_remember_usage_errors(tmp_path: Path,
     with pytest.raises(SystemExit):
         main(["remember", str(base), str(text), "--source", "human:a", "--model", "u",
               "--at", "2024-01-01T00:00:00"])
+
+
+@needs_mcp
+def test_corollary_mcp_with_a_model_remembers_over_stdio(tmp_path: Path, server: Server) -> None:
+    import sys
+
+    from mcp import StdioServerParameters
+    from support.cli_support import ROOT
+
+    ledger = tmp_path / "ledger.db"
+    server.then(Answer(body=wire_facts(fact("Bob", "employer", "Acme", "works at Acme"))))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "corollary", "mcp", "--ledger", str(ledger), "--session", "s",
+              "--model", server.url, "--model-name", "qwen"],
+        cwd=str(tmp_path), env={"PYTHONPATH": str(ROOT), "OPENAI_API_KEY": ""})
+
+    async def body() -> Any:
+        async with Client(params, read_timeout_seconds=60) as client:
+            return await client.call_tool("remember", {"text": "Bob works at Acme.",
+                                                       "source": "human:bob"})
+
+    result = asyncio.run(body())
+    assert [r["key"] for r in result.structured_content["remembered"]] == ["bob:employer"]
+    assert server.requests[0].json["model"] == "qwen"
+    with open_ledger(ledger) as opened:
+        kb = BeliefBase.open_session(opened, "s")
+        assert kb.value("bob:employer") == "Acme"
+        assert "model judgement by model:qwen" in str(kb.explain("bob:employer"))

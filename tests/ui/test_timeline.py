@@ -38,6 +38,9 @@ def test_the_belief_page_data_holds_the_timeline() -> None:
         {"value_text": "'Pine Ave'", "valid_from": PINE_FROM, "valid_until": None,
          "label": "IN", "confidence": 0.9, "sources": ["document:email"], "status": "held",
          "superseded_by_text": None}]
+    # the values table says why the old one is OUT: superseded, not "lost"
+    assert [(v["value"], v["why"]) for v in data["values"]] == [
+        ("Pine Ave", None), ("Oak St", "superseded by 'Pine Ave'")]
     # a value asserted without valid time holds from when it was observed
     [plain] = Inspector(support_base()).belief("customer:7:address")["timeline"]
     assert (plain["valid_from"], plain["valid_until"], plain["status"]) == (NOW, None, "held")
