@@ -17,6 +17,7 @@ from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
 from .facade.sensitivity import Check
 from .foundations.clock import ManualClock
+from .foundations.scope import Scope
 from .foundations.errors import (
     AmbiguousValueError,
     AsyncToolError,
@@ -40,6 +41,7 @@ from .foundations.errors import (
     ModelResponseError,
     ModelTimeoutError,
     NotFittedError,
+    OutsideScopeError,
     ReadOnlyBaseError,
     RuleError,
     RuleLimitError,
@@ -127,5 +129,6 @@ __all__ = [
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
     "WeakSignalError",
+    "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..facade.recall import Recalled, render_key, render_recalled, render_value
 from ..foundations.errors import AmbiguousValueError, CorollaryError, InvalidTypeError
+from ..foundations.scope import Scope
 from ..foundations.values import canon
 from ..tms import IN
 from . import prompts
@@ -39,10 +40,14 @@ def render_line(key: str, value: Any, confidence: float, conflict: bool = False
     return line[:line.rindex(" [")], line  # the tail " [IN ...]" is always last
 
 
-def lines(kb: BeliefBase, floor: float, exclude: str | None = None) -> dict[str, str]:
-    """Every held belief of ``kb`` at or above ``floor`` but ``exclude``: line by head, sorted
-    by key (then by confidence, for the values of an open conflict, which are marked)."""
+def lines(kb: BeliefBase, floor: float, exclude: str | None = None,
+          scope: Scope | None = None) -> dict[str, str]:
+    """Every held belief of ``kb`` at or above ``floor`` but ``exclude`` (and inside ``scope``):
+    line by head, sorted by key (then by confidence, for the values of an open conflict, which
+    are marked)."""
     everything = kb.beliefs()
+    if scope is not None:
+        everything = [h for h in everything if scope.contains(h.key)]
     values: dict[str, int] = {}
     for h in everything:
         values[h.key] = values.get(h.key, 0) + 1
@@ -98,8 +103,9 @@ class View:
     """
 
     def __init__(self, kb: BeliefBase, floor: float, watched: list[tuple[str, Any]] | None,
-                 projector: Projector | None = None) -> None:
+                 projector: Projector | None = None, scope: Scope | None = None) -> None:
         self.kb = kb
+        self.scope = scope
         self.floor = floor
         self.projector = projector
         self.watched: dict[tuple[str, Any], tuple[str, Any]] | None = None
@@ -117,8 +123,11 @@ class View:
             self.watched.setdefault((key, canon(value)), (key, value))
 
     def line(self, key: str, value: Any) -> tuple[str, str] | None:
-        """``(head, line)`` of ``key = value`` if it is held at or above the floor now."""
+        """``(head, line)`` of ``key = value`` if it is held at or above the floor now (and in
+        the scope)."""
         kb = self.kb
+        if self.scope is not None and not self.scope.contains(key):
+            return None
         try:
             confidence = kb.confidence(key, value)  # 0.0 when OUT
             if confidence < self.floor or (confidence == 0.0 and kb.label(key, value) != IN):
@@ -150,7 +159,7 @@ class View:
                 text = without_key(text, exclude)
             return {line: line for line in text.splitlines()}
         if self.watched is None:
-            return lines(self.kb, self.floor, exclude)
+            return lines(self.kb, self.floor, exclude, self.scope)
         found: dict[str, str] = {}
         for key, value in self.watched.values():
             if key != exclude:

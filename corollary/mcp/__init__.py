@@ -27,7 +27,8 @@ __all__ = ["make_server", "serve"]
 _FEATURE = "corollary's MCP server"
 
 
-def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> Any:
+def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "corollary",
+                scope: str | Sequence[str] | None = None) -> Any:
     """An MCP server (``mcp.server.mcpserver.MCPServer``) over ``kb``.
 
     Parameters
@@ -44,17 +45,20 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
         reloads the stored session.
     name : str
         The server's name, as clients show it.
+    scope : str or sequence of str, optional
+        Key prefixes the clients are confined to (docs/integrations.md, "Scope"): no tool shows
+        or changes a key outside them, and a proof names such an input only as outside.
     """
     require("mcp.server", "mcp", _FEATURE)
     from .server import build
 
-    return build(kb, session=session, name=name)
+    return build(kb, session=session, name=name, scope=scope)
 
 
 def serve(ledger: str | None = None, session: str = "default", transport: str = "stdio",
           host: str = "127.0.0.1", port: int = 8000, *, token_file: str | None = None,
           allowed_hosts: Sequence[str] = (), rules: Sequence[Rule] = (),
-          tools: Sequence[Callable[..., Any]] = ()) -> None:
+          tools: Sequence[Callable[..., Any]] = (), scope: Sequence[str] | None = None) -> None:
     """Serve the base saved under ``session`` in ``ledger`` (``corollary mcp``) until the
     client goes away; the session is created if new.
 
@@ -78,6 +82,9 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         session starts with them, and an existing one that lacks some gets them (on a
         journal, one entry each; a snapshot is saved again):
         :func:`corollary.cli.opening.open_to_serve`.
+    scope : sequence of str, optional
+        Key prefixes the server's clients are confined to (``--scope``), as in
+        :func:`make_server`.
     """
     require("mcp.server", "mcp", _FEATURE)
     from ..cli.opening import Imported
@@ -85,4 +92,4 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
 
     run(ledger=ledger, session=session, transport=transport, host=host, port=port,
         token_file=token_file, allowed_hosts=allowed_hosts,
-        imported=Imported(rules=tuple(rules), tools=tuple(tools)))
+        imported=Imported(rules=tuple(rules), tools=tuple(tools)), scope=scope)
