@@ -17,7 +17,6 @@ from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
 from .facade.sensitivity import Check
 from .foundations.clock import ManualClock
-from .foundations.scope import Scope
 from .foundations.errors import (
     AmbiguousValueError,
     AsyncToolError,
@@ -57,6 +56,7 @@ from .foundations.errors import (
     UnknownSourceError,
     WeakSignalError,
 )
+from .foundations.scope import Scope
 from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .promises.book import Answer, Replay
 from .promises.options import GuaranteeOptions

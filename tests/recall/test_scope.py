@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from contextlib import suppress
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import pytest
 
 from corollary import BeliefBase, CorollaryError, InvalidTypeError, ManualClock, Scope
 
