@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
@@ -96,43 +94,14 @@ def test_a_pydantic_ai_agent_uses_the_toolset() -> None:
 def test_an_openai_agents_agent_uses_the_function_tools() -> None:
     pytest.importorskip("agents", reason="the frameworks extra: openai-agents")
     from agents import Agent, Runner, set_tracing_disabled
-    from agents.items import ModelResponse
-    from agents.models.interface import Model
-    from agents.usage import Usage
-    from openai.types.responses import (
-        ResponseFunctionToolCall,
-        ResponseOutputMessage,
-        ResponseOutputText,
-    )
+
+    # the scripted Agents SDK model and its reply items, as tests/frameworks scripts them
+    from frameworks.test_openai_agents import ScriptedModel, call, text
 
     from corollary.integrations.openai_agents import make_tools
 
-    def call(call_id: str, name: str, arguments: dict[str, Any]) -> ResponseFunctionToolCall:
-        return ResponseFunctionToolCall(id=f"fc_{call_id}", call_id=call_id, name=name,
-                                        arguments=json.dumps(arguments),
-                                        type="function_call", status="completed")
-
-    def text(words: str) -> ResponseOutputMessage:
-        return ResponseOutputMessage(id="msg_1", role="assistant", status="completed",
-                                     type="message", content=[ResponseOutputText(
-                                         text=words, type="output_text", annotations=[])])
-
-    class Scripted(Model):
-        def __init__(self, script: list[list[Any]]) -> None:
-            self.script = script
-            self.seen: list[dict[str, Any]] = []
-
-        async def get_response(self, system_instructions: Any, input: Any,
-                               model_settings: Any, tools: Any, output_schema: Any,
-                               handoffs: Any, tracing: Any, **_: Any) -> ModelResponse:
-            self.seen.append({"input": input, "tools": tools})
-            return ModelResponse(output=self.script.pop(0), usage=Usage(), response_id=None)
-
-        def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-            raise NotImplementedError("not streamed")
-
     set_tracing_disabled(True)  # no trace export: nothing leaves the machine
-    model = Scripted([
+    model = ScriptedModel([
         [call(f"a{i}", "assert_fact", {"key": k, "value": v, "source": "document:10-Q"})
          for i, (k, v) in enumerate(FACTS)],
         [call("bad", "claim", OUTSIDE), call("k", "recall", {"query": "x", "k": 0})],
@@ -147,7 +116,7 @@ def test_an_openai_agents_agent_uses_the_function_tools() -> None:
                                                 scope=("revenue", "growth")))
     result = asyncio.run(Runner.run(agent, "How much did revenue grow?"))
     assert result.final_output == "Revenue grew 10%."
-    assert {t.name for t in model.seen[0]["tools"]} == EXPECTED
+    assert set(model.seen[0]["tools"]) == EXPECTED
     outputs = {item["call_id"]: item["output"] for item in model.seen[-1]["input"]
                if isinstance(item, dict) and item.get("type") == "function_call_output"}
     assert outputs["bad"] == ("error: input 'customer:7:plan' is outside the scope "
