@@ -16,6 +16,7 @@ from .facade.journal_entries import HistoryEntry, WatchEvent
 from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
 from .facade.sensitivity import Check
+from .facade.world import TimelineEntry, WorldView
 from .foundations.clock import ManualClock
 from .foundations.errors import (
     AmbiguousValueError,
@@ -70,6 +71,7 @@ from .tms.conflicts import (
     Conflict,
     ConflictPolicy,
     PreferHigherConfidence,
+    PreferNewer,
     PreferSource,
 )
 from .tms.proof import Proof
@@ -112,6 +114,7 @@ def __dir__() -> list[str]:
 _install_old_paths()
 
 __all__ = [
+    "TimelineEntry", "WorldView",
     "Agent", "AmbiguousValueError", "Answer", "AskHuman", "AsyncModel", "AsyncToolError",
     "BeliefBase", "BlameError", "Candidate", "Check", "CitationError", "ConcurrentWriteError",
     "Conflict", "ConflictPolicy", "CorollaryError", "Expired", "Faded", "FormulaError",
@@ -121,7 +124,7 @@ __all__ = [
     "ManualClock", "MissingExtraError",
     "MissingProgramError", "Model", "ModelConnectionError", "ModelError", "ModelHTTPError",
     "ModelResponseError", "ModelTimeoutError", "NotFittedError", "OpenAIChat", "Outcome", "Platt",
-    "PreferHigherConfidence", "PreferSource", "Promise", "Proof", "RankedSource", "ReadOnlyBaseError", "Recalled",
+    "PreferHigherConfidence", "PreferNewer", "PreferSource", "Promise", "Proof", "RankedSource", "ReadOnlyBaseError", "Recalled",
     "Refreshed",
     "Replay", "Reply", "Route", "Rule", "RuleError", "RuleLimitError", "Run",
     "ScriptExhaustedError", "ScriptedModel", "SessionNotFoundError", "SnapshotError",

@@ -80,6 +80,8 @@ def _default(obj: Any) -> Any:
         return bool(obj)
     if isinstance(obj, bytes):
         return bytes(obj)
+    if isinstance(obj, datetime.datetime) and obj.tzinfo is not None:
+        return obj.timestamp()  # a valid time: its POSIX seconds mean the same on replay
     for kind in (int, float, str):
         if isinstance(obj, kind):
             return kind(obj)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..foundations._validate import check_int, check_unit
+from ..foundations.clock import Instant
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon
 from ..reasons.calls import Expired, expired
@@ -22,6 +23,7 @@ from ..tms.proof import Proof, build_proof
 from .blame import sources_of
 from .recall import Recalled, Recaller, check_recall_args
 from .sensitivity import Check, what_to_check
+from .world import TimelineEntry, WorldView, timeline
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -189,6 +191,26 @@ class QueryMethods:
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self._engine.keys
+
+    def at(self, t: Instant) -> WorldView:
+        """A read-only view of what the base holds at world time ``t`` (POSIX seconds or an
+        aware datetime): ``value``, ``label``, ``confidence``, ``explain``, ``keys``,
+        ``beliefs`` and ``recall`` answer for ``t`` (see :mod:`corollary.facade.world`).
+
+        >>> from corollary import BeliefBase, ManualClock
+        >>> kb = BeliefBase(clock=ManualClock(100))
+        >>> kb.assert_("ceo", "Ann", source="tool:registry", valid_from=0, valid_until=50)
+        >>> kb.at(10).value("ceo"), kb.label("ceo")
+        ('Ann', 'OUT')
+        """
+        return WorldView(self, t)
+
+    def timeline(self, key: str) -> list[TimelineEntry]:
+        """Every value ``key`` has had, oldest validity first, each with its effective
+        interval, label and confidence now, sources, and status (``"held"``,
+        ``"superseded"``, ``"contested"`` or ``"out"``); see
+        :class:`corollary.facade.world.TimelineEntry`."""
+        return timeline(self, key)
 
     def explain(self, key: str, value: Any = None) -> Proof:
         """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import math
 import threading
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
@@ -216,12 +217,34 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         return best
 
     def _times(self, key: str, value: Any) -> tuple[datetime, datetime]:
-        """``(created_at, updated_at)``: the latest premise of the value is its update; the
-        store's first put of the key since its last delete (else that premise) its creation."""
+        """``(created_at, updated_at)``: the latest premise of the value is its update; its
+        creation is the start of the chain of values it superseded (a base's timeline, under
+        ``PreferNewer``), else the store's first put of the key since its last delete, else
+        that premise."""
         b = self.kb.engine.find(key, canon(value))
         times = [p.at for p in (b.premises if b is not None else ())] or [self.kb.now()]
         updated = max(times)
-        return _when(min(self._created.get(key, updated), updated)), _when(updated)
+        created = min(self._created.get(key, updated), updated, self._chain_start(key, value))
+        return _when(created), _when(updated)
+
+    def _chain_start(self, key: str, value: Any) -> float:
+        """When the first of the values that ``value`` superseded, one after the other, began
+        (``inf`` when the base keeps no timeline or nothing was superseded)."""
+        timeline = getattr(self.kb, "timeline", None)
+        if not callable(timeline):
+            return math.inf
+        entries = list(timeline(key))
+        start = math.inf
+        current = value
+        for entry in reversed(entries):  # newest first: walk back through what was replaced
+            if entry.value == current and entry.status in ("held", "superseded"):
+                if entry.valid_from is not None:
+                    start = min(start, float(entry.valid_from))
+            elif entry.status == "superseded" and entry.superseded_by == current:
+                current = entry.value
+                if entry.valid_from is not None:
+                    start = min(start, float(entry.valid_from))
+        return start
 
     def _item(self, namespace: tuple[str, ...], key: str, belief: str, value: Any,
               score: float | None = None, search: bool = False) -> Any:

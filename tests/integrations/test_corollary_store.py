@@ -158,3 +158,21 @@ def test_over_a_journaled_session_the_items_outlive_the_process(tmp_path: Path) 
         assert again.get(("memories", "u1"), "diet").value == {"text": "vegan"}  # type: ignore[union-attr]
         assert again.get(("memories", "u1"), "pet") is None
         assert [i.key for i in again.search(("memories",), query="vegan")] == ["diet"]
+
+
+def test_under_prefer_newer_a_second_put_supersedes_and_history_stays() -> None:
+    from corollary import PreferNewer
+
+    kb = BeliefBase(clock=ManualClock(1_000.0), conflict_policy=PreferNewer())
+    store = CorollaryStore(kb)
+    store.put(("memories", "u1"), "home", {"text": "lives on Oak St"})
+    kb.clock.advance(60)
+    store.put(("memories", "u1"), "home", {"text": "moved to Pine Ave"})
+    line = [(e.value["text"], e.status) for e in kb.timeline("memories:u1:home")]
+    assert line == [("lives on Oak St", "superseded"), ("moved to Pine Ave", "held")]
+    assert [i.value["text"] for i in store.search(("memories",), query="Oak St")] in (
+        [], ["moved to Pine Ave"])
+    assert kb.at(1_030.0).value("memories:u1:home") == {"text": "lives on Oak St"}
+    item = CorollaryStore(kb).get(("memories", "u1"), "home")  # a new store: from the timeline
+    assert item is not None and item.created_at.timestamp() == 1_000.0
+    assert item.updated_at.timestamp() == 1_060.0
