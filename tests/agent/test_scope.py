@@ -8,8 +8,10 @@ import json
 
 import pytest
 from agent_cases import call, calls
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from corollary import Agent, BeliefBase, InvalidInputError, ManualClock, ScriptedModel
+from corollary import Agent, BeliefBase, InvalidInputError, ManualClock, Scope, ScriptedModel
 
 TASK = "What is the address of customer 42?"
 
@@ -70,3 +72,37 @@ def test_a_scope_with_a_projector_or_a_bad_scope_is_refused() -> None:
 def test_without_a_budget_the_list_is_every_held_belief_in_the_scope() -> None:
     agent = Agent(ScriptedModel([]), customers(), scope="customer:42", context_budget=None)
     assert agent.beliefs() == 'customer:42:address = "42 Pine Ave" [IN 0.95]'
+
+
+WHO = ["customer:1", "customer:10", "customer:2", "store"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(facts=st.lists(st.tuples(st.sampled_from(WHO), st.sampled_from(["address", "email"]),
+                                st.sampled_from(["oak", "pine"])), min_size=1, max_size=12),
+       prefixes=st.lists(st.sampled_from(WHO), min_size=1, max_size=2),
+       budget=st.sampled_from([None, 60, 2000]),
+       queries=st.lists(st.sampled_from(["oak", "pine address", "email customer"]),
+                        max_size=2))
+def test_nothing_outside_the_scope_reaches_the_model(
+        facts: list[tuple[str, str, str]], prefixes: list[str], budget: int | None,
+        queries: list[str]) -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    for who, field, value in facts:
+        kb.assert_(f"{who}:{field}", f"{who}={value}", source="tool:crm")
+    scope = Scope.of(prefixes)
+    replies = [calls(call("recall", {"query": q, "k": 20}, f"r{i}")) for i, q in
+               enumerate(queries)]
+    inside = sorted({f"{w}:{f}" for w, f, _ in facts if scope.contains(f"{w}:{f}")})
+    for i, key in enumerate(inside):  # an explain-like read: claims on every key inside
+        replies.append(calls(call("claim", {"key": f"{prefixes[0]}:note{i}", "value": i,
+                                            "inputs": [key]}, f"c{i}")))
+    replies.append("done")
+    model = ScriptedModel(replies)
+    Agent(model, kb, scope=scope, context_budget=budget, max_steps=len(replies)).run(
+        "customer address email oak pine")
+    sent = json.dumps([m for request, _ in model.requests for m in request])
+    for who in WHO:
+        if not scope.contains(f"{who}:x"):
+            assert f"{who}=" not in sent and f'{who}:' not in sent.replace(
+                f"{prefixes[0]}:", ""), who
