@@ -215,8 +215,9 @@ def check_valid_time(valid_from: Any, valid_until: Any) -> tuple[float | None, f
     >>> check_valid_time(10, None), check_valid_time(None, None)
     ((10.0, None), (None, None))
     """
-    start = to_instant(valid_from, "valid_from")
-    end = to_instant(valid_until, "valid_until")
+    start = valid_from if type(valid_from) is float and valid_from - valid_from == 0.0 else (
+        to_instant(valid_from, "valid_from"))
+    end = None if valid_until is None else to_instant(valid_until, "valid_until")
     if start is not None and end is not None and not end > start:
         raise InvalidInputError(f"valid_until ({valid_until!r}) must come after valid_from "
                                 f"({valid_from!r})")
@@ -290,6 +291,7 @@ def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source
     """The change asserting a checked row on a known key makes (``b``: the belief ``key =
     value``, if there is one)."""
     start = now if valid_from is None else valid_from
+    earlier: tuple[tuple[float, float | None], ...] = ()
     keeps_history = getattr(engine.conflict_policy, "mode", None) == "time"
     # a source's earlier premise on this key: renew it (same value) or replace it; under
     # PreferNewer, or when its valid time ended by the new one's start, it is history and is
@@ -317,8 +319,14 @@ def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source
                 and old.valid_from < now and (old.valid_until is None or old.valid_until > now)):
             valid_from = old.valid_from
             valid_until = old.valid_until if valid_until is None else valid_until
+    else:
+        # a source giving a value for another interval: it held then too (a manager back at
+        # a club); the same interval again is a renewal
+        old = b.premise_from(source)
+        if old is not None and old.stated_valid_time:
+            earlier = tuple(span for span in old.intervals if span != (valid_from, valid_until))
     engine.set_premise(b, Premise(source, origin, now, hl, tl, certainty, valid_from,
-                                  valid_until))
+                                  valid_until, earlier))
 
 
 def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float,

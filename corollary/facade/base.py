@@ -385,7 +385,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         if certainty is not None:
             certainty = check_certainty(certainty)
         vf = vu = None
-        if valid_from is not None or valid_until is not None:
+        if type(valid_from) is float and valid_until is None and valid_from - valid_from == 0.0:
+            vf = valid_from  # a start in finite seconds: the common case, checked inline
+        elif valid_from is not None or valid_until is not None:
             vf, vu = check_valid_time(valid_from, valid_until)
         now = self.clock()
         if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate

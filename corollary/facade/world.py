@@ -24,6 +24,7 @@ import attrs
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..tms.conflicts import span_of, superseder
+from ..tms.records import record_valid_at
 from .blame import sources_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -122,18 +123,62 @@ class WorldView:
         with base._engine.at_world(self.t, now):
             yield
 
+    def _alone(self, key: object) -> tuple[bool, float] | None:
+        """The confidence at ``t`` of ``key``'s one value when nothing but its own premises
+        can decide it (one value, no reasons, no nogood) and the base has nothing to bring up
+        to date: read straight from its premises, as the sweep would (``None``: take the what-if
+        path)."""
+        base = self._base
+        b = base._lookup.current(key)
+        if b is None or b.justs or b.evidence is None:
+            return None
+        engine = base._engine
+        if b.withdrawn is not None:
+            return False, 0.0
+        if engine.nogoods_by_key and b.key in engine.nogoods_by_key:
+            return None
+        t = self.t
+        ev = b.evidence
+        now = base.clock()  # a finite float: current() checked it
+        if type(ev) is tuple:
+            if ev[3] is None or len(ev[3]) < 5:
+                if ev[2] <= t:  # one premise with no valid time, begun by t: as it is now
+                    return b.best is not None, b.conf
+                return False, 0.0
+            if record_valid_at(ev, t) == record_valid_at(ev, now):
+                return b.best is not None, b.conf  # it counts at t as it does now
+        elif all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
+            return b.best is not None, b.conf  # the same premises count at t as now
+        engine.world = t
+        try:
+            c, _, _ = engine.premise_confidence(b, now)
+        finally:
+            engine.world = None
+        return (False, 0.0) if c is None else (True, c)
+
     def value(self, key: str) -> Any:
         """The value held for ``key`` at ``t`` (``None`` if none; an open conflict raises)."""
+        alone = self._alone(key)
+        if alone is not None:
+            return self._base._engine.keys[key].value if alone[0] else None  # type: ignore[union-attr]
         with self._reading():
             return self._base.value(key)
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
+        if value is None:
+            alone = self._alone(key)
+            if alone is not None:
+                return alone[1]
         with self._reading():
             return self._base.confidence(key, value)
 
     def label(self, key: str, value: Any = None) -> str:
         """``"IN"`` if ``key`` (or ``key = value``) holds at ``t``."""
+        if value is None:
+            alone = self._alone(key)
+            if alone is not None:
+                return "IN" if alone[0] else "OUT"
         with self._reading():
             return self._base.label(key, value)
 

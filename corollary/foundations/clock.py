@@ -59,10 +59,12 @@ def to_instant(value: object, name: str = "time") -> float | None:
     >>> to_instant(86400)
     86400.0
     """
-    from .errors import InvalidInputError, InvalidTypeError
-
     if value is None:
         return None
+    if type(value) is float and value - value == 0.0:  # finite seconds: most times given
+        return value
+    from .errors import InvalidInputError, InvalidTypeError
+
     if isinstance(value, datetime):
         if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
             raise InvalidInputError(f"{name} is a naive datetime ({value.isoformat()}): give it "

@@ -128,6 +128,8 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
             if p.stated_valid_time:  # a valid time: certainty, valid_from, valid_until
                 life = p.record[3]
                 premises[-1].extend((p.certainty, life[3], life[4]))  # type: ignore[index]
+                if len(life) > 5:  # other intervals of the same value: a tenth column
+                    premises[-1].append([list(span) for span in life[5]])  # type: ignore[index]
             elif p.certainty < 1.0:  # a certainty the source stated: a seventh column
                 premises[-1].append(p.certainty)
 
@@ -493,6 +495,14 @@ def _premises_one_by_one(f: Fields, rows: Any, beliefs: int, strings: list[str],
     last = 0
     for j, row in enumerate(rows):
         field = f"premises[{j}]"
+        if type(row) is list and len(row) == 10:  # other intervals of the same value
+            spans = f.items(row[9], f"{field}[9] (earlier intervals)")
+            for k, span in enumerate(spans):
+                start, end = f.items(span, f"{field}[9][{k}]", 2)
+                start = f.number(start, f"{field}[9][{k}][0] (valid from)")
+                if end is not None and not f.number(end, f"{field}[9][{k}][1]") > start:
+                    f.fail(f"{field}[9][{k}][1] (valid until)", "must come after its start")
+            row = row[:9]
         if type(row) is list and len(row) == 9:  # with a valid time (and the certainty)
             f.number(row[6], f"{field}[6] (certainty)", above=0.0)
             if not row[6] <= 1.0:

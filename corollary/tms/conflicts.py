@@ -41,7 +41,7 @@ from ..evidence.confidence import agreement, decay_weight
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon
-from .records import record_start, record_valid_at
+from .records import record_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
@@ -330,14 +330,14 @@ def span_of(b: Belief, successor: Belief | None = None) -> tuple[float | None, f
     """``(valid_from, valid_until)`` of a value by its premises: the earliest start, and the
     latest end (``None`` if one is open-ended), cut at the start of ``successor`` (the value
     that superseded it) when that comes first. ``(None, None)`` for a value with no premise."""
-    records = b.records()
-    if not records:
+    spans = [span for r in b.records() for span in record_intervals(r)]
+    if not spans:
         return None, None
-    start = min(record_start(r) for r in records)
-    ends = [r[3][4] if r[3] is not None and len(r[3]) > 4 else None for r in records]
+    start = min(s for s, _ in spans)
+    ends = [e for _, e in spans]
     end = None if any(e is None for e in ends) else max(ends)  # type: ignore[type-var]
     if successor is not None:
-        later = [record_start(r) for r in successor.records() if record_start(r) > start]
+        later = [s for r in successor.records() for s, _ in record_intervals(r) if s > start]
         if later and (end is None or min(later) < end):
             end = min(later)
     return start, end  # type: ignore[return-value]
@@ -356,13 +356,14 @@ def _dates(engine: Engine, b: Belief, world: float, now: float
         source, origin, at, life = record
         if life is not None and life[1] is not None and now >= at + life[1]:
             continue
-        start = record_start(record)
-        if start > world:
+        begun = [(s, e) for s, e in record_intervals(record) if s <= world]
+        if not begun:
             continue
-        if began is None or start > began:
-            began = start
-        if record_valid_at(record, world) and (holds is None or start > holds):
-            holds = start
+        for s, e in begun:
+            if began is None or s > began:
+                began = s
+            if (e is None or world < e) and (holds is None or s > holds):
+                holds = s
         r, _ = engine.reliability(source, now)
         if life is not None:
             if len(life) > 2:

@@ -52,6 +52,7 @@ from .records import (
     Premise,
     PremiseRecord,
     matches,
+    record_intervals,
     record_valid_at,
 )
 from .sweep import Sweep
@@ -250,8 +251,9 @@ class Engine:
         if life is not None:
             if life[1] is not None:
                 self.push_expiry(b, record)
-            if len(life) > 4:
-                self.push_valid_time(b, record)
+            if len(life) > 4 and (life[4] is not None or len(life) > 5
+                                  or (life[3] is not None and life[3] > record[2])):
+                self.push_valid_time(b, record)  # a start or an end still to come
         if self.touched is None and not self.unless_watch:
             self.dirty.add(b)  # a new key has no readers, rivals or partners yet
         else:
@@ -437,8 +439,9 @@ class Engine:
         if life is not None:
             if life[1] is not None:
                 self.push_expiry(b, record)
-            if len(life) > 4:
-                self.push_valid_time(b, record)
+            if len(life) > 4 and (life[4] is not None or len(life) > 5
+                                  or (life[3] is not None and life[3] > record[2])):
+                self.push_valid_time(b, record)  # a start or an end still to come
         self.mark(b)
         return None if old is None else Premise.of(old)
 
@@ -457,13 +460,12 @@ class Engine:
         the world (a ``valid_from`` after it was asserted, a ``valid_until``): at each the
         belief is re-evaluated, as at an expiry (the same heap, so a base read at the clock's
         time sees a fact begin and end by itself)."""
-        life: Any = record[3]
-        start, end = life[3], life[4]
         due = []
-        if start is not None and start > record[2]:  # a start already past changes nothing
-            due.append((start, numbers[0]))
-        if end is not None:
-            due.append((end, numbers[1]))
+        for start, end in record_intervals(record):
+            if start > record[2]:  # a start already past changes nothing
+                due.append((start, numbers[0]))
+            if end is not None:
+                due.append((end, numbers[1]))
         for at, number in due:
             heapq.heappush(self._expiries,
                            (at, next(self._seq) if number is None else number, b, record))

@@ -221,11 +221,14 @@ def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[S
         b = beliefs[i]
         source = strings[source]
         record: PremiseRecord
-        if len(certainty) == 3:  # a valid time: certainty, valid_from, valid_until
+        if len(certainty) >= 3:  # a valid time: certainty, valid_from, valid_until[, earlier]
+            earlier = tuple((float(s), None if e is None else float(e))
+                            for s, e in certainty[3]) if len(certainty) > 3 else ()
             record = (source, source if origin == -1 else strings[origin], float(at), (
                 None if half_life is None else float(half_life),
                 None if ttl is None else float(ttl), float(certainty[0]),
-                *(None if x is None else float(x) for x in certainty[1:])))
+                *(None if x is None else float(x) for x in certainty[1:3]),
+                *((earlier,) if earlier else ())))
         else:
             record = (source, source if origin == -1 else strings[origin], float(at),
                       None if half_life is None and ttl is None and not certainty else (
@@ -247,7 +250,7 @@ def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[S
         holders.append(b)
         if ttl is not None:
             engine.push_expiry(b, record)  # type: ignore[arg-type]
-        if len(certainty) == 3:
+        if len(certainty) >= 3:
             engine.push_valid_time(b, record)  # type: ignore[arg-type]
         if b not in dirty:
             engine.mark(b)

@@ -131,7 +131,10 @@ def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
         b, depth, into = stack.pop()
         node = _belief(b, seen, depth, max_depth, verdict_of, lost)
         if "see_above" not in node:
-            _time_marks(engine, b, node)
+            reasons = node.pop("reasons", None)
+            _time_marks(engine, b, node)  # beside the label they qualify, before the reasons
+            if reasons is not None:
+                node["reasons"] = reasons
         into.append(node)
         if "reasons" not in node:
             continue

@@ -15,6 +15,7 @@ from corollary import (
     ManualClock,
     PreferNewer,
     TrustLedger,
+    rule,
     tool,
 )
 from corollary.foundations.clock import parse_instant, to_instant
@@ -340,3 +341,42 @@ def test_a_shared_ledger_hears_nothing_of_supersession() -> None:
     assert ledger.outcomes() == []
     kb.assert_("addr", "Pine Ave", source="tool:geo", valid_from=PINE)  # a confirmation is one
     assert len(ledger.outcomes()) == 2
+
+
+def test_a_value_held_twice_by_one_source_keeps_both_intervals() -> None:
+    kb = base()
+    kb.assert_("coach", "Mancini", source="tool:registry", valid_from=day(2004, 7, 1),
+               valid_until=day(2008, 6, 1))
+    kb.assert_("coach", "Ranieri", source="tool:registry", valid_from=day(2011, 8, 1),
+               valid_until=day(2012, 3, 1))
+    kb.assert_("coach", "Mancini", source="tool:registry", valid_from=day(2014, 11, 1),
+               valid_until=day(2016, 9, 1))
+    assert kb.at(day(2005, 1, 1)).value("coach") == "Mancini"
+    assert kb.at(day(2010, 1, 1)).value("coach") is None  # between the two spells
+    assert kb.at(day(2011, 9, 1)).value("coach") == "Ranieri"
+    assert kb.at(day(2015, 1, 1)).value("coach") == "Mancini"
+    kb.assert_("coach", "Mancini", source="tool:registry", valid_from=day(2014, 11, 1),
+               valid_until=day(2016, 9, 1))  # the same interval again: a renewal
+    assert kb.at(day(2005, 1, 1)).value("coach") == "Mancini"
+    restored = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(NOW))
+    assert restored.at(day(2005, 1, 1)).value("coach") == "Mancini"
+    assert restored.at(day(2010, 1, 1)).value("coach") is None
+
+
+@rule(output="zone", inputs={"a": "addr"})
+def zone_of(a: str) -> str:
+    return "north" if a.startswith("O") else "south"
+
+
+def test_reading_at_a_time_changes_nothing_with_rules_active() -> None:
+    kb = base(rules=[zone_of])
+    kb.assert_("addr", "Oak St", source="tool:crm", valid_from=OAK)
+    kb.assert_("addr", "Pine Ave", source="document:email", valid_from=PINE)
+    before = kb.to_dict()
+    assert kb.value("zone") == "south"
+    then = kb.at(day(2024, 6, 1))
+    # the rule fired on the value held when it was asserted, Oak St, before Pine Ave came
+    assert then.value("zone") == "north"
+    assert then.value("addr") == "Oak St"
+    assert kb.to_dict() == before
+    assert kb.value("zone") == "south"
