@@ -18,7 +18,7 @@ Two ways to treat a plain-text reply (the model talks instead of calling a tool)
 Start a server (docs/integrations.md, "A local model"), then::
 
     python benchmarks/bench_local_model.py --url http://127.0.0.1:8087/v1 --name smollm2 \
-        [--policy nudge|answer-after-text|both] [--tasks 24] [--max-steps 6]
+        [--policy nudge|answer-after-text|both] [--tasks 24] [--max-steps 6] [--max-tokens 96]
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corollary import Agent, BeliefBase, ManualClock, OpenAIChat, tool  # noqa: E402
-from corollary.agent import prompts  # noqa: E402
+from corollary.integrations.local_model import AnswerAfterText, answer_required  # noqa: E402
 from corollary.models import Reply  # noqa: E402
 
 RATES = {"EUR": 1.08, "GBP": 1.27, "JPY": 0.0067, "CHF": 1.12, "CAD": 0.73, "AUD": 0.66}
@@ -107,20 +107,11 @@ class Counted(OpenAIChat):
         return super()._parse(data, body)
 
 
-class AnswerAfterText:
-    """A model that, after the loop nudged a plain-text reply, makes the next request require a
-    call of ``answer`` (``tool_choice``); other requests go as they are."""
-
-    def __init__(self, free: Counted, forced: Counted) -> None:
-        self.free, self.forced = free, forced
-
-    @property
-    def tokens(self) -> int:
-        return self.free.tokens + self.forced.tokens
-
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
-        nudged = messages[-1].get("content") == prompts.NUDGE
-        return (self.forced if nudged else self.free).complete(messages, tools)
+def tokens(model: Any) -> int:
+    """The tokens the server counted for a run's model (both halves of AnswerAfterText)."""
+    if isinstance(model, AnswerAfterText):
+        return int(model.free.tokens + model.forced.tokens)
+    return int(model.tokens)
 
 
 def right(answer: Any, expected: Any) -> bool:
@@ -133,17 +124,16 @@ def right(answer: Any, expected: Any) -> bool:
 
 
 def run_policy(policy: str, url: str, name: str, tasks: int, max_steps: int,
-               timeout: float) -> dict[str, Any]:
-    settings: dict[str, Any] = {"temperature": 0.0, "max_tokens": 256}
+               timeout: float, max_tokens: int) -> dict[str, Any]:
+    settings: dict[str, Any] = {"temperature": 0.0, "max_tokens": max_tokens}
     runs = []
     for task, expected, kind in (TASKS * (tasks // len(TASKS) + 1))[:tasks]:
         free = Counted(url, name, api_key="", timeout=timeout, **settings)
         model: Any = free
         if policy == "answer-after-text":
-            model = AnswerAfterText(free, Counted(url, name, api_key="", timeout=timeout,
-                                                  tool_choice={"type": "function",
-                                                               "function": {"name": "answer"}},
-                                                  **settings))
+            forced = Counted(url, name, api_key="", timeout=timeout,
+                             tool_choice=answer_required(), **settings)
+            model = AnswerAfterText(free, forced)
         agent = Agent(model, make_base(), max_steps=max_steps, context_budget=None)
         start = time.perf_counter()
         try:
@@ -159,10 +149,10 @@ def run_policy(policy: str, url: str, name: str, tasks: int, max_steps: int,
         calls = sum(1 for s in steps if s.kind not in ("text", "sample", "skipped"))
         runs.append({"task": task, "kind": kind, "status": status, "answer": answer,
                      "right": status == "ok" and right(answer, expected), "refused": refused,
-                     "texts": texts, "calls": calls, "tokens": model.tokens,
+                     "texts": texts, "calls": calls, "tokens": tokens(model),
                      "seconds": seconds, "error": error})
         print(f"  [{policy}] {status:9} right={runs[-1]['right']!s:5} calls={calls} "
-              f"refused={len(refused)} texts={texts} tokens={model.tokens} "
+              f"refused={len(refused)} texts={texts} tokens={tokens(model)} "
               f"{seconds:5.1f}s  {task[:60]}", flush=True)
     return {"policy": policy, "runs": runs}
 
@@ -209,13 +199,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=len(TASKS))
     parser.add_argument("--max-steps", type=int, default=6)
     parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--max-tokens", type=int, default=96,
+                        help="the most tokens one reply may take")
     parser.add_argument("--json", metavar="FILE", help="also write every run here")
     args = parser.parse_args(argv)
     policies = ["nudge", "answer-after-text"] if args.policy == "both" else [args.policy]
     print(f"corollary agent on a local model: {args.name} at {args.url}, {args.tasks} tasks, "
-          f"max_steps {args.max_steps}, load {open('/proc/loadavg').read().split()[:3]}")
-    results = [run_policy(p, args.url, args.name, args.tasks, args.max_steps, args.timeout)
-               for p in policies]
+          f"max_steps {args.max_steps}, max_tokens {args.max_tokens}, load {open('/proc/loadavg').read().split()[:3]}")
+    results = [run_policy(p, args.url, args.name, args.tasks, args.max_steps, args.timeout,
+                          args.max_tokens) for p in policies]
     print()
     for result in results:
         print(summary(result))
