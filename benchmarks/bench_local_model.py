@@ -34,7 +34,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corollary import Agent, BeliefBase, ManualClock, OpenAIChat, tool  # noqa: E402
-from corollary.integrations.local_model import AnswerAfterText, answer_required  # noqa: E402
+from corollary.integrations.local_model import (  # noqa: E402
+    AnswerAfterText,
+    EmptyContent,
+    answer_required,
+)
 from corollary.models import Reply  # noqa: E402
 
 RATES = {"EUR": 1.08, "GBP": 1.27, "JPY": 0.0067, "CHF": 1.12, "CAD": 0.73, "AUD": 0.66}
@@ -110,8 +114,8 @@ class Counted(OpenAIChat):
 def tokens(model: Any) -> int:
     """The tokens the server counted for a run's model (both halves of AnswerAfterText)."""
     if isinstance(model, AnswerAfterText):
-        return int(model.free.tokens + model.forced.tokens)
-    return int(model.tokens)
+        return tokens(model.free) + tokens(model.forced)
+    return int(model.model.tokens)  # EmptyContent(Counted)
 
 
 def right(answer: Any, expected: Any) -> bool:
@@ -129,12 +133,12 @@ def run_policy(policy: str, url: str, name: str, tasks: int, max_steps: int,
     runs = []
     for task, expected, kind in (TASKS * (tasks // len(TASKS) + 1))[:tasks]:
         free = Counted(url, name, api_key="", timeout=timeout, **settings)
-        model: Any = free
+        model: Any = EmptyContent(free)  # llama-cpp-python refuses a null assistant content
         if policy == "answer-after-text":
             forced = Counted(url, name, api_key="", timeout=timeout,
                              tool_choice=answer_required(), **settings)
-            model = AnswerAfterText(free, forced)
-        agent = Agent(model, make_base(), max_steps=max_steps, context_budget=None)
+            model = AnswerAfterText(EmptyContent(free), EmptyContent(forced))
+        agent = Agent(model, make_base(), max_steps=max_steps)
         start = time.perf_counter()
         try:
             run = agent.run(task)

@@ -23,7 +23,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from corollary import Agent, BeliefBase, ModelError, OpenAIChat  # noqa: E402
-from corollary.integrations.local_model import AnswerAfterText, answer_required  # noqa: E402
+from corollary.integrations.local_model import (  # noqa: E402
+    AnswerAfterText,
+    EmptyContent,
+    answer_required,
+)
 
 TASKS = ["What is customer 7's email?", "Which plan is customer 42 on?",
          "What were the revenues in Q3?"]
@@ -44,9 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-steps", type=int, default=3)
     args = parser.parse_args(argv)
     settings = {"temperature": 0.0, "max_tokens": 96, "timeout": 300.0, "api_key": ""}
-    model = AnswerAfterText(OpenAIChat(args.url, args.name, **settings),
-                            OpenAIChat(args.url, args.name, tool_choice=answer_required(),
-                                       **settings))
+    # EmptyContent: llama-cpp-python's server refuses an assistant message's null content
+    model = AnswerAfterText(EmptyContent(OpenAIChat(args.url, args.name, **settings)),
+                            EmptyContent(OpenAIChat(args.url, args.name,
+                                                    tool_choice=answer_required(), **settings)))
     kb = make_base()
     for task in TASKS:
         try:

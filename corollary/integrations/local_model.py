@@ -17,7 +17,7 @@ from typing import Any
 from ..agent import prompts
 from ..foundations.errors import InvalidTypeError
 
-__all__ = ["AnswerAfterText", "answer_required"]
+__all__ = ["AnswerAfterText", "EmptyContent", "answer_required"]
 
 
 def answer_required() -> dict[str, Any]:
@@ -71,3 +71,39 @@ class AnswerAfterText:
         if callable(getattr(model, "acomplete", None)):
             return await model.acomplete(messages, tools)
         return model.complete(messages, tools)
+
+
+class EmptyContent:
+    """A model whose requests carry ``""`` for an assistant message's null content:
+    llama-cpp-python's server refuses ``"content": null`` beside ``tool_calls`` (HTTP 500, a
+    validation error), which OpenAI's API allows and the loop sends after a tool call.
+
+    >>> from corollary import ScriptedModel
+    >>> inner = ScriptedModel(["ok"])
+    >>> EmptyContent(inner).complete([{"role": "user", "content": "hi"},
+    ...                               {"role": "assistant", "content": None}], []).text
+    'ok'
+    >>> inner.requests[0][0][1]
+    {'role': 'assistant', 'content': ''}
+    """
+
+    def __init__(self, model: Any) -> None:
+        if not callable(getattr(model, "complete", None)):
+            raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+        self.model = model
+
+    @staticmethod
+    def _sent(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [dict(m, content="") if m.get("role") == "assistant" and m.get("content") is None
+                else m for m in messages]
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        """The model's reply to the messages as sent."""
+        return self.model.complete(self._sent(messages), tools)
+
+    async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+                        ) -> Any:
+        """:meth:`complete`, awaited (through the model's ``acomplete`` when it has one)."""
+        if callable(getattr(self.model, "acomplete", None)):
+            return await self.model.acomplete(self._sent(messages), tools)
+        return self.model.complete(self._sent(messages), tools)
