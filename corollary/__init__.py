@@ -15,6 +15,7 @@ from .facade.base import BeliefBase, Faded, Held
 from .facade.journal_entries import HistoryEntry, WatchEvent
 from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
+from .facade.remembering import Refused, Remembered, RememberedList
 from .facade.sensitivity import Check
 from .facade.world import TimelineEntry, WorldView
 from .foundations.clock import ManualClock
@@ -64,6 +65,7 @@ from .promises.options import GuaranteeOptions
 from .reasons.calls import Expired, ToolCallRecord
 from .reasons.rules import Rule, rule
 from .reasons.tools import ToolSpec, tool
+from .reasons.valid import Valid
 from .tms import StepKind
 from .tms.conflicts import (
     AskHuman,
@@ -130,8 +132,10 @@ __all__ = [
     "ScriptExhaustedError", "ScriptedModel", "SessionNotFoundError", "SnapshotError",
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
-    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
+    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Valid", "Watch",
+    "WatchEvent",
     "WeakSignalError",
     "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]
+__all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)

@@ -65,6 +65,7 @@ from .promising import PromiseMethods
 from .queries import Faded, Held, QueryMethods
 from .recall import Recaller
 from .recall_vectors import check_embedder
+from .remembering import RememberMethods
 from .resolving import open_conflicts, resolution
 from .saving import SnapshotMethods
 
@@ -73,7 +74,8 @@ __all__ = ["BeliefBase", "Faded", "Held"]
 _UNSET: Any = object()
 
 
-class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods):
+class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
+                 RememberMethods):
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters

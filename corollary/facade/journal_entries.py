@@ -304,6 +304,14 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
     if entry.op == "assert_" and chosen is not None:
         kwargs = entry.kwargs
         valid = (kwargs.get("valid_from"), kwargs.get("valid_until"))
+    elif entry.op == "assert_many" and chosen is not None and entry.args:
+        for row in reversed(entry.args[0]):  # the last row naming the key, as ``chosen`` is
+            if isinstance(row, Mapping) and row.get("key") == chosen[0]:
+                valid = (row.get("valid_from"), row.get("valid_until"))
+                break
+            if isinstance(row, (list, tuple)) and row and row[0] == chosen[0]:
+                valid = (*list(row[6:8]), None, None)[:2]  # type: ignore[assignment]
+                break
     return HistoryEntry(entry.seq, entry.at, entry.op, k, value, source, reason,
                         None if after is None else after[1],
                         None if after is None else after[2], keys, *valid)

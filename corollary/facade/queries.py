@@ -67,17 +67,28 @@ class QueryMethods:
     if TYPE_CHECKING:  # provided by BeliefBase
         def now(self) -> float: ...
 
-    def value(self, key: str) -> Any:
-        """The value held for ``key``, or ``None`` if none is held.
+    def value(self, key: str, default: Any = None) -> Any:
+        """The value held for ``key``, or ``default`` (``None``) if none is held.
 
-        Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
+        ``None`` is a value a key can hold (a tool that returned nothing, JSON ``null``): pass
+        a ``default`` of your own to tell "nothing held" from a held ``None``. Raises
+        ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
         conflict over it is open.
+
+        >>> from corollary import BeliefBase
+        >>> kb, nothing = BeliefBase(), object()
+        >>> kb.assert_("email", None, source="tool:crm")
+        >>> kb.value("email", default=nothing) is None
+        True
+        >>> kb.retract("email")
+        >>> kb.value("email", default=nothing) is nothing, kb.value("email")
+        (True, None)
         """
         b = self._lookup.current(key)
         if b is not None:
-            return None if b.best is None else b.value
+            return default if b.best is None else b.value
         b = self._lookup.one_held(key)
-        return None if b is None else b.value
+        return default if b is None else b.value
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""

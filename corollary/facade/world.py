@@ -107,7 +107,7 @@ class WorldView:
     __slots__ = ("_base", "t")
 
     def __init__(self, base: QueryMethods, t: Instant) -> None:
-        world = to_instant(t, "t")
+        world = t if type(t) is float and t - t == 0.0 else to_instant(t, "t")
         if world is None:
             raise InvalidInputError("kb.at(t) needs a time (POSIX seconds or an aware datetime)")
         self._base = base
@@ -139,14 +139,21 @@ class WorldView:
             return None
         t = self.t
         ev = b.evidence
-        now = base.clock()  # a finite float: current() checked it
+        now = base._sync_engine.clock()  # a finite float: current() checked it
         if type(ev) is tuple:
-            if ev[3] is None or len(ev[3]) < 5:
+            life = ev[3]
+            if life is None or len(life) < 5:
                 if ev[2] <= t:  # one premise with no valid time, begun by t: as it is now
                     return b.best is not None, b.conf
                 return False, 0.0
-            if record_valid_at(ev, t) == record_valid_at(ev, now):
-                return b.best is not None, b.conf  # it counts at t as it does now
+            if len(life) < 6:  # one interval: written out, as this is every such read
+                start = ev[2] if life[3] is None else life[3]
+                end = life[4]
+                if ((start <= t and (end is None or t < end))
+                        == (start <= now and (end is None or now < end))):
+                    return b.best is not None, b.conf  # it counts at t as it does now
+            elif record_valid_at(ev, t) == record_valid_at(ev, now):
+                return b.best is not None, b.conf
         elif all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
             return b.best is not None, b.conf  # the same premises count at t as now
         engine.world = t
@@ -156,13 +163,14 @@ class WorldView:
             engine.world = None
         return (False, 0.0) if c is None else (True, c)
 
-    def value(self, key: str) -> Any:
-        """The value held for ``key`` at ``t`` (``None`` if none; an open conflict raises)."""
+    def value(self, key: str, default: Any = None) -> Any:
+        """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
+        raises)."""
         alone = self._alone(key)
         if alone is not None:
-            return self._base._engine.keys[key].value if alone[0] else None  # type: ignore[union-attr]
+            return self._base._engine.keys[key].value if alone[0] else default  # type: ignore[union-attr]
         with self._reading():
-            return self._base.value(key)
+            return self._base.value(key, default)
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""

@@ -28,7 +28,7 @@ _FEATURE = "corollary's MCP server"
 
 
 def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "corollary",
-                scope: str | Sequence[str] | None = None) -> Any:
+                model: Any = None, scope: str | Sequence[str] | None = None) -> Any:
     """An MCP server (``mcp.server.mcpserver.MCPServer``) over ``kb``.
 
     Parameters
@@ -45,6 +45,9 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
         reloads the stored session.
     name : str
         The server's name, as clients show it.
+    model : Model, optional
+        What the ``remember`` tool extracts facts with (``kb.remember``); without one the tool
+        refuses every call, saying how to configure one.
     scope : str or sequence of str, optional
         Key prefixes the clients are confined to (docs/integrations.md, "Scope"): no tool shows
         or changes a key outside them, and a proof names such an input only as outside.
@@ -52,13 +55,14 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
     require("mcp.server", "mcp", _FEATURE)
     from .server import build
 
-    return build(kb, session=session, name=name, scope=scope)
+    return build(kb, session=session, name=name, model=model, scope=scope)
 
 
 def serve(ledger: str | None = None, session: str = "default", transport: str = "stdio",
           host: str = "127.0.0.1", port: int = 8000, *, token_file: str | None = None,
           allowed_hosts: Sequence[str] = (), rules: Sequence[Rule] = (),
-          tools: Sequence[Callable[..., Any]] = (), scope: Sequence[str] | None = None) -> None:
+          tools: Sequence[Callable[..., Any]] = (), model: Any = None,
+          scope: Sequence[str] | None = None) -> None:
     """Serve the base saved under ``session`` in ``ledger`` (``corollary mcp``) until the
     client goes away; the session is created if new.
 
@@ -82,6 +86,8 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         session starts with them, and an existing one that lacks some gets them (on a
         journal, one entry each; a snapshot is saved again):
         :func:`corollary.cli.opening.open_to_serve`.
+    model : Model, optional
+        What the ``remember`` tool extracts facts with (``corollary mcp --model URL``).
     scope : sequence of str, optional
         Key prefixes the server's clients are confined to (``--scope``), as in
         :func:`make_server`.
@@ -92,4 +98,4 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
 
     run(ledger=ledger, session=session, transport=transport, host=host, port=port,
         token_file=token_file, allowed_hosts=allowed_hosts,
-        imported=Imported(rules=tuple(rules), tools=tuple(tools)), scope=scope)
+        imported=Imported(rules=tuple(rules), tools=tuple(tools)), model=model, scope=scope)

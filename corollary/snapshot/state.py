@@ -126,10 +126,10 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
             premises.append([i, source, -1 if p.origin == p.source else number(p.origin, len(strings)),
                              p.at, p.half_life, p.ttl])
             if p.stated_valid_time:  # a valid time: certainty, valid_from, valid_until
-                life = p.record[3]
-                premises[-1].extend((p.certainty, life[3], life[4]))  # type: ignore[index]
+                life: Any = p.record[3]
+                premises[-1].extend((p.certainty, life[3], life[4]))
                 if len(life) > 5:  # other intervals of the same value: a tenth column
-                    premises[-1].append([list(span) for span in life[5]])  # type: ignore[index]
+                    premises[-1].append([list(span) for span in life[5]])  # type: ignore[arg-type]
             elif p.certainty < 1.0:  # a certainty the source stated: a seventh column
                 premises[-1].append(p.certainty)
 

@@ -225,16 +225,19 @@ class PreferSource(ConflictPolicy):
                 return i
         return len(self.order)
 
-    def rank(self, b: Belief, now: float) -> int:
-        """A value ranks by its best valid premise; derived-only values rank last."""
-        return min((self.rank_of(p.source) for p in b.premises if not p.expired(now)),
-                   default=len(self.order))
+    def rank(self, b: Belief, now: float, world: float | None = None) -> int:
+        """A value ranks by its best valid premise (not expired, and inside its valid time at
+        ``world``, default ``now``); derived-only values rank last."""
+        world = now if world is None else world
+        return min((self.rank_of(p.source) for p in b.premises
+                    if not p.expired(now) and p.valid_at(world)), default=len(self.order))
 
     def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
         """Values ranked worse than the best-ranked standing value of their key lose; values
         tied on rank are left to the confidence sweep."""
+        world = engine.world
         for standing in rivals_in(engine, region):
-            ranked = [(self.rank(r, now), r.seq, r) for r in standing]
+            ranked = [(self.rank(r, now, world), r.seq, r) for r in standing]
             top, _, leader = min(ranked, key=lambda t: (t[0], t[1]))
             for rank, _, r in ranked:
                 if rank > top:

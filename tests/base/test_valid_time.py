@@ -380,3 +380,32 @@ def test_reading_at_a_time_changes_nothing_with_rules_active() -> None:
     assert then.value("addr") == "Oak St"
     assert kb.to_dict() == before
     assert kb.value("zone") == "south"
+
+
+def test_a_read_at_a_time_settles_only_what_it_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    kb = moved()
+    kb.assert_many([(f"other:{i}", i, "tool:feed") for i in range(2000)])
+    kb.assert_("zip", "10001", source="tool:geo", valid_from=OAK)
+    kb.claim("mail", "ok", source="model:m", inputs=["addr", "zip"])  # over Pine Ave
+    kb.refresh()
+    swept: list[int] = []
+    original = kb.engine._evaluate
+
+    def spy(region: set, now: float) -> None:  # type: ignore[type-arg]
+        swept.append(len(region))
+        original(region, now)
+
+    monkeypatch.setattr(kb.engine, "_evaluate", spy)
+    assert kb.at(day(2025, 6, 1)).label("mail") == "IN"
+    assert 0 < sum(swept) <= 4  # mail, zip and the two values of addr: no copy of the base
+    assert kb.at(day(2024, 6, 1)).label("mail") == "OUT"  # it rests on Pine Ave, not yet then
+
+
+def test_prefer_source_ranks_only_values_that_hold_then() -> None:
+    from corollary import PreferSource
+
+    kb = base(conflict_policy=PreferSource(["human", "tool"]))
+    kb.assert_("ceo", "Ann", source="human:hr", valid_from=OAK, valid_until=PINE)
+    kb.assert_("ceo", "Bob", source="tool:registry", valid_from=OAK)
+    assert kb.value("ceo") == "Bob"  # Ann's term ended: the better-ranked source says nothing now
+    assert kb.at(day(2024, 6, 1)).value("ceo") == "Ann"

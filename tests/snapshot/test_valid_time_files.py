@@ -76,8 +76,8 @@ def test_a_journaled_session_replays_valid_time(tmp_path: Path) -> None:
     assert again.timeline("addr") == kb.timeline("addr")
     # what was believed at recording time t1 about world time t2
     history = kb.history("addr")
-    assert [(h.valid_from, h.valid_until) for h in history[:2]] == [
-        (OAK.timestamp(), None), (PINE.timestamp(), None)]
+    assert [(h.valid_from, h.valid_until) for h in history] == [
+        (OAK.timestamp(), None), (PINE.timestamp(), None), (NOW + 10, None)]
     first = history[0].time
     assert kb.as_of(first).at(THEN).value("addr") == "Oak St"
     assert kb.as_of(first).value("addr") == "Oak St"  # Pine Ave was not known yet

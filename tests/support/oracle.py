@@ -49,7 +49,8 @@ def evaluate(kb, now, world=None):
             ranks = {}
             for b in standing:
                 valid = [p for p in b.premises
-                         if p.ttl is None or now - p.at < p.ttl]
+                         if (p.ttl is None or now - p.at < p.ttl)
+                         and any(s <= world and (e is None or world < e) for s, e in p.intervals)]
                 # a value ranks by its best valid premise; derived-only values rank last
                 ranks[b] = min((policy.rank_of(p.source) for p in valid), default=len(policy.order))
             if len(standing) > 1:
