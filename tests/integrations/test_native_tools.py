@@ -145,3 +145,25 @@ def test_without_the_frameworks_the_modules_say_which_extra(monkeypatch: pytest.
         with pytest.raises(MissingExtraError, match=r"pip install 'corollary\["):
             importlib.import_module(module)
         monkeypatch.delitem(sys.modules, blocked)
+
+
+def test_remember_is_offered_with_a_model_and_keeps_to_the_scope() -> None:
+    from corollary import ScriptedModel
+    from corollary.integrations.operations import Operations
+    from corollary.models import Reply, ToolCall
+
+    def facts(*items: dict[str, str]) -> Reply:
+        return Reply(None, [ToolCall("c1", "facts", {"facts": list(items)})])
+
+    kb = BeliefBase(clock=ManualClock(1_000.0))
+    assert "remember" not in [f.__name__ for f in Operations(kb).tools()]  # no model: no tool
+    model = ScriptedModel([facts(
+        {"subject": "Alice", "attribute": "city", "value": "Paris", "quote": "I live in Paris"},
+        {"subject": "Bob", "attribute": "city", "value": "Rome", "quote": "Bob is in Rome"})])
+    ops = Operations(kb, model=model, scope="alice")
+    assert [f.__name__ for f in ops.tools()][-1] == "remember"
+    done = ops.remember("I live in Paris. Bob is in Rome.", "human:alice")
+    assert [(r["key"], r["value"], r["label"]) for r in done["remembered"]] == [
+        ("alice:city", "Paris", "IN")]
+    assert done["refused"] == ["outside the scope"]
+    assert kb.value("alice:city") == "Paris" and "bob:city" not in kb.keys()
