@@ -220,6 +220,10 @@ def _serve_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
     _http_options(serve, "COROLLARY_MCP_TOKEN")
+    serve.add_argument("--scope", dest="scope", action="append", default=None,
+                       metavar="PREFIX",
+                       help="confine the clients to keys equal to PREFIX or starting with "
+                            "PREFIX: (repeatable; e.g. --scope customer:42 --scope store)")
     _imports(serve, "imports")
     from . import remembering
 
@@ -318,7 +322,7 @@ def _run(args: argparse.Namespace) -> int:
         serve(ledger=args.ledger, session=args.session, transport=args.transport,
               host=args.host, port=args.port, token_file=args.token_file,
               allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools,
-              model=remembering.model_of(args))
+              scope=args.scope, model=remembering.model_of(args))
         return 0
     if args.command == "remember":
         return remembering.remember(args)
