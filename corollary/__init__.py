@@ -44,6 +44,7 @@ from .foundations.errors import (
     RuleError,
     RuleLimitError,
     ScriptExhaustedError,
+    SessionJournaledError,
     SessionNotFoundError,
     SnapshotError,
     StoreCorruptError,
@@ -126,6 +127,6 @@ __all__ = [
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
-    "WeakSignalError",
+    "WeakSignalError", "SessionJournaledError",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

@@ -28,7 +28,6 @@ from ..foundations._io import decode_bytes
 from ..foundations.clock import Clock, ManualClock, system_clock
 from ..foundations.errors import (
     InvalidInputError,
-    JournalUnsupportedError,
     SessionNotFoundError,
     SnapshotError,
     StoreError,
@@ -39,7 +38,7 @@ from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
 from ..trust.ledger import TrustLedger, open_ledger
-from ..trust.stores.base import JOURNAL_METHODS
+from ..trust.stores.base import keeps_journals
 from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
@@ -185,14 +184,7 @@ def check_bindings(doc: Any, where: object) -> None:
 def _keeps_journals(ledger: TrustLedger) -> bool:
     """Whether the ledger's store keeps session journals: it has the journal methods, and
     they do not refuse (the JSON-file store's raise :class:`JournalUnsupportedError`)."""
-    store = ledger.store
-    if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
-        return False
-    try:
-        store.journal_sessions()  # type: ignore[attr-defined]
-    except JournalUnsupportedError:
-        return False
-    return True
+    return keeps_journals(ledger.store)
 
 
 def journal_sessions(ledger: TrustLedger) -> list[str]:

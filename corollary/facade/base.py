@@ -248,6 +248,16 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         self._lookup.sync()
         return 0
 
+    @property
+    def session_id(self) -> str | None:
+        """The journaled session this base belongs to (``None``: none, this base)."""
+        return None
+
+    @property
+    def journal_seq(self) -> int:
+        """The seq of the last journal entry this base has applied (0 here: no journal)."""
+        return 0
+
     # -- configuration and parts -----------------------------------------------------------
     @property
     def ledger(self) -> TrustLedger:

@@ -88,6 +88,7 @@ from .journal_entries import (
     history_entry,
     pack_args,
 )
+from .saving import KEEP_SAVED
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..trust.stores.base import JournalStore
@@ -1120,7 +1121,11 @@ def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClo
     load = {k: options[k] for k in _LOAD if k in options}
     # the policy is this process's configuration (docs/journal.md), never the one saved by the
     # process that wrote the checkpoint: none unless given
-    load["conflict_policy"] = options.get("conflict_policy")
+    policy = options.get("conflict_policy")
+    if policy is KEEP_SAVED:  # load_session: the policy the session was saved with
+        load.pop("conflict_policy", None)
+    else:
+        load["conflict_policy"] = policy
     kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)  # type: ignore[attr-defined]
     if "max_rule_firings" in options:
         kb.max_rule_firings = kb._rules.max_firings = check_int(
@@ -1174,7 +1179,7 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
         with store.journal(session_id):
             if store.read_checkpoint(session_id) is None:
                 made = {k: options[k] for k in (*_NEW_ONLY, *_RUNTIME, *_LOAD)
-                        if k in options and k != "functions"}
+                        if k in options and k != "functions" and options[k] is not KEEP_SAVED}
                 fresh = cls(ledger=ledger, clock=jclock, **made)
                 store.write_checkpoint(session_id, 0, encode(state_to_dict(fresh._state()),
                                                              "msgpack"))

@@ -122,6 +122,12 @@ class JournalReplayError(JournalError):
     process does not have, or an operation that fails on replay); see docs/journal.md."""
 
 
+class SessionJournaledError(JournalError, ConcurrentWriteError):
+    """A whole-snapshot write (``save_session``) to a session that is a journal: its changes
+    are made through :meth:`~corollary.BeliefBase.open_session` (docs/journal.md). A
+    :class:`ConcurrentWriteError`, so a reload-and-retry loop reloads the journal and retries."""
+
+
 class ReadOnlyBaseError(CorollaryError, RuntimeError):
     """A change asked of a read-only base (``kb.as_of(t)``, a base as it stood at a past time)."""
 

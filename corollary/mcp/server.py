@@ -195,6 +195,9 @@ class Served:
     """
 
     def __init__(self, kb: BeliefBase, session: str | None) -> None:
+        if session is not None:  # a store that keeps journals serves the session's journal
+            opened = kb.open_as_session(session)
+            kb = kb if opened is None else opened
         self.kb = kb
         self.journaled = getattr(kb, "session_id", None) is not None
         self.session = session if not self.journaled else kb.session_id  # type: ignore[attr-defined]

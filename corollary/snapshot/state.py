@@ -46,6 +46,7 @@ from ..foundations.errors import (
     ConcurrentWriteError,
     CorollaryError,
     InvalidTypeError,
+    SessionJournaledError,
     SnapshotError,
     StratificationError,
 )
@@ -831,6 +832,8 @@ def save_session(state: BaseState, store: OutcomeStore, session_id: str,
     data = encode(state_to_dict(state), "msgpack")
     try:
         return int(store.save_session(session_id, data, expected_version=expected_version))
+    except SessionJournaledError:
+        raise  # it says what to call instead
     except ConcurrentWriteError as exc:
         seen = ("never loaded or saved it here" if expected_version == 0
                 else f"loaded or last saved version {expected_version}")
