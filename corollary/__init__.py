@@ -39,6 +39,7 @@ from .foundations.errors import (
     ModelHTTPError,
     ModelResponseError,
     ModelTimeoutError,
+    NameTakenError,
     NotFittedError,
     ReadOnlyBaseError,
     RuleError,
@@ -127,6 +128,6 @@ __all__ = [
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
-    "WeakSignalError", "SessionJournaledError",
+    "WeakSignalError", "SessionJournaledError", "NameTakenError",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

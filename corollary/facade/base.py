@@ -32,7 +32,13 @@ from ..foundations._collector import collector_paused
 from ..foundations._deprecated import warn
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, system_clock
-from ..foundations.errors import BlameError, InvalidInputError, InvalidTypeError, UnknownBeliefError
+from ..foundations.errors import (
+    BlameError,
+    InvalidInputError,
+    InvalidTypeError,
+    NameTakenError,
+    UnknownBeliefError,
+)
 from ..foundations.values import check_key, check_text
 from ..promises.book import PromiseBook
 from ..reasons.calls import CallMemory
@@ -285,8 +291,17 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         return dict(self._trust.tools)
 
     def add_tool(self, fn: Callable[..., Any]) -> None:
-        """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
+        """Apply a tool's declared trust, half-life, ttl and origin to its premises.
+
+        A tool of a name this base holds with another declaration is refused
+        (:class:`~corollary.foundations.errors.NameTakenError`); the same one again changes
+        nothing.
+        """
         spec = spec_of(fn)
+        held = self._trust.tools.get(spec.name)
+        if held is not None and held != spec:
+            raise NameTakenError(f"this base has another tool named {spec.name!r} ({held}); "
+                                 "give the new one another name")
         self._trust.add_tool(spec)
         self._engine.mark_source(spec.source)
 

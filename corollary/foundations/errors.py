@@ -60,6 +60,12 @@ class RuleLimitError(RuleError):
     """Rules kept firing past the base's budget for one operation (they never settle)."""
 
 
+class NameTakenError(InvalidInputError):
+    """A second, different member under a name a registry holds already (a base's rules or
+    tools), or a name two different live ``@rule``/``@tool`` definitions carry when a snapshot
+    or a journal binds it (docs/extending.md)."""
+
+
 class StratificationError(InvalidInputError):
     """A reason that would make a belief depend on its own absence ("x unless y" where y rests
     on x): such a cycle has no well-founded labelling, so it is refused and nothing changes."""
