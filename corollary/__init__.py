@@ -16,6 +16,7 @@ from .facade.journal_entries import HistoryEntry, WatchEvent
 from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
 from .facade.sensitivity import Check
+from .facade.session import Session
 from .foundations.clock import ManualClock
 from .foundations.errors import (
     AmbiguousValueError,
@@ -128,6 +129,6 @@ __all__ = [
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
-    "WeakSignalError", "SessionJournaledError", "NameTakenError",
+    "WeakSignalError", "SessionJournaledError", "NameTakenError", "Session",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

@@ -303,7 +303,7 @@ def open_base(snapshot: str | None, ledger: str | None, session: str | None,
             if doc is not None:
                 check_bindings(doc, f"session {session!r}")
                 clock = ManualClock(at) if at is not None else system_clock
-                kb = BeliefBase.open_session(opened, session, clock=clock)
+                kb: BeliefBase = BeliefBase.open_session(opened, session, clock=clock)
                 where: dict[str, Any] = {"ledger": name, "session": session,
                                          "journal_seq": kb.journal_seq}  # type: ignore[attr-defined]
                 if as_of is not None:

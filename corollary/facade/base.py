@@ -26,7 +26,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..foundations._collector import collector_paused
 from ..foundations._deprecated import warn
@@ -71,6 +71,9 @@ from .recall import Recaller
 from .recall_vectors import check_embedder
 from .resolving import open_conflicts, resolution
 from .saving import SnapshotMethods
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
 
 __all__ = ["BeliefBase", "Faded", "Held"]
 
@@ -188,7 +191,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
     def open_session(cls, ledger: TrustLedger, session_id: str, *, clock: Clock | None = None,
                      checkpoint_every: int = CHECKPOINT_EVERY,
                      checkpoint_seconds: float = CHECKPOINT_SECONDS,
-                     **options: Any) -> BeliefBase:
+                     **options: Any) -> Session:
         """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
 
         Every change of the base returned (``assert_``, ``claim``, ``retract``, ``call``, ...)
@@ -213,7 +216,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         >>> BeliefBase.open_session(ledger, "demo").history()[0].operation
         'assert_'
         """
-        return open_journaled(cls, ledger, session_id, clock=clock,  # type: ignore[no-any-return]
+        return open_journaled(cls, ledger, session_id, clock=clock,
                               checkpoint_every=checkpoint_every,
                               checkpoint_seconds=checkpoint_seconds, **options)
 

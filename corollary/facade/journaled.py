@@ -93,6 +93,7 @@ from .saving import KEEP_SAVED
 if TYPE_CHECKING:  # pragma: no cover
     from ..trust.stores.base import JournalStore
     from .base import BeliefBase
+    from .session import Session
 
 __all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "JournalClock", "JournaledMethods",
            "Watch", "convert_to_journal", "open_journaled"]
@@ -793,7 +794,7 @@ class JournaledMethods:
                 found.append(history_entry(entry, key))
         return found
 
-    def as_of(self, t: float) -> Any:
+    def as_of(self, t: float) -> Session:
         """A read-only base as this session stood at journal time ``t`` (every entry at or
         before ``t`` applied; queries read the time ``t``). Any change raises
         :class:`~corollary.foundations.errors.ReadOnlyBaseError`.
@@ -1051,25 +1052,39 @@ REPLAY: dict[str, Callable[[Any, Entry], None]] = {
     "remove_rule": _replay_remove_rule,
 }
 
-_CLASSES: dict[type, type] = {}
+#: The session class of each base class (``BeliefBase``'s is :class:`~corollary.Session`).
+SESSION_CLASSES: dict[type, type] = {}
+
+
+def journaled_members(cls: type) -> dict[str, Any]:
+    """The journaled public changes of ``cls``: each a wrapper that runs the method as one
+    journal entry (see :func:`_plain_op` and the module docstring)."""
+    members: dict[str, Any] = {}
+    for op in PLAIN_OPS:
+        members[op] = _plain_op(cls, op)
+    for op in SNAPSHOT_OPS:
+        members[op] = _snapshot_op(cls, op)
+    members["add_tool"] = _add_tool(cls)
+    members["_called"] = _called(cls)
+    members["add_rule"] = _rule_op(cls, "add_rule")
+    members["remove_rule"] = _rule_op(cls, "remove_rule")
+    return members
 
 
 def journaled_class(cls: type) -> type:
-    """The journaled subclass of a base class (made once per class)."""
-    made = _CLASSES.get(cls)
+    """The session class of a base class: :class:`~corollary.Session` for ``BeliefBase`` (it
+    sets itself here, :mod:`corollary.facade.session`), and for a subclass of a base a subclass
+    of both (made once per class), whose journaled changes wrap the subclass's own methods."""
+    if issubclass(cls, JournaledMethods):
+        return cls
+    made = SESSION_CLASSES.get(cls)
     if made is None:
-        members: dict[str, Any] = {"__module__": cls.__module__,
-                                   "__doc__": f"{cls.__name__} kept as a session journal "
-                                              "(BeliefBase.open_session; docs/journal.md)."}
-        for op in PLAIN_OPS:
-            members[op] = _plain_op(cls, op)
-        for op in SNAPSHOT_OPS:
-            members[op] = _snapshot_op(cls, op)
-        members["add_tool"] = _add_tool(cls)
-        members["_called"] = _called(cls)
-        members["add_rule"] = _rule_op(cls, "add_rule")
-        members["remove_rule"] = _rule_op(cls, "remove_rule")
-        made = _CLASSES[cls] = type(f"Journaled{cls.__name__}", (JournaledMethods, cls), members)
+        parent = next(SESSION_CLASSES[c] for c in cls.__mro__ if c in SESSION_CLASSES)
+        members = journaled_members(cls)
+        members.update({"__module__": cls.__module__,
+                        "__doc__": f"{cls.__name__} kept as a session journal "
+                                   "(BeliefBase.open_session; docs/journal.md)."})
+        made = SESSION_CLASSES[cls] = type(f"{cls.__name__}Session", (parent, cls), members)
     return made
 
 
@@ -1156,7 +1171,7 @@ def _convert_first(cls: type[BeliefBase], store: Any, ledger: TrustLedger, sessi
 def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,
                    clock: Clock | None = None, checkpoint_every: int = CHECKPOINT_EVERY,
                    checkpoint_seconds: float = CHECKPOINT_SECONDS,
-                   **options: Any) -> Any:
+                   **options: Any) -> Session:
     """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
 
     See :meth:`corollary.BeliefBase.open_session` and docs/journal.md.
