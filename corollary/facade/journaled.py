@@ -125,7 +125,9 @@ class JournalClock:
     runs (so a change and every replay of it read one time).
 
     >>> clock = JournalClock(lambda: 5.0)
-    >>> clock(), clock.held(7.0, clock)
+    >>> with clock.hold(7.0):
+    ...     held = clock()
+    >>> clock(), held
     (5.0, 7.0)
     """
 
@@ -147,12 +149,6 @@ class JournalClock:
                 return self.floor
             return now
         return forced
-
-    @staticmethod
-    def held(at: float, clock: JournalClock) -> float:
-        """``clock`` read while held at ``at`` (a doctest helper)."""
-        with clock.hold(at):
-            return clock()
 
     @contextlib.contextmanager
     def hold(self, at: float) -> Iterator[None]:
