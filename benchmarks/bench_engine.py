@@ -19,8 +19,9 @@ import random
 import statistics
 import tempfile
 import time
+from typing import Any
 
-from corollary import BeliefBase, ManualClock
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, PreferNewer
 
 GROUP = 100  # beliefs in one retraction cone
 
@@ -430,7 +431,84 @@ def print_dag(d: dict[str, float]) -> None:
           f"{d['one_label']:.3f}, value {d['one_value']:.3f} us (bar <= 0.5)")
 
 
-SECTIONS = ("dag", "assert", "retract", "ftl", "defaults", "cascade", "time", "snapshot")
+def bench_validtime(n: int, rounds: int = 3) -> dict[str, float]:
+    """Valid time (issue 27): asserting with ``valid_from`` beside plain asserts (the same keys
+    and sources, alternated, best of ``rounds``), and reads through ``kb.at(t)`` at a new ``t``
+    each time beside plain reads of the same keys after warm-up: a key with one value (read
+    straight from its premises) and a key with two values under PreferNewer (read as a what-if
+    over the key's values), with the plain read of a belief at a new clock time (a decaying
+    pair: the read that must recompute) beside it."""
+    keys = [f"k{i}" for i in range(n)]
+    sources = [f"tool:feed{i}" for i in range(16)]
+    plain_s, valid_s = [], []
+    for _ in range(rounds):
+        for stated in (False, True):
+            gc.collect()
+            kb = BeliefBase(clock=ManualClock(1e9))
+            t = time.perf_counter()
+            if stated:
+                for i in range(n):
+                    kb.assert_(keys[i], i, source=sources[i % 16], valid_from=1e8 + i)
+                valid_s.append(time.perf_counter() - t)
+            else:
+                for i in range(n):
+                    kb.assert_(keys[i], i, source=sources[i % 16])
+                plain_s.append(time.perf_counter() - t)
+            del kb
+    out = {"plain_per_s": n / min(plain_s), "valid_per_s": n / min(valid_s)}
+    kb = BeliefBase(clock=ManualClock(1e9), conflict_policy=PreferNewer())
+    for i in range(n):
+        kb.assert_(keys[i], i, source=sources[i % 16], valid_from=1e8 + i)
+    m = min(n, 2_000)
+    pairs = [f"pair{i}" for i in range(m)]
+    for i, key in enumerate(pairs):
+        kb.assert_(key, "old", source="tool:crm", valid_from=1e8)
+        kb.assert_(key, "new", source="document:mail", valid_from=5e8 + i)
+    kb.refresh()
+    sample = keys[::max(1, n // m)][:m]
+    for key in sample:  # warm-up
+        kb.confidence(key)
+    out["plain_read_us"] = per_read(kb.confidence, sample) * 1e6
+    passes = []
+    for p in range(5):  # best of five passes, as per_read takes the best of its rounds
+        t = time.perf_counter()
+        for j, key in enumerate(sample):
+            kb.at(2e8 + p * 1e4 + j).confidence(key)  # a new world time every read
+        passes.append((time.perf_counter() - t) / len(sample))
+    out["at_read_us"] = min(passes) * 1e6
+    t = time.perf_counter()
+    for j, key in enumerate(pairs):
+        assert kb.at(2e8 + j).value(key) == "old"
+    out["at_pair_us"] = (time.perf_counter() - t) / len(pairs) * 1e6
+    clock = ManualClock(0)
+    fading = BeliefBase(clock=clock, conflict_policy=PreferHigherConfidence())
+    for key in pairs:
+        fading.assert_(key, "old", source="tool:crm", half_life=60.0)
+        fading.assert_(key, "new", source="document:mail", half_life=90.0)
+    fading.refresh()
+    times = []
+    for key in pairs:
+        clock.advance(0.001)  # a new clock time every read: the pair is recomputed
+        t = time.perf_counter()
+        fading.confidence(key)
+        times.append(time.perf_counter() - t)
+    out["new_time_pair_us"] = statistics.median(times) * 1e6
+    out["at_pair_median_us"] = statistics.median(
+        _timed_each(lambda j, key: kb.at(3e8 + j).value(key), pairs)) * 1e6
+    return out
+
+
+def _timed_each(fn: Any, keys: list[str]) -> list[float]:
+    times = []
+    for j, key in enumerate(keys):
+        t = time.perf_counter()
+        fn(j, key)
+        times.append(time.perf_counter() - t)
+    return times
+
+
+SECTIONS = ("dag", "assert", "retract", "ftl", "defaults", "cascade", "time", "snapshot",
+            "validtime")
 
 
 def main() -> None:
@@ -483,6 +561,18 @@ def main() -> None:
         print(f"confidence of one belief ({t['ancestors']:.0f} ancestors) at a new time in a base "
               f"of {t['beliefs']:,.0f} decaying beliefs: {t['single_ms']:.3f} ms; whole base "
               f"{t['full_s']:.2f} s -> {t['speedup']:,.0f}x")
+    if "validtime" in only:
+        v = bench_validtime(min(n, 200_000))
+        print(f"valid time: asserting with valid_from {v['valid_per_s']:,.0f}/s vs plain "
+              f"{v['plain_per_s']:,.0f}/s -> {v['valid_per_s'] / v['plain_per_s']:.2f}x "
+              f"(bar >= 0.8x)")
+        print(f"  kb.at(t) at a new t, a key with one value: {v['at_read_us']:.2f} us vs a plain "
+              f"read after warm-up {v['plain_read_us']:.2f} us -> "
+              f"{v['at_read_us'] / v['plain_read_us']:.1f}x (bar <= 2x)")
+        print(f"  kb.at(t) at a new t, a key with two values (PreferNewer): "
+              f"{v['at_pair_us']:.1f} us mean, {v['at_pair_median_us']:.1f} us median vs the "
+              f"same pair read at a new clock time {v['new_time_pair_us']:.1f} us -> "
+              f"{v['at_pair_median_us'] / v['new_time_pair_us']:.1f}x")
     if "snapshot" in only:
         s = bench_snapshot(n)
         print(f"snapshot of {n:,}: save {s['save_s']:.2f} s + load {s['load_s']:.2f} s = "

@@ -24,6 +24,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import binom
 
 from corollary.promises.calibration import Platt
 from corollary.promises.guarantee import calibrate
@@ -216,8 +217,16 @@ def platt_vs_sklearn(n_fit: int, n_test: int = 200_000, seed: int = 3) -> dict:
 
 #: The agreement signals of the replays: "all" counts every other decoding arm (issue 22's
 #: definition, the default); "independent" leaves out arms whose record says ``reuses`` (the
-#: reason_then_constrain arm, which re-packages the free-text arm's own reasoning).
-SIGNALS = ("all", "independent")
+#: reason_then_constrain arm, which re-packages the free-text arm's own reasoning);
+#: "tiebroken" is issue 31's: every other arm, ties broken finely by answer length.
+SIGNALS = ("all", "independent", "tiebroken")
+
+#: The arm whose answer is given, by task, under each signal: issue 31's tie-broken signal
+#: answers BFCL with the constrained arm, the others answer both tasks in free text.
+ANSWERING = {"tiebroken": {"gsm8k": "unconstrained", "bfcl-simple": "constrained[arguments]"}}
+
+#: Tokens at which the tie-break term reaches zero (the replays' free-text token limit).
+TIE_TOKENS = 384
 
 
 def replay_populations(signal: str = "all") -> tuple[dict[str, tuple[np.ndarray, np.ndarray]] | None, str]:
@@ -230,8 +239,12 @@ def replay_populations(signal: str = "all") -> tuple[dict[str, tuple[np.ndarray,
     With ``signal="all"`` (the default, the issue's definition) every other arm counts: GSM8K
     has 5 others (signal in 0, 1/5, ..., 1), BFCL-simple 3. With ``signal="independent"`` the
     reason_then_constrain arm, which re-packages the free-text arm's own reasoning (its record
-    says ``reuses``), is left out: GSM8K 4 others, BFCL-simple 2. "pooled" is the 400 items
-    together. Returns (populations, note), populations None when the package is missing.
+    says ``reuses``), is left out: GSM8K 4 others, BFCL-simple 2. ``signal="tiebroken"`` is
+    issue 31's: every other arm, ``(k + 0.99 (1 - min(tokens, 384) / 384)) / K`` for ``k`` of
+    ``K`` agreeing and the answering arm's token count, so that within one agreement step
+    shorter answers rank higher (GSM8K 155 distinct values, BFCL-simple 98), and BFCL answered
+    by the constrained[arguments] arm. "pooled" is the 400 items together. Returns
+    (populations, note), populations None when the package is missing.
     """
     if signal not in SIGNALS:
         raise ValueError(f"signal must be one of {SIGNALS}, not {signal!r}")
@@ -260,12 +273,16 @@ def replay_populations(signal: str = "all") -> tuple[dict[str, tuple[np.ndarray,
         for rec in records:
             item = items[rec["id"]]
             arms = {k: score_arm(task, item, k, a["text"]) for k, a in rec["arms"].items()
-                    if signal == "all" or "reuses" not in a}
-            given = arms.pop("unconstrained")
+                    if signal != "independent" or "reuses" not in a}
+            arm = ANSWERING.get(signal, {}).get(name, "unconstrained")
+            given = arms.pop(arm)
             same = [given["answer"] is not None and a["answer"] is not None
                     and json.dumps(a["answer"], sort_keys=True) == json.dumps(given["answer"], sort_keys=True)
                     for a in arms.values()]
-            sig.append(sum(same) / len(same))
+            # issue 31's ties broken below one agreement step: shorter answers rank higher
+            tie = (0.99 * (1 - min(rec["arms"][arm]["n_tokens"], TIE_TOKENS) / TIE_TOKENS)
+                   if signal == "tiebroken" else 0.0)
+            sig.append((sum(same) + tie) / len(same))
             right.append(bool(given["correct"]))
         out[name] = (np.array(sig), np.array(right))
     out["pooled"] = (np.r_[out["gsm8k"][0], out["bfcl-simple"][0]],
@@ -369,8 +386,11 @@ def population_check(pops: dict[str, tuple[np.ndarray, np.ndarray]], n_cal: int,
         for kind, level in targets:
             if kind == "error":
                 contenders = {
-                    "corollary ltt (fallback)": lambda a, b, e=level: calibrate(
+                    "corollary ltt (learned_start, default)": lambda a, b, e=level: calibrate(
                         a, b, max_error=e, delta=DELTA, weak="warn").threshold,
+                    "corollary ltt (fallback)": lambda a, b, e=level: calibrate(
+                        a, b, max_error=e, delta=DELTA, weak="warn",
+                        procedure="fallback").threshold,
                     "corollary ltt (fixed_sequence)": lambda a, b, e=level: calibrate(
                         a, b, max_error=e, delta=DELTA, weak="warn",
                         procedure="fixed_sequence").threshold,
@@ -421,8 +441,8 @@ def population_check(pops: dict[str, tuple[np.ndarray, np.ndarray]], n_cal: int,
 
 #: The bars of issue 22 on the replays: (population, target, method, share of the best).
 REPLAY_BARS = [
-    ("gsm8k", "error <= 0.2", "corollary ltt (fallback)", 0.5),
-    ("pooled", "error <= 0.1", "corollary ltt (fallback)", 0.7),
+    ("gsm8k", "error <= 0.2", "corollary ltt (learned_start, default)", 0.5),
+    ("pooled", "error <= 0.1", "corollary ltt (learned_start, default)", 0.7),
     ("gsm8k", "risk <= 0.05", "corollary crc", 0.95),
     ("gsm8k", "risk <= 0.1", "corollary crc", 0.95),
     ("bfcl-simple", "risk <= 0.05", "corollary crc", 0.95),
@@ -450,8 +470,85 @@ def bars(rows: list[dict]) -> list[dict]:
     return out
 
 
+def _run_lengths(ok: np.ndarray) -> np.ndarray:
+    """For each position, how many consecutive True start there (going down the thresholds)."""
+    idx = np.arange(ok.size)
+    first_fail = np.minimum.accumulate(np.where(ok, ok.size, idx)[::-1])[::-1]
+    return first_fail - idx
+
+
+def reference(s: np.ndarray, right: np.ndarray, e: float, draws: list[np.ndarray]) -> tuple[float, float]:
+    """Issue 31's reference: what a valid procedure can reach on the population. The best
+    fixed-sequence chain at the full delta whose start is chosen knowing the population: every
+    distinct population score is tried as the start on every draw (the chain tests the draw's
+    thresholds from the first at or below it down, stopping at the first not rejected), each
+    draw scoring the share answered by the threshold it chose when that threshold's population
+    error is within e, else 0. The start is picked on one half of the draws and scored on the
+    other; both ways round are returned."""
+    pop = Finite(s, right)
+    starts = np.unique(s)[::-1]
+    score = np.zeros((len(draws), starts.size))
+    err_at = pop.cw[pop.ends - 1] / pop.ends
+    for d, ix in enumerate(draws):
+        o = np.argsort(-s[ix], kind="stable")
+        ss, cw = s[ix][o], np.cumsum(~right[ix][o])
+        ends = np.flatnonzero(np.r_[ss[1:] != ss[:-1], True])
+        thr, N, W = ss[ends], ends + 1, cw[ends]
+        run = _run_lengths(binom.cdf(W, N, e) <= DELTA)
+        si = np.searchsorted(-thr, -starts, side="left")
+        live = si < thr.size
+        si = np.minimum(si, thr.size - 1)
+        live &= run[si] > 0
+        chosen = thr[np.maximum(si + run[si] - 1, 0)]
+        k = np.searchsorted(-pop.s[pop.ends - 1], -chosen, side="left")  # its population step
+        score[d] = np.where(live & (err_at[k] <= e), pop.ends[k] / pop.n, 0.0)
+    half = len(draws) // 2
+    a, b = score[:half], score[half:]
+    return (float(b[:, int(np.argmax(a.mean(0)))].mean()),
+            float(a[:, int(np.argmax(b.mean(0)))].mean()))
+
+
+#: Issue 31's rows: (population, e).
+REFERENCE_ROWS = [("gsm8k", 0.2), ("pooled", 0.1), ("bfcl-simple", 0.1), ("bfcl-simple", 0.2),
+                  ("pooled", 0.2)]
+REFERENCE_PROCEDURES = ("learned_start", "fallback", "fixed_sequence")
+
+
+def against_reference(pops: dict[str, tuple[np.ndarray, np.ndarray]], n_cal: int, sets: int,
+                      seed: int = 31) -> list[dict]:
+    """Each procedure beside issue 31's reference on the same draws: the mean share answered,
+    counting a draw only when its threshold's population error is within e (the share of
+    draws breaking e in brackets); the population's best threshold as information only."""
+    rows = []
+    for name, e in REFERENCE_ROWS:
+        s, right = pops[name]
+        pop = Finite(s, right)
+        rng = np.random.default_rng(seed)
+        draws = [rng.integers(0, s.size, n_cal) for _ in range(sets)]
+        lo, hi = sorted(reference(s, right, e, draws))
+        row: dict = {"population": name, "e": e, "reference": f"{lo:.3f}-{hi:.3f}",
+                     "_reference": (lo, hi)}
+        for proc in REFERENCE_PROCEDURES:
+            answered, broken = [], 0
+            for ix in draws:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    t = calibrate(s[ix], right[ix], max_error=e, delta=DELTA, weak="warn",
+                                  procedure=proc).threshold
+                a, _, err = pop.at(t)
+                broken += err > e
+                answered.append(a if err <= e else 0.0)
+            mean = float(np.mean(answered))
+            row[f"_{proc}"] = mean
+            row[proc] = f"{mean:.3f} ({broken / sets:.3f}); {mean / hi:.2f}-{mean / lo:.2f} x ref" \
+                if lo >= 0.001 else f"{mean:.3f} ({broken / sets:.3f})"
+        row["population best (information)"] = pop.best(e=e)
+        rows.append(row)
+    return rows
+
+
 def procedures(n_cal: int, sets: int, seed: int = 6) -> list[dict]:
-    """The two LTT procedures on simulated signals with a known population (400,000 draws)."""
+    """The LTT procedures on simulated signals with a known population (400,000 draws)."""
     rng = np.random.default_rng(seed)
     s = rng.random(400_000)
     pops = {
@@ -465,7 +562,7 @@ def procedures(n_cal: int, sets: int, seed: int = 6) -> list[dict]:
         pop = Finite(s, right)
         for e in (0.05, 0.1, 0.2):
             row = {"population": name, "e": e, "n": n_cal, "best": pop.best(e=e)}
-            for proc in ("fixed_sequence", "fallback"):
+            for proc in ("fixed_sequence", "fallback", "learned_start"):
                 r2 = np.random.default_rng(seed + 1)
                 a, viol = [], 0
                 for _ in range(sets):
@@ -483,9 +580,42 @@ def procedures(n_cal: int, sets: int, seed: int = 6) -> list[dict]:
     return rows
 
 
+def reference_bars(rows: list[dict]) -> list[dict]:
+    """Issue 31's bars for the default procedure: at least half the reference on GSM8K at
+    e = 0.2, at least 0.8 of it on the other rows, and at least the fallback on each (the
+    reference's higher half is the one compared)."""
+    out = []
+    for r in rows:
+        hi, ls, fb = r["_reference"][1], r["_learned_start"], r["_fallback"]
+        share = 0.5 if (r["population"], r["e"]) == ("gsm8k", 0.2) else 0.8
+        out.append({"row": f"{r['population']}, e = {r['e']}",
+                    "learned_start >= share x reference": f"{ls:.3f} >= {share} x {hi:.3f}: "
+                                                            f"{ls >= share * hi}",
+                    "learned_start >= fallback": f"{ls:.3f} vs {fb:.3f}: {ls >= fb}"})
+    return out
+
+
+def reference_sections(pops: dict | None, args: argparse.Namespace) -> list[tuple[str, str]]:
+    """Issue 31's table on the agreement signal of this run and on the tie-broken one."""
+    if pops is None:
+        return []
+    out = []
+    for signal in dict.fromkeys((args.signal, "tiebroken")):
+        these = pops if signal == args.signal else replay_populations(signal)[0]
+        assert these is not None
+        out.append((f"Issue 31: each procedure beside the reference, signal {signal!r} "
+                    f"({args.reference_sets} draws of {args.replay_n}, delta {DELTA}; mean share "
+                    "answered counting only draws within e, share of draws breaking e in "
+                    "brackets, and the ratio to the reference's two halves)",
+                    _table(rows := against_reference(these, args.replay_n, args.reference_sets))))
+        if signal == "tiebroken":
+            out.append(("Issue 31's bars (signal 'tiebroken')", _table(reference_bars(rows))))
+    return out
+
+
 def _table(rows: list[dict], fmt: dict | None = None) -> str:
     fmt = fmt or {}
-    keys = list(rows[0])
+    keys = [k for k in rows[0] if not k.startswith("_")]  # "_" keys: numbers kept for the bars
     out = ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
     for r in rows:
         cells = []
@@ -513,12 +643,20 @@ def main() -> None:
     ap.add_argument("--signal", choices=SIGNALS, default="all",
                     help="replay agreement signal: all other arms (issue 22's, default) or only "
                          "the independent ones (reason_then_constrain left out)")
+    ap.add_argument("--reference-sets", type=int, default=300,
+                    help="draws of issue 31's reference table (each procedure beside it)")
+    ap.add_argument("--reference-only", action="store_true",
+                    help="print issue 31's reference tables only (nothing written)")
     ap.add_argument("--out", default=str(Path(__file__).with_name("RESULTS_guarantee.md")))
     args = ap.parse_args()
     t_start = time.perf_counter()
     pops, replay_note = replay_populations(args.signal)
     if pops is None:
         print(replay_note)
+    ref_sections = reference_sections(pops, args)
+    if args.reference_only:
+        print("\n\n".join(f"### {h}\n\n{t}" for h, t in ref_sections))
+        return
     targets = [("error", 0.1), ("error", 0.2), ("risk", 0.05), ("risk", 0.1)]
     replay_rows = [] if pops is None else population_check(pops, args.replay_n, args.replay_sets,
                                                            targets)
@@ -551,6 +689,7 @@ def main() -> None:
         f" --sets {args.sets} --n {args.n}" if (args.sets, args.n) != (1000, 1000) else ""
     ) + (f" --replay-sets {args.replay_sets}" if args.replay_sets != 300 else "") + (
         f" --procedure-sets {args.procedure_sets}" if args.procedure_sets != 150 else "") + (
+        f" --reference-sets {args.reference_sets}" if args.reference_sets != 300 else "") + (
         f" --signal {args.signal}" if args.signal != "all" else "")
     env = (
         f"Python {platform.python_version()}, numpy {np.__version__}, mapie {mapie.__version__}, "
@@ -578,6 +717,7 @@ def main() -> None:
                          f"sets of {args.replay_n} drawn from each population (delta {DELTA})",
                          _table(replay_rows)))
         sections.append(("Bars on the real answers", _table(bars(replay_rows))))
+        sections.extend(ref_sections)
     body = "\n\n".join(f"### {h}\n\n{t}" for h, t in sections)
     print(body)
     print(f"\n{env}")
@@ -628,6 +768,18 @@ RESULTS_NOTES = """### What is compared, and what is not equivalent
   0.05 (20 answered wrong of 400). CRC takes it when W + 1 <= r (n + 1), W ~ Binomial(1000,
   0.05), in 48% of the draws, and the step above it (0.29) otherwise: 0.312 on average, 0.92 of
   the best, at a mean risk of 0.043. Under `--signal independent` the same bar reads 0.958.
+* **Issue 31's reference.** For each (population, e) of issue 31 the benchmark tries every
+  distinct population score as the start of one fixed-sequence chain at the full delta, on
+  every draw, and scores a draw by the share its threshold answers when that threshold's
+  population error is within e (else 0). The start with the best mean on one half of the draws
+  is scored on the other half, both ways round: the two figures are the "reference" range.
+  It is what a valid procedure that knew where to start could reach; no procedure can know it.
+  Each procedure is counted the same way on the same draws (answers only on draws within e,
+  the share of draws breaking e in brackets); the population's best threshold is shown as
+  information only (a level-delta test certifies a threshold whose error sits at e only
+  rarely). The tie-broken signal (`--signal tiebroken`, always shown beside the run's own)
+  is issue 31's: `(k + 0.99 (1 - min(tokens, 384) / 384)) / K`, every other arm counted, BFCL
+  answered by its constrained[arguments] arm.
 * **MAPIE's NaN p-values.** MAPIE's `BinaryClassificationController` computes a p-value at each
   grid value; where no calibration example is answered the precision is undefined and the
   p-value NaN, and its default Bonferroni-Holm, sorting the p-values, meets the NaN first and
@@ -645,8 +797,10 @@ RESULTS_NOTES = """### What is compared, and what is not equivalent
   as small as ours (the exact binomial tail alone). The differences are the candidate
   thresholds (MAPIE: a fixed grid of 100 values in [0, 0.99]; corollary: every distinct score)
   and the multiple-testing correction (MAPIE's default Bonferroni-Holm over the 100 grid values;
-  corollary: the fallback procedure, delta split over a few start points down the thresholds,
-  or with procedure="fixed_sequence" one chain from the top at the full delta).
+  corollary: by default the learned start, one chain from a start chosen on 15% of the
+  examples tested on the rest at 0.9 delta beside the fallback on all at 0.1 delta; with
+  procedure="fallback" delta split over a few start points down the thresholds, or with
+  procedure="fixed_sequence" one chain from the top at the full delta).
   MAPIE's `fwer_method="fixed_sequence"` starts at the highest grid value, where a handful of
   examples are answered and nothing can be rejected, so it stops at once and answers nothing in
   most sets; corollary starts at the highest threshold that answers enough examples to reject

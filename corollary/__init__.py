@@ -15,8 +15,10 @@ from .facade.base import BeliefBase, Faded, Held
 from .facade.journal_entries import HistoryEntry, WatchEvent
 from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
+from .facade.remembering import Refused, Remembered, RememberedList
 from .facade.sensitivity import Check
 from .facade.session import Session
+from .facade.world import TimelineEntry, WorldView
 from .foundations.clock import ManualClock
 from .foundations.errors import (
     AmbiguousValueError,
@@ -64,6 +66,7 @@ from .promises.options import GuaranteeOptions
 from .reasons.calls import Expired, ToolCallRecord
 from .reasons.rules import Rule, rule
 from .reasons.tools import ToolSpec, tool
+from .reasons.valid import Valid
 from .tms import StepKind
 from .tms.conflicts import (
     AskHuman,
@@ -71,6 +74,7 @@ from .tms.conflicts import (
     Conflict,
     ConflictPolicy,
     PreferHigherConfidence,
+    PreferNewer,
     PreferSource,
 )
 from .tms.proof import Proof
@@ -113,6 +117,7 @@ def __dir__() -> list[str]:
 _install_old_paths()
 
 __all__ = [
+    "TimelineEntry", "WorldView",
     "Agent", "AmbiguousValueError", "Answer", "AskHuman", "AsyncModel", "AsyncToolError",
     "BeliefBase", "BlameError", "Candidate", "Check", "CitationError", "ConcurrentWriteError",
     "Conflict", "ConflictPolicy", "CorollaryError", "Expired", "Faded", "FormulaError",
@@ -122,13 +127,15 @@ __all__ = [
     "ManualClock", "MissingExtraError",
     "MissingProgramError", "Model", "ModelConnectionError", "ModelError", "ModelHTTPError",
     "ModelResponseError", "ModelTimeoutError", "NotFittedError", "OpenAIChat", "Outcome", "Platt",
-    "PreferHigherConfidence", "PreferSource", "Promise", "Proof", "RankedSource", "ReadOnlyBaseError", "Recalled",
+    "PreferHigherConfidence", "PreferNewer", "PreferSource", "Promise", "Proof", "RankedSource", "ReadOnlyBaseError", "Recalled",
     "Refreshed",
     "Replay", "Reply", "Route", "Rule", "RuleError", "RuleLimitError", "Run",
     "ScriptExhaustedError", "ScriptedModel", "SessionNotFoundError", "SnapshotError",
     "SourceRecord", "Step", "StepKind", "StoreCorruptError", "StoreError", "StoreVersionError",
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
-    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Watch", "WatchEvent",
+    "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Valid", "Watch",
+    "WatchEvent",
     "WeakSignalError", "SessionJournaledError", "NameTakenError", "Session",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]
+__all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)

@@ -37,6 +37,7 @@ from ..foundations.errors import (
     CorollaryError,
     InvalidInputError,
     InvalidTypeError,
+    ModelError,
     UnknownBeliefError,
 )
 from ..foundations.values import canon, check_key, plain
@@ -54,10 +55,18 @@ from ..reasons.claims import CheckedClaim, check_claim
 from ..reasons.rules import Rule
 from ..reasons.tools import bind_named, call_key, spec_of, split_arguments
 from ..tms import IN, OUT, Belief
+from ..tms.conflicts import ConflictPolicy, PreferNewer
 from . import prompts, sampling
 from .builtins import BUILTINS, builtin_schema, check_arguments
+from .marks import (
+    conflicts_by_key,
+    superseded,
+    superseded_mark,
+    supersedes_mark,
+    timeline_of,
+)
 from .projector import Projector, View
-from .records import ABSTAIN, CONFLICT, NO_ANSWER, OK, Refreshed, Run, Step
+from .records import ABSTAIN, CONFLICT, MODEL_ERROR, NO_ANSWER, OK, Refreshed, Run, Step
 
 #: The system message as :mod:`corollary.agent.prompts` has it at import (kept for imports of
 #: old; the agent reads ``prompts.SYSTEM`` itself when it is made).
@@ -69,6 +78,8 @@ CONTEXT_BUDGET = 2000
 RECALLED = 10
 #: The most beliefs one call of the ``recall`` tool returns.
 RECALL_MOST = 50
+#: ``conflict_policy`` not given: the base the agent makes prefers newer values.
+_NEWER: Any = object()
 
 
 @attrs.frozen
@@ -98,6 +109,14 @@ class _Done:
 
 
 _Effects = Generator["_Ask | _Call", Any, Any]
+
+
+@attrs.define
+class _Partial:
+    """What a run has done so far, for the run a failing model leaves (``ModelError.run``)."""
+
+    key: str
+    steps: list[Step] = attrs.field(factory=list)
 
 
 class Agent:
@@ -137,6 +156,10 @@ class Agent:
         Tokens for the task and the beliefs in the first request (default 2000): the beliefs
         shown are ``kb.recall(task, budget=..., expand=True)``, then those the run makes.
         ``None`` shows every held belief at or above the floor, as small bases can afford.
+    conflict_policy : ConflictPolicy or None, optional
+        The conflict policy of the base the agent makes when no ``kb`` is given: by default
+        ``PreferNewer()`` (a newer value of a key supersedes an older one: the world changed);
+        ``None`` for none (two values stay an open conflict). A ``kb`` given keeps its own.
 
     Examples
     --------
@@ -161,7 +184,8 @@ class Agent:
                  min_confidence: float | None = None, max_steps: int = 10,
                  system: str | None = None, tolerance: float = 1e-6,
                  projector: Projector | None = None,
-                 context_budget: int | None = CONTEXT_BUDGET) -> None:
+                 context_budget: int | None = CONTEXT_BUDGET,
+                 conflict_policy: ConflictPolicy | None | Any = _NEWER) -> None:
         if not callable(getattr(model, "complete", None)) and not callable(
                 getattr(model, "acomplete", None)):
             raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
@@ -197,8 +221,13 @@ class Agent:
         self.name = name
         self.source = f"model:{name}"
         if kb is None:
-            kb = BeliefBase(tools=tools, rules=rules, learn_from_checks=learn_from_checks)
+            kb = BeliefBase(tools=tools, rules=rules, learn_from_checks=learn_from_checks,
+                            conflict_policy=PreferNewer() if conflict_policy is _NEWER
+                            else conflict_policy)
         else:
+            if conflict_policy is not _NEWER:
+                raise InvalidInputError("conflict_policy is for the base the agent makes: the "
+                                        "kb given keeps its own (BeliefBase(conflict_policy=))")
             for fn in tools:
                 kb.add_tool(fn)
             for r in rules:
@@ -257,13 +286,15 @@ class Agent:
         The answer is given to every promise attached to the base (``kb.answer``); ``group``
         is the group a grouped promise answers for (required when one is attached).
         """
-        return self._drive(self._loop(task, key, group))
+        partial = _Partial(key)
+        return self._drive(self._loop(task, key, group, partial), partial)
 
     async def arun(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
         """:meth:`run` without blocking the event loop: the model through ``acomplete``, tools
         through ``await kb.acall(...)`` (``async def`` tools are awaited, plain ones run in a
         worker thread)."""
-        return await self._adrive(self._loop(task, key, group))
+        partial = _Partial(key)
+        return await self._adrive(self._loop(task, key, group, partial), partial)
 
     def reverify(self, threshold: float | None = None, key: str | None = None,
                  budget: int | None = None) -> list[Refreshed]:
@@ -284,13 +315,25 @@ class Agent:
         """:meth:`reverify` with ``await kb.acall(...)``, for ``async def`` tools."""
         return await self._adrive(self._reverify(threshold, key, budget))
 
-    def _drive(self, effects: _Effects) -> Any:
+    def _failed(self, exc: ModelError, partial: _Partial | None) -> ModelError:
+        """``exc`` with the partial run attached as ``exc.run`` (the steps taken before the
+        model failed, the base as they left it), to be raised out of the run."""
+        if partial is not None:
+            exc.run = Run(MODEL_ERROR, partial.key, None, 0.0, OUT, tuple(partial.steps), (),
+                          self.kb, f"{MODEL_ERROR}: {type(exc).__name__}: {exc}")
+        return exc
+
+    def _drive(self, effects: _Effects, partial: _Partial | None = None) -> Any:
         with contextlib.closing(effects):
             try:
                 effect = next(effects)
                 while True:
                     if isinstance(effect, _Ask):
-                        effect = effects.send(complete(self.model, effect.messages, effect.tools))
+                        try:
+                            reply = complete(self.model, effect.messages, effect.tools)
+                        except ModelError as exc:
+                            raise self._failed(exc, partial) from None
+                        effect = effects.send(reply)
                         continue
                     try:
                         done = _Done(self.kb.call(effect.fn, effect.key, *effect.args,
@@ -301,13 +344,16 @@ class Agent:
             except StopIteration as stop:
                 return stop.value
 
-    async def _adrive(self, effects: _Effects) -> Any:
+    async def _adrive(self, effects: _Effects, partial: _Partial | None = None) -> Any:
         with contextlib.closing(effects):
             try:
                 effect = next(effects)
                 while True:
                     if isinstance(effect, _Ask):
-                        reply = await acomplete(self.model, effect.messages, effect.tools)
+                        try:
+                            reply = await acomplete(self.model, effect.messages, effect.tools)
+                        except ModelError as exc:
+                            raise self._failed(exc, partial) from None
                         effect = effects.send(reply)
                         continue
                     try:
@@ -319,7 +365,7 @@ class Agent:
             except StopIteration as stop:
                 return stop.value
 
-    def _loop(self, task: str, key: str, group: Any) -> _Effects:
+    def _loop(self, task: str, key: str, group: Any, partial: _Partial) -> _Effects:
         task = _check_task(task)
         key = check_key(key)
         grouped = sorted(name for name, p in self.kb.promises.items()
@@ -327,7 +373,7 @@ class Agent:
         if grouped and group is None:
             raise InvalidInputError(f"the promises {grouped} have a threshold per group: pass "
                                     "run(..., group=) for the answer")
-        steps: list[Step] = []
+        steps = partial.steps
         view = self._view(task)
         # The conversation only grows: a request is the previous one with messages appended,
         # so a provider's prompt cache can reuse it whole.
@@ -358,19 +404,45 @@ class Agent:
                     answered = step
             if answered is not None:
                 return self._finish(key, answered, steps, group)
-        return Run(NO_ANSWER, key, None, 0.0, OUT, tuple(steps), (), self.kb)
+        return self._unanswered(key, steps)
 
     def _finish(self, key: str, answered: Step, steps: list[Step], group: Any) -> Run:
         verdicts = tuple(
             self.kb.answer(key, name, group=group if _grouped(p) else None)
             for name, p in self.kb.promises.items())
         status = ABSTAIN if any(v.status == ABSTAIN for v in verdicts) else OK
+        why = next((v.why for v in verdicts if v.status == ABSTAIN), None)
         confidence, label = self._state(key, answered.value)
         try:
             self.kb.value(key)
         except AmbiguousValueError:  # another source holds another value of the answer key
             status = CONFLICT
-        return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts, self.kb)
+            why = conflicts_by_key(self.kb).get(key, CONFLICT)
+        return Run(status, key, answered.value, confidence, label, tuple(steps), verdicts,
+                   self.kb, why)
+
+    def _contested(self, inputs: Any, *also: str) -> str:
+        """The marks of the open conflicts among ``inputs`` (a claim's: a list of keys, or
+        names to keys) and ``also``, ``key: mark`` each; empty for none."""
+        keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
+        marks = conflicts_by_key(self.kb)
+        return "; ".join(f"{k}: {marks[k]}" for k in dict.fromkeys([*also, *keys])
+                         if isinstance(k, str) and k in marks)
+
+    def _unanswered(self, key: str, steps: list[Step]) -> Run:
+        """The run that used its steps without an answer: ``"conflict"``, naming it, when the
+        last answer tried rested on a key in an open conflict (which none of the model's
+        tools could settle), else ``"no answer"``."""
+        tried = next((s for s in reversed(steps) if s.kind == "answer" and not s.ok), None)
+        if tried is not None:
+            named = self._contested(tried.arguments.get("inputs"), key)
+            if named:
+                return Run(CONFLICT, key, None, 0.0, OUT, tuple(steps), (), self.kb,
+                           "the answer rests on an open conflict: " + named)
+        return Run(NO_ANSWER, key, None, 0.0, OUT, tuple(steps), (), self.kb,
+                   f"the model used its {self.max_steps} step"
+                   f"{'' if self.max_steps == 1 else 's'} without calling answer"
+                   + ("" if tried is None else f" successfully (last error: {tried.error})"))
 
     # -- one call ----------------------------------------------------------------------------
     def _handle(self, call: ToolCall, key: str, turn: int, steps: list[Step], view: View
@@ -401,7 +473,12 @@ class Agent:
             else:
                 step, content = yield from self._tool(call.name, arguments, turn)
         except CorollaryError as exc:  # a bad input to the base: nothing changed
-            return fail(f"{call.name}: {exc}")
+            step, content = fail(f"{call.name}: {exc}")
+            if isinstance(exc, AmbiguousValueError):  # which inputs are contested, and how
+                marked = self._contested(arguments.get("inputs"))
+                if marked:
+                    content["conflict"] = marked
+            return step, content
         if step.ok and step.key is not None:
             view.told(step.key, step.value)  # the tool message tells the model of it
         return step, content
@@ -415,9 +492,18 @@ class Agent:
         found = self.kb.recall(arguments["query"], k, min_confidence=self.floor)
         for r in found:
             view.told(r.key, r.value)
-        content = {"beliefs": [{"key": r.key, "value": plain(r.value),
-                                "confidence": round(r.confidence, 4), "label": r.label}
-                               for r in found]}
+        marks = conflicts_by_key(self.kb) if any(r.conflict for r in found) else {}
+        beliefs = []
+        for r in found:
+            belief = {"key": r.key, "value": plain(r.value),
+                      "confidence": round(r.confidence, 4), "label": r.label}
+            if r.key in marks:  # the model must see the key is contested
+                belief["conflict"] = marks[r.key]
+            mark = supersedes_mark(timeline_of(self.kb, r.key), r.value)
+            if mark is not None:
+                belief["supersedes"] = mark
+            beliefs.append(belief)
+        content = {"beliefs": beliefs}
         return Step(turn, "recall", "recall", arguments), content
 
     def _tool(self, name: str, arguments: dict[str, Any], turn: int
@@ -503,9 +589,21 @@ class Agent:
         confidence, label = self._state(key, value)
         content: dict[str, Any] = {"key": key, "value": value, "confidence": round(confidence, 4),
                                    "label": label}
-        if confidence < self.floor:  # never shown: below the agent's floor
+        entries = timeline_of(self.kb, key)
+        replaced = None if label == IN else superseded(entries, value)
+        if replaced is not None:  # OUT because the world changed, not weak: say so
+            content["superseded"] = superseded_mark(replaced)
+        elif confidence < self.floor:  # never shown: below the agent's floor
             content["value"] = None
             content["withheld"] = prompts.WITHHELD.format(floor=self.floor)
+        else:
+            try:
+                self.kb.value(key)
+            except AmbiguousValueError:  # the model must see the key is contested
+                content["conflict"] = conflicts_by_key(self.kb).get(key)
+            mark = supersedes_mark(entries, value)
+            if mark is not None:
+                content["supersedes"] = mark
         return Step(turn, kind, name, arguments, key, value, confidence, label), content
 
     def _state(self, key: str, value: Any) -> tuple[float, str]:

@@ -19,6 +19,14 @@ from ..foundations.errors import AmbiguousValueError, CorollaryError, InvalidTyp
 from ..foundations.values import canon
 from ..tms import IN
 from . import prompts
+from .marks import (
+    by_time,
+    conflicts_by_key,
+    held_mark,
+    superseded,
+    superseded_mark,
+    timeline_of,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
@@ -26,40 +34,51 @@ if TYPE_CHECKING:  # pragma: no cover
 Projector = Callable[["BeliefBase"], str]
 
 
-def render_line(key: str, value: Any, confidence: float, conflict: bool = False
-                ) -> tuple[str, str]:
+def render_line(key: str, value: Any, confidence: float, conflict: bool = False,
+                mark: str | None = None) -> tuple[str, str]:
     """``(head, line)`` of one held belief: the line as :func:`corollary.facade.recall.render_recalled`
     writes every belief line (key and value escaped), and its head ``key = value``, which names
-    the belief whatever its confidence.
+    the belief whatever its confidence. A ``mark`` (:mod:`corollary.agent.marks`: the open
+    conflict the value is in) goes inside the brackets, in place of ``open conflict``.
 
     >>> render_line("x = 1 [IN 0.99]\\nrevenue:Q3", "a [b", 0.5)
     ('"x = 1 [IN 0.99]\\\\nrevenue:Q3" = "a [b"', '"x = 1 [IN 0.99]\\\\nrevenue:Q3" = "a [b" [IN 0.50]')
+    >>> render_line("addr", "Oak St", 0.95, True, 'conflict: "Oak St" (0.95, tool:crm) vs "Pine Ave" (0.90, document:email)')[1]
+    'addr = "Oak St" [IN 0.95, conflict: "Oak St" (0.95, tool:crm) vs "Pine Ave" (0.90, document:email)]'
     """
-    line = render_recalled(Recalled(key, value, confidence, IN, 0.0, (), conflict))
-    return line[:line.rindex(" [")], line  # the tail " [IN ...]" is always last
+    line = render_recalled(Recalled(key, value, confidence, IN, 0.0, (), conflict and not mark))
+    head = line[:line.rindex(" [")]  # the tail " [IN ...]" is always last
+    if mark:
+        line = f"{line[:-1]}, {mark}]"
+    return head, line
 
 
-def lines(kb: BeliefBase, floor: float, exclude: str | None = None) -> dict[str, str]:
+def lines(kb: BeliefBase, floor: float, exclude: str | None = None,
+          named: dict[str, tuple[str, Any]] | None = None) -> dict[str, str]:
     """Every held belief of ``kb`` at or above ``floor`` but ``exclude``: line by head, sorted
-    by key (then by confidence, for the values of an open conflict, which are marked)."""
+    by key (then by confidence, for the values of an open conflict, which are marked; a value
+    that superseded another is marked too). ``named`` gets each head's ``(key, value)``."""
     everything = kb.beliefs()
-    values: dict[str, int] = {}
-    for h in everything:
-        values[h.key] = values.get(h.key, 0) + 1
+    conflicts = conflicts_by_key(kb)
     held = sorted(((h.key, -h.confidence, h.value) for h in everything
                    if h.confidence >= floor and h.key != exclude), key=lambda t: (t[0], t[1]))
     # render_line's lines, made faster for a whole base: many beliefs share a confidence (a
     # tool's prior), so each tail " [IN 0.95]" is rendered once (tests/agent/test_prompts.py
     # checks the lines are render_line's)
-    tails: dict[tuple[float, bool], str] = {}
+    tails: dict[tuple[float, str | None], str] = {}
     found = {}
+    timed = by_time(kb)  # else no value supersedes another: no timeline to read
     for key, negc, value in held:
-        conflict = values[key] > 1
-        tail = tails.get((negc, conflict))
+        mark = conflicts.get(key)
+        if timed:
+            mark = held_mark(timeline_of(kb, key), value, mark)
+        tail = tails.get((negc, mark))
         if tail is None:
-            tail = tails[negc, conflict] = render_line("k", 0, -negc, conflict)[1][len("k = 0"):]
+            tail = tails[negc, mark] = render_line("k", 0, -negc, False, mark)[1][len("k = 0"):]
         head = f"{render_key(key)} = {render_value(value)}"
         found[head] = head + tail
+        if named is not None:
+            named[head] = (key, value)
     return found
 
 
@@ -109,7 +128,11 @@ class View:
                 self.watch(key, value)
         #: The lines the model was last told of, by head (``key = value``).
         self.shown: dict[str, str] = {}
-        self._rendered: dict[tuple[str, float, bool], tuple[Any, tuple[str, str]]] = {}
+        self._rendered: dict[tuple[str, float, str | None], tuple[Any, tuple[str, str]]] = {}
+        self._marks: dict[str, str] | None = None  # the conflicts' marks, read once a pass
+        self._timelines: dict[str, Any] = {}  # the keys' timelines, read once a pass
+        #: What each line shown names: ``(key, value)`` by head.
+        self.named: dict[str, tuple[str, Any]] = {}
 
     def watch(self, key: str, value: Any) -> None:
         """Keep the model told about ``key = value`` (when only watched beliefs are shown)."""
@@ -132,16 +155,38 @@ class View:
             return None
         if held is not value and canon(held) != canon(value):
             return None  # None read as "the held value" is another one
+        conflicted = None
+        if conflict:
+            if self._marks is None:
+                self._marks = conflicts_by_key(kb)
+            conflicted = self._marks.get(key)
+        mark = held_mark(self.timeline(key), value, conflicted)
         # most turns change nothing: the line of an unchanged belief is not rendered again
-        state = (key, confidence, conflict)
+        state = (key, confidence, mark)
         made = self._rendered.get(state)
         if made is None or made[0] is not value:
-            made = (value, render_line(key, value, confidence, conflict))
+            made = (value, render_line(key, value, confidence, conflict, mark))
             self._rendered[state] = made
+        self.named[made[1][0]] = (key, value)
         return made[1]
 
+    def timeline(self, key: str) -> Any:
+        """``key``'s timeline (:func:`corollary.agent.marks.timeline_of`), read once a pass."""
+        found = self._timelines.get(key)
+        if found is None:
+            found = self._timelines[key] = timeline_of(self.kb, key)
+        return found
+
+    def _fresh(self) -> None:
+        """The base may have changed since the last pass: read conflicts and timelines anew."""
+        self._marks = None
+        self._timelines = {}
+
     def current(self, exclude: str | None = None) -> dict[str, str]:
-        """The lines shown if the model were told everything now, by head."""
+        """The lines shown if the model were told everything now, by head. A watched value
+        that a newer one superseded brings the newer one into view: the model is told of the
+        value that replaced the one it knew."""
+        self._fresh()
         if self.projector is not None:
             text = self.projector(self.kb)
             if not isinstance(text, str):
@@ -150,13 +195,21 @@ class View:
                 text = without_key(text, exclude)
             return {line: line for line in text.splitlines()}
         if self.watched is None:
-            return lines(self.kb, self.floor, exclude)
+            return lines(self.kb, self.floor, exclude, self.named)
         found: dict[str, str] = {}
-        for key, value in self.watched.values():
-            if key != exclude:
-                shown = self.line(key, value)
-                if shown is not None:
-                    found[shown[0]] = shown[1]
+        pending = list(self.watched.values())
+        while pending:
+            key, value = pending.pop(0)
+            if key == exclude:
+                continue
+            shown = self.line(key, value)
+            if shown is not None:
+                found[shown[0]] = shown[1]
+                continue
+            entry = superseded(self.timeline(key), value)
+            if entry is not None and (key, canon(entry.superseded_by)) not in self.watched:
+                self.watch(key, entry.superseded_by)
+                pending.append((key, entry.superseded_by))
         return found
 
     def text(self, exclude: str | None = None) -> str:
@@ -174,15 +227,24 @@ class View:
         if self.projector is not None:
             return
         self.watch(key, value)
+        self._fresh()
         shown = self.line(key, value)
         if shown is not None:
             self.shown[shown[0]] = shown[1]
+
+    def _gone(self, head: str) -> str:
+        """A line no longer held: its head, and what superseded it if a newer value did."""
+        named = self.named.get(head)
+        if named is None:
+            return head
+        entry = superseded(self.timeline(named[0]), named[1])
+        return head if entry is None else f"{head} ({superseded_mark(entry)})"
 
     def changes(self) -> str | None:
         """What changed since the model was last told, as a message text (``None``: nothing)."""
         now = self.current()
         added = [line for head, line in now.items() if self.shown.get(head) != line]
-        gone = [head for head in self.shown if head not in now]
+        gone = [self._gone(head) for head in self.shown if head not in now]
         self.shown = now
         sections = []
         if added:

@@ -23,6 +23,12 @@ from typing import Any
 BELIEF_LINE = ("A belief is shown as `key = value [IN confidence]`: the value in JSON, the "
                "confidence from 0 to 1.")
 
+#: How change is marked on a belief line: shared by the agent's system message.
+CHANGE_MARKS = ("A line marked `conflict: ...` is a key with two values held at once (an open "
+                "conflict): an answer cannot rest on it until one is settled. A line marked "
+                "`supersedes ...` is a newer value that replaced an older one: the world "
+                "changed.")
+
 #: What a belief is, said once for the agent and the MCP server.
 BELIEFS_ARE = ("Every belief is IN (held) or OUT with a confidence from 0 to 1, and rests on its "
                "sources and the beliefs it was reasoned from: when one of them is retracted or "
@@ -31,8 +37,8 @@ BELIEFS_ARE = ("Every belief is IN (held) or OUT with a confidence from 0 to 1, 
 #: The agent's system message (``Agent(system=...)`` replaces it).
 SYSTEM = (
     "You work through a belief base: every step you take becomes a belief. "
-    + BELIEF_LINE + " The beliefs that bear on the task are listed after it; later messages say "
-    "what changed.\n"
+    + BELIEF_LINE + " " + CHANGE_MARKS + " The beliefs that bear on the task are listed after "
+    "it; later messages say what changed.\n"
     "- Call the tools to look facts up. Each result becomes a belief, under the key the tool's "
     "reply names.\n"
     "- recall(query, k) searches the held beliefs for more: by words of their keys, values and "
@@ -82,7 +88,8 @@ MCP_INSTRUCTIONS = (
     "a formula when the conclusion is arithmetic, which is re-executed). "
     + BELIEFS_ARE + " explain shows why. recall(query, k) finds the held beliefs that bear on a "
     "question, most relevant and most trusted first; beliefs(query, limit) lists them. When a "
-    "fact turns out wrong or stale, retract it. Keys are strings such as 'revenue:Q3'; sources "
+    "fact holds from a known time, give assert_fact its valid_from (ISO 8601): a newer value "
+    "of a key supersedes an older one. When a fact turns out wrong or stale, retract it. Keys are strings such as 'revenue:Q3'; sources "
     "are 'kind:name' ('tool:quote', 'document:10-K', 'human:ops', 'model:gpt'). Your client "
     "may show these tools under a prefix (corollary_assert_fact for assert_fact)."
 )

@@ -3,22 +3,27 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..foundations.errors import UnknownBeliefError
+from ..foundations.errors import CorollaryError
+from ..tms import OUT
+from ..tms.proof import Proof
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
     from ..promises.book import Answer
-    from ..tms.proof import Proof
 
 #: Run statuses.
 OK = "ok"
 ABSTAIN = "abstain"
 NO_ANSWER = "no answer"
 CONFLICT = "conflict"
+#: The model failed (a ``ModelError``, a ``ScriptedModel`` out of replies): the run is the
+#: error's ``.run``, with every step taken before it.
+MODEL_ERROR = "model error"
 
 
 @attrs.frozen(slots=True)
@@ -76,7 +81,10 @@ class Run:
         ``"ok"``; ``"abstain"`` when a promise on the base says so (:meth:`BeliefBase.answer`
         under every attached promise); ``"conflict"`` when the answer key holds another value
         besides the answer (another source's: the model's own earlier claims of the key are
-        withdrawn by the answer); ``"no answer"`` when ``max_steps`` ran out.
+        withdrawn by the answer), or when the run ended without an answer while the answer it
+        tried rested on an open conflict; ``"no answer"`` when ``max_steps`` ran out;
+        ``"model error"`` for the partial run a failing model leaves (the ``.run`` of the
+        ``ModelError`` raised out of :meth:`Agent.run`).
     key : str
         The answer's key.
     answer : object
@@ -89,6 +97,10 @@ class Run:
         What happened, in order.
     verdicts : tuple of Answer
         The promises' verdicts on the answer, one per promise attached (none without promises).
+    why : str or None
+        What a status other than ``"ok"`` means for this run, in words: the open conflict it
+        names (``conflict: 'Oak St' (0.95, tool:crm) vs 'Pine Ave' (0.90, document:email)``),
+        the steps that ran out, the model's error. ``None`` for ``"ok"``.
     """
 
     status: str
@@ -99,14 +111,32 @@ class Run:
     steps: tuple[Step, ...]
     verdicts: tuple[Answer, ...] = ()
     kb: BeliefBase | None = attrs.field(default=None, repr=False, eq=False)
+    why: str | None = None
 
     def explain(self) -> Proof:
-        """The proof of the answer (of the key's latest value after ``"no answer"``)."""
-        if self.kb is None:
-            raise UnknownBeliefError("this run has no base to explain from")
-        if self.status != NO_ANSWER and self.answer is not None:
-            return self.kb.explain(self.key, self.answer)
-        return self.kb.explain(self.key)
+        """The proof of the answer; on a run that ended without one, the proof of what its
+        key holds (both values of an open conflict), or, when the key holds nothing, a proof
+        of one line that says why there is no answer. It never raises.
+
+        Examples
+        --------
+        >>> from corollary.models import ScriptedModel
+        >>> from corollary import Agent
+        >>> run = Agent(ScriptedModel(["thinking..."]), max_steps=1).run("Growing?")
+        >>> print(run.explain())
+        answer = None [OUT] no answer: the model used its 1 step without calling answer
+        """
+        if self.kb is not None:
+            answered = self.status in (OK, ABSTAIN, CONFLICT) and self.answer is not None
+            with contextlib.suppress(CorollaryError):  # a key never seen: said below
+                if answered:
+                    return self.kb.explain(self.key, self.answer)
+                if self.key in self.kb:
+                    return self.kb.explain(self.key)
+        why = self.why or self.status
+        return Proof({"key": self.key, "value": None, "label": OUT, "confidence": 0.0,
+                      "why": why if why.startswith(self.status) else f"{self.status}: {why}",
+                      "reasons": []})
 
 
 @attrs.frozen(slots=True)

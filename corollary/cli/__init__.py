@@ -42,6 +42,28 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _instant(text: str) -> float:
+    """A time on the command line: ISO 8601 (``2025-03-02``, ``2025-03-02T09:00:00Z``) or
+    POSIX seconds, read by the one parser of times (``parse_instant``)."""
+    from ..foundations.clock import parse_instant
+    from ..foundations.errors import CorollaryError
+
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None:
+        return _seconds(text)  # seconds, as before (nan and inf refused the same way)
+    try:
+        value = parse_instant(text)
+    except CorollaryError:
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"not a time (ISO 8601 such as 2025-03-02, or POSIX "
+                                         f"seconds): {text!r}")
+    return value
+
+
 def _unit(text: str) -> float:
     try:
         value = float(text)
@@ -80,10 +102,12 @@ def _where(parser: argparse.ArgumentParser, *, session: str, as_of: str) -> None
     where.add_argument("--session", metavar="ID", help=session)
     _imports(parser, "imports")
     when = parser.add_mutually_exclusive_group()
-    when.add_argument("--at", type=_seconds, metavar="SECONDS",
-                      help="read the base at this POSIX time (default: when it was saved)")
+    when.add_argument("--at", type=_instant, metavar="T",
+                      help="read the base at time T, ISO 8601 or POSIX seconds: its evidence "
+                           "aged to T, and, for explain, beliefs and recall, what holds in the "
+                           "world at T (kb.at(T); default: when it was saved)")
     when.add_argument("--now", action="store_true", help="read the base at the wall clock")
-    where.add_argument("--as-of", dest="as_of", type=_seconds, metavar="T", help=as_of)
+    where.add_argument("--as-of", dest="as_of", type=_instant, metavar="T", help=as_of)
 
 
 def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
@@ -98,7 +122,8 @@ def _base_options(parser: argparse.ArgumentParser, key: str | None) -> None:
                             help="draw only the cone under this key")
     _where(parser, session="read the base saved under ID in --ledger (default: the default "
                            "ledger)",
-           as_of="a journaled session as it stood at journal time T (POSIX seconds)")
+           as_of="a journaled session as it stood at journal time T (ISO 8601 or POSIX "
+                 "seconds)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -153,9 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
         cmd.add_argument("--json", action="store_true", help="print one JSON document")
         _imports(cmd, "imports")
         if name == "sources":
-            cmd.add_argument("--at", type=_seconds, metavar="SECONDS",
-                             help="score the track records at this POSIX time (it matters for a "
-                                  "ledger that forgets; default: now)")
+            cmd.add_argument("--at", type=_instant, metavar="T",
+                             help="score the track records at time T, ISO 8601 or POSIX seconds "
+                                  "(it matters for a ledger that forgets; default: now)")
     past = add("history", "list a journaled session's changes, oldest first (kb.history)")
     past.add_argument("key", nargs="?", metavar="KEY", help="only the changes naming this key")
     past.add_argument("--ledger", metavar="PATH", help="the ledger keeping the session "
@@ -191,13 +216,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "the loopback names and --host (repeatable; e.g. the name a "
                             "reverse proxy serves)")
     _imports(serve, "imports")
+    from . import remembering
+
+    remembering.add_model_options(serve, required=False)  # the remember tool's model
     look = add("ui", "inspect a base in a browser: beliefs, proofs, sources, promises (needs "
                      "corollary[ui])")
     look.add_argument("base", nargs="?", metavar="BASE", help="a snapshot file (kb.save)")
     _where(look, session="show the base saved under ID in --ledger; with a journal, follow "
                          "its changes live",
-           as_of="a journaled session as it stood at journal time T (POSIX seconds; read as "
-                 "it was, not followed live)")
+           as_of="a journaled session as it stood at journal time T (ISO 8601 or POSIX "
+                 "seconds; read as it was, not followed live)")
     look.add_argument("--host", default="127.0.0.1", help="address (default 127.0.0.1)")
     look.add_argument("--port", type=_port, default=8765, help="port (default 8765)")
     look.add_argument("--open", dest="open_browser", action="store_true",
@@ -209,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     look.add_argument("--allowed-host", dest="allowed_hosts", action="append", default=[],
                       metavar="NAME", help="a host name requests may name in Host and Origin, "
                                            "besides the loopback names and --host (repeatable)")
+    remembering.add_remember_command(add)  # corollary remember: corollary.cli.remembering
     return parser
 
 
@@ -234,13 +263,18 @@ def _run(args: argparse.Namespace) -> int:
     from .opening import import_modules
 
     imported = import_modules([*args.imports_first, *getattr(args, "imports", [])])
+    from . import remembering
+
     if args.command == "mcp":
         from ..mcp import serve
 
         serve(ledger=args.ledger, session=args.session, transport=args.transport,
               host=args.host, port=args.port, token_file=args.token_file,
-              allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools)
+              allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools,
+              model=remembering.model_of(args))
         return 0
+    if args.command == "remember":
+        return remembering.remember(args)
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)
 

@@ -62,6 +62,12 @@ def _opened(args: argparse.Namespace) -> Any:
                      as_of=args.as_of)
 
 
+def _world(args: argparse.Namespace, opened: Opened) -> Any:
+    """What explain, beliefs and recall read: the base, or with ``--at T`` what holds in the
+    world at ``T`` (``kb.at(T)``, on a base whose clock is ``T`` too)."""
+    return opened.kb if args.at is None else opened.kb.at(args.at)
+
+
 def _document(command: str, opened: Opened, **fields: Any) -> dict[str, Any]:
     return {"version": JSON_VERSION, "command": command, "base": opened.where,
             "at": opened.kb.now(), **fields}
@@ -93,7 +99,7 @@ def explain(args: argparse.Namespace) -> int:
         value = None if args.value is None else parse_value(args.value)
         if value is not None:
             _check_value(kb, args.key, value)
-        proof = kb.explain(args.key, value)
+        proof = _world(args, opened).explain(args.key, value)
         if args.json:
             # the tree cut into blocks as the text is: a chain thousands of beliefs deep
             # nests four JSON levels per belief, past what JSON readers (and json.dumps) take
@@ -109,7 +115,8 @@ def explain(args: argparse.Namespace) -> int:
 def beliefs(args: argparse.Namespace) -> int:
     """``corollary beliefs BASE [--min-confidence X]``: every held belief."""
     with _opened(args) as opened:
-        held = sorted(opened.kb.beliefs(args.min_confidence), key=lambda h: (h.key, -h.confidence))
+        held = sorted(_world(args, opened).beliefs(args.min_confidence),
+                      key=lambda h: (h.key, -h.confidence))
         if args.json:
             emit_json(_document("beliefs", opened, min_confidence=args.min_confidence, beliefs=[
                 {"key": h.key, "value": plain(h.value), "label": "IN", "confidence": h.confidence}
@@ -124,7 +131,8 @@ def recall(args: argparse.Namespace) -> int:
     """``corollary recall BASE QUERY [-k N] [--min-confidence X]``: the held beliefs that bear
     on a query, most relevant and most trusted first (``kb.recall``)."""
     with _opened(args) as opened:
-        found = opened.kb.recall(args.query, args.k, min_confidence=args.min_confidence)
+        found = _world(args, opened).recall(args.query, args.k,
+                                            min_confidence=args.min_confidence)
         if args.json:
             emit_json(_document("recall", opened, query=args.query, k=args.k,
                                 min_confidence=args.min_confidence, beliefs=[

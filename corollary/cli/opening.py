@@ -37,6 +37,7 @@ from ..reasons.rules import Rule
 from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
+from ..tms.conflicts import ConflictPolicy, PreferNewer, policy_from_dict
 from ..trust.ledger import TrustLedger, open_ledger
 from ..trust.stores.base import keeps_journals
 from ..trust.stores.targets import default_ledger_path, resolve_target
@@ -206,6 +207,14 @@ def journal_doc(ledger: TrustLedger, session: str) -> Any | None:
     return decode_bytes(found[1], "snapshot", f"session {session!r}")
 
 
+def saved_policy(doc: Any) -> ConflictPolicy | None:
+    """The conflict policy a snapshot or checkpoint document records (``None`` for none). A
+    journal's policy is the configuration of the process that opens it (docs/journal.md): the
+    CLI and ``corollary mcp`` open a session with the one it was saved with, so that it reads
+    the same whoever reads it."""
+    return policy_from_dict(doc.get("conflicts") if isinstance(doc, Mapping) else None)
+
+
 def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHING_IMPORTED,
                   *, clock: Clock | None = None) -> tuple[BeliefBase, str]:
     """The base ``corollary mcp`` serves, and how it was found.
@@ -216,6 +225,11 @@ def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHIN
     it was), ``"new"`` if the session is new. Any other ledger (a JSON file) serves a whole
     snapshot saved after every change: ``"snapshot"`` (an existing one) or ``"new snapshot"``
     (saved at once, so ``corollary sessions`` lists it from the start).
+
+    A new session prefers newer values (``PreferNewer()``: a value whose validity starts later
+    supersedes an older one, docs/agent.md); an existing one keeps the conflict policy it was
+    saved with (a journal's: the one its newest checkpoint records), so a session reads the
+    same whoever serves it.
 
     The ``--import``ed rules and tools are part of it either way: a new session starts with
     them, and an existing one that lacks some (kept by a server started without ``--import``,
@@ -244,7 +258,7 @@ def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHIN
     if not capable:
         if session not in snapshots:
             kb = BeliefBase(ledger=ledger, clock=clock, rules=imported.rules,
-                            tools=imported.tools)
+                            tools=imported.tools, conflict_policy=PreferNewer())
             kb.save_session(session)  # the session exists from the start (corollary sessions)
             return kb, "new snapshot"
         doc, _ = read_session(ledger.store, session)
@@ -264,7 +278,8 @@ def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHIN
         how = "converted"
     else:
         how = "new"
-    kb = BeliefBase.open_session(ledger, session, clock=clock)
+    policy = PreferNewer() if doc is None else saved_policy(doc)
+    kb = BeliefBase.open_session(ledger, session, clock=clock, conflict_policy=policy)
     _add_imported(kb, imported)  # each one a journal entry of its own
     return kb, how
 
@@ -303,7 +318,9 @@ def open_base(snapshot: str | None, ledger: str | None, session: str | None,
             if doc is not None:
                 check_bindings(doc, f"session {session!r}")
                 clock = ManualClock(at) if at is not None else system_clock
-                kb: BeliefBase = BeliefBase.open_session(opened, session, clock=clock)
+                # read with the session's own policy, as corollary mcp serves it
+                kb: BeliefBase = BeliefBase.open_session(opened, session, clock=clock,
+                                                         conflict_policy=saved_policy(doc))
                 where: dict[str, Any] = {"ledger": name, "session": session,
                                          "journal_seq": kb.journal_seq}  # type: ignore[attr-defined]
                 if as_of is not None:

@@ -22,7 +22,7 @@ import attrs
 
 from ..foundations._deprecated import module_getattr
 from ..foundations._validate import plain_text
-from ..foundations.clock import Duration, to_seconds
+from ..foundations.clock import Duration, to_instant, to_seconds
 from ..foundations.errors import (
     CorollaryError,
     InvalidInputError,
@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .lookup import Lookup
 
 #: The fields of a row of ``BeliefBase.assert_many``, in order.
-ROW_FIELDS = ("key", "value", "source", "origin", "half_life", "ttl")
+ROW_FIELDS = ("key", "value", "source", "origin", "half_life", "ttl", "valid_from", "valid_until")
 
 
 class Row(NamedTuple):
@@ -55,11 +55,13 @@ class Row(NamedTuple):
     origin: str
     half_life: float | None
     ttl: float | None
+    valid_from: float | None = None
+    valid_until: float | None = None
 
 
 _row = tuple.__new__  # a Row made from its seven fields without the keyword-handling __new__
 
-#: :class:`Row`'s fields as a plain tuple: what :func:`check_assertion` returns.
+#: :class:`Row`'s first seven fields as a plain tuple: what :func:`check_assertion` returns.
 Checked = tuple[str, Any, Any, str, str, "float | None", "float | None"]
 
 
@@ -88,7 +90,7 @@ class CheckedRows:
         """Row ``i`` as a :class:`Row` (a plain triple spelled out)."""
         r = self.rows[i]
         if i < self.plain:
-            return _row(Row, (r[0], r[1], r[1], r[2], r[2], None, None))
+            return _row(Row, (r[0], r[1], r[1], r[2], r[2], None, None, None, None))
         return r  # type: ignore[return-value]
 
     def __iter__(self) -> Iterator[Row]:
@@ -118,13 +120,16 @@ def check_rows(trust: TrustView, rows: Iterable[Any]) -> CheckedRows:
                 missing = [f for f in ROW_FIELDS[:3] if f not in row]
                 if missing:
                     raise InvalidInputError(f"missing fields {missing}")
-                append(_row(Row, check_assertion(trust, *(row.get(f) for f in ROW_FIELDS))))
+                append(_row(Row, (*check_assertion(trust, *(row.get(f) for f in ROW_FIELDS[:6])),
+                                  *check_valid_time(row.get("valid_from"),
+                                                    row.get("valid_until")))))
             elif isinstance(row, (tuple, list)):
                 if not 3 <= len(row) <= len(ROW_FIELDS):
                     raise InvalidInputError(f"a row holds 3 to {len(ROW_FIELDS)} fields "
                                             f"({', '.join(ROW_FIELDS)}), not {len(row)}")
-                append(_row(Row, check_assertion(trust, *row,
-                                                  *(None,) * (len(ROW_FIELDS) - len(row)))))
+                row = (*row, *(None,) * (len(ROW_FIELDS) - len(row)))
+                append(_row(Row, (*check_assertion(trust, *row[:6]),
+                                  *check_valid_time(row[6], row[7]))))
             else:
                 raise InvalidTypeError(f"a row is a tuple or a dict, not {type(row).__name__}")
         except (InvalidInputError, InvalidTypeError, UnknownSourceError) as exc:
@@ -202,6 +207,34 @@ def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin:
     return key, value, vid, source, origin, hl, tl
 
 
+def check_valid_time(valid_from: Any, valid_until: Any) -> tuple[float | None, float | None]:
+    """``valid_from`` and ``valid_until`` as POSIX seconds (each a number of seconds or an
+    aware ``datetime``; ``None``: from when it is observed, and open-ended); the end must come
+    after the start.
+
+    >>> check_valid_time(10, None), check_valid_time(None, None)
+    ((10.0, None), (None, None))
+    """
+    start = valid_from if type(valid_from) is float and valid_from - valid_from == 0.0 else (
+        to_instant(valid_from, "valid_from"))
+    end = None if valid_until is None else to_instant(valid_until, "valid_until")
+    if start is not None and end is not None and not end > start:
+        raise InvalidInputError(f"valid_until ({valid_until!r}) must come after valid_from "
+                                f"({valid_from!r})")
+    return start, end
+
+
+def check_span(valid_from: float | None, valid_until: float | None, now: float,
+               where: str = "") -> None:
+    """Refuse a fact that would hold at no time: with no ``valid_from`` it holds from ``now``
+    (when it is observed), so its ``valid_until`` must come later (``where`` prefixes the
+    message: the row of a batch)."""
+    if valid_from is None and valid_until is not None and not valid_until > now:
+        raise InvalidInputError(f"{where}valid_until ({valid_until!r}) is not after the time the fact "
+                                f"is observed ({now!r}) and no valid_from says when it began: "
+                                "it would hold at no time")
+
+
 def check_certainty(value: Any) -> float | None:
     """A certainty stated with an assertion: a real number in (0, 1] (``None``: none stated).
 
@@ -253,12 +286,24 @@ def confirmations(lookup: Lookup, b: Belief | None, key: str, value: Any, source
 
 def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source: str,
         origin: str, hl: float | None, tl: float | None, now: float,
-        certainty: float | None = None) -> None:
+        certainty: float | None = None, valid_from: float | None = None,
+        valid_until: float | None = None) -> None:
     """The change asserting a checked row on a known key makes (``b``: the belief ``key =
     value``, if there is one)."""
-    # a source's earlier premise on this key: renew it (same value) or replace it
+    start = now if valid_from is None else valid_from
+    earlier: tuple[tuple[float, float | None], ...] = ()
+    keeps_history = getattr(engine.conflict_policy, "mode", None) == "time"
+    # a source's earlier premise on this key: renew it (same value) or replace it; under
+    # PreferNewer, or when its valid time ended by the new one's start, it is history and is
+    # kept (it holds in its own interval, docs/model.md "Time and change")
     for other in engine.values_of(key):
-        if other is not b and other.premise_from(source) is not None:
+        if other is not b:
+            old = other.premise_from(source)
+            if old is None:
+                continue
+            if keeps_history and old.valid_from != start or (
+                    old.valid_until is not None and old.valid_until <= start):
+                continue  # another time's value (one starting at the same time is corrected)
             engine.drop_premise(other, source)
             engine.forget_if_unused(other)
     if b is None:
@@ -266,7 +311,22 @@ def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source
     if b.withdrawn is not None:  # a withdrawn value asserted afresh: its old evidence stays withdrawn
         engine.withdraw_reasons(b, keep_source=source)
         engine.reinstate(b)
-    engine.set_premise(b, Premise(source, origin, now, hl, tl, certainty))
+    elif valid_from is None:
+        # a renewal without a stated start keeps the start the value was first seen holding
+        # from: the value has held since then (a stale re-read must not look newer)
+        old = b.premise_from(source)
+        if (old is not None and (keeps_history or old.stated_valid_time)
+                and old.valid_from < now and (old.valid_until is None or old.valid_until > now)):
+            valid_from = old.valid_from
+            valid_until = old.valid_until if valid_until is None else valid_until
+    else:
+        # a source giving a value for another interval: it held then too (a manager back at
+        # a club); the same interval again is a renewal
+        old = b.premise_from(source)
+        if old is not None and old.stated_valid_time:
+            earlier = tuple(span for span in old.intervals if span != (valid_from, valid_until))
+    engine.set_premise(b, Premise(source, origin, now, hl, tl, certainty, valid_from,
+                                  valid_until, earlier))
 
 
 def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float,
@@ -285,11 +345,13 @@ def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float
             i = engine.add_premised_rows(rows, i, now, batch, checked.uniform)
             if i == n:
                 break
-            key, value, vid, source, origin, hl, tl = checked.row(i)
+            key, value, vid, source, origin, hl, tl, vf, vu = checked.row(i)
+            if vu is not None:
+                check_span(vf, vu, now, f"row {i}: ")
             b = engine.find(key, vid)
             verdicts.extend(confirmations(lookup, b, key, value, source, origin, now))
             engine.save_key(batch, key)
-            put(engine, b, key, value, vid, source, origin, hl, tl, now)
+            put(engine, b, key, value, vid, source, origin, hl, tl, now, None, vf, vu)
             i += 1
         record(verdicts)
     except BaseException:

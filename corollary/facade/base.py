@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ..foundations._collector import collector_paused
 from ..foundations._deprecated import warn
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
-from ..foundations.clock import Clock, Duration, system_clock
+from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
     BlameError,
     InvalidInputError,
@@ -58,6 +58,8 @@ from .assertions import (
     check_assertion,
     check_certainty,
     check_rows,
+    check_span,
+    check_valid_time,
     confirmations,
     put,
 )
@@ -69,6 +71,7 @@ from .promising import PromiseMethods
 from .queries import Faded, Held, QueryMethods
 from .recall import Recaller
 from .recall_vectors import check_embedder
+from .remembering import RememberMethods
 from .resolving import open_conflicts, resolution
 from .saving import SnapshotMethods
 
@@ -80,7 +83,8 @@ __all__ = ["BeliefBase", "Faded", "Held"]
 _UNSET: Any = object()
 
 
-class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods):
+class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
+                 RememberMethods):
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters
@@ -382,7 +386,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
     # -- changes ---------------------------------------------------------------------------
     def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
                 half_life: Duration | None = None, ttl: Duration | None = None,
-                certainty: float | None = None) -> None:
+                certainty: float | None = None, *, valid_from: Instant | None = None,
+                valid_until: Instant | None = None) -> None:
         """Assert ``key = value`` on the word of ``source``.
 
         A source repeating a value renews its premise in place; a source giving a new value
@@ -394,6 +399,11 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
         source's reliability times it, so never above what the source is trusted for
         (docs/model.md, "A stated certainty").
 
+        ``valid_from`` / ``valid_until`` (POSIX seconds or aware datetimes) say when the fact
+        holds in the world (default: from now, open-ended); ``kb.at(t)`` reads it at a time,
+        and ``PreferNewer`` lets a later-starting value supersede it (docs/model.md, "Time
+        and change").
+
         >>> from corollary import BeliefBase
         >>> kb = BeliefBase()
         >>> kb.assert_("capital:au", "Canberra", source="model:qwen", certainty=0.83)
@@ -404,9 +414,16 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             self._trust, key, value, source, origin, half_life, ttl)
         if certainty is not None:
             certainty = check_certainty(certainty)
+        vf = vu = None
+        if type(valid_from) is float and valid_until is None and valid_from - valid_from == 0.0:
+            vf = valid_from  # a start in finite seconds: the common case, checked inline
+        elif valid_from is not None or valid_until is not None:
+            vf, vu = check_valid_time(valid_from, valid_until)
         now = self.clock()
         if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
             now = self.now()
+        if vu is not None:
+            check_span(vf, vu, now)
         engine = self._engine
         # with rules, the change is noted so that a rule failing undoes it (and its outcomes
         # are recorded after the rules, with it: all or nothing)
@@ -416,7 +433,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
             if batch is not None:
                 batch.runs.append(([(key,)], 0, 1))
             engine.add_premised(key, value, vid,
-                                premise_record(source, origin, now, hl, tl, certainty))
+                                premise_record(source, origin, now, hl, tl, certainty, vf, vu))
         else:
             b = engine.find(key, vid)
             items = confirmations(self._lookup, b, key, value, source, origin, now)
@@ -424,7 +441,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
                 self._record(items)
             else:
                 engine.save_key(batch, key)
-            put(engine, b, key, value, vid, source, origin, hl, tl, now, certainty)
+            put(engine, b, key, value, vid, source, origin, hl, tl, now, certainty, vf, vu)
         if self._hooks:
             self._after_change(batch=batch, then=self._recorder(batch, items))
 
@@ -456,7 +473,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods)
                 with self._rules.transaction() if self._rules.active else nullcontext():
                     for row in checked:
                         self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
-                                     row.half_life, row.ttl)
+                                     row.half_life, row.ttl, valid_from=row.valid_from,
+                                     valid_until=row.valid_until)
                 return len(checked)
             return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
 

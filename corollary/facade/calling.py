@@ -15,9 +15,10 @@ from ..foundations.errors import AsyncToolError, RuleError
 from ..foundations.values import canon, check_key
 from ..reasons.calls import CallMemory, PreparedCall, ToolCallRecord, prepare_call
 from ..reasons.tools import is_async
+from ..reasons.valid import unwrap
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..foundations.clock import Duration
+    from ..foundations.clock import Duration, Instant
     from ..tms import Engine
     from ..trust.view import TrustView
 
@@ -34,7 +35,8 @@ class ToolCallMethods:
 
         def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
                     half_life: Duration | None = None, ttl: Duration | None = None,
-                    certainty: float | None = None) -> None: ...
+                    certainty: float | None = None, *, valid_from: Instant | None = None,
+                    valid_until: Instant | None = None) -> None: ...
 
     def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
         """Call a ``@tool`` and assert its result as ``key``; return the result.
@@ -43,7 +45,9 @@ class ToolCallMethods:
         ``name(arg=value, ...)``. The call (tool and bound arguments, when they are plain data)
         is remembered with the premise it makes (:meth:`calls`), for a re-fetch. Arguments that
         do not fit the tool's signature raise ``InvalidTypeError`` before it runs; a tool that
-        raises changes nothing. An ``async def`` tool raises
+        raises changes nothing. A result wrapped as ``Valid(value, valid_from=...,
+        valid_until=...)`` (:class:`~corollary.reasons.valid.Valid`) is believed as holding
+        from that world time, and the value itself is returned. An ``async def`` tool raises
         :class:`~corollary.foundations.errors.AsyncToolError`: await :meth:`acall` instead.
         """
         call = prepare_call(fn, key, args, kwargs)
@@ -72,11 +76,14 @@ class ToolCallMethods:
         return self._called(fn, call, result)
 
     def _called(self, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
+        # a result wrapped as Valid(value, valid_from=...) holds from that world time
+        result, valid_from, valid_until = unwrap(result)
         if call.spec.name not in self._trust.tools:
             canon(result)  # a result that cannot be a belief leaves the base as it was
             self.add_tool(fn)
         try:
-            self.assert_(call.key, result, source=call.spec.source)  # noqa: UP005 (our method)
+            self.assert_(call.key, result, source=call.spec.source,  # noqa: UP005 (our method)
+                         valid_from=valid_from, valid_until=valid_until)
         except RuleError:  # the rules failed: the assertion was undone with their firings
             raise
         except BaseException:  # remembered whenever the premise stands

@@ -80,6 +80,8 @@ def _default(obj: Any) -> Any:
         return bool(obj)
     if isinstance(obj, bytes):
         return bytes(obj)
+    if isinstance(obj, datetime.datetime) and obj.tzinfo is not None:
+        return obj.timestamp()  # a valid time: its POSIX seconds mean the same on replay
     for kind in (int, float, str):
         if isinstance(obj, kind):
             return kind(obj)
@@ -265,6 +267,9 @@ class HistoryEntry:
         ``key``'s confidence then (the highest held value's; 0.0 when OUT).
     keys : tuple of str
         Every key the change names.
+    valid_from, valid_until : float or None
+        The valid time an assertion gave its fact (POSIX seconds; ``None``: from when it was
+        observed, and open-ended); docs/model.md, "Time and change".
     """
 
     seq: int
@@ -277,6 +282,8 @@ class HistoryEntry:
     label: str | None
     confidence: float | None
     keys: tuple[str, ...] = ()
+    valid_from: float | None = None
+    valid_until: float | None = None
 
 
 def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
@@ -293,9 +300,21 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
     if chosen is not None:
         after = next((a for a in entry.after if a[0] == chosen[0]), None)
     k, value, source, reason = chosen if chosen is not None else (None, None, None, None)
+    valid: tuple[Any, Any] = (None, None)
+    if entry.op == "assert_" and chosen is not None:
+        kwargs = entry.kwargs
+        valid = (kwargs.get("valid_from"), kwargs.get("valid_until"))
+    elif entry.op == "assert_many" and chosen is not None and entry.args:
+        for row in reversed(entry.args[0]):  # the last row naming the key, as ``chosen`` is
+            if isinstance(row, Mapping) and row.get("key") == chosen[0]:
+                valid = (row.get("valid_from"), row.get("valid_until"))
+                break
+            if isinstance(row, (list, tuple)) and row and row[0] == chosen[0]:
+                valid = (*list(row[6:8]), None, None)[:2]  # type: ignore[assignment]
+                break
     return HistoryEntry(entry.seq, entry.at, entry.op, k, value, source, reason,
                         None if after is None else after[1],
-                        None if after is None else after[2], keys)
+                        None if after is None else after[2], keys, *valid)
 
 
 @attrs.frozen(slots=True)

@@ -70,6 +70,7 @@ from ..reasons.calls import PreparedCall
 from ..reasons.rules import REGISTRY as RULES
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
+from ..reasons.valid import Valid, unwrap
 from ..snapshot.state import state_to_dict
 from ..tms import IN, Engine
 from ..tms.conflicts import Conflict
@@ -975,11 +976,35 @@ def _called(cls: type) -> Callable[..., Any]:
     def _called_(self: Any, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
         if self._jsession is None or self._jinner():
             return original(self, fn, call, result)
-        args = (_spec_fields(call.spec), call.key, call.arguments, result)
+        value, valid_from, valid_until = unwrap(result)
+        args: tuple[Any, ...] = (_spec_fields(call.spec), call.key, call.arguments, value)
+        if valid_from is not None or valid_until is not None:  # a Valid(...) result
+            args += (valid_from, valid_until)
         return self._journaled("call", args, {}, lambda: original(self, fn, call, result),
                                lambda r: [[call.key, r, call.spec.source, None]])
 
     return _called_
+
+
+# -- remember (issue 29): the entry holds the model's checked facts, so a replay never asks the
+# model again (corollary.facade.remembering) --------------------------------------------------
+def _remembered(cls: type) -> Callable[..., Any]:
+    original = cls._remembered  # type: ignore[attr-defined]
+
+    def _remembered_(self: Any, docs: list[Any], source: str, facts: list[Any],
+                     refusals: list[str]) -> Any:
+        if self._jsession is None or self._jinner():
+            return original(self, docs, source, facts, refusals)
+        return self._journaled("remember", (docs, source, facts, refusals), {},
+                               lambda: original(self, docs, source, facts, refusals),
+                               lambda made: [[f[0], f[1], source, None] for f in facts])
+
+    return _remembered_
+
+
+def _replay_remember(kb: Any, entry: Entry) -> None:
+    kb._remembered(*entry.args)
+# -- end of remember ----------------------------------------------------------------------------
 
 
 def _rule_op(cls: type, op: str) -> Callable[..., Any]:
@@ -1038,12 +1063,13 @@ def _replay_resolve(kb: Any, entry: Entry) -> None:
 
 
 def _replay_call(kb: Any, entry: Entry) -> None:
-    fields, key, arguments, result = entry.args
+    fields, key, arguments, result, *times = entry.args  # times: a Valid(...) result's
     spec = ToolSpec(**fields)
     if spec.name not in kb._trust.tools:  # as the call did: a known tool's spec is kept
         kb._trust.add_tool(spec)
         kb._engine.mark_source(spec.source)
-    kb._called(None, PreparedCall(spec, key, arguments), result)
+    kb._called(None, PreparedCall(spec, key, arguments), Valid(result, *times) if times
+               else result)
 
 
 def _replay_add_tool(kb: Any, entry: Entry) -> None:
@@ -1064,7 +1090,7 @@ REPLAY: dict[str, Callable[[Any, Entry], None]] = {
     **{op: _replay_plain for op in PLAIN_OPS}, "answer": _replay_answer,
     "resolve": _replay_resolve,
     "call": _replay_call, "add_tool": _replay_add_tool, "add_rule": _replay_add_rule,
-    "remove_rule": _replay_remove_rule,
+    "remove_rule": _replay_remove_rule, "remember": _replay_remember,
 }
 
 #: The session class of each base class (``BeliefBase``'s is :class:`~corollary.Session`).
@@ -1081,6 +1107,7 @@ def journaled_members(cls: type) -> dict[str, Any]:
         members[op] = _snapshot_op(cls, op)
     members["add_tool"] = _add_tool(cls)
     members["_called"] = _called(cls)
+    members["_remembered"] = _remembered(cls)
     members["add_rule"] = _rule_op(cls, "add_rule")
     members["remove_rule"] = _rule_op(cls, "remove_rule")
     return members

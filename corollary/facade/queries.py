@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..foundations._validate import check_int, check_unit
+from ..foundations.clock import Instant
 from ..foundations.values import canon
 from ..reasons.calls import Expired, expired
 from ..reasons.nogoods import describe_loss
@@ -20,6 +21,7 @@ from ..tms.proof import Proof, build_proof
 from .blame import sources_of
 from .recall import Recalled, Recaller, check_recall_args
 from .sensitivity import Check, what_to_check
+from .world import TimelineEntry, WorldView, timeline
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -63,17 +65,28 @@ class QueryMethods:
     if TYPE_CHECKING:  # provided by BeliefBase
         def now(self) -> float: ...
 
-    def value(self, key: str) -> Any:
-        """The value held for ``key``, or ``None`` if none is held.
+    def value(self, key: str, default: Any = None) -> Any:
+        """The value held for ``key``, or ``default`` (``None``) if none is held.
 
-        Raises ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
+        ``None`` is a value a key can hold (a tool that returned nothing, JSON ``null``): pass
+        a ``default`` of your own to tell "nothing held" from a held ``None``. Raises
+        ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
         conflict over it is open.
+
+        >>> from corollary import BeliefBase
+        >>> kb, nothing = BeliefBase(), object()
+        >>> kb.assert_("email", None, source="tool:crm")
+        >>> kb.value("email", default=nothing) is None
+        True
+        >>> kb.retract("email")
+        >>> kb.value("email", default=nothing) is nothing, kb.value("email")
+        (True, None)
         """
         b = self._lookup.current(key)
         if b is not None:
-            return None if b.best is None else b.value
+            return default if b.best is None else b.value
         b = self._lookup.one_held(key)
-        return None if b is None else b.value
+        return default if b is None else b.value
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
@@ -184,6 +197,26 @@ class QueryMethods:
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self._engine.keys
+
+    def at(self, t: Instant) -> WorldView:
+        """A read-only view of what the base holds at world time ``t`` (POSIX seconds or an
+        aware datetime): ``value``, ``label``, ``confidence``, ``explain``, ``keys``,
+        ``beliefs`` and ``recall`` answer for ``t`` (see :mod:`corollary.facade.world`).
+
+        >>> from corollary import BeliefBase, ManualClock
+        >>> kb = BeliefBase(clock=ManualClock(100))
+        >>> kb.assert_("ceo", "Ann", source="tool:registry", valid_from=0, valid_until=50)
+        >>> kb.at(10).value("ceo"), kb.label("ceo")
+        ('Ann', 'OUT')
+        """
+        return WorldView(self, t)
+
+    def timeline(self, key: str) -> list[TimelineEntry]:
+        """Every value ``key`` has had, oldest validity first, each with its effective
+        interval, label and confidence now, sources, and status (``"held"``,
+        ``"superseded"``, ``"contested"`` or ``"out"``); see
+        :class:`corollary.facade.world.TimelineEntry`."""
+        return timeline(self, key)
 
     def explain(self, key: str, value: Any = None) -> Proof:
         """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""

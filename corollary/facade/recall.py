@@ -315,7 +315,8 @@ class Recaller:
     def _pack(self, hits: list[tuple[Recalled, Belief]], floor: float, budget: float | None,
               expand: bool) -> list[Recalled]:
         """The hits (each followed by its held inputs with ``expand``), each belief once,
-        until the next line would not fit in ``budget``."""
+        in order, each line that fits in what is left of ``budget``: a line too long to fit
+        is skipped and the list goes on, so one long belief cannot crowd out the rest."""
         out: list[Recalled] = []
         shown: set[Belief] = set()
         spent = 0
@@ -330,7 +331,7 @@ class Recaller:
                 if budget is not None:
                     cost = line_cost(item)
                     if spent + cost > budget:
-                        return out
+                        continue
                     spent += cost
                 shown.add(x)
                 out.append(item)

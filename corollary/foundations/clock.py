@@ -10,10 +10,12 @@ import math
 import numbers
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 Clock = Callable[[], float]
 Duration = float | int | timedelta
+#: A point in time: POSIX seconds or a timezone-aware ``datetime``.
+Instant = float | int | datetime
 
 
 #: The wall clock, in POSIX seconds: ``time.time`` itself, as every query reads the clock (a
@@ -45,6 +47,78 @@ def to_seconds(duration: Duration | None, name: str = "duration") -> float | Non
     if not math.isfinite(seconds) or seconds < 0:
         raise InvalidInputError(f"{name} must be finite and non-negative, got {duration!r}")
     return seconds
+
+
+def to_instant(value: object, name: str = "time") -> float | None:
+    """A point in time as POSIX seconds: a number of seconds or a timezone-aware ``datetime``
+    (``None`` stays ``None``). The one parser of valid times (``valid_from``, ``kb.at(t)``);
+    surfaces that read text convert it with :func:`parse_instant` first.
+
+    >>> to_instant(datetime(2024, 1, 2, tzinfo=timezone.utc))
+    1704153600.0
+    >>> to_instant(86400)
+    86400.0
+    """
+    if value is None:
+        return None
+    if type(value) is float and value - value == 0.0:  # finite seconds: most times given
+        return value
+    from .errors import InvalidInputError, InvalidTypeError
+
+    if isinstance(value, datetime):
+        if value.tzinfo is None or value.tzinfo.utcoffset(value) is None:
+            raise InvalidInputError(f"{name} is a naive datetime ({value.isoformat()}): give it "
+                                    "a timezone, e.g. tzinfo=timezone.utc")
+        return value.timestamp()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidTypeError(f"{name} must be POSIX seconds or a timezone-aware datetime, not "
+                               f"{type(value).__name__}")
+    return _seconds(value, name)
+
+
+def parse_instant(value: object, name: str = "time") -> float | None:
+    """:func:`to_instant`, also reading an ISO 8601 string (what the CLI and MCP take).
+
+    A string with a time needs an offset (``2024-01-02T09:00:00+01:00``, ``...Z``); a bare
+    date (``2024-01-02``) or year (``2024``) is midnight UTC of its first day.
+
+    >>> parse_instant("2024-01-02")
+    1704153600.0
+    >>> parse_instant("2024-01-02T01:00:00+01:00")
+    1704153600.0
+    """
+    from .errors import InvalidInputError
+
+    if not isinstance(value, str):
+        return to_instant(value, name)
+    text = value.strip()
+    try:
+        if len(text) == 4 and text.isdigit():
+            return datetime(int(text), 1, 1, tzinfo=timezone.utc).timestamp()
+        if len(text) == 10:
+            parsed = datetime.strptime(text, "%Y-%m-%d").replace(tzinfo=timezone.utc)
+        else:
+            parsed = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith(("Z", "z"))
+                                            else text)
+    except ValueError:
+        raise InvalidInputError(f"{name} must be ISO 8601 (2024-01-02, 2024-01-02T09:00:00Z), "
+                                f"not {value!r:.60}") from None
+    return to_instant(parsed, name)
+
+
+def format_instant(seconds: float) -> str:
+    """A time as proofs print it: the UTC date, with the time of day when it has one.
+
+    >>> format_instant(1704153600.0), format_instant(1704157200.0)
+    ('2024-01-02', '2024-01-02T01:00:00Z')
+    """
+    try:
+        moment = datetime.fromtimestamp(seconds, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return repr(seconds)
+    if moment.hour == moment.minute == moment.second == moment.microsecond == 0:
+        return moment.strftime("%Y-%m-%d")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _seconds(value: object, name: str) -> float:

@@ -139,7 +139,13 @@ class ReadOnlyBaseError(CorollaryError, RuntimeError):
 
 
 class ModelError(CorollaryError, RuntimeError):
-    """A model could not give a reply (base of every error of :mod:`corollary.models`)."""
+    """A model could not give a reply (base of every error of :mod:`corollary.models`).
+
+    Raised out of ``Agent.run``, it carries the partial run as ``run`` (the steps taken
+    before the model failed); ``None`` elsewhere.
+    """
+
+    run: object = None
 
 
 class ScriptExhaustedError(ModelError):

@@ -27,7 +27,8 @@ __all__ = ["make_server", "serve"]
 _FEATURE = "corollary's MCP server"
 
 
-def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> Any:
+def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "corollary",
+                model: Any = None) -> Any:
     """An MCP server (``mcp.server.mcpserver.MCPServer``) over ``kb``.
 
     Parameters
@@ -44,17 +45,20 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
         reloads the stored session.
     name : str
         The server's name, as clients show it.
+    model : Model, optional
+        What the ``remember`` tool extracts facts with (``kb.remember``); without one the tool
+        refuses every call, saying how to configure one.
     """
     require("mcp.server", "mcp", _FEATURE)
     from .server import build
 
-    return build(kb, session=session, name=name)
+    return build(kb, session=session, name=name, model=model)
 
 
 def serve(ledger: str | None = None, session: str = "default", transport: str = "stdio",
           host: str = "127.0.0.1", port: int = 8000, *, token_file: str | None = None,
           allowed_hosts: Sequence[str] = (), rules: Sequence[Rule] = (),
-          tools: Sequence[Callable[..., Any]] = ()) -> None:
+          tools: Sequence[Callable[..., Any]] = (), model: Any = None) -> None:
     """Serve the base saved under ``session`` in ``ledger`` (``corollary mcp``) until the
     client goes away; the session is created if new.
 
@@ -78,6 +82,8 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         session starts with them, and an existing one that lacks some gets them (on a
         journal, one entry each; a snapshot is saved again):
         :func:`corollary.cli.opening.open_to_serve`.
+    model : Model, optional
+        What the ``remember`` tool extracts facts with (``corollary mcp --model URL``).
     """
     require("mcp.server", "mcp", _FEATURE)
     from ..cli.opening import Imported
@@ -85,4 +91,4 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
 
     run(ledger=ledger, session=session, transport=transport, host=host, port=port,
         token_file=token_file, allowed_hosts=allowed_hosts,
-        imported=Imported(rules=tuple(rules), tools=tuple(tools)))
+        imported=Imported(rules=tuple(rules), tools=tuple(tools)), model=model)

@@ -34,6 +34,7 @@ from .._version import __version__
 from ..agent import prompts
 from ..cli.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..facade.base import BeliefBase
+from ..foundations.clock import parse_instant
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import plain
 from ..trust.ledger import open_ledger
@@ -41,6 +42,7 @@ from ..trust.stores.targets import local_file
 from ..trust.stores.waiting import wait_journal
 from . import http
 from . import sdk as sdk_server
+from .remember_tool import add_remember
 from .sdk import FuncMetadata, ResourceError, ResourceNotFoundError, ToolError
 from .sdk import Server as MCPServer
 
@@ -359,7 +361,8 @@ _WRITE = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=False, openWo
 _RETRACT = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
 
 
-def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary") -> MCPServer:
+def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary",
+          model: Any = None) -> MCPServer:
     """The server over ``kb`` (see :func:`corollary.mcp.make_server`)."""
     if not isinstance(kb, BeliefBase):
         raise TypeError("make_server needs a BeliefBase")
@@ -385,6 +388,7 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     server = sdk_server.new_server(name, instructions=prompts.MCP_INSTRUCTIONS,
                                    version=__version__, lifespan=following)
     served.updated_uri = sdk_server.resource_updates(server, served.listen)
+    add_remember(server, served, model)  # remember(text, source, at=): corollary.mcp.remember_tool
 
     @server.tool(annotations=_WRITE, description=(
         "Record that a source says key = value (a tool result, a document, a person). Repeating "
@@ -398,10 +402,17 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         ttl_s: Annotated[float | None, Field(description="Seconds after which it expires")] = None,
         certainty: Annotated[float | None, Field(description="How sure the source is of this "
                                                              "one statement, in (0, 1]")] = None,
+        valid_from: Annotated[str | float | None, Field(description=(
+            "When the fact starts to hold in the world: ISO 8601 ('2025-03-02', "
+            "'2025-03-02T09:00:00Z') or POSIX seconds; default: when it is recorded. A newer "
+            "value of the key supersedes an older one"))] = None,
+        valid_until: Annotated[str | float | None, Field(description=(
+            "When it stops holding (ISO 8601 or POSIX seconds); default: open-ended"))] = None,
     ) -> Changed:
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s,
-                       certainty=certainty)
+                       certainty=certainty, valid_from=parse_instant(valid_from, "valid_from"),
+                       valid_until=parse_instant(valid_until, "valid_until"))
             return key, value
 
         return served.change_belief(apply)
@@ -623,8 +634,9 @@ def _json(tree: Any) -> Any:
 
 def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
         token_file: str | None = None, allowed_hosts: Sequence[str] = (),
-        imported: Imported = NOTHING_IMPORTED) -> None:
-    """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new)."""
+        imported: Imported = NOTHING_IMPORTED, model: Any = None) -> None:
+    """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new); ``model``
+    is the one the ``remember`` tool extracts with."""
     if transport == "http":  # refuse an exposed server before anything is created
         token = http.read_token(token_file)
         http.check_exposure(host, token)
@@ -637,7 +649,7 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
         path.parent.mkdir(parents=True, exist_ok=True)
     with open_ledger(ledger) as opened:
         kb, _ = open_to_serve(opened, session, imported)  # the --import'ed rules in it
-        server = build(kb, session=session)
+        server = build(kb, session=session, model=model)
         if transport == "http":
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
         else:

@@ -382,81 +382,110 @@ def read_examples(examples: Iterable[Any], *, signal: Reader, groups: Reader | N
     >>> ex.signals.tolist(), ex.answers, ex.correct.tolist()
     ([0.9, 0.2], ['yes', 'no'], [True, False])
     """
-    import numpy as np
-
-    from .calibration import _check_confidences, _check_correct
+    from .calibration import _check_correct
 
     judged = judge is not None
-    fields, short = _shape(signal, groups, answer is not None, judged)
-    sig = fields[0]
-    names = tuple("signal" if f == sig else f for f in fields)
-    width = len(names)
-    short_names = None if short is None else tuple("signal" if f == sig else f for f in short)
+    form = _Form.of(signal, groups, answer is not None, judged)
     if isinstance(examples, (str, bytes, Mapping)) or not isinstance(examples, Iterable):
-        raise InvalidTypeError(f"examples must be {_words(fields)} tuples, not "
+        raise InvalidTypeError(f"examples must be {_words(form.fields)} tuples, not "
                                f"{type(examples).__name__}")
+    by_answer = groups is not None and groups.kind == "answer"
     signals: list[float] = []
     labels: list[Any] = []
     answers: list[Any] = []
     groups_of: list[Any] = []
     for i, ex in enumerate(examples):
-        if isinstance(ex, Mapping):
-            row = dict(ex)
-            if sig == "confidence" and "confidence" in row and "signal" not in row:
-                row["signal"] = row.pop("confidence")
-            optional = {"answer"} if short else set()
-            missing = [f for f in names if f not in row and f not in optional]
-            unknown = sorted(map(str, set(row) - set(names)))
-            if missing or unknown:
-                raise InvalidInputError(
-                    f"example {i} must have the fields {list(names)}"
-                    + (f" ({', '.join(sorted(optional))} optional)" if optional else "")
-                    + (f"; it lacks {missing}" if missing else "")
-                    + (f"; it has unknown fields {unknown}" if unknown else ""))
-            item = {f: row[f] for f in names if f in row}
-        else:
-            size = len(ex) if hasattr(ex, "__len__") and not isinstance(ex, (str, bytes)) else -1
-            if size == width:
-                item = dict(zip(names, ex, strict=True))
-            elif short_names is not None and size == len(short_names):
-                item = dict(zip(short_names, ex, strict=True))
-            else:
-                form = _words(fields) + (f" or {_words(short)}" if short else "")
-                raise InvalidInputError(f"example {i} is not a {form} "
-                                        f"{'pair' if len(fields) == 2 else 'tuple'}: {ex!r:.120}")
+        item = form.item(ex, i)
         s = item["signal"]
         if type(s) is not float and (isinstance(s, (bool, str)) or not isinstance(s, numbers.Real)):
-            raise InvalidTypeError(f"example {i}: a {sig} is a number, not {s!r:.80}")
+            raise InvalidTypeError(f"example {i}: a {form.sig} is a number, not {s!r:.80}")
         signals.append(float(s))
-        if judged:
-            assert judge is not None
-            verdict = judge(item["answer"], item["expected"])
-            if not isinstance(verdict, bool) and type(verdict).__name__ != "bool_":
-                raise InvalidTypeError(f"example {i}: the judge returned {verdict!r:.80}, not a bool")
-            labels.append(bool(verdict))
-        else:
-            labels.append(item["correct"])
+        labels.append(_verdict(judge, item, i) if judged else item["correct"])
         if "answer" in item:
             given = item["answer"]
-            answers.append(check_label(given, f"example {i}'s answer")
-                           if groups is not None and groups.kind == "answer" else given)
+            answers.append(check_label(given, f"example {i}'s answer") if by_answer else given)
         if "group" in item:
             groups_of.append(check_label(item["group"], f"example {i}'s group"))
     if not signals:
         raise InvalidInputError("examples is empty")
-    if unit:
-        arr = _check_confidences(signals, "confidences" if sig == "confidence" else "signals")
-    else:
-        arr = np.asarray(signals, dtype=np.float64)
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            raise InvalidInputError(f"signals must be finite, found {arr[bad][0]!r}")
+    arr = _signal_array(signals, unit, form.sig)
     right = _check_correct(labels)
     have_answers = len(answers) == len(signals)
     if answers and not have_answers:
         raise InvalidInputError("give every example in the same form: some carry an answer, "
                                 "some do not")
     return Examples(arr, right, answers if have_answers else None, groups_of or None)
+
+
+@attrs.frozen
+class _Form:
+    """The fields of a tuple example (``signal`` standing for the signal's own name, ``sig``)
+    and the shorter form also accepted (``None``: none)."""
+
+    fields: tuple[str, ...]
+    short: tuple[str, ...] | None
+    sig: str
+    names: tuple[str, ...]
+    short_names: tuple[str, ...] | None
+
+    @classmethod
+    def of(cls, signal: Reader, groups: Reader | None, one_sided: bool, judged: bool) -> _Form:
+        fields, short = _shape(signal, groups, one_sided, judged)
+        sig = fields[0]
+
+        def named(fs: tuple[str, ...]) -> tuple[str, ...]:
+            return tuple("signal" if f == sig else f for f in fs)
+
+        return cls(fields, short, sig, named(fields), None if short is None else named(short))
+
+    def item(self, ex: Any, i: int) -> dict[str, Any]:
+        """Example ``i`` (a mapping or a tuple) as its fields, checked against the form."""
+        if isinstance(ex, Mapping):
+            row = dict(ex)
+            if self.sig == "confidence" and "confidence" in row and "signal" not in row:
+                row["signal"] = row.pop("confidence")
+            optional = {"answer"} if self.short else set()
+            missing = [f for f in self.names if f not in row and f not in optional]
+            unknown = sorted(map(str, set(row) - set(self.names)))
+            if missing or unknown:
+                raise InvalidInputError(
+                    f"example {i} must have the fields {list(self.names)}"
+                    + (f" ({', '.join(sorted(optional))} optional)" if optional else "")
+                    + (f"; it lacks {missing}" if missing else "")
+                    + (f"; it has unknown fields {unknown}" if unknown else ""))
+            return {f: row[f] for f in self.names if f in row}
+        size = len(ex) if hasattr(ex, "__len__") and not isinstance(ex, (str, bytes)) else -1
+        if size == len(self.names):
+            return dict(zip(self.names, ex, strict=True))
+        if self.short_names is not None and size == len(self.short_names):
+            return dict(zip(self.short_names, ex, strict=True))
+        form = _words(self.fields) + (f" or {_words(self.short)}" if self.short else "")
+        raise InvalidInputError(f"example {i} is not a {form} "
+                                f"{'pair' if len(self.fields) == 2 else 'tuple'}: {ex!r:.120}")
+
+
+def _verdict(judge: Callable[[Any, Any], Any] | None, item: dict[str, Any], i: int) -> bool:
+    """The judge's verdict on example ``i``, which must be a bool."""
+    assert judge is not None
+    verdict = judge(item["answer"], item["expected"])
+    if not isinstance(verdict, bool) and type(verdict).__name__ != "bool_":
+        raise InvalidTypeError(f"example {i}: the judge returned {verdict!r:.80}, not a bool")
+    return bool(verdict)
+
+
+def _signal_array(signals: list[float], unit: bool, sig: str) -> NDArray[np.float64]:
+    """The signals as an array: in [0, 1] when ``unit``, else finite."""
+    import numpy as np
+
+    from .calibration import _check_confidences
+
+    if unit:
+        return _check_confidences(signals, "confidences" if sig == "confidence" else "signals")
+    arr = np.asarray(signals, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise InvalidInputError(f"signals must be finite, found {arr[bad][0]!r}")
+    return arr
 
 
 def same_value(a: Any, b: Any) -> bool:

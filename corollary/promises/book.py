@@ -376,7 +376,7 @@ def _why(name: str | None, promise: Promise | None, none_reason: str | None, sta
     if promise.answer is not None and not same_value(value, promise.answer):
         return (f"{label} gives only {promise.answer!r} alone: abstained; would have answered "
                 f"{value!r} ({shown} {_fmt(signal)})")
-    words = promise.promise or promise.method
+    words = (promise.promise or promise.method) + _trace(promise)
     if status == OK:
         return f"{shown} {_fmt(signal)} >= {_fmt(promise.threshold)} (threshold of {label}: {words})"
     if math.isinf(promise.threshold):
@@ -385,6 +385,16 @@ def _why(name: str | None, promise: Promise | None, none_reason: str | None, sta
                 f"would have answered {value!r} ({shown} {_fmt(signal)})")
     return (f"{shown} {_fmt(signal)} < {_fmt(promise.threshold)} (threshold of {label}: "
             f"{words}); would have answered {value!r}")
+
+
+def _trace(promise: Promise) -> str:
+    """Which test chose a learn-then-test threshold and where it started ("" for a promise
+    saved before reports said so, whose verdicts read as they did)."""
+    by = promise.report.get("chosen_by")
+    if by is None:
+        return ""
+    start = promise.report.get("start")
+    return f"; chosen by {by}" + ("" if start is None else f", tested from {_fmt(float(start))}")
 
 
 def _record(key: str, value: Any, signal: float | None, calibrated: float | None,
@@ -575,33 +585,9 @@ class PromiseBook:
             ``source`` / ``topic``): the confidence each belief had when it was found right or
             wrong. ``False`` (deprecated: use :meth:`remove`) removes the promise.
         options : GuaranteeOptions
-            The options below, as one value (``kb.guarantee`` builds it from its keyword
-            arguments).
-        max_error, max_risk, method, delta, min_support, weak
-            As :func:`corollary.promises.guarantee.calibrate`: exactly one of ``max_error`` (default
-            method ``"ltt"``) and ``max_risk`` (``"crc"``).
-        source, topic : str, optional
-            Which of the base's own outcomes to calibrate on (only without ``examples``).
-        signal : str or callable, optional
-            What the threshold is on: ``"confidence"`` (the default: the held belief's
-            confidence), a key whose held value is a number for the same subject (``{key}`` in
-            it stands for the answered key: ``"margin:{key}"``), or a function
-            ``fn(kb, key) -> float`` (defined with ``def``: it is saved by name).
-        groups : str or callable, optional
-            One threshold per group: ``"answer"`` (per answered value), a key holding the
-            group label (``{key}`` as for ``signal``), or a function ``fn(kb, key) -> label``.
-            Returns a :class:`~corollary.promises.guarantee.GroupedPromise`; a group with too little
-            support gets an infinite threshold, and its answers abstain saying so.
-        answer : str, number or bool, optional
-            One-sided: only this value is ever given alone (its threshold may be below 0.5).
-            Examples that carry their answer count only when it is this one.
-        correct : callable, optional
-            A judge ``(given, expected) -> bool`` for answers not compared by equality; the
-            examples then carry the answer given and the one expected instead of a bool.
-        folds : int, optional
-            The signal is mapped by a Platt calibrator fitted on these very examples; each
-            example is scored by a fit that left its fold out, and the promise is approximate
-            (as :func:`~corollary.promises.guarantee.calibrate` with ``folds``). Signals in [0, 1].
+            The target, the test and how the promise is applied, as one value (``kb.guarantee``
+            builds it from its keyword arguments): each option is described on
+            :class:`~corollary.promises.options.GuaranteeOptions`.
 
         Returns
         -------
@@ -909,15 +895,7 @@ class PromiseBook:
         >>> r.match, r.reason, r.recorded_status, r.status
         (False, 'the promise changed', 'ok', 'abstain')
         """
-        from .guarantee import GroupedPromise
-
-        if isinstance(record, Answer):
-            record = record.record
-        if not isinstance(record, Mapping):
-            raise InvalidTypeError(f"replay takes a verdict record (dict), not {type(record).__name__}")
-        missing = [f for f in (*VERDICT_FIELDS, "hash") if f not in record]
-        if missing:
-            raise InvalidInputError(f"not a verdict record: it lacks {missing}")
+        record = _verdict_record(record)
         recorded = record["status"]
         try:
             sealed = record_hash(record) == record["hash"]
@@ -926,64 +904,96 @@ class PromiseBook:
         if not sealed:
             return Replay(False, TAMPERED, None, recorded,
                           "the SHA-256 of the record's fields does not match its hash")
-        name = record["promise"]
+        then = self._promise_then(record)
+        if isinstance(then, Replay):
+            return then
+        current, binding = then
         raw = record["signal_value"]
         signal = None if raw is None else float(raw)
-        current: Promise | None = None
-        binding = DEFAULT
-        if name is not None:
-            found = self.promises.get(name)
-            if found is None:
-                return Replay(False, PROMISE_REMOVED, None, recorded,
-                              f"no promise named {name!r} is attached now")
-            binding = self.binding(name)
-            if isinstance(found, GroupedPromise):
-                current = found.promises.get(record["group"])
-            else:
-                current = found
-            now_print = None if current is None else current.fingerprint
-            if now_print != record["fingerprint"]:
-                status = _decide(name, current, signal, record["held"], record["value"])
-                now_t = None if current is None else _fmt(current.threshold)
-                return Replay(False, PROMISE_CHANGED, status, recorded,
-                              f"fingerprint {str(record['fingerprint'])[:12]} then, "
-                              f"{str(now_print)[:12]} now; threshold {record['threshold']} then, "
-                              f"{now_t} now")
-            if record.get("spec", DEFAULT.spec) != binding.spec:
-                return Replay(False, PROMISE_CHANGED, None, recorded,
-                              f"its signal, groups or judge changed: signal "
-                              f"{record['signal']} then, {binding.signal_name(record['key'])} "
-                              f"now; groups {record.get('grouping')} then, {binding.grouping} "
-                              f"now; judge {record.get('judge')} then, {binding.judge} now")
-        status = _decide(name, current, signal, record["held"], record["value"])
+        status = _decide(record["promise"], current, signal, record["held"], record["value"])
         if status != recorded:
             shown = "none" if signal is None else _fmt(signal)
             return Replay(False, NOT_DERIVED, status, recorded,
                           f"signal {shown} under the promise gives {status}, not {recorded}")
         if live:
-            key = record["key"]
-            held = held_of(key)
-            now_value = held[0].value if len(held) == 1 else None
-            if len(held) != record["held"] or canon(plain(now_value)) != canon(record["value"]):
-                return Replay(False, VALUE_CHANGED, None, recorded,
-                              f"{key!r} held {record['value']!r} then, {now_value!r} now")
-            now_signal, _ = self._signal(binding, name is not None, key, held,
-                                         held_of, base)
-            if (now_signal is None) != (signal is None) or (
-                    now_signal is not None and signal is not None
-                    and not math.isclose(now_signal, signal, rel_tol=1e-12, abs_tol=1e-12)):
-                now_status = _decide(name, current, now_signal, len(held), now_value)
-                then = "none" if signal is None else _fmt(signal)
-                now_shown = "none" if now_signal is None else _fmt(now_signal)
-                return Replay(False, SIGNAL_CHANGED, now_status, recorded,
-                              f"{_shown(binding, key)} {then} then, {now_shown} now "
-                              f"(the verdict would be {now_status})")
-            if name is not None and binding.groups is not None and len(held) == 1:
-                now_group, _ = binding.read_group(key, held, held_of, base)
-                if now_group != record["group"]:
-                    return Replay(False, GROUP_CHANGED, None, recorded,
-                                  f"group {record['group']!r} then, {now_group!r} now")
+            changed = self._changed_since(record, current, binding, held_of, base)
+            if changed is not None:
+                return changed
         return Replay(True, None, status, recorded, "the verdict re-derives unchanged")
+
+    def _promise_then(self, record: Mapping[str, Any]) -> Replay | tuple[Promise | None, Binding]:
+        """The promise a verdict was given under, as attached now, with its binding; or the
+        replay that says it was removed or changed since."""
+        from .guarantee import GroupedPromise
+
+        name, recorded = record["promise"], record["status"]
+        if name is None:
+            return None, DEFAULT
+        found = self.promises.get(name)
+        if found is None:
+            return Replay(False, PROMISE_REMOVED, None, recorded,
+                          f"no promise named {name!r} is attached now")
+        binding = self.binding(name)
+        current = found.promises.get(record["group"]) if isinstance(found, GroupedPromise) \
+            else found
+        now_print = None if current is None else current.fingerprint
+        if now_print != record["fingerprint"]:
+            raw = record["signal_value"]
+            status = _decide(name, current, None if raw is None else float(raw), record["held"],
+                             record["value"])
+            now_t = None if current is None else _fmt(current.threshold)
+            return Replay(False, PROMISE_CHANGED, status, recorded,
+                          f"fingerprint {str(record['fingerprint'])[:12]} then, "
+                          f"{str(now_print)[:12]} now; threshold {record['threshold']} then, "
+                          f"{now_t} now")
+        if record.get("spec", DEFAULT.spec) != binding.spec:
+            return Replay(False, PROMISE_CHANGED, None, recorded,
+                          f"its signal, groups or judge changed: signal "
+                          f"{record['signal']} then, {binding.signal_name(record['key'])} "
+                          f"now; groups {record.get('grouping')} then, {binding.grouping} "
+                          f"now; judge {record.get('judge')} then, {binding.judge} now")
+        return current, binding
+
+    def _changed_since(self, record: Mapping[str, Any], current: Promise | None,
+                       binding: Binding, held_of: HeldOf, base: Any) -> Replay | None:
+        """What differs between a verdict and the base now: the value held, its signal, its
+        group (``None``: nothing)."""
+        key, recorded, name = record["key"], record["status"], record["promise"]
+        raw = record["signal_value"]
+        signal = None if raw is None else float(raw)
+        held = held_of(key)
+        now_value = held[0].value if len(held) == 1 else None
+        if len(held) != record["held"] or canon(plain(now_value)) != canon(record["value"]):
+            return Replay(False, VALUE_CHANGED, None, recorded,
+                          f"{key!r} held {record['value']!r} then, {now_value!r} now")
+        now_signal, _ = self._signal(binding, name is not None, key, held, held_of, base)
+        if (now_signal is None) != (signal is None) or (
+                now_signal is not None and signal is not None
+                and not math.isclose(now_signal, signal, rel_tol=1e-12, abs_tol=1e-12)):
+            now_status = _decide(name, current, now_signal, len(held), now_value)
+            then = "none" if signal is None else _fmt(signal)
+            now_shown = "none" if now_signal is None else _fmt(now_signal)
+            return Replay(False, SIGNAL_CHANGED, now_status, recorded,
+                          f"{_shown(binding, key)} {then} then, {now_shown} now "
+                          f"(the verdict would be {now_status})")
+        if name is not None and binding.groups is not None and len(held) == 1:
+            now_group, _ = binding.read_group(key, held, held_of, base)
+            if now_group != record["group"]:
+                return Replay(False, GROUP_CHANGED, None, recorded,
+                              f"group {record['group']!r} then, {now_group!r} now")
+        return None
+
+
+def _verdict_record(record: Any) -> Mapping[str, Any]:
+    """A verdict record (an :class:`Answer`'s), its type and fields checked."""
+    if isinstance(record, Answer):
+        record = record.record
+    if not isinstance(record, Mapping):
+        raise InvalidTypeError(f"replay takes a verdict record (dict), not {type(record).__name__}")
+    missing = [f for f in (*VERDICT_FIELDS, "hash") if f not in record]
+    if missing:
+        raise InvalidInputError(f"not a verdict record: it lacks {missing}")
+    return record
 
 
 # the component was called Promises beside guarantee.Promise, the promise value itself

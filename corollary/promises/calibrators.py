@@ -72,36 +72,63 @@ def check_level(x: Any, name: str) -> float:
 class Counts:
     """A calibration set counted at every distinct score, from the highest down: ``thr`` the
     distinct scores (descending), ``N`` the examples at or above each, ``W`` the wrong ones
-    among them; ``n`` examples in all, ``n_wrong`` of them wrong."""
+    among them; ``n`` examples in all, ``n_wrong`` of them wrong. ``scores`` and ``wrong`` are
+    the examples themselves, in their order, and ``order`` their sort by score (a procedure
+    that splits them reads these: :meth:`part`)."""
 
     thr: NDArray[np.float64]
     N: NDArray[np.int64]
     W: NDArray[np.int64]
     n: int
     n_wrong: int
+    scores: NDArray[np.float64] | None = attrs.field(default=None, repr=False)
+    wrong: NDArray[np.bool_] | None = attrs.field(default=None, repr=False)
+    order: NDArray[np.intp] | None = attrs.field(default=None, repr=False)
 
     @classmethod
     def of(cls, scores: NDArray[np.float64], wrong: NDArray[np.bool_]) -> Counts:
-        n = int(scores.size)
-        n_wrong = int(wrong.sum())
         order = np.argsort(scores, kind="stable")
-        s = scores[order]
+        return attrs.evolve(cls._sorted(scores[order], wrong[order]), scores=scores,
+                            wrong=wrong, order=order)
+
+    @classmethod
+    def _sorted(cls, s: NDArray[np.float64], wrong_sorted: NDArray[np.bool_]) -> Counts:
+        """The counts of examples already sorted by score (ascending)."""
+        n = int(s.size)
+        n_wrong = int(wrong_sorted.sum())
         cum_wrong = np.empty(n + 1, dtype=np.int64)
         cum_wrong[0] = 0
-        np.cumsum(wrong[order], out=cum_wrong[1:])
+        np.cumsum(wrong_sorted, out=cum_wrong[1:])
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])[::-1]
         return cls(thr=s[starts], N=(n - starts).astype(np.int64),
                    W=(n_wrong - cum_wrong[starts]).astype(np.int64), n=n, n_wrong=n_wrong)
+
+    def part(self, members: NDArray[np.int64]) -> Counts:
+        """The counts of the examples at positions ``members`` alone, read off this set's sort
+        (the same as :meth:`of` on them, without sorting again)."""
+        assert self.scores is not None and self.wrong is not None and self.order is not None
+        keep = np.zeros(self.n, dtype=bool)
+        keep[members] = True
+        order = self.order[keep[self.order]]
+        return Counts._sorted(self.scores[order], self.wrong[order])
+
+    def index_of(self, threshold: float) -> int:
+        """The position of ``threshold``, one of the distinct scores, in :attr:`thr`."""
+        return int(np.searchsorted(-self.thr, -threshold, side="left"))
 
 
 @attrs.frozen(slots=True)
 class Choice:
     """A method's pick: the position in :attr:`Counts.thr` of the threshold (``None``: no
-    threshold meets the target), why, and the p-value at it (learn-then-test)."""
+    threshold meets the target), why, and the p-value at it (learn-then-test); for
+    learn-then-test also which procedure's test chose it (``chosen_by``) and the threshold that
+    test started from (``start``)."""
 
     idx: int | None
     why: str
     p_value: float | None = None
+    chosen_by: str | None = None
+    start: float | None = None
 
 
 @attrs.frozen(slots=True)
@@ -181,7 +208,7 @@ class ConformalRiskControl(Method):
 
 
 #: The multiple-testing procedures of learn-then-test, by name (the first is the default).
-PROCEDURES = ("fallback", "fixed_sequence")
+PROCEDURES = ("learned_start", "fallback", "fixed_sequence")
 
 
 @attrs.frozen(slots=True)
@@ -191,11 +218,15 @@ class LearnThenTest(Method):
     under a multiple-testing procedure that keeps the family-wise error at most ``delta``.
 
     ``procedure="fixed_sequence"`` tests one chain from the highest threshold answering enough
-    examples and stops at the first that cannot be rejected. ``"fallback"`` (the default)
-    spreads ``delta`` over several start points down the chain (Wiens' fallback procedure, a
-    graph-based procedure of learn-then-test): a chain that fails stops only until the next
-    start, and a chain that gets there passes its level on, so one confidently wrong pocket at
-    the top does not stop every lower threshold (see docs/guarantees.md).
+    examples and stops at the first that cannot be rejected. ``"fallback"`` spreads ``delta``
+    over several start points down the chain (Wiens' fallback procedure, a graph-based
+    procedure of learn-then-test): a chain that fails stops only until the next start, and a
+    chain that gets there passes its level on, so one confidently wrong pocket at the top does
+    not stop every lower threshold. ``"learned_start"`` (the default) lets a fixed share of the
+    examples choose where one chain starts, tests the others from there at most of ``delta``
+    and runs the fallback on all of them at the rest; with fewer than ``LEARNED_MIN_N``
+    examples or ``LEARNED_MIN_DISTINCT`` distinct scores it is the fallback alone (see
+    docs/guarantees.md).
 
     >>> c = Counts.of(np.linspace(0, 1, 200), np.arange(200) < 20)   # the 20 lowest wrong
     >>> pick = LearnThenTest(0.1, Fraction(1, 10), 0.1, "fixed_sequence").choose(c, 10)
@@ -206,7 +237,7 @@ class LearnThenTest(Method):
     >>> c = Counts.of(np.linspace(0, 1, 200), bad_top)
     >>> LearnThenTest(0.2, Fraction(1, 5), 0.1, "fixed_sequence").choose(c, 10).idx is None
     True
-    >>> int(c.N[LearnThenTest(0.2, Fraction(1, 5), 0.1).choose(c, 10).idx])
+    >>> int(c.N[LearnThenTest(0.2, Fraction(1, 5), 0.1, "fallback").choose(c, 10).idx])
     198
     """
 
@@ -221,23 +252,30 @@ class LearnThenTest(Method):
     def choose(self, counts: Counts, min_support: int) -> Choice:
         if self.procedure == "fixed_sequence":
             return self._fixed_sequence(counts, min_support)
-        return self._fallback(counts, min_support)
+        if self.procedure == "fallback":
+            return self._fallback(counts, min_support, self.level)
+        return self._learned_start(counts, min_support)
+
+    def _too_few(self, counts: Counts, min_support: int, delta: float) -> Choice:
+        m_delta = min_rejectable(self.target, delta)
+        return Choice(None, f"learn-then-test needs at least {max(min_support, m_delta)} "
+                            f"answered examples to reject (max(min_support = {min_support}, "
+                            f"{m_delta} for error {self.target} at delta {fmt(delta)})) and "
+                            f"there are only {counts.n}")
 
     def _fixed_sequence(self, counts: Counts, min_support: int) -> Choice:
         thr, W, N, e, delta = counts.thr, counts.W, counts.N, self.target, self.level
-        m_delta = min_rejectable(e, delta)
-        m0 = max(min_support, m_delta)
+        m0 = max(min_support, min_rejectable(e, delta))
         start = int(np.searchsorted(N, m0, side="left"))
         if start >= thr.size:
-            return Choice(None, f"learn-then-test needs at least {m0} answered examples to "
-                                f"reject (max(min_support = {min_support}, {m_delta} for error "
-                                f"{e} at delta {delta})) and there are only {counts.n}")
+            return self._too_few(counts, min_support, delta)
         j, p_fail = first_failure(W[start:], N[start:], e, delta)
+        top = float(thr[start])
         if j == 0:
-            return Choice(None, f"the first testable threshold {fmt_t(float(thr[start]))} "
+            return Choice(None, f"the first testable threshold {fmt_t(top)} "
                                 f"({int(W[start])} wrong of {int(N[start])}) has binomial p = "
                                 f"{fmt(p_fail or 1.0)} > delta = {delta}: nothing can be "
-                                "answered alone")
+                                "answered alone", None, "fixed_sequence", top)
         idx = start + j - 1
         p_value = float(binom.cdf(W[idx], N[idx], e))
         tail = (f"; the next ({fmt_t(float(thr[start + j]))}: {int(W[start + j])} wrong of "
@@ -246,43 +284,86 @@ class LearnThenTest(Method):
         return Choice(idx, f"fixed-sequence test from the highest threshold answering >= {m0} "
                            f"examples: last rejected {fmt_t(float(thr[idx]))} ({int(W[idx])} "
                            f"wrong of {int(N[idx])}, p = {fmt(p_value)} <= delta = {delta})"
-                           f"{tail}", p_value)
+                           f"{tail}", p_value, "fixed_sequence", top)
 
-    def _fallback(self, counts: Counts, min_support: int) -> Choice:
-        thr, W, N, e, delta = counts.thr, counts.W, counts.N, self.target, self.level
+    def _fallback(self, counts: Counts, min_support: int, delta: float) -> Choice:
+        thr, W, N, e = counts.thr, counts.W, counts.N, self.target
         starts = fallback_starts(N, counts.n, e, delta, min_support)
         if not starts:
-            m0 = max(min_support, min_rejectable(e, delta))
-            return Choice(None, f"learn-then-test needs at least {m0} answered examples to "
-                                f"reject (max(min_support = {min_support}, "
-                                f"{min_rejectable(e, delta)} for error {e} at delta {delta})) "
-                                f"and there are only {counts.n}")
-        best: tuple[int, float] | None = None
+            return self._too_few(counts, min_support, delta)
+        best: tuple[int, float, int] | None = None
         failed: list[str] = []
-        carry = 0.0
+        carry, chain_top = 0.0, starts[0][0]
         for k, (s, w) in enumerate(starts):
             end = starts[k + 1][0] if k + 1 < len(starts) else int(thr.size)
             level = carry + delta * w
+            chain_top = chain_top if carry else s  # a chain passing its level on goes on
             j, p_fail = first_failure(W[s:end], N[s:end], e, level)
             if j:
-                best = (s + j - 1, level)
+                best = (s + j - 1, level, chain_top)
             if j < end - s:
                 failed.append(f"{fmt_t(float(thr[s + j]))} ({int(W[s + j])} wrong of "
                               f"{int(N[s + j])}, p = {fmt(p_fail or 1.0)} > {fmt(level)})")
             carry = level if j == end - s else 0.0
         plan = (f"fallback procedure over {len(starts)} start point(s) answering >= "
-                f"{', '.join(str(int(N[s])) for s, _ in starts)} examples, delta = {delta} "
+                f"{', '.join(str(int(N[s])) for s, _ in starts)} examples, delta = {fmt(delta)} "
                 f"split as {', '.join(fmt(delta * w) for _, w in starts)}")
         stopped = f"; not rejected: {'; '.join(failed)}" if failed else \
             "; every threshold down to the lowest score rejected"
         if best is None:
             return Choice(None, f"{plan}: no threshold rejected{stopped}: nothing can be "
-                                "answered alone")
-        idx, level = best
+                                "answered alone", None, "fallback")
+        idx, level, top = best
         p_value = float(binom.cdf(W[idx], N[idx], e))
         return Choice(idx, f"{plan}: lowest rejected {fmt_t(float(thr[idx]))} ({int(W[idx])} "
                            f"wrong of {int(N[idx])}, p = {fmt(p_value)} <= {fmt(level)})"
-                           f"{stopped}", p_value)
+                           f"{stopped}", p_value, "fallback", float(thr[top]))
+
+    def _learned_start(self, counts: Counts, min_support: int) -> Choice:
+        n, delta = counts.n, self.level
+        distinct = int(counts.thr.size)
+        if n < LEARNED_MIN_N or distinct < LEARNED_MIN_DISTINCT or counts.order is None:
+            alone = self._fallback(counts, min_support, delta)
+            return attrs.evolve(alone, why=(
+                f"learned start needs n >= {LEARNED_MIN_N} examples and >= "
+                f"{LEARNED_MIN_DISTINCT} distinct scores (n = {n}, {distinct} distinct): the "
+                f"fallback procedure alone; {alone.why}"))
+        pick, rest = learned_split(n)
+        test = counts.part(rest)
+        level = delta * LEARNED_LEVEL
+        start = learned_start(counts.part(pick), test.n, self.target, level, min_support)
+        chain, said = self._chain_from(test, start, level)
+        fb = self._fallback(counts, min_support, delta - level)
+        first = (f"learned start: {pick.size} of the {n} examples (a fixed seeded split) chose "
+                 + ("no start" if start is None else f"the start {fmt_t(start)}")
+                 + f"; a fixed-sequence test of the other {test.n} from there at "
+                   f"{fmt(level)} {said}; the fallback on all {n} at {fmt(delta - level)}: ")
+        if chain is not None and (fb.idx is None or counts.index_of(chain[0]) > fb.idx):
+            idx = counts.index_of(chain[0])
+            return Choice(idx, f"{first}{fb.why}; the lower, the learned start's, is the "
+                               f"threshold", chain[1], "learned start", start)
+        if fb.idx is None:
+            return attrs.evolve(fb, why=first + fb.why, chosen_by="learned start", start=start)
+        return attrs.evolve(fb, why=f"{first}{fb.why}; the lower, the fallback's, is the "
+                                    "threshold")
+
+    def _chain_from(self, test: Counts, start: float | None,
+                    level: float) -> tuple[tuple[float, float] | None, str]:
+        """The last threshold a fixed sequence rejects on ``test`` from ``start`` down (and
+        its p-value), and what it did, in words."""
+        e = self.target
+        s0 = test.thr.size if start is None else test.index_of(start)
+        if s0 >= test.thr.size:
+            return None, "tested nothing"
+        j, p_fail = first_failure(test.W[s0:], test.N[s0:], e, level)
+        if j == 0:
+            return None, (f"rejected nothing ({fmt_t(float(test.thr[s0]))}: {int(test.W[s0])} "
+                          f"wrong of {int(test.N[s0])}, p = {fmt(p_fail or 1.0)})")
+        i = s0 + j - 1
+        p_value = float(binom.cdf(test.W[i], test.N[i], e))
+        return (float(test.thr[i]), p_value), (
+            f"rejected down to {fmt_t(float(test.thr[i]))} ({int(test.W[i])} wrong of "
+            f"{int(test.N[i])}, p = {fmt(p_value)})")
 
     def statement(self, n: int) -> str:
         return (f"error among the answers given alone <= {self.target} with probability >= "
@@ -427,6 +508,62 @@ def fallback_starts(N: NDArray[np.int64], n: int, e: float, delta: float,
     if pending and out:
         out[-1] = (out[-1][0], out[-1][1] + pending)
     return out
+
+
+#: The learned start: the share of the examples that chooses where its chain starts, the share
+#: of ``delta`` that chain is tested at (the fallback on all the examples gets the rest), the
+#: fewest examples and distinct scores it is used with (below either, the fallback alone: a
+#: signal of a few steps leaves no room between the fallback's start points) and the seed of
+#: its split. Both conditions read the scores alone, never which examples are wrong.
+LEARNED_SHARE = 0.15
+LEARNED_LEVEL = 0.9
+LEARNED_MIN_N = 1000
+LEARNED_MIN_DISTINCT = 20
+LEARNED_SEED = 31
+#: A start must rest on at least this many of the choosing examples: the smallest p-value
+#: among a handful of them is mostly luck (on the GSM8K replays such starts sat in the
+#: confidently wrong top and their chains rejected nothing).
+LEARNED_MIN_CHOOSERS = 20
+
+
+def learned_split(n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The positions of the examples that choose the learned start and of those that test it.
+
+    A fixed seeded permutation: the same ``n`` always splits the same way, so a calibration
+    repeats exactly, and the split depends on nothing but ``n``.
+
+    >>> pick, rest = learned_split(1000)
+    >>> pick.size, rest.size, bool(np.intersect1d(pick, rest).size)
+    (150, 850, False)
+    """
+    perm = np.random.default_rng(LEARNED_SEED).permutation(n)
+    k = math.ceil(LEARNED_SHARE * n)
+    return np.sort(perm[:k]), np.sort(perm[k:])
+
+
+def learned_start(chooser: Counts, n_test: int, e: float, delta: float,
+                  min_support: int) -> float | None:
+    """Where the learned start's chain begins: the threshold whose exact binomial p-value is
+    the smallest on the choosing examples, their counts scaled to the ``n_test`` examples that
+    will test it, among those answering at least ``LEARNED_MIN_CHOOSERS`` of the choosing
+    examples (``None``: no threshold answers enough to reject at ``delta``).
+
+    The most significant threshold is where a test on fresh examples is likeliest to reject,
+    and the chain goes on down from there.
+
+    >>> s = np.linspace(0, 1, 300)
+    >>> wrong = (s > 0.9) | (s < 0.5)                 # wrong at the top and below the middle
+    >>> round(learned_start(Counts.of(s, wrong), 700, 0.2, 0.09, 10), 3)
+    0.502
+    """
+    scale = n_test / chooser.n
+    N = np.round(chooser.N * scale)
+    W = np.floor(chooser.W * scale)
+    ok = (N >= max(min_support, min_rejectable(e, delta))) & (chooser.N >= LEARNED_MIN_CHOOSERS)
+    if not ok.any():
+        return None
+    p = np.where(ok, binom.cdf(W, np.maximum(N, 1), e), np.inf)
+    return float(chooser.thr[int(np.argmin(p))])
 
 
 def first_failure(

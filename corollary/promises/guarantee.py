@@ -13,8 +13,9 @@ Three methods, two of them with a real guarantee:
     wrong answers at or above it among the ``n`` examples, decided in exact integer arithmetic.
 ``"ltt"`` (learn then test, ``max_error=e``)
     The error among the answers given alone is at most ``e`` with probability at least
-    ``1 - delta`` over the calibration set. Exact binomial p-values tested in a fixed sequence
-    from the highest threshold down, stopping at the first that cannot be rejected.
+    ``1 - delta`` over the calibration set. Exact binomial p-values tested from the highest
+    threshold down under a multiple-testing procedure (by default a start learned on a share
+    of the examples, beside Wiens' fallback; see :mod:`corollary.promises.calibrators`).
 ``"empirical"`` (``max_error=e, method="empirical"``)
     The lowest threshold whose error among the answered was at most ``e`` on the examples --
     which promises nothing about new inputs.
@@ -32,7 +33,6 @@ import json
 import math
 import numbers
 import warnings
-from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -52,9 +52,11 @@ from corollary.promises.calibrators import (
     fmt_t,
     method_for,
 )
+from corollary.promises.options import CalibrationOptions
 
 __all__ = [
     "METHODS",
+    "CalibrationOptions",
     "PROCEDURES",
     "SEPARATION_ALPHA",
     "GroupedPromise",
@@ -519,9 +521,10 @@ def _supported(choice: Choice, counts: Counts, min_support: int) -> Choice:
     """Check 2, support: a threshold resting on fewer than ``min_support`` examples is none."""
     idx = choice.idx
     if idx is not None and counts.N[idx] < min_support:
-        return Choice(None, f"the threshold {fmt_t(float(counts.thr[idx]))} would rest on "
-                            f"{int(counts.N[idx])} example(s), fewer than min_support = "
-                            f"{min_support}: everything escalates", choice.p_value)
+        return attrs.evolve(choice, idx=None, why=(
+            f"the threshold {fmt_t(float(counts.thr[idx]))} would rest on "
+            f"{int(counts.N[idx])} example(s), fewer than min_support = {min_support}: "
+            "everything escalates"))
     return choice
 
 
@@ -590,6 +593,8 @@ def _one(scores: NDArray[np.float64], wrong: NDArray[np.bool_], method: Method,
         "group": group,
         "cross_fitted": settings.folds,
     }
+    if procedure is not None:  # which test chose the threshold, and where it started
+        report.update(chosen_by=choice.chosen_by, start=choice.start)
     return Promise(threshold=threshold, method=method.name, max_error=max_error,
                    max_risk=max_risk, delta=method.delta, min_support=settings.min_support,
                    n=n, answer=answer, group=group, report=report, procedure=procedure)
@@ -641,23 +646,8 @@ def _cross_fit(n: int, folds: Any, fit: Any) -> NDArray[np.float64]:
     return out
 
 
-def calibrate(
-    scores: ArrayLike | None,
-    correct: ArrayLike,
-    *,
-    max_error: float | None = None,
-    max_risk: float | None = None,
-    method: str | None = None,
-    delta: float | None = 0.1,
-    procedure: str | None = None,
-    min_support: int = 10,
-    weak: str = "raise",
-    groups: ArrayLike | str | None = None,
-    answer: Any = None,
-    answers: ArrayLike | None = None,
-    folds: int | None = None,
-    fit: Callable[[NDArray[np.int64]], Callable[[NDArray[np.int64]], ArrayLike]] | None = None,
-) -> Promise | GroupedPromise:
+def calibrate(scores: ArrayLike | None, correct: ArrayLike, *,
+              options: CalibrationOptions | None = None, **kwargs: Any) -> Promise | GroupedPromise:
     """Set a threshold on a signal that carries a promise for new inputs.
 
     Parameters
@@ -667,74 +657,35 @@ def calibrate(
         Finite numbers. ``None`` only with ``folds`` (the scores then come from ``fit``).
     correct : array-like of bool (or 0 / 1)
         Whether the answer given for each example was right.
-    max_error : float in (0, 1), optional
-        Bound on the error among the answers given alone (``"ltt"``, or ``"empirical"``).
-    max_risk : float in (0, 1), optional
-        Bound on the share of all inputs answered alone and wrong (``"crc"``).
-        Exactly one of ``max_error`` and ``max_risk`` is given. Targets are read as the
-        decimal written (``0.3`` is 3/10); a :class:`~fractions.Fraction` is taken as is.
-    method : {"crc", "ltt", "empirical"}, optional
-        Default ``"crc"`` for ``max_risk``, ``"ltt"`` for ``max_error``.
-    delta : float in (0, 1), default 0.1
-        ``"ltt"``: the promise may fail with probability at most ``delta`` over the draw of
-        the calibration set. Ignored (and may be ``None``) for the other methods.
-    procedure : {"fallback", "fixed_sequence"}, optional
-        ``"ltt"`` only: the multiple-testing procedure. ``"fallback"`` (default) splits
-        ``delta`` over several start points down the thresholds, so a confidently wrong pocket
-        of high scores does not stop the lower thresholds; ``"fixed_sequence"`` tests one chain
-        from the top and stops at the first failure (it can answer slightly more when the
-        highest scores are all right). Both keep the family-wise error at most ``delta``.
-    min_support : int, default 10
-        A threshold needs at least this many calibration examples at or above it.
-    weak : {"raise", "warn"}, default "raise"
-        What to do when the signal fails the separation test: raise
-        :class:`WeakSignalError` (a ``ValueError``), or warn (:class:`WeakSignalWarning`),
-        record the warning in ``report["warnings"]`` and set the threshold anyway.
-    groups : array-like or "answer", optional
-        A label per example: one promise per label, returned as a :class:`GroupedPromise`.
-        ``"answer"`` groups by ``answers``, the answer each example would give.
-    answer : object, optional
-        One-sided use: ``scores`` are the probability of this one answer and ``correct``
-        says whether it was the right one. The promise then answers ``answer`` alone when
-        the score clears the threshold and abstains otherwise (see :meth:`Promise.decide`).
-    answers : array-like, optional
-        With ``groups="answer"``: the answer each example would give.
-    folds : int, optional
-        Cross-fitting: each example is scored by ``fit(train_idx)``, a scorer built without
-        it (fold of example ``i`` is ``i % folds``), called on the held-out indices. For a
-        model fitted on the very examples used to calibrate; the promise is then approximate.
-    fit : callable, optional
-        ``fit(train_idx) -> scorer``, ``scorer(held_out_idx) -> scores``; with ``folds``.
+    options : CalibrationOptions, optional
+        What is promised and how it is tested, as one value; or, instead, its fields as
+        keyword arguments: exactly one of ``max_error`` (``"ltt"``, or ``"empirical"``) and
+        ``max_risk`` (``"crc"``), ``method``, ``delta`` (default 0.1), ``procedure``,
+        ``min_support`` (default 10), ``weak`` (default ``"raise"``), ``groups``, ``answer``,
+        ``answers``, ``folds`` and ``fit`` (see :class:`CalibrationOptions`).
 
     Returns
     -------
     Promise or GroupedPromise
-        ``.threshold`` (``inf`` when nothing can be answered alone), ``.allows(score)`` and
-        ``.report``: ``threshold``, ``answered`` (share), ``error`` (among the answered),
-        ``risk`` (answered and wrong, of all), ``support`` (count at or above the threshold),
-        ``separation`` (``auroc``, ``p``), ``base_error``, ``must_escalate_at_least`` (crc:
-        the smallest share any threshold meeting the bound must escalate, reached only by a
-        perfect ranking), ``method``, ``promise``, ``n``, ``why``, ``warnings``, ``delta``,
-        ``max_error`` / ``max_risk``, ``procedure`` and ``p_value`` (ltt, at the threshold).
+        ``.threshold`` (``inf``: nothing is answered alone), ``.allows(score)`` and
+        ``.report``, what was checked and measured (docs/guarantees.md, "The report"): for
+        ltt also ``procedure``, ``p_value`` (at the threshold), ``chosen_by`` (the test that
+        chose it) and ``start`` (where that test started).
 
     Raises
     ------
     InvalidInputError
         Lengths that differ, no examples, NaN or infinite scores, a target or delta outside
-        (0, 1), both or neither target, an unknown method or one that does not match the
-        target, ``weak`` not "raise" / "warn".
+        (0, 1), both or neither target, a method that does not match it, a bad ``weak``.
     InvalidTypeError
-        Correctness labels that are not booleans or 0 / 1, non-numeric scores or targets.
+        Labels not booleans or 0 / 1, non-numeric scores or targets, an unknown option.
     WeakSignalError
         The separation test failed and ``weak="raise"``.
 
     Notes
     -----
-    Ties are answered together: a threshold answers every example whose score is at or
-    above it, so candidate thresholds are the distinct scores. When every example is right
-    the separation test is skipped (reported as not tested) and the methods decide alone;
-    when every example is wrong nothing is answered. With fewer than ``min_support``
-    examples no threshold can be supported, so a weak signal is noted rather than refused.
+    Candidate thresholds are the distinct scores (ties are answered together). All right: the
+    separation test is skipped and the methods decide alone; all wrong: nothing is answered.
 
     Examples
     --------
@@ -744,33 +695,32 @@ def calibrate(
     >>> right = rng.random(2000) >= 0.6 * (1 - s) ** 2
     >>> p = calibrate(s, right, max_error=0.05)          # learn-then-test
     >>> round(p.threshold, 3), round(p.report["error"], 3), round(p.report["answered"], 3)
-    (0.568, 0.038, 0.43)
+    (0.572, 0.037, 0.428)
     >>> q = calibrate(s, right, max_risk=0.02)           # conformal risk control
     >>> round(q.threshold, 3), round(q.report["risk"], 4)
     (0.544, 0.0195)
     >>> q.allows(0.9), q.allows(0.1)
     (True, False)
     """
-    # -- the method and the shared settings, checked before the examples are read ------------
-    chosen = method_for(max_error, max_risk, method, delta, procedure)
-    settings = _Settings.checked(min_support, weak, None)
-
-    # -- the examples --------------------------------------------------------------------------
+    o = CalibrationOptions.given(options, kwargs)
+    # the method and the shared settings are checked before the examples are read
+    chosen = method_for(o.max_error, o.max_risk, o.method, o.delta, o.procedure)
+    settings = _Settings.checked(o.min_support, o.weak, None)
     right = _check_correct(correct)
     n = int(right.size)
     if n == 0:
         raise InvalidInputError("no calibration examples")
-    s = _scores_of(scores, n, folds, fit)
-    if folds is not None:
-        settings = attrs.evolve(settings, folds=int(folds))
+    s = _scores_of(scores, n, o.folds, o.fit)
+    if o.folds is not None:
+        settings = attrs.evolve(settings, folds=int(o.folds))
     wrong = ~right
-    if groups is None:
-        if answers is not None:
+    if o.groups is None:
+        if o.answers is not None:
             raise InvalidInputError('answers= is only used with groups="answer"')
-        return _one(s, wrong, chosen, settings, answer=_py(answer), group=None, label="")
-    if answer is not None:
+        return _one(s, wrong, chosen, settings, answer=_py(o.answer), group=None, label="")
+    if o.answer is not None:
         raise InvalidInputError("answer= (one-sided) and groups= cannot be combined")
-    by, members = _groups_of(groups, answers, n)
+    by, members = _groups_of(o.groups, o.answers, n)
     promises: dict[Any, Promise] = {}
     for g, ix in members.items():
         ix_arr = np.asarray(ix, dtype=np.int64)

@@ -127,7 +127,12 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
             source = number(p.source, len(strings))
             premises.append([i, source, -1 if p.origin == p.source else number(p.origin, len(strings)),
                              p.at, p.half_life, p.ttl])
-            if p.certainty < 1.0:  # a certainty the source stated: a seventh column
+            if p.stated_valid_time:  # a valid time: certainty, valid_from, valid_until
+                life: Any = p.record[3]
+                premises[-1].extend((p.certainty, life[3], life[4]))
+                if len(life) > 5:  # other intervals of the same value: a tenth column
+                    premises[-1].append([list(span) for span in life[5]])  # type: ignore[arg-type]
+            elif p.certainty < 1.0:  # a certainty the source stated: a seventh column
                 premises[-1].append(p.certainty)
 
     def row(b: Any) -> int:
@@ -494,7 +499,26 @@ def _premises_one_by_one(f: Fields, rows: Any, beliefs: int, strings: list[str],
     last = 0
     for j, row in enumerate(rows):
         field = f"premises[{j}]"
-        if type(row) is list and len(row) == 7:  # with the certainty its source stated
+        if type(row) is list and len(row) == 10:  # other intervals of the same value
+            spans = f.items(row[9], f"{field}[9] (earlier intervals)")
+            for k, span in enumerate(spans):
+                start, end = f.items(span, f"{field}[9][{k}]", 2)
+                start = f.number(start, f"{field}[9][{k}][0] (valid from)")
+                if end is not None and not f.number(end, f"{field}[9][{k}][1]") > start:
+                    f.fail(f"{field}[9][{k}][1] (valid until)", "must come after its start")
+            row = row[:9]
+        if type(row) is list and len(row) == 9:  # with a valid time (and the certainty)
+            f.number(row[6], f"{field}[6] (certainty)", above=0.0)
+            if not row[6] <= 1.0:
+                f.fail(f"{field}[6] (certainty)", f"must be at most 1, not {row[6]!r}")
+            start = None if row[7] is None else f.number(row[7], f"{field}[7] (valid from)")
+            end = None if row[8] is None else f.number(row[8], f"{field}[8] (valid until)")
+            if start is None and end is None:
+                f.fail(field, "has valid-time columns with neither a start nor an end")
+            if start is not None and end is not None and not end > start:
+                f.fail(f"{field}[8] (valid until)", f"must come after {start!r}, not {end!r}")
+            row = row[:6]
+        elif type(row) is list and len(row) == 7:  # with the certainty its source stated
             f.number(row[6], f"{field}[6] (certainty)", above=0.0)
             if not row[6] < 1.0:
                 f.fail(f"{field}[6] (certainty)", f"must be below 1 (1 is not written), not "

@@ -158,8 +158,12 @@ class Trial:
             raise ValueError(f"{b!r} has no premise from {premise.source!r} to renew")
         if b not in self.evidence:
             self.evidence[b] = b.evidence
+        life: Any = premise.record[3]
+        valid = ((life[3], life[4], life[5] if len(life) > 5 else ())
+                 if premise.stated_valid_time else (None, None, ()))  # the world's time stays
         self.engine.set_premise(b, Premise(premise.source, premise.origin, self.now,
-                                           premise.half_life, premise.ttl, premise.certainty))
+                                           premise.half_life, premise.ttl, premise.certainty,
+                                           *valid))
 
     def confidence(self, b: Belief) -> float:
         """``b``'s confidence at ``now`` with the premises renewed so far (0.0 when OUT)."""

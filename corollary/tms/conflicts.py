@@ -37,9 +37,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..evidence.confidence import agreement, decay_weight
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon
+from .records import record_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
@@ -113,6 +115,8 @@ class ConflictPolicy:
     mode = "open"
     #: Whether rival values exclude each other (the sweep then lets the first reached win).
     decides = False
+    #: Whether the first value of a key the confidence sweep reaches defeats its rivals.
+    exclusive = True
     #: Whether :meth:`after_change` must run after every change to the base.
     watches_changes = False
 
@@ -221,16 +225,19 @@ class PreferSource(ConflictPolicy):
                 return i
         return len(self.order)
 
-    def rank(self, b: Belief, now: float) -> int:
-        """A value ranks by its best valid premise; derived-only values rank last."""
-        return min((self.rank_of(p.source) for p in b.premises if not p.expired(now)),
-                   default=len(self.order))
+    def rank(self, b: Belief, now: float, world: float | None = None) -> int:
+        """A value ranks by its best valid premise (not expired, and inside its valid time at
+        ``world``, default ``now``); derived-only values rank last."""
+        world = now if world is None else world
+        return min((self.rank_of(p.source) for p in b.premises
+                    if not p.expired(now) and p.valid_at(world)), default=len(self.order))
 
     def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
         """Values ranked worse than the best-ranked standing value of their key lose; values
         tied on rank are left to the confidence sweep."""
+        world = engine.world
         for standing in rivals_in(engine, region):
-            ranked = [(self.rank(r, now), r.seq, r) for r in standing]
+            ranked = [(self.rank(r, now, world), r.seq, r) for r in standing]
             top, _, leader = min(ranked, key=lambda t: (t[0], t[1]))
             for rank, _, r in ranked:
                 if rank > top:
@@ -249,6 +256,127 @@ class PreferSource(ConflictPolicy):
         for i, entry in enumerate(order):
             f.text(entry, f"{field}.order[{i}]")
         return cls(list(order))
+
+
+def _margin(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidTypeError(f"PreferNewer's margin must be a number in [0, 1], not "
+                               f"{type(value).__name__}")
+    if not 0.0 <= value <= 1.0:  # NaN too
+        raise InvalidInputError(f"PreferNewer's margin must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+@attrs.frozen(slots=True)
+class PreferNewer(ConflictPolicy):
+    """Between values of a key, the one whose validity starts later holds; the older is
+    *superseded*: OUT from the newer one's start on, IN when read at a time inside its own
+    interval (``kb.at(t)``), and never blamed (docs/model.md, "Time and change").
+
+    A newer value supersedes an older one only if its confidence is at least the older one's
+    minus ``margin``: a newer claim from a far less trusted source does not silently replace
+    a strong one, and the two stay an open conflict (``kb.conflicts()``). Values starting at
+    the same instant, and values with no premise (derived only), are not ordered in time:
+    they stand together too.
+
+    >>> PreferNewer().margin, PreferNewer(0.1).to_dict()
+    (0.2, {'policy': 'PreferNewer', 'margin': 0.1})
+    """
+
+    margin: float = attrs.field(default=0.2, converter=_margin)
+    mode = "time"
+    decides = True
+    exclusive = False
+
+    def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
+        """Defeat each value a newer one supersedes at the time read (the engine's world time,
+        else ``now``); the successor is the earliest of the values that supersede it."""
+        world = now if engine.world is None else engine.world
+        for standing in rivals_in(engine, region):
+            dated = [(r, *_dates(engine, r, world, now)) for r in standing]
+            for r, holds, _, strength in dated:
+                if holds is None:
+                    continue
+                successor = None
+                for other, _, began, other_strength in dated:
+                    if (other is not r and began is not None and began > holds
+                            and other_strength >= strength - self.margin
+                            and (successor is None or (began, other.seq) < successor[0])):
+                        successor = ((began, other.seq), other)
+                if successor is not None:
+                    r.defeated_by = successor[1]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"policy": "PreferNewer", "margin": self.margin}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], f: Fields | None = None,
+                  field: str = "conflicts", **unsaved: Any) -> ConflictPolicy | None:
+        f = f or Fields(None, "conflict policy")
+        f.mapping(data, field, ("policy", "margin"))
+        margin = f.number(data["margin"], f"{field}.margin")
+        if not 0.0 <= margin <= 1.0:
+            f.fail(f"{field}.margin", f"must be in [0, 1], not {margin!r}")
+        return cls(margin)
+
+
+def superseder(engine: Engine, b: Belief) -> Belief | None:
+    """The value that superseded ``b`` under :class:`PreferNewer` (labels as last computed),
+    ``None`` if ``b`` is not superseded (held, lost some other way, or another policy)."""
+    if (getattr(engine.conflict_policy, "mode", None) != "time" or b.best is not None
+            or b.withdrawn is not None or b in engine.nogood_losses):
+        return None
+    return b.defeated_by
+
+
+def span_of(b: Belief, successor: Belief | None = None) -> tuple[float | None, float | None]:
+    """``(valid_from, valid_until)`` of a value by its premises: the earliest start, and the
+    latest end (``None`` if one is open-ended), cut at the start of ``successor`` (the value
+    that superseded it) when that comes first. ``(None, None)`` for a value with no premise."""
+    spans = [span for r in b.records() for span in record_intervals(r)]
+    if not spans:
+        return None, None
+    start = min(s for s, _ in spans)
+    ends = [e for _, e in spans]
+    end = None if any(e is None for e in ends) else max(ends)  # type: ignore[type-var]
+    if successor is not None:
+        later = [s for r in successor.records() for s, _ in record_intervals(r) if s > start]
+        if later and (end is None or min(later) < end):
+            end = min(later)
+    return start, end  # type: ignore[return-value]
+
+
+def _dates(engine: Engine, b: Belief, world: float, now: float
+           ) -> tuple[float | None, float | None, float]:
+    """``(holds, began, strength)`` of a value at world time ``world``: the latest start of its
+    premises valid then (``None``: none is), the latest start of those begun by then, valid
+    or not (``None``: none), and the agreement of those begun ones (at ``now``: evidence ages
+    by the clock). Premises past their ttl count for none of them."""
+    holds: float | None = None
+    began: float | None = None
+    best: dict[str, float] = {}
+    for record in b.records():
+        source, origin, at, life = record
+        if life is not None and life[1] is not None and now >= at + life[1]:
+            continue
+        begun = [(s, e) for s, e in record_intervals(record) if s <= world]
+        if not begun:
+            continue
+        for s, e in begun:
+            if began is None or s > began:
+                began = s
+            if (e is None or world < e) and (holds is None or s > holds):
+                holds = s
+        r, _ = engine.reliability(source, now)
+        if life is not None:
+            if len(life) > 2:
+                r *= life[2]  # type: ignore[operator]
+            if life[0] is not None:
+                r *= decay_weight(max(now - at, 0.0), life[0])
+        if r > best.get(origin, -1.0):
+            best[origin] = r
+    strength = agreement(best, engine.corroboration) if best else 0.0
+    return holds, began, strength
 
 
 @attrs.frozen(slots=True)

@@ -52,11 +52,17 @@ from .records import (
     Premise,
     PremiseRecord,
     matches,
+    record_intervals,
+    record_valid_at,
 )
 from .sweep import Sweep
 
 __all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine", "LabelFeed",
-           "PremisePart"]
+           "PremisePart", "OUTSIDE"]
+
+#: Why a premise does not count at the time read: the fact does not hold then in the world (its
+#: valid time has not begun, or has ended; docs/model.md, "Time and change").
+OUTSIDE = "outside its valid time"
 
 
 class ConflictStrategy(Protocol):
@@ -65,6 +71,9 @@ class ConflictStrategy(Protocol):
     #: Whether the policy picks one of two supported values of a key. When it does not, rival
     #: values are independent: both stay IN and the conflict is left open.
     decides: bool
+    #: Whether, among rival values the policy left standing, the first one the confidence
+    #: sweep reaches defeats the others (``False``: they stand together, an open conflict).
+    exclusive: bool
 
     def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
         """Defeat values before the sweep (set their ``defeated_by``), if the policy
@@ -75,6 +84,7 @@ class _Open:
     """No policy: rival values stand together and the conflict stays open."""
 
     decides = False
+    exclusive = False
 
     def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
         return None
@@ -86,16 +96,19 @@ OPEN: ConflictStrategy = _Open()
 class PremisePart:
     """One premise of a belief as evaluated at one time (what a proof shows of it)."""
 
-    __slots__ = ("premise", "reliability", "age", "freshness", "expired", "confidence")
+    __slots__ = ("premise", "reliability", "age", "freshness", "expired", "confidence", "outside")
 
     def __init__(self, premise: Premise, reliability: float, age: float, freshness: float,
-                 expired: bool) -> None:
+                 expired: bool, outside: bool = False) -> None:
         self.premise = premise
         self.reliability = reliability
         self.age = age
         self.freshness = freshness
         self.expired = expired
-        self.confidence = 0.0 if expired else reliability * premise.certainty * freshness
+        #: Whether the fact does not hold at the time read (outside its valid time).
+        self.outside = outside
+        self.confidence = (0.0 if expired or outside
+                           else reliability * premise.certainty * freshness)
 
 
 #: Sweeps of more beliefs than this run with the cyclic garbage collector paused.
@@ -196,6 +209,10 @@ class Engine:
         self._seq = itertools.count(1)
         #: The what-if running now (:meth:`trial`), whose sweeps save the memos they write.
         self._trial: Trial | None = None
+        #: While a read at a world time runs (:meth:`at_world`): that time, and the beliefs
+        #: settled at it so far; ``None`` otherwise (premises are then valid by the clock's time).
+        self.world: float | None = None
+        self._world_done: set[Belief] = set()
 
     # -- structure -----------------------------------------------------------------------
     def belief(self, key: str, value: Any, vid: Any) -> Belief:
@@ -231,8 +248,12 @@ class Engine:
         else:
             holders.append(b)
         life = record[3]
-        if life is not None and life[1] is not None:
-            self.push_expiry(b, record)
+        if life is not None:
+            if life[1] is not None:
+                self.push_expiry(b, record)
+            if len(life) > 4 and (life[4] is not None or len(life) > 5
+                                  or (life[3] is not None and life[3] > record[2])):
+                self.push_valid_time(b, record)  # a start or an end still to come
         if self.touched is None and not self.unless_watch:
             self.dirty.add(b)  # a new key has no readers, rivals or partners yet
         else:
@@ -415,8 +436,12 @@ class Engine:
             else:
                 holders.append(b)
         life = record[3]
-        if life is not None and life[1] is not None:
-            self.push_expiry(b, record)
+        if life is not None:
+            if life[1] is not None:
+                self.push_expiry(b, record)
+            if len(life) > 4 and (life[4] is not None or len(life) > 5
+                                  or (life[3] is not None and life[3] > record[2])):
+                self.push_valid_time(b, record)  # a start or an end still to come
         self.mark(b)
         return None if old is None else Premise.of(old)
 
@@ -428,6 +453,24 @@ class Engine:
                                         record))
         if at < self.next_expiry:
             self.next_expiry = at
+
+    def push_valid_time(self, b: Belief, record: PremiseRecord,
+                        numbers: tuple[int | None, int | None] = (None, None)) -> None:
+        """Schedule the instants at which ``b``'s premise ``record`` starts and stops holding in
+        the world (a ``valid_from`` after it was asserted, a ``valid_until``): at each the
+        belief is re-evaluated, as at an expiry (the same heap, so a base read at the clock's
+        time sees a fact begin and end by itself)."""
+        due = []
+        for start, end in record_intervals(record):
+            if start > record[2]:  # a start already past changes nothing
+                due.append((start, numbers[0]))
+            if end is not None:
+                due.append((end, numbers[1]))
+        for at, number in due:
+            heapq.heappush(self._expiries,
+                           (at, next(self._seq) if number is None else number, b, record))
+            if at < self.next_expiry:
+                self.next_expiry = at
 
     def drop_premise(self, b: Belief, source: str) -> Premise | None:
         record = b.record_from(source)
@@ -767,6 +810,8 @@ class Engine:
                     self._expired.append(item)
                     self.expired_to = max(self.expired_to, item[0])
         self.next_expiry = heap[0][0] if heap else math.inf
+        if self.world is not None:
+            self.next_expiry = -math.inf  # every read at a world time takes the full path
 
     @staticmethod
     def _stands(b: Belief, record: PremiseRecord) -> bool:
@@ -796,6 +841,9 @@ class Engine:
         """Bring labels and confidences up to ``now`` for ``targets`` (default: everything)."""
         if now >= self.next_expiry:
             self.expire(now)
+            if self.world is not None:
+                self._sync_world(now, targets)
+                return
         if targets is None:
             region = self.dirty
             self.dirty = set()
@@ -809,6 +857,57 @@ class Engine:
                 self._evaluate(region, now)
         elif region:
             self._evaluate(region, now)
+
+    @contextlib.contextmanager
+    def at_world(self, world: float, now: float) -> Iterator[None]:
+        """Within the block, reads settle what they read as it holds at world time ``world``
+        (premises count inside their valid time only; evidence ages by ``now``), as a what-if:
+        when the block ends every memo is as it was. The caller has brought outcomes and
+        expiries up to ``now`` first (they are marked on the base, not on the what-if)."""
+        if self._trial is not None:
+            raise RuntimeError("a what-if trial is already running on this engine")
+        trial = Trial(self, now)
+        try:
+            self._trial = trial
+            trial.begin()
+            self.world = world
+            self._world_done = set()
+            self.next_expiry = -math.inf  # no read takes the fast path: each settles at world
+            yield
+        finally:
+            self.world = None
+            self._world_done = set()
+            trial.undo()
+            self._trial = None
+
+    def _sync_world(self, now: float, targets: Iterable[Belief] | None) -> None:
+        """Settle ``targets`` (default: everything) at the world time of :meth:`at_world`:
+        their whole ancestry, closed under exceptions and deciding rivals, except what this
+        block settled already (the memos are the base's, valid at the clock's time)."""
+        done = self._world_done
+        if targets is None:
+            region = {b for b in self.beliefs() if b not in done}
+        else:
+            region = set()
+            stack = list(targets)
+            rivals_too = self.conflict_policy.decides
+            nogood_keys = self.nogoods_by_key
+            keys = self.keys
+            expanded: set[str] = set()
+            while stack:
+                b = stack.pop()
+                if b in region or b in done:
+                    continue
+                region.add(b)
+                for j in b.justs:
+                    stack.extend(j.inputs)
+                    for item in j.unless:
+                        stack.extend(self.item_beliefs(item))
+                if rivals_too and (b.key in nogood_keys or type(keys[b.key]) is not Belief):
+                    self.push_deciders(b, stack, expanded)
+        if region:
+            self._evaluate(region, now)
+            done.update(region)
 
     def _region(self, targets: Iterable[Belief], now: float) -> set[Belief]:
         """The stale part of the targets' ancestry, closed under rival values."""
@@ -833,20 +932,30 @@ class Engine:
                 self.push_deciders(b, stack, expanded)
         return region
 
-    def premise_confidence(self, b: Belief, now: float) -> tuple[float | None, bool, bool]:
-        """(agreement of valid premises or None, time-dependent?, had an expired premise?)."""
+    def premise_confidence(self, b: Belief, now: float) -> tuple[float | None, bool, bool | str]:
+        """(agreement of valid premises or None, time-dependent?, had an expired premise?).
+
+        The third is ``True`` for a premise past its ttl, :data:`OUTSIDE` when the only
+        premises not counted are outside their valid time (at the world time of
+        :meth:`at_world`, else at ``now``)."""
         timed = False
-        expired = False
+        expired: bool | str = False
         ev = b.evidence
         if ev is None:
             return None, False, False
+        world = self.world
         if type(ev) is tuple:
             source, _, at, life = ev
             if life is None:
+                if world is not None and at > world:
+                    return None, False, OUTSIDE
                 r, timed = self.reliability(source, now)
                 return r, timed, False
             if life[1] is not None and now >= at + life[1]:
                 return None, False, True
+            if (len(life) > 4 or world is not None) and not record_valid_at(
+                    ev, now if world is None else world):
+                return None, False, OUTSIDE
             r, timed = self.reliability(source, now)
             if len(life) > 2:  # a certainty the source stated
                 r *= life[2]  # type: ignore[operator]
@@ -854,9 +963,15 @@ class Engine:
                 return r * formulas.decay_weight(max(now - at, 0.0), life[0]), True, False
             return r, timed, False
         best: dict[str, float] = {}
-        for source, origin, at, life in ev:
+        for record in ev:
+            source, origin, at, life = record
             if life is not None and life[1] is not None and now >= at + life[1]:
                 expired = True
+                continue
+            if (world is not None or (life is not None and len(life) > 4)) and not (
+                    record_valid_at(record, now if world is None else world)):
+                if expired is False:
+                    expired = OUTSIDE
                 continue
             r, r_timed = self.reliability(source, now)
             if life is not None and len(life) > 2:  # a certainty the source stated
@@ -886,15 +1001,17 @@ class Engine:
         for p in sorted(b.premises, key=lambda p: p.source):
             reliability, _ = self.reliability(p.source, now)
             age = max(now - p.at, 0.0)
+            world = now if self.world is None else self.world
             parts.append(PremisePart(p, reliability, age,
-                                     formulas.decay_weight(age, p.half_life), p.expired(now)))
+                                     formulas.decay_weight(age, p.half_life), p.expired(now),
+                                     not p.valid_at(world)))
         return parts
 
     def agreement(self, parts: Iterable[PremisePart]) -> float:
         """The premise agreement of the valid ``parts`` (best per origin, combined)."""
         best: dict[str, float] = {}
         for part in parts:
-            if not part.expired:
+            if not part.expired and not part.outside:
                 origin = part.premise.origin
                 best[origin] = max(best.get(origin, 0.0), part.confidence)
         return formulas.agreement(best, self.corroboration)

@@ -27,7 +27,7 @@ Reliability = Callable[[str, float], tuple[float, bool]]
 
 #: Fields of ``Justification.info`` that a proof copies into the step's node, when present.
 PROOF_FIELDS = ("names", "formula", "stated", "computed", "reproduced", "document", "quote",
-                "citation_found", "certainty", "samples", "agreed")
+                "citation_found", "certainty", "samples", "agreed", "merged_from")
 _CLAIM = ("names", "certainty", "model")
 _FORMULA = ("formula", "stated", "computed", "reproduced")
 _CITATION = ("document", "quote", "citation_found")
@@ -135,7 +135,7 @@ class _Claim(StepKind):
     samples agreed, when it came from self-consistency), and an optional citation check."""
 
     info_required: tuple[str, ...] = _CLAIM
-    info_optional: tuple[str, ...] = _CITATION + _SAMPLES
+    info_optional: tuple[str, ...] = _CITATION + _SAMPLES + ("merged_from",)
 
     @staticmethod
     def sampled(reason: dict[str, Any]) -> str:
@@ -156,6 +156,8 @@ class _Claim(StepKind):
             f.key(info["document"], f"{field}.document")
             f.text(info["quote"], f"{field}.quote")
             f.boolean(info["citation_found"], f"{field}.citation_found")
+        if "merged_from" in info:
+            f.key(info["merged_from"], f"{field}.merged_from")
         sampled = [k for k in _SAMPLES if k in info]
         if sampled:
             if len(sampled) != len(_SAMPLES):
@@ -207,6 +209,8 @@ class ModelStep(_Claim):
         if "document" in reason:
             found = "found" if reason.get("citation_found") else "NOT found"
             what += f"; cites {reason['document']}: {reason['quote']!r} ({found})"
+        if "merged_from" in reason:  # kb.remember resolved the fact's own key to this one
+            what += f"; merged from {reason['merged_from']}"
         return what + self.sampled(reason)
 
     def caption(self, j: Justification) -> str:

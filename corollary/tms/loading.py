@@ -91,7 +91,9 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
                 seq += 1
                 plain = True
             else:
-                key, value, vid, source, origin, half_life, ttl = row
+                key, value, vid, source, origin, half_life, ttl, *valid = row
+                if valid and (valid[0] is not None or valid[1] is not None):
+                    return i  # a valid time: made by the caller, as one by one
                 b = Belief(key, value, vid, seq)
                 if keys.setdefault(key, b) is not b:
                     return i
@@ -218,10 +220,20 @@ def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[S
     for i, source, origin, at, half_life, ttl, *certainty in rows:
         b = beliefs[i]
         source = strings[source]
-        record = (source, source if origin == -1 else strings[origin], float(at),
-                  None if half_life is None and ttl is None and not certainty else (
-                      None if half_life is None else float(half_life),
-                      None if ttl is None else float(ttl), *map(float, certainty)))
+        record: PremiseRecord
+        if len(certainty) >= 3:  # a valid time: certainty, valid_from, valid_until[, earlier]
+            earlier = tuple((float(s), None if e is None else float(e))
+                            for s, e in certainty[3]) if len(certainty) > 3 else ()
+            record = (source, source if origin == -1 else strings[origin], float(at), (
+                None if half_life is None else float(half_life),
+                None if ttl is None else float(ttl), float(certainty[0]),
+                *(None if x is None else float(x) for x in certainty[1:3]),
+                *((earlier,) if earlier else ())))
+        else:
+            record = (source, source if origin == -1 else strings[origin], float(at),
+                      None if half_life is None and ttl is None and not certainty else (
+                          None if half_life is None else float(half_life),
+                          None if ttl is None else float(ttl), *map(float, certainty)))
         ev = b.evidence
         if ev is None:
             b.evidence = record
@@ -238,6 +250,8 @@ def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[S
         holders.append(b)
         if ttl is not None:
             engine.push_expiry(b, record)  # type: ignore[arg-type]
+        if len(certainty) >= 3:
+            engine.push_valid_time(b, record)  # type: ignore[arg-type]
         if b not in dirty:
             engine.mark(b)
 

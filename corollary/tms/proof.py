@@ -20,8 +20,10 @@ from typing import Any
 
 from ..foundations._format import format_age, format_confidence
 from ..foundations._format import format_number as _num
+from ..foundations.clock import format_instant
 from ..foundations.errors import InvalidInputError
 from . import ANY, IN, KINDS, PREMISES, Belief, Engine, Justification, item_text
+from .conflicts import span_of, superseder
 
 __all__ = ["RENDER_DEPTH", "Proof", "build_proof", "format_age", "format_confidence"]
 
@@ -128,6 +130,11 @@ def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
     while stack:
         b, depth, into = stack.pop()
         node = _belief(b, seen, depth, max_depth, verdict_of, lost)
+        if "see_above" not in node:
+            reasons = node.pop("reasons", None)
+            _time_marks(engine, b, node)  # beside the label they qualify, before the reasons
+            if reasons is not None:
+                node["reasons"] = reasons
         into.append(node)
         if "reasons" not in node:
             continue
@@ -172,6 +179,31 @@ def _belief(b: Belief, seen: set[int], depth: int, max_depth: int | None,
     return node
 
 
+def _time_marks(engine: Engine, b: Belief, node: dict[str, Any]) -> None:
+    """What a proof says of change: the values ``b`` supersedes, the value that superseded it,
+    and the rival values it stands in an open conflict with (docs/model.md, "Time and
+    change")."""
+    rivals = engine.rivals(b) if type(engine.keys.get(b.key)) is dict else []
+    if not rivals:
+        return
+    if b.best is not None:
+        older = [r for r in rivals if superseder(engine, r) is b]
+        if older:
+            node["supersedes"] = [
+                {"value": r.value, "valid_from": span[0], "valid_until": span[1]}
+                for r in sorted(older, key=lambda r: r.seq) for span in [span_of(r, b)]]
+        open_with = [r for r in rivals if r.best is not None]
+        if open_with:
+            node["conflict_with"] = [{"value": r.value, "confidence": r.conf}
+                                     for r in sorted(open_with, key=lambda r: (-r.conf, r.seq))]
+        return
+    newer = superseder(engine, b)
+    if newer is not None:
+        span = span_of(b, newer)
+        node["superseded_by"] = {"value": newer.value, "confidence": newer.conf,
+                                 "valid_from": span[0], "valid_until": span[1]}
+
+
 def _premises(engine: Engine, b: Belief, now: float,
               prior: Callable[[str], float]) -> dict[str, Any]:
     parts = engine.premise_parts(b, now)
@@ -182,8 +214,10 @@ def _premises(engine: Engine, b: Belief, now: float,
         "freshness": part.freshness, "ttl": part.premise.ttl, "expired": part.expired,
         "confidence": part.confidence,
     } | ({"certainty": part.premise.certainty} if part.premise.certainty < 1.0 else {})
+      | ({"valid_from": part.premise.valid_from, "valid_until": part.premise.valid_until,
+          "outside": part.outside} if part.premise.stated_valid_time or part.outside else {})
         for part in parts]
-    origins = {part.premise.origin for part in parts if not part.expired}
+    origins = {part.premise.origin for part in parts if not part.expired and not part.outside}
     combine = "single" if len(origins) <= 1 else ("noisy-or" if engine.corroboration else "max")
     return {"kind": "premises", "premises": items, "combine": combine,
             "confidence": engine.agreement(parts), "valid": bool(origins),
@@ -249,10 +283,18 @@ def _status(node: dict[str, Any]) -> str:
     head = f"{node['key']} = {node['value']!r}"
     if node["label"] == IN:
         head += f" [IN {format_confidence(node['confidence'])}]"
+        rivals = node.get("conflict_with")
+        if rivals:
+            head += " open conflict with " + ", ".join(
+                f"{r['value']!r} ({format_confidence(r['confidence'])})" for r in rivals)
     else:
         head += " [OUT]"
         why = node.get("why", "")
-        if "lost_to" in node:
+        newer = node.get("superseded_by")
+        if newer is not None:
+            why = (f"superseded by {newer['value']!r} (valid "
+                   f"{_interval(newer['valid_from'], newer['valid_until'])})")
+        elif "lost_to" in node:
             w = node["lost_to"]
             why = (f"lost to {w['key']} = {w['value']!r} ({format_confidence(w['confidence'])}); "
                    f"would be {format_confidence(node.get('would_be', 0.0))}")
@@ -277,6 +319,12 @@ def _status(node: dict[str, Any]) -> str:
     return head
 
 
+def _interval(start: float | None, end: float | None) -> str:
+    """``2024-01-02 → 2025-03-02`` (an open end prints as ``now``)."""
+    first = "?" if start is None else format_instant(start)
+    return f"{first} → {'now' if end is None else format_instant(end)}"
+
+
 def _render(root: dict[str, Any], head: str, lines: list[str],
             continued: deque[tuple[int, dict[str, Any]]], numbers: Iterator[int]) -> None:
     """Print the tree under ``root`` (its first line prefixed with ``head``) into ``lines``.
@@ -295,6 +343,9 @@ def _render(root: dict[str, Any], head: str, lines: list[str],
                 lines.append(f"{first}{_status(node)} (continued below at [{number}])")
                 continue
             lines.append(first + _status(node))
+            for old in node.get("supersedes", ()):
+                lines.append(f"{rest}supersedes {old['value']!r} (valid "
+                             f"{_interval(old['valid_from'], old['valid_until'])})")
             reasons = node.get("reasons", [])
             for i in reversed(range(len(reasons))):
                 last = i == len(reasons) - 1
@@ -351,6 +402,10 @@ def _premise_text(p: dict[str, Any]) -> str:
                  f"freshness {_num(p['freshness'])}")
     if p["ttl"] is not None:
         text += f", ttl {format_age(p['ttl'])}"
+    if "valid_from" in p:
+        text += f", valid {_interval(p['valid_from'], p['valid_until'])}"
+        if p["outside"]:
+            return text + " [not valid then]"
     if p["expired"]:
         return text + " [expired]"
     return text + f" → {_num(p['confidence'])}"

@@ -78,9 +78,21 @@ PremiseRecord = tuple[str, str, float, "tuple[float | None, ...] | None"]
 
 
 def premise_record(source: str, origin: str, at: float, half_life: float | None,
-                   ttl: float | None, certainty: float | None = None) -> PremiseRecord:
+                   ttl: float | None, certainty: float | None = None,
+                   valid_from: float | None = None,
+                   valid_until: float | None = None,
+                   earlier: tuple[tuple[float, float | None], ...] = ()) -> PremiseRecord:
     """The record of a premise (see :data:`PremiseRecord`); a certainty of 1 (or ``None``) is
-    not kept: it changes nothing."""
+    not kept: it changes nothing. A valid time (when the fact holds in the world,
+    docs/model.md "Time and change") makes ``life`` five long: ``(half_life, ttl, certainty,
+    valid_from, valid_until)``, ``valid_from`` ``None`` meaning "from ``at``"; premises without
+    one keep their short record, so a base that never says when pays nothing. ``earlier``:
+    other intervals the source gave the same value (a sixth field: a value held twice, as a
+    manager who comes back to a club)."""
+    if valid_from is not None or valid_until is not None:
+        life: tuple[Any, ...] = (half_life, ttl, 1.0 if certainty is None else certainty,
+                                 valid_from, valid_until)
+        return (source, origin, at, (*life, earlier) if earlier else life)
     if certainty is not None and certainty < 1.0:
         return (source, origin, at, (half_life, ttl, certainty))
     return (source, origin, at, None if half_life is None and ttl is None else (half_life, ttl))
@@ -99,8 +111,11 @@ class Premise:
     __slots__ = ("record",)
 
     def __init__(self, source: str, origin: str, at: float, half_life: float | None,
-                 ttl: float | None, certainty: float | None = None) -> None:
-        self.record = premise_record(source, origin, at, half_life, ttl, certainty)
+                 ttl: float | None, certainty: float | None = None,
+                 valid_from: float | None = None, valid_until: float | None = None,
+                 earlier: tuple[tuple[float, float | None], ...] = ()) -> None:
+        self.record = premise_record(source, origin, at, half_life, ttl, certainty, valid_from,
+                                     valid_until, earlier)
 
     @classmethod
     def of(cls, record: PremiseRecord) -> Premise:
@@ -144,6 +159,33 @@ class Premise:
         return 1.0 if life is None or len(life) < 3 else life[2]  # type: ignore[return-value]
 
     @property
+    def valid_from(self) -> float:
+        """When the fact starts to hold in the world: the stated ``valid_from``, else when it
+        was asserted."""
+        return record_start(self.record)
+
+    @property
+    def valid_until(self) -> float | None:
+        """When the fact stops holding in the world (``None``: open-ended)."""
+        life = self.record[3]
+        return None if life is None or len(life) < 5 else life[4]  # type: ignore[return-value]
+
+    @property
+    def intervals(self) -> tuple[tuple[float, float | None], ...]:
+        """Every interval the fact holds in, ``(start, end or None)``, the last stated last."""
+        return record_intervals(self.record)
+
+    @property
+    def stated_valid_time(self) -> bool:
+        """Whether the source said when the fact holds (else it holds from :attr:`at`)."""
+        life = self.record[3]
+        return life is not None and len(life) > 4
+
+    def valid_at(self, world: float) -> bool:
+        """Whether the fact holds at world time ``world`` by its own interval."""
+        return record_valid_at(self.record, world)
+
+    @property
     def expires_at(self) -> float | None:
         """When the premise expires (``at + ttl``), or ``None``."""
         return _expires_at(self.record)
@@ -161,6 +203,36 @@ class Premise:
 
     def __repr__(self) -> str:
         return f"<Premise {self.source} at {self.at}>"
+
+
+def record_start(record: PremiseRecord) -> float:
+    """A premise record's valid-from: the stated one, else when it was asserted."""
+    life = record[3]
+    if life is not None and len(life) > 4 and life[3] is not None:
+        return life[3]  # type: ignore[return-value]
+    return record[2]
+
+
+def record_intervals(record: PremiseRecord) -> tuple[tuple[float, float | None], ...]:
+    """A premise record's intervals ``(start, end or None)``: from when it was asserted, open,
+    unless a valid time was stated; the interval stated last comes last."""
+    life: Any = record[3]
+    if life is None or len(life) < 5:
+        return ((record[2], None),)
+    last = (record[2] if life[3] is None else life[3], life[4])
+    return (*life[5], last) if len(life) > 5 else (last,)
+
+
+def record_valid_at(record: PremiseRecord, world: float) -> bool:
+    """Whether one of a premise record's intervals ``[valid_from, valid_until)`` holds
+    ``world``."""
+    life: Any = record[3]
+    if life is None or len(life) < 5:
+        return record[2] <= world
+    start = record[2] if life[3] is None else life[3]
+    if start <= world and (life[4] is None or world < life[4]):
+        return True
+    return len(life) > 5 and any(s <= world and (e is None or world < e) for s, e in life[5])
 
 
 def _expires_at(record: PremiseRecord) -> float | None:

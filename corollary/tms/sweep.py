@@ -124,6 +124,7 @@ class Sweep:
         decided = engine.conflict_policy.decides
         nogood_keys = engine.nogoods_by_key if decided else None
         decay = formulas.decay_weight
+        slow = engine.world is not None  # a read at a world time: every premise checks it
         for b in order:
             if decided and (type(keys[b.key]) is not Belief
                             or (nogood_keys and b.key in nogood_keys)):
@@ -138,7 +139,8 @@ class Sweep:
             note = None
             ev = b.evidence
             if ev is not None:
-                if type(ev) is tuple:  # one premise: (source, origin, at, life)
+                if type(ev) is tuple and not slow and (ev[3] is None or len(ev[3]) < 5):
+                    # one premise, (source, origin, at, life), with no valid time
                     life = ev[3]
                     if life is None:
                         found = memo.get(ev[0])
@@ -172,7 +174,7 @@ class Sweep:
                         c = pc
                         best = PREMISES
                     elif expired:
-                        note = "expired"
+                        note = "expired" if expired is True else expired
             seq = b.seq
             for j in b.justs:
                 weakest = 1.0
@@ -233,6 +235,9 @@ class Sweep:
         push = heapq.heappush
         keys = engine.keys
         winners: dict[str, Belief] = {}
+        # whether the first value of a key reached defeats its rivals (PreferNewer decides by
+        # time before the sweep and leaves the values it does not order standing together)
+        exclusive = decided and getattr(engine.conflict_policy, "exclusive", True)
         nogood_keys = engine.nogoods_by_key if decided else None
         losses = engine.nogood_losses
         own_timed = self.own_timed
@@ -295,7 +300,7 @@ class Sweep:
                 if timed or expired:
                     own_timed.add(b)
                 if expired and c is None:
-                    b.note = "expired"
+                    b.note = "expired" if expired is True else expired
             else:
                 c = None
             if c is not None:
@@ -349,7 +354,7 @@ class Sweep:
                     b.note = (note[0], -negc)
                 continue
             c = -negc
-            contested = decided and type(keys[b.key]) is not Belief
+            contested = exclusive and type(keys[b.key]) is not Belief
             if contested:
                 # the region holds every value of a contested key (it is closed under rivals
                 # when a policy decides), so the first one settled here is the winner

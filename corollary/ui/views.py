@@ -141,15 +141,21 @@ class Inspector:
         except AmbiguousValueError:  # an open conflict: which value to rank is not known
             checks = None
         now = kb.now()
+        timeline = timeline_rows(kb, key)
+        # a superseded value is OUT because the world changed: say so, not "lost"
+        replaced = {t["value_text"]: f"superseded by {t['superseded_by_text']}"
+                    for t in timeline if t["status"] == "superseded"}
         return {
             "key": key, "at": now,
-            "values": [{**row_of(b, now), "why": None if b.label is IN else b.why}
+            "values": [{**row_of(b, now), "why": None if b.label is IN
+                        else replaced.get(_clip(repr(b.value), 200), b.why)}
                        for b in sorted(values, key=lambda b: (b.label != IN, -b.conf))],
             "text": str(proof), "proof": blocks["proof"], "continued": blocks["continued"],
             "graph": self.graph(values),
             "what_to_check": checks,
             "history": self.history(key),
             "sources": sorted(_sources_in(blocks["proof"])),
+            "timeline": timeline,
         }
 
     def graph(self, roots: list[Belief]) -> dict[str, Any]:
@@ -334,6 +340,19 @@ class Inspector:
         return {"at": t.now, "beliefs": len(t.beliefs), "held": int(t.held.sum()),
                 "keys": len(self.kb.engine.keys), "contested": t.contested,
                 "journal": hasattr(self.kb, "history"), "live": hasattr(self.kb, "watch")}
+
+
+def timeline_rows(kb: BeliefBase, key: str) -> list[dict[str, Any]]:
+    """The belief page's timeline: every value the key has had, oldest validity first, with
+    when it held (``valid_from``/``valid_until``, POSIX seconds, ``None`` open), its status now
+    (held, superseded, contested, out) and what superseded it (``kb.timeline``)."""
+    return [{"value_text": _clip(repr(e.value), 200), "valid_from": e.valid_from,
+             "valid_until": e.valid_until, "label": e.label,
+             "confidence": e.confidence if e.label == IN else 0.0,
+             "sources": list(e.sources), "status": e.status,
+             "superseded_by_text": None if e.status != "superseded"
+             else _clip(repr(e.superseded_by), 200)}
+            for e in kb.timeline(key)]
 
 
 def _clip(text: str, limit: int) -> str:

@@ -121,7 +121,12 @@ def test_a_bad_call_goes_back_as_an_error_and_changes_nothing(what: str, bad: To
     assert not step.ok and error in step.error
     message = model.requests[1][0][-1]  # the second turn ends with the tool message
     assert message["role"] == "tool" and message["tool_call_id"] == "x"
-    assert json.loads(message["content"]) == {"error": step.error}
+    told = json.loads(message["content"])
+    # a call over a contested input also names the conflict, with its values' sources
+    conflict = told.pop("conflict", None)
+    assert told == {"error": step.error}
+    assert conflict == (None if "open conflict" not in error else
+                        'ceo: conflict: "Alice" (0.99, human:ops) vs "Bob" (0.95, tool:crm)')
 
 
 def test_all_bad_paths_are_covered_once_each() -> None:

@@ -6,21 +6,25 @@ from __future__ import annotations
 import asyncio
 import copy
 import gc
+import json
 import threading
 import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agent_cases import revenue, state
+from agent_cases import call, calls, revenue, state
 
 from corollary import (
+    Agent,
     AsyncToolError,
     BeliefBase,
     Expired,
     InvalidInputError,
     InvalidTypeError,
     ManualClock,
+    Reply,
+    ScriptedModel,
     SnapshotError,
     ToolCallRecord,
     TrustLedger,
@@ -285,3 +289,36 @@ def test_expired_lists_premises_whose_ttl_has_passed() -> None:
     assert kb.label("price:ACME@NYSE") == "OUT" and kb.label("weather") == "IN"
     kb.call(quote, None, "ACME")  # fetched again
     assert [e.key for e in kb.expired()] == ["weather"]
+
+
+def test_a_tool_that_returns_none_is_believed_as_a_held_none() -> None:
+    """issue 28 item 11: docs/agent.md said such a call went back as an error while the base
+    believed it; the choice (docs/agent.md, "Tool calls and what goes back"): None is a value,
+    JSON null, held like any other, and ``kb.value(key, default=...)`` tells it from nothing."""
+    @tool(key="customer:{customer}:phone")
+    def phone(customer: int) -> str | None:
+        """The customer's phone number, None when the CRM has none."""
+        return None
+
+    kb = BeliefBase(clock=ManualClock(0))
+    model = ScriptedModel([calls(call("phone", {"customer": 7}, "p")), Reply("none on file")])
+    run = Agent(model, kb, tools=[phone], max_steps=2).run("Customer 7's phone?")
+    assert run.steps[0].ok and run.steps[0].value is None
+    told = json.loads(model.requests[1][0][-1]["content"])
+    assert told == {"key": "customer:7:phone", "value": None, "confidence": 0.95, "label": "IN"}
+    nothing = object()
+    assert kb.value("customer:7:phone", default=nothing) is None  # held: None
+    assert kb.label("customer:7:phone") == "IN"
+    kb.retract("customer:7:phone")
+    assert kb.value("customer:7:phone", default=nothing) is nothing  # nothing held
+    assert kb.value("customer:7:phone") is None
+
+
+def test_nothing_held_at_a_world_time_is_told_from_a_held_none_too() -> None:
+    from corollary import PreferNewer
+
+    kb = BeliefBase(clock=ManualClock(100), conflict_policy=PreferNewer())
+    kb.assert_("phone", None, source="tool:crm", valid_from=10, valid_until=50)
+    nothing = object()
+    assert kb.at(20).value("phone", default=nothing) is None
+    assert kb.at(60).value("phone", default=nothing) is nothing

@@ -223,7 +223,9 @@ def test_the_agent_never_changes_the_bases_learn_from_checks() -> None:
 
 def test_the_whole_base_lines_are_the_one_renderers_lines() -> None:
     """``projector.lines`` renders a whole base faster, and exactly as render_line (which is
-    ``corollary.facade.recall.render_recalled``) renders each belief."""
+    ``corollary.facade.recall.render_recalled``) renders each belief, a contested key with its
+    conflict's mark in place of ``open conflict``."""
+    from corollary.agent.marks import conflicts_by_key
     from corollary.agent.projector import lines, render_line
     from corollary.facade.recall import Recalled, render_recalled
 
@@ -237,11 +239,16 @@ def test_the_whole_base_lines_are_the_one_renderers_lines() -> None:
     shown = lines(kb, 0.0)
     held = kb.beliefs()
     assert len(shown) == len(held) == 6
+    marks = conflicts_by_key(kb)
+    assert marks == {"ceo": 'conflict: "Alice" (0.99, human:ops) vs "Bob" (0.90, model:analyst)'}
     for h in held:
-        conflict = h.key == "ceo"
-        head, line = render_line(h.key, h.value, h.confidence, conflict)
-        assert shown[head] == line == render_recalled(
-            Recalled(h.key, h.value, h.confidence, "IN", 0.0, (), conflict))
+        mark = marks.get(h.key)
+        head, line = render_line(h.key, h.value, h.confidence, mark is not None, mark)
+        plain = render_recalled(Recalled(h.key, h.value, h.confidence, "IN", 0.0, (),
+                                         mark is not None))
+        assert shown[head] == line
+        assert line == (plain if mark is None
+                        else plain.replace("open conflict]", mark + "]"))
         assert "\n" not in line and "\u2028" not in line
 
 

@@ -75,11 +75,13 @@ def test_the_sample_requests_hold_exactly_what_they_must() -> None:
     last = model.requests[5][0]
     assert last[:len(model.requests[0][0])] == model.requests[0][0]
     assert last[1]["content"] == TASK
+    mark = 'conflict: "flat" (0.95, tool:old_feed) vs "sharply-up" (0.89, model:analyst)'
     assert json.loads(last[-2]["content"]) == {"key": "trend", "value": "sharply-up",
-                                               "confidence": 0.891, "label": "IN"}
+                                               "confidence": 0.891, "label": "IN",
+                                               "conflict": mark}
     # the value the key held before is now one side of an open conflict: the model is told
     assert last[-1] == {"role": "user", "content": "The beliefs shown have changed:\nheld now:\n"
-                                                   'trend = "flat" [IN 0.95, open conflict]'}
+                                                   f'trend = "flat" [IN 0.95, {mark}]'}
     assert run.status == "ok"
     assert [s.kind for s in run.steps] == ["text", "claim", "sample", "sample", "sample", "sample",
                                           "answer"]

@@ -10,7 +10,8 @@ import pytest
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-@pytest.mark.parametrize("page", ["guarantees.md", "journal.md", "ledger.md", "recall.md"])
+@pytest.mark.parametrize("page", ["guarantees.md", "journal.md", "ledger.md", "recall.md",
+                                  "remember.md"])
 def test_doc_examples_run(page: str) -> None:
     result = doctest.testfile(str(DOCS / page), module_relative=False, name=page,
                               optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,

@@ -33,3 +33,9 @@ def test_the_first_base_sample_runs():
     assert lines[0] == "0.67"
     assert lines[1] == "OUT"
     assert lines[2].startswith("growth = 0.1 [OUT] unsupported")
+
+
+def test_the_time_and_change_sample_prints_what_it_says():
+    sample = next(b for b in blocks("python") if "PreferNewer()" in b)
+    shown = next(b for b in blocks("text") if b.startswith("Pine Ave Oak St"))
+    assert run(sample) == shown.splitlines()

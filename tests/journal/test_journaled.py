@@ -415,10 +415,11 @@ def test_a_damaged_checkpoint_is_a_typed_error(tmp_path: Path) -> None:
 
 
 #: Public methods of a base that change nothing a snapshot keeps (reads, and whole-base I/O).
-QUERIES = {"beliefs", "calibration_pairs", "calls", "confidence", "conflicts", "convert_session",
+QUERIES = {"at", "beliefs", "calibration_pairs", "calls", "confidence", "conflicts", "convert_session",
            "expired", "explain", "faded", "from_dict", "keys", "label", "load", "load_session",
-           "now", "open_as_session", "open_session", "project", "recall", "refresh", "reliability", "replay",
-           "save", "save_session", "sync", "to_dict", "value", "what_to_check"}
+           "now", "open_as_session", "open_session", "project", "recall", "refresh",
+           "reliability", "replay", "save", "save_session", "sync", "timeline", "to_dict",
+           "value", "what_to_check"}
 
 
 def test_every_public_method_is_journaled_or_a_query() -> None:
@@ -426,7 +427,8 @@ def test_every_public_method_is_journaled_or_a_query() -> None:
     public = {n for n in dir(BeliefBase) if not n.startswith("_")
               and callable(getattr(BeliefBase, n))}
     journaled = (set(PLAIN_OPS) | SNAPSHOT_OPS
-                 | {"add_tool", "add_rule", "remove_rule", "call", "acall", "calibrate"})
+                 | {"add_tool", "add_rule", "remove_rule", "call", "acall", "calibrate",
+                    "remember"})  # remember: its change is _remembered, journaled
     assert public - journaled - QUERIES == set()
     assert journaled <= public and not journaled & QUERIES
 

@@ -61,7 +61,7 @@ def test_tools_have_schemas_and_descriptions() -> None:
         return (await client.list_tools()).tools, (await client.list_resource_templates())
 
     tools, templates = call(server, body)
-    expected = TOOLS | {"what_to_check"}
+    expected = TOOLS | {"what_to_check", "remember"}
     assert {t.name for t in tools} == expected
     for t in tools:
         assert t.output_schema is not None and t.output_schema["type"] == "object", t.name
@@ -69,7 +69,7 @@ def test_tools_have_schemas_and_descriptions() -> None:
     schema = next(t for t in tools if t.name == "assert_fact").input_schema
     assert schema["required"] == ["key", "value", "source"]
     assert set(schema["properties"]) == {"key", "value", "source", "origin", "half_life_s", "ttl_s",
-                                         "certainty"}
+                                         "certainty", "valid_from", "valid_until"}
     assert sorted((r.uri_template, r.mime_type) for r in templates.resource_templates) == [
         ("belief://{key}", "application/json"), ("proof://{key}", "text/plain")]
 

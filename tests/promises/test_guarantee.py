@@ -621,9 +621,10 @@ def test_calibrate_unhashable_groups_is_typed_error(kwargs: dict[str, Any]) -> N
 def test_ltt_procedure_is_kept_in_the_dict_and_the_fingerprint() -> None:
     s = np.linspace(0, 1, 300)
     right = s > 0.2
-    fb = calibrate(s, right, max_error=0.1)
+    fb = calibrate(s, right, max_error=0.1, procedure="fallback")
     fs = calibrate(s, right, max_error=0.1, procedure="fixed_sequence")
     assert (fb.procedure, fs.procedure) == ("fallback", "fixed_sequence")
+    assert calibrate(s, right, max_error=0.1).procedure == "learned_start"  # the default
     assert fb.report["procedure"] == "fallback" and fb.fingerprint != fs.fingerprint
     assert Promise.from_dict(fb.to_dict()).procedure == "fallback"
     # a learn-then-test promise saved before the choice existed was one fixed sequence, and its

@@ -205,7 +205,7 @@ def test_the_same_examples_give_the_standalone_threshold(option: str) -> None:
 
 def test_ltt_through_the_base_keeps_delta_and_answers_below_a_confidently_wrong_top() -> None:
     """The highest tenth of scores is wrong half the time: through ``kb.guarantee`` the default
-    (fallback) procedure still breaks e in at most about delta of the sets and answers most
+    (learned-start) procedure still breaks e in at most about delta of the sets and answers most
     inputs below the bad pocket, where ``procedure="fixed_sequence"`` answers nothing."""
     from corollary import GuaranteeOptions
 
@@ -229,7 +229,7 @@ def test_ltt_through_the_base_keeps_delta_and_answers_below_a_confidently_wrong_
     for i in range(n_sets):
         examples = list(zip(m[i].tolist(), right[i].tolist(), strict=True))
         p = kb.guarantee("m", examples, max_error=e, delta=delta, signal="margin:{key}")
-        assert p.procedure == "fallback"
+        assert p.procedure == "learned_start"
         t = _score(p.threshold)
         violations += error(t) > e
         answered.append(0.0 if math.isinf(t) else 1.0 - t)

@@ -121,7 +121,7 @@ def test_ltt_fallback_keeps_delta_and_answers_below_a_confidently_wrong_top(e, d
     violations, answered, fixed_answered = 0, [], []
     for _ in range(n_sets):
         s, right = _draw_bad_top(rng, n_cal)
-        t = calibrate(s, right, max_error=e, delta=delta).threshold
+        t = calibrate(s, right, max_error=e, delta=delta, procedure="fallback").threshold
         violations += (not math.isinf(t)) and _bad_top_error(t) > e
         answered.append(0.0 if math.isinf(t) else 1 - t)
         t0 = calibrate(s, right, max_error=e, delta=delta, procedure="fixed_sequence").threshold

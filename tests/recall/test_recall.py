@@ -168,7 +168,8 @@ def test_the_budget_counts_rendered_lines(kb):
     assert costs[0] == count_tokens(render_recalled(everything[0]) + "\n")
     budget = sum(costs[:4]) + costs[4] - 1  # room for four lines, not five
     found = kb.recall("customer email", k=60, budget=budget)
-    assert found == everything[:4]
+    assert found[:4] == everything[:4] and everything[4] not in found
+    assert found == greedy(everything, budget)
     assert sum(line_cost(r) for r in found) <= budget
     assert kb.recall("customer email", budget=0) == []
     assert kb.recall("customer email", k=60, budget=10**9) == everything
@@ -185,7 +186,29 @@ def test_the_budget_holds_with_expand():
     for budget in range(0, 80, 3):
         found = kb.recall("total", expand=True, budget=budget)
         assert sum(line_cost(r) for r in found) <= budget
-        assert found == full[:len(found)]
+        assert found == greedy(full, budget)
+
+
+def greedy(lines, budget):
+    """The budget's rule: in order, each line that fits in what is left."""
+    taken, spent = [], 0
+    for r in lines:
+        if spent + line_cost(r) <= budget:
+            taken.append(r)
+            spent += line_cost(r)
+    return taken
+
+
+def test_one_long_belief_does_not_crowd_out_the_rest():
+    # issue 28 item 9: before, the list stopped at the first line that did not fit, so a long
+    # document ranked first for a common word left nothing
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("doc:report", "revenue " * 1200, source="document:report")
+    kb.assert_("revenue:Q3", 110.0, source="tool:ledger")
+    everything = kb.recall("revenue")
+    assert [r.key for r in everything] == ["doc:report", "revenue:Q3"]
+    found = kb.recall("revenue", budget=100)
+    assert [r.key for r in found] == ["revenue:Q3"]
 
 
 def test_a_line_break_in_a_key_or_value_cannot_forge_a_line():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from corollary import CorollaryError, PreferHigherConfidence, PreferSource, rule
+from corollary import CorollaryError, PreferHigherConfidence, PreferNewer, PreferSource, rule
 
 KEYS = ["a", "b", "c", "d", "e"]
 VALUES = [0, 1, 2]
@@ -38,6 +38,21 @@ nogood_op = st.tuples(st.just("nogood"), st.lists(item, min_size=2, max_size=3))
 withdraw_op = st.tuples(st.just("withdraw"), st.sampled_from(KEYS), st.sampled_from(VALUES),
                         st.sampled_from([*SOURCES, "model:m"]), st.sampled_from(["none", "source"]))
 give_up_op = st.tuples(st.just("give_up"), st.integers(0, 5))
+# an assertion with a valid time (docs/model.md, "Time and change"): starts before, at and
+# after the clock's early times, ends that come and go as the clock advances
+valid_op = st.tuples(
+    st.just("assert_valid"), st.sampled_from(KEYS[:3]), st.sampled_from(VALUES),
+    st.sampled_from(SOURCES), st.sampled_from([None, 60.0]), st.sampled_from([None, 90.0]),
+    st.sampled_from([None, -50.0, 0.0, 20.0, 100.0, 250.0]),
+    st.sampled_from([None, None, 40.0, 150.0, 300.0]),
+)
+#: Valid-time assertions in any order, from several sources, with retractions (of a value, of
+#: one source's reason), outcomes, claims over them and clock moves.
+valid_operations = st.lists(
+    st.one_of(valid_op, valid_op, valid_op, assert_op, retract_op, withdraw_op, claim_op,
+              outcome_op, advance_op),
+    min_size=4, max_size=30,
+)
 operations = st.lists(
     st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, claim_op,
               outcome_op, advance_op, resolve_op, cycle_op, cycle_op),
@@ -59,6 +74,10 @@ def apply(kb, clock, op):
             _, key, value, source, origin, half_life, ttl, *certainty = op
             kb.assert_(key, value, source=source, origin=origin, half_life=half_life, ttl=ttl,
                        certainty=certainty[0] if certainty else None)
+        elif kind == "assert_valid":
+            _, key, value, source, half_life, ttl, valid_from, valid_until = op
+            kb.assert_(key, value, source=source, half_life=half_life, ttl=ttl,
+                       valid_from=valid_from, valid_until=valid_until)
         elif kind == "retract":
             _, key, value, fault = op
             kb.retract(key, value, fault=fault)
@@ -102,6 +121,7 @@ POLICIES = {
     "open": lambda: None,
     "confidence": PreferHigherConfidence,
     "source": lambda: PreferSource(["human", "document", "tool:scan"]),
+    "newer": PreferNewer,
 }
 
 

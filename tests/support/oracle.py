@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from corollary.evidence import confidence as formulas
 from corollary.tms import ANY
-from corollary.tms.conflicts import PreferSource
+from corollary.tms.conflicts import PreferNewer, PreferSource
 
 
-def evaluate(kb, now):
+def evaluate(kb, now, world=None):
+    """Every belief's ``(label, confidence)`` at ``now``, read at world time ``world`` (default
+    ``now``): a premise counts inside its valid time only, and ages by ``now``."""
+    world = now if world is None else world
     engine = kb.engine
     nodes = list(engine.beliefs())
     policy = kb.conflict_policy
@@ -26,6 +29,8 @@ def evaluate(kb, now):
         best = {}
         for p in b.premises:
             if p.ttl is not None and now - p.at >= p.ttl:
+                continue
+            if not any(s <= world and (e is None or world < e) for s, e in p.intervals):
                 continue
             c = (reliability(p.source) * p.certainty
                  * formulas.decay_weight(now - p.at, p.half_life))
@@ -44,14 +49,46 @@ def evaluate(kb, now):
             ranks = {}
             for b in standing:
                 valid = [p for p in b.premises
-                         if p.ttl is None or now - p.at < p.ttl]
+                         if (p.ttl is None or now - p.at < p.ttl)
+                         and any(s <= world and (e is None or world < e) for s, e in p.intervals)]
                 # a value ranks by its best valid premise; derived-only values rank last
                 ranks[b] = min((policy.rank_of(p.source) for p in valid), default=len(policy.order))
             if len(standing) > 1:
                 top = min(ranks.values())
                 defeated.update(b for b in standing if ranks[b] > top)
 
+    if isinstance(policy, PreferNewer):
+        # a value holding at world time is superseded by one that began later (valid or not)
+        # and is at least its strength minus the margin (strength: agreement of the begun
+        # premises, valid or not, not expired)
+        for key in engine.keys:
+            standing = [b for b in engine.values_of(key) if b.withdrawn is None]
+            dates = {}
+            for b in standing:
+                live = [p for p in b.premises if not (p.ttl is not None and now - p.at >= p.ttl)
+                        and any(s <= world for s, _ in p.intervals)]
+                begun = [(s, e) for p in live for s, e in p.intervals if s <= world]
+                holding = [s for s, e in begun if e is None or world < e]
+                best = {}
+                for p in live:
+                    c = (reliability(p.source) * p.certainty
+                         * formulas.decay_weight(now - p.at, p.half_life))
+                    best[p.origin] = max(best.get(p.origin, 0.0), c)
+                strength = formulas.agreement(best, kb.policy.corroboration) if best else 0.0
+                dates[b] = (max(holding, default=None), max((s for s, _ in begun), default=None),
+                            strength)
+            for b in standing:
+                holds, _, strength = dates[b]
+                if holds is None:
+                    continue
+                for other in standing:
+                    began, other_strength = dates[other][1], dates[other][2]
+                    if (other is not b and began is not None and began > holds
+                            and other_strength >= strength - policy.margin):
+                        defeated.add(b)
+
     decided = policy is not None and policy.decides  # the policy says whether rivals exclude
+    exclusive = decided and policy.exclusive  # whether the first held value defeats its rivals
 
     def partners(b):
         found = []
@@ -114,7 +151,7 @@ def evaluate(kb, now):
             if best is None:
                 break
             c, b = best
-            if decided and any(r in held for r in engine.rivals(b)):
+            if exclusive and any(r in held for r in engine.rivals(b)):
                 defeated.add(b)
                 continue
             if decided and any(

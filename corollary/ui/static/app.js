@@ -255,6 +255,47 @@ function graphSvg(graph) {
     defs, edges, boxes);
 }
 
+// the validity of each value the key has had (kb.timeline): a bar from when it starts to hold
+// to its effective end (its own, or its successor's start; open ones run to the right edge)
+const day = (t) => {
+  if (t === null || t === undefined) return "…";
+  const iso = new Date(t * 1000).toISOString();
+  return iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso.replace(/\.\d+Z$/, "Z");
+};
+function timelineView(entries, now) {
+  if (!entries.length) return el("p", { class: "empty" }, "No values.");
+  const starts = entries.map((e) => e.valid_from).filter((t) => t !== null);
+  const ends = entries.map((e) => e.valid_until).filter((t) => t !== null);
+  const lo = starts.length ? Math.min(...starts) : now;
+  const hi = Math.max(now, ...ends, ...starts) + 1;
+  const left = 220, width = 760, rowH = 28, right = 20;
+  const x = (t) => left + ((t - lo) / (hi - lo || 1)) * (width - left - right);
+  const rows = entries.map((e, i) => {
+    const y = 10 + i * rowH;
+    const x1 = e.valid_from === null ? left : x(e.valid_from);
+    const x2 = e.valid_until === null ? width - right : x(e.valid_until);
+    const open = e.valid_until === null ? " open" : "";
+    const title = `${e.value_text}: ${day(e.valid_from)} → ${e.valid_until === null ? "now" : day(e.valid_until)} (${e.status})`;
+    return svg("g", { class: `span ${e.status}`, "data-status": e.status },
+      svg("title", {}, title),
+      svg("text", { x: left - 8, y: y + 15, "text-anchor": "end", class: "label" },
+        e.value_text.length > 30 ? e.value_text.slice(0, 29) + "…" : e.value_text),
+      svg("rect", { x: x1, y, width: Math.max(x2 - x1, 3), height: rowH - 10, rx: 3, class: `bar ${e.status}${open}` }));
+  });
+  const axisY = 10 + entries.length * rowH;
+  const axis = svg("g", { class: "axis" },
+    svg("line", { x1: left, y1: axisY, x2: width - right, y2: axisY }),
+    svg("text", { x: left, y: axisY + 16, "text-anchor": "start", class: "label" }, day(lo)),
+    svg("text", { x: width - right, y: axisY + 16, "text-anchor": "end", class: "label" }, "now " + day(now)));
+  const chart = svg("svg", { viewBox: `0 0 ${width} ${axisY + 24}`, width, height: axisY + 24, class: "timeline",
+                             role: "img", "aria-label": "When each value held: one bar per value, oldest first" }, rows, axis);
+  const list = table("Timeline", ["Value", "Valid from", "Valid until", "Status", "Label", "Sources", "Superseded by"],
+    entries.map((e) => [el("span", { class: "value" }, e.value_text), day(e.valid_from),
+      e.valid_until === null ? "open" : day(e.valid_until), el("span", { class: `validity ${e.status}` }, e.status),
+      badge(e.label, e.confidence), e.sources.join(", "), e.superseded_by_text || ""]));
+  return el("div", { class: "timeline-panel" }, el("div", { class: "scroll" }, chart), list);
+}
+
 async function belief(route) {
   const key = route.arg;
   const data = await api(`/api/belief?key=${encodeURIComponent(key)}`);
@@ -278,6 +319,8 @@ async function belief(route) {
       ? el("p", { class: "notice", role: "note" }, "Open conflict: more than one value is held. ",
           el("a", { href: "#/problems" }, "See the conflicts")) : null,
     section("Values", values),
+    data.timeline ? section("Timeline", el("p", { class: "muted" }, "When each value holds in the world (valid time): a newer value supersedes an older one from its start."),
+      timelineView(data.timeline, data.at)) : null,
     section("Proof", el("p", { class: "muted" }, "As explain prints it; fold a reason to hide what is under it."), el("div", { class: "scroll" }, proofTree(data.text))),
     section("Around it", el("p", { class: "muted" }, "Reasons below, what rests on it above. OUT beliefs, invalid steps and expired premises are dashed."),
       el("div", { class: "scroll" }, graphSvg(data.graph))),

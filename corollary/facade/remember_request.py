@@ -1,0 +1,309 @@
+"""What ``kb.remember`` sends a model and how it reads the answer (docs/remember.md).
+
+The model is offered one tool, ``facts``, whose argument ``facts`` is a list of objects with
+``subject``, ``attribute``, ``value``, ``quote`` (the exact words of the text that say it) and
+optionally ``key`` (an existing key it was shown), ``valid_from`` (when the text says the fact
+starts) and ``certainty``. The texts the model reads are the constants here: the instructions
+(:data:`INSTRUCTIONS`), the tool's description (:data:`FACTS_TOOL`) and the layout of the user
+message (:data:`REQUEST`).
+
+This module sits in the facade, below the model layer: it reads a model's reply by its
+attributes (``text``, ``tool_calls``, each with ``name``, ``arguments``, ``arguments_error``), the
+:class:`corollary.models.Reply` shape, without importing it.
+
+Examples
+--------
+>>> docs = [Piece(0, "I moved to Lyon.")]
+>>> messages, tools = build_request(docs, ["alice:city = 'Paris'"], None)
+>>> tools[0]["function"]["name"], messages[0]["role"]
+('facts', 'system')
+>>> read_reply(_Text('{"facts": []}'), 10)
+[]
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from ..foundations.errors import (
+    InvalidInputError,
+    ModelConnectionError,
+    ModelResponseError,
+)
+from .recall import count_tokens
+
+__all__ = ["FACTS_TOOL", "INSTRUCTIONS", "MAX_FACTS", "REQUEST_TOKENS", "Piece",
+           "ask_model", "build_request", "read_reply", "split_pieces"]
+
+#: The most facts one reply may name (``remember(max_facts=...)``); a reply naming more is
+#: refused whole.
+MAX_FACTS = 1000
+#: The token budget of the text in one request (``remember(request_tokens=...)``): a longer
+#: input is sent as several requests, each within it (never one request per fact).
+REQUEST_TOKENS = 6000
+#: The token budget of the existing keys shown in a request.
+KEYS_TOKENS = 600
+
+#: The system message of a remember request.
+INSTRUCTIONS = (
+    "You extract facts worth remembering from the text you are given, and report them by "
+    "calling the tool `facts` once.\n"
+    "- Each fact is a subject (who or what it is about: a person's or thing's name), an "
+    "attribute (what about it: 'city', 'employer', 'favourite food') and a value.\n"
+    "- quote is the exact words of the text that say the fact, copied character for "
+    "character: a fact whose quote is not in the text is refused and counts against you.\n"
+    "- When one of the existing keys listed means the same subject and attribute, give it as "
+    "key, so the fact updates that belief instead of making a new one. Never reuse a key of "
+    "another subject.\n"
+    "- valid_from is when the text says the fact became true (ISO 8601, e.g. 2024-03-01), "
+    "only when the text says so; otherwise leave it out and the message's time is used.\n"
+    "- certainty (0 to 1) is how sure you are the text states the fact; leave it out when "
+    "the text states it plainly.\n"
+    "- Report only what the text states, not what you guess. If nothing is worth remembering, "
+    "call facts with an empty list."
+)
+
+#: The user message: the existing keys (or none) and the text, message by message.
+REQUEST = "Existing keys (key = value):\n{keys}\n\n{scope}Text:\n{text}"
+#: What :data:`REQUEST` lists when no key is shown.
+NO_KEYS = "(none)"
+#: The line that names the scope, when there is one.
+SCOPE = "Only facts about keys starting with {prefixes} are kept.\n\n"
+#: How one message of the chat form is shown.
+MESSAGE = "[{index}] {speaker}{at}: {text}"
+
+#: The one tool of a remember request, as an OpenAI function schema.
+FACTS_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "facts",
+        "description": "Report the facts the text states, each with the exact words that say it.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "facts": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "subject": {"type": "string",
+                                        "description": "who or what the fact is about"},
+                            "attribute": {"type": "string",
+                                          "description": "what about the subject"},
+                            "value": {"type": ["string", "number", "boolean"],
+                                      "description": "the attribute's value"},
+                            "quote": {"type": "string",
+                                      "description": "the exact words of the text that say it"},
+                            "key": {"type": "string",
+                                    "description": "an existing key shown, to update it"},
+                            "valid_from": {"type": "string",
+                                           "description": "ISO 8601 time the fact starts, "
+                                                          "when the text says"},
+                            "certainty": {"type": "number", "minimum": 0, "maximum": 1},
+                        },
+                        "required": ["subject", "attribute", "value", "quote"],
+                    },
+                },
+            },
+            "required": ["facts"],
+        },
+    },
+}
+
+
+@attrs.frozen(slots=True)
+class Piece:
+    """A stretch of one input document sent in a request.
+
+    Attributes
+    ----------
+    doc : int
+        The document's index in the call (the chat form: the message's).
+    text : str
+        The stretch of its text.
+    speaker : str
+        How the message is labelled (its source), ``""`` for a single text.
+    at : str
+        Its time, as shown (``""`` when none).
+    """
+
+    doc: int
+    text: str
+    speaker: str = ""
+    at: str = ""
+
+
+def _cut(text: str, budget: int) -> list[str]:
+    """``text`` in stretches of at most ``budget`` tokens, cut at paragraph, then sentence,
+    then word boundaries (a stretch never splits a word unless the word alone is over)."""
+    if count_tokens(text) <= budget:
+        return [text]
+    out: list[str] = []
+    limit = budget * 4
+    for unit in re.split(r"(?<=[.!?\n])\s+", text):
+        while len(unit) > limit:  # one sentence over the budget: cut at a space, else hard
+            cut = unit.rfind(" ", 0, limit)
+            cut = limit if cut <= 0 else cut
+            out.append(unit[:cut])
+            unit = unit[cut:].lstrip()
+        if out and len(out[-1]) + 1 + len(unit) <= limit:
+            out[-1] = out[-1] + " " + unit
+        elif unit:
+            out.append(unit)
+    return out
+
+
+def split_pieces(pieces: Sequence[Piece], budget: int) -> list[list[Piece]]:
+    """The requests to send: ``pieces`` grouped in order, each group's text within ``budget``
+    tokens (a piece over it cut first).
+
+    >>> [len(g) for g in split_pieces([Piece(0, "a" * 40), Piece(1, "b" * 40)], 10)]
+    [1, 1]
+    >>> [len(g) for g in split_pieces([Piece(0, "a"), Piece(1, "b")], 10)]
+    [2]
+    """
+    groups: list[list[Piece]] = []
+    used = budget + 1
+    for piece in pieces:
+        for stretch in _cut(piece.text, budget):
+            cost = count_tokens(stretch) + 8  # the message's label
+            if used + cost > budget:
+                groups.append([])
+                used = 0
+            groups[-1].append(attrs.evolve(piece, text=stretch))
+            used += cost
+    return groups
+
+
+def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[str] | None
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The messages and tools of one request: the instructions, then the keys shown and the
+    text (a single text as it is, the chat form one numbered line per message)."""
+    if len(pieces) == 1 and not pieces[0].speaker:
+        text = pieces[0].text
+    else:
+        text = "\n".join(MESSAGE.format(index=p.doc + 1, speaker=p.speaker,
+                                        at=f" ({p.at})" if p.at else "", text=p.text)
+                         for p in pieces)
+    scoped = SCOPE.format(prefixes=", ".join(map(repr, scope))) if scope else ""
+    user = REQUEST.format(keys="\n".join(keys) or NO_KEYS, scope=scoped, text=text)
+    return ([{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}],
+            [FACTS_TOOL])
+
+
+def _network(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure to reach the model (a socket, DNS, a timeout, or an HTTP
+    client's connect / timeout / network error, by its class names)."""
+    if isinstance(exc, ModelConnectionError):
+        return True
+    if isinstance(exc, OSError):  # ConnectionError, TimeoutError, socket errors, URLError
+        return True
+    names = " ".join(c.__name__ for c in type(exc).__mro__)
+    return any(word in names for word in ("Connect", "Timeout", "Network"))
+
+
+def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+    """One reply of ``model``, its network failures as :class:`ModelConnectionError`.
+
+    >>> class Down:
+    ...     def complete(self, messages, tools):
+    ...         raise ConnectionRefusedError("no server")
+    >>> ask_model(Down(), [{"role": "user", "content": "hi"}], [])
+    Traceback (most recent call last):
+    ...
+    corollary.foundations.errors.ModelConnectionError: the model could not be reached (ConnectionRefusedError: no server)
+    """
+    complete = getattr(model, "complete", None)
+    if not callable(complete):
+        from ..foundations.errors import InvalidTypeError
+        raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+    try:
+        return complete(messages, tools)
+    except ModelConnectionError:
+        raise
+    except Exception as exc:
+        if _network(exc):
+            raise ModelConnectionError(f"the model could not be reached "
+                                       f"({type(exc).__name__}: {exc})") from exc
+        raise
+
+
+class _Text:
+    """A reply that is only text (a doctest helper, and what a str reply reads as)."""
+
+    __slots__ = ("text", "tool_calls")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tool_calls = ()
+
+
+def _json_object(text: str) -> Any:
+    """The JSON object a text reply holds (bare, or in a ```json fence), or ``None``."""
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    body = (fenced.group(1) if fenced else text).strip()
+    start = body.find("{")
+    if start < 0:
+        return None
+    try:
+        return json.loads(body[start:body.rfind("}") + 1])
+    except ValueError:
+        return None
+
+
+def read_reply(reply: Any, max_facts: int) -> list[Any]:
+    """The facts a reply names, each as the model gave it (a dict, or whatever else it put in
+    the list: a malformed fact is refused one by one, later).
+
+    A reply calling ``facts`` gives its ``facts`` (every call to it, in order); a text reply
+    may hold the same object as JSON (servers without tool calling); a reply with neither, or
+    an empty list, names none. A call whose arguments did not parse, or whose ``facts`` is not
+    a list, is a :class:`ModelResponseError`; more than ``max_facts`` facts an
+    :class:`InvalidInputError`. Nothing here changes a base.
+
+    >>> from types import SimpleNamespace as Call
+    >>> reply = Call(text=None, tool_calls=[Call(name="facts", arguments={"facts": [1, 2]},
+    ...                                          arguments_error=None)])
+    >>> read_reply(reply, 10)
+    [1, 2]
+    >>> read_reply(reply, 1)
+    Traceback (most recent call last):
+    ...
+    corollary.foundations.errors.InvalidInputError: the model named 2 facts, over max_facts=1: nothing was remembered
+    """
+    if isinstance(reply, str):
+        reply = _Text(reply)
+    calls = getattr(reply, "tool_calls", None)
+    text = getattr(reply, "text", None)
+    if calls is None and text is None:
+        raise ModelResponseError(f"the model's reply is not a reply: {type(reply).__name__}")
+    found: list[Any] = []
+    named = [c for c in calls or () if getattr(c, "name", None) == "facts"]
+    if named:
+        for call in named:
+            error = getattr(call, "arguments_error", None)
+            if error:
+                raise ModelResponseError(f"the model's facts call did not parse: {error}")
+            args = getattr(call, "arguments", None)
+            facts = args.get("facts") if isinstance(args, dict) else None
+            if not isinstance(facts, list):
+                raise ModelResponseError("the model's facts call has no list 'facts'")
+            found.extend(facts)
+            if len(found) > max_facts:
+                break
+    elif isinstance(text, str) and text.strip():
+        obj = _json_object(text)
+        if isinstance(obj, dict) and "facts" in obj:
+            if not isinstance(obj["facts"], list):
+                raise ModelResponseError("the model's reply has 'facts' that is not a list")
+            found = obj["facts"]
+    if len(found) > max_facts:
+        raise InvalidInputError(f"the model named {len(found)} facts, over max_facts="
+                                f"{max_facts}: nothing was remembered")
+    return found
+

@@ -1,0 +1,545 @@
+"""``kb.remember``: conversations and documents become keyed, timed, cited beliefs
+(docs/remember.md).
+
+The model only extracts: one request (one per :data:`~corollary.facade.remember_request.REQUEST_TOKENS`
+of text for a long input, never one per fact) offers it the tool ``facts``
+(:mod:`corollary.facade.remember_request`). The base does the rest, deterministically:
+
+1. each fact's quote is checked against the text it came from (the citation check of
+   :mod:`corollary.evidence.citation`); a quote not there refuses the fact, and is one wrong
+   outcome of the model's source (under ``learn_from_checks``), as a failed citation is;
+2. each surviving fact's key is resolved against the base's keys
+   (:mod:`corollary.facade.key_resolution`): never a key of another subject;
+3. when no fact survives nothing is written (only the refusals' outcomes); otherwise, as one
+   change, each text that a fact rests on becomes a document belief (``doc:<hash>``, its
+   source the speaker, its validity from its time), and each fact a claim by the model citing
+   it, valid from the time the text gives or the message's.
+
+A journaled base keeps the change as one entry holding the model's facts, so that a replay or
+another process never asks the model again (see :func:`remembered`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import nullcontext
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..evidence.citation import normalise
+from ..foundations._validate import check_int, plain_text
+from ..foundations.clock import parse_instant, to_instant
+from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.values import canon, check_key
+from ..tms import IN
+from .blame import Verdict, outcome_events
+from .key_resolution import KeyIndex, words
+from .remember_request import (
+    MAX_FACTS,
+    REQUEST_TOKENS,
+    Piece,
+    ask_model,
+    build_request,
+    read_reply,
+    split_pieces,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import BeliefBase
+
+__all__ = ["Refused", "Remembered", "RememberedList", "RememberMethods", "document_key"]
+
+#: How many existing keys a request may show (within KEYS_TOKENS of lines).
+SHOWN_KEYS = 20
+#: The source of the facts when neither ``model_source=`` nor the model's name says one.
+DEFAULT_MODEL_SOURCE = "model:remember"
+
+
+@attrs.frozen(slots=True)
+class Remembered:
+    """One fact ``kb.remember`` believes now.
+
+    Attributes
+    ----------
+    key : str
+        The key it took (resolved: see ``merged_from``).
+    value : object
+    quote : str
+        The words of the text that say it (checked).
+    label : str
+        ``"IN"`` or ``"OUT"`` once remembered (an older value arriving late is OUT now).
+    confidence : float
+    document : str
+        The key of the document belief it rests on.
+    superseded : tuple
+        The values of ``key`` it superseded (held before, OUT now by time).
+    merged_from : str or None
+        The fact's own key (``subject:attribute``) when it was merged into an existing key.
+    valid_from : float or None
+        When it holds from (the fact's ``valid_from``, else the message's time).
+    source : str
+        The model's source: the claim's.
+    """
+
+    key: str
+    value: Any
+    quote: str
+    label: str
+    confidence: float
+    document: str
+    superseded: tuple[Any, ...] = ()
+    merged_from: str | None = None
+    valid_from: float | None = None
+    source: str = DEFAULT_MODEL_SOURCE
+
+
+@attrs.frozen(slots=True)
+class Refused:
+    """A fact the model named that was not remembered, and why.
+
+    Attributes
+    ----------
+    fact : object
+        The fact as the model gave it.
+    reason : str
+        ``"quote not found"``, ``"malformed: ..."`` or ``"outside the scope"``.
+    counted : bool
+        Whether it recorded a wrong outcome for the model's source.
+    """
+
+    fact: Any
+    reason: str
+    counted: bool
+
+
+class RememberedList(list):  # type: ignore[type-arg]
+    """What ``kb.remember`` returns: the list of :class:`Remembered`, with ``refused`` (the
+    facts not remembered, as :class:`Refused`) and ``requests`` (how many model requests)."""
+
+    def __init__(self, items: Iterable[Remembered] = (), refused: Sequence[Refused] = (),
+                 requests: int = 0) -> None:
+        super().__init__(items)
+        self.refused: tuple[Refused, ...] = tuple(refused)
+        self.requests = requests
+
+
+def document_key(source: str, at: float, text: str) -> str:
+    """The default key of a remembered text: ``doc:`` and a hash of its source, time and text.
+
+    >>> document_key("human:alice", 0.0, "I live in Paris.")
+    'doc:3b7cdb60a5b5d8d5a0f0b1a5'
+    """
+    digest = hashlib.blake2b(f"{source}\x00{at!r}\x00{text}".encode(), digest_size=12)
+    return "doc:" + digest.hexdigest()
+
+
+def _model_time(value: Any) -> float | None:
+    """A ``valid_from`` a model wrote, read by the one parser of times
+    (:func:`corollary.foundations.clock.parse_instant`: ISO 8601, or seconds); ``None`` when it
+    cannot be read."""
+    try:
+        return parse_instant(value, "valid_from")
+    except (InvalidInputError, InvalidTypeError):
+        return None
+
+
+def _scopes(scope: Any) -> tuple[str, ...] | None:
+    if scope is None:
+        return None
+    prefixes = (scope,) if isinstance(scope, str) else scope
+    if not isinstance(prefixes, (list, tuple)) or not prefixes:
+        raise InvalidTypeError("scope must be a key prefix or a non-empty list of them")
+    return tuple(check_key(p) for p in prefixes)
+
+
+def _in_scope(key: str, scope: tuple[str, ...] | None) -> bool:
+    return scope is None or any(key == p or key.startswith(p + ":") for p in scope)
+
+
+@attrs.frozen(slots=True)
+class _Doc:
+    key: str
+    text: str
+    source: str
+    at: float
+
+
+@attrs.frozen(slots=True)
+class _Fact:
+    """A fact that passed its checks, with the key it resolved to."""
+
+    key: str
+    value: Any
+    quote: str
+    doc: int
+    valid_from: float
+    certainty: float | None
+    merged_from: str | None
+
+
+def _fact_fields(raw: Any) -> tuple[str, str, Any, str, str | None, Any, float | None]:
+    """A fact's fields, or ``InvalidInputError`` naming what is malformed."""
+    if not isinstance(raw, dict):
+        raise InvalidInputError(f"a fact is an object, not {type(raw).__name__}")
+    for name in ("subject", "attribute", "quote"):
+        if not isinstance(raw.get(name), str) or not words(raw[name]) and name != "quote":
+            raise InvalidInputError(f"its {name} is not a non-empty string")
+    if not raw["quote"].strip():
+        raise InvalidInputError("its quote is empty")
+    value = raw.get("value")
+    if isinstance(value, str):
+        value = plain_text(value)
+        if not value.strip():
+            raise InvalidInputError("its value is empty")
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInputError("its value is not finite")
+    elif not isinstance(value, (bool, int)):
+        raise InvalidInputError("its value is not a string, number or boolean")
+    canon(value)
+    given = raw.get("key")
+    given = given if isinstance(given, str) and given.strip() else None
+    certainty = raw.get("certainty")
+    if certainty is not None:
+        if (isinstance(certainty, bool) or not isinstance(certainty, (int, float))
+                or not 0.0 < certainty <= 1.0):
+            raise InvalidInputError("its certainty is not a number in (0, 1]")
+        certainty = float(certainty)
+    valid_from = raw.get("valid_from")
+    if valid_from is not None and _model_time(valid_from) is None:
+        raise InvalidInputError(f"its valid_from {valid_from!r} is not an ISO 8601 time")
+    return (raw["subject"], raw["attribute"], value, raw["quote"], given, valid_from,
+            certainty)
+
+
+class RememberMethods:
+    """``remember``: the base's front door for conversations and documents (see the module
+    docstring). Mixed into :class:`~corollary.facade.base.BeliefBase`."""
+
+    if TYPE_CHECKING:  # provided by BeliefBase
+        _engine: Any
+        _lookup: Any
+        _rules: Any
+        _trust: Any
+        _sync_engine: Any
+        _embedder: Any
+        learn_from_checks: bool
+
+        def _record(self, items: Sequence[Verdict], *, at: float | None = None,
+                    topic: str | None = None) -> None: ...
+
+        def now(self) -> float: ...
+
+    def remember(self, text: str | None = None, *, source: str | None = None, model: Any,
+                 at: Any = None, document: str | None = None, scope: Any = None,
+                 messages: Sequence[Mapping[str, Any]] | None = None,
+                 model_source: str | None = None, max_facts: int = MAX_FACTS,
+                 request_tokens: int = REQUEST_TOKENS) -> RememberedList:
+        """Remember what ``text`` (or the chat ``messages``) says, as cited beliefs.
+
+        Parameters
+        ----------
+        text : str, optional
+            The text, said by ``source`` at ``at``.
+        source : str
+            Who said it (``"human:alice"``, ``"document:handbook"``): the document's source.
+        model : Model
+            Any object with ``complete(messages, tools)`` (:mod:`corollary.models`).
+        at : float or datetime, optional
+            When it was said (default: the clock's now): the facts hold from then, unless the
+            text says when they started.
+        document : str, optional
+            The key of the document belief (default ``doc:<hash of source, time and text>``).
+        scope : str or list of str, optional
+            Key prefixes: only keys in them are shown to the model, and a fact whose key falls
+            outside is refused (not counted against the model).
+        messages : list of dict, optional
+            The chat form, instead of ``text``: ``{"speaker": source, "text": str, "at": t}``
+            each (``at`` optional, ``document`` optional), each message its own document.
+        model_source : str, optional
+            The facts' source (default: the model's name as ``model:<name>``, else
+            ``model:remember``).
+        max_facts : int
+            A reply naming more facts is refused whole (``InvalidInputError``), nothing changed.
+        request_tokens : int
+            The budget of text in one request; a longer input is sent in several.
+
+        Returns
+        -------
+        RememberedList
+            A list of :class:`Remembered`, with ``.refused`` and ``.requests``.
+
+        Raises
+        ------
+        InvalidInputError, InvalidTypeError
+            Bad arguments, or a reply over ``max_facts``; nothing changed.
+        ModelConnectionError
+            The model could not be reached; nothing changed.
+        ModelResponseError
+            The reply's ``facts`` call is malformed; nothing changed.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase, ManualClock
+        >>> from corollary.models import Reply, ScriptedModel, ToolCall
+        >>> fact = {"subject": "Alice", "attribute": "city", "value": "Paris",
+        ...         "quote": "I live in Paris"}
+        >>> model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [fact]})])])
+        >>> kb = BeliefBase(clock=ManualClock(0))
+        >>> [(r.key, r.value, r.label) for r in kb.remember(
+        ...     "I live in Paris.", source="human:alice", model=model)]
+        [('alice:city', 'Paris', 'IN')]
+        """
+        if getattr(self, "_jsession", None) is not None:
+            self.sync()  # type: ignore[attr-defined]  # other writers' keys and documents count
+        docs = self._remember_docs(text, source, at, document, messages)
+        scopes = _scopes(scope)
+        max_facts = check_int(max_facts, "max_facts", low=0)
+        request_tokens = check_int(request_tokens, "request_tokens", low=16)
+        claimer = self._remember_source(model, model_source)
+        speakers = [d.source.partition(":")[2] for d in docs]
+        shown = self._shown_keys(_query(speakers, docs), scopes)
+        pieces = [Piece(i, d.text, d.source if messages is not None else "",
+                        _shown_time(d.at) if messages is not None else "")
+                  for i, d in enumerate(docs)]
+        groups = split_pieces(pieces, request_tokens)
+        named: list[tuple[Any, tuple[int, ...]]] = []
+        for asked, group in enumerate(groups, 1):
+            request, tools = build_request(group, shown, scopes)
+            reply = ask_model(model, request, tools)
+            facts = read_reply(reply, max_facts)
+            named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
+            if len(named) > max_facts:  # over the requests of one call: refused whole too
+                raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
+                                        f"{len(groups)} requests, over max_facts={max_facts}: "
+                                        "nothing was remembered")
+        kept, refused = self._check_facts(named, docs, scopes)
+        wrong: list[Verdict] = [(claimer, False, f"remember: {r.reason}", None, None)
+                                for r in refused if r.counted]
+        if not kept:
+            if wrong and self.learn_from_checks:  # the outcomes alone: no document, no entry
+                self.ledger.record_many(outcome_events(  # type: ignore[attr-defined]
+                    uuid.uuid4().hex, 0, wrong, self.now(), None))
+            return RememberedList((), refused, len(groups))
+        used = sorted({f.doc for f in kept})
+        renumber = {d: i for i, d in enumerate(used)}
+        doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
+        fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
+                      f.merged_from] for f in kept]
+        made = self._remembered(doc_rows, claimer, fact_rows,
+                                [r.reason for r in refused if r.counted])
+        return RememberedList(made, refused, len(groups))
+
+    # -- the steps -------------------------------------------------------------------------
+    def _remember_docs(self, text: Any, source: Any, at: Any, document: Any,
+                       messages: Any) -> list[_Doc]:
+        if (text is None) == (messages is None):
+            raise InvalidInputError("remember takes a text or messages=, not both or neither")
+        if messages is None:
+            if not isinstance(text, str):
+                raise InvalidTypeError(f"text must be a str, not {type(text).__name__}")
+            if source is None:
+                raise InvalidInputError("remember(text) needs source=: who said it")
+            items: list[Mapping[str, Any]] = [{"speaker": source, "text": text, "at": at,
+                                               "document": document}]
+        else:
+            if source is not None or document is not None:
+                raise InvalidInputError("with messages=, each message names its speaker and "
+                                        "document: pass no source= or document=")
+            if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+                raise InvalidTypeError("messages must be a list of dicts")
+            if not messages:
+                raise InvalidInputError("messages must not be empty")
+            items = list(messages)
+        now = self.now()
+        docs: list[_Doc] = []
+        for i, m in enumerate(items):
+            where = "" if messages is None else f"message {i}: "
+            if not isinstance(m, Mapping):
+                raise InvalidTypeError(f"{where}a message is a dict, not {type(m).__name__}")
+            extra = set(m) - {"speaker", "text", "at", "document"}
+            if extra:
+                raise InvalidInputError(f"{where}unknown fields {sorted(map(str, extra))}")
+            body, speaker = m.get("text"), m.get("speaker")
+            if not isinstance(body, str):
+                raise InvalidTypeError(f"{where}text must be a str")
+            body = plain_text(body)
+            if not body.strip():
+                raise InvalidInputError(f"{where}the text is empty")
+            if not isinstance(speaker, str):
+                raise InvalidTypeError(f"{where}the speaker must be a source 'kind:name'")
+            speaker = plain_text(speaker)
+            self._trust.check_source(speaker, "a text's speaker is a source")
+            stated = to_instant(m.get("at"), f"{where}at")  # None: not given
+            when = now if stated is None else stated
+            if when > now:  # its document would hold only from then: nothing to rest on now
+                raise InvalidInputError(f"{where}at {when!r} is after the clock's now ({now!r})")
+            key = m.get("document")
+            key = document_key(speaker, when, body) if key is None else check_key(key)
+            docs.append(_Doc(key, body, speaker, when))
+        if len({d.key for d in docs}) != len(docs):
+            raise InvalidInputError("two messages have one document key")
+        for d in docs:
+            held = [b for b in self._engine.values_of(d.key) if b.value != d.text]
+            if held:
+                raise InvalidInputError(f"document {d.key!r} already holds another text")
+        return docs
+
+    def _remember_source(self, model: Any, model_source: Any) -> str:
+        if model_source is None:
+            name = getattr(model, "name", None)
+            if not isinstance(name, str):
+                name = getattr(model, "model", None)
+            if isinstance(name, str) and name.strip():
+                model_source = name if ":" in name else f"model:{name}"
+            else:
+                model_source = DEFAULT_MODEL_SOURCE
+        source = plain_text(model_source)
+        self._trust.check_source(source, "facts are claims by the model's source")
+        return source  # type: ignore[no-any-return]
+
+    def _shown_keys(self, text: str, scopes: tuple[str, ...] | None) -> list[str]:
+        """The existing keys the request shows (the keys recall finds for the text, documents
+        left out, within the key budget)."""
+        if not self._engine.keys:
+            return []
+        from .remember_request import KEYS_TOKENS
+        lines: list[str] = []
+        used = 0
+        hits = self.recall(text, k=SHOWN_KEYS + 8)  # type: ignore[attr-defined]
+        for r in hits:
+            if r.key.startswith("doc:") or not _in_scope(r.key, scopes):
+                continue
+            line = f"{r.key} = {r.value!r}"[:200]
+            used += len(line) // 4 + 1
+            if used > KEYS_TOKENS or len(lines) >= SHOWN_KEYS:
+                break
+            lines.append(line)
+        return lines
+
+    def _key_index(self) -> KeyIndex:
+        index: KeyIndex | None = vars(self).get("_remember_keys")
+        if index is None or index.engine is not self._engine:
+            index = KeyIndex(self._engine)
+            self._remember_keys = index
+        return index
+
+    def _check_facts(self, named: list[tuple[Any, tuple[int, ...]]], docs: list[_Doc],
+                     scopes: tuple[str, ...] | None) -> tuple[list[_Fact], list[Refused]]:
+        """Each fact's checks (the quote, the shape, the scope) and its resolved key; nothing
+        changes here."""
+        kept: list[_Fact] = []
+        refused: list[Refused] = []
+        index = self._key_index()
+        made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
+        texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
+        for raw, candidates in named:
+            try:
+                subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
+            except InvalidInputError as exc:
+                refused.append(Refused(raw, f"malformed: {exc}", True))
+                continue
+            needle = normalise(quote)  # check_quote's exact match, on the texts normalised once
+            found = [d for d in candidates if needle and needle in texts[d]]
+            if not found:
+                refused.append(Refused(raw, "quote not found", True))
+                continue
+            doc = max(found, key=lambda d: (docs[d].at, d))  # the latest message saying it
+            resolved = index.resolve(subject, attribute, given, self._embedder, made)
+            if not _in_scope(resolved.key, scopes):
+                refused.append(Refused(raw, "outside the scope", False))
+                continue
+            if resolved.how == "new":
+                made.setdefault(words(subject), {})[resolved.key] = words(attribute)
+            when = docs[doc].at if valid_from is None else _model_time(valid_from)
+            assert when is not None
+            kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
+                              resolved.merged_from))
+        return kept, refused
+
+    def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
+                    refusals: list[str]) -> list[Remembered]:
+        """The change of one remember: the documents asserted and the facts claimed, with the
+        outcomes of the checks recorded first (all or nothing). Its arguments are plain data:
+        a journaled base keeps them as its entry, and a replay runs this again with them."""
+        learn = self.learn_from_checks
+        items: list[Verdict] = []
+        if learn:
+            rel = self._trust.reliability(source, self._sync_engine.outcomes())[0]
+            items = [(source, False, f"remember: {why}", None, None) for why in refusals]
+            for key, _value, _quote, doc, _vf, cert, _m in facts:
+                items.append((source, True, f"citation in {docs[doc][0]} for {key} found", key,
+                              rel * (1.0 if cert is None else cert)))
+        for key, *_ in facts:
+            check_key(key)
+        rules = self._rules.active
+        if not rules:  # recorded before the change, as the base's operations do
+            self._record(items)
+        kb: BeliefBase = self  # type: ignore[assignment]
+        with self._rules.transaction() if rules else nullcontext():
+            for key, text, speaker, at in docs:
+                kb.assert_(key, text, speaker, valid_from=at)  # said then, and true since
+            for key, value, quote, doc, _valid_from, cert, merged in facts:
+                kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
+                         learn=False)
+                if merged is not None:
+                    _note_merge(self._engine, key, value, source, quote, merged)
+            if rules:  # after the rules fired: a rule failing undoes the outcomes too
+                self._record(items)
+        beliefs = [self._engine.find(f[0], canon(f[1])) for f in facts]
+        self._lookup.sync([b for b in beliefs if b is not None])
+        out = []
+        for b, (key, value, quote, doc, valid_from, _cert, merged) in zip(beliefs, facts, strict=True):
+            held = b is not None and b.label is IN
+            out.append(Remembered(key, value, quote, "IN" if held else "OUT",
+                                  b.conf if held else 0.0, docs[doc][0],
+                                  _superseded(kb, key, value), merged, valid_from, source))
+        return out
+
+
+#: How many distinct words of the input the recall of existing keys reads: a request's cost
+#: stays bounded whatever the input's length (the speakers' names first).
+QUERY_WORDS = 64
+
+
+def _query(speakers: list[str], docs: list[_Doc]) -> str:
+    """The recall query for the keys to show: the speakers' names, then the text's distinct
+    words, at most :data:`QUERY_WORDS`."""
+    seen: dict[str, None] = {}
+    for text in [*speakers, *(d.text for d in docs)]:
+        for word in words(text):
+            if len(word) > 1:
+                seen.setdefault(word)
+            if len(seen) >= QUERY_WORDS:
+                return " ".join(seen)
+    return " ".join(seen)
+
+
+def _note_merge(engine: Any, key: str, value: Any, source: str, quote: str,
+                merged: str) -> None:
+    """Say in the claim's proof which key the fact named itself (``merged_from``)."""
+    b = engine.find(key, canon(value))
+    if b is None:
+        return
+    for j in reversed(list(b.justs)):
+        if j.name == source and j.info.get("quote") == quote:
+            j.info["merged_from"] = merged
+            return
+
+
+def _superseded(kb: Any, key: str, value: Any) -> tuple[Any, ...]:
+    """The values of ``key`` that ``value`` superseded (by the timeline of the time API)."""
+    timeline = getattr(kb, "timeline", None)
+    if timeline is None:
+        return ()
+    return tuple(t.value for t in timeline(key)
+                 if t.status == "superseded" and t.superseded_by == value)
+
+
+def _shown_time(at: float) -> str:
+    return datetime.fromtimestamp(at, tz=timezone.utc).isoformat(timespec="seconds")

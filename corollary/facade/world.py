@@ -1,0 +1,224 @@
+"""Reading a base at a world time: ``kb.at(t)`` and ``kb.timeline(key)``.
+
+Valid time says when a fact holds in the world (``assert_(..., valid_from=, valid_until=)``);
+recording time is when the base learned it (a journal's ``as_of``). :class:`WorldView` answers
+the base's read methods as they hold at world time ``t``: a premise counts only inside its
+valid time (a fact with no ``valid_from`` holds from when it was observed), and evidence ages
+by the clock, as it does for every read (half-life and ttl measure the evidence, not the
+world). It copies nothing: each read settles what it reads (its ancestry, closed under rival
+values) as a what-if on the engine, and every memo is as it was afterwards, so a view costs in
+proportion to what is read and the base's own reads are untouched (docs/model.md, "Time and
+change").
+
+:func:`timeline` lists every value a key has had, oldest validity first, with its status now.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..foundations.clock import Instant, to_instant
+from ..foundations.errors import InvalidInputError
+from ..tms.conflicts import span_of, superseder
+from ..tms.records import record_valid_at
+from .blame import sources_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..tms.proof import Proof
+    from .queries import Held, QueryMethods
+    from .recall import Recalled
+
+__all__ = ["TimelineEntry", "WorldView", "timeline"]
+
+#: The statuses of a :class:`TimelineEntry`.
+STATUSES = ("held", "superseded", "contested", "out")
+
+
+@attrs.frozen(slots=True)
+class TimelineEntry:
+    """One value a key has had.
+
+    Attributes
+    ----------
+    value : object
+    valid_from : float or None
+        When it starts to hold (POSIX seconds; ``None`` for a value with no premise).
+    valid_until : float or None
+        Its effective end: its own end, or the start of the value that superseded it if that
+        comes first; ``None`` while open.
+    label, confidence :
+        Now.
+    sources : tuple of str
+        The sources answering for it.
+    status : str
+        ``"held"`` (IN now, alone), ``"superseded"`` (a newer value replaced it), ``"contested"``
+        (IN now beside another value: an open conflict) or ``"out"`` (retracted, expired, ended,
+        lost).
+    superseded_by : object
+        The value that replaced it (``None`` unless superseded).
+    """
+
+    value: Any
+    valid_from: float | None
+    valid_until: float | None
+    label: str
+    confidence: float
+    sources: tuple[str, ...]
+    status: str
+    superseded_by: Any = None
+
+
+def timeline(base: QueryMethods, key: str) -> list[TimelineEntry]:
+    """Every value of ``key``, oldest validity first (see :class:`TimelineEntry`)."""
+    values = base._lookup.values(key)
+    engine = base._engine
+    held = [b for b in values if b.best is not None]
+    entries = []
+    for b in values:
+        newer = superseder(engine, b)
+        start, end = span_of(b, newer)
+        if b.best is not None:
+            status = "contested" if len(held) > 1 else "held"
+        else:
+            status = "superseded" if newer is not None else "out"
+        entries.append((start is None, start or 0.0, b.seq, TimelineEntry(
+            b.value, start, end, b.label, b.conf, tuple(sorted(sources_of(b))), status,
+            None if newer is None else newer.value)))
+    entries.sort(key=lambda e: e[:3])
+    return [e[3] for e in entries]
+
+
+class WorldView:
+    """What ``base`` holds true at world time ``t`` (``kb.at(t)``): read-only, with the base's
+    read methods, each answering for ``t``.
+
+    >>> from corollary import BeliefBase, ManualClock, PreferNewer
+    >>> kb = BeliefBase(clock=ManualClock(100), conflict_policy=PreferNewer())
+    >>> kb.assert_("addr", "Oak St", source="tool:crm", valid_from=10)
+    >>> kb.assert_("addr", "Pine Ave", source="document:email", valid_from=50)
+    >>> kb.value("addr"), kb.at(20).value("addr"), kb.at(5).label("addr")
+    ('Pine Ave', 'Oak St', 'OUT')
+    """
+
+    __slots__ = ("_base", "t")
+
+    def __init__(self, base: QueryMethods, t: Instant) -> None:
+        world = t if type(t) is float and t - t == 0.0 else to_instant(t, "t")
+        if world is None:
+            raise InvalidInputError("kb.at(t) needs a time (POSIX seconds or an aware datetime)")
+        self._base = base
+        #: The world time read, in POSIX seconds.
+        self.t = world
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        base = self._base
+        # outcomes, due rules and expiries first, on the base itself: the what-if below is
+        # undone whole, and what it marked would be lost with it
+        now = base._lookup.catch_up()
+        with base._engine.at_world(self.t, now):
+            yield
+
+    def _alone(self, key: object) -> tuple[bool, float] | None:
+        """The confidence at ``t`` of ``key``'s one value when nothing but its own premises
+        can decide it (one value, no reasons, no nogood) and the base has nothing to bring up
+        to date: read straight from its premises, as the sweep would (``None``: take the what-if
+        path)."""
+        base = self._base
+        b = base._lookup.current(key)
+        if b is None or b.justs or b.evidence is None:
+            return None
+        engine = base._engine
+        if b.withdrawn is not None:
+            return False, 0.0
+        if engine.nogoods_by_key and b.key in engine.nogoods_by_key:
+            return None
+        t = self.t
+        ev = b.evidence
+        now = base._sync_engine.clock()  # a finite float: current() checked it
+        if type(ev) is tuple:
+            life = ev[3]
+            if life is None or len(life) < 5:
+                if ev[2] <= t:  # one premise with no valid time, begun by t: as it is now
+                    return b.best is not None, b.conf
+                return False, 0.0
+            if len(life) < 6:  # one interval: written out, as this is every such read
+                start = ev[2] if life[3] is None else life[3]
+                end = life[4]
+                if ((start <= t and (end is None or t < end))
+                        == (start <= now and (end is None or now < end))):
+                    return b.best is not None, b.conf  # it counts at t as it does now
+            elif record_valid_at(ev, t) == record_valid_at(ev, now):
+                return b.best is not None, b.conf
+        elif all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
+            return b.best is not None, b.conf  # the same premises count at t as now
+        engine.world = t
+        try:
+            c, _, _ = engine.premise_confidence(b, now)
+        finally:
+            engine.world = None
+        return (False, 0.0) if c is None else (True, c)
+
+    def value(self, key: str, default: Any = None) -> Any:
+        """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
+        raises)."""
+        alone = self._alone(key)
+        if alone is not None:
+            return self._base._engine.keys[key].value if alone[0] else default  # type: ignore[union-attr]
+        with self._reading():
+            return self._base.value(key, default)
+
+    def confidence(self, key: str, value: Any = None) -> float:
+        """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
+        if value is None:
+            alone = self._alone(key)
+            if alone is not None:
+                return alone[1]
+        with self._reading():
+            return self._base.confidence(key, value)
+
+    def label(self, key: str, value: Any = None) -> str:
+        """``"IN"`` if ``key`` (or ``key = value``) holds at ``t``."""
+        if value is None:
+            alone = self._alone(key)
+            if alone is not None:
+                return "IN" if alone[0] else "OUT"
+        with self._reading():
+            return self._base.label(key, value)
+
+    def explain(self, key: str, value: Any = None) -> Proof:
+        """The proof of ``key`` (or ``key = value``) at ``t``."""
+        with self._reading():
+            return self._base.explain(key, value)
+
+    def beliefs(self, min_confidence: float | None = None) -> list[Held]:
+        """Every belief held at ``t`` (at or above ``min_confidence``)."""
+        with self._reading():
+            return self._base.beliefs(min_confidence)
+
+    def keys(self) -> list[str]:
+        """The keys holding a value at ``t``, in the base's order."""
+        with self._reading():
+            self._base._lookup.sync()
+            return [key for key, slot in self._base._engine.keys.items()
+                    if (slot.best is not None if not isinstance(slot, dict)
+                        else any(b.best is not None for b in slot.values()))]
+
+    def recall(self, query: str, k: int = 10, *, budget: float | None = None,
+               min_confidence: float | None = None, expand: bool = False) -> list[Recalled]:
+        """:meth:`corollary.BeliefBase.recall` over what holds at ``t``: never a value
+        superseded or not yet begun then; an open conflict's values come marked."""
+        with self._reading():
+            return self._base.recall(query, k, budget=budget, min_confidence=min_confidence,
+                                     expand=expand)
+
+    def at(self, t: Instant) -> WorldView:
+        """The same base read at another world time."""
+        return WorldView(self._base, t)
+
+    def __repr__(self) -> str:
+        return f"<WorldView at {self.t!r} of {self._base!r}>"

@@ -1,0 +1,48 @@
+"""Property: over random valid-time assertions (in any order, from several sources, with
+retractions, ttl and fading), ``kb.at(t)`` agrees with a from-scratch evaluation at world time
+``t`` for random ``t``, and the base read now agrees with ``kb.at(now)``."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.operations import POLICIES, apply, valid_operations
+from support.oracle import evaluate
+
+from corollary import BeliefBase, ManualClock
+
+TIMES = [-60.0, 0.0, 10.0, 30.0, 99.0, 120.0, 260.0, 1000.0]
+
+
+def check_at(kb: BeliefBase, clock: ManualClock, t: float) -> None:
+    expected = evaluate(kb, clock(), world=t)
+    view = kb.at(t)
+    for (key, vid), (label, conf) in expected.items():
+        b = kb.engine.find(key, vid)
+        assert view.label(key, b.value) == label, f"at {t}: {key}={b.value!r}"
+        assert view.confidence(key, b.value) == pytest.approx(conf, abs=1e-9), (
+            f"at {t}: {key}={b.value!r}")
+        if len(kb.engine.values_of(key)) == 1:  # the direct read of a key with one value
+            assert view.label(key) == label
+            assert view.confidence(key) == pytest.approx(conf, abs=1e-9)
+            assert view.value(key) == (b.value if label == "IN" else None)
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=valid_operations, times=st.lists(st.sampled_from(TIMES), min_size=1, max_size=3))
+def test_reads_at_a_time_match_the_oracle(policy: str, ops: list, times: list[float]) -> None:
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock, conflict_policy=POLICIES[policy]())
+    for op in ops:
+        apply(kb, clock, op)
+        now = clock()
+        expected = evaluate(kb, now)
+        for (key, vid), (label, conf) in expected.items():  # now, incrementally
+            value = kb.engine.find(key, vid).value
+            assert kb.label(key, value) == label, f"now: {key}={value!r}"
+            assert kb.confidence(key, value) == pytest.approx(conf, abs=1e-9)
+        check_at(kb, clock, now)  # now equals at(now)
+        for t in times:
+            check_at(kb, clock, t)
