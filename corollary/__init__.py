@@ -44,6 +44,7 @@ from .foundations.errors import (
     ModelTimeoutError,
     NameTakenError,
     NotFittedError,
+    OutsideScopeError,
     ReadOnlyBaseError,
     RuleError,
     RuleLimitError,
@@ -60,6 +61,7 @@ from .foundations.errors import (
     UnknownSourceError,
     WeakSignalError,
 )
+from .foundations.scope import Scope
 from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .promises.book import Answer, Replay
 from .promises.options import GuaranteeOptions
@@ -136,6 +138,7 @@ __all__ = [
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Valid", "Watch",
     "WatchEvent",
     "WeakSignalError", "SessionJournaledError", "NameTakenError", "Session",
+    "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]
 __all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)

@@ -75,12 +75,13 @@ class TimelineEntry:
 def timeline(base: QueryMethods, key: str) -> list[TimelineEntry]:
     """Every value of ``key``, oldest validity first (see :class:`TimelineEntry`)."""
     values = base._lookup.values(key)
+    now = base._lookup.catch_up()
     engine = base._engine
     held = [b for b in values if b.best is not None]
     entries = []
     for b in values:
         newer = superseder(engine, b)
-        start, end = span_of(b, newer)
+        start, end = span_of(b, newer, engine, now)
         if b.best is not None:
             status = "contested" if len(held) > 1 else "held"
         else:
@@ -209,12 +210,13 @@ class WorldView:
                         else any(b.best is not None for b in slot.values()))]
 
     def recall(self, query: str, k: int = 10, *, budget: float | None = None,
-               min_confidence: float | None = None, expand: bool = False) -> list[Recalled]:
+               min_confidence: float | None = None, expand: bool = False,
+               scope: Any = None) -> list[Recalled]:
         """:meth:`corollary.BeliefBase.recall` over what holds at ``t``: never a value
         superseded or not yet begun then; an open conflict's values come marked."""
         with self._reading():
             return self._base.recall(query, k, budget=budget, min_confidence=min_confidence,
-                                     expand=expand)
+                                     expand=expand, scope=scope)
 
     def at(self, t: Instant) -> WorldView:
         """The same base read at another world time."""
