@@ -75,3 +75,11 @@ def test_a_snapshot_given_two_rules_of_one_name_is_refused() -> None:
     kb = BeliefBase(clock=ManualClock(0), rules=[double])
     with pytest.raises(NameTakenError):
         BeliefBase.from_dict(kb.to_dict(), rules=[double, triple])
+
+
+def test_a_step_kind_under_a_taken_name_is_refused_with_the_typed_error() -> None:
+    from corollary.tms import register
+    from corollary.tms.kinds import RuleStep
+
+    with pytest.raises(NameTakenError, match="rule"):  # was a bare ValueError
+        register(RuleStep())
