@@ -210,7 +210,7 @@ class SnapshotMethods:
 
         Examples
         --------
-        >>> from corollary import ManualClock, TrustLedger
+        >>> from corollary import BeliefBase, ManualClock, TrustLedger
         >>> kb = BeliefBase(ledger=TrustLedger(), clock=ManualClock(0))
         >>> kb.assert_("hq", "Austin", source="tool:registry")
         >>> session = kb.open_as_session("s")
