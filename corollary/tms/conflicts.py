@@ -41,11 +41,12 @@ from ..evidence.confidence import agreement, decay_weight
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon
+from .kinds import DATED, step_rule, valid_time_of
 from .records import record_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
-    from .records import Belief
+    from .records import Belief, Justification
 
 
 @attrs.frozen(slots=True)
@@ -333,7 +334,7 @@ def span_of(b: Belief, successor: Belief | None = None) -> tuple[float | None, f
     """``(valid_from, valid_until)`` of a value by its premises: the earliest start, and the
     latest end (``None`` if one is open-ended), cut at the start of ``successor`` (the value
     that superseded it) when that comes first. ``(None, None)`` for a value with no premise."""
-    spans = [span for r in b.records() for span in record_intervals(r)]
+    spans = [span for r in b.records() for span in record_intervals(r)] + _claim_spans(b)
     if not spans:
         return None, None
     start = min(s for s, _ in spans)
@@ -341,6 +342,7 @@ def span_of(b: Belief, successor: Belief | None = None) -> tuple[float | None, f
     end = None if any(e is None for e in ends) else max(ends)  # type: ignore[type-var]
     if successor is not None:
         later = [s for r in successor.records() for s, _ in record_intervals(r) if s > start]
+        later += [s for s, _ in _claim_spans(successor) if s > start]
         if later and (end is None or min(later) < end):
             end = min(later)
     return start, end  # type: ignore[return-value]
@@ -376,7 +378,79 @@ def _dates(engine: Engine, b: Belief, world: float, now: float
         if r > best.get(origin, -1.0):
             best[origin] = r
     strength = agreement(best, engine.corroboration) if best else 0.0
+    for j in b.justs:  # claims with a stated start compete in time as premises do
+        if j.live != DATED:
+            continue
+        s, e = valid_time_of(j)
+        if s is None or s > world:
+            continue
+        c = claim_strength(engine, j, now)
+        if c <= 0.0:  # an input that cannot be held: the claim cannot hold either
+            continue
+        if began is None or s > began:
+            began = s
+        if (e is None or world < e) and (holds is None or s > holds):
+            holds = s
+        if c > strength:
+            strength = c
     return holds, began, strength
+
+
+def _claim_spans(b: Belief) -> list[tuple[float, float | None]]:
+    """The valid times that ``b``'s claims state with a start (``valid_from``)."""
+    spans = []
+    for j in b.justs:
+        if j.live == DATED:
+            s, e = valid_time_of(j)
+            if s is not None:
+                spans.append((s, e))
+    return spans
+
+
+def claim_strength(engine: Engine, j: Justification, now: float) -> float:
+    """What a dated claim weighs when :class:`PreferNewer` orders it, before the sweep: its
+    step (the kind's, at ``now``) times the least *potential* of its inputs, the confidence
+    each could have if no rival, nogood or exception decided anything (its premises valid at
+    the time read, or its best reason's step times its inputs' least potential; a withdrawn
+    belief's is 0). It reads no label, so an incremental sweep and one from scratch agree.
+    """
+    step = step_rule(engine.reliability, now, {}, engine.world)
+    memo: dict[Belief, float] = {}
+    weakest = 1.0
+    for x in j.inputs:
+        weakest = min(weakest, _potential(engine, x, now, step, memo, set())[0])
+    return j.kind.step(j, engine.reliability, now)[0] * weakest
+
+
+def _potential(engine: Engine, b: Belief, now: float,
+               step: Callable[[Justification], tuple[float, bool]], memo: dict[Belief, float],
+               path: set[Belief]) -> tuple[float, bool]:
+    """``(potential confidence of b, whether a cycle cut it)``: only uncut values are kept in
+    ``memo`` (a cut one depends on where the walk entered the cycle)."""
+    if b.withdrawn is not None:
+        return 0.0, False
+    found = memo.get(b)
+    if found is not None:
+        return found, False
+    if b in path:
+        return 0.0, True
+    path.add(b)
+    best = engine.premise_confidence(b, now)[0] or 0.0
+    cut = False
+    for j in b.justs:
+        st = step(j)[0]
+        if st < 0.0:
+            continue
+        weakest = 1.0
+        for x in j.inputs:
+            px, cx = _potential(engine, x, now, step, memo, path)
+            cut = cut or cx
+            weakest = min(weakest, px)
+        best = max(best, st * weakest)
+    path.discard(b)
+    if not cut:
+        memo[b] = best
+    return best, cut
 
 
 @attrs.frozen(slots=True)

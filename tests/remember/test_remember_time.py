@@ -1,12 +1,11 @@
 """Time and remembered facts (docs/remember.md, "Supersession by time").
 
-What holds today: a fact is a claim resting on its document, and the document holds from the
-time the text was said, so a fact is time-scoped through it (``kb.at(t)`` before a message's time
-does not see that message's facts). Two remembered values of one key are an open conflict, even
-under ``PreferNewer``: the policy orders values by their premises' start, and a claim has none
-(docs/model.md: "values with no premise (derived only) are not ordered in time"). The tests
-marked ``xfail`` state what supersession by time must do once PreferNewer orders derived values
-through their inputs' time (strict: they fail loudly the day it does, to be unmarked).
+A fact is a claim resting on its document, and the document holds from the time the text was
+said, so a fact is time-scoped through it (``kb.at(t)`` before a message's time does not see
+that message's facts). The fact's claim also states its own ``valid_from`` (the fact's, else the
+message's time), so under ``PreferNewer`` a later message's value supersedes an earlier one as a
+newer premise would (docs/model.md, "Claims in time"). Without a time policy two remembered
+values of one key stay an open conflict.
 """
 
 from __future__ import annotations
@@ -19,11 +18,6 @@ from corollary.models import ScriptedModel
 
 PARIS = fact("Alice", "city", "Paris", "I live in Paris")
 LYON = fact("Alice", "home city", "Lyon", "I moved to Lyon")
-
-NOT_ORDERED = pytest.mark.xfail(strict=True, reason=(
-    "PreferNewer does not order values with no premise (docs/model.md), and remembered facts "
-    "are claims: supersession waits for derived values ordered through their inputs' time"))
-
 
 @pytest.fixture
 def kb() -> BeliefBase:
@@ -38,7 +32,8 @@ def test_a_fact_is_time_scoped_through_its_document(kb: BeliefBase) -> None:
     assert kb.at(50).label("alice:city") == "OUT"
 
 
-def test_two_remembered_values_are_an_open_conflict_today(kb: BeliefBase) -> None:
+def test_without_a_time_policy_two_remembered_values_are_an_open_conflict() -> None:
+    kb = BeliefBase(clock=ManualClock(1000))
     model = ScriptedModel([facts(PARIS), facts(LYON)])
     kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
     (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
@@ -50,7 +45,6 @@ def test_two_remembered_values_are_an_open_conflict_today(kb: BeliefBase) -> Non
     assert kb.value("alice:city") == "Lyon"
 
 
-@NOT_ORDERED
 def test_a_later_message_supersedes_an_earlier_one(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(PARIS), facts(LYON)])
     (paris,) = kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
@@ -67,7 +61,6 @@ def test_a_later_message_supersedes_an_earlier_one(kb: BeliefBase) -> None:
     assert [o.correct for o in kb.ledger.outcomes()] == [True, True]
 
 
-@NOT_ORDERED
 def test_an_earlier_message_arriving_later_is_superseded_at_once(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(LYON), facts(PARIS)])
     (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
@@ -79,7 +72,6 @@ def test_an_earlier_message_arriving_later_is_superseded_at_once(kb: BeliefBase)
     assert kb.at(150).value("alice:home_city") == "Paris"
 
 
-@NOT_ORDERED
 def test_the_order_of_arrival_does_not_matter(kb: BeliefBase) -> None:
     kb.assert_("alice:city", "Oslo", source="tool:crm", valid_from=50)
     model = ScriptedModel([facts(LYON), facts(PARIS)])
@@ -92,7 +84,6 @@ def test_the_order_of_arrival_does_not_matter(kb: BeliefBase) -> None:
     assert kb.at(150).value("alice:city") == "Paris" and kb.at(60).value("alice:city") == "Oslo"
 
 
-@NOT_ORDERED
 def test_the_text_saying_when_wins_over_the_message_time(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(PARIS), facts(fact("Alice", "city", "Rome", "since 1970 in Rome",
                                                     valid_from="1970-01-01T00:00:50Z"))])
@@ -111,7 +102,6 @@ def test_forgetting_the_newer_conversation_leaves_the_older_value(kb: BeliefBase
     assert kb.value("alice:city") == "Paris"
 
 
-@NOT_ORDERED
 def test_in_one_chat_the_later_message_wins(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(PARIS, LYON)])
     made = kb.remember(messages=[
