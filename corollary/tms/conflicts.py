@@ -41,7 +41,7 @@ from ..evidence.confidence import agreement, decay_weight
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon
-from .kinds import DATED, step_rule, valid_time_of
+from .kinds import DATED, counts_at, valid_time_of
 from .records import record_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -277,8 +277,8 @@ class PreferNewer(ConflictPolicy):
     A newer value supersedes an older one only if its confidence is at least the older one's
     minus ``margin``: a newer claim from a far less trusted source does not silently replace
     a strong one, and the two stay an open conflict (``kb.conflicts()``). Values starting at
-    the same instant, and values with no premise (derived only), are not ordered in time:
-    they stand together too.
+    the same instant are not ordered in time: they stand together too. A value with no
+    premise (derived only) is dated through its reasons' inputs.
 
     >>> PreferNewer().margin, PreferNewer(0.1).to_dict()
     (0.2, {'policy': 'PreferNewer', 'margin': 0.1})
@@ -330,34 +330,48 @@ def superseder(engine: Engine, b: Belief) -> Belief | None:
     return b.defeated_by
 
 
-def span_of(b: Belief, successor: Belief | None = None) -> tuple[float | None, float | None]:
+def span_of(b: Belief, successor: Belief | None = None, engine: Engine | None = None,
+            now: float | None = None) -> tuple[float | None, float | None]:
     """``(valid_from, valid_until)`` of a value by its premises: the earliest start, and the
     latest end (``None`` if one is open-ended), cut at the start of ``successor`` (the value
-    that superseded it) when that comes first. ``(None, None)`` for a value with no premise."""
+    that superseded it) when that comes first. A value with no premise starts when its inputs
+    had all begun by ``now`` (given ``engine`` and ``now``; else ``(None, None)``)."""
     spans = [span for r in b.records() for span in record_intervals(r)] + _claim_spans(b)
     if not spans:
-        return None, None
+        if engine is None or now is None:
+            return None, None
+        began = _through_inputs(engine, b, now, now, frozenset())[1]
+        if began is None:
+            return None, None
+        spans = [(began, None)]
     start = min(s for s, _ in spans)
     ends = [e for _, e in spans]
     end = None if any(e is None for e in ends) else max(ends)  # type: ignore[type-var]
     if successor is not None:
         later = [s for r in successor.records() for s, _ in record_intervals(r) if s > start]
         later += [s for s, _ in _claim_spans(successor) if s > start]
+        if not successor.records() and engine is not None and now is not None:
+            began = _through_inputs(engine, successor, now, now, frozenset())[1]
+            later = [began] if began is not None and began > start else []
         if later and (end is None or min(later) < end):
             end = min(later)
     return start, end  # type: ignore[return-value]
 
 
-def _dates(engine: Engine, b: Belief, world: float, now: float
-           ) -> tuple[float | None, float | None, float]:
+def _dates(engine: Engine, b: Belief, world: float, now: float,
+           seen: frozenset[Belief] = frozenset()) -> tuple[float | None, float | None, float]:
     """``(holds, began, strength)`` of a value at world time ``world``: the latest start of its
     premises valid then (``None``: none is), the latest start of those begun by then, valid
     or not (``None``: none), and the agreement of those begun ones (at ``now``: evidence ages
-    by the clock). Premises past their ttl count for none of them."""
+    by the clock). Premises past their ttl count for none of them. A value with no premise
+    takes its dates through its inputs (:func:`_through_inputs`)."""
+    records = b.records()
+    if not records:
+        return _through_inputs(engine, b, world, now, seen)
     holds: float | None = None
     began: float | None = None
     best: dict[str, float] = {}
-    for record in b.records():
+    for record in records:
         source, origin, at, life = record
         if life is not None and life[1] is not None and now >= at + life[1]:
             continue
@@ -378,79 +392,81 @@ def _dates(engine: Engine, b: Belief, world: float, now: float
         if r > best.get(origin, -1.0):
             best[origin] = r
     strength = agreement(best, engine.corroboration) if best else 0.0
-    for j in b.justs:  # claims with a stated start compete in time as premises do
-        if j.live != DATED:
-            continue
-        s, e = valid_time_of(j)
-        if s is None or s > world:
-            continue
-        c = claim_strength(engine, j, now)
-        if c <= 0.0:  # an input that cannot be held: the claim cannot hold either
-            continue
-        if began is None or s > began:
-            began = s
-        if (e is None or world < e) and (holds is None or s > holds):
-            holds = s
-        if c > strength:
-            strength = c
+    for j in b.justs:  # a claim with a stated start competes in time beside the premises
+        if j.live == DATED and valid_time_of(j)[0] is not None:
+            d = _reason_dates(engine, j, world, now, seen | {b})
+            if d is not None:
+                if d[1] is not None and (began is None or d[1] > began):
+                    began = d[1]
+                if d[0] is not None and (holds is None or d[0] > holds):
+                    holds = d[0]
+                strength = max(strength, d[2])
     return holds, began, strength
 
 
 def _claim_spans(b: Belief) -> list[tuple[float, float | None]]:
-    """The valid times that ``b``'s claims state with a start (``valid_from``)."""
+    """The valid times ``b``'s claims state with a start (``kb.claim(..., valid_from=)``)."""
     spans = []
     for j in b.justs:
         if j.live == DATED:
-            s, e = valid_time_of(j)
-            if s is not None:
-                spans.append((s, e))
+            start, end = valid_time_of(j)
+            if start is not None:
+                spans.append((start, end))
     return spans
 
 
-def claim_strength(engine: Engine, j: Justification, now: float) -> float:
-    """What a dated claim weighs when :class:`PreferNewer` orders it, before the sweep: its
-    step (the kind's, at ``now``) times the least *potential* of its inputs, the confidence
-    each could have if no rival, nogood or exception decided anything (its premises valid at
-    the time read, or its best reason's step times its inputs' least potential; a withdrawn
-    belief's is 0). It reads no label, so an incremental sweep and one from scratch agree.
-    """
-    step = step_rule(engine.reliability, now, {}, engine.world)
-    memo: dict[Belief, float] = {}
-    weakest = 1.0
-    for x in j.inputs:
-        weakest = min(weakest, _potential(engine, x, now, step, memo, set())[0])
-    return j.kind.step(j, engine.reliability, now)[0] * weakest
+def _reason_dates(engine: Engine, j: Justification, world: float, now: float,
+                  seen: frozenset[Belief]) -> tuple[float | None, float, float] | None:
+    """``(holds, began, strength)`` of one reason at world time ``world``, ``None`` if it has
+    not begun. A reason began when the last of its inputs did, and holds from the latest start
+    of its inputs if each holds; a claim with a stated ``valid_from`` began at that start
+    instead (if it has come by ``world``; its inputs must have begun too) and holds from it
+    while its own interval and each input hold. Its strength is its step times its weakest
+    input's (a reason with no inputs: its step). A reason with no inputs and no stated start
+    has no dates."""
+    start = valid_time_of(j)[0] if j.live == DATED else None
+    if start is not None and start > world:
+        return None
+    dates = []
+    for x in j.distinct:
+        d = _dates(engine, x, world, now, seen) if x.withdrawn is None else (None, None, 0.0)
+        if d[1] is None:
+            return None  # an input that has not begun: the reason has not either
+        dates.append(d)
+    if not dates and start is None:
+        return None
+    step, _ = engine.step_confidence(j, now)
+    strength = step * min((d[2] for d in dates), default=1.0)
+    holding = [d[0] for d in dates if d[0] is not None]
+    if start is not None:
+        inside = counts_at(j, world)[0] and len(holding) == len(dates)
+        return (start if inside else None), start, strength
+    began = max(d[1] for d in dates if d[1] is not None)
+    return (max(holding) if len(holding) == len(dates) else None), began, strength
 
 
-def _potential(engine: Engine, b: Belief, now: float,
-               step: Callable[[Justification], tuple[float, bool]], memo: dict[Belief, float],
-               path: set[Belief]) -> tuple[float, bool]:
-    """``(potential confidence of b, whether a cycle cut it)``: only uncut values are kept in
-    ``memo`` (a cut one depends on where the walk entered the cycle)."""
-    if b.withdrawn is not None:
-        return 0.0, False
-    found = memo.get(b)
-    if found is not None:
-        return found, False
-    if b in path:
-        return 0.0, True
-    path.add(b)
-    best = engine.premise_confidence(b, now)[0] or 0.0
-    cut = False
+def _through_inputs(engine: Engine, b: Belief, world: float, now: float,
+                    seen: frozenset[Belief]) -> tuple[float | None, float | None, float]:
+    """The dates of a derived value: a reason whose inputs have all begun began when the last
+    of them did, and holds from the latest start of its inputs if each holds; its strength is
+    its step times its weakest input's. The value takes the latest of its reasons' dates and
+    the strongest of their strengths. A withdrawn value, a cycle back to a value on the way,
+    and a reason with no inputs have none (``(None, None, 0.0)``)."""
+    if b in seen or b.withdrawn is not None:
+        return None, None, 0.0
+    seen = seen | {b}
+    holds: float | None = None
+    began: float | None = None
+    strength = 0.0
     for j in b.justs:
-        st = step(j)[0]
-        if st < 0.0:
+        d = _reason_dates(engine, j, world, now, seen)
+        if d is None:
             continue
-        weakest = 1.0
-        for x in j.inputs:
-            px, cx = _potential(engine, x, now, step, memo, path)
-            cut = cut or cx
-            weakest = min(weakest, px)
-        best = max(best, st * weakest)
-    path.discard(b)
-    if not cut:
-        memo[b] = best
-    return best, cut
+        began = d[1] if began is None else max(began, d[1])
+        if d[0] is not None:
+            holds = d[0] if holds is None else max(holds, d[0])
+        strength = max(strength, d[2])
+    return holds, began, strength
 
 
 @attrs.frozen(slots=True)

@@ -1,11 +1,11 @@
 """Time and remembered facts (docs/remember.md, "Supersession by time").
 
 A fact is a claim resting on its document, and the document holds from the time the text was
-said, so a fact is time-scoped through it (``kb.at(t)`` before a message's time does not see
-that message's facts). The fact's claim also states its own ``valid_from`` (the fact's, else the
-message's time), so under ``PreferNewer`` a later message's value supersedes an earlier one as a
-newer premise would (docs/model.md, "Claims in time"). Without a time policy two remembered
-values of one key stay an open conflict.
+said, so a fact is time-scoped through it (``kb.at(t)`` before a message's time does not see that
+message's facts), and under ``PreferNewer`` it is ordered through its document's start (a later
+message supersedes an earlier one). A ``valid_from`` the text gives is the fact's claim's own
+start (``kb.claim(..., valid_from=)``), and wins over the message's time. Two values said at
+one instant are an open conflict.
 """
 
 from __future__ import annotations
@@ -32,11 +32,12 @@ def test_a_fact_is_time_scoped_through_its_document(kb: BeliefBase) -> None:
     assert kb.at(50).label("alice:city") == "OUT"
 
 
-def test_without_a_time_policy_two_remembered_values_are_an_open_conflict() -> None:
-    kb = BeliefBase(clock=ManualClock(1000))
+def test_two_values_said_at_one_time_are_an_open_conflict(kb: BeliefBase) -> None:
+    # PreferNewer orders remembered facts through their documents' times; two said at the same
+    # instant are not ordered, and stand as an open conflict for a person to settle
     model = ScriptedModel([facts(PARIS), facts(LYON)])
     kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+    (lyon,) = kb.remember("I moved to Lyon.", source="human:bob", model=model, at=100)
     (conflict,) = kb.conflicts()
     assert conflict.key == "alice:city"
     assert sorted(c.value for c in conflict.candidates) == ["Lyon", "Paris"]
