@@ -382,6 +382,8 @@ def _render_reason(reason: dict[str, Any], first: str, rest: str,
     inputs: list[dict[str, Any]] = reason["inputs"]
     mins = ", ".join(_num(x["confidence"]) for x in inputs)
     what = KINDS[reason["kind"]].describe(reason)
+    if "valid_from" in reason or "valid_until" in reason:  # the claim's own valid time
+        what += f"; valid {_interval(reason.get('valid_from'), reason.get('valid_until'))}"
     for e in reason.get("unless", ()):
         if e["held"]:
             by = e["by"]
