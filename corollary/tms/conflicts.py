@@ -293,8 +293,9 @@ class PreferNewer(ConflictPolicy):
         """Defeat each value a newer one supersedes at the time read (the engine's world time,
         else ``now``); the successor is the earliest of the values that supersede it."""
         world = now if engine.world is None else engine.world
+        dating = _Dating(engine, world, now)
         for standing in rivals_in(engine, region):
-            dated = [(r, *_dates(engine, r, world, now)) for r in standing]
+            dated = [(r, *dating.dates(r)[0]) for r in standing]
             for r, holds, _, strength in dated:
                 if holds is None:
                     continue
@@ -340,7 +341,7 @@ def span_of(b: Belief, successor: Belief | None = None, engine: Engine | None = 
     if not spans:
         if engine is None or now is None:
             return None, None
-        began = _through_inputs(engine, b, now, now, frozenset())[1]
+        began = _Dating(engine, now, now).through(b, frozenset())[0][1]
         if began is None:
             return None, None
         spans = [(began, None)]
@@ -351,57 +352,143 @@ def span_of(b: Belief, successor: Belief | None = None, engine: Engine | None = 
         later = [s for r in successor.records() for s, _ in record_intervals(r) if s > start]
         later += [s for s, _ in _claim_spans(successor) if s > start]
         if not successor.records() and engine is not None and now is not None:
-            began = _through_inputs(engine, successor, now, now, frozenset())[1]
+            began = _Dating(engine, now, now).through(successor, frozenset())[0][1]
             later = [began] if began is not None and began > start else []
         if later and (end is None or min(later) < end):
             end = min(later)
     return start, end  # type: ignore[return-value]
 
 
-def _dates(engine: Engine, b: Belief, world: float, now: float,
-           seen: frozenset[Belief] = frozenset()) -> tuple[float | None, float | None, float]:
-    """``(holds, began, strength)`` of a value at world time ``world``: the latest start of its
-    premises valid then (``None``: none is), the latest start of those begun by then, valid
-    or not (``None``: none), and the agreement of those begun ones (at ``now``: evidence ages
-    by the clock). Premises past their ttl count for none of them. A value with no premise
-    takes its dates through its inputs (:func:`_through_inputs`)."""
-    records = b.records()
-    if not records:
-        return _through_inputs(engine, b, world, now, seen)
-    holds: float | None = None
-    began: float | None = None
-    best: dict[str, float] = {}
-    for record in records:
-        source, origin, at, life = record
-        if life is not None and life[1] is not None and now >= at + life[1]:
-            continue
-        begun = [(s, e) for s, e in record_intervals(record) if s <= world]
-        if not begun:
-            continue
-        for s, e in begun:
-            if began is None or s > began:
-                began = s
-            if (e is None or world < e) and (holds is None or s > holds):
-                holds = s
-        r, _ = engine.reliability(source, now)
-        if life is not None:
-            if len(life) > 2:
-                r *= life[2]  # type: ignore[operator]
-            if life[0] is not None:
-                r *= decay_weight(max(now - at, 0.0), life[0])
-        if r > best.get(origin, -1.0):
-            best[origin] = r
-    strength = agreement(best, engine.corroboration) if best else 0.0
-    for j in b.justs:  # a claim with a stated start competes in time beside the premises
-        if j.live == DATED and valid_time_of(j)[0] is not None:
-            d = _reason_dates(engine, j, world, now, seen | {b})
-            if d is not None:
-                if d[1] is not None and (began is None or d[1] > began):
-                    began = d[1]
-                if d[0] is not None and (holds is None or d[0] > holds):
-                    holds = d[0]
-                strength = max(strength, d[2])
-    return holds, began, strength
+#: ``(holds, began, strength)`` of a value at a world time (see :class:`_Dating`).
+Dates = tuple["float | None", "float | None", float]
+_UNDATED: Dates = (None, None, 0.0)
+
+
+class _Dating:
+    """The dates of values at world time ``world`` (evidence aging by ``now``), for one
+    decision: ``(holds, began, strength)``, the latest start of a value's premises valid then
+    (``None``: none is), the latest start of those begun by then, valid or not (``None``:
+    none), and the agreement of those begun ones. Premises past their ttl count for none of
+    them. A value with no premise is dated through its reasons (:meth:`through`), each derived
+    value once per decision (a diamond of reasons is not walked once per path)."""
+
+    __slots__ = ("engine", "world", "now", "memo")
+
+    def __init__(self, engine: Engine, world: float, now: float) -> None:
+        self.engine = engine
+        self.world = world
+        self.now = now
+        self.memo: dict[Belief, Dates] = {}
+
+    def dates(self, b: Belief, seen: frozenset[Belief] = frozenset()) -> tuple[Dates, bool]:
+        """``b``'s dates, and whether a cycle was cut below it (such dates are not kept)."""
+        records = b.records()
+        if not records:
+            return self.through(b, seen)
+        world, now, engine = self.world, self.now, self.engine
+        holds: float | None = None
+        began: float | None = None
+        best: dict[str, float] = {}
+        for record in records:
+            source, origin, at, life = record
+            if life is not None and life[1] is not None and now >= at + life[1]:
+                continue
+            begun = [(s, e) for s, e in record_intervals(record) if s <= world]
+            if not begun:
+                continue
+            for s, e in begun:
+                if began is None or s > began:
+                    began = s
+                if (e is None or world < e) and (holds is None or s > holds):
+                    holds = s
+            r, _ = engine.reliability(source, now)
+            if life is not None:
+                if len(life) > 2:
+                    r *= life[2]  # type: ignore[operator]
+                if life[0] is not None:
+                    r *= decay_weight(max(now - at, 0.0), life[0])
+            if r > best.get(origin, -1.0):
+                best[origin] = r
+        strength = agreement(best, engine.corroboration) if best else 0.0
+        if b in seen:  # a cycle back here: its premises only (dates that depend on the path)
+            return (holds, began, strength), True
+        cut = False
+        for j in b.justs:  # a claim with a stated start competes in time beside the premises
+            if j.live == DATED and valid_time_of(j)[0] is not None:
+                d, below = self.reason(j, seen | {b})
+                cut = cut or below
+                if d is not None:
+                    if d[1] is not None and (began is None or d[1] > began):
+                        began = d[1]
+                    if d[0] is not None and (holds is None or d[0] > holds):
+                        holds = d[0]
+                    strength = max(strength, d[2])
+        return (holds, began, strength), cut
+
+    def reason(self, j: Justification, seen: frozenset[Belief]) -> tuple[Dates | None, bool]:
+        """One reason's dates (``None``: it has not begun), and whether a cycle was cut below.
+
+        A reason began when the last of its inputs did, and holds from the latest start of its
+        inputs if each holds. A claim with a stated ``valid_from`` (``kb.claim(...,
+        valid_from=)``) began at that start instead, once it has come by ``world`` and each
+        input has begun, and holds from it while its own interval and every input hold. Its
+        strength is its step times its weakest input's (with no inputs, its step); a reason
+        with no inputs and no stated start has no dates."""
+        start = valid_time_of(j)[0] if j.live == DATED else None
+        if start is not None and start > self.world:
+            return None, False
+        dates = []
+        cut = False
+        for x in j.distinct:
+            if x.withdrawn is not None:
+                return None, cut
+            d, below = self.dates(x, seen)
+            cut = cut or below
+            if d[1] is None:
+                return None, cut  # an input that has not begun: the reason has not either
+            dates.append(d)
+        if not dates and start is None:
+            return None, cut
+        step, _ = self.engine.step_confidence(j, self.now)
+        strength = step * min((d[2] for d in dates), default=1.0)
+        holding = [d[0] for d in dates if d[0] is not None]
+        if start is not None:
+            inside = counts_at(j, self.world)[0] and len(holding) == len(dates)
+            return ((start if inside else None), start, strength), cut
+        began = max(d[1] for d in dates if d[1] is not None)
+        return ((max(holding) if len(holding) == len(dates) else None), began, strength), cut
+
+    def through(self, b: Belief, seen: frozenset[Belief]) -> tuple[Dates, bool]:
+        """The dates of a derived value: a reason whose inputs have all begun began when the
+        last of them did, and holds from the latest start of its inputs if each holds; its
+        strength is its step times its weakest input's. The value takes the latest of its
+        reasons' dates and the strongest of their strengths. A withdrawn value, a cycle back to
+        a value on the way, and a reason with no inputs have none."""
+        found = self.memo.get(b)
+        if found is not None:
+            return found, False
+        if b in seen:
+            return _UNDATED, True
+        if b.withdrawn is not None:
+            return _UNDATED, False
+        seen = seen | {b}
+        holds: float | None = None
+        began: float | None = None
+        strength = 0.0
+        cut = False
+        for j in b.justs:
+            d, below = self.reason(j, seen)
+            cut = cut or below
+            if d is None:
+                continue
+            began = d[1] if began is None else max(began, d[1])
+            if d[0] is not None:
+                holds = d[0] if holds is None else max(holds, d[0])
+            strength = max(strength, d[2])
+        result: Dates = (holds, began, strength)
+        if not cut:
+            self.memo[b] = result
+        return result, cut
 
 
 def _claim_spans(b: Belief) -> list[tuple[float, float | None]]:
@@ -413,60 +500,6 @@ def _claim_spans(b: Belief) -> list[tuple[float, float | None]]:
             if start is not None:
                 spans.append((start, end))
     return spans
-
-
-def _reason_dates(engine: Engine, j: Justification, world: float, now: float,
-                  seen: frozenset[Belief]) -> tuple[float | None, float, float] | None:
-    """``(holds, began, strength)`` of one reason at world time ``world``, ``None`` if it has
-    not begun. A reason began when the last of its inputs did, and holds from the latest start
-    of its inputs if each holds; a claim with a stated ``valid_from`` began at that start
-    instead (if it has come by ``world``; its inputs must have begun too) and holds from it
-    while its own interval and each input hold. Its strength is its step times its weakest
-    input's (a reason with no inputs: its step). A reason with no inputs and no stated start
-    has no dates."""
-    start = valid_time_of(j)[0] if j.live == DATED else None
-    if start is not None and start > world:
-        return None
-    dates = []
-    for x in j.distinct:
-        d = _dates(engine, x, world, now, seen) if x.withdrawn is None else (None, None, 0.0)
-        if d[1] is None:
-            return None  # an input that has not begun: the reason has not either
-        dates.append(d)
-    if not dates and start is None:
-        return None
-    step, _ = engine.step_confidence(j, now)
-    strength = step * min((d[2] for d in dates), default=1.0)
-    holding = [d[0] for d in dates if d[0] is not None]
-    if start is not None:
-        inside = counts_at(j, world)[0] and len(holding) == len(dates)
-        return (start if inside else None), start, strength
-    began = max(d[1] for d in dates if d[1] is not None)
-    return (max(holding) if len(holding) == len(dates) else None), began, strength
-
-
-def _through_inputs(engine: Engine, b: Belief, world: float, now: float,
-                    seen: frozenset[Belief]) -> tuple[float | None, float | None, float]:
-    """The dates of a derived value: a reason whose inputs have all begun began when the last
-    of them did, and holds from the latest start of its inputs if each holds; its strength is
-    its step times its weakest input's. The value takes the latest of its reasons' dates and
-    the strongest of their strengths. A withdrawn value, a cycle back to a value on the way,
-    and a reason with no inputs have none (``(None, None, 0.0)``)."""
-    if b in seen or b.withdrawn is not None:
-        return None, None, 0.0
-    seen = seen | {b}
-    holds: float | None = None
-    began: float | None = None
-    strength = 0.0
-    for j in b.justs:
-        d = _reason_dates(engine, j, world, now, seen)
-        if d is None:
-            continue
-        began = d[1] if began is None else max(began, d[1])
-        if d[0] is not None:
-            holds = d[0] if holds is None else max(holds, d[0])
-        strength = max(strength, d[2])
-    return holds, began, strength
 
 
 @attrs.frozen(slots=True)

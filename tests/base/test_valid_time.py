@@ -423,3 +423,19 @@ def test_a_derived_value_is_ordered_through_its_inputs() -> None:
     assert [(e.value, e.status, e.valid_from, e.valid_until) for e in kb.timeline("city")] == [
         ("Paris", "superseded", OAK, PINE), ("Lyon", "held", PINE, None)]
     assert "supersedes 'Paris' (valid 2024-01-02 → 2025-03-02)" in str(kb.explain("city"))
+
+
+def test_dating_through_a_deep_diamond_of_reasons_walks_each_value_once() -> None:
+    # forty levels of diamonds: walked once per path, dating the top would take 2^40 steps
+    kb = base()
+    kb.assert_("root", 0, source="human:ops", valid_from=OAK)
+    below = ["root"]
+    for level in range(40):
+        left, right = f"l{level}", f"r{level}"
+        kb.claim(left, level, source="model:m", inputs=below)
+        kb.claim(right, level, source="model:m", inputs=below)
+        below = [left, right]
+    kb.claim("top", "old", source="model:m", inputs=below)
+    kb.assert_("news", 1, source="human:ops", valid_from=PINE)
+    kb.claim("top", "new", source="model:m", inputs=["news"])
+    assert kb.value("top") == "new"  # began at PINE, after everything under "old"

@@ -108,7 +108,7 @@ def evaluate(kb, now, world=None):
         strength = formulas.agreement(best, kb.policy.corroboration) if best else 0.0
         found = (max(holding, default=None), max((s for s, _ in begun), default=None), strength)
         for j in b.justs:  # claims with a stated start compete beside the premises
-            if j.info.get("valid_from") is not None:
+            if j.info.get("valid_from") is not None and b not in seen:  # (not round a cycle)
                 d = reason_dates(j, (*seen, b))
                 if d is not None:
                     found = merge(found, d)
