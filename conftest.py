@@ -6,3 +6,9 @@ import importlib.util
 # there is nothing of them to doctest (tests/mcp skips with a reason).
 collect_ignore = ([] if importlib.util.find_spec("mcp")
                   else ["corollary/mcp/server.py", "corollary/mcp/sdk.py"])
+
+# corollary/integrations/*.py import their agent framework (the langgraph and frameworks extras)
+_FRAMEWORKS = {"langgraph.py": "langgraph", "pydantic_ai.py": "pydantic_ai",
+               "openai_agents.py": "agents"}
+collect_ignore += [f"corollary/integrations/{name}" for name, module in _FRAMEWORKS.items()
+                   if importlib.util.find_spec(module) is None]

@@ -42,6 +42,7 @@ from .foundations.errors import (
     ModelResponseError,
     ModelTimeoutError,
     NotFittedError,
+    OutsideScopeError,
     ReadOnlyBaseError,
     RuleError,
     RuleLimitError,
@@ -57,6 +58,7 @@ from .foundations.errors import (
     UnknownSourceError,
     WeakSignalError,
 )
+from .foundations.scope import Scope
 from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .promises.book import Answer, Replay
 from .promises.options import GuaranteeOptions
@@ -133,6 +135,7 @@ __all__ = [
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Valid", "Watch",
     "WatchEvent",
     "WeakSignalError",
+    "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]
 __all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)

@@ -40,6 +40,7 @@ from ..foundations.errors import (
     ModelError,
     UnknownBeliefError,
 )
+from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key, plain
 from ..models import (
     Reply,
@@ -156,6 +157,10 @@ class Agent:
         Tokens for the task and the beliefs in the first request (default 2000): the beliefs
         shown are ``kb.recall(task, budget=..., expand=True)``, then those the run makes.
         ``None`` shows every held belief at or above the floor, as small bases can afford.
+    scope : str, iterable of str or Scope, optional
+        Key prefixes the run is confined to (:class:`~corollary.foundations.scope.Scope`):
+        the beliefs shown and recalled are inside it, and the model's claims are refused when
+        their key or an input is outside it. Not with a ``projector``.
     conflict_policy : ConflictPolicy or None, optional
         The conflict policy of the base the agent makes when no ``kb`` is given: by default
         ``PreferNewer()`` (a newer value of a key supersedes an older one: the world changed);
@@ -185,6 +190,7 @@ class Agent:
                  system: str | None = None, tolerance: float = 1e-6,
                  projector: Projector | None = None,
                  context_budget: int | None = CONTEXT_BUDGET,
+                 scope: str | Iterable[str] | Scope | None = None,
                  conflict_policy: ConflictPolicy | None | Any = _NEWER) -> None:
         if not callable(getattr(model, "complete", None)) and not callable(
                 getattr(model, "acomplete", None)):
@@ -205,6 +211,11 @@ class Agent:
         if projector is not None and not callable(projector):
             raise InvalidTypeError("projector must be a callable (kb) -> str")
         self.projector = projector
+        #: The keys the model may see and reason from (None: every key); docs/integrations.md
+        self.scope = to_scope(scope)
+        if projector is not None and self.scope is not None:
+            raise InvalidInputError("a projector renders the beliefs itself, so a scope could "
+                                    "not hold for it: pass one or the other")
         self.context_budget = (None if context_budget is None
                                else check_int(context_budget, "context_budget", low=1))
         tools = list(tools)
@@ -266,7 +277,7 @@ class Agent:
     def _view(self, task: str | None) -> View:
         """What a run on ``task`` shows the model of the beliefs."""
         if self.projector is not None or self.context_budget is None:
-            return View(self.kb, self.floor, None, self.projector)
+            return View(self.kb, self.floor, None, self.projector, scope=self.scope)
         if task is None:
             raise InvalidInputError("with a context_budget, the beliefs shown depend on the "
                                     "task: pass beliefs(task=...)")
@@ -275,8 +286,9 @@ class Agent:
         heading = prompts.BELIEFS.format(lines="")
         room = self.context_budget - count_tokens(task) - count_tokens(heading)
         found = [] if room <= 0 else self.kb.recall(task, RECALLED, budget=room,
-                                                    min_confidence=self.floor, expand=True)
-        return View(self.kb, self.floor, [(r.key, r.value) for r in found])
+                                                    min_confidence=self.floor, expand=True,
+                                                    scope=self.scope)
+        return View(self.kb, self.floor, [(r.key, r.value) for r in found], scope=self.scope)
 
     # -- running -----------------------------------------------------------------------------
     def run(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
@@ -489,7 +501,8 @@ class Agent:
         k = arguments.get("k", 10)
         if not 1 <= k <= RECALL_MOST:
             raise InvalidInputError(f"k must be from 1 to {RECALL_MOST}, not {k}")
-        found = self.kb.recall(arguments["query"], k, min_confidence=self.floor)
+        found = self.kb.recall(arguments["query"], k, min_confidence=self.floor,
+                               scope=self.scope)
         for r in found:
             view.told(r.key, r.value)
         marks = conflicts_by_key(self.kb) if any(r.conflict for r in found) else {}
@@ -521,6 +534,8 @@ class Agent:
     def _claim(self, arguments: dict[str, Any], turn: int, steps: list[Step], view: View
                ) -> Generator[_Ask | _Call, Any, tuple[Step, dict[str, Any]]]:
         formula = arguments.get("formula")
+        if self.scope is not None:  # the model writes inside its scope only
+            self.scope.check(arguments["key"])
         checked = self._check(arguments["key"], arguments["value"], arguments["inputs"],
                               arguments.get("certainty"), formula, arguments.get("citation"))
         certainty: float | None = arguments.get("certainty")
@@ -562,7 +577,10 @@ class Agent:
         return checked
 
     def _held(self, key: str, what: str) -> Belief:
-        """The one held belief of ``key``, read through the base's public API."""
+        """The one held belief of ``key``, read through the base's public API (inside the
+        agent's scope: a claim rests on nothing the model may not see)."""
+        if self.scope is not None:
+            self.scope.check(key, what)
         value = self.kb.value(key)  # UnknownBeliefError, AmbiguousValueError
         if self.kb.label(key) != IN:
             raise UnknownBeliefError(f"{what} {key!r} holds no value")

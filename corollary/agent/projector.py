@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..facade.recall import Recalled, render_key, render_recalled, render_value
 from ..foundations.errors import AmbiguousValueError, CorollaryError, InvalidTypeError
+from ..foundations.scope import Scope
 from ..foundations.values import canon
 from ..tms import IN
 from . import prompts
@@ -54,11 +55,15 @@ def render_line(key: str, value: Any, confidence: float, conflict: bool = False,
 
 
 def lines(kb: BeliefBase, floor: float, exclude: str | None = None,
-          named: dict[str, tuple[str, Any]] | None = None) -> dict[str, str]:
-    """Every held belief of ``kb`` at or above ``floor`` but ``exclude``: line by head, sorted
-    by key (then by confidence, for the values of an open conflict, which are marked; a value
-    that superseded another is marked too). ``named`` gets each head's ``(key, value)``."""
+          named: dict[str, tuple[str, Any]] | None = None,
+          scope: Scope | None = None) -> dict[str, str]:
+    """Every held belief of ``kb`` at or above ``floor`` but ``exclude`` (and inside ``scope``):
+    line by head, sorted by key (then by confidence, for the values of an open conflict, which
+    are marked; a value that superseded another is marked too). ``named`` gets each head's
+    ``(key, value)``."""
     everything = kb.beliefs()
+    if scope is not None:
+        everything = [h for h in everything if scope.contains(h.key)]
     conflicts = conflicts_by_key(kb)
     held = sorted(((h.key, -h.confidence, h.value) for h in everything
                    if h.confidence >= floor and h.key != exclude), key=lambda t: (t[0], t[1]))
@@ -117,8 +122,9 @@ class View:
     """
 
     def __init__(self, kb: BeliefBase, floor: float, watched: list[tuple[str, Any]] | None,
-                 projector: Projector | None = None) -> None:
+                 projector: Projector | None = None, scope: Scope | None = None) -> None:
         self.kb = kb
+        self.scope = scope
         self.floor = floor
         self.projector = projector
         self.watched: dict[tuple[str, Any], tuple[str, Any]] | None = None
@@ -140,8 +146,11 @@ class View:
             self.watched.setdefault((key, canon(value)), (key, value))
 
     def line(self, key: str, value: Any) -> tuple[str, str] | None:
-        """``(head, line)`` of ``key = value`` if it is held at or above the floor now."""
+        """``(head, line)`` of ``key = value`` if it is held at or above the floor now (and in
+        the scope)."""
         kb = self.kb
+        if self.scope is not None and not self.scope.contains(key):
+            return None
         try:
             confidence = kb.confidence(key, value)  # 0.0 when OUT
             if confidence < self.floor or (confidence == 0.0 and kb.label(key, value) != IN):
@@ -195,7 +204,7 @@ class View:
                 text = without_key(text, exclude)
             return {line: line for line in text.splitlines()}
         if self.watched is None:
-            return lines(self.kb, self.floor, exclude, self.named)
+            return lines(self.kb, self.floor, exclude, self.named, self.scope)
         found: dict[str, str] = {}
         pending = list(self.watched.values())
         while pending:

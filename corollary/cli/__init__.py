@@ -215,6 +215,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="HTTP: a host name requests may name in Host and Origin, besides "
                             "the loopback names and --host (repeatable; e.g. the name a "
                             "reverse proxy serves)")
+    serve.add_argument("--scope", dest="scope", action="append", default=None,
+                       metavar="PREFIX",
+                       help="confine the clients to keys equal to PREFIX or starting with "
+                            "PREFIX: (repeatable; e.g. --scope customer:42 --scope store)")
     _imports(serve, "imports")
     from . import remembering
 
@@ -271,7 +275,7 @@ def _run(args: argparse.Namespace) -> int:
         serve(ledger=args.ledger, session=args.session, transport=args.transport,
               host=args.host, port=args.port, token_file=args.token_file,
               allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools,
-              model=remembering.model_of(args))
+              scope=args.scope, model=remembering.model_of(args))
         return 0
     if args.command == "remember":
         return remembering.remember(args)

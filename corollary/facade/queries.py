@@ -7,12 +7,14 @@ fast path reading a key that needs nothing recomputed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..foundations._validate import check_int, check_unit
 from ..foundations.clock import Instant
+from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon
 from ..reasons.calls import Expired, expired
 from ..reasons.nogoods import describe_loss
@@ -115,13 +117,16 @@ class QueryMethods:
                 if b.label is IN and b.conf >= floor]
 
     def recall(self, query: str, k: int = 10, *, budget: float | None = None,
-               min_confidence: float | None = None, expand: bool = False) -> list[Recalled]:
+               min_confidence: float | None = None, expand: bool = False,
+               scope: str | Iterable[str] | Scope | None = None) -> list[Recalled]:
         """The held beliefs ``query`` is about, most relevant first (see :mod:`corollary.facade.recall`).
 
         At most ``k`` hits, each held now at or above ``min_confidence`` (default: the policy's
         ``min_confidence``); ``expand`` adds each hit's held inputs after it; ``budget``
         (tokens, :func:`corollary.facade.recall.count_tokens` of the rendered lines) stops the list
         before the first line that would not fit.
+        ``scope`` (a key prefix, several, or a :class:`~corollary.foundations.scope.Scope`)
+        keeps hits and inputs to the keys in it: nothing outside is returned.
 
         >>> from corollary import BeliefBase
         >>> kb = BeliefBase()
@@ -134,7 +139,7 @@ class QueryMethods:
         if self._recaller is None:
             self._recaller = Recaller(self._engine, self._lookup, self._embedder)
         floor = self.policy.min_confidence if floor is None else floor
-        return self._recaller.recall(query, k, floor, budget, expand)
+        return self._recaller.recall(query, k, floor, budget, expand, to_scope(scope))
 
     def project(self) -> dict[str, Any]:
         """What a model should be shown: held values at or above ``policy.min_confidence``."""

@@ -27,6 +27,7 @@ import attrs
 from ..foundations._format import format_confidence
 from ..foundations._validate import check_bool, check_int, check_number, check_unit
 from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.scope import Scope
 from ..foundations.values import plain
 from ..tms import IN, Belief, Engine
 from .recall_index import LexicalIndex, tokenize
@@ -185,20 +186,24 @@ class Recaller:
     its index up to date with the engine on each recall.
     """
 
-    __slots__ = ("engine", "lookup", "index", "vectors")
+    __slots__ = ("engine", "lookup", "index", "vectors", "scope")
 
     def __init__(self, engine: Engine, lookup: Lookup, embedder: Embedder | None = None) -> None:
         self.engine = engine
         self.lookup = lookup
         self.index = LexicalIndex(engine)
         self.vectors = None if embedder is None else VectorIndex(embedder)
+        #: the scope of the recall under way (None: every key); see corollary.foundations.scope
+        self.scope: Scope | None = None
 
     def recall(self, query: str, k: int, floor: float, budget: float | None,
-               expand: bool) -> list[Recalled]:
-        """The recall of :meth:`corollary.BeliefBase.recall`, arguments checked."""
+               expand: bool, scope: Scope | None = None) -> list[Recalled]:
+        """The recall of :meth:`corollary.BeliefBase.recall`, arguments checked; with a
+        ``scope``, only beliefs whose keys are in it are candidates (hits and inputs alike)."""
         terms = tokenize(query)
         if not terms:
             return []
+        self.scope = scope
         # outcomes, due rules and expiries first: they change what is held, and rules due now
         # make beliefs the index must see
         self.lookup.catch_up()
@@ -231,7 +236,7 @@ class Recaller:
             if b.label is not IN or not self.index.live(b):
                 self.vectors.drop(row)
                 continue
-            if b.conf < floor:
+            if b.conf < floor or (self.scope is not None and not self.scope.contains(b.key)):
                 continue
             fused[b] = fused.get(b, 0.0) + 1.0 / (RRF_K + rank + 1)
             rank += 1
@@ -244,7 +249,8 @@ class Recaller:
 
     def _held(self, b: Belief, floor: float) -> bool:
         """Whether ``b`` (synced) is a belief of the base now, held at or above ``floor``."""
-        return b.label is IN and b.conf >= floor and self.engine.find(b.key, b.vid) is b
+        return (b.label is IN and b.conf >= floor and self.engine.find(b.key, b.vid) is b
+                and (self.scope is None or self.scope.contains(b.key)))
 
     def _beside(self, b: Belief, terms: list[str]) -> list[tuple[float, Belief]]:
         """The other values of ``b``'s key not indexed yet (made by reasons only, since the

@@ -210,12 +210,13 @@ class WorldView:
                         else any(b.best is not None for b in slot.values()))]
 
     def recall(self, query: str, k: int = 10, *, budget: float | None = None,
-               min_confidence: float | None = None, expand: bool = False) -> list[Recalled]:
+               min_confidence: float | None = None, expand: bool = False,
+               scope: Any = None) -> list[Recalled]:
         """:meth:`corollary.BeliefBase.recall` over what holds at ``t``: never a value
         superseded or not yet begun then; an open conflict's values come marked."""
         with self._reading():
             return self._base.recall(query, k, budget=budget, min_confidence=min_confidence,
-                                     expand=expand)
+                                     expand=expand, scope=scope)
 
     def at(self, t: Instant) -> WorldView:
         """The same base read at another world time."""

@@ -16,6 +16,10 @@ class InvalidInputError(CorollaryError, ValueError):
     """An argument has the right type but a value the engine cannot accept."""
 
 
+class OutsideScopeError(InvalidInputError):
+    """A key outside the scope a reader was given (an agent's, a recall's, a server's)."""
+
+
 class InvalidTypeError(CorollaryError, TypeError):
     """An argument has the wrong type."""
 

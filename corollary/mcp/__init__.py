@@ -28,7 +28,7 @@ _FEATURE = "corollary's MCP server"
 
 
 def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "corollary",
-                model: Any = None) -> Any:
+                model: Any = None, scope: str | Sequence[str] | None = None) -> Any:
     """An MCP server (``mcp.server.mcpserver.MCPServer``) over ``kb``.
 
     Parameters
@@ -48,17 +48,21 @@ def make_server(kb: BeliefBase, *, session: str | None = None, name: str = "coro
     model : Model, optional
         What the ``remember`` tool extracts facts with (``kb.remember``); without one the tool
         refuses every call, saying how to configure one.
+    scope : str or sequence of str, optional
+        Key prefixes the clients are confined to (docs/integrations.md, "Scope"): no tool shows
+        or changes a key outside them, and a proof names such an input only as outside.
     """
     require("mcp.server", "mcp", _FEATURE)
     from .server import build
 
-    return build(kb, session=session, name=name, model=model)
+    return build(kb, session=session, name=name, model=model, scope=scope)
 
 
 def serve(ledger: str | None = None, session: str = "default", transport: str = "stdio",
           host: str = "127.0.0.1", port: int = 8000, *, token_file: str | None = None,
           allowed_hosts: Sequence[str] = (), rules: Sequence[Rule] = (),
-          tools: Sequence[Callable[..., Any]] = (), model: Any = None) -> None:
+          tools: Sequence[Callable[..., Any]] = (), model: Any = None,
+          scope: Sequence[str] | None = None) -> None:
     """Serve the base saved under ``session`` in ``ledger`` (``corollary mcp``) until the
     client goes away; the session is created if new.
 
@@ -84,6 +88,9 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         :func:`corollary.cli.opening.open_to_serve`.
     model : Model, optional
         What the ``remember`` tool extracts facts with (``corollary mcp --model URL``).
+    scope : sequence of str, optional
+        Key prefixes the server's clients are confined to (``--scope``), as in
+        :func:`make_server`.
     """
     require("mcp.server", "mcp", _FEATURE)
     from ..cli.opening import Imported
@@ -91,4 +98,4 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
 
     run(ledger=ledger, session=session, transport=transport, host=host, port=port,
         token_file=token_file, allowed_hosts=allowed_hosts,
-        imported=Imported(rules=tuple(rules), tools=tuple(tools)), model=model)
+        imported=Imported(rules=tuple(rules), tools=tuple(tools)), model=model, scope=scope)

@@ -73,8 +73,10 @@ def add_remember(server: Any, served: Any, model: Any) -> None:
             when = parse_instant(at, "at")
         except (InvalidInputError, InvalidTypeError) as exc:
             raise ToolError(str(exc)) from exc
-        made, version = served.change(lambda kb: kb.remember(text, source=source, model=model,
-                                                             at=when))
+        scope = getattr(served, "scope", None)  # corollary mcp --scope: facts outside refused
+        made, version = served.change(lambda kb: kb.remember(
+            text, source=source, model=model, at=when,
+            scope=None if scope is None else list(scope.prefixes)))
         return RememberedFacts(
             remembered=[RememberedFact(key=r.key, value=plain(r.value), quote=r.quote,
                                        label=r.label, confidence=r.confidence,

@@ -36,6 +36,7 @@ from ..cli.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..facade.base import BeliefBase
 from ..foundations.clock import parse_instant
 from ..foundations.errors import CorollaryError, InvalidInputError, UnknownBeliefError
+from ..foundations.scope import Scope, to_scope
 from ..foundations.values import plain
 from ..trust.ledger import open_ledger
 from ..trust.stores.targets import local_file
@@ -196,8 +197,10 @@ class Served:
     reads and changes sync with the other writers of its session first.
     """
 
-    def __init__(self, kb: BeliefBase, session: str | None) -> None:
+    def __init__(self, kb: BeliefBase, session: str | None, scope: Scope | None = None) -> None:
         self.kb = kb
+        #: the keys the server's clients may see and change (None: every key)
+        self.scope = scope
         self.journaled = getattr(kb, "session_id", None) is not None
         self.session = session if not self.journaled else kb.session_id  # type: ignore[attr-defined]
         self.lock = threading.Lock()
@@ -212,6 +215,7 @@ class Served:
         """Count clients listening to ``uris`` (``more``: +1 or -1); watch the keys of the
         ``belief://`` ones."""
         keys = [uri[len("belief://"):] for uri in uris if uri.startswith("belief://")]
+        keys = [key for key in keys if self.inside(key)]  # no news of a key outside the scope
         if not keys:
             return
         with self.lock:
@@ -251,6 +255,18 @@ class Served:
                 self.kb.sync()  # type: ignore[attr-defined]
         finally:
             self.follower.release()
+
+    def inside(self, key: Any) -> bool:
+        """Whether ``key`` is in the server's scope (any key when it has none)."""
+        return self.scope is None or not isinstance(key, str) or self.scope.contains(key)
+
+    def check(self, *keys: Any, what: str = "key") -> None:
+        """A tool error unless every key is in the server's scope (nothing is read or
+        changed: docs/integrations.md, "Scope")."""
+        if self.scope is not None:
+            with _as_tool_error():
+                for key in keys:
+                    self.scope.check(key, what)
 
     @contextmanager
     def reading(self) -> Iterator[BeliefBase]:
@@ -359,11 +375,11 @@ _RETRACT = sdk_server.tool_hints(readOnlyHint=False, destructiveHint=True, openW
 
 
 def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary",
-          model: Any = None) -> MCPServer:
+          model: Any = None, scope: str | Sequence[str] | Scope | None = None) -> MCPServer:
     """The server over ``kb`` (see :func:`corollary.mcp.make_server`)."""
     if not isinstance(kb, BeliefBase):
         raise TypeError("make_server needs a BeliefBase")
-    served = Served(kb, session)
+    served = Served(kb, session, to_scope(scope))
 
     @asynccontextmanager
     async def following(_: MCPServer) -> AsyncIterator[dict[str, Any]]:
@@ -406,6 +422,8 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         valid_until: Annotated[str | float | None, Field(description=(
             "When it stops holding (ISO 8601 or POSIX seconds); default: open-ended"))] = None,
     ) -> Changed:
+        served.check(key)
+
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s,
                        certainty=certainty, valid_from=parse_instant(valid_from, "valid_from"),
@@ -430,6 +448,9 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                                                              "(default 1)")] = None,
     ) -> Claimed:
         cited = None if citation is None else citation.model_dump()
+        served.check(key)
+        served.check(*(inputs.values() if isinstance(inputs, dict) else inputs), what="input")
+        served.check(*([] if citation is None else [citation.document]), what="cited document")
 
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             return key, kb.claim(key, value, source, inputs=inputs, certainty=certainty,
@@ -454,6 +475,8 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         reason: Annotated[str | None, Field(description="Why, shown in proofs")] = None,
         fault: Annotated[str, Field(description="'none' or 'source'")] = "none",
     ) -> Changed:
+        served.check(key)
+
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             withdrawn = kb.value(key) if value is None else value
             kb.retract(key, value, reason=reason, fault=fault)
@@ -478,6 +501,7 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         "The value held for key now, IN or OUT, with its confidence (value null if none is "
         "held). Fails while two values of key conflict: see conflicts."))
     def belief(key: Key) -> BeliefState:
+        served.check(key)
         with served.reading() as kb:
             if kb.label(key) == "OUT":  # (a held value may itself be null)
                 return BeliefState(key=key, value=None, label="OUT", confidence=0.0)
@@ -498,7 +522,8 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
                 RecalledBelief(key=r.key, value=plain(r.value), label="IN",
                                confidence=r.confidence, score=r.score, why=list(r.why),
                                conflict=r.conflict)
-                for r in kb.recall(query, k, min_confidence=min_confidence)])
+                for r in kb.recall(query, k, min_confidence=min_confidence,
+                                   scope=served.scope)])
 
     @server.tool(annotations=_READ, description=(
         "Held beliefs with their confidence: those a query finds (best first), else every one; "
@@ -514,9 +539,11 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         with served.reading() as kb:
             if query is not None:  # one more than the limit: whether more matched
                 found = [(r.key, r.value, r.confidence)
-                         for r in kb.recall(query, limit + 1, min_confidence=min_confidence)]
+                         for r in kb.recall(query, limit + 1, min_confidence=min_confidence,
+                                            scope=served.scope)]
             else:
-                found = [(h.key, h.value, h.confidence) for h in kb.beliefs(min_confidence)]
+                found = [(h.key, h.value, h.confidence) for h in kb.beliefs(min_confidence)
+                         if served.inside(h.key)]
             return BeliefList(beliefs=[
                 BeliefState(key=key, value=plain(value), label="IN", confidence=confidence)
                 for key, value, confidence in found[:limit]], truncated=len(found) > limit)
@@ -526,8 +553,11 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         "and as a tree."))
     def explain(key: Key, value: Annotated[Any, Field(
             description="Explain this value of key (default: the held one)")] = None) -> Proof:
+        served.check(key)
         with served.reading() as kb:
             proof = kb.explain(key, value)
+            if served.scope is not None:  # inputs outside the scope are named only as such
+                proof = type(proof)(served.scope.redact(proof.to_dict()))
             blocks = _json(proof.to_blocks(PROOF_BLOCK_DEPTH))
             return Proof(key=key, text=str(proof), tree=blocks["proof"],
                          continued=blocks["continued"])
@@ -539,7 +569,7 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         with served.reading() as kb:
             return ConflictList(conflicts=[ConflictItem(key=c.key, candidates=[
                 Candidate(value=plain(x.value), confidence=x.confidence, sources=list(x.sources))
-                for x in c.candidates]) for c in kb.conflicts()])
+                for x in c.candidates]) for c in kb.conflicts() if served.inside(c.key)])
 
     @server.tool(annotations=_WRITE, description=(
         "Settle a conflict over key as a person would: winner holds, the other values are "
@@ -547,6 +577,8 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
     def resolve(conflict: Annotated[str, Field(description="The key in conflict")],
                 winner: Annotated[Any, Field(description="The value that holds")],
                 learn: bool = True) -> Changed:
+        served.check(conflict)
+
         def apply(kb: BeliefBase) -> tuple[str, Any]:
             kb.resolve(conflict, winner, learn=learn)
             return conflict, winner
@@ -561,15 +593,18 @@ def build(kb: BeliefBase, *, session: str | None = None, name: str = "corollary"
         with served.reading() as kb:
             return FadedList(faded=[
                 FadedItem(key=f.key, value=plain(f.value), confidence=f.confidence,
-                          sources=list(f.sources)) for f in kb.faded(threshold)])
+                          sources=list(f.sources)) for f in kb.faded(threshold)
+                if served.inside(f.key)])
 
     @server.tool(annotations=_READ, description=(
         "What to verify first to make key more certain: the premises whose check would "
         "settle the most, best first."))
     def what_to_check(key: Key, n: Annotated[int, Field(
             description="How many to list")] = 5) -> CheckList:
+        served.check(key)
         with served.reading() as kb:
-            found = kb.what_to_check(key, n=n)
+            found = [i for i in kb.what_to_check(key, n=None if served.scope else n)
+                     if served.inside(i.key)][:n]
             return CheckList(items=[
                 CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)
                 for i in found])
@@ -631,9 +666,11 @@ def _json(tree: Any) -> Any:
 
 def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
         token_file: str | None = None, allowed_hosts: Sequence[str] = (),
-        imported: Imported = NOTHING_IMPORTED, model: Any = None) -> None:
+        imported: Imported = NOTHING_IMPORTED, model: Any = None,
+        scope: Sequence[str] | None = None) -> None:
     """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new); ``model``
     is the one the ``remember`` tool extracts with."""
+    to_scope(scope)  # a bad --scope fails before anything is created
     if transport == "http":  # refuse an exposed server before anything is created
         token = http.read_token(token_file)
         http.check_exposure(host, token)
@@ -646,7 +683,7 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
         path.parent.mkdir(parents=True, exist_ok=True)
     with open_ledger(ledger) as opened:
         kb, _ = open_to_serve(opened, session, imported)  # the --import'ed rules in it
-        server = build(kb, session=session, model=model)
+        server = build(kb, session=session, model=model, scope=scope)
         if transport == "http":
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
         else:

@@ -13,7 +13,8 @@ belongs to one layer, bottom up:
 3. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``;
 4. ``facade``: ``BeliefBase`` and its helpers;
 5. what uses a base from outside: ``render``, ``models``, ``agent``;
-6. surfaces: ``cli``, ``mcp``, ``ui`` and the package root.
+6. surfaces: ``cli``, ``mcp``, ``ui``, ``integrations`` (agent frameworks in-process) and
+   the package root.
 
 Promises and snapshots sit *below* the facade rather than above it: ``kb.answer`` and
 ``kb.save`` are the facade's own methods, so the facade must import them, and they read the TMS
@@ -36,7 +37,7 @@ LAYERS: dict[int, set[str]] = {
     3: {"promises", "snapshot"},
     4: {"facade"},
     5: {"render", "models", "agent"},
-    6: {"cli", "mcp", "ui", "__main__", ""},
+    6: {"cli", "mcp", "ui", "integrations", "__main__", ""},
 }
 PACKAGE_LAYER = {name: layer for layer, names in LAYERS.items() for name in names}
 

@@ -10,6 +10,8 @@ one instant are an open conflict.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from remember_cases import fact, facts
 
@@ -24,10 +26,17 @@ def kb() -> BeliefBase:
     return BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
 
 
-def test_a_fact_is_time_scoped_through_its_document(kb: BeliefBase) -> None:
+def paris_then_lyon(kb: BeliefBase, paris_at: float, lyon_at: float, lyon_by: str = "human:alice"
+                    ) -> tuple[Any, Any]:
+    """Paris remembered, then Lyon (said at the times given): the two remembered facts."""
     model = ScriptedModel([facts(PARIS), facts(LYON)])
-    kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+    (paris,) = kb.remember("I live in Paris.", source="human:alice", model=model, at=paris_at)
+    (lyon,) = kb.remember("I moved to Lyon.", source=lyon_by, model=model, at=lyon_at)
+    return paris, lyon
+
+
+def test_a_fact_is_time_scoped_through_its_document(kb: BeliefBase) -> None:
+    paris_then_lyon(kb, 100, 200)
     assert kb.at(150).value("alice:city") == "Paris"
     assert kb.at(50).label("alice:city") == "OUT"
 
@@ -35,9 +44,7 @@ def test_a_fact_is_time_scoped_through_its_document(kb: BeliefBase) -> None:
 def test_two_values_said_at_one_time_are_an_open_conflict(kb: BeliefBase) -> None:
     # PreferNewer orders remembered facts through their documents' times; two said at the same
     # instant are not ordered, and stand as an open conflict for a person to settle
-    model = ScriptedModel([facts(PARIS), facts(LYON)])
-    kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    (lyon,) = kb.remember("I moved to Lyon.", source="human:bob", model=model, at=100)
+    paris_then_lyon(kb, 100, 100, lyon_by="human:bob")
     (conflict,) = kb.conflicts()
     assert conflict.key == "alice:city"
     assert sorted(c.value for c in conflict.candidates) == ["Lyon", "Paris"]
@@ -47,9 +54,7 @@ def test_two_values_said_at_one_time_are_an_open_conflict(kb: BeliefBase) -> Non
 
 
 def test_a_later_message_supersedes_an_earlier_one(kb: BeliefBase) -> None:
-    model = ScriptedModel([facts(PARIS), facts(LYON)])
-    (paris,) = kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+    paris, lyon = paris_then_lyon(kb, 100, 200)
     assert (paris.key, lyon.key, lyon.merged_from) == ("alice:city", "alice:city",
                                                       "alice:home_city")
     assert (lyon.label, lyon.superseded) == ("IN", ("Paris",))
@@ -96,9 +101,7 @@ def test_the_text_saying_when_wins_over_the_message_time(kb: BeliefBase) -> None
 
 
 def test_forgetting_the_newer_conversation_leaves_the_older_value(kb: BeliefBase) -> None:
-    model = ScriptedModel([facts(PARIS), facts(LYON)])
-    kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+    _, lyon = paris_then_lyon(kb, 100, 200)
     kb.retract(lyon.document, reason="forget that conversation")
     assert kb.value("alice:city") == "Paris"
 

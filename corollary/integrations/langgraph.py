@@ -1,0 +1,414 @@
+"""``CorollaryStore``: a LangGraph ``BaseStore`` over a base or a journaled session.
+
+LangGraph keeps an agent's long-term memory in a store (``put``/``get``/``search``/``delete``
+over namespaces), and LangMem's memory tools sit on it. Over a base, each item is a belief:
+
+- the namespace and key name the belief (``("memories", "u1")`` and ``"k"`` are
+  ``memories:u1:k``; a ``:`` or ``%`` inside a label is written ``%3A`` or ``%25``), so a
+  namespace is a key prefix and a search within it is a recall in that scope
+  (:mod:`corollary.foundations.scope`);
+- ``put`` asserts the item's value (a JSON object) on the word of the store's ``source``; a
+  second ``put`` of the key replaces the first (with a base that takes valid times, the new
+  value is valid from the time of the put, and the policy decides: under ``PreferNewer`` the
+  old one is superseded), ``delete`` retracts it without blaming anyone;
+- ``get`` reads the held value, ``search`` returns held values only, at or above the base's
+  confidence floor: never a superseded, retracted or untrusted one; with ``query=`` the order
+  is :meth:`~corollary.BeliefBase.recall`'s (relevance times confidence, as ``score``).
+
+Reads in one ``batch`` see the store as it was before the batch's writes, which are applied at
+its end, the last write of a key winning (as LangGraph's ``InMemoryStore`` does). Where this
+store differs from ``InMemoryStore``, and why, is listed in docs/integrations.md.
+
+Needs the ``langgraph`` extra (``pip install 'corollary[langgraph]'``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import math
+import threading
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from typing import Any
+
+from ..foundations.errors import InvalidInputError, InvalidTypeError, require
+from ..foundations.scope import Scope
+from ..foundations.values import canon, plain
+
+_base = require("langgraph.store.base", "langgraph", "corollary.integrations.langgraph")
+BaseStore = _base.BaseStore
+GetOp, PutOp, SearchOp, ListNamespacesOp = (_base.GetOp, _base.PutOp, _base.SearchOp,
+                                            _base.ListNamespacesOp)
+Item, SearchItem, InvalidNamespaceError = _base.Item, _base.SearchItem, _base.InvalidNamespaceError
+
+__all__ = ["CorollaryStore", "belief_key", "item_path"]
+
+#: The source a store asserts its items on the word of, unless told otherwise.
+SOURCE = "tool:langgraph-store"
+
+
+def _escape(label: str) -> str:
+    return label.replace("%", "%25").replace(":", "%3A")
+
+
+def _unescape(label: str) -> str:
+    return label.replace("%3A", ":").replace("%25", "%")
+
+
+def belief_key(namespace: tuple[str, ...], key: str, prefix: tuple[str, ...] = ()) -> str:
+    """The belief key of the item ``key`` in ``namespace`` (under the store's ``prefix``).
+
+    >>> belief_key(("memories", "u1"), "k"), belief_key(("a:b",), "50%")
+    ('memories:u1:k', 'a%3Ab:50%25')
+    """
+    return ":".join(_escape(label) for label in (*prefix, *namespace, key))
+
+
+def item_path(key: str, prefix: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str] | None:
+    """``(namespace, key)`` of a belief key, or ``None`` when it names no item (outside the
+    prefix, or without a namespace).
+
+    >>> item_path("memories:u1:k"), item_path("a%3Ab:50%25"), item_path("lonely")
+    ((('memories', 'u1'), 'k'), (('a:b',), '50%'), None)
+    """
+    labels = [_unescape(label) for label in key.split(":")]
+    if len(labels) < len(prefix) + 2 or tuple(labels[:len(prefix)]) != prefix:
+        return None
+    labels = labels[len(prefix):]
+    return tuple(labels[:-1]), labels[-1]
+
+
+def _check_namespace(namespace: Any, *, empty: bool = False) -> tuple[str, ...]:
+    """LangGraph's rules for a namespace (its own error type): strings, none empty or holding
+    ``.`` or NUL; a namespace written to is not empty and does not start ``"langgraph"``."""
+    if not isinstance(namespace, tuple):
+        raise InvalidNamespaceError(f"a namespace is a tuple of strings, not {namespace!r}")
+    if not namespace and not empty:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
+    for label in namespace:
+        if not isinstance(label, str) or not label or "." in label or "\x00" in label:
+            raise InvalidNamespaceError(f"Invalid namespace label {label!r} in {namespace}: a "
+                                        "label is a non-empty string without '.' or NUL")
+    if namespace and namespace[0] == "langgraph" and not empty:
+        raise InvalidNamespaceError(
+            f'Root label for namespace cannot be "langgraph". Got: {namespace}')
+    return namespace
+
+
+def _when(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, timezone.utc)
+
+
+class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
+    """A LangGraph store whose items are beliefs of ``kb``.
+
+    Parameters
+    ----------
+    kb : BeliefBase
+        A base, or a journaled session (``BeliefBase.open_session``): then every ``put`` and
+        ``delete`` is one journal entry, and other writers' items are seen.
+    source : str or callable, optional
+        Who answers for what is put: a source (default ``"tool:langgraph-store"``), or
+        ``source(namespace) -> str`` to name one per namespace (``("user", "42")`` ->
+        ``"human:42"``).
+    prefix : tuple of str
+        Namespace labels put before every namespace (default none: ``("memories", "u1")``
+        is the key prefix ``memories:u1``), to keep the store's items apart from other beliefs.
+    min_confidence : float, optional
+        Search and get show values held at or above this confidence (default: the base's
+        ``policy.min_confidence``).
+
+    Examples
+    --------
+    >>> from corollary import BeliefBase
+    >>> kb = BeliefBase()
+    >>> store = CorollaryStore(kb)
+    >>> store.put(("memories", "u1"), "diet", {"text": "vegetarian"})
+    >>> store.get(("memories", "u1"), "diet").value, kb.value("memories:u1:diet")
+    ({'text': 'vegetarian'}, {'text': 'vegetarian'})
+    >>> store.put(("memories", "u1"), "diet", {"text": "vegan"})
+    >>> [item.value for item in store.search(("memories",), query="diet vegan")]
+    [{'text': 'vegan'}]
+    """
+
+    __slots__ = ("kb", "source", "prefix", "min_confidence", "_lock", "_timed", "_created")
+
+    def __init__(self, kb: Any, *, source: str | Callable[[tuple[str, ...]], str] = SOURCE,
+                 prefix: tuple[str, ...] = (), min_confidence: float | None = None) -> None:
+        from ..facade.base import BeliefBase
+
+        if not isinstance(kb, BeliefBase):
+            raise InvalidTypeError(f"kb must be a BeliefBase, not {type(kb).__name__}")
+        if not (isinstance(source, str) or callable(source)):
+            raise InvalidTypeError("source must be a source name or a callable (namespace) -> str")
+        if isinstance(source, str):
+            kb.reliability(source)  # a policy that does not know the source refuses it here
+        self.kb = kb
+        self.source = source
+        self.prefix = _check_namespace(tuple(prefix), empty=True)
+        if min_confidence is not None and not (isinstance(min_confidence, (int, float))
+                                               and 0.0 <= min_confidence <= 1.0):
+            raise InvalidInputError(f"min_confidence must be in [0, 1], not {min_confidence!r}")
+        self.min_confidence = min_confidence
+        # one operation at a time: abatch runs in a worker thread, and a base is not threadsafe
+        self._lock = threading.RLock()
+        #: whether the base takes valid times (kb.assert_(..., valid_from=...)): then a put is
+        #: valid from its time and the conflict policy orders the values of a key by it
+        self._timed = "valid_from" in inspect.signature(kb.assert_).parameters
+        #: when this store first put each key since it was last deleted (created_at)
+        self._created: dict[str, float] = {}
+
+    # -- the store's one abstract operation, both ways -----------------------------------
+    def batch(self, ops: Iterable[Any]) -> list[Any]:
+        """Run LangGraph's operations: reads first, against the store before the batch; then
+        the writes, the last one of each key winning."""
+        ops = list(ops)
+        with self._lock:
+            self._sync()
+            results: list[Any] = []
+            writes: dict[tuple[tuple[str, ...], str], Any] = {}
+            for op in ops:
+                if isinstance(op, GetOp):
+                    results.append(self._get(_check_namespace(op.namespace), str(op.key)))
+                elif isinstance(op, SearchOp):
+                    results.append(self._search(op))
+                elif isinstance(op, ListNamespacesOp):
+                    results.append(self._list_namespaces(op))
+                elif isinstance(op, PutOp):
+                    self._check_put(op)
+                    writes.pop((op.namespace, op.key), None)  # the last write keeps its place
+                    writes[(op.namespace, op.key)] = op
+                    results.append(None)
+                else:
+                    raise InvalidTypeError(f"unknown store operation {type(op).__name__}")
+            for op in writes.values():
+                self._write(op)
+            return results
+
+    async def abatch(self, ops: Iterable[Any]) -> list[Any]:
+        """:meth:`batch`, in a worker thread (a journaled base may wait on its database)."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    # -- reads -----------------------------------------------------------------------------
+    @property
+    def floor(self) -> float:
+        """The confidence below which no value is returned."""
+        floor: float = self.kb.policy.min_confidence
+        return floor if self.min_confidence is None else float(self.min_confidence)
+
+    def _sync(self) -> None:
+        sync = getattr(self.kb, "sync", None)  # a journaled session: other writers' entries
+        if callable(sync):
+            sync()
+
+    def _held(self, key: str) -> tuple[Any, float] | None:
+        """The value of belief ``key`` an item shows (the most confident held one, at or above
+        the floor), with its confidence; ``None`` if there is none."""
+        kb = self.kb
+        best: tuple[Any, float] | None = None
+        for b in list(kb.engine.values_of(key)):
+            value = b.value
+            if kb.label(key, value) != "IN":
+                continue
+            confidence = kb.confidence(key, value)
+            if confidence >= self.floor and (best is None or confidence > best[1]):
+                best = (value, confidence)
+        return best
+
+    def _times(self, key: str, value: Any) -> tuple[datetime, datetime]:
+        """``(created_at, updated_at)``: the latest premise of the value is its update; its
+        creation is the start of the chain of values it superseded (a base's timeline, under
+        ``PreferNewer``), else the store's first put of the key since its last delete, else
+        that premise."""
+        b = self.kb.engine.find(key, canon(value))
+        times = [p.at for p in (b.premises if b is not None else ())] or [self.kb.now()]
+        updated = max(times)
+        created = min(self._created.get(key, updated), updated, self._chain_start(key, value))
+        return _when(created), _when(updated)
+
+    def _chain_start(self, key: str, value: Any) -> float:
+        """When the first of the values that ``value`` superseded, one after the other, began
+        (``inf`` when the base keeps no timeline or nothing was superseded)."""
+        timeline = getattr(self.kb, "timeline", None)
+        if not callable(timeline):
+            return math.inf
+        entries = list(timeline(key))
+        start = math.inf
+        current = value
+        for entry in reversed(entries):  # newest first: walk back through what was replaced
+            if entry.value == current and entry.status in ("held", "superseded"):
+                if entry.valid_from is not None:
+                    start = min(start, float(entry.valid_from))
+            elif entry.status == "superseded" and entry.superseded_by == current:
+                current = entry.value
+                if entry.valid_from is not None:
+                    start = min(start, float(entry.valid_from))
+        return start
+
+    def _item(self, namespace: tuple[str, ...], key: str, belief: str, value: Any,
+              score: float | None = None, search: bool = False) -> Any:
+        created, updated = self._times(belief, value)
+        if search:
+            return SearchItem(namespace=namespace, key=key, value=plain(value),
+                              created_at=created, updated_at=updated, score=score)
+        return Item(value=plain(value), key=key, namespace=namespace, created_at=created,
+                    updated_at=updated)
+
+    def _get(self, namespace: tuple[str, ...], key: str) -> Any:
+        belief = belief_key(namespace, key, self.prefix)
+        if belief not in self.kb.engine.keys:
+            return None
+        held = self._held(belief)
+        if held is None or not isinstance(held[0], dict):
+            return None
+        return self._item(namespace, key, belief, held[0])
+
+    def _search(self, op: Any) -> list[Any]:
+        prefix = _check_namespace(tuple(op.namespace_prefix), empty=True)
+        if not isinstance(op.limit, int) or not isinstance(op.offset, int):
+            raise InvalidTypeError("limit and offset must be integers")
+        limit, offset = max(op.limit, 0), max(op.offset, 0)
+        scope_labels = (*self.prefix, *prefix)
+        scope = Scope.of(belief_key(scope_labels[:-1], scope_labels[-1])) if scope_labels \
+            else None
+        found: list[Any] = []
+        if op.query:
+            seen: set[str] = set()
+            k = max(offset + limit, 1)
+            while True:  # recall more while the filter throws hits away
+                hits = self.kb.recall(op.query, k, scope=scope, min_confidence=self.floor)
+                found, seen = [], set()
+                for r in hits:
+                    path = item_path(r.key, self.prefix)
+                    if path is None or r.key in seen or not isinstance(r.value, dict):
+                        continue
+                    if op.filter and not _matches(r.value, op.filter):
+                        continue
+                    seen.add(r.key)  # an open conflict: its most relevant value only
+                    found.append(self._item(*path, r.key, r.value, r.score, search=True))
+                if len(hits) < k or len(found) >= offset + limit:
+                    break
+                k *= 4
+            return found[offset:offset + limit]
+        best: dict[str, tuple[Any, float]] = {}
+        for h in self.kb.beliefs(self.floor):
+            if (scope is None or scope.contains(h.key)) and isinstance(h.value, dict) and (
+                    h.key not in best or h.confidence > best[h.key][1]):
+                best[h.key] = (h.value, h.confidence)
+        for belief in sorted(best):
+            path = item_path(belief, self.prefix)
+            value = best[belief][0]
+            if path is not None and (not op.filter or _matches(value, op.filter)):
+                found.append((path, belief, value))
+        return [self._item(path[0], path[1], belief, value, search=True)
+                for path, belief, value in found[offset:offset + limit]]
+
+    def _namespaces(self) -> set[tuple[str, ...]]:
+        found = set()
+        scope = Scope.of(belief_key(self.prefix[:-1], self.prefix[-1])) if self.prefix else None
+        for h in self.kb.beliefs(self.floor):
+            if (scope is None or scope.contains(h.key)) and isinstance(h.value, dict):
+                path = item_path(h.key, self.prefix)
+                if path is not None:
+                    found.add(path[0])
+        return found
+
+    def _list_namespaces(self, op: Any) -> list[tuple[str, ...]]:
+        namespaces = [ns for ns in self._namespaces()
+                      if all(_does_match(c.match_type, tuple(c.path), ns)
+                             for c in op.match_conditions or ())]
+        if op.max_depth is not None:
+            namespaces = list({ns[:op.max_depth] for ns in namespaces})
+        return sorted(namespaces)[op.offset:op.offset + op.limit]
+
+    # -- writes ------------------------------------------------------------------------------
+    def _check_put(self, op: Any) -> None:
+        _check_namespace(op.namespace)
+        if not isinstance(op.key, str):
+            raise InvalidTypeError(f"an item's key is a string, not {type(op.key).__name__}")
+        if op.value is not None and not hasattr(op.value, "items"):
+            raise InvalidTypeError("an item's value is a mapping (a JSON object), not "
+                                   f"{type(op.value).__name__}")
+        if op.ttl is not None:
+            raise NotImplementedError("CorollaryStore does not expire items by a TTL in "
+                                      "minutes (supports_ttl is False): assert with ttl= on "
+                                      "the base, or set ttl=None")
+
+    def _source(self, namespace: tuple[str, ...]) -> str:
+        source = self.source(namespace) if callable(self.source) else self.source
+        if not isinstance(source, str):
+            raise InvalidTypeError(f"source(namespace) returned {type(source).__name__}, "
+                                   "not a source name")
+        return source
+
+    def _write(self, op: Any) -> None:
+        kb = self.kb
+        belief = belief_key(op.namespace, op.key, self.prefix)
+        if op.value is None:  # delete: withdrawn, nobody blamed
+            self._created.pop(belief, None)
+            if belief in kb.engine.keys:
+                for b in list(kb.engine.values_of(belief)):
+                    if kb.label(belief, b.value) == "IN":
+                        kb.retract(belief, b.value, reason="deleted from the store")
+            return
+        value = {str(k): v for k, v in op.value.items()}
+        now = kb.now()
+        held = self._held(belief) if belief in kb.engine.keys else None
+        if held is None:
+            self._created[belief] = now
+        timed: dict[str, Any] = {"valid_from": now} if self._timed else {}
+        kb.assert_(belief, value, self._source(op.namespace), **timed)
+
+
+def _does_match(kind: str, path: tuple[str, ...], namespace: tuple[str, ...]) -> bool:
+    """Whether ``namespace`` starts (``"prefix"``) or ends (``"suffix"``) with ``path``, where
+    ``"*"`` matches any one label."""
+    if len(namespace) < len(path):
+        return False
+    if kind == "prefix":
+        pairs = zip(namespace, path, strict=False)
+    elif kind == "suffix":
+        pairs = zip(reversed(namespace), reversed(path), strict=False)
+    else:
+        raise InvalidInputError(f"match_type must be 'prefix' or 'suffix', not {kind!r}")
+    return all(p == "*" or n == p for n, p in pairs)
+
+
+_OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": lambda a, b: bool(a == b), "$ne": lambda a, b: bool(a != b),
+    "$gt": lambda a, b: float(a) > float(b), "$gte": lambda a, b: float(a) >= float(b),
+    "$lt": lambda a, b: float(a) < float(b), "$lte": lambda a, b: float(a) <= float(b),
+}
+
+
+def _matches(value: dict[str, Any], where: dict[str, Any]) -> bool:
+    """Whether an item's value passes a search filter, as LangGraph documents filters: equal
+    fields (nested objects field by field, lists item by item), or ``{"$op": x}`` with
+    ``$eq $ne $gt $gte $lt $lte``.
+
+    >>> _matches({"a": 3, "b": {"c": "x"}}, {"a": {"$gt": 2}, "b": {"c": "x"}})
+    True
+    """
+    return all(_compare(value.get(k), v) for k, v in where.items())
+
+
+def _compare(found: Any, wanted: Any) -> bool:
+    if isinstance(wanted, dict):
+        if any(str(k).startswith("$") for k in wanted):
+            for op, x in wanted.items():
+                check = _OPERATORS.get(op)
+                if check is None:
+                    raise InvalidInputError(f"unknown filter operator {op!r} (known: "
+                                            f"{', '.join(_OPERATORS)})")
+                if found is None and op not in ("$eq", "$ne"):
+                    return False  # no number to compare (InMemoryStore raises TypeError)
+                if not check(found, x):
+                    return False
+            return True
+        return isinstance(found, dict) and all(_compare(found.get(k), v)
+                                               for k, v in wanted.items())
+    if isinstance(wanted, (list, tuple)):
+        return (isinstance(found, (list, tuple)) and len(found) == len(wanted)
+                and all(_compare(a, b) for a, b in zip(found, wanted, strict=True)))
+    return bool(found == wanted)

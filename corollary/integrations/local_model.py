@@ -1,0 +1,109 @@
+"""What helps a small local model through the agent loop: ``AnswerAfterText``.
+
+A small model often answers in plain text instead of calling ``answer``; the loop then keeps
+the text and nudges it to call a tool, claim, or answer (``prompts.NUDGE``), and a model that
+keeps talking ends the run with no answer. A server that constrains its output to a tool call
+(llama.cpp's grammar, through ``tool_choice``) can make the next reply the answer instead:
+:class:`AnswerAfterText` sends the request that follows a nudge to a second model, configured
+to require the ``answer`` call, so the model must state its value and the beliefs it rests on,
+which the base checks like any answer (an input not held is refused and goes back to the model).
+benchmarks/bench_local_model.py measures both (docs/integrations.md, "A local model").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..agent import prompts
+from ..foundations.errors import InvalidTypeError
+
+__all__ = ["AnswerAfterText", "EmptyContent", "answer_required"]
+
+
+def answer_required() -> dict[str, Any]:
+    """The ``tool_choice`` that requires a call of ``answer`` (OpenAI's request field).
+
+    >>> answer_required()
+    {'type': 'function', 'function': {'name': 'answer'}}
+    """
+    return {"type": "function", "function": {"name": "answer"}}
+
+
+class AnswerAfterText:
+    """A model that answers through ``free``, except the request right after the loop nudged a
+    plain-text reply, which goes to ``forced`` (the same model, with
+    ``tool_choice=answer_required()``).
+
+    Examples
+    --------
+    >>> from corollary import Agent, BeliefBase, ScriptedModel
+    >>> from corollary.models import Reply, ToolCall
+    >>> kb = BeliefBase()
+    >>> kb.assert_("customer:7:email", "bo@example.com", source="tool:crm")
+    >>> free = ScriptedModel(["Customer 7's email is bo@example.com."])
+    >>> forced = ScriptedModel([Reply(None, [ToolCall("1", "answer", {
+    ...     "value": "bo@example.com", "inputs": ["customer:7:email"]})])])
+    >>> run = Agent(AnswerAfterText(free, forced), kb).run("What is customer 7's email?")
+    >>> run.status, run.answer, len(free.requests), len(forced.requests)
+    ('ok', 'bo@example.com', 1, 1)
+    """
+
+    def __init__(self, free: Any, forced: Any) -> None:
+        for model in (free, forced):
+            if not callable(getattr(model, "complete", None)):
+                raise InvalidTypeError(f"{model!r} is not a model: it has no "
+                                       "complete(messages, tools)")
+        self.free = free
+        self.forced = forced
+
+    def _pick(self, messages: list[dict[str, Any]]) -> Any:
+        nudged = bool(messages) and messages[-1].get("content") == prompts.NUDGE
+        return self.forced if nudged else self.free
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        """The reply of the model this request goes to."""
+        return self._pick(messages).complete(messages, tools)
+
+    async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+                        ) -> Any:
+        """:meth:`complete`, awaited (through the model's ``acomplete`` when it has one)."""
+        model = self._pick(messages)
+        if callable(getattr(model, "acomplete", None)):
+            return await model.acomplete(messages, tools)
+        return model.complete(messages, tools)
+
+
+class EmptyContent:
+    """A model whose requests carry ``""`` for an assistant message's null content:
+    llama-cpp-python's server refuses ``"content": null`` beside ``tool_calls`` (HTTP 500, a
+    validation error), which OpenAI's API allows and the loop sends after a tool call.
+
+    >>> from corollary import ScriptedModel
+    >>> inner = ScriptedModel(["ok"])
+    >>> EmptyContent(inner).complete([{"role": "user", "content": "hi"},
+    ...                               {"role": "assistant", "content": None}], []).text
+    'ok'
+    >>> inner.requests[0][0][1]
+    {'role': 'assistant', 'content': ''}
+    """
+
+    def __init__(self, model: Any) -> None:
+        if not callable(getattr(model, "complete", None)):
+            raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+        self.model = model
+
+    @staticmethod
+    def _sent(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [dict(m, content="") if m.get("role") == "assistant" and m.get("content") is None
+                else m for m in messages]
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
+        """The model's reply to the messages as sent."""
+        return self.model.complete(self._sent(messages), tools)
+
+    async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+                        ) -> Any:
+        """:meth:`complete`, awaited (through the model's ``acomplete`` when it has one)."""
+        if callable(getattr(self.model, "acomplete", None)):
+            return await self.model.acomplete(self._sent(messages), tools)
+        return self.model.complete(self._sent(messages), tools)
