@@ -151,5 +151,5 @@ def test_a_journaled_session_replays_a_claims_valid_time(tmp_path: Path) -> None
                                     clock=ManualClock(1000), conflict_policy=PreferNewer())
     assert again.value("addr") == "Pine Ave" and again.at(350).value("addr") == "Oak St"
     assert again.timeline("addr") == kb.timeline("addr")
-    history = again.history("addr")
-    assert any(h.value == "Pine Ave" for h in history)
+    (row,) = [h for h in again.history("addr") if h.operation == "claim"]
+    assert (row.value, row.valid_from, row.valid_until) == ("Pine Ave", 400.0, None)
