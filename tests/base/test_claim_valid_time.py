@@ -49,6 +49,19 @@ def test_a_claim_that_starts_later_begins_to_count_as_the_clock_reaches_it() -> 
     assert (kb.label("k"), kb.confidence("k")) == ("IN", pytest.approx(0.81))
 
 
+def test_a_claim_whose_end_comes_goes_out_by_itself_and_its_proof_says_why() -> None:
+    clock = ManualClock(1000)
+    kb = BeliefBase(clock=clock)
+    kb.claim("k", 1, "model:m", certainty=0.9, valid_from=200, valid_until=1500)
+    assert (kb.label("k"), kb.confidence("k")) == ("IN", pytest.approx(0.81))
+    clock.advance(600)
+    assert kb.label("k") == "OUT"
+    assert str(kb.explain("k")).splitlines()[1] == (
+        "└─ model judgement by model:m: step 0.81 = reliability 0.9 × certainty 0.9; valid "
+        "1970-01-01T00:03:20Z → 1970-01-01T00:25:00Z (not valid now)")
+    assert kb.at(1400).confidence("k") == pytest.approx(0.81)
+
+
 def test_a_datetime_is_taken_and_a_naive_one_or_a_bad_interval_refused() -> None:
     kb = BeliefBase(clock=ManualClock(1000))
     kb.claim("k", 1, "model:m", valid_from=datetime(1970, 1, 1, 0, 1, tzinfo=timezone.utc))
