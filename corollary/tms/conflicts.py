@@ -479,7 +479,7 @@ class _Dating:
         for j in b.justs:
             d, below = self.reason(j, seen)
             cut = cut or below
-            if d is None:
+            if d is None or d[1] is None:  # (a reason that has begun always has a start)
                 continue
             began = d[1] if began is None else max(began, d[1])
             if d[0] is not None:
