@@ -313,7 +313,7 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
     k, value, source, reason = chosen if chosen is not None else (None, None, None, None)
     label, confidence = (None, None) if after is None else _value_label(entry.op, value, after)
     valid: tuple[Any, Any] = (None, None)
-    if entry.op == "assert_" and chosen is not None:
+    if entry.op in ("assert_", "claim") and chosen is not None:  # (a claim's: by keyword)
         kwargs = entry.kwargs
         valid = (kwargs.get("valid_from"), kwargs.get("valid_until"))
     elif entry.op == "assert_many" and chosen is not None and entry.args:
