@@ -23,10 +23,14 @@ Sections (``--only speed,threshold,beam``; all by default):
   ``contradiction_resolution`` questions count when both statements are recalled (the right
   answer names the contradiction).
 
+* ``local`` (not by default): the first ``--sample`` user turns of chat 1 through ``OpenAIChat``
+  on a local server (``--model URL --model-name NAME``), each one call: what it names, what the
+  base keeps, and why it refuses the rest.
+
 Usage::
 
-    python benchmarks/bench_remember.py [--only speed,threshold,beam] [--size 100000]
-        [--beam /path/to/BEAM/repo] [--chats 20] [--k 5]
+    python benchmarks/bench_remember.py [--only speed,threshold,beam,local] [--size 100000]
+        [--beam /path/to/BEAM/repo] [--chats 20] [--k 5] [--model URL --model-name NAME]
 """
 
 from __future__ import annotations
@@ -341,6 +345,37 @@ def beam(repo: str, chats: int, k: int, policy: Any) -> None:
               f"contradiction: both recalled {tally['both statements recalled']}/{c}")
 
 
+def local_model(repo: str, url: str, name: str, sample: int) -> None:
+    """The first ``sample`` user turns of BEAM's chat 1, each one ``remember`` call through
+    ``OpenAIChat`` (the ``facts`` tool forced, temperature 0): what a real model names and what
+    the base keeps of it."""
+    from corollary.models import OpenAIChat
+
+    model = OpenAIChat(url, name, api_key="", temperature=0.0, max_tokens=384, timeout=300.0,
+                       max_retries=0, tool_choice={"type": "function",
+                                                   "function": {"name": "facts"}})
+    turns = _user_turns(_git_show(repo, "chats/100K/1/chat.json"))[:sample]
+    kb = BeliefBase(clock=ManualClock(10_000_000))
+    tally: Counter = Counter()
+    start = time.perf_counter()
+    for tid, text in turns:
+        prose = _CODE.sub(" ", text.split("->->")[0]).strip()
+        try:
+            made = kb.remember(prose, source="human:user", model=model, at=1_000_000 + tid)
+        except Exception as exc:  # a real model's reply may be unusable: count how
+            tally[f"call failed: {type(exc).__name__}"] += 1
+            continue
+        tally["requests"] += made.requests
+        tally["facts kept"] += len(made)
+        for r in made.refused:
+            tally[f"refused: {r.reason.split(':')[0]}"] += 1
+        for r in made:
+            print(f"    turn {tid}: {r.key} = {r.value!r}  <- {r.quote!r}")
+    seconds = time.perf_counter() - start
+    print(f"\nlocal model {name} at {url}: {len(turns)} turns in {seconds:.0f} s; "
+          + ", ".join(f"{k} {v}" for k, v in sorted(tally.items())))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="speed,threshold,beam")
@@ -349,6 +384,10 @@ def main() -> None:
     parser.add_argument("--beam", default=None, help="a BEAM git snapshot (bare repo)")
     parser.add_argument("--chats", type=int, default=20)
     parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--model", default=None,
+                        help="an OpenAI-compatible server's base URL (section 'local')")
+    parser.add_argument("--model-name", default="default")
+    parser.add_argument("--sample", type=int, default=5)
     args = parser.parse_args()
     only = set(args.only.split(","))
     print(f"corollary remember benchmarks; Python {platform.python_version()}, "
@@ -357,6 +396,8 @@ def main() -> None:
         speed(args.size, args.repeat)
     if "threshold" in only:
         threshold()
+    if "local" in only and args.model and args.beam:
+        local_model(args.beam, args.model, args.model_name, args.sample)
     if "beam" in only:
         if args.beam is None:
             print("\nBEAM: pass --beam PATH (a snapshot of mohammadtavakoli78/BEAM)")

@@ -17,6 +17,7 @@ from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
 from .facade.remembering import Refused, Remembered, RememberedList
 from .facade.sensitivity import Check
+from .facade.session import Session
 from .facade.world import TimelineEntry, WorldView
 from .foundations.clock import ManualClock
 from .foundations.errors import (
@@ -41,12 +42,14 @@ from .foundations.errors import (
     ModelHTTPError,
     ModelResponseError,
     ModelTimeoutError,
+    NameTakenError,
     NotFittedError,
     OutsideScopeError,
     ReadOnlyBaseError,
     RuleError,
     RuleLimitError,
     ScriptExhaustedError,
+    SessionJournaledError,
     SessionNotFoundError,
     SnapshotError,
     StoreCorruptError,
@@ -134,7 +137,7 @@ __all__ = [
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Valid", "Watch",
     "WatchEvent",
-    "WeakSignalError",
+    "WeakSignalError", "SessionJournaledError", "NameTakenError", "Session",
     "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

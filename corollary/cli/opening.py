@@ -28,7 +28,6 @@ from ..foundations._io import decode_bytes
 from ..foundations.clock import Clock, ManualClock, system_clock
 from ..foundations.errors import (
     InvalidInputError,
-    JournalUnsupportedError,
     SessionNotFoundError,
     SnapshotError,
     StoreError,
@@ -40,7 +39,7 @@ from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
 from ..tms.conflicts import ConflictPolicy, PreferNewer, policy_from_dict
 from ..trust.ledger import TrustLedger, open_ledger
-from ..trust.stores.base import JOURNAL_METHODS
+from ..trust.stores.base import keeps_journals
 from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
@@ -186,14 +185,7 @@ def check_bindings(doc: Any, where: object) -> None:
 def _keeps_journals(ledger: TrustLedger) -> bool:
     """Whether the ledger's store keeps session journals: it has the journal methods, and
     they do not refuse (the JSON-file store's raise :class:`JournalUnsupportedError`)."""
-    store = ledger.store
-    if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
-        return False
-    try:
-        store.journal_sessions()  # type: ignore[attr-defined]
-    except JournalUnsupportedError:
-        return False
-    return True
+    return keeps_journals(ledger.store)
 
 
 def journal_sessions(ledger: TrustLedger) -> list[str]:
@@ -327,8 +319,8 @@ def open_base(snapshot: str | None, ledger: str | None, session: str | None,
                 check_bindings(doc, f"session {session!r}")
                 clock = ManualClock(at) if at is not None else system_clock
                 # read with the session's own policy, as corollary mcp serves it
-                kb = BeliefBase.open_session(opened, session, clock=clock,
-                                             conflict_policy=saved_policy(doc))
+                kb: BeliefBase = BeliefBase.open_session(opened, session, clock=clock,
+                                                         conflict_policy=saved_policy(doc))
                 where: dict[str, Any] = {"ledger": name, "session": session,
                                          "journal_seq": kb.journal_seq}  # type: ignore[attr-defined]
                 if as_of is not None:

@@ -26,13 +26,19 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..foundations._collector import collector_paused
 from ..foundations._deprecated import warn
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
-from ..foundations.errors import BlameError, InvalidInputError, InvalidTypeError, UnknownBeliefError
+from ..foundations.errors import (
+    BlameError,
+    InvalidInputError,
+    InvalidTypeError,
+    NameTakenError,
+    UnknownBeliefError,
+)
 from ..foundations.values import check_key, check_text
 from ..promises.book import PromiseBook
 from ..reasons.calls import CallMemory
@@ -68,6 +74,9 @@ from .recall_vectors import check_embedder
 from .remembering import RememberMethods
 from .resolving import open_conflicts, resolution
 from .saving import SnapshotMethods
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
 
 __all__ = ["BeliefBase", "Faded", "Held"]
 
@@ -186,7 +195,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
     def open_session(cls, ledger: TrustLedger, session_id: str, *, clock: Clock | None = None,
                      checkpoint_every: int = CHECKPOINT_EVERY,
                      checkpoint_seconds: float = CHECKPOINT_SECONDS,
-                     **options: Any) -> BeliefBase:
+                     **options: Any) -> Session:
         """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
 
         Every change of the base returned (``assert_``, ``claim``, ``retract``, ``call``, ...)
@@ -211,7 +220,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         >>> BeliefBase.open_session(ledger, "demo").history()[0].operation
         'assert_'
         """
-        return open_journaled(cls, ledger, session_id, clock=clock,  # type: ignore[no-any-return]
+        return open_journaled(cls, ledger, session_id, clock=clock,
                               checkpoint_every=checkpoint_every,
                               checkpoint_seconds=checkpoint_seconds, **options)
 
@@ -252,6 +261,16 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._lookup.sync()
         return 0
 
+    @property
+    def session_id(self) -> str | None:
+        """The journaled session this base belongs to (``None``: none, this base)."""
+        return None
+
+    @property
+    def journal_seq(self) -> int:
+        """The seq of the last journal entry this base has applied (0 here: no journal)."""
+        return 0
+
     # -- configuration and parts -----------------------------------------------------------
     @property
     def ledger(self) -> TrustLedger:
@@ -279,8 +298,17 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         return dict(self._trust.tools)
 
     def add_tool(self, fn: Callable[..., Any]) -> None:
-        """Apply a tool's declared trust, half-life, ttl and origin to its premises."""
+        """Apply a tool's declared trust, half-life, ttl and origin to its premises.
+
+        A tool of a name this base holds with another declaration is refused
+        (:class:`~corollary.foundations.errors.NameTakenError`); the same one again changes
+        nothing.
+        """
         spec = spec_of(fn)
+        held = self._trust.tools.get(spec.name)
+        if held is not None and held != spec:
+            raise NameTakenError(f"this base has another tool named {spec.name!r} ({held}); "
+                                 "give the new one another name")
         self._trust.add_tool(spec)
         self._engine.mark_source(spec.source)
 

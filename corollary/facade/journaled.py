@@ -89,10 +89,12 @@ from .journal_entries import (
     history_entry,
     pack_args,
 )
+from .saving import KEEP_SAVED
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..trust.stores.base import JournalStore
     from .base import BeliefBase
+    from .session import Session
 
 __all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "JournalClock", "JournaledMethods",
            "Watch", "convert_to_journal", "open_journaled"]
@@ -124,7 +126,9 @@ class JournalClock:
     runs (so a change and every replay of it read one time).
 
     >>> clock = JournalClock(lambda: 5.0)
-    >>> clock(), clock.held(7.0, clock)
+    >>> with clock.hold(7.0):
+    ...     held = clock()
+    >>> clock(), held
     (5.0, 7.0)
     """
 
@@ -147,12 +151,6 @@ class JournalClock:
             return now
         return forced
 
-    @staticmethod
-    def held(at: float, clock: JournalClock) -> float:
-        """``clock`` read while held at ``at`` (a doctest helper)."""
-        with clock.hold(at):
-            return clock()
-
     @contextlib.contextmanager
     def hold(self, at: float) -> Iterator[None]:
         """Read ``at`` (in this thread) until the block ends."""
@@ -166,25 +164,47 @@ class JournalClock:
 
 class Watch:
     """A handle on a :meth:`~JournaledMethods.watch` callback: :meth:`stop` ends it (also on
-    leaving a ``with`` block)."""
+    leaving a ``with`` block).
 
-    __slots__ = ("_watchers", "callback", "keys")
+    Each callback runs holding the watch's own lock, and :meth:`stop` takes it: once ``stop``
+    returns no callback of this watch is running or will run (a callback may stop its own
+    watch: the lock is re-entrant).
+    """
+
+    __slots__ = ("_watchers", "callback", "keys", "_lock", "_on")
 
     def __init__(self, watchers: list[Watch], callback: WatchCallback,
                  keys: frozenset[str] | None) -> None:
         self._watchers = watchers
         self.callback = callback
         self.keys = keys
+        self._lock = threading.RLock()
+        self._on = True
 
     def stop(self) -> None:
-        """Stop calling back (a second call does nothing)."""
+        """Stop calling back (a second call does nothing); returns once no callback of this
+        watch can run."""
+        self._on = False  # first: a callback about to start sees it
+        with self._lock:  # then wait for one running in another thread
+            pass
         with contextlib.suppress(ValueError):
             self._watchers.remove(self)
+
+    def hear(self, event: WatchEvent) -> None:
+        """Call back with ``event`` unless stopped (a callback's failure is warned about, never
+        raised: it is not the change's)."""
+        with self._lock:
+            if not self._on:
+                return
+            try:
+                self.callback(event)
+            except Exception as exc:
+                _warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}")
 
     @property
     def active(self) -> bool:
         """Whether it still calls back."""
-        return self in self._watchers
+        return self._on
 
     def __enter__(self) -> Watch:
         return self
@@ -646,10 +666,7 @@ class JournaledMethods:
         for event in events:
             for w in list(self._jwatchers):
                 if w.keys is None or event.key in w.keys:
-                    try:
-                        w.callback(event)
-                    except Exception as exc:  # a watcher's failure is not the change's
-                        _warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}")
+                    w.hear(event)  # nothing once w.stop() has returned
 
     # -- checkpoints and rebuilding -------------------------------------------------------
     def _jsnapshot(self) -> bytes:
@@ -793,7 +810,7 @@ class JournaledMethods:
                 found.append(history_entry(entry, key))
         return found
 
-    def as_of(self, t: float) -> Any:
+    def as_of(self, t: float) -> Session:
         """A read-only base as this session stood at journal time ``t`` (every entry at or
         before ``t`` applied; queries read the time ``t``). Any change raises
         :class:`~corollary.foundations.errors.ReadOnlyBaseError`.
@@ -1076,26 +1093,40 @@ REPLAY: dict[str, Callable[[Any, Entry], None]] = {
     "remove_rule": _replay_remove_rule, "remember": _replay_remember,
 }
 
-_CLASSES: dict[type, type] = {}
+#: The session class of each base class (``BeliefBase``'s is :class:`~corollary.Session`).
+SESSION_CLASSES: dict[type, type] = {}
+
+
+def journaled_members(cls: type) -> dict[str, Any]:
+    """The journaled public changes of ``cls``: each a wrapper that runs the method as one
+    journal entry (see :func:`_plain_op` and the module docstring)."""
+    members: dict[str, Any] = {}
+    for op in PLAIN_OPS:
+        members[op] = _plain_op(cls, op)
+    for op in SNAPSHOT_OPS:
+        members[op] = _snapshot_op(cls, op)
+    members["add_tool"] = _add_tool(cls)
+    members["_called"] = _called(cls)
+    members["_remembered"] = _remembered(cls)
+    members["add_rule"] = _rule_op(cls, "add_rule")
+    members["remove_rule"] = _rule_op(cls, "remove_rule")
+    return members
 
 
 def journaled_class(cls: type) -> type:
-    """The journaled subclass of a base class (made once per class)."""
-    made = _CLASSES.get(cls)
+    """The session class of a base class: :class:`~corollary.Session` for ``BeliefBase`` (it
+    sets itself here, :mod:`corollary.facade.session`), and for a subclass of a base a subclass
+    of both (made once per class), whose journaled changes wrap the subclass's own methods."""
+    if issubclass(cls, JournaledMethods):
+        return cls
+    made = SESSION_CLASSES.get(cls)
     if made is None:
-        members: dict[str, Any] = {"__module__": cls.__module__,
-                                   "__doc__": f"{cls.__name__} kept as a session journal "
-                                              "(BeliefBase.open_session; docs/journal.md)."}
-        for op in PLAIN_OPS:
-            members[op] = _plain_op(cls, op)
-        for op in SNAPSHOT_OPS:
-            members[op] = _snapshot_op(cls, op)
-        members["add_tool"] = _add_tool(cls)
-        members["_called"] = _called(cls)
-        members["_remembered"] = _remembered(cls)
-        members["add_rule"] = _rule_op(cls, "add_rule")
-        members["remove_rule"] = _rule_op(cls, "remove_rule")
-        made = _CLASSES[cls] = type(f"Journaled{cls.__name__}", (JournaledMethods, cls), members)
+        parent = next(SESSION_CLASSES[c] for c in cls.__mro__ if c in SESSION_CLASSES)
+        members = journaled_members(cls)
+        members.update({"__module__": cls.__module__,
+                        "__doc__": f"{cls.__name__} kept as a session journal "
+                                   "(BeliefBase.open_session; docs/journal.md)."})
+        made = SESSION_CLASSES[cls] = type(f"{cls.__name__}Session", (parent, cls), members)
     return made
 
 
@@ -1147,7 +1178,11 @@ def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClo
     load = {k: options[k] for k in _LOAD if k in options}
     # the policy is this process's configuration (docs/journal.md), never the one saved by the
     # process that wrote the checkpoint: none unless given
-    load["conflict_policy"] = options.get("conflict_policy")
+    policy = options.get("conflict_policy")
+    if policy is KEEP_SAVED:  # load_session: the policy the session was saved with
+        load.pop("conflict_policy", None)
+    else:
+        load["conflict_policy"] = policy
     kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)  # type: ignore[attr-defined]
     if "max_rule_firings" in options:
         kb.max_rule_firings = kb._rules.max_firings = check_int(
@@ -1178,7 +1213,7 @@ def _convert_first(cls: type[BeliefBase], store: Any, ledger: TrustLedger, sessi
 def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,
                    clock: Clock | None = None, checkpoint_every: int = CHECKPOINT_EVERY,
                    checkpoint_seconds: float = CHECKPOINT_SECONDS,
-                   **options: Any) -> Any:
+                   **options: Any) -> Session:
     """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
 
     See :meth:`corollary.BeliefBase.open_session` and docs/journal.md.
@@ -1201,7 +1236,7 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
         with store.journal(session_id):
             if store.read_checkpoint(session_id) is None:
                 made = {k: options[k] for k in (*_NEW_ONLY, *_RUNTIME, *_LOAD)
-                        if k in options and k != "functions"}
+                        if k in options and k != "functions" and options[k] is not KEEP_SAVED}
                 fresh = cls(ledger=ledger, clock=jclock, **made)
                 store.write_checkpoint(session_id, 0, encode(state_to_dict(fresh._state()),
                                                              "msgpack"))

@@ -164,7 +164,7 @@ def split_pieces(pieces: Sequence[Piece], budget: int) -> list[list[Piece]]:
 
     >>> [len(g) for g in split_pieces([Piece(0, "a" * 40), Piece(1, "b" * 40)], 10)]
     [1, 1]
-    >>> [len(g) for g in split_pieces([Piece(0, "a"), Piece(1, "b")], 10)]
+    >>> [len(g) for g in split_pieces([Piece(0, "a"), Piece(1, "b")], 20)]
     [2]
     """
     groups: list[list[Piece]] = []

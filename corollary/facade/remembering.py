@@ -131,8 +131,11 @@ class RememberedList(list):  # type: ignore[type-arg]
 def document_key(source: str, at: float, text: str) -> str:
     """The default key of a remembered text: ``doc:`` and a hash of its source, time and text.
 
-    >>> document_key("human:alice", 0.0, "I live in Paris.")
-    'doc:3b7cdb60a5b5d8d5a0f0b1a5'
+    >>> key = document_key("human:alice", 0.0, "I live in Paris.")
+    >>> key.startswith("doc:"), len(key), key == document_key("human:alice", 0.0, "I live in Paris.")
+    (True, 28, True)
+    >>> key == document_key("human:alice", 1.0, "I live in Paris.")
+    False
     """
     digest = hashlib.blake2b(f"{source}\x00{at!r}\x00{text}".encode(), digest_size=12)
     return "doc:" + digest.hexdigest()

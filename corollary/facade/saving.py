@@ -31,6 +31,7 @@ from ..snapshot.state import (
     write_file,
 )
 from ..trust.ledger import TrustLedger
+from ..trust.stores.base import check_session, keeps_journals
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -43,6 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
 _KEEP: Any = object()  # conflict_policy not given: the snapshot's own
+#: ``conflict_policy=KEEP_SAVED``: the policy the snapshot (or checkpoint) was saved with
+KEEP_SAVED: Any = _KEEP
 _UNSET: Any = object()  # the deprecated conflicts= not given
 
 
@@ -69,6 +72,8 @@ class SnapshotMethods:
     _calls: CallMemory
     _sessions: dict[str, int]
     _hooks: bool
+    _embedder: Callable[[list[str]], Any] | None
+    clock: Clock
 
     if TYPE_CHECKING:  # provided by BeliefBase
         @property
@@ -78,6 +83,12 @@ class SnapshotMethods:
         def shared_ledger(self) -> bool: ...
 
         def now(self) -> float: ...
+
+        @property
+        def session_id(self) -> str | None: ...
+
+        @property
+        def journal_seq(self) -> int: ...
 
     def _state(self) -> BaseState:
         return BaseState(
@@ -162,6 +173,14 @@ class SnapshotMethods:
     def save_session(self, session_id: str, *, overwrite: bool = False) -> int:
         """Save a snapshot under ``session_id`` in the ledger's store (beside a shared ledger).
 
+        On a store that keeps journals (memory, SQLite, PostgreSQL) a session that has a
+        journal is changed through it, never by a whole snapshot: on the base that journal
+        opened (:meth:`load_session`, :meth:`open_session`) this returns the journal's seq
+        (every change is already saved); from any other base it raises
+        :class:`~corollary.foundations.errors.SessionJournaledError` and writes nothing.
+        A session without a journal is a whole snapshot until it is next opened, which turns
+        it into a journal (docs/journal.md).
+
         Saves are versioned, so that two processes that load, change and save one session
         cannot silently lose a change: the save succeeds only if the stored session is the
         version this base loaded or last saved (or, for a base that never did either, if there
@@ -170,24 +189,68 @@ class SnapshotMethods:
         ``overwrite=True`` replaces whatever is stored. Returns the session's new version.
         """
         check_bool(overwrite, "overwrite")
+        if session_id == self.session_id:  # a journal: every change was saved as it was made
+            return self.journal_seq
         expected = None if overwrite else self._sessions.get(session_id, 0)
         version = save_session(self._state(), self.ledger.store, session_id, expected)
         self._sessions[session_id] = version
         return version
+
+    def open_as_session(self, session_id: str) -> BeliefBase | None:
+        """This base as the journaled session ``session_id``, on a ledger whose store keeps
+        journals (``None`` on one that keeps none: a JSON file, where :meth:`save_session`
+        keeps the whole snapshot).
+
+        The base is saved under ``session_id`` first (so a session this base never loaded or
+        saved is refused, as by :meth:`save_session`, and one that is a journal already raises
+        :class:`~corollary.foundations.errors.SessionJournaledError`: open it instead), then
+        opened as the journal's start with this base's rules and conflict policy. What serves a
+        base under a session id (``corollary.mcp.make_server``) serves that journal, so every
+        change commits with its outcomes or not at all (docs/journal.md).
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase, ManualClock, TrustLedger
+        >>> kb = BeliefBase(ledger=TrustLedger(), clock=ManualClock(0))
+        >>> kb.assert_("hq", "Austin", source="tool:registry")
+        >>> session = kb.open_as_session("s")
+        >>> session.session_id, session.value("hq")
+        ('s', 'Austin')
+        """
+        if session_id == self.session_id:
+            return cast("BeliefBase", self)
+        if not keeps_journals(self.ledger.store):
+            return None
+        self.save_session(session_id)
+        return type(self).load_session(  # type: ignore[attr-defined, no-any-return]
+            self.ledger, session_id, clock=self.clock, rules=list(self._rules.rules),
+            conflict_policy=self.conflict_policy, embedder=self._embedder)
 
     @classmethod
     def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
                      **options: Any) -> BeliefBase:
         """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to it.
 
-        The base remembers the version it loaded, for its next :meth:`save_session`.
+        On a store that keeps journals (memory, SQLite, PostgreSQL) the session is read
+        through its journal: this is :meth:`open_session` (a whole-snapshot session becomes the
+        journal's start on this first open), except that a conflict policy not given is the
+        one the session was saved with. On a JSON-file ledger it is the whole snapshot last
+        saved, and the base remembers the version it loaded, for its next
+        :meth:`save_session`. No session under that id: ``SessionNotFoundError``.
         """
         if not isinstance(ledger, TrustLedger):
             raise InvalidTypeError("ledger must be a TrustLedger")
-        data, version = read_session(ledger.store, session_id)
         if "conflicts" in options:
             options["conflict_policy"] = _old_spelling(
                 "load_session", options.get("conflict_policy", _KEEP), options.pop("conflicts"))
+        if keeps_journals(ledger.store):
+            session_id = check_session(session_id)
+            if ledger.store.read_checkpoint(session_id) is None:  # type: ignore[attr-defined]
+                read_session(ledger.store, session_id)  # none at all: SessionNotFoundError
+            options.setdefault("conflict_policy", KEEP_SAVED)
+            return cls.open_session(ledger, session_id, clock=clock,  # type: ignore[attr-defined]
+                                    **options)
+        data, version = read_session(ledger.store, session_id)
         kb = cls.from_dict(data, ledger=ledger, clock=clock, path=f"session {session_id!r}",
                            **options)
         kb._sessions[session_id] = version

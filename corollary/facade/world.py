@@ -75,12 +75,13 @@ class TimelineEntry:
 def timeline(base: QueryMethods, key: str) -> list[TimelineEntry]:
     """Every value of ``key``, oldest validity first (see :class:`TimelineEntry`)."""
     values = base._lookup.values(key)
+    now = base._lookup.catch_up()
     engine = base._engine
     held = [b for b in values if b.best is not None]
     entries = []
     for b in values:
         newer = superseder(engine, b)
-        start, end = span_of(b, newer)
+        start, end = span_of(b, newer, engine, now)
         if b.best is not None:
             status = "contested" if len(held) > 1 else "held"
         else:

@@ -64,6 +64,12 @@ class RuleLimitError(RuleError):
     """Rules kept firing past the base's budget for one operation (they never settle)."""
 
 
+class NameTakenError(InvalidInputError):
+    """A second, different member under a name a registry holds already (a base's rules or
+    tools), or a name two different live ``@rule``/``@tool`` definitions carry when a snapshot
+    or a journal binds it (docs/extending.md)."""
+
+
 class StratificationError(InvalidInputError):
     """A reason that would make a belief depend on its own absence ("x unless y" where y rests
     on x): such a cycle has no well-founded labelling, so it is refused and nothing changes."""
@@ -124,6 +130,12 @@ class JournalVersionError(JournalError, StoreVersionError):
 class JournalReplayError(JournalError):
     """An entry another process appended that cannot be applied here (a rule or tool this
     process does not have, or an operation that fails on replay); see docs/journal.md."""
+
+
+class SessionJournaledError(JournalError, ConcurrentWriteError):
+    """A whole-snapshot write (``save_session``) to a session that is a journal: its changes
+    are made through :meth:`~corollary.BeliefBase.open_session` (docs/journal.md). A
+    :class:`ConcurrentWriteError`, so a reload-and-retry loop reloads the journal and retries."""
 
 
 class ReadOnlyBaseError(CorollaryError, RuntimeError):

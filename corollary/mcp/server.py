@@ -198,6 +198,9 @@ class Served:
     """
 
     def __init__(self, kb: BeliefBase, session: str | None, scope: Scope | None = None) -> None:
+        if session is not None:  # a store that keeps journals serves the session's journal
+            opened = kb.open_as_session(session)
+            kb = kb if opened is None else opened
         self.kb = kb
         #: the keys the server's clients may see and change (None: every key)
         self.scope = scope

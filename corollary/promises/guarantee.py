@@ -156,7 +156,7 @@ class Promise:
         For a one-sided promise, the answer given alone above the threshold.
     group : object or None
         The group this promise belongs to, inside a :class:`GroupedPromise`.
-    procedure : {"fallback", "fixed_sequence"} or None
+    procedure : {"learned_start", "fallback", "fixed_sequence"} or None
         The multiple-testing procedure of ``"ltt"`` (``None`` for the other methods).
     report : dict
         What was checked and measured on the calibration examples (see :func:`calibrate`).

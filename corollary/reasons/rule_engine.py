@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
-from ..foundations.errors import RuleError, RuleLimitError, StratificationError
+from ..foundations.errors import NameTakenError, RuleError, RuleLimitError, StratificationError
 from ..foundations.values import canon
 from ..tms import IN, Belief, Engine, Justification, strata
 from ..tms.batch import Batch
@@ -105,9 +105,13 @@ class RuleEngine:
         return r in self._rules
 
     def add(self, r: Rule) -> bool:
-        """Add ``r`` (not firing it yet); ``False`` if it was there already."""
+        """Add ``r`` (not firing it yet); ``False`` if it was there already. Another rule of
+        ``r``'s name is refused (:class:`~corollary.foundations.errors.NameTakenError`)."""
         if r in self._rules:
             return False
+        if any(other.name == r.name for other in self._rules):
+            raise NameTakenError(f"this base has another rule named {r.name!r}: remove it "
+                                 "first (kb.remove_rule), or give the new one another name")
         self._rules.append(r)
         self.active = True
         self.engine.watch()

@@ -46,6 +46,8 @@ from ..foundations.errors import (
     ConcurrentWriteError,
     CorollaryError,
     InvalidTypeError,
+    NameTakenError,
+    SessionJournaledError,
     SnapshotError,
     StratificationError,
 )
@@ -303,16 +305,18 @@ def _names(f: Fields, value: Any, field: str) -> list[str]:
     return names
 
 
-def _bind(f: Fields, names: list[str], given: list[Any], registry: Mapping[str, Any], what: str,
+def _bind(f: Fields, names: list[str], given: list[Any], registry: Any, what: str,
           name_of: Callable[[Any], str]) -> list[Any]:
-    table = dict(registry)
-    table.update({name_of(x): x for x in given})
-    missing = [n for n in names if n not in table]
+    table: dict[str, Any] = {}
+    for x in given:  # given twice under one name: which one is meant is not known
+        if table.setdefault(name_of(x), x) is not x and table[name_of(x)] != x:
+            raise NameTakenError(f"{what}= holds two different members named {name_of(x)!r}")
+    missing = [n for n in names if n not in table and n not in registry]
     if missing:
         raise SnapshotError(
             f"the snapshot uses {what} {missing} that are not defined here; import the module "
             f"that defines them or pass {what}=[...]", f.where)
-    return [table[n] for n in names]
+    return [table[n] if n in table else registry[n] for n in names]
 
 
 def _bind_tools(f: Fields, value: Any, given: list[Any], policy: TrustPolicy
@@ -855,6 +859,8 @@ def save_session(state: BaseState, store: OutcomeStore, session_id: str,
     data = encode(state_to_dict(state), "msgpack")
     try:
         return int(store.save_session(session_id, data, expected_version=expected_version))
+    except SessionJournaledError:
+        raise  # it says what to call instead
     except ConcurrentWriteError as exc:
         seen = ("never loaded or saved it here" if expected_version == 0
                 else f"loaded or last saved version {expected_version}")

@@ -161,6 +161,12 @@ class Trial:
         life: Any = premise.record[3]
         valid = ((life[3], life[4], life[5] if len(life) > 5 else ())
                  if premise.stated_valid_time else (None, None, ()))  # the world's time stays
+        if (not premise.stated_valid_time
+                and getattr(self.engine.conflict_policy, "mode", None) == "time"
+                and premise.valid_from < self.now):
+            # as a real renewal does under a time policy (facade/assertions.put): the value
+            # keeps the start it was first seen holding from (a re-read must not look newer)
+            valid = (premise.valid_from, None, ())
         self.engine.set_premise(b, Premise(premise.source, premise.origin, self.now,
                                            premise.half_life, premise.ttl, premise.certainty,
                                            *valid))

@@ -276,8 +276,8 @@ class PreferNewer(ConflictPolicy):
     A newer value supersedes an older one only if its confidence is at least the older one's
     minus ``margin``: a newer claim from a far less trusted source does not silently replace
     a strong one, and the two stay an open conflict (``kb.conflicts()``). Values starting at
-    the same instant, and values with no premise (derived only), are not ordered in time:
-    they stand together too.
+    the same instant are not ordered in time: they stand together too. A value with no
+    premise (derived only) is dated through its reasons' inputs.
 
     >>> PreferNewer().margin, PreferNewer(0.1).to_dict()
     (0.2, {'policy': 'PreferNewer', 'margin': 0.1})
@@ -292,8 +292,9 @@ class PreferNewer(ConflictPolicy):
         """Defeat each value a newer one supersedes at the time read (the engine's world time,
         else ``now``); the successor is the earliest of the values that supersede it."""
         world = now if engine.world is None else engine.world
+        dating = _Dating(engine, world, now)
         for standing in rivals_in(engine, region):
-            dated = [(r, *_dates(engine, r, world, now)) for r in standing]
+            dated = [(r, *dating.dates(r)[0]) for r in standing]
             for r, holds, _, strength in dated:
                 if holds is None:
                     continue
@@ -329,54 +330,129 @@ def superseder(engine: Engine, b: Belief) -> Belief | None:
     return b.defeated_by
 
 
-def span_of(b: Belief, successor: Belief | None = None) -> tuple[float | None, float | None]:
+def span_of(b: Belief, successor: Belief | None = None, engine: Engine | None = None,
+            now: float | None = None) -> tuple[float | None, float | None]:
     """``(valid_from, valid_until)`` of a value by its premises: the earliest start, and the
     latest end (``None`` if one is open-ended), cut at the start of ``successor`` (the value
-    that superseded it) when that comes first. ``(None, None)`` for a value with no premise."""
+    that superseded it) when that comes first. A value with no premise starts when its inputs
+    had all begun by ``now`` (given ``engine`` and ``now``; else ``(None, None)``)."""
     spans = [span for r in b.records() for span in record_intervals(r)]
     if not spans:
-        return None, None
+        if engine is None or now is None:
+            return None, None
+        began = _Dating(engine, now, now).through(b, frozenset())[0][1]
+        if began is None:
+            return None, None
+        spans = [(began, None)]
     start = min(s for s, _ in spans)
     ends = [e for _, e in spans]
     end = None if any(e is None for e in ends) else max(ends)  # type: ignore[type-var]
     if successor is not None:
         later = [s for r in successor.records() for s, _ in record_intervals(r) if s > start]
+        if not successor.records() and engine is not None and now is not None:
+            began = _Dating(engine, now, now).through(successor, frozenset())[0][1]
+            later = [began] if began is not None and began > start else []
         if later and (end is None or min(later) < end):
             end = min(later)
     return start, end  # type: ignore[return-value]
 
 
-def _dates(engine: Engine, b: Belief, world: float, now: float
-           ) -> tuple[float | None, float | None, float]:
-    """``(holds, began, strength)`` of a value at world time ``world``: the latest start of its
-    premises valid then (``None``: none is), the latest start of those begun by then, valid
-    or not (``None``: none), and the agreement of those begun ones (at ``now``: evidence ages
-    by the clock). Premises past their ttl count for none of them."""
-    holds: float | None = None
-    began: float | None = None
-    best: dict[str, float] = {}
-    for record in b.records():
-        source, origin, at, life = record
-        if life is not None and life[1] is not None and now >= at + life[1]:
-            continue
-        begun = [(s, e) for s, e in record_intervals(record) if s <= world]
-        if not begun:
-            continue
-        for s, e in begun:
-            if began is None or s > began:
-                began = s
-            if (e is None or world < e) and (holds is None or s > holds):
-                holds = s
-        r, _ = engine.reliability(source, now)
-        if life is not None:
-            if len(life) > 2:
-                r *= life[2]  # type: ignore[operator]
-            if life[0] is not None:
-                r *= decay_weight(max(now - at, 0.0), life[0])
-        if r > best.get(origin, -1.0):
-            best[origin] = r
-    strength = agreement(best, engine.corroboration) if best else 0.0
-    return holds, began, strength
+#: ``(holds, began, strength)`` of a value at a world time (see :class:`_Dating`).
+Dates = tuple["float | None", "float | None", float]
+_UNDATED: Dates = (None, None, 0.0)
+
+
+class _Dating:
+    """The dates of values at world time ``world`` (evidence aging by ``now``), for one
+    decision: ``(holds, began, strength)``, the latest start of a value's premises valid then
+    (``None``: none is), the latest start of those begun by then, valid or not (``None``:
+    none), and the agreement of those begun ones. Premises past their ttl count for none of
+    them. A value with no premise is dated through its reasons (:meth:`through`), each derived
+    value once per decision (a diamond of reasons is not walked once per path)."""
+
+    __slots__ = ("engine", "world", "now", "memo")
+
+    def __init__(self, engine: Engine, world: float, now: float) -> None:
+        self.engine = engine
+        self.world = world
+        self.now = now
+        self.memo: dict[Belief, Dates] = {}
+
+    def dates(self, b: Belief, seen: frozenset[Belief] = frozenset()) -> tuple[Dates, bool]:
+        """``b``'s dates, and whether a cycle was cut below it (such dates are not kept)."""
+        records = b.records()
+        if not records:
+            return self.through(b, seen)
+        world, now, engine = self.world, self.now, self.engine
+        holds: float | None = None
+        began: float | None = None
+        best: dict[str, float] = {}
+        for record in records:
+            source, origin, at, life = record
+            if life is not None and life[1] is not None and now >= at + life[1]:
+                continue
+            begun = [(s, e) for s, e in record_intervals(record) if s <= world]
+            if not begun:
+                continue
+            for s, e in begun:
+                if began is None or s > began:
+                    began = s
+                if (e is None or world < e) and (holds is None or s > holds):
+                    holds = s
+            r, _ = engine.reliability(source, now)
+            if life is not None:
+                if len(life) > 2:
+                    r *= life[2]  # type: ignore[operator]
+                if life[0] is not None:
+                    r *= decay_weight(max(now - at, 0.0), life[0])
+            if r > best.get(origin, -1.0):
+                best[origin] = r
+        strength = agreement(best, engine.corroboration) if best else 0.0
+        return (holds, began, strength), False
+
+    def through(self, b: Belief, seen: frozenset[Belief]) -> tuple[Dates, bool]:
+        """The dates of a derived value: a reason whose inputs have all begun began when the
+        last of them did, and holds from the latest start of its inputs if each holds; its
+        strength is its step times its weakest input's. The value takes the latest of its
+        reasons' dates and the strongest of their strengths. A withdrawn value, a cycle back to
+        a value on the way, and a reason with no inputs have none."""
+        found = self.memo.get(b)
+        if found is not None:
+            return found, False
+        if b in seen:
+            return _UNDATED, True
+        if b.withdrawn is not None:
+            return _UNDATED, False
+        seen = seen | {b}
+        holds: float | None = None
+        began: float | None = None
+        strength = 0.0
+        cut = False
+        for j in b.justs:
+            dates = []
+            for x in j.distinct:
+                if x.withdrawn is not None:
+                    break
+                d, below = self.dates(x, seen)
+                cut = cut or below
+                if d[1] is None:
+                    break  # an input that has not begun: the reason has not either
+                dates.append(d)
+            else:
+                if not dates:
+                    continue
+                step, _ = self.engine.step_confidence(j, self.now)
+                started = max(d[1] for d in dates if d[1] is not None)
+                began = started if began is None else max(began, started)
+                holding = [d[0] for d in dates if d[0] is not None]
+                if len(holding) == len(dates):
+                    held = max(holding)
+                    holds = held if holds is None else max(holds, held)
+                strength = max(strength, step * min(d[2] for d in dates))
+        result: Dates = (holds, began, strength)
+        if not cut:
+            self.memo[b] = result
+        return result, cut
 
 
 @attrs.frozen(slots=True)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..foundations._format import format_number as num
+from ..foundations.errors import InvalidInputError, NameTakenError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .records import Justification
@@ -264,8 +265,9 @@ KINDS: dict[str, StepKind] = {}
 
 def register(kind: StepKind) -> StepKind:
     """Make ``kind`` known to proofs and snapshots (its ``name`` must be new)."""
-    if not kind.name or kind.name in KINDS:
-        raise ValueError(f"a step kind needs a new, non-empty name, not {kind.name!r}")
+    if not kind.name or kind.name in KINDS:  # a ValueError, as before: both subclass it
+        error = NameTakenError if kind.name else InvalidInputError
+        raise error(f"a step kind needs a new, non-empty name, not {kind.name!r}")
     KINDS[kind.name] = kind
     return kind
 

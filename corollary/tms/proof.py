@@ -132,7 +132,7 @@ def build_proof(engine: Engine, root: Belief | list[Belief], now: float,
         node = _belief(b, seen, depth, max_depth, verdict_of, lost)
         if "see_above" not in node:
             reasons = node.pop("reasons", None)
-            _time_marks(engine, b, node)  # beside the label they qualify, before the reasons
+            _time_marks(engine, b, node, now)  # beside the label, before the reasons
             if reasons is not None:
                 node["reasons"] = reasons
         into.append(node)
@@ -179,19 +179,21 @@ def _belief(b: Belief, seen: set[int], depth: int, max_depth: int | None,
     return node
 
 
-def _time_marks(engine: Engine, b: Belief, node: dict[str, Any]) -> None:
+def _time_marks(engine: Engine, b: Belief, node: dict[str, Any], now: float) -> None:
     """What a proof says of change: the values ``b`` supersedes, the value that superseded it,
     and the rival values it stands in an open conflict with (docs/model.md, "Time and
     change")."""
     rivals = engine.rivals(b) if type(engine.keys.get(b.key)) is dict else []
     if not rivals:
         return
+    when = now if engine.world is None else engine.world
     if b.best is not None:
         older = [r for r in rivals if superseder(engine, r) is b]
         if older:
             node["supersedes"] = [
                 {"value": r.value, "valid_from": span[0], "valid_until": span[1]}
-                for r in sorted(older, key=lambda r: r.seq) for span in [span_of(r, b)]]
+                for r in sorted(older, key=lambda r: r.seq)
+                for span in [span_of(r, b, engine, when)]]
         open_with = [r for r in rivals if r.best is not None]
         if open_with:
             node["conflict_with"] = [{"value": r.value, "confidence": r.conf}
@@ -199,7 +201,7 @@ def _time_marks(engine: Engine, b: Belief, node: dict[str, Any]) -> None:
         return
     newer = superseder(engine, b)
     if newer is not None:
-        span = span_of(b, newer)
+        span = span_of(b, newer, engine, when)
         node["superseded_by"] = {"value": newer.value, "confidence": newer.conf,
                                  "valid_from": span[0], "valid_until": span[1]}
 

@@ -241,3 +241,22 @@ def test_bad_questions() -> None:
     with pytest.raises(AmbiguousValueError):
         kb.what_to_check("x")
     assert not math.isnan(kb.confidence("x", 1))
+
+
+def test_under_prefer_newer_a_refresh_keeps_the_start_the_value_was_first_seen_from() -> None:
+    """A superseded value renewed by its source keeps the start it was first seen holding from
+    (a stale re-read must not look newer): the what-if says so as the real refresh does."""
+    from corollary import PreferNewer
+
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=clock, conflict_policy=PreferNewer())
+    kb.assert_("b", 0, source="human:ann", ttl=60)
+    clock.advance(1)
+    kb.assert_("b", 1, source="human:ann")
+    clock.advance(45)
+    old = kb.engine.find("b", 0)
+    assert old is not None and kb.label("b", 0) == "OUT"
+    premise = old.premise_from("human:ann")
+    predicted = whatif_confidence(kb.engine, old, kb.now(), [(old, premise)])
+    kb.assert_("b", 0, source="human:ann", ttl=60)
+    assert predicted == kb.confidence("b", 0) == 0.0  # still superseded by b = 1

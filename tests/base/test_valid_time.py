@@ -409,3 +409,33 @@ def test_prefer_source_ranks_only_values_that_hold_then() -> None:
     kb.assert_("ceo", "Bob", source="tool:registry", valid_from=OAK)
     assert kb.value("ceo") == "Bob"  # Ann's term ended: the better-ranked source says nothing now
     assert kb.at(day(2024, 6, 1)).value("ceo") == "Ann"
+
+
+def test_a_derived_value_is_ordered_through_its_inputs() -> None:
+    kb = base()
+    kb.assert_("mail:monday", "I live in Paris", source="document:mail", valid_from=OAK)
+    kb.assert_("mail:friday", "I moved to Lyon", source="document:mail2", valid_from=PINE)
+    kb.claim("city", "Paris", source="model:reader", inputs=["mail:monday"])  # 0.9 x 0.9
+    kb.claim("city", "Lyon", source="model:reader", inputs=["mail:friday"])
+    assert kb.value("city") == "Lyon"
+    assert kb.confidence("city") == pytest.approx(0.81)
+    assert kb.at(day(2024, 6, 1)).value("city") == "Paris"
+    assert [(e.value, e.status, e.valid_from, e.valid_until) for e in kb.timeline("city")] == [
+        ("Paris", "superseded", OAK, PINE), ("Lyon", "held", PINE, None)]
+    assert "supersedes 'Paris' (valid 2024-01-02 → 2025-03-02)" in str(kb.explain("city"))
+
+
+def test_dating_through_a_deep_diamond_of_reasons_walks_each_value_once() -> None:
+    # forty levels of diamonds: walked once per path, dating the top would take 2^40 steps
+    kb = base()
+    kb.assert_("root", 0, source="human:ops", valid_from=OAK)
+    below = ["root"]
+    for level in range(40):
+        left, right = f"l{level}", f"r{level}"
+        kb.claim(left, level, source="model:m", inputs=below)
+        kb.claim(right, level, source="model:m", inputs=below)
+        below = [left, right]
+    kb.claim("top", "old", source="model:m", inputs=below)
+    kb.assert_("news", 1, source="human:ops", valid_from=PINE)
+    kb.claim("top", "new", source="model:m", inputs=["news"])
+    assert kb.value("top") == "new"  # began at PINE, after everything under "old"

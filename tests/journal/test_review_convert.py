@@ -15,16 +15,17 @@ from corollary import BeliefBase, JournalError, ManualClock, open_ledger
 
 def test_review_a_refused_conversion_records_no_outcome(tmp_path: Path) -> None:
     ledger = open_ledger(tmp_path / "l.db")
-    BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).assert_("x", 1, source="tool:a")
     own = BeliefBase(clock=ManualClock(0))  # a base with a ledger of its own
     own.assert_("hq", "A", source="tool:a")
     own.record_outcome("tool:a", False, "audit")
     own.save_session("s")
     data, _ = own.ledger.store.read_session("s")  # type: ignore[attr-defined]
     ledger.store.save_session("s", data)  # type: ignore[attr-defined]  # the same id, in the ledger
+    BeliefBase.convert_session(ledger, "s")  # its outcome joins the ledger, once
+    assert len(ledger.outcomes()) == 1
     with pytest.raises(JournalError, match="already has a journal"):
         BeliefBase.convert_session(ledger, "s")
-    assert ledger.outcomes() == []  # today: the snapshot's outcome is recorded anyway
+    assert len(ledger.outcomes()) == 1  # was recorded again by the refused conversion
     ledger.close()
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corollary import BeliefBase, ManualClock, open_ledger, rule, tool
+import pytest
+
+from corollary import BeliefBase, ManualClock, NameTakenError, open_ledger, rule, tool
 
 
 @rule(output="tests_review_out", inputs={"x": "tests_review_in"},
@@ -45,7 +47,10 @@ def test_review_add_tool_after_another_writer_replaced_it(tmp_path: Path) -> Non
     a = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
     a.add_tool(v1)
     b = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
-    b.add_tool(v2)  # a has not seen this
-    a.add_tool(v1)  # the last word: trust 0.6
+    seq = b.journal_seq
+    with pytest.raises(NameTakenError):  # another declaration under a taken name (issue 26)
+        b.add_tool(v2)
+    assert b.journal_seq == seq and b.tools["tests_review_lookup"].trust == 0.6
+    a.add_tool(v1)  # the same declaration again: an entry, and still trust 0.6
     a.sync()
-    assert a.tools["tests_review_lookup"].trust == 0.6  # 0.95 today
+    assert a.tools["tests_review_lookup"].trust == 0.6

@@ -302,7 +302,9 @@ def test_concurrent_changes_are_serialised_and_all_saved(tmp_path: Path) -> None
 
 
 def test_another_writer_is_reported_and_the_stored_session_served(tmp_path: Path) -> None:
-    with open_ledger(tmp_path / "ledger.db") as ledger:
+    # a whole-snapshot session (a JSON ledger); a SQLite one serves the session's journal
+    # (tests/journal/test_one_session_model.py)
+    with open_ledger(tmp_path / "ledger.json") as ledger:
         kb = BeliefBase(ledger=ledger, clock=ManualClock(0))
         kb.assert_("plan", "basic", source="human:sales")
         kb.save_session("s")
@@ -696,7 +698,7 @@ def _ceo_in_conflict(ledger: Any) -> BeliefBase:
 
 
 def test_a_null_asserted_into_an_open_conflict_is_answered_and_saved(tmp_path: Path) -> None:
-    with open_ledger(tmp_path / "ledger.db") as ledger:
+    with open_ledger(tmp_path / "ledger.json") as ledger:
         server = make_server(_ceo_in_conflict(ledger), session="s")
 
         async def body(client: Client) -> Any:
@@ -719,7 +721,7 @@ def test_a_change_that_cannot_be_read_back_is_not_kept(tmp_path: Path,
     from corollary import CorollaryError
     from corollary.mcp import server as served
 
-    with open_ledger(tmp_path / "ledger.db") as ledger:
+    with open_ledger(tmp_path / "ledger.json") as ledger:
         server = make_server(_ceo_in_conflict(ledger), session="s")
         read_back = served._state
 

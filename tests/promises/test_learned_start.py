@@ -182,3 +182,14 @@ def test_the_counts_of_a_part_read_off_the_whole_sort_equal_counting_it_afresh(s
     assert (part.n, part.n_wrong) == (fresh.n, fresh.n_wrong)
     assert part.thr.tolist() == fresh.thr.tolist()
     assert part.N.tolist() == fresh.N.tolist() and part.W.tolist() == fresh.W.tolist()
+
+
+def test_each_group_learns_its_own_start_when_it_has_the_examples_for_it():
+    s, right = _stream(1600, seed=8)
+    groups = np.where(np.arange(1600) < 1200, "big", "small")
+    g = calibrate(s, right, max_error=0.1, groups=groups)
+    big, small = g["big"].report, g["small"].report
+    assert big["why"].startswith("learned start: 180 of the 1200 examples")
+    assert small["why"].startswith("learned start needs n >= 1000") and small["chosen_by"] == "fallback"
+    ix = np.arange(1200)
+    assert g["big"].threshold == calibrate(s[ix], right[ix], max_error=0.1).threshold

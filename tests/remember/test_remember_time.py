@@ -1,15 +1,16 @@
 """Time and remembered facts (docs/remember.md, "Supersession by time").
 
-What holds today: a fact is a claim resting on its document, and the document holds from the
-time the text was said, so a fact is time-scoped through it (``kb.at(t)`` before a message's time
-does not see that message's facts). Two remembered values of one key are an open conflict, even
-under ``PreferNewer``: the policy orders values by their premises' start, and a claim has none
-(docs/model.md: "values with no premise (derived only) are not ordered in time"). The tests
-marked ``xfail`` state what supersession by time must do once PreferNewer orders derived values
-through their inputs' time (strict: they fail loudly the day it does, to be unmarked).
+A fact is a claim resting on its document, and the document holds from the time the text was
+said, so a fact is time-scoped through it (``kb.at(t)`` before a message's time does not see that
+message's facts), and under ``PreferNewer`` it is ordered through its document's start (a later
+message supersedes an earlier one). Two values said at one instant are an open conflict. The
+test marked ``xfail`` states what a ``valid_from`` the text gives must do once claims take a
+valid time of their own (strict: it fails loudly the day it does, to be unmarked).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 from remember_cases import fact, facts
@@ -21,8 +22,8 @@ PARIS = fact("Alice", "city", "Paris", "I live in Paris")
 LYON = fact("Alice", "home city", "Lyon", "I moved to Lyon")
 
 NOT_ORDERED = pytest.mark.xfail(strict=True, reason=(
-    "PreferNewer does not order values with no premise (docs/model.md), and remembered facts "
-    "are claims: supersession waits for derived values ordered through their inputs' time"))
+    "claims take no valid time of their own (docs/model.md): a remembered fact begins with its "
+    "document, whatever valid_from its text states"))
 
 
 @pytest.fixture
@@ -30,18 +31,25 @@ def kb() -> BeliefBase:
     return BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
 
 
-def test_a_fact_is_time_scoped_through_its_document(kb: BeliefBase) -> None:
+def paris_then_lyon(kb: BeliefBase, paris_at: float, lyon_at: float, lyon_by: str = "human:alice"
+                    ) -> tuple[Any, Any]:
+    """Paris remembered, then Lyon (said at the times given): the two remembered facts."""
     model = ScriptedModel([facts(PARIS), facts(LYON)])
-    kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+    (paris,) = kb.remember("I live in Paris.", source="human:alice", model=model, at=paris_at)
+    (lyon,) = kb.remember("I moved to Lyon.", source=lyon_by, model=model, at=lyon_at)
+    return paris, lyon
+
+
+def test_a_fact_is_time_scoped_through_its_document(kb: BeliefBase) -> None:
+    paris_then_lyon(kb, 100, 200)
     assert kb.at(150).value("alice:city") == "Paris"
     assert kb.at(50).label("alice:city") == "OUT"
 
 
-def test_two_remembered_values_are_an_open_conflict_today(kb: BeliefBase) -> None:
-    model = ScriptedModel([facts(PARIS), facts(LYON)])
-    kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+def test_two_values_said_at_one_time_are_an_open_conflict(kb: BeliefBase) -> None:
+    # PreferNewer orders remembered facts through their documents' times; two said at the same
+    # instant are not ordered, and stand as an open conflict for a person to settle
+    paris_then_lyon(kb, 100, 100, lyon_by="human:bob")
     (conflict,) = kb.conflicts()
     assert conflict.key == "alice:city"
     assert sorted(c.value for c in conflict.candidates) == ["Lyon", "Paris"]
@@ -50,11 +58,8 @@ def test_two_remembered_values_are_an_open_conflict_today(kb: BeliefBase) -> Non
     assert kb.value("alice:city") == "Lyon"
 
 
-@NOT_ORDERED
 def test_a_later_message_supersedes_an_earlier_one(kb: BeliefBase) -> None:
-    model = ScriptedModel([facts(PARIS), facts(LYON)])
-    (paris,) = kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+    paris, lyon = paris_then_lyon(kb, 100, 200)
     assert (paris.key, lyon.key, lyon.merged_from) == ("alice:city", "alice:city",
                                                       "alice:home_city")
     assert (lyon.label, lyon.superseded) == ("IN", ("Paris",))
@@ -67,7 +72,6 @@ def test_a_later_message_supersedes_an_earlier_one(kb: BeliefBase) -> None:
     assert [o.correct for o in kb.ledger.outcomes()] == [True, True]
 
 
-@NOT_ORDERED
 def test_an_earlier_message_arriving_later_is_superseded_at_once(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(LYON), facts(PARIS)])
     (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
@@ -79,7 +83,6 @@ def test_an_earlier_message_arriving_later_is_superseded_at_once(kb: BeliefBase)
     assert kb.at(150).value("alice:home_city") == "Paris"
 
 
-@NOT_ORDERED
 def test_the_order_of_arrival_does_not_matter(kb: BeliefBase) -> None:
     kb.assert_("alice:city", "Oslo", source="tool:crm", valid_from=50)
     model = ScriptedModel([facts(LYON), facts(PARIS)])
@@ -104,14 +107,11 @@ def test_the_text_saying_when_wins_over_the_message_time(kb: BeliefBase) -> None
 
 
 def test_forgetting_the_newer_conversation_leaves_the_older_value(kb: BeliefBase) -> None:
-    model = ScriptedModel([facts(PARIS), facts(LYON)])
-    kb.remember("I live in Paris.", source="human:alice", model=model, at=100)
-    (lyon,) = kb.remember("I moved to Lyon.", source="human:alice", model=model, at=200)
+    _, lyon = paris_then_lyon(kb, 100, 200)
     kb.retract(lyon.document, reason="forget that conversation")
     assert kb.value("alice:city") == "Paris"
 
 
-@NOT_ORDERED
 def test_in_one_chat_the_later_message_wins(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(PARIS, LYON)])
     made = kb.remember(messages=[

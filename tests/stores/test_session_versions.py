@@ -4,7 +4,8 @@ The store contract (every backend): ``save_session(id, data, expected_version=..
 only if the stored version is the expected one (0: no session yet; ``None``: unconditionally)
 and returns the new version; ``read_session(id)`` gives ``(data, version)``. A base remembers
 the version it loaded or saved, so ``kb.save_session(id)`` fails with ConcurrentWriteError,
-writing nothing, when someone else saved in between.
+writing nothing, when someone else saved in between. On a store that keeps journals that holds
+until the session is first opened (a load opens it as its journal, docs/journal.md).
 """
 
 from __future__ import annotations
@@ -23,7 +24,12 @@ from support import sql_workers as workers
 from support.sqlite_v1 import make_v1
 
 from corollary import BeliefBase, ManualClock, TrustLedger, open_ledger
-from corollary.foundations.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
+from corollary.foundations.errors import (
+    ConcurrentWriteError,
+    InvalidInputError,
+    InvalidTypeError,
+    SessionJournaledError,
+)
 from corollary.trust.stores import SessionNotFoundError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
@@ -123,6 +129,9 @@ def test_base_remembers_versions(target: Target) -> None:
         stranger.save_session("c")  # never loaded it: must not replace it
     message = str(info.value)
     assert "'c'" in message and "reload" in message.lower() and "reapply" in message.lower()
+    if target.kind != "json":
+        _journal_from_the_first_load(ledger, kb, stranger, clock)
+        return
     assert BeliefBase.load_session(ledger, "c", clock=clock).value("b") == 2
     assert stranger.save_session("c", overwrite=True) == 3
     resumed = BeliefBase.load_session(ledger, "c", clock=clock)
@@ -136,11 +145,40 @@ def test_base_remembers_versions(target: Target) -> None:
     ledger.close()
 
 
+def _journal_from_the_first_load(ledger: TrustLedger, kb: BeliefBase, stranger: BeliefBase,
+                                 clock: ManualClock) -> None:
+    """On a store that keeps journals, versions hold until the session is first opened: the
+    load opens it as a journal, and no snapshot is written over it afterwards."""
+    assert stranger.save_session("c", overwrite=True) == 3  # not opened yet: a snapshot
+    resumed = BeliefBase.load_session(ledger, "c", clock=clock)
+    assert resumed.value("z") == 0 and resumed.session_id == "c"
+    for base in (kb, stranger):
+        with pytest.raises(SessionJournaledError):
+            base.save_session("c", overwrite=True)
+    resumed.assert_("y", 9, source="human:ops")
+    assert resumed.save_session("c") == resumed.journal_seq == 1
+    assert BeliefBase.load_session(ledger, "c", clock=clock).value("y") == 9
+    with pytest.raises(InvalidTypeError):
+        resumed.save_session("c", overwrite="yes")  # type: ignore[arg-type]
+    ledger.close()
+
+
 def _check_rounds(results: list[tuple[int, int, str, int]], ledger: TrustLedger) -> None:
     by_round: dict[int, list[tuple[int, str, int]]] = {}
     for me, r, verdict, version in results:
         by_round.setdefault(r, []).append((me, verdict, version))
     assert sorted(by_round) == list(range(ROUNDS))
+    if ledger.store.__class__.__name__ != "JSONFileStore":
+        # a store that keeps journals: the first load opened the session as a journal, so no
+        # save loses; each change is one entry, in the store's one order
+        for r, seen in by_round.items():
+            assert [v for _, v, _ in seen] == ["won", "won"], (r, seen)
+            assert sorted(version for _, _, version in seen) == [1 + 2 * r, 2 + 2 * r]
+        kb = BeliefBase.load_session(ledger, "shared")
+        for r in range(ROUNDS):
+            assert kb.value(f"p0-r{r}") == r and kb.value(f"p1-r{r}") == r
+        assert ledger.store.journal_head("shared") == 2 * ROUNDS  # type: ignore[attr-defined]
+        return
     for r, seen in by_round.items():
         # exactly one winner per round; the loser's retry lands right after it
         assert sorted(v for _, v, _ in seen) == ["lost", "won"], (r, seen)

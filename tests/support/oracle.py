@@ -57,26 +57,45 @@ def evaluate(kb, now, world=None):
                 top = min(ranks.values())
                 defeated.update(b for b in standing if ranks[b] > top)
 
+    def dates_of(b, seen=()):
+        """(holds, began, strength) at world time: by premises, or through the inputs of a
+        value with none (docs/model.md, "Time and change")."""
+        if not b.premises:
+            if b in seen or b.withdrawn is not None:
+                return None, None, 0.0
+            found = (None, None, 0.0)
+            for j in b.justs:
+                ds = [dates_of(x, (*seen, b)) if x.withdrawn is None else (None, None, 0.0)
+                      for x in dict.fromkeys(j.inputs)]
+                if not ds or any(d[1] is None for d in ds):
+                    continue
+                began = max(d[1] for d in ds)
+                holds = max(d[0] for d in ds) if all(d[0] is not None for d in ds) else None
+                s = step(j) * min(d[2] for d in ds)
+                found = (holds if found[0] is None else found[0] if holds is None
+                         else max(found[0], holds),
+                         began if found[1] is None else max(found[1], began),
+                         max(found[2], s))
+            return found
+        live = [p for p in b.premises if not (p.ttl is not None and now - p.at >= p.ttl)
+                and any(s <= world for s, _ in p.intervals)]
+        begun = [(s, e) for p in live for s, e in p.intervals if s <= world]
+        holding = [s for s, e in begun if e is None or world < e]
+        best = {}
+        for p in live:
+            c = (reliability(p.source) * p.certainty
+                 * formulas.decay_weight(now - p.at, p.half_life))
+            best[p.origin] = max(best.get(p.origin, 0.0), c)
+        strength = formulas.agreement(best, kb.policy.corroboration) if best else 0.0
+        return (max(holding, default=None), max((s for s, _ in begun), default=None), strength)
+
     if isinstance(policy, PreferNewer):
         # a value holding at world time is superseded by one that began later (valid or not)
         # and is at least its strength minus the margin (strength: agreement of the begun
         # premises, valid or not, not expired)
         for key in engine.keys:
             standing = [b for b in engine.values_of(key) if b.withdrawn is None]
-            dates = {}
-            for b in standing:
-                live = [p for p in b.premises if not (p.ttl is not None and now - p.at >= p.ttl)
-                        and any(s <= world for s, _ in p.intervals)]
-                begun = [(s, e) for p in live for s, e in p.intervals if s <= world]
-                holding = [s for s, e in begun if e is None or world < e]
-                best = {}
-                for p in live:
-                    c = (reliability(p.source) * p.certainty
-                         * formulas.decay_weight(now - p.at, p.half_life))
-                    best[p.origin] = max(best.get(p.origin, 0.0), c)
-                strength = formulas.agreement(best, kb.policy.corroboration) if best else 0.0
-                dates[b] = (max(holding, default=None), max((s for s, _ in begun), default=None),
-                            strength)
+            dates = {b: dates_of(b) for b in standing}
             for b in standing:
                 holds, _, strength = dates[b]
                 if holds is None:

@@ -173,6 +173,27 @@ JOURNAL_METHODS = ("journal", "journal_entries", "journal_head", "journal_change
                    "prune_checkpoints", "journal_sessions", "delete_journal")
 
 
+def keeps_journals(store: object) -> bool:
+    """Whether ``store`` keeps session journals (memory, SQLite, PostgreSQL): it has every
+    journal method and they do not refuse (the JSON-file store's raise
+    :class:`~corollary.foundations.errors.JournalUnsupportedError`). On such a store a session
+    is its journal (docs/journal.md).
+
+    >>> from corollary.trust.stores.memory import MemoryStore
+    >>> keeps_journals(MemoryStore()), keeps_journals(object())
+    (True, False)
+    """
+    from ...foundations.errors import JournalUnsupportedError
+
+    if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
+        return False
+    try:
+        store.journal_sessions()  # type: ignore[attr-defined]
+    except JournalUnsupportedError:
+        return False
+    return True
+
+
 def check_seq(seq: object, name: str = "seq") -> int:
     """A journal sequence number: an int >= 0."""
     return check_int(seq, name, low=0)
@@ -233,6 +254,18 @@ def session_conflict(session_id: str, expected: int, found: int, where: object) 
     wanted = "not to exist yet" if expected == 0 else f"to be at version {expected}"
     return ConcurrentWriteError(f"session {session_id!r} {now}, but this save expected it "
                                 f"{wanted}: another writer saved it; nothing was written", where)
+
+
+def session_journaled(session_id: str, where: object) -> Exception:
+    """The :class:`~corollary.foundations.errors.SessionJournaledError` of a whole-snapshot
+    write to a session that has a journal (nothing is written)."""
+    from ...foundations.errors import SessionJournaledError
+
+    return SessionJournaledError(
+        f"session {session_id!r} is a journal: a whole snapshot cannot be saved over it "
+        "(nothing was written); open it with BeliefBase.open_session (or load_session, "
+        "which opens the journal) and change it there: each change is saved as it is made",
+        where)
 
 
 def check_half_life(half_life: object) -> float | None:

@@ -25,6 +25,7 @@ from .base import (
     check_seq,
     check_session,
     session_conflict,
+    session_journaled,
 )
 
 __all__ = ["DEFAULT_HISTORY", "MemoryStore"]
@@ -177,7 +178,9 @@ class MemoryStore:
         """
         check_session(session_id, data)
         expected = check_expected_version(expected_version)
-        with self._session_lock:
+        with self._journal_lock, self._session_lock:  # a conversion takes the journal lock
+            if session_id in self._checkpoints or self._journals.get(session_id):
+                raise session_journaled(session_id, "memory")
             current = self._sessions.get(session_id, (b"", 0))[1]
             if expected is not None and current != expected:
                 raise session_conflict(session_id, expected, current, "memory")

@@ -59,6 +59,7 @@ from .base import (
     owned_by,
     row_of,
     session_conflict,
+    session_journaled,
 )
 
 #: The schema version this code writes (the same history as the SQLite store's).
@@ -349,6 +350,9 @@ class PostgresStore(CachedSQLStore):
         return int(version)
 
     def _ensure_schema(self) -> None:
+        #: whether the namespace has the journal tables (version 5 on; a save_session checks
+        #: there that the session is no journal)
+        self._keeps_journals = SCHEMA_VERSION >= 5
         if self._tx(self._version) == SCHEMA_VERSION:
             return
         ns = self.namespace
@@ -488,6 +492,15 @@ class PostgresStore(CachedSQLStore):
             params = (blob, time.time(), session_id, expected)
 
         def write(conn: Any) -> tuple[list[Any], int]:
+            ns = self.namespace
+            if getattr(self, "_keeps_journals", True):
+                # the head row's share lock waits for a conversion holding it (FOR UPDATE), so
+                # a journal that began meanwhile is seen here, and no snapshot written over it
+                conn.execute(f"SELECT seq FROM {ns}.corollary_journal_head "
+                             "WHERE session_id = %s FOR SHARE", (session_id,))
+                if conn.execute(f"SELECT 1 FROM {ns}.corollary_checkpoint "
+                                "WHERE session_id = %s LIMIT 1", (session_id,)).fetchall():
+                    raise session_journaled(session_id, self.location)
             rows = conn.execute(sql, params).fetchall()
             if rows:
                 return rows, 0
@@ -505,7 +518,7 @@ class PostgresStore(CachedSQLStore):
                 return [(found[0][1],)], 0
             return write(conn)
 
-        rows, current = self._tx(write, single=True, again=again)
+        rows, current = self._tx(write, again=again)  # one transaction: the share lock holds
         if not rows:
             assert expected is not None
             raise session_conflict(session_id, expected, current, self.location)

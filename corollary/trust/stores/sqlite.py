@@ -68,6 +68,7 @@ from .base import (
     owned_by,
     row_of,
     session_conflict,
+    session_journaled,
 )
 
 #: ``PRAGMA application_id`` of a corollary ledger ("CrLd").
@@ -607,6 +608,10 @@ class SQLiteStore(CachedSQLStore):
         blob = bytes(data)
 
         def body(conn: sqlite3.Connection) -> int:
+            if conn.execute("SELECT 1 FROM corollary_checkpoint WHERE session_id = ? UNION ALL "
+                            "SELECT 1 FROM corollary_journal_head WHERE session_id = ? AND seq > 0 "
+                            "LIMIT 1", (session_id, session_id)).fetchone():
+                raise session_journaled(session_id, self.path)
             row = conn.execute("SELECT version FROM sessions WHERE session_id = ?",
                                (session_id,)).fetchone()
             current = 0 if row is None else _version_of(row[0], self.path)

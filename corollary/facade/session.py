@@ -1,0 +1,43 @@
+"""``corollary.Session``: a belief base kept as a session journal (docs/journal.md).
+
+:meth:`BeliefBase.open_session <corollary.BeliefBase.open_session>` (and ``load_session`` on a
+store that keeps journals) returns a :class:`Session`. It is a :class:`~corollary.BeliefBase`
+whose every public change is one journal entry, plus the journal's own methods
+(:meth:`~Session.sync`, :meth:`~Session.history`, :meth:`~Session.as_of`,
+:meth:`~Session.watch`, :meth:`~Session.checkpoint`, :attr:`~Session.session_id`,
+:attr:`~Session.journal_seq`), all visible to type checkers. The machinery is
+:mod:`corollary.facade.journaled`.
+
+Examples
+--------
+>>> from corollary import BeliefBase, ManualClock, Session, TrustLedger
+>>> kb = BeliefBase.open_session(TrustLedger(), "team", clock=ManualClock(10))
+>>> isinstance(kb, Session), isinstance(kb, BeliefBase)
+(True, True)
+>>> kb.assert_("hq", "Austin", source="tool:registry")
+>>> [h.operation for h in kb.history()], kb.as_of(10).value("hq")
+(['assert_'], 'Austin')
+"""
+
+from __future__ import annotations
+
+from .base import BeliefBase
+from .journaled import SESSION_CLASSES, JournaledMethods, journaled_members
+
+__all__ = ["Session"]
+
+
+class Session(JournaledMethods, BeliefBase):
+    """A :class:`~corollary.BeliefBase` kept as a session journal: made by
+    ``BeliefBase.open_session`` (see :mod:`corollary.facade.session`), never directly.
+
+    Its changes (``assert_``, ``claim``, ``retract``, ``call``, ...) have the base's own
+    signatures; each one runs as one journal entry. A base's subclass opened as a session is a
+    subclass of both (``<Name>Session``).
+    """
+
+
+for _name, _member in journaled_members(BeliefBase).items():
+    setattr(Session, _name, _member)
+del _name, _member
+SESSION_CLASSES[BeliefBase] = Session  # what BeliefBase.open_session makes
