@@ -490,6 +490,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         *,
         unless: Sequence[str | tuple[str, Any]] = (),
         learn: bool | None = None,
+        valid_from: Instant | None = None,
+        valid_until: Instant | None = None,
     ) -> Any:
         """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
 
@@ -499,10 +501,14 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         document's text. ``unless`` lists exceptions (keys, or ``(key, value)`` pairs): the
         claim holds only while none of them is held, and comes back by itself when they go.
         ``learn`` says whether the checks are outcomes of ``source`` for this claim (default
-        ``None``: the base's ``learn_from_checks``). Returns the value believed. See
-        :mod:`corollary.reasons.claims`.
+        ``None``: the base's ``learn_from_checks``). ``valid_from``/``valid_until`` (POSIX
+        seconds or timezone-aware ``datetime``) say when the claimed value holds in the world:
+        outside that interval the claim does not count, and under ``PreferNewer`` a claim with
+        a ``valid_from`` is ordered in time as a premise with one is (docs/model.md, "Time and
+        change"). Returns the value believed. See :mod:`corollary.reasons.claims`.
         """
         learn = self.learn_from_checks if learn is None else check_bool(learn, "learn")
+        vf, vu = check_valid_time(valid_from, valid_until)
         source = plain_text(source)
         self._trust.check_source(source, "claims come from sources")
         exceptions = make_items(unless, "unless")
@@ -523,8 +529,12 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
             engine.withdraw_reasons(out)
             engine.reinstate(out)
+        info = checked.info
+        if vf is not None or vu is not None:  # the claim's own valid time (kinds.VALID_TIME)
+            info = {**info, **({} if vf is None else {"valid_from": vf}),
+                    **({} if vu is None else {"valid_until": vu})}
         j = engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
-                                                   checked.certainty, checked.info, exceptions))
+                                                   checked.certainty, info, exceptions))
         self._after_change(batch=batch, made=[j], then=self._recorder(batch, items))
         return checked.believed
 

@@ -301,7 +301,7 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
         after = next((a for a in entry.after if a[0] == chosen[0]), None)
     k, value, source, reason = chosen if chosen is not None else (None, None, None, None)
     valid: tuple[Any, Any] = (None, None)
-    if entry.op == "assert_" and chosen is not None:
+    if entry.op in ("assert_", "claim") and chosen is not None:  # (a claim's: by keyword)
         kwargs = entry.kwargs
         valid = (kwargs.get("valid_from"), kwargs.get("valid_until"))
     elif entry.op == "assert_many" and chosen is not None and entry.args:

@@ -487,9 +487,9 @@ class RememberMethods:
         with self._rules.transaction() if rules else nullcontext():
             for key, text, speaker, at in docs:
                 kb.assert_(key, text, speaker, valid_from=at)  # said then, and true since
-            for key, value, quote, doc, _valid_from, cert, merged in facts:
+            for key, value, quote, doc, valid_from, cert, merged in facts:
                 kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
-                         learn=False)
+                         learn=False, valid_from=valid_from)  # ordered in time (PreferNewer)
                 if merged is not None:
                     _note_merge(self._engine, key, value, source, quote, merged)
             if rules:  # after the rules fired: a rule failing undoes the outcomes too

@@ -41,11 +41,12 @@ from ..evidence.confidence import agreement, decay_weight
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon
+from .kinds import DATED, counts_at, valid_time_of
 from .records import record_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
-    from .records import Belief
+    from .records import Belief, Justification
 
 
 @attrs.frozen(slots=True)
@@ -336,7 +337,7 @@ def span_of(b: Belief, successor: Belief | None = None, engine: Engine | None = 
     latest end (``None`` if one is open-ended), cut at the start of ``successor`` (the value
     that superseded it) when that comes first. A value with no premise starts when its inputs
     had all begun by ``now`` (given ``engine`` and ``now``; else ``(None, None)``)."""
-    spans = [span for r in b.records() for span in record_intervals(r)]
+    spans = [span for r in b.records() for span in record_intervals(r)] + _claim_spans(b)
     if not spans:
         if engine is None or now is None:
             return None, None
@@ -349,6 +350,7 @@ def span_of(b: Belief, successor: Belief | None = None, engine: Engine | None = 
     end = None if any(e is None for e in ends) else max(ends)  # type: ignore[type-var]
     if successor is not None:
         later = [s for r in successor.records() for s, _ in record_intervals(r) if s > start]
+        later += [s for s, _ in _claim_spans(successor) if s > start]
         if not successor.records() and engine is not None and now is not None:
             began = _Dating(engine, now, now).through(successor, frozenset())[0][1]
             later = [began] if began is not None and began > start else []
@@ -408,7 +410,53 @@ class _Dating:
             if r > best.get(origin, -1.0):
                 best[origin] = r
         strength = agreement(best, engine.corroboration) if best else 0.0
-        return (holds, began, strength), False
+        if b in seen:  # a cycle back here: its premises only (dates that depend on the path)
+            return (holds, began, strength), True
+        cut = False
+        for j in b.justs:  # a claim with a stated start competes in time beside the premises
+            if j.live == DATED and valid_time_of(j)[0] is not None:
+                d, below = self.reason(j, seen | {b})
+                cut = cut or below
+                if d is not None:
+                    if d[1] is not None and (began is None or d[1] > began):
+                        began = d[1]
+                    if d[0] is not None and (holds is None or d[0] > holds):
+                        holds = d[0]
+                    strength = max(strength, d[2])
+        return (holds, began, strength), cut
+
+    def reason(self, j: Justification, seen: frozenset[Belief]) -> tuple[Dates | None, bool]:
+        """One reason's dates (``None``: it has not begun), and whether a cycle was cut below.
+
+        A reason began when the last of its inputs did, and holds from the latest start of its
+        inputs if each holds. A claim with a stated ``valid_from`` (``kb.claim(...,
+        valid_from=)``) began at that start instead, once it has come by ``world`` and each
+        input has begun, and holds from it while its own interval and every input hold. Its
+        strength is its step times its weakest input's (with no inputs, its step); a reason
+        with no inputs and no stated start has no dates."""
+        start = valid_time_of(j)[0] if j.live == DATED else None
+        if start is not None and start > self.world:
+            return None, False
+        dates = []
+        cut = False
+        for x in j.distinct:
+            if x.withdrawn is not None:
+                return None, cut
+            d, below = self.dates(x, seen)
+            cut = cut or below
+            if d[1] is None:
+                return None, cut  # an input that has not begun: the reason has not either
+            dates.append(d)
+        if not dates and start is None:
+            return None, cut
+        step, _ = self.engine.step_confidence(j, self.now)
+        strength = step * min((d[2] for d in dates), default=1.0)
+        holding = [d[0] for d in dates if d[0] is not None]
+        if start is not None:
+            inside = counts_at(j, self.world)[0] and len(holding) == len(dates)
+            return ((start if inside else None), start, strength), cut
+        began = max(d[1] for d in dates if d[1] is not None)
+        return ((max(holding) if len(holding) == len(dates) else None), began, strength), cut
 
     def through(self, b: Belief, seen: frozenset[Belief]) -> tuple[Dates, bool]:
         """The dates of a derived value: a reason whose inputs have all begun began when the
@@ -429,30 +477,29 @@ class _Dating:
         strength = 0.0
         cut = False
         for j in b.justs:
-            dates = []
-            for x in j.distinct:
-                if x.withdrawn is not None:
-                    break
-                d, below = self.dates(x, seen)
-                cut = cut or below
-                if d[1] is None:
-                    break  # an input that has not begun: the reason has not either
-                dates.append(d)
-            else:
-                if not dates:
-                    continue
-                step, _ = self.engine.step_confidence(j, self.now)
-                started = max(d[1] for d in dates if d[1] is not None)
-                began = started if began is None else max(began, started)
-                holding = [d[0] for d in dates if d[0] is not None]
-                if len(holding) == len(dates):
-                    held = max(holding)
-                    holds = held if holds is None else max(holds, held)
-                strength = max(strength, step * min(d[2] for d in dates))
+            d, below = self.reason(j, seen)
+            cut = cut or below
+            if d is None or d[1] is None:  # (a reason that has begun always has a start)
+                continue
+            began = d[1] if began is None else max(began, d[1])
+            if d[0] is not None:
+                holds = d[0] if holds is None else max(holds, d[0])
+            strength = max(strength, d[2])
         result: Dates = (holds, began, strength)
         if not cut:
             self.memo[b] = result
         return result, cut
+
+
+def _claim_spans(b: Belief) -> list[tuple[float, float | None]]:
+    """The valid times ``b``'s claims state with a start (``kb.claim(..., valid_from=)``)."""
+    spans = []
+    for j in b.justs:
+        if j.live == DATED:
+            start, end = valid_time_of(j)
+            if start is not None:
+                spans.append((start, end))
+    return spans
 
 
 @attrs.frozen(slots=True)

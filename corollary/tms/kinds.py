@@ -26,9 +26,20 @@ if TYPE_CHECKING:  # pragma: no cover
 #: ``reliability(source, now) -> (value, time_dependent)``: how a kind reads a source's trust.
 Reliability = Callable[[str, float], tuple[float, bool]]
 
+#: ``Justification.live`` of a reason with a valid time of its own (a claim's ``valid_from`` and
+#: ``valid_until`` in its ``info``): :func:`step_rule` checks the interval before the kind's
+#: step, and outside it the reason does not count (its step reads :data:`OUTSIDE_STEP`).
+DATED = 3
+#: The step :func:`step_rule` gives a dated reason outside its valid time: below every real
+#: step, so the sweep tells "does not count" from a step of 0.
+OUTSIDE_STEP = -1.0
+#: The fields of ``Justification.info`` that hold a claim's own valid time.
+VALID_TIME = ("valid_from", "valid_until")
+
 #: Fields of ``Justification.info`` that a proof copies into the step's node, when present.
 PROOF_FIELDS = ("names", "formula", "stated", "computed", "reproduced", "document", "quote",
-                "citation_found", "certainty", "samples", "agreed", "merged_from")
+                "citation_found", "certainty", "samples", "agreed", "merged_from", "valid_from",
+                "valid_until")
 _CLAIM = ("names", "certainty", "model")
 _FORMULA = ("formula", "stated", "computed", "reproduced")
 _CITATION = ("document", "quote", "citation_found")
@@ -136,7 +147,7 @@ class _Claim(StepKind):
     samples agreed, when it came from self-consistency), and an optional citation check."""
 
     info_required: tuple[str, ...] = _CLAIM
-    info_optional: tuple[str, ...] = _CITATION + _SAMPLES + ("merged_from",)
+    info_optional: tuple[str, ...] = _CITATION + _SAMPLES + ("merged_from",) + VALID_TIME
 
     @staticmethod
     def sampled(reason: dict[str, Any]) -> str:
@@ -159,6 +170,12 @@ class _Claim(StepKind):
             f.boolean(info["citation_found"], f"{field}.citation_found")
         if "merged_from" in info:
             f.key(info["merged_from"], f"{field}.merged_from")
+        for k in VALID_TIME:
+            if k in info and info[k] is not None:
+                f.number(info[k], f"{field}.{k}")
+        start, end = info.get("valid_from"), info.get("valid_until")
+        if start is not None and end is not None and not end > start:
+            f.fail(f"{field}.valid_until", "must come after valid_from")
         sampled = [k for k in _SAMPLES if k in info]
         if sampled:
             if len(sampled) != len(_SAMPLES):
@@ -223,8 +240,37 @@ class ModelStep(_Claim):
         super().check_info(f, name, info, field)
 
 
-def step_rule(reliability: Reliability, now: float, memo: dict[str, tuple[float, bool]]
-              ) -> Callable[[Justification], tuple[float, bool]]:
+def valid_time_of(j: Justification) -> tuple[float | None, float | None]:
+    """``(valid_from, valid_until)`` a reason states for itself (a claim's; ``None``: unstated).
+
+    >>> from corollary.tms import Belief, Justification
+    >>> valid_time_of(Justification(MODEL, "model:m", Belief("k", 1, 1, 1), (), 0.8,
+    ...                             {"valid_from": 10.0}))
+    (10.0, None)
+    """
+    info = j.info
+    return info.get("valid_from"), info.get("valid_until")
+
+
+def counts_at(j: Justification, at: float) -> tuple[bool, bool]:
+    """``(whether j's own valid time holds at world time at, whether that changes later)``.
+
+    A reason with no valid time of its own counts at every time, as today.
+
+    >>> from corollary.tms import Belief, Justification
+    >>> j = Justification(MODEL, "model:m", Belief("k", 1, 1, 1), (), 0.8,
+    ...                   {"valid_from": 10.0, "valid_until": 20.0})
+    >>> counts_at(j, 5.0), counts_at(j, 15.0), counts_at(j, 20.0)
+    ((False, True), (True, True), (False, False))
+    """
+    info = j.info
+    start, end = info.get("valid_from"), info.get("valid_until")
+    later = (start is not None and at < start) or (end is not None and at < end)
+    return (start is None or start <= at) and (end is None or at < end), later
+
+
+def step_rule(reliability: Reliability, now: float, memo: dict[str, tuple[float, bool]],
+              world: float | None = None) -> Callable[[Justification], tuple[float, bool]]:
     """``step(j) -> (step confidence, whether it moves with time)`` at ``now``, as each kind's
     :meth:`StepKind.step` gives it, for a sweep that asks for many steps at one time: each
     source's reliability is read once, into ``memo`` (the sweep shares it for premises).
@@ -232,7 +278,10 @@ def step_rule(reliability: Reliability, now: float, memo: dict[str, tuple[float,
     The one statement of the step rule the engine uses. The common case, a kind that reads
     reliability without its own :meth:`~StepKind.step` (``step_mode`` 1, a model's judgement),
     is :meth:`StepKind.step` written out here, so that the sweep's hot loops pay one call per
-    reason, not three; every other kind is asked.
+    reason, not three; every other kind is asked. A reason with a valid time of its own
+    (``live`` :data:`DATED`) is checked at world time ``world`` (default ``now``) first: outside
+    it the step is :data:`OUTSIDE_STEP` (it does not count), inside it is the kind's, and it
+    reads the time while a start or an end is still to come.
 
     >>> from corollary.tms import Belief, Justification
     >>> j = Justification(MODEL, "model:m", Belief("k", 1, 1, 1), (), 0.8)
@@ -247,6 +296,8 @@ def step_rule(reliability: Reliability, now: float, memo: dict[str, tuple[float,
 
     def step(j: Justification) -> tuple[float, bool]:
         live = j.live
+        if live == DATED:
+            return dated(j)
         if live == 1:  # StepKind.step when it reads reliability, written out (see above)
             found = memo.get(j.name)
             if found is None:
@@ -255,6 +306,16 @@ def step_rule(reliability: Reliability, now: float, memo: dict[str, tuple[float,
         if live:
             return j.kind.step(j, cached, now)
         return j.step, False
+
+    def dated(j: Justification) -> tuple[float, bool]:
+        inside, later = counts_at(j, now if world is None else world)
+        if not inside:
+            return OUTSIDE_STEP, later
+        kind = j.kind
+        if kind.computes_step:
+            value, timed = kind.step(j, cached, now)
+            return value, timed or later
+        return j.step, later
 
     return step
 

@@ -24,6 +24,7 @@ from ..foundations.clock import format_instant
 from ..foundations.errors import InvalidInputError
 from . import ANY, IN, KINDS, PREMISES, Belief, Engine, Justification, item_text
 from .conflicts import span_of, superseder
+from .kinds import DATED, counts_at
 
 __all__ = ["RENDER_DEPTH", "Proof", "build_proof", "format_age", "format_confidence"]
 
@@ -239,6 +240,8 @@ def _step(engine: Engine, b: Belief, j: Justification, now: float) -> dict[str, 
                                                "confidence": holder.conf},
         })
     valid = all(x.label is IN for x in j.inputs) and not any(e["held"] for e in exceptions)
+    if j.live == DATED:  # outside its own valid time the claim does not count
+        valid = valid and counts_at(j, now if engine.world is None else engine.world)[0]
     weakest = min((x.conf for x in j.inputs), default=1.0)
     reason: dict[str, Any] = {
         "kind": j.kind.name, "name": j.name, "step": step,
@@ -379,6 +382,8 @@ def _render_reason(reason: dict[str, Any], first: str, rest: str,
     inputs: list[dict[str, Any]] = reason["inputs"]
     mins = ", ".join(_num(x["confidence"]) for x in inputs)
     what = KINDS[reason["kind"]].describe(reason)
+    if "valid_from" in reason or "valid_until" in reason:  # the claim's own valid time
+        what += f"; valid {_interval(reason.get('valid_from'), reason.get('valid_until'))}"
     for e in reason.get("unless", ()):
         if e["held"]:
             by = e["by"]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, check_key
+from .kinds import DATED
 
 if TYPE_CHECKING:  # pragma: no cover
     from .kinds import StepKind
@@ -260,6 +261,8 @@ class Justification:
         # how a sweep gets the step (:attr:`StepKind.step_mode`), kept here as the hot loops
         # read it for every reason they settle
         self.live = kind.step_mode
+        if info and ("valid_from" in info or "valid_until" in info):
+            self.live = DATED  # a claim's own valid time: the sweep asks the step rule
         self.name = name
         self.output = output
         self.inputs = inputs

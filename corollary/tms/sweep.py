@@ -59,7 +59,7 @@ class Sweep:
         #: The reliability of each source at ``now``, read once.
         self.memo: dict[str, tuple[float, bool]] = {}
         #: ``step(j) -> (step, time-dependent?)``: the kind's step rule, reading ``memo``.
-        self.step = step_rule(engine.reliability, now, self.memo)
+        self.step = step_rule(engine.reliability, now, self.memo, engine.world)
 
     def held(self, key: str, vid: Any) -> bool:
         """Whether an exception's item ``(key, vid)`` is held (asked of the engine once)."""
@@ -202,6 +202,8 @@ class Sweep:
                         step, timed = step_of(j)
                         if timed:
                             own_timed.add(b)
+                        if step < 0.0:  # outside its own valid time (kinds.OUTSIDE_STEP)
+                            continue
                     step *= weakest
                     if step > c:
                         c = step
@@ -275,6 +277,8 @@ class Sweep:
                     step, timed = step_of(j)
                     if timed:
                         own_timed.add(out)
+                    if step < 0.0:  # outside its own valid time (kinds.OUTSIDE_STEP)
+                        continue
                 weakest = 1.0
                 for x in j.inputs:  # the chain rule, inlined: this loop is the hot path
                     if x.conf < weakest:
@@ -334,6 +338,8 @@ class Sweep:
                 step, timed = step_of(j)
                 if timed:
                     own_timed.add(b)
+                if step < 0.0:  # outside its own valid time (kinds.OUTSIDE_STEP)
+                    continue
                 weakest = 1.0
                 for x in j.inputs:  # the chain rule, inlined as in settle
                     if x.conf < weakest:

@@ -3,9 +3,9 @@
 A fact is a claim resting on its document, and the document holds from the time the text was
 said, so a fact is time-scoped through it (``kb.at(t)`` before a message's time does not see that
 message's facts), and under ``PreferNewer`` it is ordered through its document's start (a later
-message supersedes an earlier one). Two values said at one instant are an open conflict. The
-test marked ``xfail`` states what a ``valid_from`` the text gives must do once claims take a
-valid time of their own (strict: it fails loudly the day it does, to be unmarked).
+message supersedes an earlier one). A ``valid_from`` the text gives is the fact's claim's own
+start (``kb.claim(..., valid_from=)``), and wins over the message's time. Two values said at
+one instant are an open conflict.
 """
 
 from __future__ import annotations
@@ -20,11 +20,6 @@ from corollary.models import ScriptedModel
 
 PARIS = fact("Alice", "city", "Paris", "I live in Paris")
 LYON = fact("Alice", "home city", "Lyon", "I moved to Lyon")
-
-NOT_ORDERED = pytest.mark.xfail(strict=True, reason=(
-    "claims take no valid time of their own (docs/model.md): a remembered fact begins with its "
-    "document, whatever valid_from its text states"))
-
 
 @pytest.fixture
 def kb() -> BeliefBase:
@@ -95,7 +90,6 @@ def test_the_order_of_arrival_does_not_matter(kb: BeliefBase) -> None:
     assert kb.at(150).value("alice:city") == "Paris" and kb.at(60).value("alice:city") == "Oslo"
 
 
-@NOT_ORDERED
 def test_the_text_saying_when_wins_over_the_message_time(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(PARIS), facts(fact("Alice", "city", "Rome", "since 1970 in Rome",
                                                     valid_from="1970-01-01T00:00:50Z"))])

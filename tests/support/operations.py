@@ -46,11 +46,19 @@ valid_op = st.tuples(
     st.sampled_from([None, -50.0, 0.0, 20.0, 100.0, 250.0]),
     st.sampled_from([None, None, 40.0, 150.0, 300.0]),
 )
-#: Valid-time assertions in any order, from several sources, with retractions (of a value, of
-#: one source's reason), outcomes, claims over them and clock moves.
+# a claim with a valid time of its own (docs/model.md, "Claims in time"): a start or an end
+# before, at or after the clock's early times, over inputs or over none
+claim_valid_op = st.tuples(
+    st.just("claim_valid"), st.sampled_from(KEYS[:3]), st.sampled_from(VALUES),
+    st.lists(st.sampled_from(KEYS), max_size=2, unique=True), st.sampled_from([None, 0.5, 0.9]),
+    st.sampled_from([None, -50.0, 0.0, 20.0, 100.0, 250.0]),
+    st.sampled_from([None, None, 40.0, 150.0, 300.0]),
+)
+#: Valid-time assertions and claims in any order, from several sources, with retractions (of
+#: a value, of one source's reason), outcomes, claims over them and clock moves.
 valid_operations = st.lists(
     st.one_of(valid_op, valid_op, valid_op, assert_op, retract_op, withdraw_op, claim_op,
-              outcome_op, advance_op),
+              claim_valid_op, claim_valid_op, outcome_op, advance_op),
     min_size=4, max_size=30,
 )
 operations = st.lists(
@@ -84,6 +92,10 @@ def apply(kb, clock, op):
         elif kind == "claim":
             _, key, value, inputs, certainty = op
             kb.claim(key, value, source="model:m", inputs=inputs, certainty=certainty)
+        elif kind == "claim_valid":
+            _, key, value, inputs, certainty, valid_from, valid_until = op
+            kb.claim(key, value, source="model:m", inputs=inputs, certainty=certainty,
+                     valid_from=valid_from, valid_until=valid_until)
         elif kind == "outcome":
             kb.record_outcome(op[1], op[2])
         elif kind == "advance":

@@ -42,6 +42,33 @@ def evaluate(kb, now, world=None):
     def step(j):
         return reliability(j.name) * j.step if j.kind.name == "model" else j.step
 
+    def inside(j):
+        """Whether a claim's own valid time (``kb.claim(..., valid_from=, valid_until=)``)
+        holds at world time; a reason with none holds at every time."""
+        start, end = j.info.get("valid_from"), j.info.get("valid_until")
+        return (start is None or start <= world) and (end is None or world < end)
+
+    def reason_dates(j, seen):
+        """(holds, began, strength) of one reason, None if it has not begun: through its
+        inputs, or from the start its claim states (docs/model.md, "Claims in time")."""
+        start = j.info.get("valid_from")
+        if start is not None and start > world:
+            return None
+        ds = [dates_of(x, seen) if x.withdrawn is None else (None, None, 0.0)
+              for x in dict.fromkeys(j.inputs)]
+        if any(d[1] is None for d in ds) or (not ds and start is None):
+            return None
+        strength = step(j) * min((d[2] for d in ds), default=1.0)
+        all_hold = all(d[0] is not None for d in ds)
+        if start is not None:
+            return (start if inside(j) and all_hold else None), start, strength
+        return (max(d[0] for d in ds) if all_hold else None), max(d[1] for d in ds), strength
+
+    def merge(found, d):
+        return (d[0] if found[0] is None else found[0] if d[0] is None else max(found[0], d[0]),
+                d[1] if found[1] is None else max(found[1], d[1]),
+                max(found[2], d[2]))
+
     defeated = set()
     if isinstance(policy, PreferSource):
         for key in engine.keys:
@@ -65,17 +92,9 @@ def evaluate(kb, now, world=None):
                 return None, None, 0.0
             found = (None, None, 0.0)
             for j in b.justs:
-                ds = [dates_of(x, (*seen, b)) if x.withdrawn is None else (None, None, 0.0)
-                      for x in dict.fromkeys(j.inputs)]
-                if not ds or any(d[1] is None for d in ds):
-                    continue
-                began = max(d[1] for d in ds)
-                holds = max(d[0] for d in ds) if all(d[0] is not None for d in ds) else None
-                s = step(j) * min(d[2] for d in ds)
-                found = (holds if found[0] is None else found[0] if holds is None
-                         else max(found[0], holds),
-                         began if found[1] is None else max(found[1], began),
-                         max(found[2], s))
+                d = reason_dates(j, (*seen, b))
+                if d is not None:
+                    found = merge(found, d)
             return found
         live = [p for p in b.premises if not (p.ttl is not None and now - p.at >= p.ttl)
                 and any(s <= world for s, _ in p.intervals)]
@@ -87,7 +106,13 @@ def evaluate(kb, now, world=None):
                  * formulas.decay_weight(now - p.at, p.half_life))
             best[p.origin] = max(best.get(p.origin, 0.0), c)
         strength = formulas.agreement(best, kb.policy.corroboration) if best else 0.0
-        return (max(holding, default=None), max((s for s, _ in begun), default=None), strength)
+        found = (max(holding, default=None), max((s for s, _ in begun), default=None), strength)
+        for j in b.justs:  # claims with a stated start compete beside the premises
+            if j.info.get("valid_from") is not None and b not in seen:  # (not round a cycle)
+                d = reason_dates(j, (*seen, b))
+                if d is not None:
+                    found = merge(found, d)
+        return found
 
     if isinstance(policy, PreferNewer):
         # a value holding at world time is superseded by one that began later (valid or not)
@@ -161,7 +186,8 @@ def evaluate(kb, now, world=None):
                 if pc is not None:
                     options.append(pc)
                 for j in b.justs:
-                    if all(x in held for x in j.inputs) and not any(item_held(i) for i in j.unless):
+                    if (all(x in held for x in j.inputs) and inside(j)
+                            and not any(item_held(i) for i in j.unless)):
                         options.append(step(j) * min((held[x] for x in j.inputs), default=1.0))
                 if options:
                     c = max(options)
