@@ -19,6 +19,7 @@ Start a server (docs/integrations.md, "A local model"), then::
 
     python benchmarks/bench_local_model.py --url http://127.0.0.1:8087/v1 --name smollm2 \
         [--policy nudge|answer-after-text|both] [--tasks 24] [--max-steps 6] [--max-tokens 96]
+        [--answer-tokens 192] [--json FILE]
 """
 
 from __future__ import annotations
@@ -128,15 +129,17 @@ def right(answer: Any, expected: Any) -> bool:
 
 
 def run_policy(policy: str, url: str, name: str, tasks: int, max_steps: int,
-               timeout: float, max_tokens: int) -> dict[str, Any]:
+               timeout: float, max_tokens: int, answer_tokens: int) -> dict[str, Any]:
     settings: dict[str, Any] = {"temperature": 0.0, "max_tokens": max_tokens}
     runs = []
     for task, expected, kind in (TASKS * (tasks // len(TASKS) + 1))[:tasks]:
         free = Counted(url, name, api_key="", timeout=timeout, **settings)
         model: Any = EmptyContent(free)  # llama-cpp-python refuses a null assistant content
         if policy == "answer-after-text":
+            # the forced call must have room for its JSON: cut short, it cannot be read
             forced = Counted(url, name, api_key="", timeout=timeout,
-                             tool_choice=answer_required(), **settings)
+                             tool_choice=answer_required(),
+                             **dict(settings, max_tokens=answer_tokens))
             model = AnswerAfterText(EmptyContent(free), EmptyContent(forced))
         agent = Agent(model, make_base(), max_steps=max_steps)
         start = time.perf_counter()
@@ -158,6 +161,10 @@ def run_policy(policy: str, url: str, name: str, tasks: int, max_steps: int,
         print(f"  [{policy}] {status:9} right={runs[-1]['right']!s:5} calls={calls} "
               f"refused={len(refused)} texts={texts} tokens={tokens(model)} "
               f"{seconds:5.1f}s  {task[:60]}", flush=True)
+        for name_, why in refused:  # how each refused call came back to the model
+            print(f"      refused {name_}: {str(why)[:160]}", flush=True)
+        if error is not None:
+            print(f"      failed: {error[:160]}", flush=True)
     return {"policy": policy, "runs": runs}
 
 
@@ -205,13 +212,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument("--max-tokens", type=int, default=96,
                         help="the most tokens one reply may take")
+    parser.add_argument("--answer-tokens", type=int, default=192,
+                        help="the most tokens a forced answer call may take")
     parser.add_argument("--json", metavar="FILE", help="also write every run here")
     args = parser.parse_args(argv)
     policies = ["nudge", "answer-after-text"] if args.policy == "both" else [args.policy]
     print(f"corollary agent on a local model: {args.name} at {args.url}, {args.tasks} tasks, "
-          f"max_steps {args.max_steps}, max_tokens {args.max_tokens}, load {open('/proc/loadavg').read().split()[:3]}")
+          f"max_steps {args.max_steps}, max_tokens {args.max_tokens} (a forced answer "
+          f"{args.answer_tokens}), load {open('/proc/loadavg').read().split()[:3]}")
     results = [run_policy(p, args.url, args.name, args.tasks, args.max_steps, args.timeout,
-                          args.max_tokens) for p in policies]
+                          args.max_tokens, args.answer_tokens) for p in policies]
     print()
     for result in results:
         print(summary(result))

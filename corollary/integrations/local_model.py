@@ -17,7 +17,22 @@ from typing import Any
 from ..agent import prompts
 from ..foundations.errors import InvalidTypeError
 
-__all__ = ["AnswerAfterText", "EmptyContent", "answer_required"]
+__all__ = ["ANSWER_PARAMETERS", "AnswerAfterText", "EmptyContent", "answer_required"]
+
+#: The ``answer`` tool's parameters as the forced request sends them: a schema a grammar
+#: converter can take (llama.cpp's refuses the loop's own, whose ``value`` has no type, and
+#: falls back to any JSON object: the model then invents keys). The loop still checks the
+#: call against its own schema, of which this is a part.
+ANSWER_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "value": {"anyOf": [{"type": "string"}, {"type": "number"}, {"type": "boolean"}],
+                  "description": "The answer."},
+        "inputs": {"type": "array", "items": {"type": "string"},
+                   "description": "The keys of the held beliefs the answer rests on."},
+    },
+    "required": ["value", "inputs"],
+}
 
 
 def answer_required() -> dict[str, Any]:
@@ -56,21 +71,28 @@ class AnswerAfterText:
         self.free = free
         self.forced = forced
 
-    def _pick(self, messages: list[dict[str, Any]]) -> Any:
-        nudged = bool(messages) and messages[-1].get("content") == prompts.NUDGE
-        return self.forced if nudged else self.free
+    def _pick(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+              ) -> tuple[Any, list[dict[str, Any]]]:
+        """The model a request goes to, and the tools it is sent with (for the forced one,
+        ``answer`` with :data:`ANSWER_PARAMETERS`)."""
+        if not (messages and messages[-1].get("content") == prompts.NUDGE):
+            return self.free, tools
+        return self.forced, [
+            {**t, "function": {**t["function"], "parameters": ANSWER_PARAMETERS}}
+            if t.get("function", {}).get("name") == "answer" else t for t in tools]
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
         """The reply of the model this request goes to."""
-        return self._pick(messages).complete(messages, tools)
+        model, sent = self._pick(messages, tools)
+        return model.complete(messages, sent)
 
     async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
                         ) -> Any:
         """:meth:`complete`, awaited (through the model's ``acomplete`` when it has one)."""
-        model = self._pick(messages)
+        model, sent = self._pick(messages, tools)
         if callable(getattr(model, "acomplete", None)):
-            return await model.acomplete(messages, tools)
-        return model.complete(messages, tools)
+            return await model.acomplete(messages, sent)
+        return model.complete(messages, sent)
 
 
 class EmptyContent:

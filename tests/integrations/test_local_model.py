@@ -53,3 +53,16 @@ def test_async_and_bad_models() -> None:
     assert run.status == "ok"
     with pytest.raises(InvalidTypeError):
         AnswerAfterText(free, object())
+
+
+def test_the_forced_request_sends_answer_with_a_schema_a_grammar_takes() -> None:
+    from corollary.integrations.local_model import ANSWER_PARAMETERS
+
+    free = ScriptedModel(["talk"])
+    forced = ScriptedModel([answer("bo@example.com", ["customer:7:email"], 1)])
+    Agent(AnswerAfterText(free, forced), base()).run("customer 7's email?")
+    sent = {t["function"]["name"]: t["function"]["parameters"] for t in forced.requests[0][1]}
+    assert sent["answer"] == ANSWER_PARAMETERS
+    assert all("type" in p or "anyOf" in p for p in ANSWER_PARAMETERS["properties"].values())
+    kept = {t["function"]["name"]: t["function"]["parameters"] for t in free.requests[0][1]}
+    assert kept["answer"] != ANSWER_PARAMETERS and sent["claim"] == kept["claim"]
