@@ -14,6 +14,10 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), fla
 #: the frameworks a block may import, and the extra that brings each
 NEEDS = {"langgraph": "langgraph", "langmem": "langgraph", "pydantic_ai": "frameworks",
          "agents": "frameworks"}
+#: corollary's own integration modules, and the framework each imports
+WRAPS = {"corollary.integrations.langgraph": "langgraph",
+         "corollary.integrations.pydantic_ai": "pydantic_ai",
+         "corollary.integrations.openai_agents": "agents"}
 
 
 def test_the_page_has_its_blocks() -> None:
@@ -26,4 +30,8 @@ def test_each_block_runs(block: str) -> None:
         if re.search(rf"^\s*(from|import) {module}\b", block, flags=re.M) and \
                 importlib.util.find_spec(module) is None:
             pytest.skip(f"the block needs {module}: corollary[{extra}]")
+    for wrapper, module in WRAPS.items():
+        if re.search(rf"^\s*(from|import) {re.escape(wrapper)}\b", block, flags=re.M) and \
+                importlib.util.find_spec(module) is None:
+            pytest.skip(f"the block needs {module}: corollary[{NEEDS[module]}]")
     exec(compile(block, str(DOC), "exec"), {"__name__": "__doc_block__"})  # noqa: S102
