@@ -35,6 +35,7 @@ from ..evidence.citation import normalise
 from ..foundations._validate import check_int, plain_text
 from ..foundations.clock import parse_instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key
 from ..tms import IN
 from .blame import Verdict, outcome_events
@@ -149,19 +150,6 @@ def _model_time(value: Any) -> float | None:
         return parse_instant(value, "valid_from")
     except (InvalidInputError, InvalidTypeError):
         return None
-
-
-def _scopes(scope: Any) -> tuple[str, ...] | None:
-    if scope is None:
-        return None
-    prefixes = (scope,) if isinstance(scope, str) else scope
-    if not isinstance(prefixes, (list, tuple)) or not prefixes:
-        raise InvalidTypeError("scope must be a key prefix or a non-empty list of them")
-    return tuple(check_key(p) for p in prefixes)
-
-
-def _in_scope(key: str, scope: tuple[str, ...] | None) -> bool:
-    return scope is None or any(key == p or key.startswith(p + ":") for p in scope)
 
 
 @attrs.frozen(slots=True)
@@ -301,7 +289,7 @@ class RememberMethods:
         if getattr(self, "_jsession", None) is not None:
             self.sync()  # type: ignore[attr-defined]  # other writers' keys and documents count
         docs = self._remember_docs(text, source, at, document, messages)
-        scopes = _scopes(scope)
+        scopes = to_scope(scope)
         max_facts = check_int(max_facts, "max_facts", low=0)
         request_tokens = check_int(request_tokens, "request_tokens", low=16)
         claimer = self._remember_source(model, model_source)
@@ -313,7 +301,7 @@ class RememberMethods:
         groups = split_pieces(pieces, request_tokens)
         named: list[tuple[Any, tuple[int, ...]]] = []
         for asked, group in enumerate(groups, 1):
-            request, tools = build_request(group, shown, scopes)
+            request, tools = build_request(group, shown, None if scopes is None else scopes.prefixes)
             reply = ask_model(model, request, tools)
             facts = read_reply(reply, max_facts)
             named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
@@ -406,7 +394,7 @@ class RememberMethods:
         self._trust.check_source(source, "facts are claims by the model's source")
         return source  # type: ignore[no-any-return]
 
-    def _shown_keys(self, text: str, scopes: tuple[str, ...] | None) -> list[str]:
+    def _shown_keys(self, text: str, scopes: Scope | None) -> list[str]:
         """The existing keys the request shows (the keys recall finds for the text, documents
         left out, within the key budget)."""
         if not self._engine.keys:
@@ -416,7 +404,7 @@ class RememberMethods:
         used = 0
         hits = self.recall(text, k=SHOWN_KEYS + 8)  # type: ignore[attr-defined]
         for r in hits:
-            if r.key.startswith("doc:") or not _in_scope(r.key, scopes):
+            if r.key.startswith("doc:") or not (scopes is None or scopes.contains(r.key)):
                 continue
             line = f"{r.key} = {r.value!r}"[:200]
             used += len(line) // 4 + 1
@@ -433,7 +421,7 @@ class RememberMethods:
         return index
 
     def _check_facts(self, named: list[tuple[Any, tuple[int, ...]]], docs: list[_Doc],
-                     scopes: tuple[str, ...] | None) -> tuple[list[_Fact], list[Refused]]:
+                     scopes: Scope | None) -> tuple[list[_Fact], list[Refused]]:
         """Each fact's checks (the quote, the shape, the scope) and its resolved key; nothing
         changes here."""
         kept: list[_Fact] = []
@@ -454,7 +442,7 @@ class RememberMethods:
                 continue
             doc = max(found, key=lambda d: (docs[d].at, d))  # the latest message saying it
             resolved = index.resolve(subject, attribute, given, self._embedder, made)
-            if not _in_scope(resolved.key, scopes):
+            if not (scopes is None or scopes.contains(resolved.key)):
                 refused.append(Refused(raw, "outside the scope", False))
                 continue
             if resolved.how == "new":
