@@ -63,10 +63,27 @@ from .assertions import (
     confirmations,
     put,
 )
+from .base_operations import (
+    claimed,
+    keep_resolve,
+    keep_rows,
+    keep_rule,
+    keep_tool,
+    named_items,
+    named_rows,
+    outcome_of,
+    replay_add_rule,
+    replay_add_tool,
+    replay_remove_rule,
+    replay_resolve,
+    resolved_conflict,
+    retracted,
+)
 from .blame import FAULTS, Verdict, blame, outcome_events
 from .calling import ToolCallMethods
 from .journaled import CHECKPOINT_EVERY, CHECKPOINT_SECONDS, convert_to_journal, open_journaled
 from .lookup import EngineSync, Lookup
+from .operations import OperationLog, by_key, declare_overrides, operation
 from .promising import PromiseMethods
 from .queries import Faded, Held, QueryMethods
 from .recall import Recaller
@@ -140,6 +157,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         *,
         conflicts: Any = _UNSET,
     ) -> None:
+        #: the operation log every declared change announces itself to (docs/extending.md):
+        #: none on a plain base; a journaled Session installs its journal
+        self._oplog: OperationLog | None = None
         if conflicts is not _UNSET:
             if conflict_policy is not None:  # which one to keep would be a guess
                 raise InvalidTypeError("BeliefBase() got conflict_policy= and its old spelling "
@@ -189,6 +209,10 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
             self.add_tool(t)
         for r in rules:
             self.add_rule(r)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declare_overrides(cls)  # an override of a changing method is the same operation
 
     # -- journaled sessions ----------------------------------------------------------------
     @classmethod
@@ -297,6 +321,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         """The tools' declarations, by name."""
         return dict(self._trust.tools)
 
+    @operation(keep=keep_tool, replay=replay_add_tool)
     def add_tool(self, fn: Callable[..., Any]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises.
 
@@ -312,6 +337,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._trust.add_tool(spec)
         self._engine.mark_source(spec.source)
 
+    @operation(keep=keep_rule, replay=replay_add_rule)
     def add_rule(self, r: Rule) -> None:
         """Add a rule; it fires at once for inputs already held."""
         if not isinstance(r, Rule):
@@ -326,6 +352,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                 self._watch_changes()
                 raise
 
+    @operation(keep=keep_rule, replay=replay_remove_rule)
     def remove_rule(self, r: Rule) -> None:
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
         if not isinstance(r, Rule):
@@ -355,6 +382,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._trust.poll()
         return self._trust.reliability(source, self._sync_engine.outcomes())[0]
 
+    @operation(subjects=outcome_of)
     def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
                        at: float | None = None, topic: str | None = None,
                        key: str | None = None) -> None:
@@ -384,6 +412,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._ops += 1
 
     # -- changes ---------------------------------------------------------------------------
+    @operation(subjects=by_key)
     def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
                 half_life: Duration | None = None, ttl: Duration | None = None,
                 certainty: float | None = None, *, valid_from: Instant | None = None,
@@ -445,6 +474,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         if self._hooks:
             self._after_change(batch=batch, then=self._recorder(batch, items))
 
+    @operation(subjects=named_rows, keep=keep_rows)
     def assert_many(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
         """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
 
@@ -478,6 +508,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                 return len(checked)
             return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
 
+    @operation(subjects=claimed)
     def claim(
         self,
         key: str,
@@ -538,6 +569,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._after_change(batch=batch, made=[j], then=self._recorder(batch, items))
         return checked.believed
 
+    @operation(subjects=retracted)
     def retract(self, key: str, value: Any = None, reason: str | None = None,
                 fault: str = "none", *, source: str | None = None) -> None:
         """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
@@ -561,6 +593,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
             source = plain_text(source)
             self._trust.check_source(source, "only a source's reasons can be withdrawn")
         b = self._lookup.target(key, value)
+        if value is None and self._oplog is not None:  # history names the value it took
+            self._oplog.resolved("retracted", b.value)
         premise, claims = None, []
         if source is not None:
             premise = b.premise_from(source)
@@ -585,6 +619,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                 self._engine.remove_justification(j)
         self._after_change(batch=batch, then=self._recorder(batch, items))
 
+    @operation(subjects=named_items)
     def nogood(self, *items: str | tuple[str, Any], name: str | None = None) -> str:
         """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
 
@@ -605,6 +640,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._lookup.sync()
         return open_conflicts(self._engine)
 
+    @operation(subjects=resolved_conflict, keep=keep_resolve, replay=replay_resolve)
     def resolve(self, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
                 give_up: Any = None) -> None:
         """Settle a conflict as a person would (see :mod:`corollary.facade.resolving`).

@@ -16,7 +16,7 @@ of text for a long input, never one per fact) offers it the tool ``facts``
    it, valid from the time the text gives or the message's.
 
 A journaled base keeps the change as one entry holding the model's facts, so that a replay or
-another process never asks the model again (see :func:`remembered`).
+another process never asks the model again (see :meth:`RememberMethods._remembered`).
 """
 
 from __future__ import annotations
@@ -38,8 +38,10 @@ from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key
 from ..tms import IN
+from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
 from .key_resolution import KeyIndex, words
+from .operations import operation
 from .remember_request import (
     MAX_FACTS,
     REQUEST_TOKENS,
@@ -453,6 +455,7 @@ class RememberMethods:
                               resolved.merged_from))
         return kept, refused
 
+    @operation("remember", subjects=remembered_facts)
     def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
                     refusals: list[str]) -> list[Remembered]:
         """The change of one remember: the documents asserted and the facts claimed, with the
