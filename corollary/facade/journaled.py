@@ -255,7 +255,6 @@ class JournaledMethods:
     _jdepth = 0
     _jreplaying = False
     _jreadonly = False
-    _jverify = False  # replays record outcomes too (the store must skip them all as known)
     _jbroken = False
     _jowner = 0  # the thread inside a change (while _jdepth > 0)
     _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
@@ -565,7 +564,7 @@ class JournaledMethods:
         self._ops = entry.ops[1]
 
     def _record(self, items: Any, *, at: float | None = None, topic: str | None = None) -> None:
-        if self._jreplaying and not self._jverify:
+        if self._jreplaying:
             if items:  # committed with the entry: only the numbering moves on
                 self._ops += 1
             return
@@ -613,15 +612,14 @@ class JournaledMethods:
     # (:class:`~corollary.tms.engine.LabelFeed`) keeps the label each belief had before a sweep
     # first settled it or it was removed, and keys made since are the last ones of the key table.
     # Both bring everything up to now before and after, as a look at every key would
-    # (:meth:`_jcapture` with ``everything``, kept as the reference the tests compare with):
+    # (:meth:`_jcapture` with ``everything``; the tests compare with it as the reference,
+    # tests/support/journal_workers.py):
     # what time alone changed before the entry is not the entry's, and keys a rule made
     # during those synchronisations are not counted as the entry's.
-    _jexhaustive = False  # tests set it on a base: the look at every key, as the reference
-
     def _jbefore(self, op: str) -> Any:
         """What :meth:`_jdiff` compares with after the entry ``op``."""
         declared = operations_of(type(self)).get(op)
-        if (self._jexhaustive or declared is None or declared.snapshot  # the engine replaced
+        if (declared is None or declared.snapshot  # an entry replacing the engine wholesale
                 or all(w.keys is not None for w in self._jwatchers)):
             return self._jcapture()
         engine = self._engine

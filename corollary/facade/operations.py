@@ -195,15 +195,96 @@ def operation(name: str | None = None, *, subjects: Subjects | None = None,
 
 
 def _declared(method: F, declared: Operation) -> F:
-    @functools.wraps(method)
+    changing = _exact_wrapper(method, declared) or _any_wrapper(method, declared)
+    functools.update_wrapper(changing, method)
+    changing.__operation__ = declared  # type: ignore[attr-defined]
+    return changing  # type: ignore[return-value]
+
+
+def _any_wrapper(method: Callable[..., Any], declared: Operation) -> Callable[..., Any]:
     def changing(self: Any, *args: Any, **kwargs: Any) -> Any:
         log = self._oplog
         if log is None:  # a plain base: no log, one check
             return method(self, *args, **kwargs)
         return log.run(OperationCall(self, declared, method, args, kwargs))
 
-    changing.__operation__ = declared  # type: ignore[attr-defined]
-    return changing  # type: ignore[return-value]
+    return changing
+
+
+def _exact_wrapper(method: Callable[..., Any], declared: Operation
+                   ) -> Callable[..., Any] | None:
+    """The wrapper with the method's own parameters (``None`` for a signature it cannot copy):
+    the call to the method then packs no ``*args`` tuple nor ``**kwargs`` dict, which cost a
+    plain base's ``assert_`` a third of its time (measured: benchmarks/RESULTS.md). With a log,
+    the call keeps the arguments given: those still at their default (by identity) are left
+    out, as a caller who did not pass them."""
+    try:
+        params = list(inspect.signature(method).parameters.values())
+    except (TypeError, ValueError):  # pragma: no cover - builtins
+        return None
+    if not params or any(p.kind is p.POSITIONAL_ONLY for p in params):
+        return None
+    names = {"_op_method_": method, "_op_declared_": declared, "_op_logged_": _logged,
+             "_op_unset_": inspect.Parameter.empty}
+    heads, passed, positional, keywords = [], [], [], []
+    star = double = None
+    for i, p in enumerate(params):
+        default = ""
+        if p.default is not p.empty:
+            names[f"_op_d{i}_"] = p.default
+            default = f"=_op_d{i}_"
+        if p.kind is p.POSITIONAL_OR_KEYWORD:
+            heads.append(p.name + default)
+            passed.append(p.name)
+            positional.append((p.name, p.default))
+        elif p.kind is p.VAR_POSITIONAL:
+            heads.append("*" + p.name)
+            passed.append("*" + p.name)
+            star = p.name
+        elif p.kind is p.KEYWORD_ONLY:
+            if star is None and not any(h == "*" for h in heads):
+                heads.append("*")
+            heads.append(p.name + default)
+            passed.append(f"{p.name}={p.name}")
+            keywords.append((p.name, p.default))
+        else:
+            heads.append("**" + p.name)
+            passed.append("**" + p.name)
+            double = p.name
+    me = params[0].name
+    names["_op_positional_"] = tuple(positional[1:])
+    names["_op_keywords_"] = tuple(keywords)
+    given = (f"({', '.join(n for n, _ in positional[1:])}{',' if len(positional) > 1 else ''})"
+             + (f" + {star}" if star else ""))
+    kw = "{" + ", ".join(f"{n!r}: {n}" for n, _ in keywords) + "}"
+    source = (f"def changing({', '.join(heads)}):\n"
+              f"    log = {me}._oplog\n"
+              f"    if log is None:\n"
+              f"        return _op_method_({', '.join(passed)})\n"
+              f"    return _op_logged_(log, {me}, _op_declared_, _op_method_, {given}, "
+              f"{kw}, {double or '{}'}, _op_positional_, _op_keywords_, "
+              f"{star is not None})\n")
+    code: dict[str, Any] = {}
+    exec(compile(source, f"<@operation {declared.name}>", "exec"), names, code)  # noqa: S102
+    return code["changing"]  # type: ignore[no-any-return]
+
+
+def _logged(log: OperationLog, base: Any, declared: Operation, method: Callable[..., Any],
+            args: tuple[Any, ...], kwargs: dict[str, Any], extra: Mapping[str, Any],
+            positional: tuple[tuple[str, Any], ...], keywords: tuple[tuple[str, Any], ...],
+            starred: bool) -> Any:
+    """The call as given: trailing positional arguments and keyword-only ones still at their
+    default (by identity) are left out."""
+    if not starred:
+        n = len(args)
+        while n and args[n - 1] is positional[n - 1][1]:
+            n -= 1
+        args = args[:n]
+    kwargs = {k: v for (k, default), v in zip(keywords, kwargs.values(), strict=True)
+              if v is not default}
+    if extra:
+        kwargs.update(extra)
+    return log.run(OperationCall(base, declared, method, args, kwargs))
 
 
 def declare_overrides(cls: type) -> None:

@@ -126,3 +126,40 @@ def test_operation_names_its_method_by_default() -> None:
             pass
 
     assert operations_of(Mine)["mine"].method == "_change"
+
+
+def test_a_declared_method_keeps_its_signature_and_the_arguments_as_given() -> None:
+    import inspect
+
+    plain = BeliefBase.assert_.__wrapped__  # type: ignore[attr-defined]
+    assert inspect.signature(BeliefBase.assert_) == inspect.signature(plain)
+    with pytest.raises(TypeError, match="BeliefBase.assert_"):
+        BeliefBase().assert_("k")  # type: ignore[call-arg]
+    kb = BeliefBase(clock=ManualClock(0))
+    log = Kept()
+    install_log(kb, log)
+    kb.assert_("k", 1, "tool:x", certainty=0.5)
+    kb.assert_("j", 2, source="tool:x")
+    kb.nogood("k", ("j", 2), name="n")
+    assert log.calls == [("assert_", ("k", 1, "tool:x", None, None, None, 0.5), {}),
+                         ("assert_", ("j", 2, "tool:x"), {}),
+                         ("nogood", ("k", ("j", 2)), {"name": "n"})]
+
+
+class Kept:
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def run(self, call: OperationCall) -> Any:
+        self.calls.append((call.name, call.args, dict(call.kwargs)))
+        return call.proceed()
+
+    def resolved(self, what: str, value: Any) -> None:
+        pass
+
+
+def test_no_test_helper_is_left_in_the_journal() -> None:
+    from corollary.facade.journaled import JournalClock, JournaledMethods
+
+    assert not hasattr(JournaledMethods, "_jexhaustive") and not hasattr(JournaledMethods, "_jverify")
+    assert not hasattr(JournalClock, "held")

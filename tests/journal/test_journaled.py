@@ -14,7 +14,13 @@ from typing import Any
 
 import msgpack
 import pytest
-from support.journal_workers import CommitFails, journal_quote, journal_total, state
+from support.journal_workers import (
+    CommitFails,
+    journal_quote,
+    journal_total,
+    record_on_replay,
+    state,
+)
 
 from corollary import (
     BeliefBase,
@@ -109,7 +115,7 @@ def test_replay_records_no_outcome_twice_and_event_ids_are_deterministic(
     stored = sorted(o.event_id for o in ledger.outcomes())
     assert len(stored) >= 5
     fresh = reopen(ledger, 1000)
-    fresh._jverify = True  # type: ignore[attr-defined]
+    record_on_replay(fresh)
     fresh._jreload()  # type: ignore[attr-defined]  # replay recording outcomes: all known
     assert sorted(o.event_id for o in ledger.outcomes()) == stored
     assert state(fresh) == state(kb)
