@@ -83,7 +83,7 @@ from .journal_entries import (
     history_entry,
     pack_args,
 )
-from .operations import Kept, Operation, OperationCall, operations_of
+from .operations import Kept, Operation, OperationCall, OperationLog, operations_of
 from .saving import KEEP_SAVED
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -267,7 +267,7 @@ class JournaledMethods:
         _engine: Engine
         _lookup: Lookup
         _rules: RuleEngine
-        _oplog: Any
+        _oplog: OperationLog | None
         clock: Clock
         ledger: TrustLedger
 

@@ -69,15 +69,12 @@ class SessionMethods:
 
         Examples
         --------
-        >>> from corollary import BeliefBase, ManualClock, TrustLedger
-        >>> ledger = TrustLedger()
-        >>> old = BeliefBase(ledger=ledger, clock=ManualClock(0))
-        >>> old.assert_("hq", "Austin", source="tool:registry")
-        >>> _ = old.save_session("s")
-        >>> BeliefBase.convert_session(ledger, "s")
-        0
-        >>> BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).value("hq")
-        'Austin'
+        >>> from corollary import BeliefBase, TrustLedger
+        >>> shared = TrustLedger()
+        >>> _ = BeliefBase(ledger=shared).save_session("notes")   # a whole-snapshot session
+        >>> BeliefBase.convert_session(shared, "notes"), BeliefBase.open_session(
+        ...     shared, "notes").journal_seq
+        (0, 0)
         """
         return convert_to_journal(cast("type[BeliefBase]", cls), ledger, session_id,
                                   overwrite=overwrite, **options)
