@@ -163,3 +163,40 @@ def test_no_test_helper_is_left_in_the_journal() -> None:
 
     assert not hasattr(JournaledMethods, "_jexhaustive") and not hasattr(JournaledMethods, "_jverify")
     assert not hasattr(JournalClock, "held")
+
+
+class Notebook(BeliefBase):
+    """A subclass with state of its own, which is not the base's snapshot state."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.notes: list[str] = []
+
+
+def test_taking_another_writer_s_state_takes_only_the_parts_it_lists() -> None:
+    # issue 26 point 2: a replayed promise change used to replace vars(self) wholesale (the
+    # journal kept what started with "_j" and a list of names): a subclass's own attributes
+    # were lost, and the journal reached into every private attribute of the base
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    s = rng.random(500)
+    examples = list(zip(s.tolist(), (rng.random(500) < s).tolist(), strict=True))
+    ledger = TrustLedger()
+    kb = Notebook.open_session(ledger, "s", clock=ManualClock(0), max_rule_firings=77)
+    kb.notes.append("mine")
+    other = Notebook.open_session(ledger, "s", clock=ManualClock(0))
+    other.assert_("hq", "Austin", source="tool:a")
+    other.fit_calibrator(examples)
+    engine = kb.engine
+    assert kb.sync() == 2  # the calibrator's entry carries a state: kb takes it
+    assert kb.engine is not engine and kb.value("hq") == "Austin"
+    assert kb.notes == ["mine"] and kb._oplog is kb  # its own, and the journal's, stay
+    assert kb.max_rule_firings == 77 and kb._rules.max_firings == 77  # this process's
+    assert kb.calibrator is not None
+    fresh = BeliefBase(clock=ManualClock(0))
+    taken = BeliefBase(clock=ManualClock(0))
+    taken._take_state(fresh)
+    for name in BeliefBase.STATE_PARTS:
+        assert getattr(taken, name) is getattr(fresh, name)
+    assert taken._uid != fresh._uid and taken._oplog is None
