@@ -11,7 +11,10 @@ The body is a map:
 ``at``
     its journal time (seconds): the replay runs the operation with the clock at this time;
 ``a``
-    the arguments as given (msgpack bytes; tuples and ``timedelta`` survive the round trip);
+    the arguments as given (msgpack bytes; tuples and ``timedelta`` survive the round trip): the
+    operation's declaration says what it keeps (:mod:`corollary.facade.operations`); entries
+    written since declarations pass by position what the method's parameters take by position,
+    and leave out what was left at its default, which replays the same as the caller's spelling;
 ``ops``
     the base's operation counter before and after (outcome event ids derive from it);
 ``subj``
