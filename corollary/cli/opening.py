@@ -38,10 +38,10 @@ from ..reasons.rules import Rule
 from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
+from ..storage.base import keeps_journals
+from ..storage.targets import default_ledger_path, resolve_target
 from ..tms.conflicts import ConflictPolicy, PreferNewer, policy_from_dict
 from ..trust.ledger import TrustLedger, open_ledger
-from ..trust.stores.base import keeps_journals
-from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
 __all__ = ["Imported", "Opened", "check_bindings", "import_modules", "journal_doc",

@@ -72,13 +72,13 @@ from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..reasons.valid import Valid, unwrap
 from ..snapshot.state import state_to_dict
+from ..storage.base import JOURNAL_METHODS, check_session
+from ..storage.memory import MemoryStore
 from ..tms import IN, Engine
 from ..tms.conflicts import Conflict
 from ..tms.engine import LabelFeed
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
-from ..trust.stores.base import JOURNAL_METHODS, check_session
-from ..trust.stores.memory import MemoryStore
 from .journal_entries import (
     Entry,
     HistoryEntry,
@@ -92,7 +92,7 @@ from .journal_entries import (
 from .saving import KEEP_SAVED
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..trust.stores.base import JournalStore
+    from ..storage.base import JournalStore
     from .base import BeliefBase
     from .session import Session
 

@@ -25,7 +25,7 @@ from typing import Any, NoReturn, TypeVar
 
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError
-from ..trust.stores.waiting import wait_journal
+from ..storage.waiting import wait_journal
 
 __all__ = ["LOG", "NotLive", "ServedBase", "Unsaved", "log_to_stderr"]
 

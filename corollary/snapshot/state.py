@@ -57,13 +57,13 @@ from ..reasons.rules import REGISTRY as RULES
 from ..reasons.rules import Rule
 from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import spec_of
+from ..storage.base import OutcomeStore, check_session
+from ..storage.memory import MemoryStore
 from ..tms import ANY, KINDS, Belief, Engine, Item, Justification, Nogood, StepKind, strata
 from ..tms.conflicts import ConflictPolicy, read_policy
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import LedgerDocument, validate_ledger_document
 from ..trust.policy import TrustPolicy, policy_fields
-from ..trust.stores.base import OutcomeStore, check_session
-from ..trust.stores.memory import MemoryStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook

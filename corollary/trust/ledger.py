@@ -1,6 +1,6 @@
 """The trust ledger: every right/wrong outcome per source, and the reliability learned from it.
 
-The ledger keeps its outcomes in a store (:mod:`corollary.trust.stores`); the in-memory store is the
+The ledger keeps its outcomes in a store (:mod:`corollary.storage`); the in-memory store is the
 default, and :func:`open_ledger` opens one on a file or a database. Reliability is ``(n0·p0 + Σ w·right) / (n0 + Σ w)`` with ``w = 1``, or
 ``2^(-age/memory_half_life)`` when the ledger forgets.
 
@@ -42,6 +42,10 @@ from ..foundations._io import (
 from ..foundations._validate import check_int, check_number, check_unit, exact_str
 from ..foundations.clock import Clock, Duration, system_clock, to_seconds
 from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..storage.backends import open_at
+from ..storage.base import OutcomeStore
+from ..storage.memory import MemoryStore
+from ..storage.targets import resolve_target
 from .outcomes import (
     LedgerDocument,
     Outcome,
@@ -53,10 +57,6 @@ from .outcomes import (
     validate_ledger_document,
 )
 from .policy import TrustPolicy
-from .stores.backends import open_at
-from .stores.base import OutcomeStore
-from .stores.memory import MemoryStore
-from .stores.targets import resolve_target
 
 __all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW",
            "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS",
@@ -298,7 +298,7 @@ class TrustLedger:
         if store is not None:
             missing = [name for name in _STORE_METHODS if not callable(getattr(store, name, None))]
             if missing:
-                raise InvalidTypeError(f"store must be an outcome store (see corollary.trust.stores); "
+                raise InvalidTypeError(f"store must be an outcome store (see corollary.storage); "
                                        f"{type(store).__name__} has no {', '.join(missing)}")
         self.prior_weight = weight
         self.memory_half_life = half_life
@@ -909,8 +909,8 @@ def open_ledger(
     target : str or path-like, optional
         ``*.db`` / ``*.sqlite`` or ``sqlite:///path`` (SQLite), ``*.json`` (JSON file),
         ``postgresql://...`` (PostgreSQL), ``":memory:"``, or a target of a backend registered
-        in :mod:`corollary.trust.stores.backends`. Default: ``$COROLLARY_LEDGER``, else
-        :func:`~corollary.trust.stores.targets.default_ledger_path`.
+        in :mod:`corollary.storage.backends`. Default: ``$COROLLARY_LEDGER``, else
+        :func:`~corollary.storage.targets.default_ledger_path`.
     prior_weight, memory_half_life : optional
         As for :class:`~corollary.trust.ledger.TrustLedger`. The first process to open a store
         records them in it; later openers that pass nothing use the recorded values, so a

@@ -28,8 +28,8 @@ import pytest
 
 from corollary import open_ledger
 from corollary.foundations.errors import StoreError
+from corollary.storage import postgres as pg_module
 from corollary.trust.ledger import TrustLedger
-from corollary.trust.stores import postgres as pg_module
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 PG_DIR = Path(os.environ.get("COROLLARY_PG_DIR", "/tmp/corollary-pg"))

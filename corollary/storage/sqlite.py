@@ -44,14 +44,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...foundations.errors import (
+from ..foundations.errors import (
     JournalCorruptError,
     SessionNotFoundError,
     StoreCorruptError,
     StoreError,
     StoreVersionError,
 )
-from ..outcomes import Outcome
+from ..trust.outcomes import Outcome
 from .base import (
     COLUMNS,
     CachedSQLStore,
@@ -64,17 +64,19 @@ from .base import (
     checked_sources,
     keep_forever,
     outcome_of,
-    outcomes_query,
     owned_by,
     row_of,
     session_conflict,
     session_journaled,
 )
+from .dialects.sqlite import SQLITE
+from .schema import MIGRATIONS
+from .schema import SCHEMA_VERSION as _SCHEMA_VERSION
 
 #: ``PRAGMA application_id`` of a corollary ledger ("CrLd").
 APPLICATION_ID = 0x43724C64
-#: The schema version this code writes.
-SCHEMA_VERSION = 5
+#: The schema version this code writes (:data:`corollary.storage.schema.SCHEMA_VERSION`).
+SCHEMA_VERSION = _SCHEMA_VERSION
 #: Longest a fork waits (seconds) for another thread to finish a transaction on one store.
 FORK_WAIT = 10.0
 
@@ -85,77 +87,13 @@ _CREATING = threading.Lock()
 _UNSAFE: set[tuple[int, int]] = set()
 
 
-def _step_1(conn: sqlite3.Connection) -> None:
-    """Version 1: the outcome table (no topic, no confidence yet)."""
-    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute("""
-        CREATE TABLE outcomes (
-            id          INTEGER PRIMARY KEY AUTOINCREMENT,
-            event_id    TEXT    NOT NULL UNIQUE,
-            source      TEXT    NOT NULL CHECK (length(source) > 0),
-            outcome     INTEGER NOT NULL CHECK (outcome IN (0, 1)),
-            observed_at REAL    NOT NULL,
-            recorded_at REAL    NOT NULL,
-            evidence    TEXT,
-            reason      TEXT,
-            key         TEXT
-        )""")
-    conn.execute("CREATE INDEX outcomes_by_source ON outcomes (source, id)")
+def _step(conn: sqlite3.Connection, version: int) -> None:
+    """Upgrade a version-``version`` file to ``version + 1`` (the step of the one list)."""
+    if version == 0:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    for statement in SQLITE.statements(MIGRATIONS[version]):
+        conn.execute(statement)
 
-
-def _step_2(conn: sqlite3.Connection) -> None:
-    """Version 2: outcomes get a topic and the belief's confidence at the time."""
-    conn.execute("ALTER TABLE outcomes ADD COLUMN topic TEXT")
-    conn.execute("ALTER TABLE outcomes ADD COLUMN confidence REAL "
-                 "CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1))")
-
-
-def _step_3(conn: sqlite3.Connection) -> None:
-    """Version 3: base snapshots by session id, and ledger settings shared by all openers."""
-    conn.execute("""
-        CREATE TABLE sessions (
-            session_id TEXT PRIMARY KEY,
-            data       BLOB NOT NULL,
-            updated_at REAL NOT NULL
-        )""")
-    conn.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-
-
-def _step_4(conn: sqlite3.Connection) -> None:
-    """Version 4: sessions carry a version, so that concurrent saves cannot lose a change."""
-    conn.execute("ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1 "
-                 "CHECK (version >= 1)")
-
-
-def _step_5(conn: sqlite3.Connection) -> None:
-    """Version 5: session journals (entries in one order, a head per session) and checkpoints."""
-    conn.execute("""
-        CREATE TABLE corollary_journal (
-            session_id TEXT    NOT NULL,
-            seq        INTEGER NOT NULL CHECK (seq >= 1),
-            at         REAL    NOT NULL,
-            entry      BLOB    NOT NULL,
-            PRIMARY KEY (session_id, seq)
-        ) WITHOUT ROWID""")
-    # entry times never go back: the last entry at or before a time is one index seek
-    conn.execute("CREATE INDEX corollary_journal_at ON corollary_journal (session_id, at)")
-    conn.execute("""
-        CREATE TABLE corollary_journal_head (
-            session_id TEXT    PRIMARY KEY,
-            seq        INTEGER NOT NULL CHECK (seq >= 0)
-        )""")
-    conn.execute("""
-        CREATE TABLE corollary_checkpoint (
-            session_id TEXT    NOT NULL,
-            seq        INTEGER NOT NULL CHECK (seq >= 0),
-            data       BLOB    NOT NULL,
-            PRIMARY KEY (session_id, seq)
-        )""")
-
-
-#: ``STEPS[v]`` upgrades a version-``v`` file to ``v + 1``.
-STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    0: _step_1, 1: _step_2, 2: _step_3, 3: _step_4, 4: _step_5}
 
 #: Application id, schema version and table count, read in one statement (one snapshot: as
 #: three statements, another process's creation could land between them).
@@ -361,16 +299,13 @@ class SQLiteStore(CachedSQLStore):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 if self._classify() != "current":
-                    conn.execute("CREATE TABLE IF NOT EXISTS schema_history ("
-                                 "version INTEGER PRIMARY KEY, applied_at REAL NOT NULL, "
-                                 "pid INTEGER NOT NULL)")
+                    conn.execute(SQLITE.create_history())
                     version = conn.execute("PRAGMA user_version").fetchone()[0]
                     while version < SCHEMA_VERSION:
-                        STEPS[version](conn)
+                        _step(conn, version)
                         version += 1
                         conn.execute(f"PRAGMA user_version = {version}")
-                        conn.execute("INSERT INTO schema_history VALUES (?, ?, ?)",
-                                     (version, time.time(), os.getpid()))
+                        conn.execute(SQLITE.record_step(), (version, time.time(), os.getpid()))
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -530,8 +465,7 @@ class SQLiteStore(CachedSQLStore):
             raise self._wrap(exc) from exc
         return result
 
-    _INSERT = (f"INSERT INTO outcomes ({', '.join(COLUMNS)}) VALUES "
-               f"({', '.join('?' * len(COLUMNS))}) ON CONFLICT (event_id) DO NOTHING")
+    _INSERT = SQLITE.upsert("outcomes", COLUMNS, ("event_id",))
 
     def _insert(self, batch: list[Outcome]) -> set[str]:
         def body(conn: sqlite3.Connection) -> set[str]:
@@ -568,7 +502,7 @@ class SQLiteStore(CachedSQLStore):
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome (the file keeps them all), oldest recorded first."""
-        sql, params = outcomes_query("outcomes", "?", source, topic)
+        sql, params = SQLITE.select_outcomes(COLUMNS, source, topic)
         return [outcome_of(row, self.path) for row in self._run(sql, params)]
 
     def sources(self) -> list[str]:
@@ -590,9 +524,8 @@ class SQLiteStore(CachedSQLStore):
         stored = self.get_meta()
         if self.read_only or all(name in stored for name in values):
             return  # nothing to write, or no way to (a read-only ledger keeps what it has)
-        self._write(lambda conn: conn.executemany(
-            "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-            list(values.items())))
+        sql = SQLITE.upsert("meta", ("name", "value"), ("name",))
+        self._write(lambda conn: conn.executemany(sql, list(values.items())))
 
     def save_session(self, session_id: str, data: bytes, *,
                      expected_version: int | None = None) -> int:
@@ -653,7 +586,7 @@ class SQLiteStore(CachedSQLStore):
         return bool(self._write(lambda conn: conn.execute(
             "DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount))
 
-    # -- session journals (corollary.trust.stores.base.JournalStore) ------------------------
+    # -- session journals (corollary.storage.base.JournalStore) ------------------------
     def journal(self, session_id: str) -> _SQLiteJournal:
         """Take the session's write lock (``BEGIN IMMEDIATE``); a context manager yielding the
         journal writer. Outcomes this thread adds meanwhile join the transaction."""

@@ -29,14 +29,14 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
-from ...foundations._validate import check_int, check_number
-from ...foundations.errors import (
+from ..foundations._validate import check_int, check_number
+from ..foundations.errors import (
     InvalidInputError,
     InvalidTypeError,
     JournalCorruptError,
     StoreCorruptError,
 )
-from ..outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
 
 #: Columns of the outcome table, in the order the stores read and write them.
 COLUMNS = (
@@ -49,10 +49,10 @@ _EMPTY = Totals()
 class OutcomeStore(Protocol):
     """Where a ledger keeps outcomes (and the bases beside it keep their sessions).
 
-    Implementations: :class:`~corollary.trust.stores.memory.MemoryStore`,
-    :class:`~corollary.trust.stores.jsonfile.JSONFileStore`,
-    :class:`~corollary.trust.stores.sqlite.SQLiteStore`,
-    :class:`~corollary.trust.stores.postgres.PostgresStore`.
+    Implementations: :class:`~corollary.storage.memory.MemoryStore`,
+    :class:`~corollary.storage.jsonfile.JSONFileStore`,
+    :class:`~corollary.storage.sqlite.SQLiteStore`,
+    :class:`~corollary.storage.postgres.PostgresStore`.
     """
 
     half_life: float | None
@@ -179,11 +179,11 @@ def keeps_journals(store: object) -> bool:
     :class:`~corollary.foundations.errors.JournalUnsupportedError`). On such a store a session
     is its journal (docs/journal.md).
 
-    >>> from corollary.trust.stores.memory import MemoryStore
+    >>> from corollary.storage.memory import MemoryStore
     >>> keeps_journals(MemoryStore()), keeps_journals(object())
     (True, False)
     """
-    from ...foundations.errors import JournalUnsupportedError
+    from ..foundations.errors import JournalUnsupportedError
 
     if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
         return False
@@ -248,7 +248,7 @@ def check_expected_version(expected_version: object) -> int | None:
 
 def session_conflict(session_id: str, expected: int, found: int, where: object) -> Exception:
     """The :class:`~corollary.foundations.errors.ConcurrentWriteError` of a versioned save that lost."""
-    from ...foundations.errors import ConcurrentWriteError
+    from ..foundations.errors import ConcurrentWriteError
 
     now = "does not exist" if found == 0 else f"is at version {found}"
     wanted = "not to exist yet" if expected == 0 else f"to be at version {expected}"
@@ -259,7 +259,7 @@ def session_conflict(session_id: str, expected: int, found: int, where: object) 
 def session_journaled(session_id: str, where: object) -> Exception:
     """The :class:`~corollary.foundations.errors.SessionJournaledError` of a whole-snapshot
     write to a session that has a journal (nothing is written)."""
-    from ...foundations.errors import SessionJournaledError
+    from ..foundations.errors import SessionJournaledError
 
     return SessionJournaledError(
         f"session {session_id!r} is a journal: a whole snapshot cannot be saved over it "
@@ -295,23 +295,6 @@ def row_of(o: Outcome) -> tuple[Any, ...]:
     """An outcome as a row of :data:`COLUMNS`."""
     return (o.event_id, o.source, o.topic, int(o.correct), o.at, o.recorded_at, o.evidence,
             o.reason, o.key, o.confidence)
-
-
-def outcomes_query(table: str, placeholder: str, source: str | None,
-                   topic: str | None) -> tuple[str, list[Any]]:
-    """The SQL (and its parameters) that lists outcomes, oldest recorded first.
-
-    ``placeholder`` is the driver's parameter marker (``?`` for sqlite3, ``%s`` for psycopg).
-    """
-    where, params = [], []
-    for column, value in (("source", source), ("topic", topic)):
-        if value is not None:
-            where.append(f"{column} = {placeholder}")
-            params.append(value)
-    sql = f"SELECT {', '.join(COLUMNS)} FROM {table}"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    return sql + " ORDER BY id", params
 
 
 _FINITE = math.isfinite

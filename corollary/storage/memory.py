@@ -2,7 +2,7 @@
 
 Thread-safe: bases in several threads may share one ledger on it.
 
->>> from corollary.trust.stores.memory import MemoryStore
+>>> from corollary.storage.memory import MemoryStore
 >>> from corollary.trust.ledger import TrustLedger
 >>> TrustLedger(store=MemoryStore()).reliability("tool:x", prior=0.9)
 0.9
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from ...foundations.errors import SessionNotFoundError
-from ..outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..foundations.errors import SessionNotFoundError
+from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
 from .base import (
     check_entry,
     check_expected_version,
@@ -214,7 +214,7 @@ class MemoryStore:
     def close(self) -> None:
         return None
 
-    # session journals (see corollary.trust.stores.base.JournalStore), in this process only
+    # session journals (see corollary.storage.base.JournalStore), in this process only
     @contextmanager
     def journal(self, session_id: str) -> Iterator[_MemoryJournal]:
         """Take the session's write lock (one writer at a time in this process); outcomes
@@ -329,7 +329,7 @@ class MemoryStore:
 
 
 class _MemoryJournal:
-    """A :class:`~corollary.trust.stores.base.JournalWriter` on a :class:`MemoryStore`:
+    """A :class:`~corollary.storage.base.JournalWriter` on a :class:`MemoryStore`:
     entries are staged and land when the block ends without an error."""
 
     __slots__ = ("store", "session_id", "head", "staged")
