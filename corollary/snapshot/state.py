@@ -57,7 +57,7 @@ from ..reasons.rules import REGISTRY as RULES
 from ..reasons.rules import Rule
 from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import spec_of
-from ..storage.base import OutcomeStore, check_session
+from ..storage.base import SessionStore, check_session
 from ..storage.memory import MemoryStore
 from ..tms import ANY, KINDS, Belief, Engine, Item, Justification, Nogood, StepKind, strata
 from ..tms.conflicts import ConflictPolicy, read_policy
@@ -850,7 +850,7 @@ def read_file(path: str | os.PathLike[str]) -> Any:
     return decode_file(path, "snapshot")
 
 
-def save_session(state: BaseState, store: OutcomeStore, session_id: str,
+def save_session(state: BaseState, store: SessionStore, session_id: str,
                  expected_version: int | None) -> int:
     """Keep a base's snapshot (msgpack) in ``store`` under ``session_id``; return the new
     version. ``expected_version`` as :meth:`~corollary.trust.stores.base.OutcomeStore.save_session`;
@@ -871,7 +871,7 @@ def save_session(state: BaseState, store: OutcomeStore, session_id: str,
             getattr(exc, "path", None)) from exc
 
 
-def read_session(store: OutcomeStore, session_id: str) -> tuple[Any, int]:
+def read_session(store: SessionStore, session_id: str) -> tuple[Any, int]:
     """The snapshot document saved under ``session_id`` in ``store``, and its version."""
     raw, version = store.read_session(session_id)
     return decode_bytes(raw, "snapshot", f"session {session_id!r}"), int(version)

@@ -309,6 +309,11 @@ class JSONFileStore:
             changed, self._pending = self._pending, set()
         return changed
 
+    def sync(self) -> set[str]:
+        """Catch up with the file now (it is read whenever it changed): what
+        :meth:`changed_sources` returns."""
+        return self.changed_sources()
+
     def count(self) -> int:
         """How many outcomes the file holds (as of the last read)."""
         with self._lock:

@@ -164,6 +164,11 @@ class MemoryStore:
             return totals_rows(self._totals), self.outcomes()
 
     def changed_sources(self) -> set[str]:
+        """Nothing: no one else writes a store in this process's memory."""
+        return set()
+
+    def sync(self) -> set[str]:
+        """Nothing to catch up with (see :meth:`changed_sources`)."""
         return set()
 
     # sessions: base snapshots kept beside the ledger (in this process only), versioned

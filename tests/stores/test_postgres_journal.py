@@ -121,7 +121,7 @@ def test_outcomes_of_a_block_commit_with_it_and_are_hidden_until_then(
             w.append(b"with outcomes", at=1.0)
             assert other.count() == 0 and other.journal_head("s") == 0
         assert other.count() == 2 and other.journal_head("s") == 1
-        assert other.refresh() == {"tool:a"} and other.totals("tool:a").total == 2
+        assert other.sync() == {"tool:a"} and other.totals("tool:a").total == 2
     finally:
         other.close()
 
