@@ -1,6 +1,9 @@
-"""Where a trust ledger keeps its outcomes: memory, a JSON file, SQLite or PostgreSQL.
+"""Storage: where a ledger's outcomes, bases' sessions and their journals are kept.
 
-Every backend gives the same reliabilities, decay and track records for the same outcomes;
+What a store keeps is one protocol per concern (:mod:`.protocols`: outcomes, sessions,
+journals); the SQL stores build their tables from one schema and one migration list
+(:mod:`.schema`), each in its database's dialect (:mod:`.dialects`). See docs/ledger.md,
+"Storage". The stores are memory, a JSON file, SQLite and PostgreSQL. Every backend gives the same reliabilities, decay and track records for the same outcomes;
 they differ in who can share them:
 
 ========== ============================================ =======================================
@@ -15,8 +18,9 @@ PostgreSQL ``"postgresql://user@host/db"``              processes on many machin
 :func:`corollary.open_ledger` picks the backend from the target, in the table of backends
 (:mod:`corollary.storage.backends`, where a new backend registers). With no target it opens
 ``$COROLLARY_LEDGER`` if set, else the SQLite file
-``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``. (``corollary.storage.open_ledger`` and
-``TrustLedger.open`` are deprecated spellings of ``corollary.open_ledger``.)
+``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``. (``corollary.storage.open_ledger``,
+``corollary.trust.stores.open_ledger`` and ``TrustLedger.open`` are deprecated spellings of
+``corollary.open_ledger``.)
 
 Examples
 --------

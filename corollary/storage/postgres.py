@@ -36,7 +36,6 @@ from typing import Any
 from ..foundations._validate import check_number
 from ..foundations.errors import (
     InvalidInputError,
-    SessionNotFoundError,
     StoreCorruptError,
     StoreError,
     StoreVersionError,
@@ -52,7 +51,6 @@ from .base import (
     check_seq,
     check_session,
     checked_entry_row,
-    checked_sources,
     keep_forever,
     outcome_of,
     owned_by,
@@ -61,6 +59,7 @@ from .base import (
     session_journaled,
 )
 from .dialects.postgres import POSTGRES
+from .queries import SQLReads
 from .schema import MIGRATIONS
 from .schema import SCHEMA_VERSION as _SCHEMA_VERSION
 
@@ -79,7 +78,7 @@ def _lock_key(namespace: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-class PostgresStore(CachedSQLStore):
+class PostgresStore(SQLReads, CachedSQLStore):
     """Outcomes in a PostgreSQL database, shared by processes on any number of machines.
 
     Parameters
@@ -278,6 +277,8 @@ class PostgresStore(CachedSQLStore):
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True)
 
+    _select = _fetch  # the one-statement read the shared queries use (corollary.storage.queries)
+
     # -- schema --------------------------------------------------------------------------
     def _version(self, conn: Any) -> int | None:
         """The schema version; ``None`` for a namespace with no ledger in it."""
@@ -389,21 +390,7 @@ class PostgresStore(CachedSQLStore):
         sql, params = self.dialect.select_outcomes(COLUMNS, source, topic)
         return [outcome_of(r, self.location) for r in self._fetch(sql, params)]
 
-    def sources(self) -> list[str]:
-        """Every source with at least one outcome."""
-        return checked_sources(self._fetch(
-            f"SELECT DISTINCT source FROM {self.namespace}.outcomes ORDER BY source"),
-            self.location)
-
-    def count(self) -> int:
-        """How many outcomes the database holds."""
-        return int(self._fetch(f"SELECT count(*) FROM {self.namespace}.outcomes")[0][0])
-
     # -- settings and sessions -----------------------------------------------------------
-    def get_meta(self) -> dict[str, str]:
-        """Settings stored beside the outcomes (``prior_weight``, ``memory_half_life``)."""
-        return dict(self._fetch(f"SELECT name, value FROM {self.namespace}.meta"))
-
     def set_meta_defaults(self, values: dict[str, str]) -> None:
         """Store settings that are not stored yet (the first opener's choice sticks)."""
         sql = self.dialect.upsert("meta", ("name", "value"), ("name",))
@@ -469,24 +456,6 @@ class PostgresStore(CachedSQLStore):
             assert expected is not None
             raise session_conflict(session_id, expected, current, self.location)
         return int(rows[0][0])
-
-    def read_session(self, session_id: str) -> tuple[bytes, int]:
-        """``(data, version)`` of the session; ``SessionNotFoundError`` if there is none."""
-        check_session(session_id)
-        rows = self._fetch(f"SELECT data, version FROM {self.namespace}.sessions "
-                           "WHERE session_id = %s", (session_id,))
-        if not rows:
-            raise SessionNotFoundError(f"no session {session_id!r}", self.location)
-        return bytes(rows[0][0]), int(rows[0][1])
-
-    def load_session(self, session_id: str) -> bytes:
-        """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
-        return self.read_session(session_id)[0]
-
-    def list_sessions(self) -> list[str]:
-        """Ids of the saved sessions, sorted."""
-        return [r[0] for r in self._fetch(
-            f"SELECT session_id FROM {self.namespace}.sessions ORDER BY session_id")]
 
     def delete_session(self, session_id: str) -> bool:
         """Forget a session; whether there was one."""
@@ -624,51 +593,6 @@ class PostgresStore(CachedSQLStore):
                 self._loaded = set()
                 self._dirty = True
 
-    def journal_entries(self, session_id: str, after: int = 0,
-                        upto: int | None = None) -> list[tuple[int, bytes]]:
-        """The session's entries with ``after < seq <= upto``, ascending (no lock taken).
-
-        Examples
-        --------
-        >>> store.journal_entries("agent-1", after=10)  # doctest: +SKIP
-        [(11, b'...'), (12, b'...')]
-        """
-        check_session(session_id)
-        after = check_seq(after, "after")
-        sql = (f"SELECT seq, entry FROM {self.namespace}.corollary_journal "
-               "WHERE session_id = %s AND seq > %s")
-        params: list[Any] = [session_id, after]
-        if upto is not None:
-            sql += " AND seq <= %s"
-            params.append(check_seq(upto, "upto"))
-        where = self.location
-        return [checked_entry_row(seq, entry, where)
-                for seq, entry in self._fetch(sql + " ORDER BY seq", params)]
-
-    def journal_head(self, session_id: str) -> int:
-        """The session's last entry number (0: no entry).
-
-        Examples
-        --------
-        >>> store.journal_head("agent-1")  # doctest: +SKIP
-        12
-        """
-        check_session(session_id)
-        rows = self._fetch(f"SELECT seq FROM {self.namespace}.corollary_journal_head "
-                           "WHERE session_id = %s", (session_id,))
-        return int(rows[0][0]) if rows else 0
-
-    def journal_changed(self, session_id: str, after: int) -> bool:
-        """Whether the session has an entry past ``after`` (one indexed lookup)."""
-        return self.journal_head(session_id) > check_seq(after, "after")
-
-    def journal_sessions(self) -> list[str]:
-        """Ids of the journaled sessions, sorted."""
-        return [r[0] for r in self._fetch(
-            f"SELECT session_id FROM {self.namespace}.corollary_journal_head "
-            "UNION SELECT session_id FROM {ns}.corollary_checkpoint ORDER BY 1".replace(
-                "{ns}", self.namespace))]
-
     def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
         """Keep ``data``, the session's snapshot just after entry ``seq`` (one kept there
         stays)."""
@@ -677,18 +601,6 @@ class PostgresStore(CachedSQLStore):
         sql = (f"INSERT INTO {self.namespace}.corollary_checkpoint (session_id, seq, data) "
                "VALUES (%s, %s, %s) ON CONFLICT (session_id, seq) DO NOTHING")
         self._tx(lambda conn: conn.execute(sql, (session_id, seq, bytes(data))), single=True)
-
-    def read_checkpoint(self, session_id: str,
-                        upto: int | None = None) -> tuple[int, bytes] | None:
-        """The newest checkpoint with ``seq <= upto`` (``None``: the newest), or ``None``."""
-        check_session(session_id)
-        sql = f"SELECT seq, data FROM {self.namespace}.corollary_checkpoint WHERE session_id = %s"
-        params: list[Any] = [session_id]
-        if upto is not None:
-            sql += " AND seq <= %s"
-            params.append(check_seq(upto, "upto"))
-        rows = self._fetch(sql + " ORDER BY seq DESC LIMIT 1", params)
-        return (int(rows[0][0]), bytes(rows[0][1])) if rows else None
 
     def prune_checkpoints(self, session_id: str, keep: int) -> int:
         """Forget all but the first and the ``keep`` newest checkpoints; return how many went."""
@@ -840,7 +752,7 @@ class PostgresJournalWriter:
         try:
             if lock and not self._ledger_locked:
                 # outcome ids follow commit order, as for every other writer
-                self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._store._key,))
+                self.conn.execute(POSTGRES.write_lock, (self._store._key,))
                 self._ledger_locked = True
             self.flush()
             result = body(self.conn)
