@@ -217,3 +217,14 @@ def test_a_postgres_version_5_of_the_two_copies_gains_the_journal_time_index(
     assert "corollary_journal_at" not in _pg_shape(namespace)[1]
     PostgresStore(PG_URL, namespace=namespace).close()
     assert "corollary_journal_at" in _pg_shape(namespace)[1]
+
+
+def test_the_sql_stores_share_their_reads_and_take_their_spelling_from_a_dialect() -> None:
+    from corollary.storage.postgres import PostgresStore
+    from corollary.storage.queries import SQLReads
+
+    shared = [name for name in vars(SQLReads) if not name.startswith("__") and name != "_select"]
+    for store in (SQLiteStore, PostgresStore):
+        assert issubclass(store, SQLReads)
+        assert [n for n in shared if n in vars(store)] == []  # none written again
+    assert SQLiteStore.dialect is SQLITE
