@@ -25,7 +25,7 @@ from ..foundations.errors import (
     UnknownSourceError,
 )
 from ..foundations.values import plain
-from ..reasons.tools import REGISTRY as TOOLS
+from ..reasons.registry import DEFINED
 from ..reasons.tools import spec_of
 from ..render import graph_data, to_dot, to_mermaid
 from ..snapshot.state import read_session
@@ -386,7 +386,7 @@ def _source_row(ledger: TrustLedger, source: str, at: float) -> dict[str, Any]:
 
 def _declare_tools(ledger: TrustLedger) -> None:
     """The imported tools' declared trust is their sources' prior, as a base would say."""
-    for fn in TOOLS.values():
+    for fn in DEFINED.latest("tool").values():
         spec = spec_of(fn)
         if spec.trust is not None:
             ledger.declare_prior(spec.source, ledger.policy.prior(spec.source, spec.trust))

@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -29,13 +29,13 @@ from ..foundations._io import decode_bytes
 from ..foundations.clock import Clock, ManualClock, system_clock
 from ..foundations.errors import (
     InvalidInputError,
+    NameTakenError,
     SessionNotFoundError,
     SnapshotError,
     StoreError,
 )
-from ..reasons.rules import REGISTRY as RULES
+from ..reasons.registry import DEFINED, kind_and_name
 from ..reasons.rules import Rule
-from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import ToolSpec, spec_of
 from ..snapshot.state import read_file, read_session
 from ..tms.conflicts import ConflictPolicy, PreferNewer, policy_from_dict
@@ -72,9 +72,11 @@ def import_modules(names: Sequence[str]) -> Imported:
     """Import the user's modules that define rules and tools (``--import``), by module name
     (``shop.rules``, found from the current directory too) or by file path (``rules.py``).
 
-    Returns what they define: every rule and tool registered while each was imported (with
+    Returns what they define: every rule and tool defined while each was imported (with
     those of the modules it imports), and those found in the namespace of a module imported
-    before (``sys.modules`` keeps it, so it registers nothing again).
+    before (``sys.modules`` keeps it, so it defines nothing again). Two different ones under
+    one name are refused (:class:`~corollary.foundations.errors.NameTakenError`): which one a
+    session would be bound to is not known.
 
     Examples
     --------
@@ -85,7 +87,7 @@ def import_modules(names: Sequence[str]) -> Imported:
         sys.path.insert(0, os.getcwd())  # as `python -m` would
     found: dict[int, Any] = {}  # by identity, in order: a rule or tool named twice counts once
     for name in names:
-        before = {id(x) for x in (*RULES.values(), *TOOLS.values())}
+        before = {id(x) for x in DEFINED.members()}
         try:
             if name.endswith(".py") or os.sep in name or (os.altsep and os.altsep in name):
                 module = _import_file(Path(name))
@@ -98,20 +100,27 @@ def import_modules(names: Sequence[str]) -> Imported:
         except BaseException as exc:  # noqa: BLE001 - the user's module failed while it ran,
             # with anything it can raise: SystemExit, GeneratorExit, its own BaseException
             raise InvalidInputError(f"--import {name}: {type(exc).__name__}: {exc}") from exc
-        registered = [x for x in (*RULES.values(), *TOOLS.values()) if id(x) not in before]
-        for x in [*registered, *vars(module).values()]:
+        defined = [x for x in DEFINED.members() if id(x) not in before]
+        for x in [*defined, *vars(module).values()]:
             if _bindable(x):
                 found.setdefault(id(x), x)
+    _refuse_shared_names(found.values())
     return Imported(rules=tuple(x for x in found.values() if isinstance(x, Rule)),
                     tools=tuple(x for x in found.values() if not isinstance(x, Rule)))
 
 
 def _bindable(x: Any) -> bool:
-    """Whether ``x`` is a rule or tool a snapshot can name (the one registered under its name)."""
-    if isinstance(x, Rule):
-        return RULES.get(x.name) is x
-    spec = getattr(x, "__corollary_tool__", None)
-    return isinstance(spec, ToolSpec) and TOOLS.get(spec.name) is x
+    """Whether ``x`` is a rule or tool a snapshot can name."""
+    return isinstance(x, Rule) or isinstance(getattr(x, "__corollary_tool__", None), ToolSpec)
+
+
+def _refuse_shared_names(members: Iterable[Any]) -> None:
+    seen: dict[tuple[str, str], Any] = {}
+    for x in members:
+        key = kind_and_name(x)
+        if seen.setdefault(key, x) is not x:
+            raise NameTakenError(f"--import defines two {key[0]}s named {key[1]!r}: give one of "
+                                 "them another name (@rule(name=...), @tool(name=...))")
 
 
 def _import_file(path: Path) -> ModuleType:
@@ -188,10 +197,10 @@ def check_bindings(doc: Any, where: object) -> None:
     if not isinstance(doc, Mapping):
         return
     missing: dict[str, list[str]] = {}
-    for field, registry in (("rules", RULES), ("tools", TOOLS)):
+    for field, kind in (("rules", "rule"), ("tools", "tool")):
         names = doc.get(field)
         if isinstance(names, list):
-            absent = [n for n in names if isinstance(n, str) and n not in registry]
+            absent = [n for n in names if isinstance(n, str) and DEFINED.find(kind, n) is None]
             if absent:
                 missing[field] = absent
     if not missing:
