@@ -35,13 +35,11 @@ def kind_and_name(member: Any) -> tuple[str, str]:
     >>> kind_and_name(lookup)
     ('tool', 'lookup')
     """
-    from .rules import Rule  # rules.py notes its rules here: imported when asked
-    from .tools import ToolSpec
-
-    if isinstance(member, Rule):
+    # read from what rules.py and tools.py put on their members (they import this module)
+    if getattr(type(member), "registry_kind", None) == "rule":
         return "rule", member.name
     spec = getattr(member, "__corollary_tool__", None)
-    if isinstance(spec, ToolSpec):
+    if spec is not None and isinstance(getattr(spec, "name", None), str):
         return "tool", spec.name
     raise InvalidTypeError(f"{member!r} is neither a rule (@rule) nor a tool (@tool)")
 

@@ -55,6 +55,9 @@ class Rule:
         whose step, proof line or blame differ (docs/extending.md).
     """
 
+    #: what corollary.reasons.registry reads to tell a rule from a tool
+    registry_kind = "rule"
+
     def __init__(self, fn: Callable[..., Any], output: str | None = None,
                  inputs: Mapping[str, str] | None = None, confidence: float = 1.0,
                  name: str | None = None, unless: Sequence[str | tuple[str, Any]] = (),
