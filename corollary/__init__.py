@@ -13,11 +13,11 @@ from .agent import Agent, Refreshed, Run, Step
 from .evidence.confidence import self_consistency
 from .facade.base import BeliefBase, Faded, Held
 from .facade.journal_entries import HistoryEntry, WatchEvent
-from .facade.journaled import Watch
 from .facade.recall import Recalled, render_recalled
 from .facade.remembering import Refused, Remembered, RememberedList
 from .facade.sensitivity import Check
 from .facade.session import Session
+from .facade.watching import Watch
 from .facade.world import TimelineEntry, WorldView
 from .foundations.clock import ManualClock
 from .foundations.errors import (

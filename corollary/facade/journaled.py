@@ -90,6 +90,7 @@ from .journal_entries import (
     pack_args,
 )
 from .saving import KEEP_SAVED
+from .watching import Watch
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..trust.stores.base import JournalStore
@@ -160,57 +161,6 @@ class JournalClock:
             yield
         finally:
             self.forced, self.holder = before, holder
-
-
-class Watch:
-    """A handle on a :meth:`~JournaledMethods.watch` callback: :meth:`stop` ends it (also on
-    leaving a ``with`` block).
-
-    Each callback runs holding the watch's own lock, and :meth:`stop` takes it: once ``stop``
-    returns no callback of this watch is running or will run (a callback may stop its own
-    watch: the lock is re-entrant).
-    """
-
-    __slots__ = ("_watchers", "callback", "keys", "_lock", "_on")
-
-    def __init__(self, watchers: list[Watch], callback: WatchCallback,
-                 keys: frozenset[str] | None) -> None:
-        self._watchers = watchers
-        self.callback = callback
-        self.keys = keys
-        self._lock = threading.RLock()
-        self._on = True
-
-    def stop(self) -> None:
-        """Stop calling back (a second call does nothing); returns once no callback of this
-        watch can run."""
-        self._on = False  # first: a callback about to start sees it
-        with self._lock:  # then wait for one running in another thread
-            pass
-        with contextlib.suppress(ValueError):
-            self._watchers.remove(self)
-
-    def hear(self, event: WatchEvent) -> None:
-        """Call back with ``event`` unless stopped (a callback's failure is warned about, never
-        raised: it is not the change's)."""
-        with self._lock:
-            if not self._on:
-                return
-            try:
-                self.callback(event)
-            except Exception as exc:
-                _warn(f"a kb.watch callback raised {type(exc).__name__}: {exc}")
-
-    @property
-    def active(self) -> bool:
-        """Whether it still calls back."""
-        return self._on
-
-    def __enter__(self) -> Watch:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 def session_uid(session_id: str, inc: str = "") -> str:
