@@ -42,7 +42,7 @@ from corollary import (
 )
 from corollary.facade.journal_entries import ENTRY_VERSION, MAGIC
 from corollary.facade.operations import operations_of
-from corollary.reasons.rules import REGISTRY as RULES
+from corollary.reasons.registry import DEFINED
 
 
 @pytest.fixture(params=["sqlite", "memory"])
@@ -401,7 +401,7 @@ def test_an_entry_that_cannot_be_replayed_here_is_a_typed_error(tmp_path: Path) 
     ledger = open_ledger(tmp_path / "l.db")
     kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
     kb.add_rule(late)
-    del RULES["tests.journal.unregistered"]  # a process that does not know the rule
+    DEFINED.forget(late)  # a process that does not know the rule
     with pytest.raises(JournalReplayError, match="tests.journal.unregistered"):
         reopen(ledger, 1000)
     assert reopen(ledger, 1000, rules=[late]).rules == (late,)
