@@ -33,7 +33,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2] / "corollary"
 
 LAYERS: dict[int, set[str]] = {
-    0: {"foundations", "evidence", "_version", "_moved"},
+    0: {"foundations", "evidence", "_version"},
     1: {"tms"},
     2: {"trust", "reasons", "storage"},
     3: {"promises", "snapshot"},

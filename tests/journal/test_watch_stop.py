@@ -52,3 +52,9 @@ def test_a_callback_may_stop_its_own_watch() -> None:
     handle = kb.watch(once)
     kb.assert_many([("a", 1, "tool:t"), ("b", 2, "tool:t")])
     assert heard == ["a"]
+
+
+def test_watch_lives_in_its_own_module_and_the_old_import_still_works() -> None:
+    from corollary.facade import journaled, watching
+
+    assert journaled.Watch is watching.Watch is __import__("corollary").Watch
