@@ -9,7 +9,8 @@ belongs to one layer, bottom up:
    confidence formulas, safe arithmetic, citation checks);
 1. ``tms``: records, kinds of reasons, the engine, conflict policies, proofs;
 2. beside the TMS: ``trust`` (the trust policy, outcomes, the ledger and its stores, the trust
-   view) and ``reasons`` (rules and their engine, tools, calls, claims, nogoods);
+   view), ``reasons`` (rules and their engine, tools, calls, claims, nogoods) and ``retrieval``
+   (recall's retrievers: the protocol, the lexical index, vectors, rank fusion);
 3. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``;
 4. ``facade``: ``BeliefBase`` and its helpers;
 5. what uses a base from outside: ``render``, ``models``, ``agent``, and ``serving`` (one base
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2] / "corollary"
 LAYERS: dict[int, set[str]] = {
     0: {"foundations", "evidence", "_version", "_moved"},
     1: {"tms"},
-    2: {"trust", "reasons"},
+    2: {"trust", "reasons", "retrieval"},
     3: {"promises", "snapshot"},
     4: {"facade"},
     5: {"render", "models", "agent", "serving"},
