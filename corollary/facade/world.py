@@ -133,33 +133,33 @@ class WorldView:
         b = base._lookup.current(key)
         if b is None or b.justs or b.evidence is None:
             return None
-        engine = base._engine
         if b.withdrawn is not None:
             return False, 0.0
+        engine = base._engine
         if engine.nogoods_by_key and b.key in engine.nogoods_by_key:
             return None
         t = self.t
         ev = b.evidence
-        now = base._sync_engine.clock()  # a finite float: current() checked it
         if type(ev) is tuple:
             life = ev[3]
-            if life is None or len(life) < 5:
-                if ev[2] <= t:  # one premise with no valid time, begun by t: as it is now
-                    return b.best is not None, b.conf
-                return False, 0.0
-            if len(life) < 6:  # one interval: written out, as this is every such read
+            if life is None or len(life) < 5:  # no valid time: it counts from its assertion on
+                return (b.best is not None, b.conf) if ev[2] <= t else (False, 0.0)
+            if len(life) == 5:  # one interval: written out, as this is every such read
                 start = ev[2] if life[3] is None else life[3]
-                end = life[4]
-                if ((start <= t and (end is None or t < end))
-                        == (start <= now and (end is None or now < end))):
-                    return b.best is not None, b.conf  # it counts at t as it does now
-            elif record_valid_at(ev, t) == record_valid_at(ev, now):
-                return b.best is not None, b.conf
-        elif all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
-            return b.best is not None, b.conf  # the same premises count at t as now
-        engine.world = t
+                valid = start <= t and (life[4] is None or t < life[4])
+            else:
+                valid = record_valid_at(ev, t)
+            if not valid:
+                return False, 0.0  # a lone premise outside its valid time at t
+            if b.best is not None:
+                return True, b.conf  # held now, so valid now as at t: it counts as it does now
+        else:
+            now = base._sync_engine.clock()  # a finite float: current() checked it
+            if all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
+                return b.best is not None, b.conf  # the same premises count at t as now
+        engine.world = t  # valid at t but not counted now: computed at t
         try:
-            c, _, _ = engine.premise_confidence(b, now)
+            c, _, _ = engine.premise_confidence(b, base._sync_engine.clock())
         finally:
             engine.world = None
         return (False, 0.0) if c is None else (True, c)
