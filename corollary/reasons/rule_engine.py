@@ -166,11 +166,13 @@ class RuleEngine:
         operation's outcomes there: all or nothing with the change).
         """
         if not self.active:
-            self.engine.feed.publish()  # after a change: the feed's subscribers are told
-            self._touched.clear()
-            touched = self.engine.touched
-            if touched:  # recorded for no subscriber (the deprecated Engine.watch)
-                touched.clear()
+            engine = self.engine
+            if engine.touched is not None or engine.settled is not None:  # someone follows
+                engine.feed.publish()  # after a change: the feed's subscribers are told
+                self._touched.clear()
+                touched = engine.touched
+                if touched:  # recorded for no subscriber (the deprecated Engine.watch)
+                    touched.clear()
             if then is not None:
                 then()
             return
