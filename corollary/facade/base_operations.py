@@ -24,7 +24,7 @@ from typing import Any
 from ..foundations.errors import JournalReplayError
 from ..foundations.values import canon
 from ..reasons.calls import PreparedCall
-from ..reasons.rules import REGISTRY as RULES
+from ..reasons.registry import DEFINED
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..reasons.valid import Valid, unwrap
@@ -218,8 +218,9 @@ def _rule_named(kb: Any, name: str) -> Rule:
     for r in getattr(kb, "_joptions", {}).get("rules", ()):  # open_session(rules=)
         if r.name == name:
             return r  # type: ignore[no-any-return]
-    if name in RULES:
-        return RULES[name]
+    found = DEFINED.find("rule", name)  # the one the process defines (docs/extending.md)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
     raise JournalReplayError(f"rule {name!r} is not known here: pass it to open_session(rules=)")
 
 

@@ -30,8 +30,8 @@ from ..snapshot.state import (
     state_to_dict,
     write_file,
 )
+from ..storage.base import check_session, keeps_journals
 from ..trust.ledger import TrustLedger
-from ..trust.stores.base import check_session, keeps_journals
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook

@@ -42,7 +42,7 @@ from corollary import (
 )
 from corollary.facade.journal_entries import ENTRY_VERSION, MAGIC
 from corollary.facade.operations import operations_of
-from corollary.reasons.rules import REGISTRY as RULES
+from corollary.reasons.registry import DEFINED
 
 
 @pytest.fixture(params=["sqlite", "memory"])
@@ -401,7 +401,7 @@ def test_an_entry_that_cannot_be_replayed_here_is_a_typed_error(tmp_path: Path) 
     ledger = open_ledger(tmp_path / "l.db")
     kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000))
     kb.add_rule(late)
-    del RULES["tests.journal.unregistered"]  # a process that does not know the rule
+    DEFINED.forget(late)  # a process that does not know the rule
     with pytest.raises(JournalReplayError, match="tests.journal.unregistered"):
         reopen(ledger, 1000)
     assert reopen(ledger, 1000, rules=[late]).rules == (late,)
@@ -425,7 +425,8 @@ QUERIES = {"at", "beliefs", "calibration_pairs", "calls", "confidence", "conflic
            "expired", "explain", "faded", "from_dict", "keys", "label", "load", "load_session",
            "now", "open_as_session", "open_session", "project", "recall", "refresh",
            "reliability", "replay", "save", "save_session", "sync", "timeline", "to_dict",
-           "value", "what_to_check"}
+           "value", "what_to_check",
+           "add_retriever"}  # this process's recall configuration, as the embedder: no change
 
 
 def test_every_public_method_is_journaled_or_a_query() -> None:

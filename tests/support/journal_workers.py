@@ -15,7 +15,7 @@ from typing import Any
 from corollary import BeliefBase, ManualClock, open_ledger, rule, tool
 from corollary.foundations.errors import CorollaryError, StoreError
 from corollary.foundations.values import canon
-from corollary.trust.stores.sqlite import SQLiteStore
+from corollary.storage.sqlite import SQLiteStore
 
 
 @tool(trust=0.8, key="quote:{symbol}")
