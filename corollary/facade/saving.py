@@ -107,6 +107,10 @@ class SnapshotMethods:
     STATE_PARTS = ("policy", "clock", "learn_from_checks", "_trust", "_engine", "_sync_engine",
                    "_rules", "_lookup", "_promises", "_calls", "_recaller", "_embedder",
                    "_hooks")
+    #: What a base holds besides its state (:attr:`STATE_PARTS`): every attribute a base sets is
+    #: in one of the two (a test holds it, so a new one is placed when it is added).
+    OWN_PARTS = ("conflict_policy", "max_rule_firings", "max_rule_seconds", "_sessions", "_ops",
+                 "_uid", "_oplog")
 
     def _take_state(self, other: BeliefBase) -> None:
         """Take ``other``'s state (:attr:`STATE_PARTS`) as this base's own, the parts

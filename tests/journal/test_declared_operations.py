@@ -200,3 +200,10 @@ def test_taking_another_writer_s_state_takes_only_the_parts_it_lists() -> None:
     for name in BeliefBase.STATE_PARTS:
         assert getattr(taken, name) is getattr(fresh, name)
     assert taken._uid != fresh._uid and taken._oplog is None
+
+
+def test_every_attribute_of_a_base_is_state_or_its_own() -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    state, own = set(BeliefBase.STATE_PARTS), set(BeliefBase.OWN_PARTS)
+    assert not state & own
+    assert set(vars(kb)) == state | own
