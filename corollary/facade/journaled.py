@@ -103,12 +103,13 @@ CHECKPOINT_EVERY = 1000
 #: ...or once this many seconds have passed since it (at the next change).
 CHECKPOINT_SECONDS = 600.0
 
-#: Options of open_session that only a new session's first checkpoint takes.
-_NEW_ONLY = ("policy", "learn_from_checks")
-#: Options of open_session for the base itself (not saved in snapshots).
-_RUNTIME = ("max_rule_firings", "max_rule_seconds")
-#: Options passed to the snapshot load.
-_LOAD = ("rules", "tools", "conflict_policy", "functions", "embedder")
+#: The options of open_session (the base's own), by who takes them: ``"new"``, a new session's
+#: first checkpoint only; ``"base"``, the base itself (not saved in snapshots); ``"load"``, the
+#: snapshot load too. A new option of the base is one line here.
+OPTIONS = {"policy": "new", "learn_from_checks": "new", "max_rule_firings": "base",
+           "max_rule_seconds": "base", "rules": "load", "tools": "load",
+           "conflict_policy": "load", "functions": "load", "embedder": "load"}
+_LOAD = tuple(k for k, who in OPTIONS.items() if who == "load")
 
 
 class JournalClock:
@@ -942,7 +943,7 @@ def _ledger_as_of(ledger: TrustLedger, t: float, clock: Clock) -> TrustLedger:
 
 
 def _split_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    known = set(_NEW_ONLY) | set(_RUNTIME) | set(_LOAD)
+    known = set(OPTIONS)
     unknown = sorted(set(options) - known)
     if unknown:
         raise InvalidTypeError(f"open_session() got unexpected options {unknown}; it takes "
@@ -1016,7 +1017,7 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
     if found is None:  # a new session: its first checkpoint, under the lock (one creator)
         with store.journal(session_id):
             if store.read_checkpoint(session_id) is None:
-                made = {k: options[k] for k in (*_NEW_ONLY, *_RUNTIME, *_LOAD)
+                made = {k: options[k] for k in OPTIONS
                         if k in options and k != "functions" and options[k] is not KEEP_SAVED}
                 fresh = cls(ledger=ledger, clock=jclock, **made)
                 store.write_checkpoint(session_id, 0, encode(state_to_dict(fresh._state()),

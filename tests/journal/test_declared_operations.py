@@ -207,3 +207,12 @@ def test_every_attribute_of_a_base_is_state_or_its_own() -> None:
     state, own = set(BeliefBase.STATE_PARTS), set(BeliefBase.OWN_PARTS)
     assert not state & own
     assert set(vars(kb)) == state | own
+
+
+def test_every_option_of_the_base_is_an_option_of_open_session() -> None:
+    import inspect
+
+    from corollary.facade.journaled import OPTIONS
+
+    base = set(inspect.signature(BeliefBase.__init__).parameters)
+    assert base - {"self", "ledger", "clock", "conflicts"} | {"functions"} == set(OPTIONS)
