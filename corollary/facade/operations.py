@@ -258,10 +258,10 @@ def _exact_wrapper(method: Callable[..., Any], declared: Operation
              + (f" + {star}" if star else ""))
     kw = "{" + ", ".join(f"{n!r}: {n}" for n, _ in keywords) + "}"
     source = (f"def changing({', '.join(heads)}):\n"
-              f"    log = {me}._oplog\n"
-              f"    if log is None:\n"
+              f"    _op_log_ = {me}._oplog\n"
+              f"    if _op_log_ is None:\n"
               f"        return _op_method_({', '.join(passed)})\n"
-              f"    return _op_logged_(log, {me}, _op_declared_, _op_method_, {given}, "
+              f"    return _op_logged_(_op_log_, {me}, _op_declared_, _op_method_, {given}, "
               f"{kw}, {double or '{}'}, _op_positional_, _op_keywords_, "
               f"{star is not None})\n")
     code: dict[str, Any] = {}

@@ -216,3 +216,16 @@ def test_every_option_of_the_base_is_an_option_of_open_session() -> None:
 
     base = set(inspect.signature(BeliefBase.__init__).parameters)
     assert base - {"self", "ledger", "clock", "conflicts"} | {"functions"} == set(OPTIONS)
+
+
+def test_a_declared_method_may_name_its_parameters_anything() -> None:
+    class Odd(BeliefBase):
+        @operation(subjects=lambda a, r, d: [[a["log"], None, None, None]])
+        def note(this, log: str, *rest: int, changing: int = 0, **more: Any) -> tuple[Any, ...]:
+            this.assert_(log, sum(rest) + changing, source="tool:x")  # noqa: UP005
+            return (log, rest, changing, more)
+
+    kb = Odd.open_session(TrustLedger(), "s", clock=ManualClock(0))
+    assert kb.note("k", 1, 2, changing=3, extra=4) == ("k", (1, 2), 3, {"extra": 4})
+    assert [(h.operation, h.key) for h in kb.history()] == [("note", "k")]
+    assert Odd(clock=ManualClock(0)).note("j") == ("j", (), 0, {})
