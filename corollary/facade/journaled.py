@@ -564,7 +564,7 @@ class JournaledMethods:
     # the label each belief had before a sweep
     # first settled it or it was removed, and keys made since are the last ones of the key table.
     # Both bring everything up to now before and after, as a look at every key would
-    # (:meth:`_jcapture` with ``everything``; the tests compare with it as the reference,
+    # (:meth:`_jcapture`, which the tests compare with as the reference,
     # tests/support/journal_workers.py):
     # what time alone changed before the entry is not the entry's, and keys a rule made
     # during those synchronisations are not counted as the entry's.
@@ -588,10 +588,10 @@ class JournaledMethods:
         if record is not None:
             record.stop()
 
-    def _jcapture(self, everything: bool = False) -> dict[str, dict[Any, tuple[Any, str]]]:
+    def _jcapture(self) -> dict[str, dict[Any, tuple[Any, str]]]:
         """The values and labels of every watched key (every key, for a watch of all)."""
         keys: Iterable[str]
-        every = everything or any(w.keys is None for w in self._jwatchers)
+        every = any(w.keys is None for w in self._jwatchers)
         if every:  # one synchronisation of everything, not one walk per key
             keys = list(self._engine.keys)
             self._lookup.sync()
