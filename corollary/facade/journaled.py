@@ -934,8 +934,11 @@ def _ledger_as_of(ledger: TrustLedger, t: float, clock: Clock) -> TrustLedger:
                                            float(wright), float(wtotal))
     past = TrustLedger(prior_weight=ledger.prior_weight, memory_half_life=half_life,
                        max_history=ledger.max_history, policy=ledger.policy, clock=clock)
-    past._declared = dict(ledger._declared)  # the declared priors and tiers, as they are
-    past._tiers = dict(ledger._tiers)
+    priors, tiers = ledger.declarations()  # the declared priors and tiers, as they are
+    for source, prior in priors.items():
+        past.declare_prior(source, prior)
+    for source, tier in tiers.items():
+        past.declare_tier(source, tier)
     store = past.store
     assert isinstance(store, MemoryStore)
     store.restore(totals_rows(then), kept)

@@ -522,6 +522,17 @@ class TrustLedger:
         """The capability tier declared for ``source`` (:meth:`declare_tier`), if any."""
         return self._tiers.get(source)
 
+    def declarations(self) -> tuple[dict[str, float], dict[str, str]]:
+        """Copies of the declared priors and capability tiers, by source (what
+        :meth:`declare_prior` and :meth:`declare_tier` set: this process's configuration).
+
+        >>> ledger = TrustLedger()
+        >>> ledger.declare_tier("model:large", "high")
+        >>> ledger.declarations()
+        ({}, {'model:large': 'high'})
+        """
+        return dict(self._declared), dict(self._tiers)
+
     def is_time_dependent(self, source: str) -> bool:
         """Whether ``source``'s reliability moves with time (it has outcomes and the ledger forgets)."""
         return self.memory_half_life is not None and self.store.totals(source).total > 0

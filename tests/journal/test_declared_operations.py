@@ -229,3 +229,15 @@ def test_a_declared_method_may_name_its_parameters_anything() -> None:
     assert kb.note("k", 1, 2, changing=3, extra=4) == ("k", (1, 2), 3, {"extra": 4})
     assert [(h.operation, h.key) for h in kb.history()] == [("note", "k")]
     assert Odd(clock=ManualClock(0)).note("j") == ("j", (), 0, {})
+
+
+def test_a_past_view_keeps_the_declared_priors_and_tiers() -> None:
+    # the journal read the ledger's private tables (_declared, _tiers); it asks declarations()
+    ledger = TrustLedger()
+    ledger.declare_prior("tool:x", 0.7)
+    ledger.declare_tier("model:large", "high")
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(10))
+    kb.assert_("hq", "Austin", source="tool:x")
+    past = kb.as_of(10)
+    assert past.ledger is not ledger
+    assert past.ledger.declarations() == ({"tool:x": 0.7}, {"model:large": "high"})
