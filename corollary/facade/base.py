@@ -48,6 +48,7 @@ from ..reasons.claims import check_claim
 from ..reasons.rule_engine import RuleEngine
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
+from ..retrieval.vectors import check_embedder
 from ..tms import Engine, Justification, make_items, premise_record, strata
 from ..tms.batch import Batch
 from ..tms.conflicts import ConflictPolicy
@@ -84,7 +85,6 @@ from .operations import OperationLog, by_key, declare_overrides, operation
 from .promising import PromiseMethods
 from .queries import Faded, Held, QueryMethods
 from .recall import Recaller
-from .recall_vectors import check_embedder
 from .remembering import RememberMethods
 from .resolving import ConflictMethods
 from .saving import SnapshotMethods
@@ -127,7 +127,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         (default 2). An operation whose rules fail is undone whole (docs/model.md).
     embedder : callable, optional
         ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
-        :mod:`corollary.facade.recall_vectors`). Not saved in snapshots: pass it again on load.
+        :mod:`corollary.retrieval.vectors`). Not saved in snapshots: pass it again on load.
 
     Examples
     --------

@@ -70,7 +70,7 @@ from ..snapshot.state import state_to_dict
 from ..storage.base import JOURNAL_METHODS, check_session
 from ..storage.memory import MemoryStore
 from ..tms import IN, Engine
-from ..tms.engine import LabelFeed
+from ..tms.feed import LabelRecord
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
 from .journal_entries import (
@@ -167,7 +167,7 @@ class _Mark:
 
     __slots__ = ("engine", "feed", "first", "count", "ignored")
 
-    def __init__(self, engine: Engine, feed: LabelFeed, first: int, count: int,
+    def __init__(self, engine: Engine, feed: LabelRecord, first: int, count: int,
                  ignored: frozenset[str] | None) -> None:
         self.engine = engine
         self.feed = feed
@@ -559,7 +559,8 @@ class JournaledMethods:
     # -- watchers -------------------------------------------------------------------------
     # A watch of chosen keys compares those keys before and after each entry. A watch of every
     # key compares only the keys whose labels can have changed: the engine's label feed
-    # (:class:`~corollary.tms.engine.LabelFeed`) keeps the label each belief had before a sweep
+    # (a :class:`~corollary.tms.feed.LabelRecord` subscribed to the engine's change feed) keeps
+    # the label each belief had before a sweep
     # first settled it or it was removed, and keys made since are the last ones of the key table.
     # Both bring everything up to now before and after, as a look at every key would
     # (:meth:`_jcapture` with ``everything``; the tests compare with it as the reference,
@@ -577,12 +578,14 @@ class JournaledMethods:
         self._lookup.sync()
         made = len(engine.keys) - known  # keys a rule made while synchronising: not the entry's
         ignored = frozenset(itertools.islice(reversed(engine.keys), made)) if made > 0 else None
-        feed = engine.settled = LabelFeed()
+        feed = self._jrecord = LabelRecord(engine.feed)  # the engine's change feed, from now
         return _Mark(engine, feed, engine.next_number(), len(engine.keys), ignored)
 
     def _jwatch_stop(self) -> None:
         """No label feed any more (a change that failed, or the feed was read)."""
-        self._engine.settled = None
+        record = vars(self).pop("_jrecord", None)
+        if record is not None:
+            record.stop()
 
     def _jcapture(self, everything: bool = False) -> dict[str, dict[Any, tuple[Any, str]]]:
         """The values and labels of every watched key (every key, for a watch of all)."""
@@ -614,12 +617,13 @@ class JournaledMethods:
         feed = mark.feed
         keys = engine.keys
         try:
+            engine.feed.publish()  # the removals pending count below
             known = len(keys)
             grown = known - mark.count + feed.removed  # the keys made since are the last
             fresh = list(itertools.islice(reversed(keys), grown)) if grown > 0 else []
             self._lookup.sync()
         finally:
-            engine.settled = None
+            self._jwatch_stop()
         candidates = {b.key for b in feed.was_in}
         candidates.update(fresh)
         if mark.ignored:

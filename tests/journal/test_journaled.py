@@ -425,7 +425,8 @@ QUERIES = {"at", "beliefs", "calibration_pairs", "calls", "confidence", "conflic
            "expired", "explain", "faded", "from_dict", "keys", "label", "load", "load_session",
            "now", "open_as_session", "open_session", "project", "recall", "refresh",
            "reliability", "replay", "save", "save_session", "sync", "timeline", "to_dict",
-           "value", "what_to_check"}
+           "value", "what_to_check",
+           "add_retriever"}  # this process's recall configuration, as the embedder: no change
 
 
 def test_every_public_method_is_journaled_or_a_query() -> None:
