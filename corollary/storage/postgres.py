@@ -42,23 +42,22 @@ from ..foundations.errors import (
     require,
 )
 from ..trust.outcomes import Outcome
-from .base import (
+from .cached import CachedSQLStore
+from .checks import (
     COLUMNS,
-    CachedSQLStore,
     check_entry,
     check_expected_version,
     check_half_life,
     check_seq,
     check_session,
     checked_entry_row,
-    keep_forever,
     outcome_of,
-    owned_by,
     row_of,
     session_conflict,
     session_journaled,
 )
 from .dialects.postgres import POSTGRES
+from .processes import keep_forever, owned_by
 from .queries import SQLQueries
 from .schema import MIGRATIONS
 from .schema import SCHEMA_VERSION as _SCHEMA_VERSION
