@@ -7,7 +7,6 @@ right as evidence is retracted, fades, expires or conflicts.
 
 from typing import TYPE_CHECKING, Any
 
-from ._moved import install as _install_old_paths
 from ._version import __version__
 from .agent import Agent, Refreshed, Run, Step
 from .evidence.confidence import self_consistency
@@ -66,6 +65,7 @@ from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, Scripte
 from .promises.book import Answer, Replay
 from .promises.options import GuaranteeOptions
 from .reasons.calls import Expired, ToolCallRecord
+from .reasons.registry import Registry
 from .reasons.rules import Rule, rule
 from .reasons.tools import ToolSpec, tool
 from .reasons.valid import Valid
@@ -116,7 +116,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_STATISTICS))
 
 
-_install_old_paths()
 
 __all__ = [
     "TimelineEntry", "WorldView",
@@ -141,4 +140,5 @@ __all__ = [
     "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]
+__all__ += ["Registry"]  # rules and tools by name, refusing a taken one (docs/extending.md)
 __all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)

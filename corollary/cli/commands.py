@@ -25,9 +25,10 @@ from ..foundations.errors import (
     UnknownSourceError,
 )
 from ..foundations.values import plain
-from ..reasons.tools import REGISTRY as TOOLS
+from ..reasons.registry import DEFINED
 from ..reasons.tools import spec_of
 from ..render import graph_data, to_dot, to_mermaid
+from ..serving.opening import open_to_follow
 from ..snapshot.state import read_session
 from ..trust.ledger import DEFAULT_PRIOR, TrustLedger
 from .opening import (
@@ -386,7 +387,7 @@ def _source_row(ledger: TrustLedger, source: str, at: float) -> dict[str, Any]:
 
 def _declare_tools(ledger: TrustLedger) -> None:
     """The imported tools' declared trust is their sources' prior, as a base would say."""
-    for fn in TOOLS.values():
+    for fn in DEFINED.latest("tool").values():
         spec = spec_of(fn)
         if spec.trust is not None:
             ledger.declare_prior(spec.source, ledger.policy.prior(spec.source, spec.trust))
@@ -448,16 +449,13 @@ def ui(args: argparse.Namespace) -> int:
 def _journaled(target: str | None, session: str) -> BeliefBase | None:
     """The journaled session ``session`` opened live at the wall clock, or ``None`` when the
     ledger keeps no journal of that id (a whole-snapshot session is read as saved; nothing is
-    created or converted)."""
-    opener = getattr(BeliefBase, "open_session", None)
+    created or converted): :func:`corollary.serving.opening.open_to_follow`."""
     ledger = open_ledger_to_read(target)
-    read = getattr(ledger.store, "read_checkpoint", None)
     try:
-        if opener is None or read is None or read(session) is None:
-            ledger.close()
-            return None
-        kb: BeliefBase = opener(ledger, session)
+        kb = open_to_follow(ledger, session)
     except BaseException:
         ledger.close()
         raise
+    if kb is None:
+        ledger.close()
     return kb

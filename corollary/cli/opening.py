@@ -16,7 +16,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -25,27 +25,33 @@ from typing import Any
 import attrs
 
 from ..facade.base import BeliefBase
-from ..foundations._io import decode_bytes
 from ..foundations.clock import Clock, ManualClock, system_clock
 from ..foundations.errors import (
     InvalidInputError,
+    NameTakenError,
     SessionNotFoundError,
-    SnapshotError,
     StoreError,
 )
-from ..reasons.rules import REGISTRY as RULES
+from ..reasons.registry import DEFINED, kind_and_name
 from ..reasons.rules import Rule
-from ..reasons.tools import REGISTRY as TOOLS
-from ..reasons.tools import ToolSpec, spec_of
+from ..reasons.tools import ToolSpec
+from ..serving.opening import (  # opened one way for every surface; kept importable here
+    NOTHING_IMPORTED,
+    Imported,
+    check_bindings,
+    journal_doc,
+    open_to_serve,
+    saved_policy,
+)
 from ..snapshot.state import read_file, read_session
-from ..tms.conflicts import ConflictPolicy, PreferNewer, policy_from_dict
+from ..storage.base import keeps_journals
+from ..storage.targets import default_ledger_path, resolve_target
 from ..trust.ledger import TrustLedger, open_ledger
-from ..trust.stores.base import keeps_journals
-from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
 __all__ = ["Imported", "Opened", "check_bindings", "import_modules", "journal_doc",
-           "journal_sessions", "ledger_kind", "ledger_name", "open_base", "open_ledger_to_read", "open_to_serve"]
+           "journal_sessions", "ledger_kind", "ledger_name", "open_base", "open_ledger_to_read", "open_to_serve",
+           "saved_policy", "NOTHING_IMPORTED"]
 
 
 @attrs.frozen
@@ -56,25 +62,15 @@ class Opened:
     where: dict[str, Any]
 
 
-@attrs.frozen
-class Imported:
-    """The rules and tools the ``--import`` modules define, in the order they were defined."""
-
-    rules: tuple[Rule, ...] = ()
-    tools: tuple[Callable[..., Any], ...] = ()
-
-
-#: No module imported: nothing to add.
-NOTHING_IMPORTED = Imported()
-
-
 def import_modules(names: Sequence[str]) -> Imported:
     """Import the user's modules that define rules and tools (``--import``), by module name
     (``shop.rules``, found from the current directory too) or by file path (``rules.py``).
 
-    Returns what they define: every rule and tool registered while each was imported (with
+    Returns what they define: every rule and tool defined while each was imported (with
     those of the modules it imports), and those found in the namespace of a module imported
-    before (``sys.modules`` keeps it, so it registers nothing again).
+    before (``sys.modules`` keeps it, so it defines nothing again). Two different ones under
+    one name are refused (:class:`~corollary.foundations.errors.NameTakenError`): which one a
+    session would be bound to is not known.
 
     Examples
     --------
@@ -85,7 +81,7 @@ def import_modules(names: Sequence[str]) -> Imported:
         sys.path.insert(0, os.getcwd())  # as `python -m` would
     found: dict[int, Any] = {}  # by identity, in order: a rule or tool named twice counts once
     for name in names:
-        before = {id(x) for x in (*RULES.values(), *TOOLS.values())}
+        before = {id(x) for x in DEFINED.members()}
         try:
             if name.endswith(".py") or os.sep in name or (os.altsep and os.altsep in name):
                 module = _import_file(Path(name))
@@ -98,20 +94,27 @@ def import_modules(names: Sequence[str]) -> Imported:
         except BaseException as exc:  # noqa: BLE001 - the user's module failed while it ran,
             # with anything it can raise: SystemExit, GeneratorExit, its own BaseException
             raise InvalidInputError(f"--import {name}: {type(exc).__name__}: {exc}") from exc
-        registered = [x for x in (*RULES.values(), *TOOLS.values()) if id(x) not in before]
-        for x in [*registered, *vars(module).values()]:
+        defined = [x for x in DEFINED.members() if id(x) not in before]
+        for x in [*defined, *vars(module).values()]:
             if _bindable(x):
                 found.setdefault(id(x), x)
+    _refuse_shared_names(found.values())
     return Imported(rules=tuple(x for x in found.values() if isinstance(x, Rule)),
                     tools=tuple(x for x in found.values() if not isinstance(x, Rule)))
 
 
 def _bindable(x: Any) -> bool:
-    """Whether ``x`` is a rule or tool a snapshot can name (the one registered under its name)."""
-    if isinstance(x, Rule):
-        return RULES.get(x.name) is x
-    spec = getattr(x, "__corollary_tool__", None)
-    return isinstance(spec, ToolSpec) and TOOLS.get(spec.name) is x
+    """Whether ``x`` is a rule or tool a snapshot can name."""
+    return isinstance(x, Rule) or isinstance(getattr(x, "__corollary_tool__", None), ToolSpec)
+
+
+def _refuse_shared_names(members: Iterable[Any]) -> None:
+    seen: dict[tuple[str, str], Any] = {}
+    for x in members:
+        key = kind_and_name(x)
+        if seen.setdefault(key, x) is not x:
+            raise NameTakenError(f"--import defines two {key[0]}s named {key[1]!r}: give one of "
+                                 "them another name (@rule(name=...), @tool(name=...))")
 
 
 def _import_file(path: Path) -> ModuleType:
@@ -182,142 +185,11 @@ def _clock(taken_at: Any, at: float | None, now: bool) -> Clock:
     return ManualClock(taken_at)
 
 
-def check_bindings(doc: Any, where: object) -> None:
-    """Refuse a snapshot whose rules or tools no imported module defines, saying what to
-    ``--import`` (rules are named ``module.function`` unless given a name)."""
-    if not isinstance(doc, Mapping):
-        return
-    missing: dict[str, list[str]] = {}
-    for field, registry in (("rules", RULES), ("tools", TOOLS)):
-        names = doc.get(field)
-        if isinstance(names, list):
-            absent = [n for n in names if isinstance(n, str) and n not in registry]
-            if absent:
-                missing[field] = absent
-    if not missing:
-        return
-    needs = " and ".join(f"{field} {names}" for field, names in missing.items())
-    modules = sorted({n.rpartition(".")[0] for n in missing.get("rules", [])
-                      if "." in n and not n.startswith("__main__.")})
-    hint = (" ".join(f"--import {m}" for m in modules) + " (the module that defines them)"
-            if modules else "--import MODULE with the module that defines them")
-    raise SnapshotError(f"the snapshot needs {needs} that no imported module defines: "
-                        f"pass {hint}", where)
-
-
-def _keeps_journals(ledger: TrustLedger) -> bool:
-    """Whether the ledger's store keeps session journals: it has the journal methods, and
-    they do not refuse (the JSON-file store's raise :class:`JournalUnsupportedError`)."""
-    return keeps_journals(ledger.store)
-
-
 def journal_sessions(ledger: TrustLedger) -> list[str]:
     """The ledger's journaled sessions (none if it keeps no journals)."""
-    if not _keeps_journals(ledger):
+    if not keeps_journals(ledger.store):
         return []
     return list(ledger.store.journal_sessions())  # type: ignore[attr-defined]
-
-
-def journal_doc(ledger: TrustLedger, session: str) -> Any | None:
-    """The newest checkpoint document of ``session``'s journal; ``None`` when the ledger keeps
-    no journals or the session has none (docs/journal.md)."""
-    store = ledger.store
-    if not _keeps_journals(ledger):
-        return None
-    found = store.read_checkpoint(session)  # type: ignore[attr-defined]
-    if found is None:
-        return None
-    return decode_bytes(found[1], "snapshot", f"session {session!r}")
-
-
-def saved_policy(doc: Any) -> ConflictPolicy | None:
-    """The conflict policy a snapshot or checkpoint document records (``None`` for none). A
-    journal's policy is the configuration of the process that opens it (docs/journal.md): the
-    CLI and ``corollary mcp`` open a session with the one it was saved with, so that it reads
-    the same whoever reads it."""
-    return policy_from_dict(doc.get("conflicts") if isinstance(doc, Mapping) else None)
-
-
-def open_to_serve(ledger: TrustLedger, session: str, imported: Imported = NOTHING_IMPORTED,
-                  *, clock: Clock | None = None) -> tuple[BeliefBase, str]:
-    """The base ``corollary mcp`` serves, and how it was found.
-
-    A ledger that keeps journals (SQLite, PostgreSQL, memory) serves the session's journal
-    (:meth:`~corollary.BeliefBase.open_session`): ``"journal"`` if it had one, ``"converted"``
-    if a whole-snapshot session of that id was turned into one first (the snapshot is left as
-    it was), ``"new"`` if the session is new. Any other ledger (a JSON file) serves a whole
-    snapshot saved after every change: ``"snapshot"`` (an existing one) or ``"new snapshot"``
-    (saved at once, so ``corollary sessions`` lists it from the start).
-
-    A new session prefers newer values (``PreferNewer()``: a value whose validity starts later
-    supersedes an older one, docs/agent.md); an existing one keeps the conflict policy it was
-    saved with (a journal's: the one its newest checkpoint records), so a session reads the
-    same whoever serves it.
-
-    The ``--import``ed rules and tools are part of it either way: a new session starts with
-    them, and an existing one that lacks some (kept by a server started without ``--import``,
-    or before the module gained a rule) gets them, so what the server serves is what a restart
-    would serve. On a journal each one added is a change of its own (one entry, which other
-    servers of the session apply too); a snapshot is saved again once they are all added. A
-    rule added fires at once over what is held; one that fails refuses the start (its entry,
-    or the snapshot, is not written). Rules or tools the session needs that no imported
-    module defines are refused first, naming what to ``--import``.
-
-    Examples
-    --------
-    >>> from corollary import open_ledger, rule
-    >>> @rule(output="double", inputs={"x": "x"}, name="doc.double")
-    ... def double(x):
-    ...     return 2 * x
-    >>> with open_ledger(":memory:") as ledger:
-    ...     kb, how = open_to_serve(ledger, "s", Imported(rules=(double,)))
-    ...     kb.assert_("x", 21, source="tool:t")
-    ...     how, kb.value("double"), [r.name for r in kb.rules]
-    ('new', 42, ['doc.double'])
-    """
-    where = f"session {session!r}"
-    capable = _keeps_journals(ledger)
-    snapshots = ledger.store.list_sessions()
-    if not capable:
-        if session not in snapshots:
-            kb = BeliefBase(ledger=ledger, clock=clock, rules=imported.rules,
-                            tools=imported.tools, conflict_policy=PreferNewer())
-            kb.save_session(session)  # the session exists from the start (corollary sessions)
-            return kb, "new snapshot"
-        doc, _ = read_session(ledger.store, session)
-        check_bindings(doc, where)
-        kb = BeliefBase.load_session(ledger, session, clock=clock)
-        if _add_imported(kb, imported):
-            kb.save_session(session)
-        return kb, "snapshot"
-    doc = journal_doc(ledger, session)
-    how = "journal"
-    if doc is not None:
-        check_bindings(doc, where)
-    elif session in snapshots:
-        doc, _ = read_session(ledger.store, session)
-        check_bindings(doc, where)
-        BeliefBase.convert_session(ledger, session)
-        how = "converted"
-    else:
-        how = "new"
-    policy = PreferNewer() if doc is None else saved_policy(doc)
-    kb = BeliefBase.open_session(ledger, session, clock=clock, conflict_policy=policy)
-    _add_imported(kb, imported)  # each one a journal entry of its own
-    return kb, how
-
-
-def _add_imported(kb: BeliefBase, imported: Imported) -> bool:
-    """Add the imported tools and rules ``kb`` lacks (tools first: rules may call them);
-    return whether any was added."""
-    tools = [t for t in imported.tools if spec_of(t).name not in kb.tools]
-    held = {r.name for r in kb.rules}
-    rules = [r for r in imported.rules if r.name not in held]
-    for t in tools:
-        kb.add_tool(t)
-    for r in rules:
-        kb.add_rule(r)
-    return bool(tools or rules)
 
 
 @contextmanager

@@ -30,7 +30,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .._version import __version__
 from ..agent import prompts
-from ..cli.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..facade.base import BeliefBase
 from ..foundations.clock import parse_instant
 from ..foundations.errors import (
@@ -42,9 +41,10 @@ from ..foundations.errors import (
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import plain
 from ..serving import http
+from ..serving.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..serving.served import ServedBase, log_to_stderr
+from ..storage.targets import local_file
 from ..trust.ledger import open_ledger
-from ..trust.stores.targets import local_file
 from . import sdk as sdk_server
 from .remember_tool import add_remember
 from .sdk import FuncMetadata, ResourceError, ResourceNotFoundError, ToolError

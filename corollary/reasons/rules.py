@@ -14,14 +14,21 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..foundations._deprecated import module_getattr
 from ..foundations._validate import check_unit
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import check_key
 from ..tms.kinds import KINDS, RULE, StepKind
 from ..tms.records import make_items
+from .registry import DEFINED
 
-#: Rules by name, so snapshots can re-bind them on restore.
-REGISTRY: dict[str, Rule] = {}
+# the process-wide table that a second rule of a name silently replaced the first in: what a
+# load by name finds is in corollary.reasons.registry now (DEFINED, which refuses a name two
+# rules share)
+__getattr__ = module_getattr("corollary.reasons.rules", {
+    "REGISTRY": (lambda: DEFINED.latest("rule"),
+                 "rules are found by name through corollary.reasons.registry.DEFINED.find('rule', "
+                 "name), or passed (rules=[...] or a Registry)")})
 
 
 class Rule:
@@ -47,6 +54,9 @@ class Rule:
         registered with :func:`corollary.tms.register` whose ``by_rule`` is true, for a rule
         whose step, proof line or blame differ (docs/extending.md).
     """
+
+    #: what corollary.reasons.registry reads to tell a rule from a tool
+    registry_kind = "rule"
 
     def __init__(self, fn: Callable[..., Any], output: str | None = None,
                  inputs: Mapping[str, str] | None = None, confidence: float = 1.0,
@@ -83,7 +93,7 @@ class Rule:
                                     f"not {kind!r}")
         self.kind = kind
         self.name = name or f"{fn.__module__}.{fn.__qualname__}"
-        REGISTRY[self.name] = self
+        DEFINED.note(self)  # found by name when a snapshot or journal is loaded
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)

@@ -17,20 +17,27 @@ import functools
 import inspect
 import json
 import string
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import attrs
 
+from ..foundations._deprecated import module_getattr
 from ..foundations._validate import check_unit
 from ..foundations.clock import Duration, to_seconds
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, check_key, plain
+from .registry import DEFINED
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-#: Tools by name, so snapshots can re-bind them on restore.
-REGISTRY: dict[str, Callable[..., Any]] = {}
+# the process-wide table that a second tool of a name silently replaced the first in (for
+# every base of the process): what a load by name finds is in corollary.reasons.registry now
+__getattr__ = module_getattr("corollary.reasons.tools", {
+    "REGISTRY": (lambda: DEFINED.latest("tool"),
+                 "tools are found by name through corollary.reasons.registry.DEFINED.find('tool', "
+                 "name), or passed (tools=[...] or a Registry)")})
 
 
 def _trust(value: Any) -> str | float | None:
@@ -150,12 +157,25 @@ class ToolSpec:
         return json.dumps(plain(value), sort_keys=True, ensure_ascii=False)
 
 
-@functools.lru_cache(maxsize=1024)
+# weakly, so a signature read keeps no tool alive: a tool nothing refers to any more is not
+# found by name (corollary.reasons.registry)
+_SIGNATURES: weakref.WeakKeyDictionary[Any, inspect.Signature] = weakref.WeakKeyDictionary()
+
+
 def _signature(fn: Callable[..., Any]) -> inspect.Signature:
     try:
-        return inspect.signature(fn)  # follows __wrapped__ to the decorated function
+        return _SIGNATURES[fn]
+    except (KeyError, TypeError):  # not read yet, or not weakly referable (a builtin)
+        pass
+    try:
+        signature = inspect.signature(fn)  # follows __wrapped__ to the decorated function
     except (TypeError, ValueError) as exc:
         raise InvalidTypeError(f"cannot read the signature of {fn!r}: {exc}") from None
+    try:
+        _SIGNATURES[fn] = signature
+    except TypeError:
+        pass
+    return signature
 
 
 def is_async(fn: Callable[..., Any]) -> bool:
@@ -275,7 +295,7 @@ def tool(fn: F | None = None, *, trust: str | float | None = None, half_life: Du
                 return f(*args, **kwargs)
 
         wrapper.__corollary_tool__ = spec
-        REGISTRY[spec.name] = wrapper
+        DEFINED.note(wrapper)  # found by name when a snapshot or journal is loaded
         return wrapper  # type: ignore[return-value]
 
     return wrap(fn) if fn is not None else wrap

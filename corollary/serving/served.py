@@ -28,8 +28,8 @@ import attrs
 
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError
+from ..storage.waiting import wait_journal
 from ..tms.feed import Changes, Subscription
-from ..trust.stores.waiting import wait_journal
 
 __all__ = ["LOG", "Changed", "NotLive", "ServedBase", "Unsaved", "log_to_stderr"]
 

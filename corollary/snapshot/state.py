@@ -53,17 +53,16 @@ from ..foundations.errors import (
 )
 from ..foundations.values import INT_MAX, INT_MIN, canon, plain
 from ..reasons.calls import CallMemory
-from ..reasons.rules import REGISTRY as RULES
+from ..reasons.registry import DEFINED
 from ..reasons.rules import Rule
-from ..reasons.tools import REGISTRY as TOOLS
 from ..reasons.tools import spec_of
+from ..storage.base import SessionStore, check_session
+from ..storage.memory import MemoryStore
 from ..tms import ANY, KINDS, Belief, Engine, Item, Justification, Nogood, StepKind, strata
 from ..tms.conflicts import ConflictPolicy, read_policy
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import LedgerDocument, validate_ledger_document
 from ..trust.policy import TrustPolicy, policy_fields
-from ..trust.stores.base import OutcomeStore, check_session
-from ..trust.stores.memory import MemoryStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -267,7 +266,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
 
     bound_tools, extra_tools = _bind_tools(f, data["tools"], given_tools, policy)
     rule_names = _names(f, data["rules"], "rules")
-    bound_rules = _bind(f, rule_names, given_rules, RULES, "rules", lambda r: r.name)
+    bound_rules = _bind(f, rule_names, given_rules, "rule", lambda r: r.name)
     extra_rules = [r for r in given_rules if r.name not in set(rule_names)]
     fired, top = _fired(f, data["fired"], set(rule_names))
     strings = _names(f, data["strings"], "strings")
@@ -305,24 +304,32 @@ def _names(f: Fields, value: Any, field: str) -> list[str]:
     return names
 
 
-def _bind(f: Fields, names: list[str], given: list[Any], registry: Any, what: str,
+def _bind(f: Fields, names: list[str], given: list[Any], kind: str,
           name_of: Callable[[Any], str]) -> list[Any]:
+    """The members ``names`` name: the ones given, else the one the process defines
+    (docs/extending.md, "how rules and tools are found")."""
+    what = f"{kind}s"
     table: dict[str, Any] = {}
     for x in given:  # given twice under one name: which one is meant is not known
         if table.setdefault(name_of(x), x) is not x and table[name_of(x)] != x:
             raise NameTakenError(f"{what}= holds two different members named {name_of(x)!r}")
-    missing = [n for n in names if n not in table and n not in registry]
+    for n in names:
+        if n not in table:
+            found = DEFINED.find(kind, n)  # a name two live members share is refused
+            if found is not None:
+                table[n] = found
+    missing = [n for n in names if n not in table]
     if missing:
         raise SnapshotError(
             f"the snapshot uses {what} {missing} that are not defined here; import the module "
             f"that defines them or pass {what}=[...]", f.where)
-    return [table[n] if n in table else registry[n] for n in names]
+    return [table[n] for n in names]
 
 
 def _bind_tools(f: Fields, value: Any, given: list[Any], policy: TrustPolicy
                 ) -> tuple[list[Any], list[Any]]:
     names = _names(f, value, "tools")
-    bound = _bind(f, names, given, TOOLS, "tools", lambda t: spec_of(t).name)
+    bound = _bind(f, names, given, "tool", lambda t: spec_of(t).name)
     extra = [t for t in given if spec_of(t).name not in set(names)]
     for t in [*bound, *extra]:
         spec = spec_of(t)
@@ -850,10 +857,10 @@ def read_file(path: str | os.PathLike[str]) -> Any:
     return decode_file(path, "snapshot")
 
 
-def save_session(state: BaseState, store: OutcomeStore, session_id: str,
+def save_session(state: BaseState, store: SessionStore, session_id: str,
                  expected_version: int | None) -> int:
     """Keep a base's snapshot (msgpack) in ``store`` under ``session_id``; return the new
-    version. ``expected_version`` as :meth:`~corollary.trust.stores.base.OutcomeStore.save_session`;
+    version. ``expected_version`` as :meth:`~corollary.storage.protocols.SessionStore.save_session`;
     a mismatch raises :class:`~corollary.foundations.errors.ConcurrentWriteError` saying what to do."""
     check_session(session_id)
     data = encode(state_to_dict(state), "msgpack")
@@ -871,7 +878,7 @@ def save_session(state: BaseState, store: OutcomeStore, session_id: str,
             getattr(exc, "path", None)) from exc
 
 
-def read_session(store: OutcomeStore, session_id: str) -> tuple[Any, int]:
+def read_session(store: SessionStore, session_id: str) -> tuple[Any, int]:
     """The snapshot document saved under ``session_id`` in ``store``, and its version."""
     raw, version = store.read_session(session_id)
     return decode_bytes(raw, "snapshot", f"session {session_id!r}"), int(version)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -123,8 +124,7 @@ class Sweep:
         keys = engine.keys
         decided = engine.conflict_policy.decides
         nogood_keys = engine.nogoods_by_key if decided else None
-        decay = formulas.decay_weight
-        slow = engine.world is not None  # a read at a world time: every premise checks it
+        premise = self.premise_in_order
         for b in order:
             if decided and (type(keys[b.key]) is not Belief
                             or (nogood_keys and b.key in nogood_keys)):
@@ -134,47 +134,10 @@ class Sweep:
                 b.conf = 0.0
                 b.note = None
                 continue
-            c = -1.0
-            best: Any = None
-            note = None
-            ev = b.evidence
-            if ev is not None:
-                if type(ev) is tuple and not slow and (ev[3] is None or len(ev[3]) < 5):
-                    # one premise, (source, origin, at, life), with no valid time
-                    life = ev[3]
-                    if life is None:
-                        found = memo.get(ev[0])
-                        if found is None:
-                            found = memo[ev[0]] = reliability(ev[0], now)
-                        c = found[0]
-                        if found[1]:
-                            own_timed.add(b)
-                        best = PREMISES
-                    elif life[1] is not None and now >= ev[2] + life[1]:
-                        own_timed.add(b)
-                        note = "expired"
-                    else:
-                        found = memo.get(ev[0])
-                        if found is None:
-                            found = memo[ev[0]] = reliability(ev[0], now)
-                        c = found[0]
-                        if len(life) > 2:  # a certainty the source stated
-                            c *= life[2]
-                        if life[0] is not None:
-                            c *= decay(max(now - ev[2], 0.0), life[0])
-                            own_timed.add(b)
-                        elif found[1]:
-                            own_timed.add(b)
-                        best = PREMISES
-                else:
-                    pc, timed, expired = engine.premise_confidence(b, now)
-                    if timed or expired:
-                        own_timed.add(b)
-                    if pc is not None:
-                        c = pc
-                        best = PREMISES
-                    elif expired:
-                        note = "expired" if expired is True else expired
+            if b.evidence is not None:  # a premise: its own confidence
+                c, best, note = premise(b)
+            else:
+                c, best, note = -1.0, None, None
             seq = b.seq
             for j in b.justs:
                 weakest = 1.0
@@ -217,14 +180,48 @@ class Sweep:
                 b.note = None
         return None
 
+    def premise_in_order(self, b: Belief) -> tuple[float, Any, Any]:
+        """``(confidence, PREMISES or None, note)`` of premise ``b``'s own evidence at ``now``
+        (confidence -1.0 when it holds none), noting whether it reads the time.
+
+        One premise with no valid time, ``(source, origin, at, life)``, is read here (most
+        premises of a large base); anything else asks the engine."""
+        now = self.now
+        ev = b.evidence
+        if type(ev) is tuple and self.engine.world is None and (ev[3] is None or len(ev[3]) < 5):
+            life = ev[3]
+            if life is not None and life[1] is not None and now >= ev[2] + life[1]:
+                self.own_timed.add(b)
+                return -1.0, None, "expired"
+            memo = self.memo
+            found = memo.get(ev[0])
+            if found is None:
+                found = memo[ev[0]] = self.engine.reliability(ev[0], now)
+            c = found[0]
+            timed = found[1]
+            if life is not None:
+                if len(life) > 2:  # a certainty the source stated
+                    c *= life[2]
+                if life[0] is not None:
+                    c *= formulas.decay_weight(max(now - ev[2], 0.0), life[0])
+                    timed = True
+            if timed:
+                self.own_timed.add(b)
+            return c, PREMISES, None
+        # a read at a world time (every premise checks it), several premises, a valid time
+        pc, timed, expired = self.engine.premise_confidence(b, now)
+        if timed or expired:
+            self.own_timed.add(b)
+        if pc is not None:
+            return pc, PREMISES, None
+        return -1.0, None, ("expired" if expired is True else expired) if expired else None
+
     def by_confidence(self, region: set[Belief]) -> None:
         """The Knuth/Dijkstra sweep: settle ``region`` in decreasing confidence (beliefs outside
         it are settled). Needed where the order decides: cycles, and rival values or nogood
         partners under a deciding policy."""
         engine = self.engine
-        now = self.now
-        decided = engine.conflict_policy.decides
-        if decided:
+        if engine.conflict_policy.decides:
             self.add_tied_support(region)
             if engine._trial is not None:
                 engine._trial.keep(region)  # the ties brought in settled beliefs: re-swept here
@@ -232,22 +229,27 @@ class Sweep:
                 engine.settled.note(region)
         heap: list[tuple[float, int, int, Belief, Any]] = []
         pending: dict[Justification, int] = {}
-        direct: list[tuple[Belief, float]] = []
         tie = itertools.count()
+        settle = self.settler(region, heap, pending, tie)
+        direct = self.seed(region, heap, pending, tie)
+        engine.conflict_policy.before_sweep(engine, region, self.now)
+        for b, c in direct:
+            settle(b, c, PREMISES)
+        self.drain(heap, settle)
+
+    def settler(self, region: set[Belief], heap: list[tuple[float, int, int, Belief, Any]],
+                pending: dict[Justification, int], tie: Iterator[int]
+                ) -> Callable[[Belief, float, Any], None]:
+        """``settle(b, c, why)`` for :meth:`by_confidence`: ``b`` is IN at ``c`` by ``why``;
+        each reason it was the last unsettled input of is pushed on ``heap``."""
+        now = self.now
         push = heapq.heappush
-        keys = engine.keys
-        winners: dict[str, Belief] = {}
-        # whether the first value of a key reached defeats its rivals (PreferNewer decides by
-        # time before the sweep and leaves the values it does not order standing together)
-        exclusive = decided and getattr(engine.conflict_policy, "exclusive", True)
-        nogood_keys = engine.nogoods_by_key if decided else None
-        losses = engine.nogood_losses
         own_timed = self.own_timed
         excepted = self.excepted
         defeated = self.defeated
         step_of = self.step
         memo = self.memo
-        reliability = engine.reliability
+        reliability = self.engine.reliability
 
         def settle(b: Belief, c: float, why: Any) -> None:
             b.conf = c
@@ -285,6 +287,24 @@ class Sweep:
                         weakest = x.conf
                 push(heap, (-(step * weakest), out.seq, next(tie), out, j))
 
+        return settle
+
+    def seed(self, region: set[Belief], heap: list[tuple[float, int, int, Belief, Any]],
+             pending: dict[Justification, int], tie: Iterator[int]) -> list[tuple[Belief, float]]:
+        """Reset ``region`` to OUT and push what can start the confidence sweep: premises, and
+        reasons whose inputs are all settled outside it; count the unsettled inputs of the
+        others in ``pending``. Returns the premises nothing competes with or reads (settled
+        directly, with no heap)."""
+        engine = self.engine
+        now = self.now
+        push = heapq.heappush
+        keys = engine.keys
+        nogood_keys = engine.nogoods_by_key if engine.conflict_policy.decides else None
+        own_timed = self.own_timed
+        excepted = self.excepted
+        defeated = self.defeated
+        step_of = self.step
+        direct: list[tuple[Belief, float]] = []
         # what the exceptions say is read before anything here is reset: their holders are
         # settled (a lower stratum), but the ties above may have brought some into the region,
         # where they would read OUT until swept again
@@ -317,39 +337,47 @@ class Sweep:
                 push(heap, (-c, b.seq, next(tie), b, PREMISES))
             for j in b.justs:
                 waiting = 0
-                valid = True
                 for x in j.distinct:
                     if x in region:
                         waiting += 1
                     elif x.best is None:  # OUT
-                        valid = False
                         break
-                if not valid:
-                    continue
-                if waiting:
-                    # its exceptions are asked when its inputs are IN (in settle), as the
-                    # in-order pass does: a reason with an input OUT is not "excepted"
-                    pending[j] = waiting
-                    continue
-                if j.unless and defeated(j):
-                    excepted.add(b)
-                    continue
-                # every input settled before this sweep
-                step, timed = step_of(j)
-                if timed:
-                    own_timed.add(b)
-                if step < 0.0:  # outside its own valid time (kinds.OUTSIDE_STEP)
-                    continue
-                weakest = 1.0
-                for x in j.inputs:  # the chain rule, inlined as in settle
-                    if x.conf < weakest:
-                        weakest = x.conf
-                push(heap, (-(step * weakest), b.seq, next(tie), b, j))
+                else:
+                    if waiting:
+                        # its exceptions are asked when its inputs are IN (in settle), as the
+                        # in-order pass does: a reason with an input OUT is not "excepted"
+                        pending[j] = waiting
+                        continue
+                    if j.unless and defeated(j):
+                        excepted.add(b)
+                        continue
+                    # every input settled before this sweep
+                    step, timed = step_of(j)
+                    if timed:
+                        own_timed.add(b)
+                    if step < 0.0:  # outside its own valid time (kinds.OUTSIDE_STEP)
+                        continue
+                    weakest = 1.0
+                    for x in j.inputs:  # the chain rule, inlined as in settle
+                        if x.conf < weakest:
+                            weakest = x.conf
+                    push(heap, (-(step * weakest), b.seq, next(tie), b, j))
+        return direct
 
-        engine.conflict_policy.before_sweep(engine, region, now)
-        for b, c in direct:
-            settle(b, c, PREMISES)
-
+    def drain(self, heap: list[tuple[float, int, int, Belief, Any]],
+              settle: Callable[[Belief, float, Any], None]) -> None:
+        """Pop ``heap`` in decreasing confidence, settling each belief the first time it is
+        reached; under a deciding policy the first value of a contested key wins, and the last
+        item of a nogood to be reached gives way."""
+        engine = self.engine
+        keys = engine.keys
+        decided = engine.conflict_policy.decides
+        winners: dict[str, Belief] = {}
+        # whether the first value of a key reached defeats its rivals (PreferNewer decides by
+        # time before the sweep and leaves the values it does not order standing together)
+        exclusive = decided and getattr(engine.conflict_policy, "exclusive", True)
+        nogood_keys = engine.nogoods_by_key if decided else None
+        losses = engine.nogood_losses
         while heap:
             negc, _, _, b, why = heapq.heappop(heap)
             if b.best is not None:  # IN already

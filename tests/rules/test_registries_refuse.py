@@ -83,3 +83,53 @@ def test_a_step_kind_under_a_taken_name_is_refused_with_the_typed_error() -> Non
 
     with pytest.raises(NameTakenError, match="rule"):  # was a bare ValueError
         register(RuleStep())
+
+
+# -- loading by name: nothing process-wide replaces (the rest of point 7) ------------------------
+def test_a_snapshot_naming_a_tool_two_live_tools_share_is_refused_not_bound_to_the_last() -> None:
+    other = _other_lookup()  # alive beside the module's lookup
+    data = BeliefBase(clock=ManualClock(0), tools=[lookup]).to_dict()
+    with pytest.raises(NameTakenError, match="tools named 'lookup'"):
+        BeliefBase.from_dict(data, clock=ManualClock(0))  # was bound to the last @tool
+    assert BeliefBase.from_dict(data, clock=ManualClock(0), tools=[other]).tools[
+        "lookup"].trust == "low"
+
+
+def test_a_definition_nothing_refers_to_is_not_found_by_name() -> None:
+    import gc
+
+    from corollary.reasons.registry import DEFINED
+
+    @rule(output="y", inputs={"x": "x"}, name="test_registries.short_lived")
+    def short_lived(x: float) -> float:
+        return x
+
+    assert DEFINED.find("rule", "test_registries.short_lived") is short_lived
+    del short_lived
+    gc.collect()
+    assert DEFINED.find("rule", "test_registries.short_lived") is None
+
+
+def test_a_registry_refuses_a_second_member_and_binds_a_loaded_base() -> None:
+    from corollary import Registry
+
+    reg = Registry([lookup, double])
+    with pytest.raises(NameTakenError, match="'lookup'"):
+        reg.add(_other_lookup())
+    with pytest.raises(NameTakenError, match="test_registries.twice"):
+        reg.add(triple)
+    assert reg.tools == (lookup,) and reg.rules == (double,) and len(reg) == 2
+    data = BeliefBase(clock=ManualClock(0), tools=[lookup], rules=[double]).to_dict()
+    _ = _other_lookup(), triple  # the process defines others of those names
+    kb = BeliefBase.from_dict(data, clock=ManualClock(0), rules=reg.rules, tools=reg.tools)
+    assert kb.rules == (double,) and kb.tools["lookup"].trust == "high"
+
+
+def test_the_old_process_wide_tables_warn() -> None:
+    from corollary.reasons import rules as rules_module
+    from corollary.reasons import tools as tools_module
+
+    with pytest.warns(DeprecationWarning, match="REGISTRY"):
+        assert rules_module.REGISTRY["test_registries.twice"] in (double, triple)
+    with pytest.warns(DeprecationWarning, match="REGISTRY"):
+        assert "lookup" in tools_module.REGISTRY

@@ -28,8 +28,7 @@ from support.snapshot_cases import (
 
 from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, open_ledger, rule
 from corollary.foundations._io import CHECKSUM, _box, decode_bytes, digest, encode
-from corollary.reasons import rules as rules_module
-from corollary.reasons import tools as tools_module
+from corollary.reasons.registry import DEFINED
 from corollary.snapshot.state import (
     SNAPSHOT_VERSION,
     _beliefs_at_once,
@@ -210,12 +209,12 @@ def test_a_refused_snapshot_changes_nothing(tmp_path: Path) -> None:
     data = kb.to_dict()
     data["shared_ledger"], data["ledger"] = True, None
     data["premises"][-1][3] = math.nan  # the last thing read before the base would be built
-    rules_before, tools_before = dict(rules_module.REGISTRY), dict(tools_module.REGISTRY)
+    defined_before = DEFINED.members()
     declared, listeners = dict(ledger._declared), len(ledger._listeners)
     before = ledger.to_dict()
     with pytest.raises(SnapshotError, match=r"premises\[17\]\[3\]"):
         BeliefBase.from_dict(data, ledger=ledger, clock=clock)
-    assert rules_module.REGISTRY == rules_before and tools_module.REGISTRY == tools_before
+    assert DEFINED.members() == defined_before
     assert ledger._declared == declared and len(ledger._listeners) == listeners
     assert ledger.to_dict() == before
 
