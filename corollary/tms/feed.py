@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -125,6 +126,10 @@ class Changes:
 Listener = Callable[[Changes], object]
 
 
+def _ignore(changes: Changes) -> None:
+    """The listener of a stopped subscription."""
+
+
 class Subscription:
     """One listener of a :class:`ChangeFeed`; :meth:`stop` ends it.
 
@@ -170,6 +175,7 @@ class Subscription:
         with self._lock:  # then wait for one running in another thread
             pass
         self.feed.unsubscribe(self)
+        self.listener = _ignore  # what the listener holds is not kept alive by its handle
 
     def __enter__(self) -> Subscription:
         return self
@@ -181,14 +187,24 @@ class Subscription:
 class ChangeFeed:
     """The change feed of one engine (``engine.feed``): see the module docstring."""
 
-    __slots__ = ("engine", "subscriptions", "first", "_publishing")
+    __slots__ = ("_engine", "subscriptions", "first", "_publishing")
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+        # weakly: the engine holds its feed, and an engine with no cycle is freed as soon as
+        # its base is (not at the collector's next pass, which a large base makes slow)
+        self._engine = weakref.ref(engine)
         self.subscriptions: tuple[Subscription, ...] = ()
         #: the number of the first belief made since the last publication
         self.first = engine.next_number()
         self._publishing = False
+
+    @property
+    def engine(self) -> Engine:
+        """The engine this feed tells of."""
+        engine = self._engine()
+        if engine is None:  # pragma: no cover - the engine holds its feed
+            raise RuntimeError("the engine of this change feed is gone")
+        return engine
 
     def subscribe(self, listener: Listener, *, touched: bool = True,
                   labels: bool = True) -> Subscription:
