@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -181,14 +182,24 @@ class Subscription:
 class ChangeFeed:
     """The change feed of one engine (``engine.feed``): see the module docstring."""
 
-    __slots__ = ("engine", "subscriptions", "first", "_publishing")
+    __slots__ = ("_engine", "subscriptions", "first", "_publishing")
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+        # held weakly: the engine holds its feed, and a cycle would keep a dropped base's
+        # engine (and through its trust view, the ledger's open connection) until a collection
+        self._engine = weakref.ref(engine)
         self.subscriptions: tuple[Subscription, ...] = ()
         #: the number of the first belief made since the last publication
         self.first = engine.next_number()
         self._publishing = False
+
+    @property
+    def engine(self) -> Engine:
+        """The engine this feed tells of."""
+        engine = self._engine()
+        if engine is None:  # pragma: no cover - the feed is reached through its engine
+            raise ReferenceError("the engine of this change feed is gone")
+        return engine
 
     def subscribe(self, listener: Listener, *, touched: bool = True,
                   labels: bool = True) -> Subscription:
