@@ -190,8 +190,8 @@ class ChangeFeed:
     __slots__ = ("_engine", "subscriptions", "first", "_publishing")
 
     def __init__(self, engine: Engine) -> None:
-        # weakly: the engine holds its feed, and an engine with no cycle is freed as soon as
-        # its base is (not at the collector's next pass, which a large base makes slow)
+        # held weakly: the engine holds its feed, and a cycle would keep a dropped base's
+        # engine (and through its trust view, the ledger's open connection) until a collection
         self._engine = weakref.ref(engine)
         self.subscriptions: tuple[Subscription, ...] = ()
         #: the number of the first belief made since the last publication
@@ -202,8 +202,8 @@ class ChangeFeed:
     def engine(self) -> Engine:
         """The engine this feed tells of."""
         engine = self._engine()
-        if engine is None:  # pragma: no cover - the engine holds its feed
-            raise RuntimeError("the engine of this change feed is gone")
+        if engine is None:  # pragma: no cover - the feed is reached through its engine
+            raise ReferenceError("the engine of this change feed is gone")
         return engine
 
     def subscribe(self, listener: Listener, *, touched: bool = True,
