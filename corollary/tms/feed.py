@@ -16,7 +16,7 @@ The feed publishes after a settle: at the end of each sweep that settled somethi
 what-if trial), after each change that has rules to fire (the rule engine publishes, and again
 while it fires), before recall's retrievers rank, after each change a served base makes
 (:mod:`corollary.serving.served`), and whenever :meth:`ChangeFeed.publish` is called. So a
-listener has heard of every change at the latest when the engine is next read. Collecting costs
+listener has heard of a change at the latest when a read settles what it made stale. Collecting costs
 nothing while no listener asks for it: the engine's write paths fill two buffers that are
 ``None`` until a subscription turns them on (:attr:`Engine.touched
 <corollary.tms.engine.Engine.touched>`, a set of keys the marking walk adds to, and
