@@ -26,7 +26,7 @@ from ..foundations.errors import NameTakenError, RuleError, RuleLimitError, Stra
 from ..foundations.values import canon
 from ..tms import IN, Belief, Engine, Justification, strata
 from ..tms.batch import Batch
-from ..tms.feed import Changes, Subscription
+from ..tms.feed import Subscription
 from .rules import Rule
 
 #: How many firings pass between two looks at the clock (the time budget's granularity).
@@ -119,8 +119,10 @@ class RuleEngine:
                                  "first (kb.remove_rule), or give the new one another name")
         self._rules.append(r)
         self.active = True
-        if self._subscription is None:
-            self._subscription = self.engine.feed.subscribe(self._hear, labels=False)
+        if self._subscription is None:  # a listener holding the set, not this rule engine:
+            keys = self._touched            # the engine holds its feed, and no cycle is made
+            self._subscription = self.engine.feed.subscribe(
+                lambda changes: keys.update(changes.touched), labels=False)
         for key in set(r.inputs):
             self._by_key.setdefault(key, []).append(r)
         self.fired.setdefault(r.name, set())
@@ -142,10 +144,6 @@ class RuleEngine:
         self._last.pop(r.name, None)
         self.failed.pop(r.name, None)
         return True
-
-    def _hear(self, changes: Changes) -> None:
-        """The change feed's listener: note the keys touched."""
-        self._touched.update(changes.touched)
 
     def restore(self, fired: dict[str, set[tuple[int, ...]]]) -> None:
         """Take a saved firing memo (with the rules already added)."""
@@ -275,7 +273,8 @@ class RuleEngine:
         engine = self.engine
         while True:
             engine.feed.publish()  # what the change (or the last firings) touched
-            touched, self._touched = self._touched, set()
+            touched = set(self._touched)  # the set itself stays: the feed's listener fills it
+            self._touched.clear()
             due = list(extra)
             extra = ()
             for key in touched:

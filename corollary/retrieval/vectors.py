@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..tms import IN, Belief, Engine
-from ..tms.feed import Changes, Subscription
+from ..tms.feed import Subscription
 from .lexical import value_text
 from .retriever import Held
 
@@ -109,10 +109,9 @@ class VectorIndex:
         """Follow ``engine``: every belief it holds now, then the keys its feed says changed."""
         self.engine = engine
         self._look = sorted(engine.beliefs(), key=_seq)
-        self.subscription = engine.feed.subscribe(self._hear, labels=False)
-
-    def _hear(self, changes: Changes) -> None:
-        self._touched.update(changes.touched)
+        keys = self._touched  # the listener holds the set, not the index: no cycle through
+        self.subscription = engine.feed.subscribe(  # the engine, which holds its feed
+            lambda changes: keys.update(changes.touched), labels=False)
 
     def rank(self, query: str, n: int, held: Held) -> list[Belief]:
         """Up to ``n`` held beliefs most similar to ``query``, best first: the rows of the
@@ -142,7 +141,8 @@ class VectorIndex:
         engine = self.engine
         assert engine is not None
         if self._touched:
-            touched, self._touched = self._touched, set()
+            touched = set(self._touched)
+            self._touched.clear()
             known = self._known
             made = [b for key in touched for b in engine.values_of(key) if b not in known]
             look.extend(sorted(made, key=_seq))

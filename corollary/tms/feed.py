@@ -16,7 +16,7 @@ The feed publishes after a settle: at the end of each sweep that settled somethi
 what-if trial), after each change that has rules to fire (the rule engine publishes, and again
 while it fires), before recall's retrievers rank, after each change a served base makes
 (:mod:`corollary.serving.served`), and whenever :meth:`ChangeFeed.publish` is called. So a
-listener has heard of every change at the latest when the engine is next read. Collecting costs
+listener has heard of a change at the latest when a read settles what it made stale. Collecting costs
 nothing while no listener asks for it: the engine's write paths fill two buffers that are
 ``None`` until a subscription turns them on (:attr:`Engine.touched
 <corollary.tms.engine.Engine.touched>`, a set of keys the marking walk adds to, and
@@ -42,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -125,6 +126,10 @@ class Changes:
 Listener = Callable[[Changes], object]
 
 
+def _ignore(changes: Changes) -> None:
+    """The listener of a stopped subscription."""
+
+
 class Subscription:
     """One listener of a :class:`ChangeFeed`; :meth:`stop` ends it.
 
@@ -170,6 +175,7 @@ class Subscription:
         with self._lock:  # then wait for one running in another thread
             pass
         self.feed.unsubscribe(self)
+        self.listener = _ignore  # what the listener holds is not kept alive by its handle
 
     def __enter__(self) -> Subscription:
         return self
@@ -181,14 +187,24 @@ class Subscription:
 class ChangeFeed:
     """The change feed of one engine (``engine.feed``): see the module docstring."""
 
-    __slots__ = ("engine", "subscriptions", "first", "_publishing")
+    __slots__ = ("_engine", "subscriptions", "first", "_publishing")
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+        # held weakly: the engine holds its feed, and a cycle would keep a dropped base's
+        # engine (and through its trust view, the ledger's open connection) until a collection
+        self._engine = weakref.ref(engine)
         self.subscriptions: tuple[Subscription, ...] = ()
         #: the number of the first belief made since the last publication
         self.first = engine.next_number()
         self._publishing = False
+
+    @property
+    def engine(self) -> Engine:
+        """The engine this feed tells of."""
+        engine = self._engine()
+        if engine is None:  # pragma: no cover - the feed is reached through its engine
+            raise ReferenceError("the engine of this change feed is gone")
+        return engine
 
     def subscribe(self, listener: Listener, *, touched: bool = True,
                   labels: bool = True) -> Subscription:

@@ -165,3 +165,30 @@ def test_a_failing_listener_is_warned_about_and_the_change_stands() -> None:
     with pytest.warns(RuntimeWarning, match="boom"):
         kb.assert_("a", 1, source="human:ann")
         assert kb.value("a") == 1
+
+
+def test_the_feed_makes_no_reference_cycle() -> None:
+    """A base is freed as soon as its last reference goes, not at the cyclic collector's next
+    pass (slow over a large base): the engine holds its feed, so the feed holds the engine
+    weakly and the rule engine's and the vectors' listeners hold only their own sets."""
+    import gc
+    import weakref
+
+    from support.embedders import trigrams
+
+    made = [BeliefBase(clock=ManualClock(0)), BeliefBase(clock=ManualClock(0), rules=[sum_ab]),
+            BeliefBase(clock=ManualClock(0), embedder=trigrams)]
+    refs = []
+    for kb in made:
+        kb.assert_("a", 1, source="human:ann")
+        kb.recall("a")
+        refs.append((weakref.ref(kb), weakref.ref(kb.engine)))
+    del kb
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        made.clear()
+        assert [(b() is None, e() is None) for b, e in refs] == [(True, True)] * 3
+    finally:
+        if enabled:
+            gc.enable()
