@@ -31,6 +31,7 @@ import attrs
 from ..evidence.confidence import SelfConsistency, self_consistency
 from ..facade.base import BeliefBase
 from ..facade.recall import count_tokens
+from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._validate import check_bool, check_int, check_number, check_unit
 from ..foundations.errors import (
     AmbiguousValueError,
@@ -308,24 +309,30 @@ class Agent:
         partial = _Partial(key)
         return await self._adrive(self._loop(task, key, group, partial), partial)
 
-    def reverify(self, threshold: float | None = None, key: str | None = None,
-                 budget: int | None = None) -> list[Refreshed]:
+    def reverify(self, min_confidence: float | None = None, key: str | None = None,
+                 budget: int | None = None, *, threshold: Any = NOT_GIVEN) -> list[Refreshed]:
         """Run again the remembered tool calls behind stale evidence; return what was refreshed.
 
         Without ``key``: every premise that expired, then every premise whose confidence faded
-        below ``threshold`` (default: the agent's floor), most faded first. With ``key``: the
+        below ``min_confidence`` (default: the agent's floor; ``threshold=`` is its deprecated
+        spelling), most faded first. With ``key``: the
         premises under that belief, greedily, the one whose refresh raises it most first
-        (:meth:`BeliefBase.what_to_check`), re-ranked after each call; ``threshold`` then
+        (:meth:`BeliefBase.what_to_check`), re-ranked after each call; ``min_confidence`` then
         limits them to those expired or below it. ``budget`` caps the tool calls. Only calls of
         this agent's tools are run. An equal result renews the evidence in place (nothing
         downstream is re-derived); a changed one replaces it and what rested on it follows.
         """
-        return self._drive(self._reverify(threshold, key, budget))
+        floor = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
+                                "Agent.reverify")
+        return self._drive(self._reverify(floor, key, budget))
 
-    async def areverify(self, threshold: float | None = None, key: str | None = None,
-                        budget: int | None = None) -> list[Refreshed]:
+    async def areverify(self, min_confidence: float | None = None, key: str | None = None,
+                        budget: int | None = None, *,
+                        threshold: Any = NOT_GIVEN) -> list[Refreshed]:
         """:meth:`reverify` with ``await kb.acall(...)``, for ``async def`` tools."""
-        return await self._adrive(self._reverify(threshold, key, budget))
+        floor = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
+                                "Agent.areverify")
+        return await self._adrive(self._reverify(floor, key, budget))
 
     def _failed(self, exc: ModelError, partial: _Partial | None) -> ModelError:
         """``exc`` with the partial run attached as ``exc.run`` (the steps taken before the
@@ -572,7 +579,7 @@ class Agent:
         if failed:
             if self.learn_from_checks:
                 for ok, why in checked.checks:
-                    self.kb.record_outcome(self.source, ok, why)
+                    self.kb.record_outcome(self.source, ok, reason=why)
             raise InvalidInputError(prompts.REFUSED.format(failed="; ".join(failed)))
         return checked
 
@@ -636,7 +643,7 @@ class Agent:
     # -- re-verification ---------------------------------------------------------------------
     def _reverify(self, threshold: float | None, key: str | None, budget: int | None
                   ) -> _Effects:
-        threshold = None if threshold is None else check_unit(threshold, "threshold")
+        threshold = None if threshold is None else check_unit(threshold, "min_confidence")
         key = None if key is None else check_key(key)
         budget = None if budget is None else check_int(budget, "budget", low=0)
         refreshed: list[Refreshed] = []

@@ -29,7 +29,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ..foundations._collector import collector_paused
-from ..foundations._deprecated import warn
+from ..foundations._deprecated import keyword_only, warn
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
@@ -50,6 +50,7 @@ from ..reasons.tools import ToolSpec, spec_of
 from ..tms import Engine, Justification, make_items, premise_record, strata
 from ..tms.batch import Batch
 from ..tms.conflicts import Conflict, ConflictPolicy
+from ..tms.reading import EngineView
 from ..trust.ledger import TrustLedger
 from ..trust.policy import STEP_KINDS, TrustPolicy
 from ..trust.view import TrustView
@@ -283,9 +284,10 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         return self._trust.shared
 
     @property
-    def engine(self) -> Engine:
-        """The TMS, for reading (tools, pictures, tests); change the base through its methods."""
-        return self._engine
+    def engine(self) -> EngineView:
+        """The TMS, for reading (tools, pictures, tests): a view whose changing methods warn
+        (:class:`~corollary.tms.reading.EngineView`); change the base through its methods."""
+        return EngineView(self._engine)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -355,7 +357,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._trust.poll()
         return self._trust.reliability(source, self._sync_engine.outcomes())[0]
 
-    def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
+    @keyword_only("reason")  # by position is deprecated: keyword-only, as the ledger's
+    def record_outcome(self, source: str, correct: bool, *, reason: str | None = None,
                        at: float | None = None, topic: str | None = None,
                        key: str | None = None) -> None:
         """Record your own ground truth about ``source`` (an audit, a ticket) in the ledger.
