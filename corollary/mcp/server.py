@@ -580,7 +580,7 @@ def _problem_tools(server: MCPServer, served: Served) -> None:
         n = limit if n is None else n
         served.check(key)
         with served.reading() as kb:
-            found = [i for i in kb.what_to_check(key, n=None if served.scope else n)
+            found = [i for i in kb.what_to_check(key, limit=None if served.scope else n)
                      if served.inside(i.key)][:n]
             return CheckList(items=[
                 CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)

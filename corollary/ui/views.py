@@ -143,7 +143,7 @@ class Inspector:
         blocks = proof.to_blocks()
         values = kb.engine.values_of(key)
         try:
-            checks: list[dict[str, Any]] | None = [_data(c) for c in kb.what_to_check(key, n=10)]
+            checks: list[dict[str, Any]] | None = [_data(c) for c in kb.what_to_check(key, limit=10)]
         except AmbiguousValueError:  # an open conflict: which value to rank is not known
             checks = None
         now = kb.now()

@@ -275,7 +275,7 @@ def test_what_to_check() -> None:
     kb.assert_("rev:Q3", 110.0, source="tool:scraper", half_life=30)
     kb.claim("growth", 0.1, source="model:gpt", inputs=["rev:Q2", "rev:Q3"], certainty=0.9)
     clock.advance(60)  # both premises have faded: refreshing either is worth something
-    expected = kb.what_to_check("growth", n=5)
+    expected = kb.what_to_check("growth", limit=5)
     result = call(make_server(kb), lambda c: c.call_tool("what_to_check", {"key": "growth"}))
     assert result.structured_content == {"items": [
         {"key": i.key, "value": i.value, "source": i.source, "gain": i.gain} for i in expected]}
