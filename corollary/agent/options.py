@@ -12,7 +12,13 @@ from typing import Any
 
 import attrs
 
-from ..foundations._validate import check_bool, check_int, check_number, check_unit
+from ..foundations._validate import (
+    check_bool,
+    check_int,
+    check_number,
+    check_unit,
+    options_given,
+)
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope, to_scope
 from .projector import Projector
@@ -103,13 +109,4 @@ class AgentOptions:
     @classmethod
     def given(cls, options: AgentOptions | None, keywords: Mapping[str, Any]) -> AgentOptions:
         """``options``, or the options named in ``keywords`` (the others by default)."""
-        if options is not None:
-            if keywords:
-                raise InvalidTypeError("Agent() takes options= or keyword options, not both")
-            if not isinstance(options, AgentOptions):
-                raise InvalidTypeError("options must be an AgentOptions")
-            return options
-        unknown = sorted(set(keywords) - set(attrs.fields_dict(cls)))
-        if unknown:
-            raise InvalidTypeError(f"Agent() got unexpected keyword arguments {unknown}")
-        return cls(**keywords)
+        return options_given(cls, options, keywords, "Agent()")  # type: ignore[no-any-return]
