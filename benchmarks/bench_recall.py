@@ -231,7 +231,7 @@ def engines(n: int) -> None:
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_many(rows)
     t0 = time.perf_counter()
-    index = LexicalIndex(kb.engine)
+    index = LexicalIndex(kb._engine)  # the engine itself, not the reading view
     index.catch_up()
     own_build = time.perf_counter() - t0
     times = []
