@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from corollary import BeliefBase, ManualClock
-from corollary.facade.recall_index import LexicalIndex, tokenize
+from corollary.retrieval.lexical import LexicalIndex, tokenize
 
 FIELDS = ("email", "city", "phone", "plan", "status")
 CITIES = ("Austin", "Denver", "Boston", "Miami", "Seattle", "Chicago", "Portland", "Atlanta")

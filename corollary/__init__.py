@@ -7,7 +7,6 @@ right as evidence is retracted, fades, expires or conflicts.
 
 from typing import TYPE_CHECKING, Any
 
-from ._moved import install as _install_old_paths
 from ._version import __version__
 from .agent import Agent, AgentOptions, Refreshed, Run, Step
 from .evidence.confidence import self_consistency
@@ -117,7 +116,6 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_STATISTICS))
 
 
-_install_old_paths()
 
 __all__ = [
     "TimelineEntry", "WorldView",

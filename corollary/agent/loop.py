@@ -510,7 +510,7 @@ class Agent:
         beliefs = []
         for r in found:
             belief = {"key": r.key, "value": plain(r.value),
-                      "confidence": round(r.confidence, 4), "label": r.label}
+                      "confidence": round(r.confidence, 4), "label": "IN"}
             if r.key in marks:  # the model must see the key is contested
                 belief["conflict"] = marks[r.key]
             mark = supersedes_mark(timeline_of(self.kb, r.key), r.value)

@@ -139,7 +139,7 @@ def recall(args: argparse.Namespace) -> int:
         if args.json:
             emit_json(_document("recall", opened, query=args.query, k=args.k,
                                 min_confidence=args.min_confidence, beliefs=[
-                {"key": r.key, "value": plain(r.value), "label": r.label,
+                {"key": r.key, "value": plain(r.value), "label": "IN",
                  "confidence": r.confidence, "score": r.score, "why": list(r.why),
                  "conflict": r.conflict} for r in found]))
         elif not found:

@@ -44,9 +44,9 @@ from ..serving.opening import (  # opened one way for every surface; kept import
     saved_policy,
 )
 from ..snapshot.state import read_file, read_session
+from ..storage.base import keeps_journals
+from ..storage.targets import default_ledger_path, resolve_target
 from ..trust.ledger import TrustLedger, open_ledger
-from ..trust.stores.base import keeps_journals
-from ..trust.stores.targets import default_ledger_path, resolve_target
 from .output import warn
 
 __all__ = ["Imported", "Opened", "check_bindings", "import_modules", "journal_doc",

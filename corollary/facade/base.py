@@ -17,8 +17,10 @@ This module holds the base's making, its parts, and the operations that change b
 assertion means is :mod:`corollary.facade.assertions`, who is blamed :mod:`corollary.facade.blame`, settling
 a conflict by a person :mod:`corollary.facade.resolving`. The rest of the base's methods come from its
 parts, one concept each: queries (:mod:`corollary.facade.queries`), tool calls
-(:mod:`corollary.facade.calling`), promises (:mod:`corollary.facade.promising`) and snapshots
-(:mod:`corollary.facade.saving`).
+(:mod:`corollary.facade.calling`), promises (:mod:`corollary.facade.promising`), snapshots
+(:mod:`corollary.facade.saving`), nogoods and conflicts (:mod:`corollary.facade.resolving`) and
+the doors to journaled sessions (:mod:`corollary.facade.opening`). Each changing method is
+declared once with ``@operation`` (:mod:`corollary.facade.operations`).
 """
 
 from __future__ import annotations
@@ -43,13 +45,13 @@ from ..foundations.values import check_key, check_text
 from ..promises.book import PromiseBook
 from ..reasons.calls import CallMemory
 from ..reasons.claims import check_claim
-from ..reasons.nogoods import make_nogood
 from ..reasons.rule_engine import RuleEngine
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
+from ..retrieval.vectors import check_embedder
 from ..tms import Engine, Justification, make_items, premise_record, strata
 from ..tms.batch import Batch
-from ..tms.conflicts import Conflict, ConflictPolicy
+from ..tms.conflicts import ConflictPolicy
 from ..tms.reading import EngineView
 from ..trust.ledger import TrustLedger
 from ..trust.policy import STEP_KINDS, TrustPolicy
@@ -64,20 +66,32 @@ from .assertions import (
     confirmations,
     put,
 )
+from .base_operations import (
+    claimed,
+    keep_rows,
+    keep_rule,
+    keep_tool,
+    named_rows,
+    outcome_of,
+    replay_add_rule,
+    replay_add_tool,
+    replay_remove_rule,
+    retracted,
+)
 from .blame import FAULTS, Verdict, blame, outcome_events
 from .calling import ToolCallMethods
-from .journaled import CHECKPOINT_EVERY, CHECKPOINT_SECONDS, convert_to_journal, open_journaled
 from .lookup import EngineSync, Lookup
+from .opening import SessionMethods
+from .operations import OperationLog, by_key, declare_overrides, operation
 from .promising import PromiseMethods
 from .queries import Faded, Held, QueryMethods
 from .recall import Recaller
-from .recall_vectors import check_embedder
 from .remembering import RememberMethods
-from .resolving import open_conflicts, resolution
+from .resolving import ConflictMethods
 from .saving import SnapshotMethods
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .session import Session
+    pass
 
 __all__ = ["BeliefBase", "Faded", "Held"]
 
@@ -85,7 +99,7 @@ _UNSET: Any = object()
 
 
 class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
-                 RememberMethods):
+                 RememberMethods, ConflictMethods, SessionMethods):
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters
@@ -114,7 +128,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         (default 2). An operation whose rules fail is undone whole (docs/model.md).
     embedder : callable, optional
         ``texts -> 2-D array``: :meth:`recall` then fuses lexical and vector ranks (see
-        :mod:`corollary.facade.recall_vectors`). Not saved in snapshots: pass it again on load.
+        :mod:`corollary.retrieval.vectors`). Not saved in snapshots: pass it again on load.
 
     Examples
     --------
@@ -141,6 +155,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         *,
         conflicts: Any = _UNSET,
     ) -> None:
+        #: the operation log every declared change announces itself to (docs/extending.md):
+        #: none on a plain base; a journaled Session installs its journal
+        self._oplog: OperationLog | None = None
         if conflicts is not _UNSET:
             if conflict_policy is not None:  # which one to keep would be a guess
                 raise InvalidTypeError("BeliefBase() got conflict_policy= and its old spelling "
@@ -191,86 +208,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         for r in rules:
             self.add_rule(r)
 
-    # -- journaled sessions ----------------------------------------------------------------
-    @classmethod
-    def open_session(cls, ledger: TrustLedger, session_id: str, *, clock: Clock | None = None,
-                     checkpoint_every: int = CHECKPOINT_EVERY,
-                     checkpoint_seconds: float = CHECKPOINT_SECONDS,
-                     **options: Any) -> Session:
-        """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
-
-        Every change of the base returned (``assert_``, ``claim``, ``retract``, ``call``, ...)
-        is one entry of the session's journal, committed with the outcomes it records before
-        the change returns; many processes may open one session and change it together (one
-        order, the store's). ``kb.sync()`` applies other writers' entries; ``kb.history()``,
-        ``kb.as_of(t)`` and ``kb.watch(callback)`` read the journal. A checkpoint (a snapshot)
-        is written after ``checkpoint_every`` entries or ``checkpoint_seconds`` seconds, so
-        opening reads the newest one and replays the rest. ``options`` are the base's
-        (``policy``, ``conflict_policy``, ``rules``, ``tools``, ``learn_from_checks``,
-        ``max_rule_firings``, ``max_rule_seconds``, ``embedder``; ``functions`` for promises):
-        ``policy`` and ``learn_from_checks`` apply to a new session only. The ledger must be
-        SQLite, PostgreSQL or in memory (:class:`~corollary.foundations.errors.JournalUnsupportedError`
-        otherwise). See docs/journal.md.
-
-        Examples
-        --------
-        >>> from corollary import ManualClock, TrustLedger
-        >>> ledger = TrustLedger()
-        >>> kb = BeliefBase.open_session(ledger, "demo", clock=ManualClock(10))
-        >>> kb.assert_("hq", "Austin", source="tool:registry")
-        >>> BeliefBase.open_session(ledger, "demo").history()[0].operation
-        'assert_'
-        """
-        return open_journaled(cls, ledger, session_id, clock=clock,
-                              checkpoint_every=checkpoint_every,
-                              checkpoint_seconds=checkpoint_seconds, **options)
-
-    @classmethod
-    def convert_session(cls, ledger: TrustLedger, session_id: str, *, overwrite: bool = False,
-                        **options: Any) -> int:
-        """Turn the whole-snapshot session ``session_id`` (:meth:`save_session`) into a journaled
-        session (its snapshot is the journal's checkpoint at seq 0); return 0. ``options``:
-        ``rules``, ``tools``, ``functions`` to check the snapshot with. The whole-snapshot
-        session is left as it is. See :func:`corollary.facade.journaled.convert_to_journal`.
-
-        Examples
-        --------
-        >>> from corollary import ManualClock, TrustLedger
-        >>> ledger = TrustLedger()
-        >>> old = BeliefBase(ledger=ledger, clock=ManualClock(0))
-        >>> old.assert_("hq", "Austin", source="tool:registry")
-        >>> _ = old.save_session("s")
-        >>> BeliefBase.convert_session(ledger, "s")
-        0
-        >>> BeliefBase.open_session(ledger, "s", clock=ManualClock(0)).value("hq")
-        'Austin'
-        """
-        return convert_to_journal(cls, ledger, session_id, overwrite=overwrite, **options)
-
-    def sync(self) -> int:
-        """Bring every label and confidence up to now, with the outcomes other processes
-        recorded in a shared ledger since; return how many journal entries were applied.
-
-        Always 0 here; a journaled base (:meth:`open_session`) first applies the entries other
-        writers appended to its session.
-
-        Examples
-        --------
-        >>> BeliefBase().sync()
-        0
-        """
-        self._lookup.sync()
-        return 0
-
-    @property
-    def session_id(self) -> str | None:
-        """The journaled session this base belongs to (``None``: none, this base)."""
-        return None
-
-    @property
-    def journal_seq(self) -> int:
-        """The seq of the last journal entry this base has applied (0 here: no journal)."""
-        return 0
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        declare_overrides(cls)  # an override of a changing method is the same operation
 
     # -- configuration and parts -----------------------------------------------------------
     @property
@@ -299,6 +239,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         """The tools' declarations, by name."""
         return dict(self._trust.tools)
 
+    @operation(keep=keep_tool, replay=replay_add_tool)
     def add_tool(self, fn: Callable[..., Any]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises.
 
@@ -314,6 +255,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._trust.add_tool(spec)
         self._engine.mark_source(spec.source)
 
+    @operation(keep=keep_rule, replay=replay_add_rule)
     def add_rule(self, r: Rule) -> None:
         """Add a rule; it fires at once for inputs already held."""
         if not isinstance(r, Rule):
@@ -328,6 +270,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                 self._watch_changes()
                 raise
 
+    @operation(keep=keep_rule, replay=replay_remove_rule)
     def remove_rule(self, r: Rule) -> None:
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
         if not isinstance(r, Rule):
@@ -358,6 +301,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         return self._trust.reliability(source, self._sync_engine.outcomes())[0]
 
     @keyword_only("reason")  # by position is deprecated: keyword-only, as the ledger's
+    @operation(subjects=outcome_of)
     def record_outcome(self, source: str, correct: bool, *, reason: str | None = None,
                        at: float | None = None, topic: str | None = None,
                        key: str | None = None) -> None:
@@ -387,6 +331,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._ops += 1
 
     # -- changes ---------------------------------------------------------------------------
+    @operation(subjects=by_key)
     def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
                 half_life: Duration | None = None, ttl: Duration | None = None,
                 certainty: float | None = None, *, valid_from: Instant | None = None,
@@ -448,6 +393,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         if self._hooks:
             self._after_change(batch=batch, then=self._recorder(batch, items))
 
+    @operation(subjects=named_rows, keep=keep_rows)
     def assert_many(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
         """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
 
@@ -481,6 +427,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                 return len(checked)
             return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
 
+    @operation(subjects=claimed)
     def claim(
         self,
         key: str,
@@ -541,6 +488,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._after_change(batch=batch, made=[j], then=self._recorder(batch, items))
         return checked.believed
 
+    @operation(subjects=retracted)
     def retract(self, key: str, value: Any = None, reason: str | None = None,
                 fault: str = "none", *, source: str | None = None) -> None:
         """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
@@ -564,6 +512,8 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
             source = plain_text(source)
             self._trust.check_source(source, "only a source's reasons can be withdrawn")
         b = self._lookup.target(key, value)
+        if value is None and self._oplog is not None:  # history names the value it took
+            self._oplog.resolved("retracted", b.value)
         premise, claims = None, []
         if source is not None:
             premise = b.premise_from(source)
@@ -587,44 +537,6 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
             for j in claims:
                 self._engine.remove_justification(j)
         self._after_change(batch=batch, then=self._recorder(batch, items))
-
-    def nogood(self, *items: str | tuple[str, Any], name: str | None = None) -> str:
-        """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
-
-        While every item is held, the conflict policy settles it: a deciding policy gives up
-        the least confident item (its proof names the nogood and the culprit premise); with
-        no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
-        nogood's name. See :mod:`corollary.reasons.nogoods`.
-        """
-        self._lookup.sync()
-        ng = make_nogood(self._engine, items, name, len(self._engine.nogoods) + 1)
-        self._engine.add_nogood(ng)
-        self._after_change()
-        return ng.name
-
-    def conflicts(self) -> list[Conflict]:
-        """Open conflicts: keys holding two or more values, and nogoods whose items are all
-        held, that no policy has settled."""
-        self._lookup.sync()
-        return open_conflicts(self._engine)
-
-    def resolve(self, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
-                give_up: Any = None) -> None:
-        """Settle a conflict as a person would (see :mod:`corollary.facade.resolving`).
-
-        For two values of a key: ``winner`` holds and the other values are rejected; with
-        ``learn`` the winners' sources get right outcomes and the losers' wrong ones. For a
-        nogood (its conflict, or its name): ``give_up`` (an item or a culprit premise, as a key
-        or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
-        resolution is final.
-        """
-        settled = resolution(self._engine, conflict, winner, learn, give_up, self._lookup.sync)
-        batch = self._noting(*(b.key for b, _ in settled.rejected))
-        if batch is None:
-            self._record(settled.outcomes)
-        for b, why in settled.rejected:
-            self._engine.withdraw(b, why)
-        self._after_change(batch=batch, then=self._recorder(batch, settled.outcomes))
 
     def _noting(self, *keys: str) -> Batch | None:
         """With rules, a batch noting ``keys`` before the operation changes them, so that a

@@ -16,6 +16,8 @@ from ..foundations.values import canon, check_key
 from ..reasons.calls import CallMemory, PreparedCall, ToolCallRecord, prepare_call
 from ..reasons.tools import is_async
 from ..reasons.valid import unwrap
+from .base_operations import keep_call, replay_call, tool_result
+from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..foundations.clock import Duration, Instant
@@ -75,6 +77,7 @@ class ToolCallMethods:
             result = await result
         return self._called(fn, call, result)
 
+    @operation("call", subjects=tool_result, keep=keep_call, replay=replay_call)
     def _called(self, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
         # a result wrapped as Valid(value, valid_from=...) holds from that world time
         result, valid_from, valid_until = unwrap(result)

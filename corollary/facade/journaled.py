@@ -1,9 +1,11 @@
 """Journaled sessions: a base whose every change is one entry of a journal in the ledger's store.
 
-``BeliefBase.open_session(ledger, session_id)`` returns a base of a subclass made here (the
-:class:`JournaledMethods` mixin over the base's class). Each public change runs as:
+``BeliefBase.open_session(ledger, session_id)`` returns a :class:`~corollary.Session` (the
+:class:`JournaledMethods` mixin over the base's class), which installs itself as the base's
+operation log (:mod:`corollary.facade.operations`): each declared change reaches
+:meth:`JournaledMethods.run` and runs as:
 
-1. take the session's write lock (:meth:`~corollary.trust.stores.base.JournalStore.journal`);
+1. take the session's write lock (:meth:`~corollary.storage.protocols.JournalStore.journal`);
 2. apply the entries other writers appended since this base last looked (in seq order);
 3. run the operation with the clock held at its journal time, ``max(clock now, last entry's
    time)``; a change the base refuses (a check, a rule, a conflict) raises here, is undone in
@@ -37,9 +39,7 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
-import inspect
 import itertools
 import math
 import threading
@@ -65,20 +65,14 @@ from ..foundations.errors import (
     SessionNotFoundError,
     SnapshotError,
 )
-from ..foundations.values import canon
-from ..reasons.calls import PreparedCall
-from ..reasons.registry import DEFINED
 from ..reasons.rules import Rule
-from ..reasons.tools import ToolSpec, spec_of
-from ..reasons.valid import Valid, unwrap
 from ..snapshot.state import state_to_dict
+from ..storage.base import JOURNAL_METHODS, check_session
+from ..storage.memory import MemoryStore
 from ..tms import IN, Engine
-from ..tms.conflicts import Conflict
-from ..tms.engine import LabelFeed
+from ..tms.feed import LabelRecord
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
-from ..trust.stores.base import JOURNAL_METHODS, check_session
-from ..trust.stores.memory import MemoryStore
 from .journal_entries import (
     Entry,
     HistoryEntry,
@@ -89,12 +83,16 @@ from .journal_entries import (
     history_entry,
     pack_args,
 )
+from .operations import Kept, Operation, OperationCall, OperationLog, operations_of
 from .saving import KEEP_SAVED
 from .watching import Watch
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..trust.stores.base import JournalStore
+    from ..reasons.rule_engine import RuleEngine
+    from ..snapshot.state import BaseState
+    from ..storage.base import JournalStore
     from .base import BeliefBase
+    from .lookup import Lookup
     from .session import Session
 
 __all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "JournalClock", "JournaledMethods",
@@ -105,21 +103,12 @@ CHECKPOINT_EVERY = 1000
 #: ...or once this many seconds have passed since it (at the next change).
 CHECKPOINT_SECONDS = 600.0
 
-#: Changes whose entry is a whole snapshot (a checkpoint at the entry's seq): promises carry
-#: calibration data and functions that an argument list cannot keep.
-SNAPSHOT_OPS = frozenset({"guarantee", "remove_guarantee", "fit_calibrator"})
-#: Changes replayed by calling the method again with the entry's arguments.
-PLAIN_OPS = ("assert_", "assert_many", "claim", "retract", "nogood", "resolve",
-             "record_outcome", "answer")
 #: Options of open_session that only a new session's first checkpoint takes.
 _NEW_ONLY = ("policy", "learn_from_checks")
 #: Options of open_session for the base itself (not saved in snapshots).
 _RUNTIME = ("max_rule_firings", "max_rule_seconds")
 #: Options passed to the snapshot load.
 _LOAD = ("rules", "tools", "conflict_policy", "functions", "embedder")
-#: Attributes of a base that are this process's configuration: a state adopted from an entry
-#: (another writer's promise change) keeps them.
-_KEPT = ("conflict_policy", "max_rule_firings", "max_rule_seconds", "_sessions")
 
 
 class JournalClock:
@@ -178,7 +167,7 @@ class _Mark:
 
     __slots__ = ("engine", "feed", "first", "count", "ignored")
 
-    def __init__(self, engine: Engine, feed: LabelFeed, first: int, count: int,
+    def __init__(self, engine: Engine, feed: LabelRecord, first: int, count: int,
                  ignored: frozenset[str] | None) -> None:
         self.engine = engine
         self.feed = feed
@@ -216,22 +205,25 @@ class JournaledMethods:
     _jdepth = 0
     _jreplaying = False
     _jreadonly = False
-    _jverify = False  # replays record outcomes too (the store must skip them all as known)
     _jbroken = False
     _jowner = 0  # the thread inside a change (while _jdepth > 0)
     _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
+    _jnested = 0  # changes running inside the change this thread makes
+    _jresolved: dict[str, Any] | None = None  # what the running change announced
 
     if TYPE_CHECKING:  # provided by BeliefBase
         _ops: int
         _uid: str
-        _engine: Any
-        _lookup: Any
-        _rules: Any
-        _trust: Any
+        _engine: Engine
+        _lookup: Lookup
+        _rules: RuleEngine
+        _oplog: OperationLog | None
         clock: Clock
         ledger: TrustLedger
 
-        def _state(self) -> Any: ...
+        def _state(self) -> BaseState: ...
+
+        def _take_state(self, other: BeliefBase) -> None: ...
 
     # -- the journal machinery ------------------------------------------------------------
     def _jattach(self, store: JournalStore, session_id: str, clock: JournalClock,
@@ -254,6 +246,7 @@ class JournaledMethods:
         if "_jwatchers" not in vars(self):
             self._jwatchers: list[Watch] = []
         self._jreadonly = read_only
+        self._oplog = self  # every declared change now runs as an entry (run, below)
         self._engine.rewindable = True  # entries may be older than this base's reads (rewind)
         self._jinc = None
         self._uid = session_uid(session_id)
@@ -307,96 +300,133 @@ class JournaledMethods:
             self._jowner = threading.get_ident()
         self._jdepth += 1
 
-    def _journaled(self, op: str, args: tuple[Any, ...], kwargs: dict[str, Any],
-                   run: Callable[[], Any], subjects: Callable[[Any], list[list[Any]]],
-                   packed: bytes | None = None,
-                   resolved: dict[str, Any] | None = None) -> Any:
-        """Run one public change as one journal entry (see the module docstring)."""
-        if self._jsession is None or self._jinner():
-            return run()  # a base being built, or a change made inside another one
+    # -- the operation log (corollary.facade.operations): each declared change is one entry --
+    def run(self, call: OperationCall) -> Any:
+        """Run one declared change as one journal entry (see the module docstring); a change
+        made inside another one (or by a replay) is part of it: no entry of its own."""
+        if self._jsession is None:  # a base being built
+            return call.proceed()
+        if self._jinner():
+            self._jnested += 1  # what it announces is the outer change's business
+            try:
+                return call.proceed()
+            finally:
+                self._jnested -= 1
+        declared = call.operation
+        kept = Kept(call.args, call.kwargs) if declared.keep is None else declared.keep(call)
+        if kept is None:
+            return call.proceed()  # not kept: the method's own refusal follows
+        run_args = call.args if kept.run_args is None else kept.run_args
+        run_kwargs = call.kwargs if kept.run_kwargs is None else kept.run_kwargs
+        arguments = call.bind(run_args, run_kwargs)
+        packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
         with self._jlock:  # another thread's change of this base first
-            return self._jlocked(op, run, subjects, packed, args, kwargs, resolved)
+            return self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
+                                 arguments, packed, kept.resolved)
 
-    def _jlocked(self, op: str, run: Callable[[], Any],
-                 subjects: Callable[[Any], list[list[Any]]], packed: bytes | None,
-                 args: tuple[Any, ...], kwargs: dict[str, Any],
-                 resolved: dict[str, Any] | None) -> Any:
+    def resolved(self, what: str, value: Any) -> None:
+        """What the running change decided (kept in its entry when its declaration says so,
+        else read by its history row)."""
+        found = self._jresolved
+        if found is not None and not self._jnested and self._jinner():
+            found[what] = value
+
+    def _jlocked(self, declared: Operation, run: Callable[[], Any],
+                 arguments: Mapping[str, Any], packed: bytes,
+                 resolved: Mapping[str, Any]) -> Any:
         if self._jreadonly:
             raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
-                                    f"time): {op} changes nothing here")
+                                    f"time): {declared.name} changes nothing here")
         if self._jbroken:
             self._jreload()
-        if packed is None:
-            packed = pack_args(args, kwargs)  # before anything runs: a refusal changes nothing
-        store = self._jstore
         events: list[WatchEvent] = []
         ran = fresh_inc = False
         try:
-            with store.journal(self._jsid) as w:
-                if w.head < self._jseen:
-                    raise JournalError(f"the journal of {self._jwhere()} is shorter ({w.head}) "
-                                       f"than this base has applied ({self._jseen}): it was "
-                                       "deleted or replaced; open the session again")
-                if w.head > self._jseen:
-                    self._japply(w.entries(self._jseen), events)
-                elif not self._jseen:  # no entry to tell the journal by: its first checkpoint
-                    self._jcheck_origin()
-                elif self._jinc is not None:  # the same journal still?
-                    rows = w.entries(self._jseen - 1)  # the head is this base's last entry
-                    if not rows:
-                        raise JournalCorruptError(f"the journal of {self._jwhere()} lacks "
-                                                  f"entry {self._jseen}", self._jwhere())
-                    self._jcheckinc(decode_entry(rows[0][0], rows[0][1], self._jwhere()))
-                if self._jseen != w.head:  # never append past a gap
-                    raise JournalCorruptError(f"the journal of {self._jwhere()} ends at "
-                                              f"{self._jseen} but its head says {w.head}: "
-                                              "entries are missing", self._jwhere())
+            with self._jstore.journal(self._jsid) as w:
+                self._jcatch_up(w, events)
                 fresh_inc = self._jinc is None  # the first entry: its writer draws the id
                 if fresh_inc:
                     self._jsetinc(uuid.uuid4().hex)
                 at = max(check_number(self._jclock.inner(), "the clock's time"),
                          self._jlast_at)
-                before = self._jbefore(op) if self._jwatchers else None
+                before = self._jbefore(declared.name) if self._jwatchers else None
                 ops = self._ops
                 self._jenter()
-                lookup = self._lookup
+                announced: dict[str, Any] = {}
                 picks: dict[str, Any] = {}
-                lookup.picks = picks  # the held values the change resolves (a replay's pins)
+                self._jresolved = announced
+                self._lookup.picks = picks  # the held values the change resolves (a replay's pins)
                 try:
                     with self._jclock.hold(at):
                         result = run()
                         ran = True
-                        lookup.picks = None
-                        subj = subjects(result)
+                        self._lookup.picks = self._jresolved = None
+                        subj = declared.subjects(arguments, result, announced)
                         after = self._jafters([s[0] for s in subj])
                 finally:
-                    lookup.picks = None
+                    self._lookup.picks = self._jresolved = None
                     self._jdepth -= 1
-                body = {"op": op, "at": at, "a": packed, "ops": [ops, self._ops],
+                body = {"op": declared.name, "at": at, "a": packed, "ops": [ops, self._ops],
                         "subj": subj, "after": after, "inc": self._jinc, "n": w.head + 1}
-                decided = dict(resolved or {})
+                decided = {**resolved, **{k: announced[k] for k in declared.records
+                                          if k in announced}}
                 if picks:
                     decided["held"] = picks
                 if decided:
                     body["r"] = decided
-                if op in SNAPSHOT_OPS:  # the entry carries its state: no checkpoint it needs
+                if declared.snapshot:  # the entry carries its state: no checkpoint it needs
                     body["snap"] = self._jsnapshot()
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
-            self._jwatch_stop()
-            if fresh_inc:  # no first entry after all: another writer's may come first
-                self._jinc = None
-                self._uid = session_uid(self._jsid)
-            if ran:  # changed in memory, not in the journal: rebuild from it right away, so
-                self._jbroken = True  # reads and checkpoints see committed changes only
-                with contextlib.suppress(Exception):  # else before the next change or sync
-                    self._jreload()
-            self._jnotify(events)  # other writers' entries applied before the failure
+            self._jundo(ran, fresh_inc, events)
             raise
+        self._jcommitted(seq, at, raw, before, events)
+        return result
+
+    def _jcatch_up(self, w: Any, events: list[WatchEvent]) -> None:
+        """Under the write lock ``w``: apply the entries other writers appended, and check the
+        journal is still the one this base follows, ending where this base does."""
+        if w.head < self._jseen:
+            raise JournalError(f"the journal of {self._jwhere()} is shorter ({w.head}) "
+                               f"than this base has applied ({self._jseen}): it was "
+                               "deleted or replaced; open the session again")
+        if w.head > self._jseen:
+            self._japply(w.entries(self._jseen), events)
+        elif not self._jseen:  # no entry to tell the journal by: its first checkpoint
+            self._jcheck_origin()
+        elif self._jinc is not None:  # the same journal still?
+            rows = w.entries(self._jseen - 1)  # the head is this base's last entry
+            if not rows:
+                raise JournalCorruptError(f"the journal of {self._jwhere()} lacks "
+                                          f"entry {self._jseen}", self._jwhere())
+            self._jcheckinc(decode_entry(rows[0][0], rows[0][1], self._jwhere()))
+        if self._jseen != w.head:  # never append past a gap
+            raise JournalCorruptError(f"the journal of {self._jwhere()} ends at "
+                                      f"{self._jseen} but its head says {w.head}: "
+                                      "entries are missing", self._jwhere())
+
+    def _jundo(self, ran: bool, fresh_inc: bool, events: list[WatchEvent]) -> None:
+        """A change that did not commit: no incarnation drawn for it, and a base that ran it in
+        memory rebuilt from the journal right away, so reads and checkpoints see committed
+        changes only (else before the next change or sync); watchers hear of the other
+        writers' entries applied before the failure."""
+        self._jwatch_stop()
+        if fresh_inc:  # no first entry after all: another writer's may come first
+            self._jinc = None
+            self._uid = session_uid(self._jsid)
+        if ran:
+            self._jbroken = True
+            with contextlib.suppress(Exception):
+                self._jreload()
+        self._jnotify(events)
+
+    def _jcommitted(self, seq: int, at: float, raw: bytes, before: Any,
+                    events: list[WatchEvent]) -> None:
+        """Entry ``seq`` is committed: from here on nothing may raise, or a caller would retry
+        a change made."""
         self._jseen = seq
         self._jlast_at = self._jclock.floor = at
-        # committed: from here on nothing may raise, or a caller would retry a change made
         try:
             if before is not None:
                 events.extend(self._jdiff(before, decode_entry(seq, raw)))
@@ -405,7 +435,6 @@ class JournaledMethods:
         except Exception as exc:
             _warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it failed "
                   f"({type(exc).__name__}: {exc}); the next change retries a due checkpoint")
-        return result
 
     def _japply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
         """Apply other writers' entries, in order; return how many."""
@@ -446,7 +475,12 @@ class JournaledMethods:
             if entry.at < engine.expired_to:  # an entry older than expiries processed here
                 engine.rewind(entry.at)
             with self._jclock.hold(entry.at):
-                if entry.op in SNAPSHOT_OPS:
+                declared = operations_of(type(self)).get(entry.op)
+                if declared is None:
+                    raise JournalReplayError(f"entry {entry.seq} is a {entry.op!r}, which "
+                                             f"{type(self).__name__} does not declare "
+                                             "(docs/extending.md)", self._jwhere())
+                if declared.snapshot:
                     data = entry.snapshot
                     if data is None:  # an entry written before entries carried their state
                         found = self._jstore.read_checkpoint(self._jsid, entry.seq)
@@ -459,7 +493,10 @@ class JournaledMethods:
                 else:
                     self._lookup.pins = entry.resolved.get("held")
                     try:
-                        REPLAY[entry.op](self, entry)
+                        if declared.replay is None:  # the method again, with its arguments
+                            getattr(self, declared.method)(*entry.args, **entry.kwargs)
+                        else:
+                            declared.replay(self, entry)
                     finally:
                         self._lookup.pins = None
         except JournalError:
@@ -477,7 +514,7 @@ class JournaledMethods:
         self._ops = entry.ops[1]
 
     def _record(self, items: Any, *, at: float | None = None, topic: str | None = None) -> None:
-        if self._jreplaying and not self._jverify:
+        if self._jreplaying:
             if items:  # committed with the entry: only the numbering moves on
                 self._ops += 1
             return
@@ -522,17 +559,18 @@ class JournaledMethods:
     # -- watchers -------------------------------------------------------------------------
     # A watch of chosen keys compares those keys before and after each entry. A watch of every
     # key compares only the keys whose labels can have changed: the engine's label feed
-    # (:class:`~corollary.tms.engine.LabelFeed`) keeps the label each belief had before a sweep
+    # (a :class:`~corollary.tms.feed.LabelRecord` subscribed to the engine's change feed) keeps
+    # the label each belief had before a sweep
     # first settled it or it was removed, and keys made since are the last ones of the key table.
     # Both bring everything up to now before and after, as a look at every key would
-    # (:meth:`_jcapture` with ``everything``, kept as the reference the tests compare with):
+    # (:meth:`_jcapture` with ``everything``; the tests compare with it as the reference,
+    # tests/support/journal_workers.py):
     # what time alone changed before the entry is not the entry's, and keys a rule made
     # during those synchronisations are not counted as the entry's.
-    _jexhaustive = False  # tests set it on a base: the look at every key, as the reference
-
     def _jbefore(self, op: str) -> Any:
         """What :meth:`_jdiff` compares with after the entry ``op``."""
-        if (self._jexhaustive or op in SNAPSHOT_OPS  # an entry replacing the engine wholesale
+        declared = operations_of(type(self)).get(op)
+        if (declared is None or declared.snapshot  # an entry replacing the engine wholesale
                 or all(w.keys is not None for w in self._jwatchers)):
             return self._jcapture()
         engine = self._engine
@@ -540,12 +578,14 @@ class JournaledMethods:
         self._lookup.sync()
         made = len(engine.keys) - known  # keys a rule made while synchronising: not the entry's
         ignored = frozenset(itertools.islice(reversed(engine.keys), made)) if made > 0 else None
-        feed = engine.settled = LabelFeed()
+        feed = self._jrecord = LabelRecord(engine.feed)  # the engine's change feed, from now
         return _Mark(engine, feed, engine.next_number(), len(engine.keys), ignored)
 
     def _jwatch_stop(self) -> None:
         """No label feed any more (a change that failed, or the feed was read)."""
-        self._engine.settled = None
+        record = vars(self).pop("_jrecord", None)
+        if record is not None:
+            record.stop()
 
     def _jcapture(self, everything: bool = False) -> dict[str, dict[Any, tuple[Any, str]]]:
         """The values and labels of every watched key (every key, for a watch of all)."""
@@ -577,12 +617,13 @@ class JournaledMethods:
         feed = mark.feed
         keys = engine.keys
         try:
+            engine.feed.publish()  # the removals pending count below
             known = len(keys)
             grown = known - mark.count + feed.removed  # the keys made since are the last
             fresh = list(itertools.islice(reversed(keys), grown)) if grown > 0 else []
             self._lookup.sync()
         finally:
-            engine.settled = None
+            self._jwatch_stop()
         candidates = {b.key for b in feed.was_in}
         candidates.update(fresh)
         if mark.ignored:
@@ -671,20 +712,16 @@ class JournaledMethods:
         return _from_checkpoint(type(self), doc, self.ledger, self._jclock, self._joptions,
                                 self._jwhere())
 
-    def _jadopt(self, fresh: Any) -> None:
-        """Take ``fresh``'s state as this base's own, keeping the journal's attributes and this
-        process's configuration (the conflict policy, rule budgets, whole-session versions):
-        configuration is not an entry, so another writer's state never imposes its own."""
-        kept = {k: v for k, v in vars(self).items() if k.startswith("_j") or k in _KEPT}
-        ops = self._ops
+    def _jadopt(self, fresh: BeliefBase) -> None:
+        """Take ``fresh``'s state as this base's own (:meth:`BeliefBase._take_state
+        <corollary.facade.saving.SnapshotMethods._take_state>` lists what that is): the
+        journal's attributes, the operation count and id, and this process's configuration
+        (the conflict policy, rule budgets, whole-session versions) stay, for configuration is
+        not an entry, so another writer's state never imposes its own."""
         rules = self._rules
-        vars(self).clear()
-        vars(self).update(vars(fresh))
-        vars(self).update(kept)
+        self._take_state(fresh)
         self._rules.max_firings, self._rules.max_seconds = rules.max_firings, rules.max_seconds
         self._engine.rewindable = True
-        self._uid = session_uid(self._jsid)
-        self._ops = ops
 
     def _jreload(self) -> None:
         """Rebuild from the journal (after a change that ran here but did not commit), up to
@@ -850,276 +887,26 @@ class JournaledMethods:
         return handle
 
 
-# -- the journaled public methods ---------------------------------------------------------------
-def _subjects_of(op: str, bound: Mapping[str, Any], result: Any) -> list[list[Any]]:
-    """``[key, value, source, reason]`` of what a change names (for history)."""
-    if op == "assert_":
-        return [[bound["key"], bound["value"], bound["source"], None]]
-    if op == "claim":
-        return [[bound["key"], result, bound["source"], None]]
-    if op == "retract":
-        return [[bound["key"], bound["value"], bound["source"], bound["reason"]]]
-    if op == "record_outcome":
-        return [[bound["key"], None, bound["source"], bound["reason"]]]
-    if op == "answer":
-        return [[bound["key"], None, None, None]]
-    if op == "nogood":
-        return [[i, None, None, None] if isinstance(i, str) else [i[0], i[1], None, None]
-                for i in bound["items"] if isinstance(i, (str, tuple, list))]
-    if op == "resolve":
-        return [[bound["conflict"], bound["winner"], None, None]]
-    if op == "assert_many":
-        rows = []
-        for row in bound["rows"]:
-            if isinstance(row, Mapping):
-                rows.append([row.get("key"), row.get("value"), row.get("source"), None])
-            else:
-                rows.append([*list(row)[:3], None])
-        return rows
-    return []
-
-
-def _plain_op(cls: type, op: str) -> Callable[..., Any]:
-    original = getattr(cls, op)
-    signature = inspect.signature(original)
-
-    @functools.wraps(original)
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._jsession is None or self._jinner():
-            return original(self, *args, **kwargs)
-        if op == "assert_many":  # a generator is read once: keep the rows it gave
-            rows = args[0] if args else kwargs.pop("rows", None)
-            if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes, Mapping)):
-                rows = [dict(r) if isinstance(r, Mapping) else list(r) if type(r) is tuple
-                        else r for r in rows]
-            args = (rows,)
-        resolved: dict[str, Any] = {}
-        given = args, kwargs  # what the method runs with
-        if op == "resolve":  # a conflict is kept as its name and whether it is a nogood's
-            bound0 = signature.bind(self, *args, **kwargs)
-            conflict = bound0.arguments.get("conflict")
-            if isinstance(conflict, Conflict):
-                resolved["conflict"] = {"nogood": bool(conflict.nogood)}
-                bound0.arguments["conflict"] = conflict.key
-                args, kwargs = bound0.args[1:], bound0.kwargs
-        try:
-            bound = signature.bind(self, *args, **kwargs)
-        except TypeError as exc:
-            raise InvalidTypeError(f"{op}(): {exc}") from None
-        bound.apply_defaults()
-        named = bound.arguments
-
-        def run() -> Any:
-            if op == "retract" and named["value"] is None:  # history names the value retracted
-                with contextlib.suppress(CorollaryError):
-                    held = self._lookup.one_held(named["key"])
-                    named["value"] = None if held is None else held.value
-            result = original(self, *given[0], **given[1])
-            if op == "answer":  # the verdict kept is replayed as it was given, not recomputed
-                kept = self._promises.verdicts.get((result.key, canon(result.value)))
-                resolved["verdict"] = ([result.key, result.value, kept]
-                                       if kept is not None and kept is result.record else None)
-            return result
-
-        return self._journaled(op, args, kwargs, run,
-                               lambda result: _subjects_of(op, named, result),
-                               resolved=resolved)
-
-    return method
-
-
-def _snapshot_op(cls: type, op: str) -> Callable[..., Any]:
-    original = getattr(cls, op)
-
-    @functools.wraps(original)
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        name = args[0] if args and isinstance(args[0], str) else kwargs.get("name")
-        return self._journaled(op, (name,) if isinstance(name, str) else (), {},
-                               lambda: original(self, *args, **kwargs), lambda result: [],
-                               packed=pack_args((name,) if isinstance(name, str) else (), {}))
-
-    return method
-
-
-def _spec_fields(spec: ToolSpec) -> dict[str, Any]:
-    return {"name": spec.name, "trust": spec.trust, "half_life": spec.half_life,
-            "ttl": spec.ttl, "origin": spec.origin, "key": spec.key}
-
-
-def _add_tool(cls: type) -> Callable[..., Any]:
-    original = cls.add_tool  # type: ignore[attr-defined]
-
-    @functools.wraps(original)
-    def add_tool(self: Any, fn: Callable[..., Any]) -> None:
-        if self._jsession is None or self._jinner():
-            return original(self, fn)  # type: ignore[no-any-return]
-        # always an entry: whether it changes anything is known only once other writers'
-        # entries are applied, under the lock
-        spec = spec_of(fn)
-        self._journaled("add_tool", (_spec_fields(spec),), {}, lambda: original(self, fn),
-                        lambda result: [])
-        return None
-
-    return add_tool
-
-
-def _called(cls: type) -> Callable[..., Any]:
-    original = cls._called  # type: ignore[attr-defined]
-
-    def _called_(self: Any, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
-        if self._jsession is None or self._jinner():
-            return original(self, fn, call, result)
-        value, valid_from, valid_until = unwrap(result)
-        args: tuple[Any, ...] = (_spec_fields(call.spec), call.key, call.arguments, value)
-        if valid_from is not None or valid_until is not None:  # a Valid(...) result
-            args += (valid_from, valid_until)
-        return self._journaled("call", args, {}, lambda: original(self, fn, call, result),
-                               lambda r: [[call.key, r, call.spec.source, None]])
-
-    return _called_
-
-
-# -- remember (issue 29): the entry holds the model's checked facts, so a replay never asks the
-# model again (corollary.facade.remembering) --------------------------------------------------
-def _remembered(cls: type) -> Callable[..., Any]:
-    original = cls._remembered  # type: ignore[attr-defined]
-
-    def _remembered_(self: Any, docs: list[Any], source: str, facts: list[Any],
-                     refusals: list[str]) -> Any:
-        if self._jsession is None or self._jinner():
-            return original(self, docs, source, facts, refusals)
-        return self._journaled("remember", (docs, source, facts, refusals), {},
-                               lambda: original(self, docs, source, facts, refusals),
-                               lambda made: [[f[0], f[1], source, None] for f in facts])
-
-    return _remembered_
-
-
-def _replay_remember(kb: Any, entry: Entry) -> None:
-    kb._remembered(*entry.args)
-# -- end of remember ----------------------------------------------------------------------------
-
-
-def _rule_op(cls: type, op: str) -> Callable[..., Any]:
-    original = getattr(cls, op)
-
-    @functools.wraps(original)
-    def method(self: Any, r: Rule) -> None:
-        if self._jsession is None or self._jinner() or not isinstance(r, Rule):
-            return original(self, r)  # type: ignore[no-any-return]
-        # always an entry (a rule known here may have been removed by another writer: whether
-        # it changes anything is known only under the lock, once their entries are applied)
-        self._journaled(op, (r.name,), {}, lambda: original(self, r), lambda result: [])
-        return None
-
-    return method
-
-
-def _rule_named(kb: Any, name: str) -> Rule:
-    for r in kb._rules.rules:
-        if r.name == name:
-            return r  # type: ignore[no-any-return]
-    for r in kb._joptions.get("rules", ()):
-        if r.name == name:
-            return r  # type: ignore[no-any-return]
-    found = DEFINED.find("rule", name)  # the one the process defines (docs/extending.md)
-    if found is not None:
-        return found  # type: ignore[no-any-return]
-    raise JournalReplayError(f"rule {name!r} is not known here: pass it to open_session(rules=)")
-
-
-def _replay_plain(kb: Any, entry: Entry) -> None:
-    getattr(kb, entry.op)(*entry.args, **entry.kwargs)
-
-
-def _replay_answer(kb: Any, entry: Entry) -> None:
-    """The verdict the answer kept when it was given (an entry written before verdicts were
-    kept in entries is answered again)."""
-    resolved = entry.resolved
-    if "verdict" not in resolved:
-        _replay_plain(kb, entry)
-        return
-    if resolved["verdict"] is not None:
-        key, value, record = resolved["verdict"]
-        kb._promises.verdicts[(key, canon(value))] = record
-
-
-def _replay_resolve(kb: Any, entry: Entry) -> None:
-    """Resolve as given: a conflict object (a key's, or a nogood's) or a name."""
-    kind = entry.resolved.get("conflict")
-    if kind is None:
-        _replay_plain(kb, entry)
-        return
-    bound = inspect.signature(type(kb).resolve).bind(kb, *entry.args, **entry.kwargs)
-    name = bound.arguments["conflict"]
-    bound.arguments["conflict"] = Conflict(name, (), nogood=bool(kind["nogood"]))
-    kb.resolve(*bound.args[1:], **bound.kwargs)
-
-
-def _replay_call(kb: Any, entry: Entry) -> None:
-    fields, key, arguments, result, *times = entry.args  # times: a Valid(...) result's
-    spec = ToolSpec(**fields)
-    if spec.name not in kb._trust.tools:  # as the call did: a known tool's spec is kept
-        kb._trust.add_tool(spec)
-        kb._engine.mark_source(spec.source)
-    kb._called(None, PreparedCall(spec, key, arguments), Valid(result, *times) if times
-               else result)
-
-
-def _replay_add_tool(kb: Any, entry: Entry) -> None:
-    spec = ToolSpec(**entry.args[0])
-    kb._trust.add_tool(spec)
-    kb._engine.mark_source(spec.source)
-
-
-def _replay_add_rule(kb: Any, entry: Entry) -> None:
-    kb.add_rule(_rule_named(kb, entry.args[0]))
-
-
-def _replay_remove_rule(kb: Any, entry: Entry) -> None:
-    kb.remove_rule(_rule_named(kb, entry.args[0]))
-
-
-REPLAY: dict[str, Callable[[Any, Entry], None]] = {
-    **{op: _replay_plain for op in PLAIN_OPS}, "answer": _replay_answer,
-    "resolve": _replay_resolve,
-    "call": _replay_call, "add_tool": _replay_add_tool, "add_rule": _replay_add_rule,
-    "remove_rule": _replay_remove_rule, "remember": _replay_remember,
-}
-
 #: The session class of each base class (``BeliefBase``'s is :class:`~corollary.Session`).
 SESSION_CLASSES: dict[type, type] = {}
-
-
-def journaled_members(cls: type) -> dict[str, Any]:
-    """The journaled public changes of ``cls``: each a wrapper that runs the method as one
-    journal entry (see :func:`_plain_op` and the module docstring)."""
-    members: dict[str, Any] = {}
-    for op in PLAIN_OPS:
-        members[op] = _plain_op(cls, op)
-    for op in SNAPSHOT_OPS:
-        members[op] = _snapshot_op(cls, op)
-    members["add_tool"] = _add_tool(cls)
-    members["_called"] = _called(cls)
-    members["_remembered"] = _remembered(cls)
-    members["add_rule"] = _rule_op(cls, "add_rule")
-    members["remove_rule"] = _rule_op(cls, "remove_rule")
-    return members
 
 
 def journaled_class(cls: type) -> type:
     """The session class of a base class: :class:`~corollary.Session` for ``BeliefBase`` (it
     sets itself here, :mod:`corollary.facade.session`), and for a subclass of a base a subclass
-    of both (made once per class), whose journaled changes wrap the subclass's own methods."""
+    of both, made once per class and holding nothing of its own: the subclass's changes reach
+    the journal through the operation log (:mod:`corollary.facade.operations`), its overrides
+    and its own declared changes alike. A class is made because the session of a subclass must
+    be an instance of the subclass and of :class:`~corollary.Session`; a subclass that
+    derives from ``Session`` itself is used as it is."""
     if issubclass(cls, JournaledMethods):
         return cls
     made = SESSION_CLASSES.get(cls)
     if made is None:
         parent = next(SESSION_CLASSES[c] for c in cls.__mro__ if c in SESSION_CLASSES)
-        members = journaled_members(cls)
-        members.update({"__module__": cls.__module__,
-                        "__doc__": f"{cls.__name__} kept as a session journal "
-                                   "(BeliefBase.open_session; docs/journal.md)."})
+        members = {"__module__": cls.__module__,
+                   "__doc__": f"{cls.__name__} kept as a session journal "
+                              "(BeliefBase.open_session; docs/journal.md)."}
         made = SESSION_CLASSES[cls] = type(f"{cls.__name__}Session", (parent, cls), members)
     return made
 

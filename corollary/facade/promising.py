@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundations._deprecated import warn
 from ..foundations.errors import InvalidInputError
-from ..foundations.values import check_key
+from ..foundations.values import canon, check_key
 from ..promises.book import Answer, PromiseBook, Replay, calibration_pairs
 from ..promises.options import GuaranteeOptions
+from .base_operations import keep_name, replay_answer, the_key
 from .lookup import conflict_between
+from .operations import OperationLog, operation
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -32,6 +34,7 @@ class PromiseMethods:
 
     _promises: PromiseBook
     _lookup: Lookup
+    _oplog: OperationLog | None
 
     if TYPE_CHECKING:  # provided by BeliefBase
         @property
@@ -61,6 +64,7 @@ class PromiseMethods:
         confidence; see :func:`corollary.promises.calibration_pairs`."""
         return calibration_pairs(self.ledger, source, topic)
 
+    @operation(keep=keep_name, snapshot=True)
     def guarantee(self, name: str = "default", examples: Any = None, *,
                   options: GuaranteeOptions | None = None,
                   **kwargs: Any) -> Promise | GroupedPromise | None:
@@ -85,10 +89,12 @@ class PromiseMethods:
             return None
         return self._promises.guarantee(self.ledger, name, examples, options)
 
+    @operation(keep=keep_name, snapshot=True)
     def remove_guarantee(self, name: str = "default") -> Promise | GroupedPromise | None:
         """Detach the promise ``name``; return it (``None`` if there was none)."""
         return self._promises.remove(name)
 
+    @operation(keep=keep_name, snapshot=True)
     def fit_calibrator(self, examples: Any = None, *, source: str | None = None,
                        topic: str | None = None) -> Platt:
         """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
@@ -105,14 +111,20 @@ class PromiseMethods:
                       DeprecationWarning, stacklevel=2)
         return self.fit_calibrator(examples, source=source, topic=topic)
 
+    @operation(subjects=the_key, replay=replay_answer, records=("verdict",))
     def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:
         """Answer ``key`` alone (``ok``) or abstain, under a promise; see
         :meth:`corollary.promises.PromiseBook.answer`."""
         key = check_key(key)
         self._promises.check_request(promise, group)  # fails before the key is read
         held = self._lookup.held(key)
-        return self._promises.answer(key, held, self.now(), conflict_between, promise, group=group,
-                                     held_of=self._lookup.held, base=self)
+        answered = self._promises.answer(key, held, self.now(), conflict_between, promise,
+                                         group=group, held_of=self._lookup.held, base=self)
+        if self._oplog is not None:  # the verdict kept is replayed as given, not decided again
+            kept = self._promises.verdicts.get((answered.key, canon(answered.value)))
+            self._oplog.resolved("verdict", [answered.key, answered.value, kept]
+                                 if kept is not None and kept is answered.record else None)
+        return answered
 
     def replay(self, record: Any, *, live: bool = False) -> Replay:
         """Re-derive a verdict record against the current promise; see

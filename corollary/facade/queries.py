@@ -19,6 +19,7 @@ from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon
 from ..reasons.calls import Expired, expired
 from ..reasons.nogoods import describe_loss
+from ..retrieval.retriever import Retriever, check_retriever
 from ..tms import IN, OUT
 from ..tms.proof import Proof, build_proof
 from .blame import sources_of
@@ -141,6 +142,25 @@ class QueryMethods:
             self._recaller = Recaller(self._engine, self._lookup, self._embedder)
         floor = self.policy.min_confidence if floor is None else floor
         return self._recaller.recall(query, k, floor, budget, expand, to_scope(scope))
+
+    def add_retriever(self, retriever: Retriever) -> None:
+        """Fuse ``retriever``'s ranks with the lexical index's (and the embedder's) in every
+        :meth:`recall` from now on, by reciprocal rank fusion: any object with
+        ``attach(engine)`` and ``rank(query, n, held)`` (the protocol of
+        :mod:`corollary.retrieval.retriever`, docs/recall.md). Like the embedder, it is this
+        process's configuration: not saved in snapshots, added again after a load. Adding the
+        same object again does nothing.
+
+        >>> from corollary import BeliefBase
+        >>> BeliefBase().add_retriever(object())
+        Traceback (most recent call last):
+        ...
+        corollary.foundations.errors.InvalidTypeError: a retriever needs attach(engine) and rank(query, n, held) methods (docs/recall.md); object has no attach
+        """
+        check_retriever(retriever)
+        if self._recaller is None:
+            self._recaller = Recaller(self._engine, self._lookup, self._embedder)
+        self._recaller.add(retriever)
 
     def project(self) -> dict[str, Any]:
         """What a model should be shown: held values at or above ``policy.min_confidence``."""

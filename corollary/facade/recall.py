@@ -1,7 +1,8 @@
 """Recall: the held beliefs a query is about, ranked, within a token budget.
 
-:meth:`corollary.BeliefBase.recall` delegates here. A lexical index
-(:mod:`corollary.facade.recall_index`) knows which beliefs exist and their text; whether a candidate
+:meth:`corollary.BeliefBase.recall` delegates here. The retrievers below the facade
+(:mod:`corollary.retrieval`: the lexical index, an embedder's vectors, any retriever given to
+``kb.add_retriever``) know which beliefs exist and rank them for a query; whether a candidate
 is held now, and how confident, is read at query time through the engine's own read path, for
 the top candidates only. So a value that is retracted, expired, faded below the floor,
 defeated in a settled conflict or never held cannot be returned: nothing to keep in step.
@@ -9,7 +10,9 @@ defeated in a settled conflict or never held cannot be returned: nothing to keep
 Ranking: BM25 over each belief's text (its key split on punctuation, its value as the prompt
 renders it, the names of its sources and models, its citations), multiplied by
 ``0.5 + 0.5 × confidence``: of two equally relevant values, the trusted one comes first, and no
-confidence lifts an irrelevant one. See docs/recall.md.
+confidence lifts an irrelevant one. With other retrievers, their ranks and the lexical one are
+fused by reciprocal rank (:mod:`corollary.retrieval.fusion`), times the same factor. See
+docs/recall.md.
 
 One recalled belief renders as one line (:func:`render_recalled`), ``key = value [IN 0.93]``,
 with the key and value escaped so that no key or value can start a line of its own; the budget
@@ -24,27 +27,28 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..foundations._deprecated import warn
 from ..foundations._format import format_confidence
 from ..foundations._validate import check_bool, check_int, check_number, check_unit
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope
 from ..foundations.values import plain
+from ..retrieval.fusion import RRF_K, fuse
+from ..retrieval.lexical import LexicalIndex, tokenize
+from ..retrieval.retriever import Retriever, check_retriever
+from ..retrieval.vectors import Embedder, VectorIndex
 from ..tms import IN, Belief, Engine
-from .recall_index import LexicalIndex, tokenize
-from .recall_vectors import Embedder, VectorIndex
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lookup import Lookup
 
-__all__ = ["Recalled", "Recaller", "count_tokens", "render_key", "render_recalled",
+__all__ = ["RRF_K", "Recalled", "Recaller", "count_tokens", "render_key", "render_recalled",
            "render_value"]
 
 #: Confidence reorders the best lexical candidates: up to ``RERANK × k`` held ones (at least
 #: 100) are compared, so that a weak match far down the list (one sharing only common words
 #: with the query) is never pulled up by its confidence alone.
 RERANK = 10
-#: Reciprocal rank fusion's constant (Cormack, Clarke and Büttcher, 2009).
-RRF_K = 60
 #: ``why`` of a belief recalled as the input of a hit: ``INPUT_OF + key``.
 INPUT_OF = "input of "
 
@@ -65,8 +69,6 @@ class Recalled:
         The value held now.
     confidence : float
         Its confidence now (at or above the recall's floor).
-    label : str
-        ``"IN"``: recall returns held values only.
     score : float
         How well it answers the query: BM25 relevance × (0.5 + 0.5 × confidence). A belief
         recalled as an input of a hit (``expand=True``) carries that hit's score.
@@ -76,15 +78,27 @@ class Recalled:
     conflict : bool
         Whether the key holds another value too (an open conflict): each value is recalled on
         its own, marked, and renders ``[IN 0.60, open conflict]``.
+
+    The fourth argument, ``label``, is kept so that existing calls still construct one; it was
+    always ``"IN"`` (recall returns held values only), and reading :attr:`label` is deprecated
+    (docs/recall.md).
     """
 
     key: str
     value: Any
     confidence: float
-    label: str
+    _label: str = attrs.field(repr=False)  # the constructor's ``label``: always "IN"
     score: float
     why: tuple[str, ...]
     conflict: bool = False
+
+    @property
+    def label(self) -> str:
+        """``"IN"``, always (deprecated: every recalled belief is held; a value of an open
+        conflict says so in :attr:`conflict`)."""
+        warn("Recalled.label", "every recalled belief is held (IN); an open conflict is "
+             "Recalled.conflict (docs/recall.md)")
+        return self._label
 
 
 def _escape_text(text: str) -> str:
@@ -141,7 +155,7 @@ def render_recalled(r: Recalled) -> str:
     'customer:7:email = "a@b.c" [IN 0.95]'
     """
     tail = ", open conflict]" if r.conflict else "]"
-    return f"{render_key(r.key)} = {render_value(r.value)} [{r.label} " \
+    return f"{render_key(r.key)} = {render_value(r.value)} [IN " \
            f"{format_confidence(r.confidence)}{tail}"
 
 
@@ -186,15 +200,29 @@ class Recaller:
     its index up to date with the engine on each recall.
     """
 
-    __slots__ = ("engine", "lookup", "index", "vectors", "scope")
+    __slots__ = ("engine", "lookup", "index", "vectors", "retrievers", "scope", "_floor")
 
     def __init__(self, engine: Engine, lookup: Lookup, embedder: Embedder | None = None) -> None:
         self.engine = engine
         self.lookup = lookup
         self.index = LexicalIndex(engine)
-        self.vectors = None if embedder is None else VectorIndex(embedder)
+        self.vectors = None if embedder is None else VectorIndex(embedder, lookup.sync)
+        #: the retrievers fused with the lexical index (the embedder's vectors first)
+        self.retrievers: list[Retriever] = []
         #: the scope of the recall under way (None: every key); see corollary.foundations.scope
         self.scope: Scope | None = None
+        self._floor = 0.0
+        if self.vectors is not None:
+            self.add(self.vectors)
+
+    def add(self, retriever: object) -> None:
+        """Fuse ``retriever`` (:class:`~corollary.retrieval.retriever.Retriever`) with the
+        lexical index from the next recall on; it is attached to the engine now."""
+        checked = check_retriever(retriever)
+        if any(r is checked for r in self.retrievers):
+            return
+        checked.attach(self.engine)
+        self.retrievers.append(checked)
 
     def recall(self, query: str, k: int, floor: float, budget: float | None,
                expand: bool, scope: Scope | None = None) -> list[Recalled]:
@@ -208,40 +236,28 @@ class Recaller:
         # make beliefs the index must see
         self.lookup.catch_up()
         self.index.catch_up()
-        if self.vectors is None:
+        if not self.retrievers:
             hits = self._ranked(terms, k, floor)
         else:
-            self.vectors.catch_up(self.index.docs, self.lookup.sync, self.index.live,
-                                  self.index.generation)
+            self.engine.feed.publish()  # the retrievers hear what changed since they last did
             hits = self._fused(query, terms, k, floor)
         return self._pack(hits, floor, budget, expand)
 
+    def _accepts(self, b: Belief) -> bool:
+        """The ``held`` a retriever's :meth:`~corollary.retrieval.retriever.Retriever.rank`
+        hands each candidate to: brought up to now, then :meth:`_held` at the recall's floor."""
+        self.lookup.sync([b])
+        return self._held(b, self._floor) and self.index.live(b)
+
     def _fused(self, query: str, terms: list[str], k: int,
                floor: float) -> list[tuple[Recalled, Belief]]:
-        """Lexical and vector ranks fused (reciprocal rank fusion over the first ``window``
-        held beliefs of each), times the confidence factor."""
-        assert self.vectors is not None
+        """The lexical ranks and each retriever's fused (reciprocal rank fusion over the first
+        ``window`` held beliefs of each), times the confidence factor."""
         window = max(RERANK * k, 100)
-        fused: dict[Belief, float] = {}
-        lexical = self._ranked(terms, window, floor, rerank=False)
-        for rank, (_, b) in enumerate(lexical):
-            fused[b] = 1.0 / (RRF_K + rank + 1)
-        rank = 0
-        for _, row in self.vectors.search(query, 2 * window):
-            held = self.vectors.rows[row]
-            if held is None:
-                continue
-            b = held
-            self.lookup.sync([b])
-            if b.label is not IN or not self.index.live(b):
-                self.vectors.drop(row)
-                continue
-            if b.conf < floor or (self.scope is not None and not self.scope.contains(b.key)):
-                continue
-            fused[b] = fused.get(b, 0.0) + 1.0 / (RRF_K + rank + 1)
-            rank += 1
-            if rank == window:
-                break
+        lexical = [b for _, b in self._ranked(terms, window, floor, rerank=False)]
+        self._floor = floor
+        fused = fuse([lexical, *(r.rank(query, window, self._accepts)
+                                 for r in self.retrievers)])
         best = sorted(((score * (0.5 + 0.5 * b.conf), b.seq, b) for b, score in fused.items()),
                       key=lambda t: (-t[0], t[1]))[:k]
         return [(self._recalled(b, score, self.index.matched(b, terms)), b)

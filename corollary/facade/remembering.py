@@ -16,7 +16,7 @@ of text for a long input, never one per fact) offers it the tool ``facts``
    it, valid from the time the text gives or the message's.
 
 A journaled base keeps the change as one entry holding the model's facts, so that a replay or
-another process never asks the model again (see :func:`remembered`).
+another process never asks the model again (see :meth:`RememberMethods._remembered`).
 """
 
 from __future__ import annotations
@@ -38,8 +38,10 @@ from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key
 from ..tms import IN
+from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
 from .key_resolution import KeyIndex, words
+from .operations import operation
 from .remember_request import (
     MAX_FACTS,
     REQUEST_TOKENS,
@@ -226,6 +228,11 @@ class RememberMethods:
 
         def now(self) -> float: ...
 
+        @property
+        def session_id(self) -> str | None: ...
+
+        def sync(self) -> int: ...
+
     def remember(self, text: str | None = None, *, source: str | None = None, model: Any,
                  at: Any = None, document: str | None = None, scope: Any = None,
                  messages: Sequence[Mapping[str, Any]] | None = None,
@@ -286,8 +293,8 @@ class RememberMethods:
         ...     "I live in Paris.", source="human:alice", model=model)]
         [('alice:city', 'Paris', 'IN')]
         """
-        if getattr(self, "_jsession", None) is not None:
-            self.sync()  # type: ignore[attr-defined]  # other writers' keys and documents count
+        if self.session_id is not None:
+            self.sync()  # other writers' keys and documents count
         docs = self._remember_docs(text, source, at, document, messages)
         scopes = to_scope(scope)
         max_facts = check_int(max_facts, "max_facts", low=0)
@@ -299,24 +306,21 @@ class RememberMethods:
                         _shown_time(d.at) if messages is not None else "")
                   for i, d in enumerate(docs)]
         groups = split_pieces(pieces, request_tokens)
-        named: list[tuple[Any, tuple[int, ...]]] = []
-        for asked, group in enumerate(groups, 1):
-            request, tools = build_request(group, shown, None if scopes is None else scopes.prefixes)
-            reply = ask_model(model, request, tools)
-            facts = read_reply(reply, max_facts)
-            named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
-            if len(named) > max_facts:  # over the requests of one call: refused whole too
-                raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
-                                        f"{len(groups)} requests, over max_facts={max_facts}: "
-                                        "nothing was remembered")
+        named = _ask_for_facts(model, groups, shown, scopes, max_facts)
         kept, refused = self._check_facts(named, docs, scopes)
+        return self._remember_kept(kept, refused, docs, claimer, len(groups))
+
+    def _remember_kept(self, kept: list[_Fact], refused: list[Refused], docs: list[_Doc],
+                       claimer: str, requests: int) -> RememberedList:
+        """The checked facts remembered (one change, :meth:`_remembered`, with the documents
+        they cite); none kept: only the outcomes of the refusals counted against the model."""
         wrong: list[Verdict] = [(claimer, False, f"remember: {r.reason}", None, None)
                                 for r in refused if r.counted]
         if not kept:
             if wrong and self.learn_from_checks:  # the outcomes alone: no document, no entry
                 self.ledger.record_many(outcome_events(  # type: ignore[attr-defined]
                     uuid.uuid4().hex, 0, wrong, self.now(), None))
-            return RememberedList((), refused, len(groups))
+            return RememberedList((), refused, requests)
         used = sorted({f.doc for f in kept})
         renumber = {d: i for i, d in enumerate(used)}
         doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
@@ -324,7 +328,7 @@ class RememberMethods:
                       f.merged_from] for f in kept]
         made = self._remembered(doc_rows, claimer, fact_rows,
                                 [r.reason for r in refused if r.counted])
-        return RememberedList(made, refused, len(groups))
+        return RememberedList(made, refused, requests)
 
     # -- the steps -------------------------------------------------------------------------
     def _remember_docs(self, text: Any, source: Any, at: Any, document: Any,
@@ -453,6 +457,7 @@ class RememberMethods:
                               resolved.merged_from))
         return kept, refused
 
+    @operation("remember", subjects=remembered_facts)
     def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
                     refusals: list[str]) -> list[Remembered]:
         """The change of one remember: the documents asserted and the facts claimed, with the
@@ -496,6 +501,23 @@ class RememberMethods:
 #: How many distinct words of the input the recall of existing keys reads: a request's cost
 #: stays bounded whatever the input's length (the speakers' names first).
 QUERY_WORDS = 64
+
+
+def _ask_for_facts(model: Any, groups: list[list[Piece]], shown: list[str],
+                   scopes: Scope | None, max_facts: int) -> list[tuple[Any, tuple[int, ...]]]:
+    """Each group's request to the model, and the facts its reply names, with the documents
+    they may cite; more than ``max_facts`` over the requests of one call refuses it whole."""
+    named: list[tuple[Any, tuple[int, ...]]] = []
+    for asked, group in enumerate(groups, 1):
+        request, tools = build_request(group, shown, None if scopes is None else scopes.prefixes)
+        reply = ask_model(model, request, tools)
+        facts = read_reply(reply, max_facts)
+        named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
+        if len(named) > max_facts:
+            raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
+                                    f"{len(groups)} requests, over max_facts={max_facts}: "
+                                    "nothing was remembered")
+    return named
 
 
 def _query(speakers: list[str], docs: list[_Doc]) -> str:

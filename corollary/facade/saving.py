@@ -30,8 +30,8 @@ from ..snapshot.state import (
     state_to_dict,
     write_file,
 )
+from ..storage.base import check_session, keeps_journals
 from ..trust.ledger import TrustLedger
-from ..trust.stores.base import check_session, keeps_journals
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -97,6 +97,24 @@ class SnapshotMethods:
             ledger=self.ledger, tools=sorted(self._trust.tools),
             rules=[r.name for r in self._rules.rules], fired=self._rules.fired,
             engine=self._engine, promises=self._promises, calls=self._calls)
+
+    #: What a base's state is, as :meth:`_take_state` takes it: its parts, as a snapshot
+    #: restores them. Not in it: the configuration of this process (``conflict_policy``,
+    #: ``max_rule_firings``, ``max_rule_seconds``), the whole-session versions it saved
+    #: (``_sessions``), its operation count and id (``_ops``, ``_uid``: outcome event ids),
+    #: its operation log (``_oplog``) and anything a subclass adds (a subclass whose own
+    #: attributes are state extends :meth:`_take_state`).
+    STATE_PARTS = ("policy", "clock", "learn_from_checks", "_trust", "_engine", "_sync_engine",
+                   "_rules", "_lookup", "_promises", "_calls", "_recaller", "_embedder",
+                   "_hooks")
+
+    def _take_state(self, other: BeliefBase) -> None:
+        """Take ``other``'s state (:attr:`STATE_PARTS`) as this base's own, the parts
+        themselves, not copies: ``other`` is not used again. A journaled session takes the
+        state another writer's promise change left, and a base rebuilt from its journal
+        (:mod:`corollary.facade.journaled`)."""
+        for name in self.STATE_PARTS:
+            setattr(self, name, getattr(other, name))
 
     def to_dict(self) -> dict[str, Any]:
         """The whole base as plain data (schema-versioned); see :mod:`corollary.snapshot`."""

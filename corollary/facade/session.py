@@ -6,7 +6,8 @@ whose every public change is one journal entry, plus the journal's own methods
 (:meth:`~Session.sync`, :meth:`~Session.history`, :meth:`~Session.as_of`,
 :meth:`~Session.watch`, :meth:`~Session.checkpoint`, :attr:`~Session.session_id`,
 :attr:`~Session.journal_seq`), all visible to type checkers. The machinery is
-:mod:`corollary.facade.journaled`.
+:mod:`corollary.facade.journaled`; each change reaches it through the operation log
+(:mod:`corollary.facade.operations`).
 
 Examples
 --------
@@ -22,7 +23,7 @@ Examples
 from __future__ import annotations
 
 from .base import BeliefBase
-from .journaled import SESSION_CLASSES, JournaledMethods, journaled_members
+from .journaled import SESSION_CLASSES, JournaledMethods
 
 __all__ = ["Session"]
 
@@ -32,12 +33,10 @@ class Session(JournaledMethods, BeliefBase):
     ``BeliefBase.open_session`` (see :mod:`corollary.facade.session`), never directly.
 
     Its changes (``assert_``, ``claim``, ``retract``, ``call``, ...) have the base's own
-    signatures; each one runs as one journal entry. A base's subclass opened as a session is a
-    subclass of both (``<Name>Session``).
+    signatures; each one runs as one journal entry: the session installs its journal as the
+    base's operation log (:mod:`corollary.facade.operations`), so it holds no copy of any
+    change. A base's subclass opened as a session is a subclass of both (``<Name>Session``).
     """
 
 
-for _name, _member in journaled_members(BeliefBase).items():
-    setattr(Session, _name, _member)
-del _name, _member
 SESSION_CLASSES[BeliefBase] = Session  # what BeliefBase.open_session makes

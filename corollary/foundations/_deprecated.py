@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -122,3 +122,27 @@ def keyword_only(*names: str) -> Callable[[F], F]:
         return shim  # type: ignore[return-value]
 
     return wrap
+
+
+def alias_modules(old: str, new: str, names: Iterable[str]) -> None:
+    """Make ``old.<name>`` the module ``new.<name>`` itself, for each of ``names``.
+
+    Called from the ``__init__`` of a package left at an old path (which warns): once it has
+    run, ``import old.sqlite`` finds ``new.sqlite`` in ``sys.modules`` and gives it back (the
+    same objects, so ``isinstance``, ``except`` and ``monkeypatch.setattr`` keep working).
+
+    >>> import sys, types
+    >>> sys.modules["corollary_old"] = types.ModuleType("corollary_old")
+    >>> alias_modules("corollary_old", "email", ["message"])
+    >>> import corollary_old.message, email.message
+    >>> corollary_old.message is email.message
+    True
+    """
+    import importlib
+    import sys
+
+    package = sys.modules[old]
+    for name in names:
+        module = importlib.import_module(f"{new}.{name}")
+        sys.modules[f"{old}.{name}"] = module
+        setattr(package, name, module)

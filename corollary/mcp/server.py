@@ -43,8 +43,8 @@ from ..foundations.values import plain
 from ..serving import http
 from ..serving.opening import NOTHING_IMPORTED, Imported, open_to_serve
 from ..serving.served import ServedBase, log_to_stderr
+from ..storage.targets import local_file
 from ..trust.ledger import open_ledger
-from ..trust.stores.targets import local_file
 from . import sdk as sdk_server
 from .remember_tool import add_remember
 from .sdk import FuncMetadata, ResourceError, ResourceNotFoundError, ToolError

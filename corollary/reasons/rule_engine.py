@@ -1,8 +1,8 @@
 """The rule engine: fires ``@rule`` functions on held inputs and adds what they conclude.
 
-It lives beside the TMS, as a JTMS's rule engine does, and is joined to it by one hook: the
-engine records the keys whose beliefs changed (:attr:`corollary.tms.Engine.touched`), and the
-rule engine fires the rules reading those keys, until nothing new changes. Each firing adds a
+It lives beside the TMS, as a JTMS's rule engine does, and is joined to it by one hook: it
+subscribes to the engine's change feed (:mod:`corollary.tms.feed`) for the keys whose beliefs
+changed, and fires the rules reading those keys, until nothing new changes. Each firing adds a
 justification ``rule × min(inputs)`` for the value the rule returns; the TMS then keeps it right
 as the inputs come and go, so a rule fires once per combination of input values, ever.
 
@@ -26,6 +26,7 @@ from ..foundations.errors import NameTakenError, RuleError, RuleLimitError, Stra
 from ..foundations.values import canon
 from ..tms import IN, Belief, Engine, Justification, strata
 from ..tms.batch import Batch
+from ..tms.feed import Changes, Subscription
 from .rules import Rule
 
 #: How many firings pass between two looks at the clock (the time budget's granularity).
@@ -87,6 +88,10 @@ class RuleEngine:
         # rule name -> key -> numbers of the values held at the rule's last complete firing
         self._last: dict[str, dict[str, set[int]]] = {}
         self._left = max_firings
+        # the keys the change feed said were touched, not fired for yet; the subscription is
+        # taken with the first rule (a base without rules has the engine record nothing)
+        self._touched: set[str] = set()
+        self._subscription: Subscription | None = None
         #: The time every rule last fired at (:meth:`catch_up`); a query at that time with
         #: nothing touched since has no rule to fire.
         self.fired_at: float | None = None
@@ -114,7 +119,8 @@ class RuleEngine:
                                  "first (kb.remove_rule), or give the new one another name")
         self._rules.append(r)
         self.active = True
-        self.engine.watch()
+        if self._subscription is None:
+            self._subscription = self.engine.feed.subscribe(self._hear, labels=False)
         for key in set(r.inputs):
             self._by_key.setdefault(key, []).append(r)
         self.fired.setdefault(r.name, set())
@@ -137,6 +143,10 @@ class RuleEngine:
         self.failed.pop(r.name, None)
         return True
 
+    def _hear(self, changes: Changes) -> None:
+        """The change feed's listener: note the keys touched."""
+        self._touched.update(changes.touched)
+
     def restore(self, fired: dict[str, set[tuple[int, ...]]]) -> None:
         """Take a saved firing memo (with the rules already added)."""
         for name, combos in fired.items():
@@ -156,9 +166,13 @@ class RuleEngine:
         operation's outcomes there: all or nothing with the change).
         """
         if not self.active:
-            touched = self.engine.touched
-            if touched:
-                touched.clear()
+            engine = self.engine
+            if engine.touched is not None or engine.settled is not None:  # someone follows
+                engine.feed.publish()  # after a change: the feed's subscribers are told
+                self._touched.clear()
+                touched = engine.touched
+                if touched:  # recorded for no subscriber (the deprecated Engine.watch)
+                    touched.clear()
             if then is not None:
                 then()
             return
@@ -170,14 +184,14 @@ class RuleEngine:
         IN without an assertion (an outcome flips a conflict, another base's outcome arrives,
         time passes), so fire every rule once at each new time, then what that touched. If
         they fail, their firings are rolled back and the query raises."""
-        if self.fired_at == now and not self.engine.touched:
+        if self.fired_at == now and not self.engine.touched and not self._touched:
             return
 
         def fire() -> None:
             if self.fired_at != now:
                 self._fire(self._rules)
                 self.fired_at = now
-            if self.engine.touched:
+            if self.engine.touched or self._touched:
                 self._fire_touched(())
 
         self._run(None, (), fire)
@@ -252,6 +266,7 @@ class RuleEngine:
             else:
                 self._last[name] = last
         self.fired_at = journal.fired_at
+        self._touched.clear()
         touched = engine.touched
         if touched:
             touched.clear()
@@ -259,8 +274,8 @@ class RuleEngine:
     def _fire_touched(self, extra: Sequence[Rule]) -> None:
         engine = self.engine
         while True:
-            touched = engine.watch()
-            engine.touched = set()
+            engine.feed.publish()  # what the change (or the last firings) touched
+            touched, self._touched = self._touched, set()
             due = list(extra)
             extra = ()
             for key in touched:

@@ -20,9 +20,9 @@ from ..reasons.registry import DEFINED, kind_and_name
 from ..reasons.rules import Rule
 from ..reasons.tools import spec_of
 from ..snapshot.state import read_session
+from ..storage.base import keeps_journals
 from ..tms.conflicts import ConflictPolicy, PreferNewer, policy_from_dict
 from ..trust.ledger import TrustLedger
-from ..trust.stores.base import keeps_journals
 
 __all__ = ["NOTHING_IMPORTED", "Imported", "check_bindings", "journal_doc", "open_to_follow",
            "open_to_serve", "saved_policy"]

@@ -16,6 +16,7 @@ See docs/ui.md and docs/mcp.md.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -23,11 +24,14 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
 
+import attrs
+
 from ..facade.base import BeliefBase
 from ..foundations.errors import CorollaryError
-from ..trust.stores.waiting import wait_journal
+from ..storage.waiting import wait_journal
+from ..tms.feed import Changes, Subscription
 
-__all__ = ["LOG", "NotLive", "ServedBase", "Unsaved", "log_to_stderr"]
+__all__ = ["LOG", "Changed", "NotLive", "ServedBase", "Unsaved", "log_to_stderr"]
 
 T = TypeVar("T")
 
@@ -43,6 +47,47 @@ class NotLive(CorollaryError):
 
 class Unsaved(CorollaryError):
     """A change was applied but could not be saved: the base serves the session as stored."""
+
+
+@attrs.frozen(slots=True)
+class Changed:
+    """What :meth:`ServedBase.watch` tells of a base that is not journaled: a key whose beliefs
+    changed (structurally, or in label), heard on the engine's change feed."""
+
+    key: str
+
+
+class _FeedWatch:
+    """A watch of a base that is not journaled: its engine's change feed, each changed key
+    told once a publication (see :meth:`ServedBase.watch`)."""
+
+    def __init__(self, served: ServedBase, callback: Callable[[Any], Any],
+                 keys: frozenset[str] | None) -> None:
+        self.served = served
+        self.callback = callback
+        self.keys = keys
+        self.subscription: Subscription | None = None
+        self.attach()
+
+    def attach(self) -> None:
+        """Follow the served base's engine (again, after :meth:`ServedBase.drop` replaced it)."""
+        if self.subscription is not None:
+            self.subscription.stop()
+        self.subscription = self.served.kb.engine.feed.subscribe(self.hear)
+
+    def hear(self, changes: Changes) -> None:
+        keys = set(changes.touched)
+        keys.update(b.key for b in changes.relabelled())
+        for key in sorted(keys):
+            if self.keys is None or key in self.keys:
+                self.callback(Changed(key))
+
+    def stop(self) -> None:
+        """Stop telling (returns once no callback of it can run)."""
+        if self.subscription is not None:
+            self.subscription.stop()
+        with contextlib.suppress(ValueError):
+            self.served._feed_watches.remove(self)
 
 
 class ServedBase:
@@ -85,6 +130,7 @@ class ServedBase:
         self._stuck_at: int | None = None  # the journal head the last failed sync met
         self._follower = threading.Lock()  # one follower at a time
         self._stopped = False  # the server is stopping: a follower's last failure is no news
+        self._feed_watches: list[_FeedWatch] = []  # watches of a base that is not journaled
 
     @property
     def live(self) -> bool:
@@ -171,7 +217,9 @@ class ServedBase:
         with self.lock:
             self.sync()
             result = apply(self.kb)
-            return result, self.save()
+            saved = self.save()
+            self.kb.engine.feed.publish()  # its watchers (the inspector's live events) hear it
+            return result, saved
 
     def save(self) -> int | None:
         """Save the base as it is now (a journaled change saved itself: its entry number). A
@@ -194,6 +242,8 @@ class ServedBase:
                           "change stays in the base)") from exc
         try:
             self.kb = BeliefBase.load_session(self.kb.ledger, self.session, clock=self.kb.clock)
+            for watch in self._feed_watches:
+                watch.attach()  # the base served now has an engine of its own
         except CorollaryError as again:
             raise Unsaved(f"{exc}; reloading the session failed too ({again}): the server's "
                           "base holds the change but the session does not") from exc
@@ -201,11 +251,25 @@ class ServedBase:
                       "session as stored; read it again and reapply the change") from exc
 
     def watch(self, callback: Callable[[Any], Any], keys: Iterable[str] | None = None) -> Any:
-        """``kb.watch(callback, keys)`` of a journaled base (its handle has ``stop()``), else
-        ``None``: a base no other writer changes has nothing to tell."""
-        if not self.journaled:
-            return None
-        return self.kb.watch(callback, keys=keys)  # type: ignore[attr-defined]
+        """``kb.watch(callback, keys)`` of a journaled base (a ``WatchEvent`` per changed value,
+        its own changes and other writers'); for a base that is not journaled, the changes
+        made through this served base (:meth:`change`), heard on the engine's change feed
+        (:mod:`corollary.tms.feed`): a :class:`Changed` per key. The handle has ``stop()``.
+
+        >>> from corollary import BeliefBase, ManualClock
+        >>> served = ServedBase(BeliefBase(clock=ManualClock(0)))
+        >>> heard = []
+        >>> handle = served.watch(lambda event: heard.append(event.key))
+        >>> _ = served.change(lambda kb: kb.assert_("hq", "Austin", source="tool:registry"))
+        >>> heard
+        ['hq']
+        >>> handle.stop()
+        """
+        if self.journaled:
+            return self.kb.watch(callback, keys=keys)  # type: ignore[attr-defined]
+        watch = _FeedWatch(self, callback, None if keys is None else frozenset(keys))
+        self._feed_watches.append(watch)
+        return watch
 
 
 def log_to_stderr(name: str) -> None:

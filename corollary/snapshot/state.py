@@ -56,13 +56,13 @@ from ..reasons.calls import CallMemory
 from ..reasons.registry import DEFINED
 from ..reasons.rules import Rule
 from ..reasons.tools import spec_of
+from ..storage.base import SessionStore, check_session
+from ..storage.memory import MemoryStore
 from ..tms import ANY, KINDS, Belief, Engine, Item, Justification, Nogood, StepKind, strata
 from ..tms.conflicts import ConflictPolicy, read_policy
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import LedgerDocument, validate_ledger_document
 from ..trust.policy import TrustPolicy, policy_fields
-from ..trust.stores.base import OutcomeStore, check_session
-from ..trust.stores.memory import MemoryStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -863,10 +863,10 @@ def read_file(path: str | os.PathLike[str]) -> Any:
     return decode_file(path, "snapshot")
 
 
-def save_session(state: BaseState, store: OutcomeStore, session_id: str,
+def save_session(state: BaseState, store: SessionStore, session_id: str,
                  expected_version: int | None) -> int:
     """Keep a base's snapshot (msgpack) in ``store`` under ``session_id``; return the new
-    version. ``expected_version`` as :meth:`~corollary.trust.stores.base.OutcomeStore.save_session`;
+    version. ``expected_version`` as :meth:`~corollary.storage.protocols.SessionStore.save_session`;
     a mismatch raises :class:`~corollary.foundations.errors.ConcurrentWriteError` saying what to do."""
     check_session(session_id)
     data = encode(state_to_dict(state), "msgpack")
@@ -884,7 +884,7 @@ def save_session(state: BaseState, store: OutcomeStore, session_id: str,
             getattr(exc, "path", None)) from exc
 
 
-def read_session(store: OutcomeStore, session_id: str) -> tuple[Any, int]:
+def read_session(store: SessionStore, session_id: str) -> tuple[Any, int]:
     """The snapshot document saved under ``session_id`` in ``store``, and its version."""
     raw, version = store.read_session(session_id)
     return decode_bytes(raw, "snapshot", f"session {session_id!r}"), int(version)

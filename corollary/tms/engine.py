@@ -17,9 +17,10 @@ with the step rule (:mod:`corollary.tms.kinds`). The engine keeps the entry poin
 modules work on its tables.
 
 The engine knows nothing of agents, storage, rules or the CLI. It talks to the rest through
-three small interfaces given at construction: ``reliability(source, now)``, the conflict policy
-(:class:`ConflictStrategy`: does it decide, and what to do before a sweep) and the set of
-touched keys a rule engine may watch (:attr:`Engine.touched`).
+two small interfaces given at construction, ``reliability(source, now)`` and the conflict policy
+(:class:`ConflictStrategy`: does it decide, and what to do before a sweep), and one way out:
+its change feed (:attr:`Engine.feed`, :mod:`corollary.tms.feed`), which the rule engine,
+``kb.watch``, recall and the inspector subscribe to.
 """
 
 from __future__ import annotations
@@ -35,10 +36,11 @@ import networkx as nx
 
 from ..evidence import confidence as formulas
 from ..foundations._collector import collector_paused
-from ..foundations._deprecated import module_getattr
+from ..foundations._deprecated import module_getattr, warn
 from . import batch as batching
 from . import loading, strata
 from .batch import Batch, Trial
+from .feed import ChangeFeed, LabelFeed
 from .kinds import Reliability
 from .records import (
     ANY,
@@ -117,25 +119,6 @@ _QUIET_SWEEP = 10_000
 _MANY = 16
 
 
-class LabelFeed:
-    """The labels beliefs had before a sweep first settled them (or they were removed), since
-    the feed was set on :attr:`Engine.settled`; ``removed``: how many beliefs were removed."""
-
-    __slots__ = ("was_in", "removed")
-
-    def __init__(self) -> None:
-        self.was_in: dict[Belief, bool] = {}
-        self.removed = 0
-
-    def note(self, beliefs: Iterable[Belief]) -> None:
-        """Keep the label of each of ``beliefs`` not noted yet (the sweep calls this before
-        it writes them)."""
-        was_in = self.was_in
-        for b in beliefs:
-            if b not in was_in:
-                was_in[b] = b.best is not None
-
-
 class Engine:
     """The TMS: holds beliefs and justifications, and evaluates labels and confidences.
 
@@ -150,14 +133,15 @@ class Engine:
 
     Attributes
     ----------
+    feed : ChangeFeed
+        The change feed: what changed, told to its subscribers after a settle.
     touched : set of str or None
-        Keys whose beliefs changed structurally since a watcher last emptied it; ``None``
-        (the default) until a watcher (the rule engine) sets it to a set: the one hook
-        between the TMS and the rules.
+        The feed's buffer of keys whose beliefs changed structurally since its last
+        publication; ``None`` while no subscription asks for touched keys.
     settled : LabelFeed or None
-        While a watcher (a journaled base's ``kb.watch``) has set it: the beliefs a sweep
-        settled or :meth:`forget_if_unused` removed, each with whether it was IN before
-        (labels change nowhere else), so that a watcher compares only those.
+        The feed's buffer of the beliefs a sweep settled or :meth:`forget_if_unused` removed,
+        each with whether it was IN before (labels change nowhere else); ``None`` while no
+        subscription asks for labels.
     """
 
     def __init__(
@@ -213,6 +197,7 @@ class Engine:
         #: settled at it so far; ``None`` otherwise (premises are then valid by the clock's time).
         self.world: float | None = None
         self._world_done: set[Belief] = set()
+        self.feed = ChangeFeed(self)
 
     # -- structure -----------------------------------------------------------------------
     def belief(self, key: str, value: Any, vid: Any) -> Belief:
@@ -364,7 +349,10 @@ class Engine:
                 yield key, list(slot.values())  # type: ignore[union-attr]
 
     def watch(self) -> set[str]:
-        """Start recording touched keys (see :attr:`touched`) and return the set."""
+        """Start recording touched keys (see :attr:`touched`) and return the set. Deprecated:
+        subscribe to :attr:`feed` instead (the set stays on until a feed subscription that
+        asked for touched keys stops)."""
+        warn("Engine.watch()", "engine.feed.subscribe(listener)")
         if self.touched is None:
             self.touched = set()
         return self.touched
@@ -519,8 +507,7 @@ class Engine:
         else:
             return False
         if self.settled is not None:
-            self.settled.removed += 1
-            self.settled.note((b,))
+            self.settled.forget(b)
         self.count -= 1
         self.dirty.discard(b)
         self.timed.discard(b)
@@ -857,6 +844,12 @@ class Engine:
                 self._evaluate(region, now)
         elif region:
             self._evaluate(region, now)
+        else:
+            return
+        if self.settled is not None and self._trial is None:
+            # a subscriber follows labels: tell it after the sweep (a what-if's sweeps are
+            # told after it is undone, when the labels they noted are back as they were)
+            self.feed.publish()
 
     @contextlib.contextmanager
     def at_world(self, world: float, now: float) -> Iterator[None]:

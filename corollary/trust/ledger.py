@@ -1,6 +1,6 @@
 """The trust ledger: every right/wrong outcome per source, and the reliability learned from it.
 
-The ledger keeps its outcomes in a store (:mod:`corollary.trust.stores`); the in-memory store is the
+The ledger keeps its outcomes in a store (:mod:`corollary.storage`); the in-memory store is the
 default, and :func:`open_ledger` opens one on a file or a database. Reliability is ``(n0·p0 + Σ w·right) / (n0 + Σ w)`` with ``w = 1``, or
 ``2^(-age/memory_half_life)`` when the ledger forgets.
 
@@ -25,7 +25,7 @@ import uuid
 import warnings
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -42,6 +42,11 @@ from ..foundations._io import (
 from ..foundations._validate import check_int, check_number, check_unit, exact_str
 from ..foundations.clock import Clock, Duration, system_clock, to_seconds
 from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..storage.backends import open_at
+from ..storage.base import keeps_journals
+from ..storage.memory import MemoryStore
+from ..storage.protocols import JournalStore, LedgerStore, OutcomeStore, SessionStore
+from ..storage.targets import resolve_target
 from .outcomes import (
     LedgerDocument,
     Outcome,
@@ -53,10 +58,6 @@ from .outcomes import (
     validate_ledger_document,
 )
 from .policy import TrustPolicy
-from .stores.backends import open_at
-from .stores.base import OutcomeStore
-from .stores.memory import MemoryStore
-from .stores.targets import resolve_target
 
 __all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW",
            "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS",
@@ -195,6 +196,28 @@ def _generator(seed: Any) -> Any:
     return np.random.default_rng(check_int(seed, "seed", low=0))
 
 
+def _candidates(candidates: Iterable[str]) -> list[str]:
+    """The checked sources of :meth:`TrustLedger.route`, each once, in their first order."""
+    if isinstance(candidates, str):
+        raise InvalidTypeError("candidates must be an iterable of sources, not one string")
+    sources: list[str] = []
+    for source in candidates:
+        source = check_source(source)
+        if source not in sources:
+            sources.append(source)
+    return sources
+
+
+def _thompson(routes: list[Route], posteriors: list[tuple[float, float]],
+              rng: Any) -> list[Route]:
+    """An exploration round: every route scored by one draw from its Beta posterior."""
+    draws = rng.beta([a for a, _ in posteriors], [b for _, b in posteriors])
+    drawn = [attrs.evolve(r, score=float(d), why=(
+        f"explored: Thompson draw {float(d):.3g} from Beta({a:.3g}, {b:.3g}); {r.why}"))
+        for r, d, (a, b) in zip(routes, draws, posteriors, strict=True)]
+    return sorted(drawn, key=lambda r: (-r.score, -r.samples, r.source))
+
+
 def resolve_min_samples(min_samples: object = None) -> int:
     """The sample gate: the argument, else ``$COROLLARY_MIN_SAMPLES``, else 5.
 
@@ -264,7 +287,7 @@ class TrustLedger:
         Where priors come from when a caller does not pass one.
     clock : callable, optional
         Time source for outcomes recorded without ``at`` and for decay.
-    store : OutcomeStore, optional
+    store : LedgerStore, optional
         Where outcomes live; in memory by default. See :meth:`open` for files and databases.
 
     Examples
@@ -283,7 +306,7 @@ class TrustLedger:
         max_history: int = 10_000,
         policy: TrustPolicy | None = None,
         clock: Clock | None = None,
-        store: OutcomeStore | None = None,
+        store: LedgerStore | None = None,
     ) -> None:
         weight = _check_prior_weight(prior_weight)
         half_life = to_seconds(memory_half_life, "memory_half_life")
@@ -298,14 +321,14 @@ class TrustLedger:
         if store is not None:
             missing = [name for name in _STORE_METHODS if not callable(getattr(store, name, None))]
             if missing:
-                raise InvalidTypeError(f"store must be an outcome store (see corollary.trust.stores); "
+                raise InvalidTypeError(f"store must be an outcome store (see corollary.storage); "
                                        f"{type(store).__name__} has no {', '.join(missing)}")
         self.prior_weight = weight
         self.memory_half_life = half_life
         self.max_history = history
         self.policy = policy or TrustPolicy()
         self.clock: Clock = clock or system_clock
-        self.store: OutcomeStore = store if store is not None else MemoryStore(half_life, history)
+        self.store: LedgerStore = store if store is not None else MemoryStore(half_life, history)
         if getattr(self.store, "half_life", half_life) != half_life:
             raise InvalidInputError("the store was opened with a different memory half-life")
         self._declared: dict[str, float] = {}
@@ -315,6 +338,7 @@ class TrustLedger:
         self._listeners_lock = threading.Lock()
         # shared stores may pick up other writers' outcomes while writing: report them too
         self._shared = not isinstance(self.store, MemoryStore)
+        self._journals: bool | None = None  # whether the store keeps journals (asked once)
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -645,29 +669,11 @@ class TrustLedger:
     ) -> list[Route]:
         """Rank candidate sources for a kind of decision (``topic``) by their track record.
 
-        Each candidate is in one of three tiers, by how much is known of it in ``topic`` (all
-        topics when ``topic`` is ``None``):
-
-        1. ``"measured"``: at least ``min_samples`` outcomes; scored by its share of right
-           outcomes (the gated :meth:`track_record`);
-        2. ``"exploring"``: some outcomes but fewer; scored by the mean of its Beta posterior,
-           ``Beta(w p0 + right, w (1 - p0) + wrong)``, with ``w = prior_weight`` and ``p0`` its
-           declared score (below);
-        3. ``"declared"``: no outcome; scored by its declared capability tier
-           (:meth:`declare_tier`: high 0.8, medium 0.6, low 0.4), or by its prior
-           (:meth:`prior_of`: a tool's declared trust, else the policy's) when it declared none.
-
-        A call is an *exploitation* round or, with probability ``explore``, an *exploration*
-        round. Exploitation ranks measured sources first, then exploring ones, then declared
-        ones, each tier by its score: a thin record never outranks a measured one, and an
-        untried source never outranks one with a record. Exploration scores every candidate
-        by one draw from its Beta posterior (Thompson sampling) and ranks by the draws alone,
-        so an untried or little-tried source comes first about as often as it may be the best;
-        a measured source's posterior is narrow, so its draw stays near its record. Recording
-        the outcome of the source used (:meth:`record_outcome` with the same ``topic``) is
-        what makes the ranking learn.
-
-        Counts are the plain ones (as :meth:`track_record`): no decay.
+        A candidate is ``"measured"`` (``min_samples`` outcomes in ``topic``: its share of
+        right ones), ``"exploring"`` (fewer: its Beta posterior mean, its declared score worth
+        ``prior_weight`` outcomes) or ``"declared"`` (none: its tier, else its prior). A call
+        ranks by tier then score or, with probability ``explore``, by one draw from each
+        posterior (Thompson sampling). No decay. docs/ledger.md, "Routing", says why.
 
         Parameters
         ----------
@@ -676,14 +682,10 @@ class TrustLedger:
         topic : str, optional
             The kind of decision; outcomes of other topics are not counted.
         explore : float in [0, 1], default 0.1
-            The probability that this call is an exploration round. ``0`` never explores (and
-            draws nothing: the ranking is greedy and deterministic); ``1`` is pure Thompson
-            sampling.
+            The probability that this call explores. ``0`` draws nothing (greedy and
+            deterministic); ``1`` is pure Thompson sampling.
         seed : int or numpy.random.Generator, optional
-            Where the randomness comes from. An int seeds a new generator for this call, so
-            the same seed and the same record give the same ranking; pass one
-            ``numpy.random.Generator`` to a sequence of calls to make the sequence
-            reproducible. ``None``: fresh entropy.
+            An int seeds this call; one generator over many calls makes them reproducible.
         min_samples : int, optional
             The gate of the measured tier; default ``$COROLLARY_MIN_SAMPLES`` or 5.
         prior_weight : float, default :data:`ROUTE_PRIOR_WEIGHT` (2)
@@ -692,13 +694,12 @@ class TrustLedger:
         Returns
         -------
         list of Route
-            Best first. Ties go to the candidate with more samples, then by name.
+            Best first; ties go to more samples, then to the name.
 
         Raises
         ------
         InvalidTypeError
-            ``candidates`` is a single string; ``explore``, ``seed`` or ``prior_weight`` of the
-            wrong type.
+            One string as ``candidates``; ``explore``, ``seed``, ``prior_weight`` mistyped.
         InvalidInputError
             A malformed source or a reasoning step, an empty topic, ``explore`` outside [0, 1],
             a negative seed, ``prior_weight <= 0``.
@@ -721,56 +722,44 @@ class TrustLedger:
         >>> [r.source for r in ledger.route(["model:new", "model:big"], "code", explore=1, seed=4)]
         ['model:new', 'model:big']
         """
-        if isinstance(candidates, str):
-            raise InvalidTypeError("candidates must be an iterable of sources, not one string")
+        sources = _candidates(candidates)
         gate = resolve_min_samples(min_samples)
         topic = _check_topic(topic)
         rate = check_unit(explore, "explore")
         weight = check_number(prior_weight, "prior_weight")
         if weight <= 0:
             raise InvalidInputError(f"prior_weight must be > 0, got {prior_weight!r}")
-        sources: list[str] = []
-        for source in candidates:
-            source = check_source(source)
-            if source not in sources:
-                sources.append(source)
         rng = _generator(seed) if rate > 0 else None
-        exploring_round = rng is not None and float(rng.random()) < rate  # [0, 1): 1 always
+        placed = [self._place(source, topic, weight, gate) for source in sources]
+        routes = [route for route, _ in placed]
+        if rng is not None and float(rng.random()) < rate:  # an exploration round ([0, 1))
+            return _thompson(routes, [posterior for _, posterior in placed], rng)
+        rank = {t: i for i, t in enumerate(ROUTE_TIERS)}
+        return sorted(routes, key=lambda r: (rank[r.tier], -r.score, -r.samples, r.source))
+
+    def _place(self, source: str, topic: str | None, weight: float,
+               gate: int) -> tuple[Route, tuple[float, float]]:
+        """Where ``source`` stands for :meth:`route` (its exploitation score), and its Beta
+        posterior ``(a, b)``."""
         where = f" on topic {topic!r}" if topic is not None else ""
-        routes: list[Route] = []
-        posteriors: list[tuple[float, float]] = []
-        for source in sources:
-            totals = self.store.totals(source, topic)
-            n, k = totals.total, totals.right
-            tier_name = self._tiers.get(source)
-            p0 = CAPABILITY_TIERS[tier_name] if tier_name is not None else self.prior_of(source)
-            declared = (f"tier {tier_name!r} ({p0:.3g})" if tier_name is not None
-                        else f"prior {p0:.3g}")
-            a, b = _beta(p0, weight, k, n)
-            posteriors.append((a, b))
-            if n >= gate:
-                score = k / n
-                routes.append(Route(source, score, "measured", n,
-                                    f"measured: {k} right of {n} outcomes{where} ({score:.3g})"))
-            elif n:
-                score = a / (a + b)
-                routes.append(Route(source, score, "exploring", n, (
-                    f"exploring: {k} right of {n} outcome{'s' if n > 1 else ''}{where}, "
-                    f"posterior mean {score:.3g} ({declared} worth {weight:g} outcomes)")))
-            else:
-                routes.append(Route(source, p0, "declared", 0,
-                                    f"declared: {declared}; no outcomes yet{where}"))
-        if exploring_round:
-            assert rng is not None
-            draws = rng.beta([a for a, _ in posteriors], [b for _, b in posteriors])
-            routes = [attrs.evolve(r, score=float(d), why=(
-                f"explored: Thompson draw {float(d):.3g} from Beta({a:.3g}, {b:.3g}); {r.why}"))
-                for r, d, (a, b) in zip(routes, draws, posteriors, strict=True)]
-            routes.sort(key=lambda r: (-r.score, -r.samples, r.source))
-        else:
-            rank = {t: i for i, t in enumerate(ROUTE_TIERS)}
-            routes.sort(key=lambda r: (rank[r.tier], -r.score, -r.samples, r.source))
-        return routes
+        totals = self.store.totals(source, topic)
+        n, k = totals.total, totals.right
+        tier_name = self._tiers.get(source)
+        p0 = CAPABILITY_TIERS[tier_name] if tier_name is not None else self.prior_of(source)
+        declared = (f"tier {tier_name!r} ({p0:.3g})" if tier_name is not None
+                    else f"prior {p0:.3g}")
+        a, b = _beta(p0, weight, k, n)
+        if n >= gate:
+            score = k / n
+            return Route(source, score, "measured", n,
+                         f"measured: {k} right of {n} outcomes{where} ({score:.3g})"), (a, b)
+        if n:
+            score = a / (a + b)
+            return Route(source, score, "exploring", n, (
+                f"exploring: {k} right of {n} outcome{'s' if n > 1 else ''}{where}, "
+                f"posterior mean {score:.3g} ({declared} worth {weight:g} outcomes)")), (a, b)
+        return Route(source, p0, "declared", 0,
+                     f"declared: {declared}; no outcomes yet{where}"), (a, b)
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """The outcomes kept (up to ``max_history`` per source), oldest first."""
@@ -870,6 +859,30 @@ class TrustLedger:
         """Read a ledger written by :meth:`save`; a corrupt file raises ``SnapshotError``."""
         return cls.from_dict(decode_file(path, "ledger"), clock=clock, path=path)
 
+    # -- the concern stores ----------------------------------------------------------------
+    @property
+    def sessions(self) -> SessionStore:
+        """Where bases beside this ledger keep whole snapshots
+        (:class:`~corollary.storage.protocols.SessionStore`; docs/ledger.md, "Storage").
+
+        >>> TrustLedger().sessions.list_sessions()
+        []
+        """
+        return self.store
+
+    @property
+    def journals(self) -> JournalStore | None:
+        """Where journaled sessions beside this ledger are kept
+        (:class:`~corollary.storage.protocols.JournalStore`), or ``None`` when its store keeps
+        no journals (a JSON file: whole-snapshot sessions only).
+
+        >>> TrustLedger().journals.journal_head("s")
+        0
+        """
+        if self._journals is None:
+            self._journals = keeps_journals(self.store)
+        return cast(JournalStore, self.store) if self._journals else None
+
     def close(self) -> None:
         """Release the store's resources."""
         self.store.close()
@@ -909,8 +922,8 @@ def open_ledger(
     target : str or path-like, optional
         ``*.db`` / ``*.sqlite`` or ``sqlite:///path`` (SQLite), ``*.json`` (JSON file),
         ``postgresql://...`` (PostgreSQL), ``":memory:"``, or a target of a backend registered
-        in :mod:`corollary.trust.stores.backends`. Default: ``$COROLLARY_LEDGER``, else
-        :func:`~corollary.trust.stores.targets.default_ledger_path`.
+        in :mod:`corollary.storage.backends`. Default: ``$COROLLARY_LEDGER``, else
+        :func:`~corollary.storage.targets.default_ledger_path`.
     prior_weight, memory_half_life : optional
         As for :class:`~corollary.trust.ledger.TrustLedger`. The first process to open a store
         records them in it; later openers that pass nothing use the recorded values, so a

@@ -219,6 +219,21 @@ def validate_ledger_document(data: Any, where: object = None, *, extra: Iterable
     if version > LEDGER_VERSION:
         raise SnapshotError(f"ledger format version {version} is newer than this corollary "
                             f"reads ({LEDGER_VERSION}); upgrade corollary", where)
+    header = _read_header(f, data, prefix, extra)
+    prior_weight = f.number(data["prior_weight"], f"{prefix}prior_weight", above=0.0)
+    half_life = f.duration(data["memory_half_life"], f"{prefix}memory_half_life")
+    max_history = f.integer(data["max_history"], f"{prefix}max_history", 1, 2**62)
+    policy = policy_fields(f, data["policy"], f"{prefix}policy")
+    totals, counts = _read_totals(f, data["totals"], prefix, half_life)
+    outcomes = _read_outcomes(f, data["outcomes"], prefix, counts)
+    return LedgerDocument(version, prior_weight, half_life, max_history, policy, totals,
+                          outcomes, header)
+
+
+def _read_header(f: Fields, data: dict[str, Any], prefix: str,
+                 extra: Iterable[str]) -> dict[str, Any]:
+    """The fields beside a ledger's own (the JSON-file store's, the caller's ``extra``),
+    after checking that the document has exactly the fields it may."""
     allowed = set(_STORE_KEYS) | set(extra)
     f.mapping(data, prefix.rstrip(".") or "the document", _LEDGER_KEYS, allowed)
     header = {k: v for k, v in data.items() if k not in _LEDGER_KEYS}
@@ -228,14 +243,15 @@ def validate_ledger_document(data: Any, where: object = None, *, extra: Iterable
                 f.text(header[name], f"{prefix}{name}")
             else:
                 f.integer(header[name], f"{prefix}{name}", 0, 2**63 - 1)
-    prior_weight = f.number(data["prior_weight"], f"{prefix}prior_weight", above=0.0)
-    half_life = f.duration(data["memory_half_life"], f"{prefix}memory_half_life")
-    max_history = f.integer(data["max_history"], f"{prefix}max_history", 1, 2**62)
-    policy = policy_fields(f, data["policy"], f"{prefix}policy")
+    return header
 
+
+def _read_totals(f: Fields, rows: Any, prefix: str, half_life: float | None
+                 ) -> tuple[list[list[Any]], dict[tuple[str, str | None], int]]:
+    """The totals rows, checked, and the count of each ``(source, topic)``."""
     totals: list[list[Any]] = []
     seen: dict[tuple[str, str | None], int] = {}
-    for i, row in enumerate(f.items(data["totals"], f"{prefix}totals")):
+    for i, row in enumerate(f.items(rows, f"{prefix}totals")):
         field = f"{prefix}totals[{i}]"
         source, topic, right, total, anchor, wr, wt = f.items(row, field, 7)
         source = f.source(source, f"{field}[0] (source)")
@@ -257,11 +273,16 @@ def validate_ledger_document(data: Any, where: object = None, *, extra: Iterable
         if topic is not None and seen.get((source, None), 0) < total:
             f.fail(f"{prefix}totals", f"count more outcomes of {source!r} in topic {topic!r} "
                                       "than over all topics")
+    return totals, seen
 
+
+def _read_outcomes(f: Fields, items: Any, prefix: str,
+                   counts: Mapping[tuple[str, str | None], int]) -> list[Outcome]:
+    """The kept outcomes, checked: each event once, none beyond what the totals count."""
     outcomes = []
     events: set[str] = set()
     kept: dict[tuple[str, str | None], int] = {}
-    for i, item in enumerate(f.items(data["outcomes"], f"{prefix}outcomes")):
+    for i, item in enumerate(f.items(items, f"{prefix}outcomes")):
         field = f"{prefix}outcomes[{i}]"
         outcome = _read_outcome(f, item, field)
         if outcome.event_id in events:
@@ -272,10 +293,9 @@ def validate_ledger_document(data: Any, where: object = None, *, extra: Iterable
             slots.append((outcome.source, outcome.topic))
         for slot in slots:
             count = kept[slot] = kept.get(slot, 0) + 1
-            if count > seen.get(slot, 0):
+            if count > counts.get(slot, 0):
                 topic_text = "" if slot[1] is None else f" in topic {slot[1]!r}"
                 f.fail(field, f"is one more outcome of {slot[0]!r}{topic_text} than its totals "
                               "count")
         outcomes.append(outcome)
-    return LedgerDocument(version, prior_weight, half_life, max_history, policy, totals,
-                          outcomes, header)
+    return outcomes

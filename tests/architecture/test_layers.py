@@ -8,8 +8,10 @@ belongs to one layer, bottom up:
 0. ``foundations`` (errors, values, clocks, validators, files) and ``evidence`` (the pure
    confidence formulas, safe arithmetic, citation checks);
 1. ``tms``: records, kinds of reasons, the engine, conflict policies, proofs;
-2. beside the TMS: ``trust`` (the trust policy, outcomes, the ledger and its stores, the trust
-   view) and ``reasons`` (rules and their engine, tools, calls, claims, nogoods);
+2. beside the TMS: ``trust`` (the trust policy, outcomes, the ledger, the trust view),
+   ``storage`` (where outcomes, sessions and journals are kept: the one SQL schema, a dialect per
+   database, the stores), ``reasons`` (rules and their engine, tools, calls, claims, nogoods) and
+   ``retrieval`` (recall's retrievers: the protocol, the lexical index, vectors, rank fusion);
 3. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``;
 4. ``facade``: ``BeliefBase`` and its helpers;
 5. what uses a base from outside: ``render``, ``models``, ``agent``, and ``serving`` (one base
@@ -32,9 +34,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2] / "corollary"
 
 LAYERS: dict[int, set[str]] = {
-    0: {"foundations", "evidence", "_version", "_moved"},
+    0: {"foundations", "evidence", "_version"},
     1: {"tms"},
-    2: {"trust", "reasons"},
+    2: {"trust", "reasons", "storage", "retrieval"},
     3: {"promises", "snapshot"},
     4: {"facade"},
     5: {"render", "models", "agent", "serving"},

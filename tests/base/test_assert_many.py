@@ -32,7 +32,7 @@ from corollary.foundations.errors import (
     StoreError,
     UnknownSourceError,
 )
-from corollary.trust.stores.memory import MemoryStore
+from corollary.storage.memory import MemoryStore
 
 
 @tool(trust="medium", half_life=600, ttl=3600, origin="registry")

@@ -17,8 +17,8 @@ import pytest
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, TrustLedger, open_ledger
 from corollary.foundations.errors import StoreError
+from corollary.storage.sqlite import SQLiteStore
 from corollary.trust.ledger import Outcome
-from corollary.trust.stores.sqlite import SQLiteStore
 
 N_SOURCES = 300
 

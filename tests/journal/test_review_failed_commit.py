@@ -12,7 +12,7 @@ import pytest
 from support.journal_workers import CommitFails, state
 
 from corollary import BeliefBase, ManualClock, StoreError, TrustLedger
-from corollary.trust.stores.sqlite import SQLiteStore
+from corollary.storage.sqlite import SQLiteStore
 
 
 def _base(tmp_path: Path) -> tuple[CommitFails, TrustLedger, BeliefBase]:

@@ -1,4 +1,4 @@
-"""The store side of session journals (corollary.trust.stores.base.JournalStore): entries in one
+"""The store side of session journals (corollary.storage.base.JournalStore): entries in one
 gap-free order, a write lock, outcomes joining the journal's transaction, checkpoints, and the
 JSON-file store's typed refusal."""
 
@@ -17,11 +17,11 @@ from corollary.foundations.errors import (
     JournalCorruptError,
     JournalUnsupportedError,
 )
+from corollary.storage.base import JOURNAL_METHODS
+from corollary.storage.jsonfile import JSONFileStore
+from corollary.storage.memory import MemoryStore
+from corollary.storage.sqlite import SCHEMA_VERSION, SQLiteStore
 from corollary.trust.outcomes import Outcome
-from corollary.trust.stores.base import JOURNAL_METHODS
-from corollary.trust.stores.jsonfile import JSONFileStore
-from corollary.trust.stores.memory import MemoryStore
-from corollary.trust.stores.sqlite import SCHEMA_VERSION, SQLiteStore
 
 
 @pytest.fixture(params=["memory", "sqlite"])

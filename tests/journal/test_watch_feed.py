@@ -1,5 +1,5 @@
 """Property: a watch of every key hears exactly what a look at every key before and after each
-entry would report (the reference, ``_jexhaustive``), though it compares only the keys the
+entry would report (the reference, ``look_at_every_key``), though it compares only the keys the
 engine's label feed names: own changes, another writer's entries applied at ``sync()`` or
 before a change, premises expiring and decaying as time passes, with or without a deciding
 conflict policy."""
@@ -12,7 +12,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.journal_workers import change
+from support.journal_workers import change, look_at_every_key
 
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, open_ledger
 
@@ -49,7 +49,8 @@ def heard_by(root: str, plan: list[tuple[Any, Any]], exhaustive: bool,
     path = os.path.join(root, f"{exhaustive}.db")
     kb = BeliefBase.open_session(open_ledger(path), "s", clock=clock, **options)
     other = BeliefBase.open_session(open_ledger(path), "s", clock=clock, **options)
-    kb._jexhaustive = exhaustive  # type: ignore[attr-defined]
+    if exhaustive:
+        look_at_every_key(kb)
     heard: list[tuple[Any, ...]] = []
     kb.watch(lambda e: heard.append((e.key, e.value, e.before, e.after, e.entry.seq,
                                      e.entry.operation)))

@@ -9,7 +9,7 @@ import pytest
 from support.embedders import trigrams
 
 from corollary import BeliefBase, InvalidInputError, InvalidTypeError, ManualClock
-from corollary.facade.recall_vectors import BATCH
+from corollary.retrieval.vectors import BATCH
 
 
 class Counting:

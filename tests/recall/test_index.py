@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from corollary import BeliefBase, ManualClock
-from corollary.facade.recall_index import _hash_texts, belief_words, tokenize, word_hash
+from corollary.retrieval.lexical import _hash_texts, belief_words, tokenize, word_hash
 
 
 def found(kb, query, k=50):
@@ -153,7 +153,7 @@ def test_a_query_reads_only_the_sources_whose_name_holds_its_words(monkeypatch):
     """A base with a source per belief (a document each): a query's words are looked up in
     the sources that name them, not in every source (which made recall linear in the number
     of sources), and a source's new beliefs are seen after it was read once."""
-    from corollary.facade import recall_index
+    from corollary.retrieval import lexical as recall_index
 
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_many([(f"fact:{i}", f"value {i}", f"document:report-{i}.pdf") for i in range(500)])
@@ -184,7 +184,7 @@ def test_a_gone_value_a_query_keeps_meeting_counts_once_towards_a_rebuild(monkey
     """A value replaced again and again, recalled after each change: each old value is gone
     once, however many queries meet it, so the index is not rebuilt until a quarter of it is
     gone (counting each meeting rebuilt the whole index every few changes)."""
-    from corollary.facade import recall_index
+    from corollary.retrieval import lexical as recall_index
 
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_many([(f"customer:{i}:email", f"user{i}@example.com", "tool:crm")

@@ -27,7 +27,7 @@ def check_recall(kb, clock, floor, k):
         for r in got:
             ident = (r.key, canon(r.value))
             assert ident in held, f"{query!r} recalled {r.key}={r.value!r}, not held at {floor}"
-            assert r.label == "IN"
+            assert kb.label(r.key, r.value) == "IN"
             assert r.confidence == pytest.approx(held[ident], abs=1e-9)
             assert r.confidence >= floor
             # an open conflict: another value of the key held (at any confidence)

@@ -37,7 +37,7 @@ def test_a_question_naming_a_key_finds_it_first(kb):
     found = kb.recall("What is customer 7's email?")
     assert found[0].key == "customer:7:email"
     assert found[0].value == "user7@example.com"
-    assert found[0].label == "IN"
+    assert kb.label(found[0].key, found[0].value) == "IN"
     assert found[0].confidence == pytest.approx(kb.confidence("customer:7:email"))
     assert found[0].why == ("customer", "7", "email")
     assert all(isinstance(r, Recalled) for r in found)

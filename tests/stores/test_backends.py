@@ -16,8 +16,8 @@ import pytest
 from corollary import open_ledger
 from corollary.foundations.clock import ManualClock
 from corollary.foundations.errors import InvalidInputError, InvalidTypeError, StoreError
+from corollary.storage import SessionNotFoundError
 from corollary.trust.ledger import Outcome, TrustLedger
-from corollary.trust.stores import SessionNotFoundError
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 DAY = 86_400.0

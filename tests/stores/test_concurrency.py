@@ -20,8 +20,8 @@ from support import ledger_workers as workers  # importable by name in spawned c
 from support.ledger_targets import Target
 from support.pools import spawned_pool
 
-from corollary.trust.stores.postgres import SCHEMA_VERSION as PG_VERSION
-from corollary.trust.stores.sqlite import SCHEMA_VERSION as SQLITE_VERSION
+from corollary.storage.postgres import SCHEMA_VERSION as PG_VERSION
+from corollary.storage.sqlite import SCHEMA_VERSION as SQLITE_VERSION
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 SPAWN = multiprocessing.get_context("spawn")

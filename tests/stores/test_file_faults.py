@@ -30,7 +30,7 @@ from support.files_workers import FAILED_ATTEMPTS, described, fail_then_retry, r
 
 from corollary import BeliefBase, ManualClock, SnapshotError, TrustLedger, open_ledger
 from corollary.foundations.errors import InvalidInputError, InvalidTypeError, StoreError
-from corollary.trust.stores.jsonfile import JSONFileStore
+from corollary.storage.jsonfile import JSONFileStore
 
 FORK = multiprocessing.get_context("fork")
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -300,7 +300,7 @@ READ_CHILD = textwrap.dedent("""
     resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, resource.RLIM_INFINITY))
     from corollary import BeliefBase, TrustLedger
     from corollary import open_ledger
-    from corollary.trust.stores.jsonfile import JSONFileStore
+    from corollary.storage.jsonfile import JSONFileStore
     how, path = sys.argv[1], sys.argv[2]
     try:
         {"snapshot": BeliefBase.load, "ledger": TrustLedger.load, "open": open_ledger,

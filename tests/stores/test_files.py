@@ -15,10 +15,10 @@ from support.sqlite_v1 import make_v1
 
 from corollary import open_ledger
 from corollary.foundations.errors import InvalidInputError, StoreError
+from corollary.storage import StoreCorruptError, StoreVersionError, default_ledger_path
+from corollary.storage.jsonfile import JSONFileStore
+from corollary.storage.sqlite import APPLICATION_ID, SCHEMA_VERSION, SQLiteStore
 from corollary.trust.ledger import TrustLedger
-from corollary.trust.stores import StoreCorruptError, StoreVersionError, default_ledger_path
-from corollary.trust.stores.jsonfile import JSONFileStore
-from corollary.trust.stores.sqlite import APPLICATION_ID, SCHEMA_VERSION, SQLiteStore
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 
@@ -43,7 +43,7 @@ def test_v1_file_upgrades_step_by_step(tmp_path: Path) -> None:
     ledger.close()
     conn = sqlite3.connect(path)
     steps = conn.execute("SELECT version FROM schema_history ORDER BY version").fetchall()
-    assert steps == [(2,), (3,), (4,), (5,)]
+    assert steps == [(v,) for v in range(2, SCHEMA_VERSION + 1)]
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     conn.close()
 
@@ -70,7 +70,7 @@ def test_fresh_file_has_current_schema(tmp_path: Path) -> None:
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
-    assert [r[0] for r in conn.execute("SELECT version FROM schema_history")] == [1, 2, 3, 4, 5]
+    assert [r[0] for r in conn.execute("SELECT version FROM schema_history")] == list(range(1, SCHEMA_VERSION + 1))
     # the CHECK holds even against writers that bypass corollary
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute("INSERT INTO outcomes (event_id, source, outcome, observed_at, recorded_at)"
@@ -183,7 +183,7 @@ def test_postgres_v1_upgrades_and_newer_is_refused(pg_namespace: str) -> None:
                      "recorded_at) SELECT 'old-' || i, 'tool:scraper', (i % 3 != 0)::int, 0, 0 "
                      "FROM generate_series(0, 29) AS i")
     ledger = open_ledger(PG_URL, namespace=ns)
-    assert ledger.store.schema_version == 5
+    assert ledger.store.schema_version == SCHEMA_VERSION
     assert (ledger.record_of("tool:scraper", at=0).correct,
             ledger.record_of("tool:scraper", at=0).wrong) == (20, 10)
     ledger.record_outcome("tool:scraper", True, at=0, topic="news", confidence=0.5)
@@ -191,8 +191,9 @@ def test_postgres_v1_upgrades_and_newer_is_refused(pg_namespace: str) -> None:
     ledger.close()
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         assert [r[0] for r in conn.execute(
-            f"SELECT version FROM {ns}.schema_history ORDER BY version")] == [1, 2, 3, 4, 5]
-        conn.execute(f"INSERT INTO {ns}.schema_history VALUES (6, 0, 0)")
+            f"SELECT version FROM {ns}.schema_history ORDER BY version")
+        ] == list(range(1, SCHEMA_VERSION + 1))
+        conn.execute(f"INSERT INTO {ns}.schema_history VALUES ({SCHEMA_VERSION + 1}, 0, 0)")
     with pytest.raises(StoreVersionError, match="newer"):
         open_ledger(PG_URL, namespace=ns)
 
@@ -266,16 +267,16 @@ def test_targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_open_ledger_is_the_one_spelling_the_others_warn(tmp_path: Path) -> None:
-    import corollary.trust.stores
+    import corollary.storage
 
     with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
         ledger = TrustLedger.open(tmp_path / "old.db", prior_weight=3)
     assert isinstance(ledger.store, SQLiteStore) and ledger.prior_weight == 3
     ledger.close()
     with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
-        spelled = corollary.trust.stores.open_ledger
+        spelled = corollary.storage.open_ledger
     assert spelled is open_ledger
-    assert "open_ledger" not in corollary.trust.stores.__all__
+    assert "open_ledger" not in corollary.storage.__all__
 
 
 def test_a_malformed_stored_setting_is_reported_not_guessed(tmp_path: Path) -> None:

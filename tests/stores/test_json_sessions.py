@@ -13,9 +13,9 @@ from support import files_workers as workers  # importable by name in spawned ch
 
 from corollary import open_ledger
 from corollary.foundations.errors import ConcurrentWriteError, InvalidInputError, InvalidTypeError
-from corollary.trust.stores import SessionNotFoundError
-from corollary.trust.stores.base import check_session
-from corollary.trust.stores.jsonfile import JSONFileStore
+from corollary.storage import SessionNotFoundError
+from corollary.storage.base import check_session
+from corollary.storage.jsonfile import JSONFileStore
 
 SPAWN = multiprocessing.get_context("spawn")
 

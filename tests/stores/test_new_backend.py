@@ -1,5 +1,5 @@
 """A new ledger store backend is one registration in one file (this one): a dict-backed store,
-registered in the table of backends (corollary/trust/stores/backends.py), is found by its URL scheme,
+registered in the table of backends (corollary/storage/backends.py), is found by its URL scheme,
 opened by ``open_ledger``, keeps the first opener's settings for later openers, carries a base's
 sessions, and reports its unknown options; no corollary module names it."""
 
@@ -12,8 +12,8 @@ import pytest
 
 from corollary import BeliefBase, ManualClock, TrustPolicy, open_ledger
 from corollary.foundations.errors import InvalidInputError
-from corollary.trust.stores import StoreBackend, register_backend, unregister_backend
-from corollary.trust.stores.memory import MemoryStore
+from corollary.storage import StoreBackend, register_backend, unregister_backend
+from corollary.storage.memory import MemoryStore
 
 #: Every shelf of this process, by location: what a shelf holds outlives the ledgers on it.
 SHELVES: dict[str, ShelfStore] = {}

@@ -28,8 +28,8 @@ import pytest
 
 from corollary import open_ledger
 from corollary.foundations.errors import StoreError
+from corollary.storage import postgres as pg_module
 from corollary.trust.ledger import TrustLedger
-from corollary.trust.stores import postgres as pg_module
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 PG_DIR = Path(os.environ.get("COROLLARY_PG_DIR", "/tmp/corollary-pg"))
@@ -124,11 +124,11 @@ def test_a_catch_up_cut_by_a_server_stop_folds_nothing_twice(
 
     store._fetch = fetch_then_stop
     with pytest.raises(StoreError, match="unreachable"):
-        store.refresh()
+        store.sync()
     assert pages == [1_000] * 5
     del store._fetch
     server("start-server")
-    assert store.refresh() == {"tool:a", "tool:b"}
+    assert store.sync() == {"tool:a", "tool:b"}
     record = reader.record_of("tool:a", at=0)
     assert record.correct + record.wrong == 1 + 20_000  # not 25,001: five pages once only
     assert reader.record_of("tool:b", at=0).correct + reader.record_of(
@@ -172,7 +172,7 @@ def test_writes_across_a_server_restart_are_stored_once_and_readers_agree(
     assert errors == []
     rows, distinct = _count(namespace)
     assert rows == distinct == 1 + len(acknowledged)  # every acknowledged write, once
-    reader.store.refresh()
+    reader.store.sync()
     record = reader.record_of("tool:a", at=0)
     assert record.correct + record.wrong == 1 + sum(
         1 for e in acknowledged if int(e.rsplit("-", 1)[1]) % 3)

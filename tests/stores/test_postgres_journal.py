@@ -31,6 +31,7 @@ from journal.test_store_journal import (  # noqa: F401 - every journal store's t
 from support import pg_journal_workers as workers  # importable by name in spawned children
 
 from corollary.foundations.errors import StoreError
+from corollary.storage.schema import SCHEMA_VERSION
 from corollary.trust.outcomes import Outcome
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
@@ -50,7 +51,7 @@ def namespace() -> Iterator[str]:
 
 @pytest.fixture
 def store(namespace: str) -> Iterator[Any]:
-    from corollary.trust.stores.postgres import PostgresStore
+    from corollary.storage.postgres import PostgresStore
 
     s = PostgresStore(PG_URL, namespace=namespace, timeout=10)
     yield s
@@ -111,7 +112,7 @@ def test_a_block_that_raises_writes_neither_entries_nor_outcomes(store: Any) -> 
 
 def test_outcomes_of_a_block_commit_with_it_and_are_hidden_until_then(
         store: Any, namespace: str) -> None:
-    from corollary.trust.stores.postgres import PostgresStore
+    from corollary.storage.postgres import PostgresStore
 
     other = PostgresStore(PG_URL, namespace=namespace, timeout=10)
     try:
@@ -120,13 +121,13 @@ def test_outcomes_of_a_block_commit_with_it_and_are_hidden_until_then(
             w.append(b"with outcomes", at=1.0)
             assert other.count() == 0 and other.journal_head("s") == 0
         assert other.count() == 2 and other.journal_head("s") == 1
-        assert other.refresh() == {"tool:a"} and other.totals("tool:a").total == 2
+        assert other.sync() == {"tool:a"} and other.totals("tool:a").total == 2
     finally:
         other.close()
 
 
 def test_a_second_writer_waits_for_the_lock(store: Any, namespace: str) -> None:
-    from corollary.trust.stores.postgres import PostgresStore
+    from corollary.storage.postgres import PostgresStore
 
     other = PostgresStore(PG_URL, namespace=namespace, timeout=10)
     order: list[str] = []
@@ -154,7 +155,7 @@ def test_a_second_writer_waits_for_the_lock(store: Any, namespace: str) -> None:
 
 
 def test_a_lock_held_past_the_timeout_is_a_store_error(namespace: str, store: Any) -> None:
-    from corollary.trust.stores.postgres import PostgresStore
+    from corollary.storage.postgres import PostgresStore
 
     impatient = PostgresStore(PG_URL, namespace=namespace, timeout=0.5)
     try:
@@ -244,7 +245,7 @@ def test_a_follower_wakes_when_another_process_appends(namespace: str, store: An
 
 def test_a_follower_keeps_waking_after_its_listening_connection_is_cut(
         namespace: str, store: Any) -> None:
-    from corollary.trust.stores.postgres import PostgresStore
+    from corollary.storage.postgres import PostgresStore
 
     writer = PostgresStore(PG_URL, namespace=namespace, timeout=10)
     try:
@@ -271,7 +272,7 @@ def test_a_follower_keeps_waking_after_its_listening_connection_is_cut(
 
 def test_a_version_4_ledger_gains_the_journal_and_keeps_its_outcomes(
         namespace: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from corollary.trust.stores import postgres as pg_module
+    from corollary.storage import postgres as pg_module
 
     monkeypatch.setattr(pg_module, "SCHEMA_VERSION", 4)
     old = pg_module.PostgresStore(PG_URL, namespace=namespace)
@@ -282,7 +283,7 @@ def test_a_version_4_ledger_gains_the_journal_and_keeps_its_outcomes(
     monkeypatch.undo()
     new = pg_module.PostgresStore(PG_URL, namespace=namespace)
     try:
-        assert new.schema_version == 5
+        assert new.schema_version == SCHEMA_VERSION
         assert [o.event_id for o in new.outcomes()] == ["before"]
         assert new.load_session("snap") == b"whole"
         with new.journal("snap") as w:

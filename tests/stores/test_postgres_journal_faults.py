@@ -29,8 +29,8 @@ pytestmark = [pytest.mark.postgres, pytest.mark.skipif(
 
 def test_writers_across_a_server_restart_lose_nothing_and_repeat_nothing(
         namespace: str) -> None:  # noqa: F811 - the imported fixture
+    from corollary.storage.postgres import PostgresStore
     from corollary.trust.outcomes import Outcome
-    from corollary.trust.stores.postgres import PostgresStore
 
     PostgresStore(PG_URL, namespace=namespace).close()  # the schema, made while the server is up
     done: dict[str, list[str]] = {}

@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.postgres,
 
 @pytest.fixture
 def store() -> Iterator[object]:
-    from corollary.trust.stores.postgres import PostgresStore
+    from corollary.storage.postgres import PostgresStore
 
     found = PostgresStore(str(PG_URL), namespace="t_" + uuid.uuid4().hex[:12])
     entry = encode_entry({"op": "assert_", "at": 1.0, "a": pack_args(("k", 1, "tool:t"), {}),

@@ -30,7 +30,8 @@ from corollary.foundations.errors import (
     InvalidTypeError,
     SessionJournaledError,
 )
-from corollary.trust.stores import SessionNotFoundError
+from corollary.storage import SessionNotFoundError
+from corollary.storage.schema import SCHEMA_VERSION
 
 PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
 SPAWN = multiprocessing.get_context("spawn")
@@ -38,7 +39,7 @@ ROUNDS = 8
 
 
 def _json_versioned() -> bool:
-    from corollary.trust.stores.jsonfile import JSONFileStore
+    from corollary.storage.jsonfile import JSONFileStore
 
     return hasattr(JSONFileStore, "read_session")
 
@@ -246,7 +247,7 @@ def test_a_version_3_sqlite_file_opens_and_is_upgraded(tmp_path: Path) -> None:
     conn.commit()
     conn.close()
     ledger = open_ledger(path)
-    assert ledger.store.schema_version == 5
+    assert ledger.store.schema_version == SCHEMA_VERSION
     assert ledger.store.read_session("old") == (b"\x01\x02\x03\x04", 1)
     assert ledger.store.save_session("old", b"new", expected_version=1) == 2
     record = ledger.record_of("tool:x", at=0)
@@ -254,7 +255,7 @@ def test_a_version_3_sqlite_file_opens_and_is_upgraded(tmp_path: Path) -> None:
     ledger.close()
     conn = sqlite3.connect(path)
     assert [r[0] for r in conn.execute("SELECT version FROM schema_history ORDER BY version")
-            ] == [1, 2, 3, 4, 5]
+            ] == list(range(1, SCHEMA_VERSION + 1))
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     assert open_ledger(path).store.read_session("old") == (b"new", 2)  # upgraded once
@@ -276,7 +277,7 @@ def test_a_version_3_postgres_namespace_is_upgraded() -> None:
             conn.execute(f"DELETE FROM {ns}.schema_history WHERE version >= 4")
             conn.execute(f"INSERT INTO {ns}.sessions VALUES ('old', '\\x0102', 0)")
         ledger = open_ledger(PG_URL, namespace=ns)
-        assert ledger.store.schema_version == 5
+        assert ledger.store.schema_version == SCHEMA_VERSION
         assert ledger.store.read_session("old") == (b"\x01\x02", 1)
         assert ledger.store.save_session("old", b"new", expected_version=1) == 2
         ledger.close()

@@ -31,9 +31,9 @@ from support.pools import spawned_pool
 
 from corollary import BeliefBase, open_ledger
 from corollary.foundations.errors import CorollaryError, StoreError
+from corollary.storage import StoreCorruptError
+from corollary.storage.sqlite import SCHEMA_VERSION, SQLiteStore
 from corollary.trust.ledger import TrustLedger
-from corollary.trust.stores import StoreCorruptError
-from corollary.trust.stores.sqlite import SCHEMA_VERSION, SQLiteStore
 
 SPAWN = multiprocessing.get_context("spawn")
 FORK = multiprocessing.get_context("fork")

@@ -35,7 +35,7 @@ def race_session(path: str, session_id: str, rounds: int, start: Any, done: Any,
     both try to save on that version; each reports ``(round, "won"|"lost")``.
     """
     from corollary.foundations.errors import ConcurrentWriteError
-    from corollary.trust.stores.jsonfile import JSONFileStore
+    from corollary.storage.jsonfile import JSONFileStore
 
     store = JSONFileStore(path)
     for r in range(rounds):

@@ -4,6 +4,7 @@ every process knows by name, and the worker processes (importable by spawned chi
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import random
 import time
@@ -14,7 +15,7 @@ from typing import Any
 from corollary import BeliefBase, ManualClock, open_ledger, rule, tool
 from corollary.foundations.errors import CorollaryError, StoreError
 from corollary.foundations.values import canon
-from corollary.trust.stores.sqlite import SQLiteStore
+from corollary.storage.sqlite import SQLiteStore
 
 
 @tool(trust=0.8, key="quote:{symbol}")
@@ -26,6 +27,19 @@ def journal_quote(symbol: str) -> float:
 @rule(output="total", inputs={"x": "a", "y": "b"}, name="tests.journal.total")
 def journal_total(x: float, y: float) -> float:
     return x + y
+
+
+def record_on_replay(kb: Any) -> None:
+    """Make ``kb``'s replays record their outcomes too, as the live change did (the store must
+    then skip every one of them as known: tests/journal/test_journaled.py)."""
+    kb._record = functools.partial(BeliefBase._record, kb)
+
+
+def look_at_every_key(kb: Any) -> None:
+    """Make ``kb``'s watches compare every key before and after each entry (the reference a
+    watch of every key, which compares only the keys the label feed names, is checked against:
+    tests/journal/test_watch_feed.py)."""
+    kb._jbefore = lambda op: kb._jcapture()
 
 
 def state(kb: BeliefBase) -> dict[str, list[tuple[Any, str, float]]]:

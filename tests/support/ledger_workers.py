@@ -17,8 +17,7 @@ def _open(target: str, options: dict[str, Any]) -> Any:
 
 def warm() -> None:
     """Import what the workers need (``support.pools`` runs it in each worker first)."""
-    import corollary.trust.ledger
-    import corollary.trust.stores.sqlite  # noqa: F401
+    import corollary.storage.sqlite  # noqa: F401
 
 
 def _until(start_at: float | None) -> None:

@@ -13,8 +13,8 @@ def append_entries(url: str, namespace: str, session_id: str, tag: str, n: int,
                    start_at: float) -> list[int]:
     """Append ``n`` entries ``tag-i``, one transaction each, each after reading what it had not
     seen; record one outcome per entry in the same transaction. Return the numbers given."""
+    from corollary.storage.postgres import PostgresStore
     from corollary.trust.outcomes import Outcome
-    from corollary.trust.stores.postgres import PostgresStore
 
     store = PostgresStore(url, namespace=namespace, timeout=60)
     time.sleep(max(start_at - time.time(), 0.0))

@@ -18,7 +18,7 @@ def _until(start_at: float | None) -> None:
 def warm() -> None:
     """Import what the workers need (``support.pools`` runs it in each worker first)."""
     import corollary.facade.base
-    import corollary.trust.stores.sqlite  # noqa: F401
+    import corollary.storage.sqlite  # noqa: F401
 
 
 def session_rounds(target: str, options: dict[str, Any], me: int, rounds: int,

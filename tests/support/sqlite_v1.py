@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from corollary.trust.stores.sqlite import APPLICATION_ID
+from corollary.storage.sqlite import APPLICATION_ID
 
 # The schema of version 1, written out by hand as that release created it (no topic, no
 # confidence, no sessions).

@@ -5,9 +5,11 @@ sentence-transformers' ``model.encode``, fastembed, an OpenAI-compatible embeddi
 wrapped in a function. corollary downloads nothing. A belief's text for its vector is
 ``key: value`` (the value's text as the lexical index reads it).
 
-Vectors are kept for held beliefs only: on each recall the beliefs indexed since the last
-one, and those waiting because they were not held, are read through the engine; the held ones
-are embedded, in batches of :data:`BATCH`. A vector whose belief is found not held at query
+Vectors are kept for held beliefs only. The index is a retriever
+(:mod:`corollary.retrieval.retriever`): attached on the base's first recall, it reads every
+belief of the engine, then follows the engine's change feed for the keys changes touch; on
+each recall the beliefs made since, and those waiting because they were not held, are read
+through the engine, and the held ones are embedded, in batches of :data:`BATCH`. A vector whose belief is found not held at query
 time is dropped (the belief waits again). Search is brute force: one matrix product over the
 unit vectors, exact, about ``n × d`` multiply-adds (100,000 vectors of 384 numbers: a few
 milliseconds). Past that, an approximate index (hnswlib, FAISS) can stand behind
@@ -26,15 +28,17 @@ milliseconds). Past that, an approximate index (hnswlib, FAISS) can stand behind
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
-from ..tms import IN, Belief
-from .recall_index import value_text
+from ..tms import IN, Belief, Engine
+from ..tms.feed import Changes, Subscription
+from .lexical import value_text
+from .retriever import Held
 
 __all__ = ["BATCH", "Embedder", "VectorIndex", "check_embedder"]
 
@@ -85,33 +89,80 @@ def embed(embedder: Embedder, texts: list[str]) -> NDArray[np.float32]:
 class VectorIndex:
     """Unit vectors of the held beliefs, searched by cosine (see the module docstring)."""
 
-    def __init__(self, embedder: Embedder) -> None:
+    def __init__(self, embedder: Embedder,
+                 sync: Callable[[list[Belief]], Any] | None = None) -> None:
         self.embedder = embedder
+        #: ``sync(beliefs)``: the base's read path, which brings beliefs up to now before
+        #: their labels are read (recall passes its own; none: labels as last computed)
+        self.sync: Callable[[list[Belief]], Any] = sync or (lambda beliefs: None)
         self.vectors = np.zeros((0, 0), dtype=np.float32)
         self.rows: list[Belief | None] = []  # None: a dropped row
-        self.seen = 0  # how many of the lexical index's beliefs were looked at
-        self.generation = 0  # the lexical index's build they were looked at in
         self.waiting: list[Belief] = []
+        self.engine: Engine | None = None
+        self._known: set[Belief] = set()  # in a row or waiting
+        self._look: list[Belief] = []  # every belief, until the first catch-up
+        self._touched: set[str] = set()  # the keys the feed said changed since
+        self.subscription: Subscription | None = None
 
-    def catch_up(self, docs: Sequence[Belief], sync: Callable[[list[Belief]], Any],
-                 live: Callable[[Belief], bool], generation: int = 0) -> None:
-        """Embed the held beliefs among those indexed since the last call and those waiting.
+    # -- the retriever protocol -------------------------------------------------------------
+    def attach(self, engine: Engine) -> None:
+        """Follow ``engine``: every belief it holds now, then the keys its feed says changed."""
+        self.engine = engine
+        self._look = sorted(engine.beliefs(), key=_seq)
+        self.subscription = engine.feed.subscribe(self._hear, labels=False)
 
-        ``generation`` counts the lexical index's builds: a rebuilt index numbers its beliefs
-        afresh, so its beliefs are all looked at again (those with a row or waiting skipped),
-        or the ones made just before the rebuild would never be embedded."""
-        if generation != self.generation:
-            self.generation = generation
-            have = {id(b) for b in (*self.rows, *self.waiting) if b is not None}
-            look = [*self.waiting, *(b for b in docs if id(b) not in have)]
-        else:
-            look = [*self.waiting, *docs[self.seen:]]
-        self.seen = len(docs)
+    def _hear(self, changes: Changes) -> None:
+        self._touched.update(changes.touched)
+
+    def rank(self, query: str, n: int, held: Held) -> list[Belief]:
+        """Up to ``n`` held beliefs most similar to ``query``, best first: the rows of the
+        ``2 n`` most similar vectors that ``held`` accepts (a row whose belief is no longer
+        held is dropped: it waits to be held again)."""
+        assert self.engine is not None, "attach the index to an engine first"
+        self.catch_up()
+        engine = self.engine
+        found: list[Belief] = []
+        for _, row in self.search(query, 2 * n):
+            b = self.rows[row]
+            if b is None:
+                continue
+            if not held(b):  # read through the engine: its label is now current
+                if b.label is not IN or engine.find(b.key, b.vid) is not b:
+                    self.drop(row)
+                continue
+            found.append(b)
+            if len(found) == n:
+                break
+        return found
+
+    # -- keeping up -----------------------------------------------------------------------
+    def _fresh(self) -> list[Belief]:
+        """The beliefs not looked at yet: all of them at first, then those of touched keys."""
+        look, self._look = self._look, []
+        engine = self.engine
+        assert engine is not None
+        if self._touched:
+            touched, self._touched = self._touched, set()
+            known = self._known
+            made = [b for key in touched for b in engine.values_of(key) if b not in known]
+            look.extend(sorted(made, key=_seq))
+        return look
+
+    def catch_up(self) -> None:
+        """Embed the held beliefs among those made since the last call and those waiting."""
+        engine = self.engine
+        assert engine is not None
+        engine.feed.publish()  # what changed since the last change settled
+        look = [*self.waiting, *self._fresh()]
         if not look:
             return
-        sync(look)
-        held = [b for b in look if b.label is IN and live(b)]
-        self.waiting = [b for b in look if b.label is not IN and live(b)]
+        live = [b for b in look if engine.find(b.key, b.vid) is b]
+        for b in look:
+            self._known.discard(b)
+        self.sync(live)
+        held = [b for b in live if b.label is IN]
+        self.waiting = [b for b in live if b.label is not IN]
+        self._known.update(self.waiting)
         if not held:
             return
         vectors = embed(self.embedder, [belief_text(b) for b in held])
@@ -123,6 +174,7 @@ class VectorIndex:
         else:
             self.vectors = np.concatenate([self.vectors, vectors])
         self.rows.extend(held)
+        self._known.update(held)
 
     def drop(self, row: int) -> None:
         """Forget a row whose belief is no longer held (it waits to be held again)."""
@@ -142,3 +194,7 @@ class VectorIndex:
         best = np.argpartition(-sims, n - 1)[:n] if n < len(sims) else np.arange(len(sims))
         best = best[np.lexsort((best, -sims[best]))]
         return [(float(sims[i]), int(i)) for i in best.tolist() if self.rows[i] is not None]
+
+
+def _seq(b: Belief) -> int:
+    return b.seq

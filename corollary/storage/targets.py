@@ -1,6 +1,6 @@
 """Which store a ledger target names: a path (by its suffix), a URL, or nothing (the default).
 
-The backend of a target comes from the table of backends (:mod:`corollary.trust.stores.backends`).
+The backend of a target comes from the table of backends (:mod:`corollary.storage.backends`).
 
 >>> resolve_target("ledger.db")[0].name, resolve_target("sqlite:///ledger.db")[1].name
 ('sqlite', 'ledger.db')
@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ...foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.errors import InvalidInputError, InvalidTypeError
 from .backends import StoreBackend, open_at, resolve
 
 __all__ = ["LEDGER_ENV", "default_ledger_path", "local_file", "open_store", "resolve_target"]
@@ -35,7 +35,7 @@ def default_ledger_path() -> Path:
 def resolve_target(target: str | os.PathLike[str] | None) -> tuple[StoreBackend, Any]:
     """``(backend, location)`` of a ledger target: a path or URL, else ``$COROLLARY_LEDGER``,
     else :func:`default_ledger_path`. The backend comes from the table
-    (:mod:`corollary.trust.stores.backends`)."""
+    (:mod:`corollary.storage.backends`)."""
     if target is None:
         env = os.environ.get(LEDGER_ENV, "").strip()
         target = env or default_ledger_path()

@@ -25,18 +25,26 @@ import os
 import threading
 import weakref
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
 from types import TracebackType
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from ...foundations._validate import check_int, check_number
-from ...foundations.errors import (
+from ..foundations._deprecated import warn
+from ..foundations._validate import check_int, check_number
+from ..foundations.errors import (
     InvalidInputError,
     InvalidTypeError,
     JournalCorruptError,
     StoreCorruptError,
 )
-from ..outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
+from .protocols import (  # noqa: F401 - their home before protocols.py, still read from here
+    JOURNAL_METHODS,
+    JournalStore,
+    JournalWriter,
+    LedgerStore,
+    OutcomeStore,
+    SessionStore,
+)
 
 #: Columns of the outcome table, in the order the stores read and write them.
 COLUMNS = (
@@ -46,144 +54,17 @@ COLUMNS = (
 
 _EMPTY = Totals()
 
-class OutcomeStore(Protocol):
-    """Where a ledger keeps outcomes (and the bases beside it keep their sessions).
-
-    Implementations: :class:`~corollary.trust.stores.memory.MemoryStore`,
-    :class:`~corollary.trust.stores.jsonfile.JSONFileStore`,
-    :class:`~corollary.trust.stores.sqlite.SQLiteStore`,
-    :class:`~corollary.trust.stores.postgres.PostgresStore`.
-    """
-
-    half_life: float | None
-
-    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
-        """Store new outcomes in one transaction; return those added (known event ids skipped)."""
-
-    def totals(self, source: str, topic: str | None = None) -> Totals:
-        """The aggregates of ``source`` (in ``topic``, or over all topics)."""
-
-    def topics(self, source: str) -> list[str]:
-        """The topics ``source`` has outcomes in."""
-
-    def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
-        """Stored outcomes, oldest first."""
-
-    def export(self) -> tuple[list[list[Any]], list[Outcome]]:
-        """The totals rows (:func:`~corollary.trust.outcomes.totals_rows`) and the kept outcomes,
-        for a saved ledger."""
-
-    def sources(self) -> list[str]:
-        """Every source with at least one outcome."""
-
-    def changed_sources(self) -> set[str]:
-        """Sources with outcomes added by someone else since the last call (shared stores)."""
-
-    def save_session(self, session_id: str, data: bytes, *,
-                     expected_version: int | None = None) -> int:
-        """Keep a base's snapshot under ``session_id``; return its new version (see
-        :func:`check_expected_version`)."""
-
-    def read_session(self, session_id: str) -> tuple[bytes, int]:
-        """``(data, version)`` of a session; :class:`SessionNotFoundError` if there is none."""
-
-    def load_session(self, session_id: str) -> bytes:
-        """A session's data."""
-
-    def list_sessions(self) -> list[str]:
-        """Ids of the saved sessions, sorted."""
-
-    def delete_session(self, session_id: str) -> bool:
-        """Forget a session; whether there was one."""
-
-    def close(self) -> None:
-        """Release resources."""
-
-class JournalWriter(Protocol):
-    """A session's journal under its write lock (see :meth:`JournalStore.journal`).
-
-    ``head`` is the last entry's sequence number: at lock time, then after each
-    :meth:`append`. ``0`` means an empty journal.
-    """
-
-    head: int
-
-    def entries(self, after: int) -> list[tuple[int, bytes]]:
-        """``(seq, entry)`` of every entry with ``seq > after``, ascending."""
-
-    def append(self, entry: bytes, at: float) -> int:
-        """Append ``entry`` (journal time ``at``, seconds) as ``head + 1``; return its seq."""
-
-
-class JournalStore(Protocol):
-    """A store that keeps session journals: entries in one order, and checkpoints.
-
-    Every journal-capable store implements these methods (MemoryStore, SQLiteStore,
-    PostgresStore); a store that cannot raises
-    :class:`~corollary.foundations.errors.JournalUnsupportedError`. The store orders the
-    entries: :meth:`journal` takes the session's write lock, so sequence numbers follow the
-    lock order, without gaps. What an entry holds is the facade's business (docs/journal.md);
-    the store keeps bytes and a time.
-    """
-
-    def journal(self, session_id: str) -> AbstractContextManager[JournalWriter]:
-        """Take ``session_id``'s write lock; yield a :class:`JournalWriter`.
-
-        Commits on a normal exit and rolls back on an exception. While it is open, outcomes
-        the same thread writes through :meth:`OutcomeStore.add` join its transaction, so a
-        change and its outcomes are durable together or not at all.
-        """
-
-    def journal_entries(self, session_id: str, after: int = 0,
-                        upto: int | None = None) -> list[tuple[int, bytes]]:
-        """``(seq, entry)`` with ``after < seq <= upto`` (no upper bound for ``None``),
-        ascending; no lock taken."""
-
-    def journal_head(self, session_id: str) -> int:
-        """The last entry's seq (``0``: no entry)."""
-
-    def journal_changed(self, session_id: str, after: int) -> bool:
-        """Whether the journal has an entry after ``after`` (a cheap check, for sync)."""
-
-    def journal_seq_at(self, session_id: str, at: float) -> int:
-        """The seq of the last entry whose time is ``<= at`` (``0``: none)."""
-
-    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
-        """Keep ``data``, the session's snapshot just after entry ``seq`` (a checkpoint
-        already kept at ``seq`` stays)."""
-
-    def read_checkpoint(self, session_id: str,
-                        upto: int | None = None) -> tuple[int, bytes] | None:
-        """``(seq, data)`` of the newest checkpoint with ``seq <= upto`` (``None``: the newest
-        of all); ``None`` if there is none."""
-
-    def prune_checkpoints(self, session_id: str, keep: int) -> int:
-        """Forget all but the first and the ``keep`` newest checkpoints; return how many went."""
-
-    def journal_sessions(self) -> list[str]:
-        """Ids of the sessions with a journal or a checkpoint, sorted."""
-
-    def delete_journal(self, session_id: str) -> bool:
-        """Forget a session's entries and checkpoints; whether there were any."""
-
-
-#: What a journal-capable store has (:func:`journal_capable`).
-JOURNAL_METHODS = ("journal", "journal_entries", "journal_head", "journal_changed",
-                   "journal_seq_at", "write_checkpoint", "read_checkpoint",
-                   "prune_checkpoints", "journal_sessions", "delete_journal")
-
-
 def keeps_journals(store: object) -> bool:
     """Whether ``store`` keeps session journals (memory, SQLite, PostgreSQL): it has every
     journal method and they do not refuse (the JSON-file store's raise
     :class:`~corollary.foundations.errors.JournalUnsupportedError`). On such a store a session
     is its journal (docs/journal.md).
 
-    >>> from corollary.trust.stores.memory import MemoryStore
+    >>> from corollary.storage.memory import MemoryStore
     >>> keeps_journals(MemoryStore()), keeps_journals(object())
     (True, False)
     """
-    from ...foundations.errors import JournalUnsupportedError
+    from ..foundations.errors import JournalUnsupportedError
 
     if not all(callable(getattr(store, m, None)) for m in JOURNAL_METHODS):
         return False
@@ -248,7 +129,7 @@ def check_expected_version(expected_version: object) -> int | None:
 
 def session_conflict(session_id: str, expected: int, found: int, where: object) -> Exception:
     """The :class:`~corollary.foundations.errors.ConcurrentWriteError` of a versioned save that lost."""
-    from ...foundations.errors import ConcurrentWriteError
+    from ..foundations.errors import ConcurrentWriteError
 
     now = "does not exist" if found == 0 else f"is at version {found}"
     wanted = "not to exist yet" if expected == 0 else f"to be at version {expected}"
@@ -259,7 +140,7 @@ def session_conflict(session_id: str, expected: int, found: int, where: object) 
 def session_journaled(session_id: str, where: object) -> Exception:
     """The :class:`~corollary.foundations.errors.SessionJournaledError` of a whole-snapshot
     write to a session that has a journal (nothing is written)."""
-    from ...foundations.errors import SessionJournaledError
+    from ..foundations.errors import SessionJournaledError
 
     return SessionJournaledError(
         f"session {session_id!r} is a journal: a whole snapshot cannot be saved over it "
@@ -295,23 +176,6 @@ def row_of(o: Outcome) -> tuple[Any, ...]:
     """An outcome as a row of :data:`COLUMNS`."""
     return (o.event_id, o.source, o.topic, int(o.correct), o.at, o.recorded_at, o.evidence,
             o.reason, o.key, o.confidence)
-
-
-def outcomes_query(table: str, placeholder: str, source: str | None,
-                   topic: str | None) -> tuple[str, list[Any]]:
-    """The SQL (and its parameters) that lists outcomes, oldest recorded first.
-
-    ``placeholder`` is the driver's parameter marker (``?`` for sqlite3, ``%s`` for psycopg).
-    """
-    where, params = [], []
-    for column, value in (("source", source), ("topic", topic)):
-        if value is not None:
-            where.append(f"{column} = {placeholder}")
-            params.append(value)
-    sql = f"SELECT {', '.join(COLUMNS)} FROM {table}"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    return sql + " ORDER BY id", params
 
 
 _FINITE = math.isfinite
@@ -554,11 +418,16 @@ class CachedSQLStore:
                 self._catch_up()
             return self._take_pending()
 
-    def refresh(self) -> set[str]:
+    def sync(self) -> set[str]:
         """Catch up with every writer now, and return what :meth:`changed_sources` would."""
         with self._lock:
             self._catch_up()
             return self._take_pending()
+
+    def refresh(self) -> set[str]:
+        """Deprecated spelling of :meth:`sync` (warns; goes in the next release)."""
+        warn(f"{type(self).__name__}.refresh", "call sync() (the one spelling of catching up)")
+        return self.sync()
 
     # -- the cache -----------------------------------------------------------------------
     def _sync(self, source: str) -> None:

@@ -3,7 +3,7 @@ keeps a ledger's settings.
 
 A backend is one :class:`StoreBackend` registered with :func:`register_backend`. Everything
 that opens a ledger or a store (:func:`corollary.open_ledger`, :func:`open_store
-<corollary.trust.stores.targets.open_store>`, the CLI, the MCP server) finds the backend of a target
+<corollary.storage.targets.open_store>`, the CLI, the MCP server) finds the backend of a target
 here and nowhere else, so a new backend is one registration, in the file that defines its store.
 
 A target names its backend in one of three ways, tried in this order: a whole name
@@ -30,8 +30,8 @@ from typing import Any
 
 import attrs
 
-from ...foundations.errors import InvalidInputError, StoreCorruptError
-from ..policy import TrustPolicy
+from ..foundations.errors import InvalidInputError, StoreCorruptError
+from ..trust.policy import TrustPolicy
 from .memory import DEFAULT_HISTORY, MemoryStore
 
 __all__ = ["BACKENDS", "SETTINGS", "StoreBackend", "open_at", "register_backend", "resolve",
@@ -97,7 +97,7 @@ class StoreBackend:
 
     Examples
     --------
-    >>> from corollary.trust.stores.memory import MemoryStore
+    >>> from corollary.storage.memory import MemoryStore
     >>> StoreBackend("scratch", lambda location, settings, options: MemoryStore(),
     ...              names=("scratch:",), durable=False).names
     ('scratch:',)

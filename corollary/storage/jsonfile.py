@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
-from ...foundations._io import (
+from ..foundations._io import (
     LEDGER_FORMAT,
     LEDGER_VERSION,
     MAX_FILE_BYTES_ENV,
@@ -46,8 +46,8 @@ from ...foundations._io import (
     os_cause,
     read_regular,
 )
-from ...foundations._io import max_file_bytes as resolve_max_bytes
-from ...foundations.errors import (
+from ..foundations._io import max_file_bytes as resolve_max_bytes
+from ..foundations.errors import (
     ConcurrentWriteError,
     InvalidInputError,
     JournalUnsupportedError,
@@ -57,7 +57,7 @@ from ...foundations.errors import (
     StoreError,
     StoreVersionError,
 )
-from ..outcomes import Outcome, Totals, totals_rows, validate_ledger_document
+from ..trust.outcomes import Outcome, Totals, totals_rows, validate_ledger_document
 from .base import check_expected_version, check_half_life, check_session, dedupe
 from .memory import MemoryStore
 
@@ -309,6 +309,11 @@ class JSONFileStore:
             changed, self._pending = self._pending, set()
         return changed
 
+    def sync(self) -> set[str]:
+        """Catch up with the file now (it is read whenever it changed): what
+        :meth:`changed_sources` returns."""
+        return self.changed_sources()
+
     def count(self) -> int:
         """How many outcomes the file holds (as of the last read)."""
         with self._lock:
@@ -457,7 +462,7 @@ class JSONFileStore:
 
 
 def _default_policy() -> dict[str, Any]:
-    from ..policy import TrustPolicy
+    from ..trust.policy import TrustPolicy
 
     return TrustPolicy().to_dict()
 

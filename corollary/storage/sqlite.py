@@ -44,14 +44,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...foundations.errors import (
-    JournalCorruptError,
-    SessionNotFoundError,
+from ..foundations.errors import (
     StoreCorruptError,
     StoreError,
     StoreVersionError,
 )
-from ..outcomes import Outcome
+from ..trust.outcomes import Outcome
 from .base import (
     COLUMNS,
     CachedSQLStore,
@@ -61,20 +59,22 @@ from .base import (
     check_seq,
     check_session,
     checked_entry_row,
-    checked_sources,
     keep_forever,
     outcome_of,
-    outcomes_query,
     owned_by,
     row_of,
     session_conflict,
     session_journaled,
 )
+from .dialects.sqlite import SQLITE
+from .queries import SQLReads, checked_version
+from .schema import MIGRATIONS
+from .schema import SCHEMA_VERSION as _SCHEMA_VERSION
 
 #: ``PRAGMA application_id`` of a corollary ledger ("CrLd").
 APPLICATION_ID = 0x43724C64
-#: The schema version this code writes.
-SCHEMA_VERSION = 5
+#: The schema version this code writes (:data:`corollary.storage.schema.SCHEMA_VERSION`).
+SCHEMA_VERSION = _SCHEMA_VERSION
 #: Longest a fork waits (seconds) for another thread to finish a transaction on one store.
 FORK_WAIT = 10.0
 
@@ -85,77 +85,13 @@ _CREATING = threading.Lock()
 _UNSAFE: set[tuple[int, int]] = set()
 
 
-def _step_1(conn: sqlite3.Connection) -> None:
-    """Version 1: the outcome table (no topic, no confidence yet)."""
-    conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    conn.execute("""
-        CREATE TABLE outcomes (
-            id          INTEGER PRIMARY KEY AUTOINCREMENT,
-            event_id    TEXT    NOT NULL UNIQUE,
-            source      TEXT    NOT NULL CHECK (length(source) > 0),
-            outcome     INTEGER NOT NULL CHECK (outcome IN (0, 1)),
-            observed_at REAL    NOT NULL,
-            recorded_at REAL    NOT NULL,
-            evidence    TEXT,
-            reason      TEXT,
-            key         TEXT
-        )""")
-    conn.execute("CREATE INDEX outcomes_by_source ON outcomes (source, id)")
+def _step(conn: sqlite3.Connection, version: int) -> None:
+    """Upgrade a version-``version`` file to ``version + 1`` (the step of the one list)."""
+    if version == 0:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    for statement in SQLITE.statements(MIGRATIONS[version]):
+        conn.execute(statement)
 
-
-def _step_2(conn: sqlite3.Connection) -> None:
-    """Version 2: outcomes get a topic and the belief's confidence at the time."""
-    conn.execute("ALTER TABLE outcomes ADD COLUMN topic TEXT")
-    conn.execute("ALTER TABLE outcomes ADD COLUMN confidence REAL "
-                 "CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1))")
-
-
-def _step_3(conn: sqlite3.Connection) -> None:
-    """Version 3: base snapshots by session id, and ledger settings shared by all openers."""
-    conn.execute("""
-        CREATE TABLE sessions (
-            session_id TEXT PRIMARY KEY,
-            data       BLOB NOT NULL,
-            updated_at REAL NOT NULL
-        )""")
-    conn.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-
-
-def _step_4(conn: sqlite3.Connection) -> None:
-    """Version 4: sessions carry a version, so that concurrent saves cannot lose a change."""
-    conn.execute("ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1 "
-                 "CHECK (version >= 1)")
-
-
-def _step_5(conn: sqlite3.Connection) -> None:
-    """Version 5: session journals (entries in one order, a head per session) and checkpoints."""
-    conn.execute("""
-        CREATE TABLE corollary_journal (
-            session_id TEXT    NOT NULL,
-            seq        INTEGER NOT NULL CHECK (seq >= 1),
-            at         REAL    NOT NULL,
-            entry      BLOB    NOT NULL,
-            PRIMARY KEY (session_id, seq)
-        ) WITHOUT ROWID""")
-    # entry times never go back: the last entry at or before a time is one index seek
-    conn.execute("CREATE INDEX corollary_journal_at ON corollary_journal (session_id, at)")
-    conn.execute("""
-        CREATE TABLE corollary_journal_head (
-            session_id TEXT    PRIMARY KEY,
-            seq        INTEGER NOT NULL CHECK (seq >= 0)
-        )""")
-    conn.execute("""
-        CREATE TABLE corollary_checkpoint (
-            session_id TEXT    NOT NULL,
-            seq        INTEGER NOT NULL CHECK (seq >= 0),
-            data       BLOB    NOT NULL,
-            PRIMARY KEY (session_id, seq)
-        )""")
-
-
-#: ``STEPS[v]`` upgrades a version-``v`` file to ``v + 1``.
-STEPS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    0: _step_1, 1: _step_2, 2: _step_3, 3: _step_4, 4: _step_5}
 
 #: Application id, schema version and table count, read in one statement (one snapshot: as
 #: three statements, another process's creation could land between them).
@@ -182,7 +118,7 @@ def _error_kind(exc: sqlite3.Error) -> str:
     return "other"
 
 
-class SQLiteStore(CachedSQLStore):
+class SQLiteStore(SQLReads, CachedSQLStore):
     """Outcomes in a SQLite file, shared safely by every process on the host.
 
     Parameters
@@ -204,6 +140,8 @@ class SQLiteStore(CachedSQLStore):
         Whether the file was opened read-only (this process may not write it or its
         directory).
     """
+
+    dialect = SQLITE
 
     def __init__(self, path: str | os.PathLike[str], half_life: float | None = None, *,
                  timeout: float = 30.0, synchronous: str = "NORMAL") -> None:
@@ -358,19 +296,16 @@ class SQLiteStore(CachedSQLStore):
                 # WAL before the first table, so that no one ever sees the mode switch
                 self._use_wal(conn)
             # create or upgrade under the write lock; re-check: another process may have won
-            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(SQLITE.write_lock)
             try:
                 if self._classify() != "current":
-                    conn.execute("CREATE TABLE IF NOT EXISTS schema_history ("
-                                 "version INTEGER PRIMARY KEY, applied_at REAL NOT NULL, "
-                                 "pid INTEGER NOT NULL)")
+                    conn.execute(SQLITE.create_history())
                     version = conn.execute("PRAGMA user_version").fetchone()[0]
                     while version < SCHEMA_VERSION:
-                        STEPS[version](conn)
+                        _step(conn, version)
                         version += 1
                         conn.execute(f"PRAGMA user_version = {version}")
-                        conn.execute("INSERT INTO schema_history VALUES (?, ?, ?)",
-                                     (version, time.time(), os.getpid()))
+                        conn.execute(SQLITE.record_step(), (version, time.time(), os.getpid()))
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -467,6 +402,8 @@ class SQLiteStore(CachedSQLStore):
             except sqlite3.Error as exc:
                 raise self._wrap(exc) from exc
 
+    _select = _run  # the one-statement read the shared queries use (corollary.storage.queries)
+
     def _wrap(self, exc: sqlite3.Error, opening: bool = False) -> StoreError:
         kind = _error_kind(exc)
         where = self.path
@@ -501,7 +438,7 @@ class SQLiteStore(CachedSQLStore):
                 return self._write_joined(body)
             try:
                 conn = self._connection()
-                conn.execute("BEGIN IMMEDIATE")
+                conn.execute(SQLITE.write_lock)
                 try:
                     result = body(conn)
                     conn.execute("COMMIT")
@@ -530,8 +467,7 @@ class SQLiteStore(CachedSQLStore):
             raise self._wrap(exc) from exc
         return result
 
-    _INSERT = (f"INSERT INTO outcomes ({', '.join(COLUMNS)}) VALUES "
-               f"({', '.join('?' * len(COLUMNS))}) ON CONFLICT (event_id) DO NOTHING")
+    _INSERT = SQLITE.upsert("outcomes", COLUMNS, ("event_id",))
 
     def _insert(self, batch: list[Outcome]) -> set[str]:
         def body(conn: sqlite3.Connection) -> set[str]:
@@ -568,31 +504,17 @@ class SQLiteStore(CachedSQLStore):
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome (the file keeps them all), oldest recorded first."""
-        sql, params = outcomes_query("outcomes", "?", source, topic)
+        sql, params = SQLITE.select_outcomes(COLUMNS, source, topic)
         return [outcome_of(row, self.path) for row in self._run(sql, params)]
 
-    def sources(self) -> list[str]:
-        """Every source with at least one outcome."""
-        return checked_sources(
-            self._run("SELECT DISTINCT source FROM outcomes ORDER BY source"), self.path)
-
-    def count(self) -> int:
-        """How many outcomes the file holds."""
-        return int(self._run("SELECT count(*) FROM outcomes")[0][0])
-
     # -- settings and sessions -----------------------------------------------------------
-    def get_meta(self) -> dict[str, str]:
-        """Settings stored beside the outcomes (``prior_weight``, ``memory_half_life``)."""
-        return dict(self._run("SELECT name, value FROM meta"))
-
     def set_meta_defaults(self, values: dict[str, str]) -> None:
         """Store settings that are not stored yet (the first opener's choice sticks)."""
         stored = self.get_meta()
         if self.read_only or all(name in stored for name in values):
             return  # nothing to write, or no way to (a read-only ledger keeps what it has)
-        self._write(lambda conn: conn.executemany(
-            "INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-            list(values.items())))
+        sql = SQLITE.upsert("meta", ("name", "value"), ("name",))
+        self._write(lambda conn: conn.executemany(sql, list(values.items())))
 
     def save_session(self, session_id: str, data: bytes, *,
                      expected_version: int | None = None) -> int:
@@ -614,7 +536,7 @@ class SQLiteStore(CachedSQLStore):
                 raise session_journaled(session_id, self.path)
             row = conn.execute("SELECT version FROM sessions WHERE session_id = ?",
                                (session_id,)).fetchone()
-            current = 0 if row is None else _version_of(row[0], self.path)
+            current = 0 if row is None else checked_version(row[0], self.path)
             if expected is not None and current != expected:
                 raise session_conflict(session_id, expected, current, self.path)
             conn.execute(
@@ -626,66 +548,17 @@ class SQLiteStore(CachedSQLStore):
 
         return int(self._write(body))
 
-    def read_session(self, session_id: str) -> tuple[bytes, int]:
-        """``(data, version)`` of the session; ``SessionNotFoundError`` if there is none."""
-        check_session(session_id)
-        rows = self._run("SELECT data, version FROM sessions WHERE session_id = ?",
-                         (session_id,))
-        if not rows:
-            raise SessionNotFoundError(f"no session {session_id!r}", self.path)
-        data, version = rows[0]
-        if not isinstance(data, bytes):
-            raise StoreCorruptError(f"corrupt ledger: session {session_id!r} holds "
-                                    f"{type(data).__name__}, not bytes", self.path)
-        return data, _version_of(version, self.path)
-
-    def load_session(self, session_id: str) -> bytes:
-        """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
-        return self.read_session(session_id)[0]
-
-    def list_sessions(self) -> list[str]:
-        """Ids of the saved sessions, sorted."""
-        return [r[0] for r in self._run("SELECT session_id FROM sessions ORDER BY session_id")]
-
     def delete_session(self, session_id: str) -> bool:
         """Forget a session; whether there was one."""
         check_session(session_id)
         return bool(self._write(lambda conn: conn.execute(
             "DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount))
 
-    # -- session journals (corollary.trust.stores.base.JournalStore) ------------------------
+    # -- session journals (corollary.storage.base.JournalStore) ------------------------
     def journal(self, session_id: str) -> _SQLiteJournal:
         """Take the session's write lock (``BEGIN IMMEDIATE``); a context manager yielding the
         journal writer. Outcomes this thread adds meanwhile join the transaction."""
         return _SQLiteJournal(self, check_session(session_id))
-
-    def journal_entries(self, session_id: str, after: int = 0,
-                        upto: int | None = None) -> list[tuple[int, bytes]]:
-        """``(seq, entry)`` with ``after < seq <= upto``, ascending."""
-        check_session(session_id)
-        after = check_seq(after, "after")
-        high = (1 << 62) if upto is None else check_seq(upto, "upto")
-        rows = self._run("SELECT seq, entry FROM corollary_journal WHERE session_id = ? "
-                         "AND seq > ? AND seq <= ? ORDER BY seq", (session_id, after, high))
-        return [checked_entry_row(seq, entry, self.path) for seq, entry in rows]
-
-    def journal_head(self, session_id: str) -> int:
-        """The last entry's seq (0: none)."""
-        check_session(session_id)
-        return self._head(self._run(
-            "SELECT seq FROM corollary_journal_head WHERE session_id = ?", (session_id,)))
-
-    def _head(self, rows: list[Any]) -> int:
-        if not rows:
-            return 0
-        seq = rows[0][0]
-        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
-            raise JournalCorruptError(f"corrupt journal: head {seq!r}", self.path)
-        return seq
-
-    def journal_changed(self, session_id: str, after: int) -> bool:
-        """Whether there is an entry after ``after`` (one indexed lookup)."""
-        return self.journal_head(session_id) > check_seq(after, "after")
 
     def journal_seq_at(self, session_id: str, at: float) -> int:
         """The last entry whose time is ``<= at`` (0: none)."""
@@ -703,21 +576,6 @@ class SQLiteStore(CachedSQLStore):
             "INSERT INTO corollary_checkpoint (session_id, seq, data) VALUES (?, ?, ?) "
             "ON CONFLICT (session_id, seq) DO NOTHING", (session_id, seq, blob)))
 
-    def read_checkpoint(self, session_id: str,
-                        upto: int | None = None) -> tuple[int, bytes] | None:
-        """The newest checkpoint with ``seq <= upto`` (``None``: the newest)."""
-        check_session(session_id)
-        high = (1 << 62) if upto is None else check_seq(upto, "upto")
-        rows = self._run("SELECT seq, data FROM corollary_checkpoint WHERE session_id = ? "
-                         "AND seq <= ? ORDER BY seq DESC LIMIT 1", (session_id, high))
-        if not rows:
-            return None
-        seq, data = rows[0]
-        if (isinstance(seq, bool) or not isinstance(seq, int) or seq < 0
-                or not isinstance(data, bytes)):
-            raise JournalCorruptError(f"corrupt journal: checkpoint {seq!r}", self.path)
-        return seq, data
-
     def prune_checkpoints(self, session_id: str, keep: int) -> int:
         """Forget all but the first and the ``keep`` newest checkpoints."""
         check_session(session_id)
@@ -727,12 +585,6 @@ class SQLiteStore(CachedSQLStore):
             "(SELECT min(seq) FROM corollary_checkpoint WHERE session_id = ?1) AND seq NOT IN "
             "(SELECT seq FROM corollary_checkpoint WHERE session_id = ?1 "
             "ORDER BY seq DESC LIMIT ?2)", (session_id, keep)).rowcount))
-
-    def journal_sessions(self) -> list[str]:
-        """Sessions with a journal or a checkpoint."""
-        return [r[0] for r in self._run(
-            "SELECT session_id FROM corollary_journal_head UNION "
-            "SELECT session_id FROM corollary_checkpoint ORDER BY 1")]
 
     def delete_journal(self, session_id: str) -> bool:
         """Forget a session's entries and checkpoints."""
@@ -777,9 +629,9 @@ class _SQLiteJournal:
                 raise StoreError("a journal is already open on this store "
                                  "(journals do not nest)", store.path)
             conn = store._connection()
-            conn.execute("BEGIN IMMEDIATE")
+            conn.execute(SQLITE.write_lock)
             try:
-                self.head = store._head(conn.execute(
+                self.head = store._checked_head(conn.execute(
                     "SELECT seq FROM corollary_journal_head WHERE session_id = ?",
                     (self.session_id,)).fetchall())
             except BaseException:
@@ -869,8 +721,3 @@ class _SQLiteJournal:
         self.head = seq
         return seq
 
-
-def _version_of(value: object, where: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise StoreCorruptError(f"corrupt ledger: session version {value!r}", where)
-    return value

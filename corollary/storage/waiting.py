@@ -1,7 +1,7 @@
 """Waiting for a journaled session to move: notified where the store can, polled elsewhere.
 
 A follower (a process that reads a session others change) calls :func:`wait_journal` to sleep
-until the session has an entry it has not seen. :class:`~corollary.trust.stores.postgres.PostgresStore`
+until the session has an entry it has not seen. :class:`~corollary.storage.postgres.PostgresStore`
 wakes it with LISTEN/NOTIFY (``store.wait_journal``); any other journal-capable store is polled
 (``store.journal_head``) every ``interval`` seconds. See docs/journal.md.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ...foundations._validate import check_int, check_number
+from ..foundations._validate import check_int, check_number
 
 
 def wait_journal(store: Any, session_id: str, after: int, timeout: float, *,
@@ -24,7 +24,7 @@ def wait_journal(store: Any, session_id: str, after: int, timeout: float, *,
 
     Examples
     --------
-    >>> from corollary.trust.stores.waiting import wait_journal
+    >>> from corollary.storage.waiting import wait_journal
     >>> class Store:  # any object with journal_head will do
     ...     def journal_head(self, session_id): return 3
     >>> wait_journal(Store(), "s", after=2, timeout=1.0)

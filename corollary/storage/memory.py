@@ -2,7 +2,7 @@
 
 Thread-safe: bases in several threads may share one ledger on it.
 
->>> from corollary.trust.stores.memory import MemoryStore
+>>> from corollary.storage.memory import MemoryStore
 >>> from corollary.trust.ledger import TrustLedger
 >>> TrustLedger(store=MemoryStore()).reliability("tool:x", prior=0.9)
 0.9
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from ...foundations.errors import SessionNotFoundError
-from ..outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..foundations.errors import SessionNotFoundError
+from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
 from .base import (
     check_entry,
     check_expected_version,
@@ -164,6 +164,11 @@ class MemoryStore:
             return totals_rows(self._totals), self.outcomes()
 
     def changed_sources(self) -> set[str]:
+        """Nothing: no one else writes a store in this process's memory."""
+        return set()
+
+    def sync(self) -> set[str]:
+        """Nothing to catch up with (see :meth:`changed_sources`)."""
         return set()
 
     # sessions: base snapshots kept beside the ledger (in this process only), versioned
@@ -214,7 +219,7 @@ class MemoryStore:
     def close(self) -> None:
         return None
 
-    # session journals (see corollary.trust.stores.base.JournalStore), in this process only
+    # session journals (see corollary.storage.base.JournalStore), in this process only
     @contextmanager
     def journal(self, session_id: str) -> Iterator[_MemoryJournal]:
         """Take the session's write lock (one writer at a time in this process); outcomes
@@ -329,7 +334,7 @@ class MemoryStore:
 
 
 class _MemoryJournal:
-    """A :class:`~corollary.trust.stores.base.JournalWriter` on a :class:`MemoryStore`:
+    """A :class:`~corollary.storage.base.JournalWriter` on a :class:`MemoryStore`:
     entries are staged and land when the block ends without an error."""
 
     __slots__ = ("store", "session_id", "head", "staged")

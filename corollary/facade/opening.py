@@ -1,0 +1,106 @@
+"""The base's doors to journaled sessions: ``BeliefBase.open_session`` and ``convert_session``,
+and what a base that is no session answers to a session's questions (``sync``, ``session_id``,
+``journal_seq``). A part of the facade (its methods are the base's own); the journal itself is
+:mod:`corollary.facade.journaled`, and what a session is, :mod:`corollary.facade.session`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+from .journaled import CHECKPOINT_EVERY, CHECKPOINT_SECONDS, convert_to_journal, open_journaled
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..foundations.clock import Clock
+    from ..trust.ledger import TrustLedger
+    from .base import BeliefBase
+    from .lookup import Lookup
+    from .session import Session
+
+__all__ = ["SessionMethods"]
+
+
+class SessionMethods:
+    """``BeliefBase.open_session``, ``convert_session``, and ``sync``/``session_id``/
+    ``journal_seq`` of a base that is no session (a :class:`~corollary.Session` has its own)."""
+
+    _lookup: Lookup
+
+    @classmethod
+    def open_session(cls, ledger: TrustLedger, session_id: str, *, clock: Clock | None = None,
+                     checkpoint_every: int = CHECKPOINT_EVERY,
+                     checkpoint_seconds: float = CHECKPOINT_SECONDS,
+                     **options: Any) -> Session:
+        """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
+
+        Every change of the base returned (``assert_``, ``claim``, ``retract``, ``call``, ...)
+        is one entry of the session's journal, committed with the outcomes it records before
+        the change returns; many processes may open one session and change it together (one
+        order, the store's). ``kb.sync()`` applies other writers' entries; ``kb.history()``,
+        ``kb.as_of(t)`` and ``kb.watch(callback)`` read the journal. A checkpoint (a snapshot)
+        is written after ``checkpoint_every`` entries or ``checkpoint_seconds`` seconds, so
+        opening reads the newest one and replays the rest. ``options`` are the base's
+        (``policy``, ``conflict_policy``, ``rules``, ``tools``, ``learn_from_checks``,
+        ``max_rule_firings``, ``max_rule_seconds``, ``embedder``; ``functions`` for promises):
+        ``policy`` and ``learn_from_checks`` apply to a new session only. The ledger must be
+        SQLite, PostgreSQL or in memory (:class:`~corollary.foundations.errors.JournalUnsupportedError`
+        otherwise). See docs/journal.md.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase, ManualClock, TrustLedger
+        >>> ledger = TrustLedger()
+        >>> kb = BeliefBase.open_session(ledger, "demo", clock=ManualClock(10))
+        >>> kb.assert_("hq", "Austin", source="tool:registry")
+        >>> BeliefBase.open_session(ledger, "demo").history()[0].operation
+        'assert_'
+        """
+        return open_journaled(cast("type[BeliefBase]", cls), ledger, session_id, clock=clock,
+                              checkpoint_every=checkpoint_every,
+                              checkpoint_seconds=checkpoint_seconds, **options)
+
+    @classmethod
+    def convert_session(cls, ledger: TrustLedger, session_id: str, *, overwrite: bool = False,
+                        **options: Any) -> int:
+        """Turn the whole-snapshot session ``session_id`` (:meth:`save_session`) into a journaled
+        session (its snapshot is the journal's checkpoint at seq 0); return 0. ``options``:
+        ``rules``, ``tools``, ``functions`` to check the snapshot with. The whole-snapshot
+        session is left as it is. See :func:`corollary.facade.journaled.convert_to_journal`.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase, TrustLedger
+        >>> shared = TrustLedger()
+        >>> _ = BeliefBase(ledger=shared).save_session("notes")   # a whole-snapshot session
+        >>> BeliefBase.convert_session(shared, "notes"), BeliefBase.open_session(
+        ...     shared, "notes").journal_seq
+        (0, 0)
+        """
+        return convert_to_journal(cast("type[BeliefBase]", cls), ledger, session_id,
+                                  overwrite=overwrite, **options)
+
+    def sync(self) -> int:
+        """Bring every label and confidence up to now, with the outcomes other processes
+        recorded in a shared ledger since; return how many journal entries were applied.
+
+        Always 0 here; a journaled base (:meth:`open_session`) first applies the entries other
+        writers appended to its session.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase
+        >>> BeliefBase().sync()
+        0
+        """
+        self._lookup.sync()
+        return 0
+
+    @property
+    def session_id(self) -> str | None:
+        """The journaled session this base belongs to (``None``: none, this base)."""
+        return None
+
+    @property
+    def journal_seq(self) -> int:
+        """The seq of the last journal entry this base has applied (0 here: no journal)."""
+        return 0

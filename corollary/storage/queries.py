@@ -1,0 +1,156 @@
+"""The reads every SQL store shares, written once in terms of its dialect.
+
+A SQL store (:class:`~corollary.storage.sqlite.SQLiteStore`,
+:class:`~corollary.storage.postgres.PostgresStore`) mixes :class:`SQLReads` in, sets
+``dialect`` and ``location``, and supplies ``_select(sql, params) -> rows`` (one statement, no
+lock, retried as the store retries). What it returns is checked here against the types the
+schema promises, so a damaged row is a :class:`~corollary.foundations.errors.StoreCorruptError`
+or :class:`~corollary.foundations.errors.JournalCorruptError` on every database alike. Writes
+stay in each store: they differ by how its driver holds a transaction, not by spelling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..foundations.errors import JournalCorruptError, SessionNotFoundError, StoreCorruptError
+from .base import check_seq, check_session, checked_entry_row, checked_sources
+from .dialects import Dialect
+
+
+def _is_count(value: object, low: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and value >= low
+
+
+def checked_version(value: object, where: object) -> int:
+    """A stored session version: an int >= 1 (else :class:`StoreCorruptError`)."""
+    if not _is_count(value, 1):
+        raise StoreCorruptError(f"corrupt ledger: session version {value!r}", where)
+    return value  # type: ignore[return-value]
+
+
+def checked_blob(value: object) -> bytes | None:
+    """Stored bytes as ``bytes`` (drivers may hand back a memoryview), or ``None`` if they are
+    not bytes at all."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (bytearray, memoryview)):
+        return bytes(value)
+    return None
+
+
+class SQLReads:
+    """The read half of the session, journal and outcome protocols, over ``_select``."""
+
+    dialect: Dialect
+    location: object
+
+    def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _t(self, name: str) -> str:
+        return self.dialect.table(name)
+
+    @property
+    def _p(self) -> str:
+        return self.dialect.placeholder
+
+    # -- outcomes and settings -----------------------------------------------------------
+    def sources(self) -> list[str]:
+        """Every source with at least one outcome."""
+        return checked_sources(self._select(
+            f"SELECT DISTINCT source FROM {self._t('outcomes')} ORDER BY source"), self.location)
+
+    def count(self) -> int:
+        """How many outcomes the store holds."""
+        return int(self._select(f"SELECT count(*) FROM {self._t('outcomes')}")[0][0])
+
+    def get_meta(self) -> dict[str, str]:
+        """Settings stored beside the outcomes (``prior_weight``, ``memory_half_life``)."""
+        return dict(self._select(f"SELECT name, value FROM {self._t('meta')}"))
+
+    # -- sessions ------------------------------------------------------------------------
+    def read_session(self, session_id: str) -> tuple[bytes, int]:
+        """``(data, version)`` of the session; ``SessionNotFoundError`` if there is none."""
+        check_session(session_id)
+        rows = self._select(f"SELECT data, version FROM {self._t('sessions')} "
+                            f"WHERE session_id = {self._p}", (session_id,))
+        if not rows:
+            raise SessionNotFoundError(f"no session {session_id!r}", self.location)
+        data, version = rows[0]
+        blob = checked_blob(data)
+        if blob is None:
+            raise StoreCorruptError(f"corrupt ledger: session {session_id!r} holds "
+                                    f"{type(data).__name__}, not bytes", self.location)
+        return blob, checked_version(version, self.location)
+
+    def load_session(self, session_id: str) -> bytes:
+        """The snapshot saved under ``session_id``; ``SessionNotFoundError`` if there is none."""
+        return self.read_session(session_id)[0]
+
+    def list_sessions(self) -> list[str]:
+        """Ids of the saved sessions, sorted."""
+        return [r[0] for r in self._select(
+            f"SELECT session_id FROM {self._t('sessions')} ORDER BY session_id")]
+
+    # -- journals ------------------------------------------------------------------------
+    def journal_entries(self, session_id: str, after: int = 0,
+                        upto: int | None = None) -> list[tuple[int, bytes]]:
+        """``(seq, entry)`` with ``after < seq <= upto`` (no bound for ``None``), ascending;
+        no lock taken."""
+        check_session(session_id)
+        p = self._p
+        sql = (f"SELECT seq, entry FROM {self._t('corollary_journal')} "
+               f"WHERE session_id = {p} AND seq > {p}")
+        params: list[Any] = [session_id, check_seq(after, "after")]
+        if upto is not None:
+            sql += f" AND seq <= {p}"
+            params.append(check_seq(upto, "upto"))
+        where = self.location
+        return [checked_entry_row(seq, entry, where)
+                for seq, entry in self._select(sql + " ORDER BY seq", params)]
+
+    def journal_head(self, session_id: str) -> int:
+        """The last entry's seq (0: none)."""
+        check_session(session_id)
+        return self._checked_head(self._select(
+            f"SELECT seq FROM {self._t('corollary_journal_head')} WHERE session_id = {self._p}",
+            (session_id,)))
+
+    def _checked_head(self, rows: list[Any]) -> int:
+        if not rows:
+            return 0
+        seq = rows[0][0]
+        if not _is_count(seq, 0):
+            raise JournalCorruptError(f"corrupt journal: head {seq!r}", self.location)
+        return int(seq)
+
+    def journal_changed(self, session_id: str, after: int) -> bool:
+        """Whether there is an entry after ``after`` (one indexed lookup)."""
+        return self.journal_head(session_id) > check_seq(after, "after")
+
+    def read_checkpoint(self, session_id: str,
+                        upto: int | None = None) -> tuple[int, bytes] | None:
+        """The newest checkpoint with ``seq <= upto`` (``None``: the newest), or ``None``."""
+        check_session(session_id)
+        p = self._p
+        sql = f"SELECT seq, data FROM {self._t('corollary_checkpoint')} WHERE session_id = {p}"
+        params: list[Any] = [session_id]
+        if upto is not None:
+            sql += f" AND seq <= {p}"
+            params.append(check_seq(upto, "upto"))
+        rows = self._select(sql + " ORDER BY seq DESC LIMIT 1", params)
+        if not rows:
+            return None
+        seq, data = rows[0]
+        blob = checked_blob(data)
+        if not _is_count(seq, 0) or blob is None:
+            raise JournalCorruptError(f"corrupt journal: checkpoint {seq!r}", self.location)
+        return int(seq), blob
+
+    def journal_sessions(self) -> list[str]:
+        """Ids of the sessions with a journal or a checkpoint, sorted."""
+        return [r[0] for r in self._select(
+            f"SELECT session_id FROM {self._t('corollary_journal_head')} UNION "
+            f"SELECT session_id FROM {self._t('corollary_checkpoint')} ORDER BY 1")]

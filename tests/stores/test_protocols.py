@@ -1,0 +1,132 @@
+"""Store protocols split by concern (issue 26, point 6; docs/ledger.md, "Storage"): outcomes,
+sessions, journals, each a small protocol that a store implements when it keeps that concern;
+the ledger reads each concern through its own view; ``sync`` is the one spelling of catching up
+(``refresh`` warns); the old module paths of the stores still import, with a warning."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from corollary import TrustLedger, open_ledger
+from corollary.storage import protocols
+from corollary.storage.jsonfile import JSONFileStore
+from corollary.storage.memory import MemoryStore
+from corollary.storage.sqlite import SQLiteStore
+
+PG_URL = os.environ.get("COROLLARY_TEST_PG_URL")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _members(protocol: type) -> set[str]:
+    return {name for name, _ in inspect.getmembers(protocol, inspect.isfunction)
+            if not name.startswith("_")}
+
+
+def test_each_concern_is_its_own_small_protocol() -> None:
+    outcomes = _members(protocols.OutcomeStore)
+    sessions = _members(protocols.SessionStore)
+    journals = _members(protocols.JournalStore)
+    assert not outcomes & sessions and not sessions & journals and not outcomes & journals
+    assert all(len(m) <= 10 for m in (outcomes, sessions, journals))
+    assert sessions == {"save_session", "read_session", "load_session", "list_sessions",
+                        "delete_session"}
+    assert journals == set(protocols.JOURNAL_METHODS)
+    assert _members(protocols.LedgerStore) == outcomes | sessions
+
+
+@pytest.mark.parametrize("kind", ["memory", "json", "sqlite"])
+def test_a_store_has_the_concerns_it_keeps_and_the_ledger_views_them(tmp_path: Path,
+                                                                     kind: str) -> None:
+    target = {"memory": None, "json": tmp_path / "l.json", "sqlite": tmp_path / "l.db"}[kind]
+    ledger = open_ledger(target) if target is not None else TrustLedger()
+    try:
+        store = ledger.store
+        for name in _members(protocols.LedgerStore):
+            assert callable(getattr(store, name)), name
+        assert ledger.sessions is store
+        assert ledger.sessions.save_session("s", b"x") == 1
+        if kind == "json":  # outcomes and whole snapshots, no journals (documented)
+            assert ledger.journals is None
+        else:
+            assert ledger.journals is store
+            with ledger.journals.journal("j") as writer:
+                writer.append(b"entry", at=1.0)
+            assert ledger.journals.journal_head("j") == 1
+    finally:
+        ledger.close()
+
+
+def test_sync_is_the_one_spelling_and_refresh_warns(tmp_path: Path) -> None:
+    path = tmp_path / "l.db"
+    writer, reader = SQLiteStore(path), SQLiteStore(path)
+    try:
+        from corollary.trust.outcomes import Outcome
+
+        writer.add([Outcome(source="tool:a", correct=True, at=0.0, recorded_at=0.0,
+                            event_id="e1")])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert reader.sync() == {"tool:a"}
+        writer.add([Outcome(source="tool:b", correct=True, at=0.0, recorded_at=0.0,
+                            event_id="e2")])
+        with pytest.warns(DeprecationWarning, match=r"refresh.*sync\(\)"):
+            assert reader.refresh() == {"tool:b"}
+    finally:
+        writer.close()
+        reader.close()
+    assert MemoryStore().sync() == set()
+    assert JSONFileStore(tmp_path / "l.json").sync() == set()
+
+
+def test_the_stores_old_paths_warn_and_give_the_same_modules() -> None:
+    code = (
+        "import warnings\n"
+        "import corollary\n"
+        "warnings.simplefilter('error')\n"
+        "try:\n"
+        "    import corollary.trust.stores.sqlite\n"
+        "except DeprecationWarning as exc:\n"
+        "    print('warned:', exc)\n"
+        "warnings.simplefilter('ignore')\n"
+        "import corollary.trust.stores.sqlite as old, corollary.storage.sqlite as new\n"
+        "from corollary.trust.stores import MemoryStore\n"
+        "from corollary.trust.stores.base import JournalStore, OutcomeStore\n"
+        "from corollary.storage.protocols import JournalStore as J, OutcomeStore as O\n"
+        "import corollary.storage\n"
+        "print(old is new, MemoryStore is corollary.storage.MemoryStore, J is JournalStore,\n"
+        "      O is OutcomeStore)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert "warned: corollary.trust.stores moved to corollary.storage" in out.stdout
+    assert out.stdout.strip().endswith("True True True True")
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not PG_URL, reason="COROLLARY_TEST_PG_URL is not set")
+def test_postgres_keeps_every_concern_and_can_wake_a_follower() -> None:
+    import uuid
+
+    from corollary.storage.postgres import PostgresStore
+
+    namespace = f"pr_{uuid.uuid4().hex[:12]}"
+    store: Any = PostgresStore(PG_URL or "", namespace=namespace)
+    try:
+        for protocol in (protocols.LedgerStore, protocols.JournalStore,
+                         protocols.JournalWaiting):
+            assert all(callable(getattr(store, m)) for m in _members(protocol))
+        assert store.sync() == set()
+    finally:
+        store.close()
+        import psycopg
+
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {namespace} CASCADE")
