@@ -118,12 +118,13 @@ class QueryMethods:
         return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
                 if b.label is IN and b.conf >= floor]
 
-    def recall(self, query: str, k: int = 10, *, budget: float | None = None,
+    def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,
-               scope: str | Iterable[str] | Scope | None = None) -> list[Recalled]:
+               scope: str | Iterable[str] | Scope | None = None,
+               k: Any = NOT_GIVEN) -> list[Recalled]:
         """The held beliefs ``query`` is about, most relevant first (see :mod:`corollary.facade.recall`).
 
-        At most ``k`` hits, each held now at or above ``min_confidence`` (default: the policy's
+        At most ``limit`` hits (``k=`` is its deprecated spelling), each held now at or above ``min_confidence`` (default: the policy's
         ``min_confidence``); ``expand`` adds each hit's held inputs after it; ``budget``
         (tokens, :func:`corollary.facade.recall.count_tokens` of the rendered lines) stops the list
         before the first line that would not fit.
@@ -136,6 +137,7 @@ class QueryMethods:
         >>> [(r.key, r.why) for r in kb.recall("What is customer 7's email?")]
         [('customer:7:email', ('customer', '7', 'email'))]
         """
+        k = renamed_keyword(limit, k, "k", "limit", "kb.recall", default=10)
         query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
                                                             expand)
         if self._recaller is None:

@@ -46,6 +46,11 @@ def test_how_many_is_limit_and_n_warns() -> None:
         assert kb.what_to_check("price", n=1) == new
     with pytest.raises(InvalidTypeError, match="not both"):
         kb.what_to_check("price", limit=2, n=1)
+    hits = kb.recall("price", limit=1)
+    with pytest.warns(DeprecationWarning, match=r"kb.recall\(k=\)"):
+        assert kb.recall("price", k=1) == hits
+    with pytest.warns(DeprecationWarning, match=r"recall\(k=\)"):
+        assert kb.at(kb.now()).recall("price", k=1) == kb.at(kb.now()).recall("price", 1)
 
 
 def test_record_outcome_takes_reason_by_name_and_by_position_warns() -> None:

@@ -490,8 +490,16 @@ def test_without_the_extra_one_line_says_how_to_install_it(tmp_path: Path) -> No
 
 
 def test_make_server_refuses_what_is_not_a_base() -> None:
-    with pytest.raises(TypeError, match="make_server needs a BeliefBase"):
+    from corollary import InvalidTypeError, NameTakenError
+    from corollary.tms import register
+    from corollary.tms.kinds import RuleStep
+
+    # the typed family (issue 26, smaller list), still the built-in types callers catch
+    with pytest.raises(InvalidTypeError, match="make_server needs a BeliefBase"):
         make_server(object())  # type: ignore[arg-type]
+    with pytest.raises(NameTakenError) as taken:
+        register(RuleStep())
+    assert isinstance(taken.value, ValueError)
 
 
 def test_conflict_policy_survives_the_session(tmp_path: Path) -> None:
