@@ -271,11 +271,11 @@ class Recaller:
     def _beside(self, b: Belief, terms: list[str]) -> list[tuple[float, Belief]]:
         """The other values of ``b``'s key not indexed yet (made by reasons only, since the
         last catch-up), indexed now, with their relevance."""
-        slot = self.engine.keys.get(b.key)
-        if type(slot) is not dict:
+        values = self.engine.values_of(b.key)  # the engine's API, not its key table's layout
+        if len(values) < 2:
             return []
         index = self.index
-        fresh = [x for x in slot.values() if index.known(x) < 0]
+        fresh = [x for x in values if index.known(x) < 0]
         if not fresh:
             return []
         index.index_now(fresh)

@@ -58,7 +58,7 @@ from ..foundations.errors import (
     StoreVersionError,
 )
 from ..trust.outcomes import Outcome, Totals, totals_rows, validate_ledger_document
-from .base import check_expected_version, check_half_life, check_session, dedupe
+from .checks import check_expected_version, check_half_life, check_session, dedupe
 from .memory import MemoryStore
 
 #: Marks a file written by this store (its outcomes in commit order).

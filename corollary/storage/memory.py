@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from ..foundations.errors import SessionNotFoundError
 from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
-from .base import (
+from .checks import (
     check_entry,
     check_expected_version,
     check_seq,

@@ -42,24 +42,23 @@ from ..foundations.errors import (
     require,
 )
 from ..trust.outcomes import Outcome
-from .base import (
+from .cached import CachedSQLStore
+from .checks import (
     COLUMNS,
-    CachedSQLStore,
     check_entry,
     check_expected_version,
     check_half_life,
     check_seq,
     check_session,
     checked_entry_row,
-    keep_forever,
     outcome_of,
-    owned_by,
     row_of,
     session_conflict,
     session_journaled,
 )
 from .dialects.postgres import POSTGRES
-from .queries import SQLReads
+from .processes import keep_forever, owned_by
+from .queries import SQLQueries
 from .schema import MIGRATIONS
 from .schema import SCHEMA_VERSION as _SCHEMA_VERSION
 
@@ -78,7 +77,7 @@ def _lock_key(namespace: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-class PostgresStore(SQLReads, CachedSQLStore):
+class PostgresStore(SQLQueries, CachedSQLStore):
     """Outcomes in a PostgreSQL database, shared by processes on any number of machines.
 
     Parameters
@@ -98,7 +97,7 @@ class PostgresStore(SQLReads, CachedSQLStore):
     poll_interval : float
         Ask the server for other writers' outcomes at most this often (seconds);
         :meth:`changed_sources` (the ledger's ``poll``) answers from memory in between. The
-        default 0 asks every time (one round trip); :meth:`refresh` always asks.
+        default 0 asks every time (one round trip); :meth:`sync` always asks.
     """
 
     def __init__(self, url: str, half_life: float | None = None, *, namespace: str = "corollary",
@@ -279,6 +278,10 @@ class PostgresStore(SQLReads, CachedSQLStore):
 
     _select = _fetch  # the one-statement read the shared queries use (corollary.storage.queries)
 
+    def _change(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One write statement (autocommit, or in the thread's open journal transaction)."""
+        return int(self._tx(lambda conn: conn.execute(sql, params).rowcount, single=True))
+
     # -- schema --------------------------------------------------------------------------
     def _version(self, conn: Any) -> int | None:
         """The schema version; ``None`` for a namespace with no ledger in it."""
@@ -457,12 +460,6 @@ class PostgresStore(SQLReads, CachedSQLStore):
             raise session_conflict(session_id, expected, current, self.location)
         return int(rows[0][0])
 
-    def delete_session(self, session_id: str) -> bool:
-        """Forget a session; whether there was one."""
-        check_session(session_id)
-        sql = f"DELETE FROM {self.namespace}.sessions WHERE session_id = %s"
-        return bool(self._tx(lambda conn: conn.execute(sql, (session_id,)).rowcount))
-
     # -- the journal (docs/journal.md) ---------------------------------------------------
     @contextlib.contextmanager
     def journal(self, session_id: str) -> Iterator[PostgresJournalWriter]:
@@ -592,27 +589,6 @@ class PostgresStore(SQLReads, CachedSQLStore):
                 self._topics = {}
                 self._loaded = set()
                 self._dirty = True
-
-    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
-        """Keep ``data``, the session's snapshot just after entry ``seq`` (one kept there
-        stays)."""
-        check_session(session_id, data)
-        seq = check_seq(seq)
-        sql = (f"INSERT INTO {self.namespace}.corollary_checkpoint (session_id, seq, data) "
-               "VALUES (%s, %s, %s) ON CONFLICT (session_id, seq) DO NOTHING")
-        self._tx(lambda conn: conn.execute(sql, (session_id, seq, bytes(data))), single=True)
-
-    def prune_checkpoints(self, session_id: str, keep: int) -> int:
-        """Forget all but the first and the ``keep`` newest checkpoints; return how many went."""
-        check_session(session_id)
-        keep = check_seq(keep, "keep")
-        table = f"{self.namespace}.corollary_checkpoint"
-        sql = (f"DELETE FROM {table} WHERE session_id = %(s)s AND seq > "
-               f"(SELECT min(seq) FROM {table} WHERE session_id = %(s)s) AND seq NOT IN "
-               f"(SELECT seq FROM {table} WHERE session_id = %(s)s ORDER BY seq DESC "
-               "LIMIT %(keep)s)")
-        return int(self._tx(lambda conn: conn.execute(sql, {"s": session_id, "keep": keep}
-                                                      ).rowcount, single=True))
 
     def journal_seq_at(self, session_id: str, at: float) -> int:
         """The seq of the last entry whose time is ``<= at`` (0: none)."""

@@ -1,12 +1,15 @@
-"""The reads every SQL store shares, written once in terms of its dialect.
+"""The statements every SQL store shares, written once in terms of its dialect.
 
 A SQL store (:class:`~corollary.storage.sqlite.SQLiteStore`,
-:class:`~corollary.storage.postgres.PostgresStore`) mixes :class:`SQLReads` in, sets
-``dialect`` and ``location``, and supplies ``_select(sql, params) -> rows`` (one statement, no
-lock, retried as the store retries). What it returns is checked here against the types the
-schema promises, so a damaged row is a :class:`~corollary.foundations.errors.StoreCorruptError`
-or :class:`~corollary.foundations.errors.JournalCorruptError` on every database alike. Writes
-stay in each store: they differ by how its driver holds a transaction, not by spelling.
+:class:`~corollary.storage.postgres.PostgresStore`) mixes :class:`SQLQueries` in, sets
+``dialect`` and ``location``, and supplies ``_select(sql, params) -> rows`` (one read, no lock)
+and ``_change(sql, params) -> rows changed`` (one write, joining the thread's open journal
+transaction if there is one), each retried as the store retries. What a read returns is
+checked here against the types the schema promises, so a damaged row is a
+:class:`~corollary.foundations.errors.StoreCorruptError` or
+:class:`~corollary.foundations.errors.JournalCorruptError` on every database alike. Writes of
+more than one statement (outcomes, versioned saves, the journal) stay in each store: they
+differ by how its driver holds a transaction, not by spelling.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..foundations.errors import JournalCorruptError, SessionNotFoundError, StoreCorruptError
-from .base import check_seq, check_session, checked_entry_row, checked_sources
+from .checks import check_seq, check_session, checked_entry_row, checked_sources
 from .dialects import Dialect
 
 
@@ -40,13 +43,17 @@ def checked_blob(value: object) -> bytes | None:
     return None
 
 
-class SQLReads:
-    """The read half of the session, journal and outcome protocols, over ``_select``."""
+class SQLQueries:
+    """The one-statement parts of the session, journal and outcome protocols, over
+    ``_select`` and ``_change``."""
 
     dialect: Dialect
     location: object
 
     def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _change(self, sql: str, params: Sequence[Any] = ()) -> int:  # pragma: no cover
         raise NotImplementedError
 
     def _t(self, name: str) -> str:
@@ -93,6 +100,12 @@ class SQLReads:
         """Ids of the saved sessions, sorted."""
         return [r[0] for r in self._select(
             f"SELECT session_id FROM {self._t('sessions')} ORDER BY session_id")]
+
+    def delete_session(self, session_id: str) -> bool:
+        """Forget a session; whether there was one."""
+        check_session(session_id)
+        return bool(self._change(f"DELETE FROM {self._t('sessions')} "
+                                 f"WHERE session_id = {self._p}", (session_id,)))
 
     # -- journals ------------------------------------------------------------------------
     def journal_entries(self, session_id: str, after: int = 0,
@@ -148,6 +161,25 @@ class SQLReads:
         if not _is_count(seq, 0) or blob is None:
             raise JournalCorruptError(f"corrupt journal: checkpoint {seq!r}", self.location)
         return int(seq), blob
+
+    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
+        """Keep ``data``, the session's snapshot just after entry ``seq`` (a checkpoint already
+        kept at ``seq`` stays)."""
+        check_session(session_id, data)
+        seq = check_seq(seq)
+        self._change(self.dialect.upsert("corollary_checkpoint", ("session_id", "seq", "data"),
+                                         ("session_id", "seq")), (session_id, seq, bytes(data)))
+
+    def prune_checkpoints(self, session_id: str, keep: int) -> int:
+        """Forget all but the first and the ``keep`` newest checkpoints; return how many went."""
+        check_session(session_id)
+        keep = check_seq(keep, "keep")
+        table, p = self._t("corollary_checkpoint"), self._p
+        return self._change(
+            f"DELETE FROM {table} WHERE session_id = {p} AND seq > "
+            f"(SELECT min(seq) FROM {table} WHERE session_id = {p}) AND seq NOT IN "
+            f"(SELECT seq FROM {table} WHERE session_id = {p} ORDER BY seq DESC LIMIT {p})",
+            (session_id, session_id, session_id, keep))
 
     def journal_sessions(self) -> list[str]:
         """Ids of the sessions with a journal or a checkpoint, sorted."""

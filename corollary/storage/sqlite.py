@@ -50,24 +50,23 @@ from ..foundations.errors import (
     StoreVersionError,
 )
 from ..trust.outcomes import Outcome
-from .base import (
+from .cached import CachedSQLStore
+from .checks import (
     COLUMNS,
-    CachedSQLStore,
     check_entry,
     check_expected_version,
     check_half_life,
     check_seq,
     check_session,
     checked_entry_row,
-    keep_forever,
     outcome_of,
-    owned_by,
     row_of,
     session_conflict,
     session_journaled,
 )
 from .dialects.sqlite import SQLITE
-from .queries import SQLReads, checked_version
+from .processes import keep_forever, owned_by
+from .queries import SQLQueries, checked_version
 from .schema import MIGRATIONS
 from .schema import SCHEMA_VERSION as _SCHEMA_VERSION
 
@@ -118,7 +117,7 @@ def _error_kind(exc: sqlite3.Error) -> str:
     return "other"
 
 
-class SQLiteStore(SQLReads, CachedSQLStore):
+class SQLiteStore(SQLQueries, CachedSQLStore):
     """Outcomes in a SQLite file, shared safely by every process on the host.
 
     Parameters
@@ -404,6 +403,10 @@ class SQLiteStore(SQLReads, CachedSQLStore):
 
     _select = _run  # the one-statement read the shared queries use (corollary.storage.queries)
 
+    def _change(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """One write statement in its own transaction (or the thread's open journal's)."""
+        return int(self._write(lambda conn: conn.execute(sql, params).rowcount))
+
     def _wrap(self, exc: sqlite3.Error, opening: bool = False) -> StoreError:
         kind = _error_kind(exc)
         where = self.path
@@ -548,12 +551,6 @@ class SQLiteStore(SQLReads, CachedSQLStore):
 
         return int(self._write(body))
 
-    def delete_session(self, session_id: str) -> bool:
-        """Forget a session; whether there was one."""
-        check_session(session_id)
-        return bool(self._write(lambda conn: conn.execute(
-            "DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount))
-
     # -- session journals (corollary.storage.base.JournalStore) ------------------------
     def journal(self, session_id: str) -> _SQLiteJournal:
         """Take the session's write lock (``BEGIN IMMEDIATE``); a context manager yielding the
@@ -566,25 +563,6 @@ class SQLiteStore(SQLReads, CachedSQLStore):
         rows = self._run("SELECT seq FROM corollary_journal WHERE session_id = ? AND at <= ? "
                          "ORDER BY at DESC, seq DESC LIMIT 1", (session_id, float(at)))
         return int(rows[0][0]) if rows else 0
-
-    def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
-        """Keep a snapshot of the session just after entry ``seq`` (one kept there stays)."""
-        check_session(session_id, data)
-        seq = check_seq(seq)
-        blob = bytes(data)
-        self._write(lambda conn: conn.execute(
-            "INSERT INTO corollary_checkpoint (session_id, seq, data) VALUES (?, ?, ?) "
-            "ON CONFLICT (session_id, seq) DO NOTHING", (session_id, seq, blob)))
-
-    def prune_checkpoints(self, session_id: str, keep: int) -> int:
-        """Forget all but the first and the ``keep`` newest checkpoints."""
-        check_session(session_id)
-        keep = check_seq(keep, "keep")
-        return int(self._write(lambda conn: conn.execute(
-            "DELETE FROM corollary_checkpoint WHERE session_id = ?1 AND seq > "
-            "(SELECT min(seq) FROM corollary_checkpoint WHERE session_id = ?1) AND seq NOT IN "
-            "(SELECT seq FROM corollary_checkpoint WHERE session_id = ?1 "
-            "ORDER BY seq DESC LIMIT ?2)", (session_id, keep)).rowcount))
 
     def delete_journal(self, session_id: str) -> bool:
         """Forget a session's entries and checkpoints."""

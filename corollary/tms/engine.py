@@ -388,6 +388,9 @@ class Engine:
     def continue_numbering(self, next_seq: int) -> None:
         """Number new beliefs and reasons from ``next_seq`` on (numbers are never reused)."""
         self._seq = itertools.count(next_seq)
+        feed = self.feed
+        if next_seq < feed.first:  # a rollback gives its numbers back: they are new again
+            feed.first = next_seq
 
     def counted(self, made: int) -> None:
         """Count ``made`` beliefs a bulk path made itself (numbered from :meth:`next_number` on,
@@ -846,9 +849,9 @@ class Engine:
             self._evaluate(region, now)
         else:
             return
-        if self.settled is not None and self._trial is None:
-            # a subscriber follows labels: tell it after the sweep (a what-if's sweeps are
-            # told after it is undone, when the labels they noted are back as they were)
+        if (self.touched or self.settled is not None) and self._trial is None:
+            # a subscriber follows the engine: tell it after the sweep (a what-if's sweeps
+            # are told after it is undone, when the labels they noted are back as they were)
             self.feed.publish()
 
     @contextlib.contextmanager

@@ -12,8 +12,11 @@ changed), the retrievers behind recall and the inspector's live events. A listen
   those whose label differs now, :meth:`Changes.added` those made since;
 - ``removed``: the beliefs :meth:`~corollary.tms.engine.Engine.forget_if_unused` removed.
 
-The feed publishes after a settle: the rule engine publishes after each change and while it
-fires, and a sweep publishes when it ends if a listener follows labels. Collecting costs
+The feed publishes after a settle: at the end of each sweep that settled something (outside a
+what-if trial), after each change that has rules to fire (the rule engine publishes, and again
+while it fires), before recall's retrievers rank, after each change a served base makes
+(:mod:`corollary.serving.served`), and whenever :meth:`ChangeFeed.publish` is called. So a
+listener has heard of every change at the latest when the engine is next read. Collecting costs
 nothing while no listener asks for it: the engine's write paths fill two buffers that are
 ``None`` until a subscription turns them on (:attr:`Engine.touched
 <corollary.tms.engine.Engine.touched>`, a set of keys the marking walk adds to, and
@@ -36,7 +39,10 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import warnings
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -145,10 +151,18 @@ class Subscription:
         return self._on
 
     def tell(self, changes: Changes) -> None:
-        """Call the listener with ``changes`` unless stopped."""
+        """Call the listener with ``changes`` unless stopped. A listener's failure is warned
+        about, never raised: the feed publishes from inside changes and reads, which are not
+        the listener's to fail."""
         with self._lock:
-            if self._on:
+            if not self._on:
+                return
+            try:
                 self.listener(changes)
+            except Exception as exc:
+                with contextlib.suppress(Exception):  # not even under -W error
+                    warnings.warn(f"a change feed listener raised {type(exc).__name__}: {exc}",
+                                  RuntimeWarning, stacklevel=2)
 
     def stop(self) -> None:
         """Stop telling the listener (a second call does nothing); returns once no call of it
@@ -168,14 +182,24 @@ class Subscription:
 class ChangeFeed:
     """The change feed of one engine (``engine.feed``): see the module docstring."""
 
-    __slots__ = ("engine", "subscriptions", "first", "_publishing")
+    __slots__ = ("_engine", "subscriptions", "first", "_publishing")
 
     def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+        # held weakly: the engine holds its feed, and a cycle would keep a dropped base's
+        # engine (and through its trust view, the ledger's open connection) until a collection
+        self._engine = weakref.ref(engine)
         self.subscriptions: tuple[Subscription, ...] = ()
         #: the number of the first belief made since the last publication
         self.first = engine.next_number()
         self._publishing = False
+
+    @property
+    def engine(self) -> Engine:
+        """The engine this feed tells of."""
+        engine = self._engine()
+        if engine is None:  # pragma: no cover - the feed is reached through its engine
+            raise ReferenceError("the engine of this change feed is gone")
+        return engine
 
     def subscribe(self, listener: Listener, *, touched: bool = True,
                   labels: bool = True) -> Subscription:

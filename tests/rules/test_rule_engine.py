@@ -104,7 +104,9 @@ def test_settle_fires_the_rules_reading_touched_keys() -> None:
 
 def test_settle_without_rules_empties_what_was_touched() -> None:
     s = Setup([])
-    touched = s.engine.watch()
+    s.engine.feed.subscribe(lambda changes: None, labels=False)  # someone follows the feed
+    touched = s.engine.touched
+    assert touched is not None
     s.hold("x", 1)
     assert touched == {"x"}
     s.rules.settle()

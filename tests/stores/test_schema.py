@@ -219,12 +219,14 @@ def test_a_postgres_version_5_of_the_two_copies_gains_the_journal_time_index(
     assert "corollary_journal_at" in _pg_shape(namespace)[1]
 
 
-def test_the_sql_stores_share_their_reads_and_take_their_spelling_from_a_dialect() -> None:
+def test_the_sql_stores_share_their_statements_and_take_their_spelling_from_a_dialect() -> None:
     from corollary.storage.postgres import PostgresStore
-    from corollary.storage.queries import SQLReads
+    from corollary.storage.queries import SQLQueries
 
-    shared = [name for name in vars(SQLReads) if not name.startswith("__") and name != "_select"]
+    supplied = ("_select", "_change")  # what each store supplies
+    shared = [name for name in vars(SQLQueries) if not name.startswith("__")
+              and name not in supplied]
     for store in (SQLiteStore, PostgresStore):
-        assert issubclass(store, SQLReads)
+        assert issubclass(store, SQLQueries)
         assert [n for n in shared if n in vars(store)] == []  # none written again
     assert SQLiteStore.dialect is SQLITE

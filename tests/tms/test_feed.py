@@ -153,3 +153,15 @@ def test_stop_waits_for_a_running_listener_and_none_runs_after() -> None:
     kb.assert_("b", 1, source="human:ann")
     kb.engine.feed.publish()
     assert calls == ["start", "end"]  # ...and none started after
+
+
+def test_a_failing_listener_is_warned_about_and_the_change_stands() -> None:
+    kb = BeliefBase(clock=ManualClock(0), rules=[sum_ab])
+
+    def fails(changes: Changes) -> None:
+        raise ValueError("boom")
+
+    kb.engine.feed.subscribe(fails)
+    with pytest.warns(RuntimeWarning, match="boom"):
+        kb.assert_("a", 1, source="human:ann")
+        assert kb.value("a") == 1

@@ -1,0 +1,234 @@
+"""The totals cache every SQL store shares: outcomes folded in id order, caught up incrementally.
+
+SQL stores keep the outcomes themselves (append-only); the aggregates behind a reliability are
+folded from them in id order with :func:`corollary.trust.outcomes.fold_totals`, the same fold
+the in-memory store does, so every backend gives bit-for-bit the same answers for the same
+outcomes in the same order. The fold is cached per source in the process and caught up
+incrementally (``id > watermark``) at the first read after a write and on
+:meth:`CachedSQLStore.changed_sources`, so the belief engine's hot path
+(:meth:`~corollary.trust.ledger.TrustLedger.reliability`) is a dict lookup.
+
+The fold is exact whatever fails part-way: the watermark advances with every row folded, and a
+source is loaded into a scratch table that replaces nothing until it is complete, so a read
+that breaks off (a server stopping, a corrupt row) never folds an outcome twice.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+from ..foundations._deprecated import warn
+from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
+from .checks import checked_fold_row, dedupe
+from .processes import _LIVE
+
+_EMPTY = Totals()
+_FINITE = math.isfinite
+_Store = TypeVar("_Store", bound="CachedSQLStore")
+
+
+class CachedSQLStore:
+    """The caching half of the SQL stores; subclasses supply the queries.
+
+    Subclasses implement ``_insert(batch) -> set of event ids added``, ``_rows_since(id)``
+    (``(id, event_id, source, topic, outcome, observed_at)`` rows with a larger id, by id),
+    ``_rows_of(source, upto)`` (``(topic, outcome, observed_at)`` rows of one source up to an
+    id, by id), ``_max_id()``, ``_external_change() -> bool``, ``_drop_inherited(forked)``
+    (let go of what a forked child inherited, see :meth:`_after_fork_in_child`) and
+    ``close()``. They set ``_conn_lock`` before :meth:`_init_cache`, which registers the store
+    for the fork hooks.
+    """
+
+    half_life: float | None
+    location: object
+    _conn_lock: threading.RLock
+
+    def _init_cache(self) -> None:
+        self._lock = threading.RLock()
+        self._totals: dict[tuple[str, str | None], Totals] = {}
+        self._topics: dict[str, set[str]] = {}
+        self._loaded: set[str] = set()
+        self._pending: set[str] = set()
+        self._own: set[str] = set()  # event ids we wrote and have not caught up with yet
+        self._dirty = False
+        self._pid = os.getpid()
+        self._watermark = self._max_id()
+        _LIVE.add(self)
+
+    # -- processes -----------------------------------------------------------------------
+    def _before_fork(self) -> None:
+        """Called in the parent just before a fork (subclasses may hold their locks)."""
+
+    def _after_fork_in_parent(self) -> None:
+        """Called in the parent just after a fork."""
+
+    def _after_fork_in_child(self, forked: bool) -> None:
+        """Make this copy of the store the child's own: no inherited connection in use.
+
+        ``forked`` is ``True`` from the fork hook, before anything else runs in the child:
+        the store also gets new locks (another thread of the parent may have held them) and
+        an empty cache (that thread may have been half-way through folding into it; the
+        watermark stays, so the child hears of the same changes the parent would have).
+        ``False`` is a store noticing a new process id on its own (a fork that ran no hooks)
+        in the middle of a call: only the connection is replaced then.
+        """
+        if forked:
+            self._lock = threading.RLock()
+            self._conn_lock = threading.RLock()
+            self._totals = {}
+            self._topics = {}
+            self._loaded = set()
+            self._dirty = True
+        self._pid = os.getpid()
+        self._drop_inherited(forked)
+
+    def _drop_inherited(self, forked: bool) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __enter__(self: _Store) -> _Store:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # -- the OutcomeStore protocol -------------------------------------------------------
+    def add(self, outcomes: list[Outcome]) -> list[Outcome]:
+        """Store new outcomes in one transaction; return those added (known event ids skipped)."""
+        batch = dedupe(outcomes)
+        if not batch:
+            return []
+        with self._lock:
+            added = self._insert(batch)
+            # catch up lazily, at the next read or poll: a process that only writes never
+            # reads back the whole fleet's outcomes
+            self._own |= added
+            self._dirty = True
+            if len(self._own) > 100_000:
+                self._catch_up()
+        return [o for o in batch if o.event_id in added]
+
+    def totals(self, source: str, topic: str | None = None) -> Totals:
+        """The aggregates of ``source`` as of this process's last catch-up."""
+        if self._dirty or source not in self._loaded:
+            self._sync(source)
+        return self._totals.get((source, topic), _EMPTY)
+
+    def topics(self, source: str) -> list[str]:
+        """The topics ``source`` has outcomes in."""
+        if self._dirty or source not in self._loaded:
+            self._sync(source)
+        return sorted(self._topics.get(source, ()))
+
+    def export(self) -> tuple[list[list[Any]], list[Outcome]]:
+        """The totals of every source and topic, and every stored outcome (see
+        :meth:`OutcomeStore.export`)."""
+        totals = {(source, topic): self.totals(source, topic)
+                  for source in self.sources()  # type: ignore[attr-defined]
+                  for topic in (None, *self.topics(source))}
+        return totals_rows(totals), self.outcomes()  # type: ignore[attr-defined]
+
+    def changed_sources(self) -> set[str]:
+        """Sources that other writers added outcomes to since the last call."""
+        with self._lock:
+            if self._dirty or self._external_change():
+                self._catch_up()
+            return self._take_pending()
+
+    def sync(self) -> set[str]:
+        """Catch up with every writer now, and return what :meth:`changed_sources` would."""
+        with self._lock:
+            self._catch_up()
+            return self._take_pending()
+
+    def refresh(self) -> set[str]:
+        """Deprecated spelling of :meth:`sync` (warns; goes in the next release)."""
+        warn(f"{type(self).__name__}.refresh", "call sync() (the one spelling of catching up)")
+        return self.sync()
+
+    # -- the cache -----------------------------------------------------------------------
+    def _sync(self, source: str) -> None:
+        """Fold in our own writes (if any) and make sure ``source`` is cached."""
+        if self._dirty:
+            with self._lock:
+                self._catch_up()
+        if source not in self._loaded:
+            self._load(source)
+
+    def _take_pending(self) -> set[str]:
+        changed, self._pending = self._pending, set()
+        return changed
+
+    def _fold(self, source: str, topic: str | None, correct: bool, at: float) -> None:
+        fold_totals(self._totals, source, topic, correct, at, self.half_life)
+        if topic is not None:
+            self._topics.setdefault(source, set()).add(topic)
+
+    def _load(self, source: str) -> None:
+        with self._lock:
+            if source in self._loaded:
+                return
+            # into a scratch table first: a read that breaks off part-way leaves no trace
+            totals: dict[tuple[str, str | None], Totals] = {}
+            topics: set[str] = set()
+            where = self.location
+            for topic, outcome, at in self._rows_of(source, self._watermark):
+                _, topic, correct, at = checked_fold_row(source, topic, outcome, at, where)
+                fold_totals(totals, source, topic, correct, at, self.half_life)
+                if topic is not None:
+                    topics.add(topic)
+            self._totals.update(totals)
+            if topics:
+                self._topics.setdefault(source, set()).update(topics)
+            self._loaded.add(source)
+
+    def _catch_up(self) -> None:
+        loaded = self._loaded
+        own = self._own
+        where = self.location
+        try:
+            for row_id, event_id, source, topic, outcome, at in self._rows_since(
+                    self._watermark):
+                if not (type(source) is str and source
+                        and (topic is None or (type(topic) is str and topic))
+                        and type(outcome) is int and type(at) is float and _FINITE(at)):
+                    # not the plain shape: check it properly (raises for a damaged row)
+                    source, topic, outcome, at = checked_fold_row(source, topic, outcome, at,
+                                                                  where)
+                elif outcome != 0 and outcome != 1:
+                    checked_fold_row(source, topic, outcome, at, where)
+                if source in loaded:
+                    self._fold(source, topic, outcome == 1, at)
+                if event_id not in own:
+                    self._pending.add(source)
+                # with every row: if the next page never comes, nothing is folded twice
+                self._watermark = row_id
+        except BaseException:
+            self._dirty = True  # our own writes are still to be caught up with
+            raise
+        self._own = set()
+        self._dirty = False
+
+    # -- for subclasses ------------------------------------------------------------------
+    def _insert(self, batch: list[Outcome]) -> set[str]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _rows_since(self, after: int) -> Iterable[Sequence[Any]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _rows_of(self, source: str, upto: int) -> Iterable[Sequence[Any]]:  # pragma: no cover
+        raise NotImplementedError
+
+    def _max_id(self) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _external_change(self) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
