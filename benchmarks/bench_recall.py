@@ -129,10 +129,10 @@ def quality(path: str, fusion: bool) -> None:
                 continue
             asked += 1
             t0 = time.perf_counter()
-            got = [r.key.split(":", 2)[2] for r in kb.recall(question, k=max(ks))]
+            got = [r.key.split(":", 2)[2] for r in kb.recall(question, limit=max(ks))]
             recall_ms.append((time.perf_counter() - t0) * 1e3)
             if kbv is not None:
-                with_vectors = [r.key.split(":", 2)[2] for r in kbv.recall(question, k=max(ks))]
+                with_vectors = [r.key.split(":", 2)[2] for r in kbv.recall(question, limit=max(ks))]
                 for k in ks:
                     fused[k] += bool(present & set(with_vectors[:k]))
             scores = bm25.get_scores(re.findall(r"\w+", question.lower()))
@@ -176,7 +176,7 @@ def p50(kb: BeliefBase, qs: list[str]) -> float:
     times = []
     for q in qs:
         t0 = time.perf_counter()
-        kb.recall(q, k=10)
+        kb.recall(q, limit=10)
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1e3
 
@@ -191,7 +191,7 @@ def speed(sizes: list[int]) -> None:
         first = time.perf_counter() - t0
         index = kb._recaller.index  # type: ignore[union-attr]
         named = [q for q in qs if _field(q) != "?"]
-        right = sum(kb.recall(q, k=1)[0].key.endswith(_field(q)) for q in named)
+        right = sum(kb.recall(q, limit=1)[0].key.endswith(_field(q)) for q in named)
         print(f"n = {n:,}: recall p50 {p50(kb, qs):.3f} ms; first recall (builds the index) "
               f"{first:.3f} s; index {index.nbytes / n:.1f} B/belief; "
               f"the top hit is the customer's named field for {right} of {len(named)} questions")
@@ -231,7 +231,7 @@ def engines(n: int) -> None:
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_many(rows)
     t0 = time.perf_counter()
-    index = LexicalIndex(kb.engine)
+    index = LexicalIndex(kb._engine)  # the engine itself, not the reading view
     index.catch_up()
     own_build = time.perf_counter() - t0
     times = []

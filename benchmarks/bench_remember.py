@@ -61,7 +61,7 @@ def _base(size: int) -> BeliefBase:
     kb = BeliefBase(clock=ManualClock(1000))
     kb.assert_many([(f"user{i // len(FIELDS)}:{FIELDS[i % len(FIELDS)]}", f"v{i}", "tool:crm")
                     for i in range(size)])
-    kb.recall("warm the index up", k=1)
+    kb.recall("warm the index up", limit=1)
     return kb
 
 
@@ -303,7 +303,7 @@ def beam(repo: str, chats: int, k: int, policy: Any) -> None:
         def recalled(question: str, kb: BeliefBase = kb,
                      turn_of: dict[str, int] = turn_of) -> list[int]:
             out: list[int] = []
-            for r in kb.recall(question, k=k * 4):  # facts only: each maps to its turns
+            for r in kb.recall(question, limit=k * 4):  # facts only: each maps to its turns
                 b = None if r.key.startswith("doc:") else kb.engine.find(r.key, r.value)
                 for j in b.justs if b is not None else ():
                     tid = turn_of.get(j.info.get("document", ""))

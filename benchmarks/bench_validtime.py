@@ -173,7 +173,7 @@ def run(records: list[dict[str, Any]], order: str, mixed: bool, rumour: bool,
         latest += now_value == newest
         rumoured += isinstance(now_value, str) and now_value.endswith("(rumour)")
         plain_latest += plain.value(key) == newest
-        hits = kb.recall(r["questions"][0][0], k=5)
+        hits = kb.recall(r["questions"][0][0], limit=5)
         recalls += 1
         stale += any(h.key == key and h.value != now_value and not h.conflict for h in hits)
         for text, t, answer in r["questions"]:
@@ -189,7 +189,7 @@ def run(records: list[dict[str, Any]], order: str, mixed: bool, rumour: bool,
             recalls += 1
             held = {got} if got is not None else set()
             stale += any(h.key == key and h.value not in held and not h.conflict
-                         for h in view.recall(text, k=5))
+                         for h in view.recall(text, limit=5))
     read_s = time.perf_counter() - t1
     return {"facts": n_facts, "questions": asked, "at": right / asked,
             "plain_at": plain_right / asked, "latest": latest / keys,

@@ -8,7 +8,7 @@ right as evidence is retracted, fades, expires or conflicts.
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .agent import Agent, Refreshed, Run, Step
+from .agent import Agent, AgentOptions, Refreshed, Run, Step
 from .evidence.confidence import self_consistency
 from .facade.base import BeliefBase, Faded, Held
 from .facade.journal_entries import HistoryEntry, WatchEvent
@@ -140,5 +140,5 @@ __all__ = [
     "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]
-__all__ += ["Registry"]  # rules and tools by name, refusing a taken one (docs/extending.md)
+__all__ += ["AgentOptions", "Registry"]  # rules and tools by name, refusing a taken one (docs/extending.md)
 __all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)

@@ -62,7 +62,7 @@ def save_all(folder: Path) -> None:
     with open_ledger(folder / "ledger.db", clock=clock) as ledger:
         kb = build(clock, ledger)
         kb.retract("rumour", reason="denied", fault="source")
-        kb.record_outcome("tool:shop_filings", True, "audited")
+        kb.record_outcome("tool:shop_filings", True, reason="audited")
         kb.save_session("shop-1", overwrite=True)
 
 

@@ -11,6 +11,7 @@ layer (:mod:`corollary.models`). See ``docs/agent.md``.
 """
 
 from .loop import DEFAULT_SYSTEM, Agent
+from .options import AgentOptions
 from .records import Refreshed, Run, Step
 
-__all__ = ["DEFAULT_SYSTEM", "Agent", "Refreshed", "Run", "Step"]
+__all__ = ["DEFAULT_SYSTEM", "Agent", "AgentOptions", "Refreshed", "Run", "Step"]

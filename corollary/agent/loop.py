@@ -31,7 +31,8 @@ import attrs
 from ..evidence.confidence import SelfConsistency, self_consistency
 from ..facade.base import BeliefBase
 from ..facade.recall import count_tokens
-from ..foundations._validate import check_bool, check_int, check_number, check_unit
+from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
+from ..foundations._validate import check_int, check_unit
 from ..foundations.errors import (
     AmbiguousValueError,
     CorollaryError,
@@ -40,7 +41,6 @@ from ..foundations.errors import (
     ModelError,
     UnknownBeliefError,
 )
-from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key, plain
 from ..models import (
     Reply,
@@ -66,15 +66,18 @@ from .marks import (
     supersedes_mark,
     timeline_of,
 )
-from .projector import Projector, View
+from .options import CONTEXT_BUDGET as _CONTEXT_BUDGET
+from .options import AgentOptions
+from .projector import View
 from .records import ABSTAIN, CONFLICT, MODEL_ERROR, NO_ANSWER, OK, Refreshed, Run, Step
 
 #: The system message as :mod:`corollary.agent.prompts` has it at import (kept for imports of
 #: old; the agent reads ``prompts.SYSTEM`` itself when it is made).
 DEFAULT_SYSTEM = prompts.SYSTEM
 
-#: The default ``context_budget``, in tokens (see docs/agent.md, "What the model sees").
-CONTEXT_BUDGET = 2000
+#: The default ``context_budget``, in tokens (see docs/agent.md, "What the model sees"):
+#: :data:`corollary.agent.options.CONTEXT_BUDGET`, kept importable here.
+CONTEXT_BUDGET = _CONTEXT_BUDGET
 #: The hits recalled for the task at the start of a run (each followed by its held inputs).
 RECALLED = 10
 #: The most beliefs one call of the ``recall`` tool returns.
@@ -161,6 +164,9 @@ class Agent:
         Key prefixes the run is confined to (:class:`~corollary.foundations.scope.Scope`):
         the beliefs shown and recalled are inside it, and the model's claims are refused when
         their key or an input is outside it. Not with a ``projector``.
+    options : AgentOptions, optional
+        ``self_consistency`` to ``scope`` above as one value
+        (:class:`~corollary.agent.options.AgentOptions`), instead of as keyword arguments.
     conflict_policy : ConflictPolicy or None, optional
         The conflict policy of the base the agent makes when no ``kb`` is given: by default
         ``PreferNewer()`` (a newer value of a key supersedes an older one: the world changed);
@@ -185,13 +191,9 @@ class Agent:
 
     def __init__(self, model: Model, kb: BeliefBase | None = None, *,
                  tools: Iterable[Callable[..., Any]] = (), rules: Iterable[Rule] = (),
-                 name: str = "default", self_consistency: int = 1, learn_from_checks: bool = True,
-                 min_confidence: float | None = None, max_steps: int = 10,
-                 system: str | None = None, tolerance: float = 1e-6,
-                 projector: Projector | None = None,
-                 context_budget: int | None = CONTEXT_BUDGET,
-                 scope: str | Iterable[str] | Scope | None = None,
-                 conflict_policy: ConflictPolicy | None | Any = _NEWER) -> None:
+                 name: str = "default", options: AgentOptions | None = None,
+                 conflict_policy: ConflictPolicy | None | Any = _NEWER,
+                 **keywords: Any) -> None:
         if not callable(getattr(model, "complete", None)) and not callable(
                 getattr(model, "acomplete", None)):
             raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
@@ -199,25 +201,18 @@ class Agent:
             raise InvalidTypeError(f"kb must be a BeliefBase, not {type(kb).__name__}")
         if not isinstance(name, str) or not name or name.isspace() or ":" in name:
             raise InvalidInputError(f"name must be a non-empty string without ':', not {name!r}")
-        self.self_consistency = check_int(self_consistency, "self_consistency", low=1, high=100)
-        self.learn_from_checks = check_bool(learn_from_checks, "learn_from_checks")
-        self.min_confidence = (None if min_confidence is None
-                               else check_unit(min_confidence, "min_confidence"))
-        self.max_steps = check_int(max_steps, "max_steps", low=1)
-        if system is not None and not isinstance(system, str):
-            raise InvalidTypeError(f"system must be a str, not {type(system).__name__}")
-        self.system = prompts.SYSTEM if system is None else system
-        self.tolerance = check_number(tolerance, "tolerance", low=0.0)
-        if projector is not None and not callable(projector):
-            raise InvalidTypeError("projector must be a callable (kb) -> str")
-        self.projector = projector
+        #: How it runs and what its model sees (the keyword options, or ``options=``)
+        self.options = o = AgentOptions.given(options, keywords)
+        self.self_consistency = o.self_consistency
+        self.learn_from_checks = learn_from_checks = o.learn_from_checks
+        self.min_confidence = o.min_confidence
+        self.max_steps = o.max_steps
+        self.system = prompts.SYSTEM if o.system is None else o.system
+        self.tolerance = o.tolerance
+        self.projector = o.projector
         #: The keys the model may see and reason from (None: every key); docs/integrations.md
-        self.scope = to_scope(scope)
-        if projector is not None and self.scope is not None:
-            raise InvalidInputError("a projector renders the beliefs itself, so a scope could "
-                                    "not hold for it: pass one or the other")
-        self.context_budget = (None if context_budget is None
-                               else check_int(context_budget, "context_budget", low=1))
+        self.scope = o.scope
+        self.context_budget = o.context_budget
         tools = list(tools)
         self._tools: dict[str, Callable[..., Any]] = {}
         for fn in tools:
@@ -308,24 +303,30 @@ class Agent:
         partial = _Partial(key)
         return await self._adrive(self._loop(task, key, group, partial), partial)
 
-    def reverify(self, threshold: float | None = None, key: str | None = None,
-                 budget: int | None = None) -> list[Refreshed]:
+    def reverify(self, min_confidence: float | None = None, key: str | None = None,
+                 budget: int | None = None, *, threshold: Any = NOT_GIVEN) -> list[Refreshed]:
         """Run again the remembered tool calls behind stale evidence; return what was refreshed.
 
         Without ``key``: every premise that expired, then every premise whose confidence faded
-        below ``threshold`` (default: the agent's floor), most faded first. With ``key``: the
+        below ``min_confidence`` (default: the agent's floor; ``threshold=`` is its deprecated
+        spelling), most faded first. With ``key``: the
         premises under that belief, greedily, the one whose refresh raises it most first
-        (:meth:`BeliefBase.what_to_check`), re-ranked after each call; ``threshold`` then
+        (:meth:`BeliefBase.what_to_check`), re-ranked after each call; ``min_confidence`` then
         limits them to those expired or below it. ``budget`` caps the tool calls. Only calls of
         this agent's tools are run. An equal result renews the evidence in place (nothing
         downstream is re-derived); a changed one replaces it and what rested on it follows.
         """
-        return self._drive(self._reverify(threshold, key, budget))
+        floor = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
+                                "Agent.reverify")
+        return self._drive(self._reverify(floor, key, budget))
 
-    async def areverify(self, threshold: float | None = None, key: str | None = None,
-                        budget: int | None = None) -> list[Refreshed]:
+    async def areverify(self, min_confidence: float | None = None, key: str | None = None,
+                        budget: int | None = None, *,
+                        threshold: Any = NOT_GIVEN) -> list[Refreshed]:
         """:meth:`reverify` with ``await kb.acall(...)``, for ``async def`` tools."""
-        return await self._adrive(self._reverify(threshold, key, budget))
+        floor = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
+                                "Agent.areverify")
+        return await self._adrive(self._reverify(floor, key, budget))
 
     def _failed(self, exc: ModelError, partial: _Partial | None) -> ModelError:
         """``exc`` with the partial run attached as ``exc.run`` (the steps taken before the
@@ -572,7 +573,7 @@ class Agent:
         if failed:
             if self.learn_from_checks:
                 for ok, why in checked.checks:
-                    self.kb.record_outcome(self.source, ok, why)
+                    self.kb.record_outcome(self.source, ok, reason=why)
             raise InvalidInputError(prompts.REFUSED.format(failed="; ".join(failed)))
         return checked
 
@@ -636,7 +637,7 @@ class Agent:
     # -- re-verification ---------------------------------------------------------------------
     def _reverify(self, threshold: float | None, key: str | None, budget: int | None
                   ) -> _Effects:
-        threshold = None if threshold is None else check_unit(threshold, "threshold")
+        threshold = None if threshold is None else check_unit(threshold, "min_confidence")
         key = None if key is None else check_key(key)
         budget = None if budget is None else check_int(budget, "budget", low=0)
         refreshed: list[Refreshed] = []
@@ -650,7 +651,7 @@ class Agent:
         while budget is None or len(refreshed) < budget:
             calls = self._calls()
             pick = None
-            for check in self.kb.what_to_check(key, n=None):
+            for check in self.kb.what_to_check(key, limit=None):
                 slot = (check.key, check.source)
                 if slot in tried or slot not in calls:
                     continue

@@ -153,7 +153,8 @@ def _read_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     _base_options(add("conflicts", "list the open conflicts"), None)
     fade = add("faded", "list held premises whose evidence has faded")
     _base_options(fade, None)
-    fade.add_argument("--threshold", type=_unit, metavar="X",
+    fade.add_argument("--min-confidence", "--threshold", type=_unit, metavar="X",
+                      dest="threshold",  # --threshold: the old spelling, kept working
                       help="below this confidence (default: the policy's min_confidence)")
     draw = add("graph", "draw the justification graph (the whole base or the cone under KEY)")
     _base_options(draw, "optional")

@@ -9,8 +9,9 @@ number is off.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from datetime import timedelta
-from typing import TextIO
+from typing import Any, TextIO
 
 from .._version import __version__
 from ..facade.base import BeliefBase
@@ -38,6 +39,17 @@ def run_demo(out: TextIO | None = None) -> int:
         print(text, file=stream)
 
     clock = ManualClock(1_767_225_600)  # 2026-01-01, so the demo prints the same every time
+    kb, filings, quote = _demo_base(clock)
+    say(f"corollary {__version__} demo: a belief base with a ManualClock at 2026-01-01")
+    _agree_and_derive(kb, filings, quote, say)
+    _fade(kb, clock, quote, say)
+    _conflict_and_blame(kb, say)
+    say("\ndemo: all checks passed")
+    return 0
+
+
+def _demo_base(clock: ManualClock) -> tuple[BeliefBase, Any, Any]:
+    """The demo's base, with its two tools and a rule; and the tools."""
     ledger = TrustLedger(clock=clock)
 
     @tool(trust="high", name="filings")
@@ -56,8 +68,11 @@ def run_demo(out: TextIO | None = None) -> int:
 
     kb = BeliefBase(ledger=ledger, clock=clock, conflict_policy=PreferHigherConfidence(),
                     tools=[filings, quote], rules=[signal], learn_from_checks=False)
+    return kb, filings, quote
 
-    say(f"corollary {__version__} demo: a belief base with a ManualClock at 2026-01-01")
+
+def _agree_and_derive(kb: BeliefBase, filings: Any, quote: Any, say: Callable[[str], None]
+                      ) -> None:
     say("\n1. Assertions from several sources; independent agreement (noisy-OR)")
     kb.call(filings, "revenue:Q2", "Q2")
     kb.call(filings, "revenue:Q3", "Q3")
@@ -79,6 +94,8 @@ def run_demo(out: TextIO | None = None) -> int:
     say(f"   signal = {kb.value('signal')!r} (rule over growth and a fresh quote)")
     say("\n" + str(kb.explain("answer")))
 
+
+def _fade(kb: BeliefBase, clock: ManualClock, quote: Any, say: Callable[[str], None]) -> None:
     say("\n3. Evidence fades: the quote has a one-minute half-life and a five-minute ttl")
     for seconds in (30, 30, 60):
         clock.advance(seconds)
@@ -92,6 +109,8 @@ def run_demo(out: TextIO | None = None) -> int:
     say(f"   re-quoted: price:ACME {format_confidence(kb.confidence('price:ACME'))}, signal "
         f"{kb.label('signal')} again")
 
+
+def _conflict_and_blame(kb: BeliefBase, say: Callable[[str], None]) -> None:
     say("\n4. A conflict: a model guess against a person")
     kb.claim("ceo", "Bob", source="model:analyst", certainty=0.8)
     kb.assert_("ceo", "Alice", source="human:ops")
@@ -107,6 +126,4 @@ def run_demo(out: TextIO | None = None) -> int:
         say(f"   {key}: {kb.label(key)}")
     _check(kb.label("answer") == "OUT", "retraction cascades to the answer")
     say("\n" + str(kb.explain("revenue:Q3")))
-    say("\ndemo: all checks passed")
-    return 0
 

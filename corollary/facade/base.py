@@ -31,7 +31,7 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ..foundations._collector import collector_paused
-from ..foundations._deprecated import warn
+from ..foundations._deprecated import keyword_only, warn
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
@@ -52,6 +52,7 @@ from ..retrieval.vectors import check_embedder
 from ..tms import Engine, Justification, make_items, premise_record, strata
 from ..tms.batch import Batch
 from ..tms.conflicts import ConflictPolicy
+from ..tms.reading import EngineView
 from ..trust.ledger import TrustLedger
 from ..trust.policy import STEP_KINDS, TrustPolicy
 from ..trust.view import TrustView
@@ -223,9 +224,10 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         return self._trust.shared
 
     @property
-    def engine(self) -> Engine:
-        """The TMS, for reading (tools, pictures, tests); change the base through its methods."""
-        return self._engine
+    def engine(self) -> EngineView:
+        """The TMS, for reading (tools, pictures, tests): a view whose changing methods warn
+        (:class:`~corollary.tms.reading.EngineView`); change the base through its methods."""
+        return EngineView(self._engine)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
@@ -298,8 +300,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._trust.poll()
         return self._trust.reliability(source, self._sync_engine.outcomes())[0]
 
+    @keyword_only("reason")  # by position is deprecated: keyword-only, as the ledger's
     @operation(subjects=outcome_of)
-    def record_outcome(self, source: str, correct: bool, reason: str | None = None, *,
+    def record_outcome(self, source: str, correct: bool, *, reason: str | None = None,
                        at: float | None = None, topic: str | None = None,
                        key: str | None = None) -> None:
         """Record your own ground truth about ``source`` (an audit, a ticket) in the ledger.

@@ -406,7 +406,7 @@ class RememberMethods:
         from .remember_request import KEYS_TOKENS
         lines: list[str] = []
         used = 0
-        hits = self.recall(text, k=SHOWN_KEYS + 8)  # type: ignore[attr-defined]
+        hits = self.recall(text, limit=SHOWN_KEYS + 8)  # type: ignore[attr-defined]
         for r in hits:
             if r.key.startswith("doc:") or not (scopes is None or scopes.contains(r.key)):
                 continue

@@ -81,3 +81,31 @@ def plain_text(text: Any) -> Any:
     """``text`` as a plain ``str`` if it is any string; anything else unchanged (for callers
     that validate the type themselves)."""
     return str.__str__(text) if isinstance(text, str) and type(text) is not str else text
+
+
+def options_given(cls: Any, options: Any, keywords: Any, where: str) -> Any:
+    """``options`` (an instance of the attrs class ``cls``), or one made of ``keywords``
+    (its fields by name; the others by default): what a function taking ``options=`` or its
+    fields as keyword arguments was given. Both, another type, or an unknown name are an
+    :class:`InvalidTypeError` naming ``where``.
+
+    >>> import attrs
+    >>> @attrs.frozen
+    ... class Opts:
+    ...     steps: int = 1
+    >>> options_given(Opts, None, {"steps": 3}, "run()")
+    Opts(steps=3)
+    """
+    import attrs
+
+    if options is not None:
+        if keywords:
+            raise InvalidTypeError(f"{where} takes options= or keyword options, not both")
+        if not isinstance(options, cls):
+            raise InvalidTypeError(f"options must be a{'n' if cls.__name__[0] in 'AEIOU' else ''} "
+                                   f"{cls.__name__}")
+        return options
+    unknown = sorted(set(keywords) - set(attrs.fields_dict(cls)))
+    if unknown:
+        raise InvalidTypeError(f"{where} got unknown options {unknown}")
+    return cls(**keywords)

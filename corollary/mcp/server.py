@@ -459,7 +459,7 @@ def _settling_tools(server: MCPServer, served: Served) -> None:
                        reason: Annotated[str | None, Field(description="Why")] = None
                        ) -> SourceState:
         def apply(kb: BeliefBase) -> float:
-            kb.record_outcome(source, correct, reason)
+            kb.record_outcome(source, correct, reason=reason)
             return kb.reliability(source)
 
         reliability, version = served.change(apply)
@@ -551,24 +551,36 @@ def _problem_tools(server: MCPServer, served: Served) -> None:
                 for x in c.candidates]) for c in kb.conflicts() if served.inside(c.key)])
 
     @server.tool(annotations=_READ, description=(
-        "Held premises whose evidence has faded below threshold (default: the policy's "
+        "Held premises whose evidence has faded below min_confidence (default: the policy's "
         "min_confidence): candidates to re-check."))
-    def faded(threshold: Annotated[float | None, Field(
-            description="Confidence in [0, 1]")] = None) -> FadedList:
+    def faded(min_confidence: Annotated[float | None, Field(
+            description="Confidence in [0, 1]")] = None,
+              threshold: Annotated[float | None, Field(
+            description="Deprecated spelling of min_confidence")] = None
+              ) -> FadedList:
+        if min_confidence is not None and threshold is not None:
+            raise InvalidInputError("give min_confidence (or the deprecated threshold), not both")
         with served.reading() as kb:
+            found = kb.faded(min_confidence) if threshold is None else kb.faded(
+                threshold=threshold)  # the old spelling, checked under its name
             return FadedList(faded=[
                 FadedItem(key=f.key, value=plain(f.value), confidence=f.confidence,
-                          sources=list(f.sources)) for f in kb.faded(threshold)
+                          sources=list(f.sources)) for f in found
                 if served.inside(f.key)])
 
     @server.tool(annotations=_READ, description=(
         "What to verify first to make key more certain: the premises whose check would "
         "settle the most, best first."))
-    def what_to_check(key: Key, n: Annotated[int, Field(
-            description="How many to list")] = 5) -> CheckList:
+    def what_to_check(key: Key, limit: Annotated[int, Field(
+            description="At most how many to list")] = 5,
+                      n: Annotated[int | None, Field(
+            description="Deprecated spelling of limit")] = None) -> CheckList:
+        if n is not None and limit != 5:
+            raise InvalidInputError("give limit (or the deprecated n), not both")
+        n = limit if n is None else n
         served.check(key)
         with served.reading() as kb:
-            found = [i for i in kb.what_to_check(key, n=None if served.scope else n)
+            found = [i for i in kb.what_to_check(key, limit=None if served.scope else n)
                      if served.inside(i.key)][:n]
             return CheckList(items=[
                 CheckItem(key=i.key, value=plain(i.value), source=i.source, gain=i.gain)

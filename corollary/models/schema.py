@@ -272,6 +272,26 @@ def tool_schema(fn: Callable[..., Any], name: str | None = None,
     >>> schema["function"]["parameters"]["required"]
     ['symbol']
     """
+    name = _tool_name(fn, name)
+    if description is not None and not isinstance(description, str):
+        raise InvalidTypeError(f"description must be a str, not {type(description).__name__}")
+    try:
+        signature = inspect.signature(fn)  # follows __wrapped__
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"cannot read the signature of {fn!r}: {exc}") from None
+    doc = inspect.getdoc(fn) or inspect.getdoc(inspect.unwrap(fn)) or ""
+    summary, described = _docstring(doc)
+    properties, required = _parameters(fn, signature, described)
+    function: dict[str, Any] = {"name": name}
+    text = summary if description is None else description
+    if text:
+        function["description"] = text
+    function["parameters"] = {"type": "object", "properties": properties, "required": required}
+    return {"type": "function", "function": function}
+
+
+def _tool_name(fn: Callable[..., Any], name: str | None) -> str:
+    """The name a tool's schema gives it, checked (``fn.__name__`` unless ``name``)."""
     if not callable(fn):
         raise InvalidTypeError(f"tool_schema needs a function, not {type(fn).__name__}")
     if name is None:
@@ -282,14 +302,13 @@ def tool_schema(fn: Callable[..., Any], name: str | None = None,
         raise InvalidTypeError(f"a tool's name must be a str, not {type(name).__name__}")
     if not _NAME.match(name):
         raise InvalidInputError(f"a tool's name must be 1 to 64 letters, digits, '_' or '-', not {name!r}")
-    if description is not None and not isinstance(description, str):
-        raise InvalidTypeError(f"description must be a str, not {type(description).__name__}")
-    try:
-        signature = inspect.signature(fn)  # follows __wrapped__
-    except (TypeError, ValueError) as exc:
-        raise InvalidInputError(f"cannot read the signature of {fn!r}: {exc}") from None
-    doc = inspect.getdoc(fn) or inspect.getdoc(inspect.unwrap(fn)) or ""
-    summary, described = _docstring(doc)
+    return name
+
+
+def _parameters(fn: Callable[..., Any], signature: inspect.Signature,
+                described: dict[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """The schema's ``properties`` and ``required`` parameters (``*args``/``**kwargs`` left
+    out), each described from the docstring or its ``Annotated`` text."""
     annotations = _annotations(fn, signature)
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -309,9 +328,4 @@ def tool_schema(fn: Callable[..., Any], name: str | None = None,
             except (TypeError, ValueError, RecursionError):
                 pass  # a default JSON cannot carry (an object, a NaN): the model need not see it
         properties[parameter.name] = schema
-    function: dict[str, Any] = {"name": name}
-    text = summary if description is None else description
-    if text:
-        function["description"] = text
-    function["parameters"] = {"type": "object", "properties": properties, "required": required}
-    return {"type": "function", "function": function}
+    return properties, required

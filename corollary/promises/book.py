@@ -812,8 +812,6 @@ class PromiseBook:
         >>> kb.replay(a.record).match
         True
         """
-        from .guarantee import GroupedPromise
-
         key = check_key(key)
         found, binding, none_reason = self._pick(promise, group)
         name = None if none_reason is not None else promise  # the promise the verdict is under
@@ -821,33 +819,25 @@ class PromiseBook:
         confidence = max((float(b.conf) for b in held), default=0.0)
         calibrated = None if self.calibrator is None else float(self.calibrator.predict(confidence))
         signal, problem = self._signal(binding, name is not None, key, held, reader, base)
-        chosen = found if found is not None and not isinstance(found, GroupedPromise) else None
-        label = group
-        if isinstance(found, GroupedPromise):
-            if binding.groups is not None and len(held) == 1:
-                label, trouble = binding.read_group(key, held, reader, base)
-                problem = problem or trouble
-            chosen = None if label is None else found.promises.get(label)
+        chosen, label, trouble = _chosen(found, binding, group, key, held, reader, base)
+        problem = problem or trouble
         threshold = None if name is None else (math.inf if chosen is None else float(chosen.threshold))
         fields = dict(signal=binding.signal_name(key), signal_value=signal, group=label,
                       promise=name)
-        if len(held) != 1:
-            if held:
-                why = f"{key!r} is in an open conflict ({conflict(key, held)}): abstained"
-            else:
-                why = f"nothing is held for {key!r}: abstained"
-            rec = _record(key, None, signal, calibrated, chosen, name, label, len(held), ABSTAIN,
-                          why, now, binding)
-            return Answer(key, ABSTAIN, None, confidence, calibrated, threshold, why, rec,
-                          **fields)
-        b = held[0]
-        status = ABSTAIN if problem is not None else _decide(name, chosen, signal, 1, b.value)
-        why = _why(name, chosen, none_reason, status, signal, _shown(binding, key), b.value,
-                   label, problem)
-        rec = _record(key, b.value, signal, calibrated, chosen, name, label, 1, status, why, now,
-                      binding)
-        self.verdicts[(key, b.vid)] = rec
-        return Answer(key, status, b.value, confidence, calibrated, threshold, why, rec, **fields)
+        value, status = None, ABSTAIN
+        if len(held) != 1:  # nothing held, or an open conflict
+            why = (f"{key!r} is in an open conflict ({conflict(key, held)}): abstained" if held
+                   else f"nothing is held for {key!r}: abstained")
+        else:
+            value = held[0].value
+            status = ABSTAIN if problem is not None else _decide(name, chosen, signal, 1, value)
+            why = _why(name, chosen, none_reason, status, signal, _shown(binding, key), value,
+                       label, problem)
+        rec = _record(key, value, signal, calibrated, chosen, name, label, len(held), status,
+                      why, now, binding)
+        if len(held) == 1:
+            self.verdicts[(key, held[0].vid)] = rec
+        return Answer(key, status, value, confidence, calibrated, threshold, why, rec, **fields)
 
     def replay(self, record: Mapping[str, Any] | Answer, held_of: HeldOf, *, live: bool = False,
                base: Any = None) -> Replay:
@@ -1001,3 +991,18 @@ __getattr__ = module_getattr(__name__, {
     "Promises": (lambda: PromiseBook, "the component is corollary.promises.PromiseBook; a "
                  "promise is a corollary.Promise"),
 })
+
+
+def _chosen(found: Any, binding: Binding, group: Any, key: str, held: list[Belief],
+            reader: HeldOf, base: Any) -> tuple[Any, Any, str | None]:
+    """``(promise, group, problem)`` an answer is under: a plain promise itself; of a grouped
+    one, the group's (read from the base when one value is held, else the group given), or
+    ``None`` for a group never calibrated; ``problem`` says why the group could not be read."""
+    from .guarantee import GroupedPromise
+
+    if not isinstance(found, GroupedPromise):
+        return found, group, None
+    label, problem = group, None
+    if binding.groups is not None and len(held) == 1:
+        label, problem = binding.read_group(key, held, reader, base)
+    return (None if label is None else found.promises.get(label)), label, problem

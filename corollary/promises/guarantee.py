@@ -713,7 +713,12 @@ def calibrate(scores: ArrayLike | None, correct: ArrayLike, *,
     s = _scores_of(scores, n, o.folds, o.fit)
     if o.folds is not None:
         settings = attrs.evolve(settings, folds=int(o.folds))
-    wrong = ~right
+    return _calibrated(s, ~right, n, chosen, settings, o)
+
+
+def _calibrated(s: NDArray[np.float64], wrong: NDArray[np.bool_], n: int, chosen: Any,
+                settings: _Settings, o: CalibrationOptions) -> Promise | GroupedPromise:
+    """The promise :func:`calibrate` sets on checked scores: one, or one per group."""
     if o.groups is None:
         if o.answers is not None:
             raise InvalidInputError('answers= is only used with groups="answer"')

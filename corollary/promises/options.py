@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from ..foundations._validate import options_given
 from ..foundations.errors import InvalidTypeError
 
 __all__ = ["CalibrationOptions", "GuaranteeOptions"]
@@ -89,16 +90,7 @@ class CalibrationOptions:
     def given(cls, options: CalibrationOptions | None, keywords: Mapping[str, Any]
               ) -> CalibrationOptions:
         """``options``, or the options named in ``keywords`` (the others by default)."""
-        if options is not None:
-            if keywords:
-                raise InvalidTypeError("calibrate() takes options= or keyword options, not both")
-            if not isinstance(options, CalibrationOptions):
-                raise InvalidTypeError("options must be a CalibrationOptions")
-            return options
-        unknown = sorted(set(keywords) - set(attrs.fields_dict(cls)))
-        if unknown:
-            raise InvalidTypeError(f"calibrate() got unknown options {unknown}")
-        return cls(**keywords)
+        return options_given(cls, options, keywords, "calibrate()")  # type: ignore[no-any-return]
 
 
 @attrs.frozen(slots=True, kw_only=True)

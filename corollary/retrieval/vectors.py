@@ -22,7 +22,7 @@ milliseconds). Past that, an approximate index (hnswlib, FAISS) can stand behind
 >>> kb = BeliefBase(clock=ManualClock(0), embedder=embed)
 >>> kb.assert_("pet", "a cat", source="human:ann")
 >>> kb.assert_("ride", "a car", source="human:ann")
->>> [r.key for r in kb.recall("cat", k=1)]
+>>> [r.key for r in kb.recall("cat", limit=1)]
 ['pet']
 """
 

@@ -228,16 +228,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     for r in given_rules:
         if not isinstance(r, Rule):
             raise InvalidTypeError("rules must be @rule functions")
-    if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
-        raise SnapshotError("not a corollary snapshot", path)
-    data = dict(data)
-    version = data.get("version")
-    if type(version) is not int or version < 1:
-        raise SnapshotError(f"unreadable snapshot version {version!r}", path)
-    if version > SNAPSHOT_VERSION:
-        raise SnapshotError(
-            f"snapshot schema version {version} is newer than this corollary reads "
-            f"({SNAPSHOT_VERSION}); upgrade corollary to load it", path)
+    data, version = _versioned(data, path)
     f = Fields(path, "snapshot")
     optional = [k for k, since in _SINCE.items() if version < since]
     f.mapping(data, "the snapshot", [k for k in _KEYS if k not in optional], optional)
@@ -291,6 +282,21 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         premises=premises, justifications=justs, kinds=kinds, unless=unless, nogoods=nogoods,
         where=path, promises=promises, bindings=bindings, verdicts=verdicts,
         calibrator=calibrator, calls=calls)
+
+
+def _versioned(data: Any, path: object) -> tuple[dict[str, Any], int]:
+    """A copy of the snapshot document, and its schema version (one this corollary reads)."""
+    if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
+        raise SnapshotError("not a corollary snapshot", path)
+    data = dict(data)
+    version = data.get("version")
+    if type(version) is not int or version < 1:
+        raise SnapshotError(f"unreadable snapshot version {version!r}", path)
+    if version > SNAPSHOT_VERSION:
+        raise SnapshotError(
+            f"snapshot schema version {version} is newer than this corollary reads "
+            f"({SNAPSHOT_VERSION}); upgrade corollary to load it", path)
+    return data, version
 
 
 def _names(f: Fields, value: Any, field: str) -> list[str]:

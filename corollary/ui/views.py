@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._format import format_confidence
 from ..foundations.errors import (
     AmbiguousValueError,
@@ -142,7 +143,7 @@ class Inspector:
         blocks = proof.to_blocks()
         values = kb.engine.values_of(key)
         try:
-            checks: list[dict[str, Any]] | None = [_data(c) for c in kb.what_to_check(key, n=10)]
+            checks: list[dict[str, Any]] | None = [_data(c) for c in kb.what_to_check(key, limit=10)]
         except AmbiguousValueError:  # an open conflict: which value to rank is not known
             checks = None
         now = kb.now()
@@ -264,10 +265,14 @@ class Inspector:
         return {"history": rows, "more": more, "next": rows[-1]["seq"] if more else None}
 
     # -- lists -------------------------------------------------------------------------
-    def problems(self, threshold: float | None = None) -> dict[str, Any]:
-        """Open conflicts, faded and expired beliefs. Faded is below ``threshold`` (default:
-        the policy's ``min_confidence``, or :data:`FADED_AT` when that is 0)."""
+    def problems(self, min_confidence: float | None = None, *,
+                 threshold: Any = NOT_GIVEN) -> dict[str, Any]:
+        """Open conflicts, faded and expired beliefs. Faded is below ``min_confidence``
+        (default: the policy's ``min_confidence``, or :data:`FADED_AT` when that is 0;
+        ``threshold=`` is its deprecated spelling). The page's field is ``threshold``."""
         kb = self.kb
+        threshold = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
+                                    "Inspector.problems")
         if threshold is None:
             threshold = kb.policy.min_confidence or FADED_AT
         conflicts = []

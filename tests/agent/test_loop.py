@@ -313,3 +313,23 @@ def test_a_fresh_base_gets_the_tools_and_rules() -> None:
     assert "revenue" in agent.kb.tools and agent.kb.rules == (double,)
     agent.run("Q3?")
     assert agent.kb.value("double") == 220.0
+
+
+def test_agent_options_travel_together_and_keywords_keep_working() -> None:
+    """Agent.__init__'s options are one value (issue 26, point 8): AgentOptions, or its
+    fields as keyword arguments, checked the same way."""
+    from corollary import AgentOptions, InvalidInputError, InvalidTypeError
+
+    options = AgentOptions(max_steps=3, min_confidence=0.5, context_budget=None)
+    by_value = Agent(ScriptedModel([]), options=options)
+    by_keyword = Agent(ScriptedModel([]), max_steps=3, min_confidence=0.5, context_budget=None)
+    assert by_value.options == by_keyword.options == options
+    assert by_value.max_steps == 3 and by_value.floor == 0.5 and by_value.context_budget is None
+    with pytest.raises(InvalidTypeError, match="not both"):
+        Agent(ScriptedModel([]), options=options, max_steps=4)
+    with pytest.raises(InvalidTypeError, match="max_stepz"):
+        Agent(ScriptedModel([]), max_stepz=4)
+    with pytest.raises(InvalidInputError, match="max_steps"):
+        Agent(ScriptedModel([]), max_steps=0)
+    with pytest.raises(InvalidInputError, match="projector"):
+        AgentOptions(projector=lambda kb: "", scope="customer:7")

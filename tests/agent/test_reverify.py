@@ -99,8 +99,8 @@ def test_faded_premises_below_the_threshold() -> None:
     agent = ran_agent(clock)
     clock.advance(30)  # quotes at 0.99 × 2^-0.5 = 0.700
     assert agent.reverify() == []  # the floor is 0: nothing is below it
-    assert agent.reverify(threshold=0.5) == []
-    refreshed = agent.reverify(threshold=0.75)
+    assert agent.reverify(min_confidence=0.5) == []
+    refreshed = agent.reverify(min_confidence=0.75)
     assert [(r.key, r.status, round(r.old_confidence, 3), r.new_confidence) for r in refreshed] == [
         ("price:ACME", "renewed", 0.7, 0.99), ("price:INIT", "renewed", 0.7, 0.99)]
     assert RAN == ["ACME", "INIT"] and FIRED == [101.5]
@@ -112,7 +112,7 @@ def test_a_changed_result_replaces_the_evidence_and_the_dependants_follow() -> N
     kb = agent.kb
     clock.advance(60)
     FEED["ACME"] = 90.0
-    by_key = {r.key: r for r in agent.reverify(threshold=0.6)}
+    by_key = {r.key: r for r in agent.reverify(min_confidence=0.6)}
     assert sorted(by_key) == ["price:ACME", "price:INIT", "rate:EURUSD"]  # expired, then faded
     refreshed = by_key["price:ACME"]
     assert (refreshed.key, refreshed.old_value, refreshed.new_value, refreshed.status) == (
@@ -131,7 +131,7 @@ def test_a_budget_goes_where_it_raises_the_belief_most() -> None:
     agent = ran_agent(clock)
     kb = agent.kb
     clock.advance(60)  # quotes at 0.495; the rate expired
-    checks = kb.what_to_check("answer", n=None)
+    checks = kb.what_to_check("answer", limit=None)
     assert [(c.key, c.expired) for c in checks] == [
         ("rate:EURUSD", True), ("price:ACME", False), ("price:INIT", False)]
     assert checks[0].gain == pytest.approx(0.9 * min(0.9 * 0.495, 0.495))
@@ -161,11 +161,11 @@ def test_only_this_agents_tools_are_run_and_budget_counts_calls() -> None:
     agent = ran_agent(clock)
     clock.advance(90)
     other = Agent(ScriptedModel([]), agent.kb, tools=[quote])  # it cannot run the rate tool
-    assert [r.key for r in other.reverify(threshold=0.9)] == ["price:ACME", "price:INIT"]
+    assert [r.key for r in other.reverify(min_confidence=0.9)] == ["price:ACME", "price:INIT"]
     assert [r.key for r in agent.reverify(budget=1)] == ["rate:EURUSD"]
     assert agent.reverify(budget=0) == []
     with pytest.raises(InvalidInputError):
-        agent.reverify(threshold=2.0)
+        agent.reverify(min_confidence=2.0)
     with pytest.raises(InvalidInputError):
         agent.reverify(budget=-1)
 

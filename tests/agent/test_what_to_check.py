@@ -98,11 +98,11 @@ def test_two_needed_premises_each_gain_nothing_alone_but_are_needed() -> None:
              formula="(q3 - q2) / q2")
     kb.claim("story", "up", source="model:m", inputs=["growth", "note"])
     clock.advance(60)
-    checks = kb.what_to_check("story", n=None)
+    checks = kb.what_to_check("story", limit=None)
     assert [(c.key, c.gain) for c in checks] == [("q2", 0.0), ("q3", 0.0), ("note", 0.0)]
     assert checks[0].needed == pytest.approx(0.9 * 0.95, abs=1e-15)
     assert checks[2].needed == pytest.approx(0.9 * 0.95 - 0.9 * 0.475, abs=1e-15)
-    assert kb.what_to_check("story", n=1) == checks[:1]
+    assert kb.what_to_check("story", limit=1) == checks[:1]
 
 
 def test_a_refresh_can_win_a_conflict() -> None:
@@ -220,7 +220,7 @@ def test_what_to_check_never_changes_the_base() -> None:
     ranked = 0
     for key in sorted({b.key for b in kb.engine.beliefs()}):
         try:
-            ranked += len(kb.what_to_check(key, n=None))
+            ranked += len(kb.what_to_check(key, limit=None))
         except AmbiguousValueError:
             pass
     assert ranked > 0
@@ -236,7 +236,7 @@ def test_bad_questions() -> None:
     with pytest.raises(UnknownBeliefError):
         kb.what_to_check("nowhere")
     with pytest.raises(InvalidInputError):
-        kb.what_to_check("x", n=0)
+        kb.what_to_check("x", limit=0)
     kb.assert_("x", 2, source="tool:other")
     with pytest.raises(AmbiguousValueError):
         kb.what_to_check("x")

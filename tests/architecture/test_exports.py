@@ -17,8 +17,9 @@ from corollary import BeliefBase
 
 #: Return types that are not corollary's own public API, each with the reason.
 NOT_EXPORTED = {
-    # the TMS, for reading only ("change the base through its methods"): corollary.tms
-    "corollary.tms.engine.Engine",
+    # kb.engine: the TMS for reading only, a view whose changing methods warn ("change the
+    # base through its methods"): corollary.tms.reading
+    "corollary.tms.reading.EngineView",
 }
 
 

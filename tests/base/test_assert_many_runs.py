@@ -97,14 +97,14 @@ def test_a_run_interrupted_half_made_is_undone_with_its_batch() -> None:
             raise KeyboardInterrupt
         return reliability(source, now)
 
-    bulk.engine.reliability = interrupting
+    bulk._engine.reliability = interrupting
     try:
         bulk.assert_many(rows)
     except KeyboardInterrupt:
         pass
     else:  # pragma: no cover
         raise AssertionError("the run was not interrupted")
-    bulk.engine.reliability = reliability
+    bulk._engine.reliability = reliability
     assert _snapshot(bulk) == before and len(bulk) == len(single) == 3
     assert "k0" not in bulk and "k1999" not in bulk
     # numbering resumes where it was: the same rows now give what one by one gives

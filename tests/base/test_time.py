@@ -120,7 +120,7 @@ class TestTime:
         assert f.confidence == pytest.approx(0.475)
         assert [x.key for x in kb.faded(0.4)] == []
         # hq (0.95, no half-life) is below 0.96 but never decays: weak, not faded
-        assert sorted(x.key for x in kb.faded(threshold=0.96)) == ["price"]
+        assert sorted(x.key for x in kb.faded(min_confidence=0.96)) == ["price"]
         with pytest.raises(InvalidInputError):
             kb.faded(1.5)
 

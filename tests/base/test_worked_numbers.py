@@ -153,7 +153,7 @@ def test_registry_and_10k_agreement() -> None:
 
 
 # -- the chain: 0.99 / 0.891 / 0.802 --------------------------------------------------------------
-@tool(trust="high")
+@tool(trust="high", name="worked_revenue")  # another module's tool is named revenue
 def revenue(quarter: str) -> float:
     """Revenue from the filings database."""
     return {"Q2": 100.0, "Q3": 110.0}[quarter]

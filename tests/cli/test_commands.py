@@ -546,7 +546,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         kb.assert_("k" + HOSTILE, "v" + HOSTILE, source="tool:t" + HOSTILE, half_life=1)
         kb.assert_("c" + HOSTILE, 1, source="tool:a")
         kb.assert_("c" + HOSTILE, 2, source="tool:b")
-        kb.record_outcome("tool:t" + HOSTILE, False, "r" + HOSTILE)
+        kb.record_outcome("tool:t" + HOSTILE, False, reason="r" + HOSTILE)
         kb.save_session("s" + HOSTILE)
     kb.save(home / "hostile.cor")
     return home

@@ -81,7 +81,7 @@ def test_every_kind_of_change_is_one_entry_and_a_fresh_open_replays_to_the_same_
     kb.assert_("ceo", "Bob", source="tool:two")
     kb.resolve("ceo", winner="Ann")
     ng = kb.nogood("a", ("b", 2))
-    kb.record_outcome("tool:one", True, "audited", key="a")
+    kb.record_outcome("tool:one", True, reason="audited", key="a")
     kb.add_rule(doubled)
     kb.assert_("n", 21, source="tool:one")
     clock.advance(1)
@@ -110,7 +110,7 @@ def test_replay_records_no_outcome_twice_and_event_ids_are_deterministic(
     kb.assert_("hq", "Austin", source="document:b")  # a confirmation: outcomes for both
     kb.assert_("n", 4, source="tool:a")
     kb.claim("x", 5, source="model:m", inputs={"a": "n"}, formula="a + 2")  # a wrong formula
-    kb.record_outcome("tool:a", False, "audit")
+    kb.record_outcome("tool:a", False, reason="audit")
     kb.retract("hq", fault="source")
     stored = sorted(o.event_id for o in ledger.outcomes())
     assert len(stored) >= 5

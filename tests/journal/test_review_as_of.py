@@ -17,7 +17,7 @@ def test_review_as_of_an_entry_agrees_with_its_history_record(tmp_path: Path) ->
     kb.assert_("hq", "Austin", source="tool:a")
     clock.advance(10)
     for _ in range(5):
-        kb.record_outcome("tool:a", False, "audit")  # later: tool:a was often wrong
+        kb.record_outcome("tool:a", False, reason="audit")  # later: tool:a was often wrong
     first = kb.history("hq")[0]
     assert first.confidence == 0.95
     past = kb.as_of(first.time)

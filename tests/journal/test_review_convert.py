@@ -17,7 +17,7 @@ def test_review_a_refused_conversion_records_no_outcome(tmp_path: Path) -> None:
     ledger = open_ledger(tmp_path / "l.db")
     own = BeliefBase(clock=ManualClock(0))  # a base with a ledger of its own
     own.assert_("hq", "A", source="tool:a")
-    own.record_outcome("tool:a", False, "audit")
+    own.record_outcome("tool:a", False, reason="audit")
     own.save_session("s")
     data, _ = own.ledger.store.read_session("s")  # type: ignore[attr-defined]
     ledger.store.save_session("s", data)  # type: ignore[attr-defined]  # the same id, in the ledger

@@ -66,7 +66,7 @@ def test_every_read_tool_shows_nothing_outside_the_scope() -> None:
             "beliefs": await client.call_tool("beliefs", {}),
             "beliefs_q": await client.call_tool("beliefs", {"query": "address"}),
             "conflicts": await client.call_tool("conflicts", {}),
-            "faded": await client.call_tool("faded", {"threshold": 0.99}),
+            "faded": await client.call_tool("faded", {"min_confidence": 0.99}),
             "explain": await client.call_tool("explain", {"key": "customer:42:nearest"}),
             "check": await client.call_tool("what_to_check", {"key": "customer:42:nearest"}),
             "proof": await client.read_resource("proof://customer:42:nearest"),
@@ -161,7 +161,7 @@ FIELDS = ["address", "email", "plan"]
 READS: list[tuple[str, dict[str, Any]]] = [
     ("recall", {"query": "address email plan oak pine elm", "k": 50}),
     ("beliefs", {}), ("beliefs", {"query": "oak pine elm"}), ("conflicts", {}),
-    ("faded", {"threshold": 1.0}),
+    ("faded", {"min_confidence": 1.0}),
 ]
 
 

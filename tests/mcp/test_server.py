@@ -275,7 +275,7 @@ def test_what_to_check() -> None:
     kb.assert_("rev:Q3", 110.0, source="tool:scraper", half_life=30)
     kb.claim("growth", 0.1, source="model:gpt", inputs=["rev:Q2", "rev:Q3"], certainty=0.9)
     clock.advance(60)  # both premises have faded: refreshing either is worth something
-    expected = kb.what_to_check("growth", n=5)
+    expected = kb.what_to_check("growth", limit=5)
     result = call(make_server(kb), lambda c: c.call_tool("what_to_check", {"key": "growth"}))
     assert result.structured_content == {"items": [
         {"key": i.key, "value": i.value, "source": i.source, "gain": i.gain} for i in expected]}
@@ -490,8 +490,16 @@ def test_without_the_extra_one_line_says_how_to_install_it(tmp_path: Path) -> No
 
 
 def test_make_server_refuses_what_is_not_a_base() -> None:
-    with pytest.raises(TypeError, match="make_server needs a BeliefBase"):
+    from corollary import InvalidTypeError, NameTakenError
+    from corollary.tms import register
+    from corollary.tms.kinds import RuleStep
+
+    # the typed family (issue 26, smaller list), still the built-in types callers catch
+    with pytest.raises(InvalidTypeError, match="make_server needs a BeliefBase"):
         make_server(object())  # type: ignore[arg-type]
+    with pytest.raises(NameTakenError) as taken:
+        register(RuleStep())
+    assert isinstance(taken.value, ValueError)
 
 
 def test_conflict_policy_survives_the_session(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def test_a_value_no_word_matches_is_found_by_its_vector():
     plain.assert_("paint", "the wall colour is teal", source="human:ann")
     plain.assert_("ride", "a fast bike", source="human:bob")
     assert plain.recall("colors") == []
-    found = kb.recall("colors", k=1)
+    found = kb.recall("colors", limit=1)
     assert [r.key for r in found] == ["paint"]
     assert found[0].why == ()  # found by meaning alone: no word matched
 
@@ -39,7 +39,7 @@ def test_lexical_and_vector_ranks_agree_on_an_exact_question():
     for i in range(50):
         kb.assert_(f"customer:{i}:email", f"user{i}@example.com", source="tool:crm")
         kb.assert_(f"customer:{i}:city", f"City {i}", source="tool:crm")
-    assert kb.recall("What is customer 7's email?", k=1)[0].key == "customer:7:email"
+    assert kb.recall("What is customer 7's email?", limit=1)[0].key == "customer:7:email"
 
 
 def test_vectors_are_kept_for_held_beliefs_only_and_made_in_batches():
@@ -116,11 +116,11 @@ def test_a_value_made_just_before_the_index_is_rebuilt_gets_its_vector():
         kb.assert_(f"note:{i}", f"changed {i}", source="tool:t")
         kb.assert_(f"made:{i}", f"zebracrossing{i}", source="tool:t")
         docs = kb._recaller.index.docs
-        kb.recall("text changed", k=100)
+        kb.recall("text changed", limit=100)
         if kb._recaller.index.docs is not docs:  # rebuilt
             before_rebuild.append(f"made:{i}")
     assert before_rebuild
-    found = kb.recall("zebra crossing", k=100)
+    found = kb.recall("zebra crossing", limit=100)
     assert all(r.why == () for r in found)  # no word matched: found by their vectors
     assert set(before_rebuild) <= {r.key for r in found}
     assert {r.key for r in found} >= {f"made:{i}" for i in range(60)}

@@ -28,7 +28,7 @@ def _base(n: int = 200) -> BeliefBase:
 ])
 def test_a_hostile_query_answers_with_held_values_only(query: str) -> None:
     kb = _base()
-    hits = kb.recall(query, k=5)
+    hits = kb.recall(query, limit=5)
     assert len(hits) <= 5
     assert all(kb.label(h.key) == "IN" for h in hits)
 
@@ -36,7 +36,7 @@ def test_a_hostile_query_answers_with_held_values_only(query: str) -> None:
 def test_the_null_and_surrogate_queries_still_find_their_words() -> None:
     kb = _base()
     for query in ("customer:7\x00email", "customer:7 \ud800 email"):
-        assert kb.recall(query, k=1)[0].key == "customer:7:email"
+        assert kb.recall(query, limit=1)[0].key == "customer:7:email"
 
 
 @pytest.mark.parametrize(("kwargs", "error"), [
@@ -62,7 +62,7 @@ def test_the_index_stays_bounded_over_churn() -> None:
     only with the beliefs the base keeps (a retracted value stays, OUT, for its history), within
     the 150 bytes a belief of DESIGN's bar, and recall still returns only held values."""
     kb = _base(50)
-    kb.recall("customer email", k=1)  # the index is built lazily on the first recall
+    kb.recall("customer email", limit=1)  # the index is built lazily on the first recall
     for r in range(20_000):
         key = f"customer:{r % 50}:email"
         if r % 3 == 2:
@@ -70,8 +70,8 @@ def test_the_index_stays_bounded_over_churn() -> None:
         else:
             kb.assert_(key, f"v{r}@example.com", source="tool:crm")
         if r % 500 == 0:
-            kb.recall("customer email", k=3)
-    hits = kb.recall("customer email", k=50)
+            kb.recall("customer email", limit=3)
+    hits = kb.recall("customer email", limit=50)
     beliefs = len(kb.to_dict()["beliefs"])
     assert all(kb.label(h.key) == "IN" and kb.value(h.key) == h.value for h in hits)
     assert kb._recaller.index.nbytes <= 150 * beliefs + 65_536, (kb._recaller.index.nbytes, beliefs)

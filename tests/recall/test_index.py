@@ -14,7 +14,7 @@ from corollary.retrieval.lexical import _hash_texts, belief_words, tokenize, wor
 
 
 def found(kb, query, k=50):
-    return {(r.key, r.value) for r in kb.recall(query, k=k)}
+    return {(r.key, r.value) for r in kb.recall(query, limit=k)}
 
 
 def test_new_beliefs_after_a_recall_are_found():
@@ -24,7 +24,7 @@ def test_new_beliefs_after_a_recall_are_found():
     kb.assert_("a:2", "banana", source="tool:t")
     assert found(kb, "banana") == {("a:2", "banana")}
     kb.assert_many([(f"bulk:{i}", f"banana {i}", "tool:t") for i in range(3000)])
-    assert len(kb.recall("banana", k=5000)) == 3001
+    assert len(kb.recall("banana", limit=5000)) == 3001
     assert found(kb, "bulk 2999") >= {("bulk:2999", "banana 2999")}
 
 
@@ -62,9 +62,9 @@ def test_a_restored_base_recalls_what_the_original_did():
     for i in range(200):
         kb.assert_(f"customer:{i}:email", f"user{i}@example.com", source="tool:crm")
     kb.claim("vip", "customer 7", source="model:m", inputs=["customer:7:email"])
-    before = kb.recall("customer 7 email", k=20)
+    before = kb.recall("customer 7 email", limit=20)
     again = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0))
-    assert again.recall("customer 7 email", k=20) == before
+    assert again.recall("customer 7 email", limit=20) == before
 
 
 def test_segments_stay_few_as_beliefs_arrive_one_by_one():
@@ -74,7 +74,7 @@ def test_segments_stay_few_as_beliefs_arrive_one_by_one():
         kb.recall("word3")
     index = kb._recaller.index
     assert len(index.segments) <= 10
-    assert len(kb.recall("word3", k=1000)) == len([i for i in range(300) if i % 7 == 3])
+    assert len(kb.recall("word3", limit=1000)) == len([i for i in range(300) if i % 7 == 3])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -158,26 +158,26 @@ def test_a_query_reads_only_the_sources_whose_name_holds_its_words(monkeypatch):
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_many([(f"fact:{i}", f"value {i}", f"document:report-{i}.pdf") for i in range(500)])
     kb.assert_("fact:memo", "value memo", source="document:memo")
-    assert [r.key for r in kb.recall("memo", k=5)] == ["fact:memo"]  # the index is built
+    assert [r.key for r in kb.recall("memo", limit=5)] == ["fact:memo"]  # the index is built
     read = []
     docs_of = recall_index._SourceDocs.docs_of
     monkeypatch.setattr(recall_index._SourceDocs, "docs_of",
                         lambda self, h: read.append(self) or docs_of(self, h))
-    assert [r.key for r in kb.recall("report 7", k=1)] == ["fact:7"]
+    assert [r.key for r in kb.recall("report 7", limit=1)] == ["fact:7"]
     assert len(read) == 501  # every source named "report", and the one named "7"
-    assert {r.key for r in kb.recall("pdf", k=600)} == {f"fact:{i}" for i in range(500)}
+    assert {r.key for r in kb.recall("pdf", limit=600)} == {f"fact:{i}" for i in range(500)}
     read.clear()
-    assert {r.key for r in kb.recall("pdf", k=600)} == {f"fact:{i}" for i in range(500)}
+    assert {r.key for r in kb.recall("pdf", limit=600)} == {f"fact:{i}" for i in range(500)}
     assert read == []  # what the sources named "pdf" gave is kept between queries
     kb.assert_("fact:memo", "value memo", source="document:second.pdf")
-    assert "fact:memo" in {r.key for r in kb.recall("pdf", k=600)}
+    assert "fact:memo" in {r.key for r in kb.recall("pdf", limit=600)}
     assert kb._recaller.index._sources["document:second.pdf"] in read
     read.clear()
-    assert [r.key for r in kb.recall("memo", k=5)] == ["fact:memo"]
+    assert [r.key for r in kb.recall("memo", limit=5)] == ["fact:memo"]
     assert read == []  # "document:memo" gave nothing new: its beliefs are kept
     kb.retract("fact:memo", source="document:memo")
     kb.retract("fact:memo", source="document:second.pdf")
-    assert kb.recall("memo second", k=5) == []
+    assert kb.recall("memo second", limit=5) == []
 
 
 def test_a_gone_value_a_query_keeps_meeting_counts_once_towards_a_rebuild(monkeypatch):
@@ -197,14 +197,14 @@ def test_a_gone_value_a_query_keeps_meeting_counts_once_towards_a_rebuild(monkey
     for i in range(60):  # 60 gone values: under a quarter of 400
         kb.assert_("customer:0:email", f"v{i}@example.com", source="tool:crm")
         for _ in range(3):
-            got = kb.recall("customer 0 email", k=3)
+            got = kb.recall("customer 0 email", limit=3)
             assert (got[0].key, got[0].value) == ("customer:0:email", f"v{i}@example.com")
     assert builds == []
     for i in range(120):  # past a quarter gone: the index starts over, and still finds them
         kb.assert_("customer:0:email", f"w{i}@example.com", source="tool:crm")
-        kb.recall("customer 0 email", k=3)
+        kb.recall("customer 0 email", limit=3)
     assert builds
-    assert [r.value for r in kb.recall("w119", k=3)] == ["w119@example.com"]
+    assert [r.value for r in kb.recall("w119", limit=3)] == ["w119@example.com"]
 
 
 @pytest.mark.parametrize(("written", "asked"), [
@@ -239,12 +239,12 @@ def test_a_citation_on_a_belief_indexed_before_is_found_by_its_words():
     assert found(kb, "grew") == {("doc:annual", "In 2024 revenue grew ten percent")}
     kb.claim("growth", 0.1, source="model:n", inputs=["a"],
              citation={"document": "doc:annual", "quote": "revenue grew ten percent"})
-    kept = kb.recall("grew revenue", k=5)
-    fresh = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0)).recall("grew revenue", k=5)
+    kept = kb.recall("grew revenue", limit=5)
+    fresh = BeliefBase.from_dict(kb.to_dict(), clock=ManualClock(0)).recall("grew revenue", limit=5)
     # the same beliefs for the same words (the order may differ a little: a fresh index counts
     # the citation in the belief's length)
     assert {(r.key, r.why) for r in kept} == {(r.key, r.why) for r in fresh}
     assert ("growth", ("grew", "revenue")) in [(r.key, r.why) for r in kept]
     kb.claim("growth", 0.1, source="model:n", inputs=["a"],  # the same reason again: no change
              citation={"document": "doc:annual", "quote": "revenue grew ten percent"})
-    assert kb.recall("grew revenue", k=5) == kept
+    assert kb.recall("grew revenue", limit=5) == kept

@@ -22,7 +22,7 @@ def check_recall(kb, clock, floor, k):
     held = {(key, vid): conf for (key, vid), (label, conf) in expected.items()
             if label == "IN" and conf >= floor - 1e-12}
     for query in [*KEYS, " ".join(KEYS), "human tool model"]:
-        got = kb.recall(query, k=k, min_confidence=floor)
+        got = kb.recall(query, limit=k, min_confidence=floor)
         assert len(got) <= k
         for r in got:
             ident = (r.key, canon(r.value))

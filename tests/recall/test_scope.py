@@ -25,9 +25,9 @@ def customers() -> BeliefBase:
 
 def test_the_padding_of_other_customers_is_gone() -> None:
     kb = customers()
-    unscoped = [r.key for r in kb.recall(TASK, k=4)]
+    unscoped = [r.key for r in kb.recall(TASK, limit=4)]
     assert len(unscoped) == 4  # other customers pad the list without a scope
-    scoped = [r.key for r in kb.recall(TASK, k=4, scope=("customer:42", "store"))]
+    scoped = [r.key for r in kb.recall(TASK, limit=4, scope=("customer:42", "store"))]
     assert scoped == ["customer:42:address", "store:address"]
     assert [r.key for r in kb.recall(TASK, scope="customer:4")] == ["customer:4:address"]
 
@@ -78,8 +78,8 @@ def test_scoped_recall_is_the_unscoped_recall_without_the_keys_outside(
                 with suppress(CorollaryError):  # a value its source replaced is gone already
                     kb.retract(key, value)
     scope = Scope.of(prefixes)
-    every = kb.recall(query, k=100, expand=expand)
-    scoped = kb.recall(query, k=100, expand=expand, scope=scope)
+    every = kb.recall(query, limit=100, expand=expand)
+    scoped = kb.recall(query, limit=100, expand=expand, scope=scope)
     assert all(scope.contains(r.key) for r in scoped)
     if not expand:  # the same hits in the same order (scores do not depend on the scope)
         assert [(r.key, r.value, r.score) for r in scoped] == [
@@ -87,7 +87,7 @@ def test_scoped_recall_is_the_unscoped_recall_without_the_keys_outside(
         return
     # with expand: the scoped hits, each followed by its inputs inside the scope (a hit outside
     # the scope brings none, and each belief is shown once)
-    plain = [(r.key, r.value) for r in kb.recall(query, k=100, scope=scope)]
+    plain = [(r.key, r.value) for r in kb.recall(query, limit=100, scope=scope)]
     shown = [(r.key, r.value) for r in scoped]
     assert set(plain) <= set(shown)
     for r in scoped:

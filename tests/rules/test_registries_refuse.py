@@ -20,13 +20,13 @@ def triple(x: float) -> float:
     return 3 * x
 
 
-@tool(trust="high")
+@tool(trust="high", name="registries_lookup")  # a name no other test module's tool takes
 def lookup(q: str) -> str:
     return q
 
 
 def _other_lookup() -> object:
-    @tool(trust="low", name="lookup")
+    @tool(trust="low", name="registries_lookup")
     def lookup(q: str) -> str:
         return q.upper()
 
@@ -47,17 +47,18 @@ def test_a_second_rule_of_a_name_is_refused_and_changes_nothing() -> None:
 
 def test_a_second_tool_of_a_name_is_refused_and_keeps_the_first_declaration() -> None:
     kb = BeliefBase(clock=ManualClock(0), tools=[lookup])
-    with pytest.raises(NameTakenError, match="'lookup'"):
+    with pytest.raises(NameTakenError, match="'registries_lookup'"):
         kb.add_tool(_other_lookup())
-    assert kb.tools["lookup"].trust == "high"  # was replaced by "low"
+    assert kb.tools["registries_lookup"].trust == "high"  # was replaced by "low"
     kb.add_tool(lookup)  # the same declaration again
-    assert kb.tools["lookup"].trust == "high"
+    assert kb.tools["registries_lookup"].trust == "high"
 
 
 def test_bases_in_one_process_keep_their_own_tools_and_rules() -> None:
     one = BeliefBase(clock=ManualClock(0), tools=[lookup], rules=[double])
     two = BeliefBase(clock=ManualClock(0), tools=[_other_lookup()], rules=[triple])
-    assert one.tools["lookup"].trust == "high" and two.tools["lookup"].trust == "low"
+    assert one.tools["registries_lookup"].trust == "high"
+    assert two.tools["registries_lookup"].trust == "low"
     assert one.rules == (double,) and two.rules == (triple,)
 
 
@@ -89,10 +90,10 @@ def test_a_step_kind_under_a_taken_name_is_refused_with_the_typed_error() -> Non
 def test_a_snapshot_naming_a_tool_two_live_tools_share_is_refused_not_bound_to_the_last() -> None:
     other = _other_lookup()  # alive beside the module's lookup
     data = BeliefBase(clock=ManualClock(0), tools=[lookup]).to_dict()
-    with pytest.raises(NameTakenError, match="tools named 'lookup'"):
+    with pytest.raises(NameTakenError, match="tools named 'registries_lookup'"):
         BeliefBase.from_dict(data, clock=ManualClock(0))  # was bound to the last @tool
     assert BeliefBase.from_dict(data, clock=ManualClock(0), tools=[other]).tools[
-        "lookup"].trust == "low"
+        "registries_lookup"].trust == "low"
 
 
 def test_a_definition_nothing_refers_to_is_not_found_by_name() -> None:
@@ -114,7 +115,7 @@ def test_a_registry_refuses_a_second_member_and_binds_a_loaded_base() -> None:
     from corollary import Registry
 
     reg = Registry([lookup, double])
-    with pytest.raises(NameTakenError, match="'lookup'"):
+    with pytest.raises(NameTakenError, match="'registries_lookup'"):
         reg.add(_other_lookup())
     with pytest.raises(NameTakenError, match="test_registries.twice"):
         reg.add(triple)
@@ -122,7 +123,7 @@ def test_a_registry_refuses_a_second_member_and_binds_a_loaded_base() -> None:
     data = BeliefBase(clock=ManualClock(0), tools=[lookup], rules=[double]).to_dict()
     _ = _other_lookup(), triple  # the process defines others of those names
     kb = BeliefBase.from_dict(data, clock=ManualClock(0), rules=reg.rules, tools=reg.tools)
-    assert kb.rules == (double,) and kb.tools["lookup"].trust == "high"
+    assert kb.rules == (double,) and kb.tools["registries_lookup"].trust == "high"
 
 
 def test_the_old_process_wide_tables_warn() -> None:
@@ -132,4 +133,4 @@ def test_the_old_process_wide_tables_warn() -> None:
     with pytest.warns(DeprecationWarning, match="REGISTRY"):
         assert rules_module.REGISTRY["test_registries.twice"] in (double, triple)
     with pytest.warns(DeprecationWarning, match="REGISTRY"):
-        assert "lookup" in tools_module.REGISTRY
+        assert "registries_lookup" in tools_module.REGISTRY

@@ -29,7 +29,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
         kb.assert_(KEY, SCRIPT, source="document:x")  # an open conflict of two payloads
         kb.assert_("other", SCRIPT, source=SOURCE)
         kb.retract("other", reason=IMG)
-        kb.record_outcome(SOURCE, False, IMG)
+        kb.record_outcome(SOURCE, False, reason=IMG)
     return path
 
 
