@@ -21,6 +21,12 @@ def _lookup(trust: str) -> Any:
 
 
 def test_the_cli_and_mcp_open_what_they_serve_through_serving() -> None:
+    import importlib.metadata
+
+    try:  # the distribution, not an import: with tests/ on sys.path, tests/mcp passes for "mcp"
+        importlib.metadata.version("mcp")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("the MCP server is the optional extra corollary[mcp]")
     from corollary.cli import commands
     from corollary.cli import opening as cli_opening
     from corollary.mcp import server
