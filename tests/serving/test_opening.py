@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from corollary import BeliefBase, ManualClock, Session, open_ledger, tool
 from corollary.serving import opening
 
