@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.ledger_targets import drop_namespace
 
 from corollary import (
     BeliefBase,
@@ -47,10 +48,7 @@ def ledger(request: Any, tmp_path: Path) -> Iterator[TrustLedger]:
     namespace = f"one_{uuid.uuid4().hex[:12]}"
     with open_ledger(PG_URL or "", namespace=namespace) as opened:
         yield opened
-    import psycopg
-
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {namespace} CASCADE")
+    drop_namespace(namespace)
 
 
 def _snapshot_session(ledger: TrustLedger) -> BeliefBase:

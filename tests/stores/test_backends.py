@@ -12,6 +12,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from support.ledger_targets import drop_namespace
 
 from corollary import open_ledger
 from corollary.foundations.clock import ManualClock
@@ -64,13 +65,6 @@ class Backend:
                 pass
         if self.kind == "postgres":
             drop_namespace(self.options["namespace"])
-
-
-def drop_namespace(namespace: str) -> None:
-    import psycopg
-
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {namespace} CASCADE")
 
 
 BACKENDS = [

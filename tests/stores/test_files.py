@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.ledger_targets import drop_namespace
 from support.sqlite_v1 import make_v1
 
 from corollary import open_ledger
@@ -154,12 +155,9 @@ def test_empty_file_becomes_a_ledger(tmp_path: Path) -> None:
 
 @pytest.fixture
 def pg_namespace() -> Any:
-    import psycopg
-
     namespace = f"t_{uuid.uuid4().hex[:16]}"
     yield namespace
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {namespace} CASCADE")
+    drop_namespace(namespace)
 
 
 @pytest.mark.postgres

@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from support.ledger_targets import drop_namespace
 
 from corollary import open_ledger
 from corollary.foundations.errors import StoreError
@@ -62,10 +63,7 @@ def namespace() -> Any:
     ns = f"pf_{uuid.uuid4().hex[:12]}"
     yield ns
     server("start-server")  # whatever the test did, the server is up for the next one
-    import psycopg
-
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {ns} CASCADE")
+    drop_namespace(ns)
 
 
 def _count(ns: str) -> tuple[int, int]:

@@ -29,6 +29,7 @@ from journal.test_store_journal import (  # noqa: F401 - every journal store's t
     test_the_journal_is_a_write_lock,
 )
 from support import pg_journal_workers as workers  # importable by name in spawned children
+from support.ledger_targets import drop_namespace
 
 from corollary.foundations.errors import StoreError
 from corollary.storage.schema import SCHEMA_VERSION
@@ -43,10 +44,7 @@ pytestmark = [pytest.mark.postgres,
 def namespace() -> Iterator[str]:
     ns = f"pj_{uuid.uuid4().hex[:12]}"
     yield ns
-    import psycopg
-
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {ns} CASCADE")
+    drop_namespace(ns)
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.ledger_targets import drop_namespace
 
 from corollary import TrustLedger, open_ledger
 from corollary.storage import protocols
@@ -126,7 +127,4 @@ def test_postgres_keeps_every_concern_and_can_wake_a_follower() -> None:
         assert store.sync() == set()
     finally:
         store.close()
-        import psycopg
-
-        with psycopg.connect(PG_URL, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA IF EXISTS {namespace} CASCADE")
+        drop_namespace(namespace)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from support.ledger_targets import drop_namespace
 
 from corollary.storage.dialects import Dialect
 from corollary.storage.dialects.postgres import POSTGRES
@@ -147,10 +148,7 @@ def test_a_step_appended_to_the_list_reaches_every_dialect() -> None:
 def namespace() -> Iterator[str]:
     ns = f"sc_{uuid.uuid4().hex[:12]}"
     yield ns
-    import psycopg
-
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {ns} CASCADE")
+    drop_namespace(ns)
 
 
 def _pg_at(ns: str, version: int, *, index: bool = True) -> None:

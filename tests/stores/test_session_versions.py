@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from support import sql_workers as workers
+from support.ledger_targets import drop_namespace
 from support.sqlite_v1 import make_v1
 
 from corollary import BeliefBase, ManualClock, TrustLedger, open_ledger
@@ -73,10 +74,7 @@ class Target:
 
     def cleanup(self) -> None:
         if self.kind == "postgres":
-            import psycopg
-
-            with psycopg.connect(PG_URL, autocommit=True) as conn:
-                conn.execute(f"DROP SCHEMA IF EXISTS {self.options['namespace']} CASCADE")
+            drop_namespace(self.options['namespace'])
 
 
 @pytest.fixture(params=KINDS)
@@ -282,5 +280,4 @@ def test_a_version_3_postgres_namespace_is_upgraded() -> None:
         assert ledger.store.save_session("old", b"new", expected_version=1) == 2
         ledger.close()
     finally:
-        with psycopg.connect(PG_URL, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA IF EXISTS {ns} CASCADE")
+        drop_namespace(ns)

@@ -28,7 +28,12 @@ class Target:
 
     def cleanup(self) -> None:
         if self.kind == "postgres":
-            import psycopg
+            drop_namespace(self.namespace)
 
-            with psycopg.connect(PG_URL, autocommit=True) as conn:
-                conn.execute(f"DROP SCHEMA IF EXISTS {self.namespace} CASCADE")
+
+def drop_namespace(namespace: str) -> None:
+    """Drop a test's PostgreSQL namespace and everything in it (nothing if it is not there)."""
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {namespace} CASCADE")
