@@ -121,7 +121,7 @@ class QueryMethods:
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,
                scope: str | Iterable[str] | Scope | None = None,
-               k: Any = NOT_GIVEN) -> list[Recalled]:
+               k: Any = NOT_GIVEN, documents: bool | None = None) -> list[Recalled]:
         """The held beliefs ``query`` is about, most relevant first (see :mod:`corollary.facade.recall`).
 
         At most ``limit`` hits (``k=`` is its deprecated spelling), each held now at or above ``min_confidence`` (default: the policy's
@@ -130,6 +130,11 @@ class QueryMethods:
         before the first line that would not fit.
         ``scope`` (a key prefix, several, or a :class:`~corollary.foundations.scope.Scope`)
         keeps hits and inputs to the keys in it: nothing outside is returned.
+        A fact a claim drew from a document (a transcript ``remember`` kept) answers for it:
+        it takes the document's place, ahead of it, and the document is left out unless
+        ``documents=True``, the query asks what was said (``documents=None``, the default:
+        :data:`corollary.facade.recall_documents.DOCUMENT_WORDS`), or nothing it supports holds
+        now; a document shown is marked with the facts it is the source of (docs/recall.md).
 
         >>> from corollary import BeliefBase
         >>> kb = BeliefBase()
@@ -139,11 +144,12 @@ class QueryMethods:
         """
         k = renamed_keyword(limit, k, "k", "limit", "kb.recall", default=10)
         query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
-                                                            expand)
+                                                            expand, documents)
         if self._recaller is None:
             self._recaller = Recaller(self._engine, self._lookup, self._embedder)
         floor = self.policy.min_confidence if floor is None else floor
-        return self._recaller.recall(query, k, floor, budget, expand, to_scope(scope))
+        return self._recaller.recall(query, k, floor, budget, expand, to_scope(scope),
+                                     documents)
 
     def add_retriever(self, retriever: Retriever) -> None:
         """Fuse ``retriever``'s ranks with the lexical index's (and the embedder's) in every

@@ -38,12 +38,13 @@ from ..retrieval.lexical import LexicalIndex, tokenize
 from ..retrieval.retriever import Retriever, check_retriever
 from ..retrieval.vectors import Embedder, VectorIndex
 from ..tms import IN, Belief, Engine
+from .recall_documents import Supported, arrange, asks_for_documents, cited_facts, supported
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lookup import Lookup
 
-__all__ = ["RRF_K", "Recalled", "Recaller", "count_tokens", "render_key", "render_recalled",
-           "render_value"]
+__all__ = ["RRF_K", "Recalled", "Recaller", "Supported", "count_tokens", "render_key",
+           "render_recalled", "render_value"]
 
 #: Confidence reorders the best lexical candidates: up to ``RERANK × k`` held ones (at least
 #: 100) are compared, so that a weak match far down the list (one sharing only common words
@@ -51,6 +52,11 @@ __all__ = ["RRF_K", "Recalled", "Recaller", "count_tokens", "render_key", "rende
 RERANK = 10
 #: ``why`` of a belief recalled as the input of a hit: ``INPUT_OF + key``.
 INPUT_OF = "input of "
+#: When documents among the hits give way to their facts, the ranking is read again up to this
+#: many times ``k`` deep, so that ``k`` hits remain when there are.
+DOCUMENT_DEPTH = 64
+#: A document's line names at most this many of the facts it is the source of.
+SHOWN_FACTS = 3
 
 # What splits a line on the model's side (str.splitlines' separators beyond \n and \r, which
 # JSON escapes already): written as JSON escapes.
@@ -78,6 +84,10 @@ class Recalled:
     conflict : bool
         Whether the key holds another value too (an open conflict): each value is recalled on
         its own, marked, and renders ``[IN 0.60, open conflict]``.
+    source_of : tuple of Supported
+        For a document (a belief a claim cites, such as a transcript ``kb.remember`` kept),
+        the facts it is the source of, each with whether it holds now; empty for any other
+        belief. Its line says so: ``[IN 0.99, source of ann:city = "Paris" (not held)]``.
 
     The fourth argument, ``label``, is kept so that existing calls still construct one; it was
     always ``"IN"`` (recall returns held values only), and reading :attr:`label` is deprecated
@@ -91,6 +101,7 @@ class Recalled:
     score: float
     why: tuple[str, ...]
     conflict: bool = False
+    source_of: tuple[Supported, ...] = ()
 
     @property
     def label(self) -> str:
@@ -155,8 +166,23 @@ def render_recalled(r: Recalled) -> str:
     'customer:7:email = "a@b.c" [IN 0.95]'
     """
     tail = ", open conflict]" if r.conflict else "]"
+    if r.source_of:
+        tail = f", {source_mark(r.source_of)}{tail}"
     return f"{render_key(r.key)} = {render_value(r.value)} [IN " \
            f"{format_confidence(r.confidence)}{tail}"
+
+
+def source_mark(facts: tuple[Supported, ...]) -> str:
+    """What a document's line says of the facts it is the source of (at most
+    :data:`SHOWN_FACTS` named; one no longer held says so).
+
+    >>> source_mark((Supported("ann:city", "Paris", False), Supported("ann:dog", "Rex", True)))
+    'source of ann:city = "Paris" (not held), ann:dog = "Rex"'
+    """
+    named = [f"{render_key(f.key)} = {render_value(f.value)}" + ("" if f.held else " (not held)")
+             for f in facts[:SHOWN_FACTS]]
+    more = f", {len(facts) - SHOWN_FACTS} more" if len(facts) > SHOWN_FACTS else ""
+    return "source of " + ", ".join(named) + more
 
 
 def count_tokens(text: str) -> int:
@@ -177,9 +203,12 @@ def line_cost(r: Recalled) -> int:
     return count_tokens(render_recalled(r) + "\n")
 
 
-def check_recall_args(query: Any, k: Any, budget: Any, min_confidence: Any,
-                      expand: Any) -> tuple[str, int, float | None, float | None, bool]:
+def check_recall_args(query: Any, k: Any, budget: Any, min_confidence: Any, expand: Any,
+                      documents: Any = None
+                      ) -> tuple[str, int, float | None, float | None, bool]:
     """Validate :meth:`~corollary.BeliefBase.recall`'s arguments (typed errors)."""
+    if documents is not None:
+        check_bool(documents, "documents")
     if not isinstance(query, str):
         raise InvalidTypeError(f"query must be a string, not {type(query).__name__}")
     if not query.strip():
@@ -225,23 +254,53 @@ class Recaller:
         self.retrievers.append(checked)
 
     def recall(self, query: str, k: int, floor: float, budget: float | None,
-               expand: bool, scope: Scope | None = None) -> list[Recalled]:
+               expand: bool, scope: Scope | None = None,
+               documents: bool | None = None) -> list[Recalled]:
         """The recall of :meth:`corollary.BeliefBase.recall`, arguments checked; with a
-        ``scope``, only beliefs whose keys are in it are candidates (hits and inputs alike)."""
+        ``scope``, only beliefs whose keys are in it are candidates (hits and inputs alike).
+        ``documents``: whether documents are shown beside the facts that answer for them
+        (``None``: when the query asks for them, :mod:`corollary.facade.recall_documents`)."""
         terms = tokenize(query)
         if not terms:
             return []
         self.scope = scope
+        self._floor = floor
         # outcomes, due rules and expiries first: they change what is held, and rules due now
         # make beliefs the index must see
         self.lookup.catch_up()
         self.index.catch_up()
-        if not self.retrievers:
-            hits = self._ranked(terms, k, floor)
-        else:
+        if self.retrievers:
             self.engine.feed.publish()  # the retrievers hear what changed since they last did
-            hits = self._fused(query, terms, k, floor)
+        hits = self._found(query, terms, k, floor)
+        if any(cited_facts(b) for _, b in hits):
+            show = asks_for_documents(terms) if documents is None else documents
+            hits = self._answered(query, terms, k, floor, show)
         return self._pack(hits, floor, budget, expand)
+
+    def _found(self, query: str, terms: list[str], k: int,
+               floor: float) -> list[tuple[Recalled, Belief]]:
+        """The ``k`` best held beliefs, by the lexical index alone or fused with the
+        retrievers'."""
+        if not self.retrievers:
+            return self._ranked(terms, k, floor)
+        return self._fused(query, terms, k, floor)
+
+    def _answered(self, query: str, terms: list[str], k: int, floor: float,
+                  show: bool) -> list[tuple[Recalled, Belief]]:
+        """The hits with each document's facts in its place (``show``: the document after
+        them), read deeper until ``k`` remain or the ranking runs out."""
+        def words(b: Belief) -> tuple[str, ...]:
+            return self.index.matched(b, terms)
+
+        n = k
+        while True:
+            n = min(4 * n, DOCUMENT_DEPTH * k)
+            found = self._found(query, terms, n, floor)
+            arranged = arrange(self.engine, [(r.score, b, r.why) for r, b in found], terms,
+                               self._synced_held, words, show)
+            if len(arranged) >= k or len(found) < n or n >= DOCUMENT_DEPTH * k:
+                break
+        return [(self._recalled(b, score, why), b) for score, b, why in arranged[:k]]
 
     def _accepts(self, b: Belief) -> bool:
         """The ``held`` a retriever's :meth:`~corollary.retrieval.retriever.Retriever.rank`
@@ -321,7 +380,14 @@ class Recaller:
         if rivals:
             self.lookup.sync(rivals)
             conflict = any(r.label is IN for r in rivals)
-        return Recalled(b.key, b.value, b.conf, IN, score, why, conflict)
+        facts = cited_facts(b)
+        marks = () if not facts else supported(facts, lambda f: self._synced_held(f))
+        return Recalled(b.key, b.value, b.conf, IN, score, why, conflict, marks)
+
+    def _synced_held(self, b: Belief) -> bool:
+        """:meth:`_held` at the recall's floor, ``b`` brought up to now first."""
+        self.lookup.sync([b])
+        return self._held(b, self._floor)
 
     def _inputs(self, b: Belief, floor: float) -> list[Belief]:
         """``b``'s reasons' input beliefs held at or above ``floor``, once each, in order."""
