@@ -30,7 +30,7 @@ import attrs
 
 from ..evidence.confidence import SelfConsistency, self_consistency
 from ..facade.base import BeliefBase
-from ..facade.recall import count_tokens
+from ..facade.recall import count_tokens, source_mark
 from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._validate import check_int, check_unit
 from ..foundations.errors import (
@@ -283,7 +283,9 @@ class Agent:
         found = [] if room <= 0 else self.kb.recall(task, RECALLED, budget=room,
                                                     min_confidence=self.floor, expand=True,
                                                     scope=self.scope)
-        return View(self.kb, self.floor, [(r.key, r.value) for r in found], scope=self.scope)
+        return View(self.kb, self.floor, [(r.key, r.value) for r in found], scope=self.scope,
+                    sources={(r.key, canon(r.value)): source_mark(r.source_of)
+                             for r in found if r.source_of})
 
     # -- running -----------------------------------------------------------------------------
     def run(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
@@ -505,7 +507,7 @@ class Agent:
         found = self.kb.recall(arguments["query"], k, min_confidence=self.floor,
                                scope=self.scope)
         for r in found:
-            view.told(r.key, r.value)
+            view.told(r.key, r.value, source_mark(r.source_of) if r.source_of else None)
         marks = conflicts_by_key(self.kb) if any(r.conflict for r in found) else {}
         beliefs = []
         for r in found:
@@ -516,6 +518,9 @@ class Agent:
             mark = supersedes_mark(timeline_of(self.kb, r.key), r.value)
             if mark is not None:
                 belief["supersedes"] = mark
+            if r.source_of:  # a document: what it states, and whether each still holds
+                belief["source_of"] = [{"key": f.key, "value": plain(f.value), "held": f.held}
+                                       for f in r.source_of]
             beliefs.append(belief)
         content = {"beliefs": beliefs}
         return Step(turn, "recall", "recall", arguments), content

@@ -118,12 +118,17 @@ class View:
 
     Three kinds: with a ``projector``, the lines of its text; with ``watched=None``, every held
     belief at or above the floor; else the beliefs watched (those recalled for the task, those
-    the run made, those the ``recall`` tool returned), while held at or above the floor.
+    the run made, those the ``recall`` tool returned), while held at or above the floor. A
+    recalled document's line keeps the mark recall gave it (``sources``: the facts it is the
+    source of, and whether each held then), so its text never reads as if all it states held.
     """
 
     def __init__(self, kb: BeliefBase, floor: float, watched: list[tuple[str, Any]] | None,
-                 projector: Projector | None = None, scope: Scope | None = None) -> None:
+                 projector: Projector | None = None, scope: Scope | None = None,
+                 sources: dict[tuple[str, Any], str] | None = None) -> None:
         self.kb = kb
+        #: A recalled document's mark (``source of ...``) by ``(key, canon(value))``.
+        self.sources: dict[tuple[str, Any], str] = dict(sources or {})
         self.scope = scope
         self.floor = floor
         self.projector = projector
@@ -170,6 +175,10 @@ class View:
                 self._marks = conflicts_by_key(kb)
             conflicted = self._marks.get(key)
         mark = held_mark(self.timeline(key), value, conflicted)
+        if self.sources:
+            source = self.sources.get((key, canon(value)))
+            if source is not None:
+                mark = source if mark is None else f"{mark}; {source}"
         # most turns change nothing: the line of an unchanged belief is not rendered again
         state = (key, confidence, mark)
         made = self._rendered.get(state)
@@ -230,11 +239,14 @@ class View:
         self.shown = self.current()
         return "\n".join(self.shown.values())
 
-    def told(self, key: str, value: Any) -> None:
+    def told(self, key: str, value: Any, source: str | None = None) -> None:
         """The model was just told of ``key = value`` (a tool message): watch it, and take its
-        line as shown, so the next changes do not repeat it."""
+        line as shown, so the next changes do not repeat it. ``source``: its mark as a
+        recalled document."""
         if self.projector is not None:
             return
+        if source is not None:
+            self.sources[key, canon(value)] = source
         self.watch(key, value)
         self._fresh()
         shown = self.line(key, value)

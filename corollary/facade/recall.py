@@ -38,7 +38,15 @@ from ..retrieval.lexical import LexicalIndex, tokenize
 from ..retrieval.retriever import Retriever, check_retriever
 from ..retrieval.vectors import Embedder, VectorIndex
 from ..tms import IN, Belief, Engine
-from .recall_documents import Supported, arrange, asks_for_documents, cited_facts, supported
+from .recall_documents import (
+    Arranged,
+    Supported,
+    arrange,
+    asks_for_documents,
+    cited_facts,
+    in_order,
+    supported,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lookup import Lookup
@@ -271,36 +279,39 @@ class Recaller:
         self.index.catch_up()
         if self.retrievers:
             self.engine.feed.publish()  # the retrievers hear what changed since they last did
-        hits = self._found(query, terms, k, floor)
-        if any(cited_facts(b) for _, b in hits):
+        found = self._found(query, terms, k, floor)
+        matched = self.index.matched
+        if any(cited_facts(b) for _, b in found):
             show = asks_for_documents(terms) if documents is None else documents
-            hits = self._answered(query, terms, k, floor, show)
+            hits = [(self._recalled(b, score, in_order(terms, b, answered, matched)), b)
+                    for score, b, answered in self._answered(query, terms, k, floor, show,
+                                                             found)]
+        else:
+            hits = [(self._recalled(b, score, matched(b, terms)), b) for score, b in found]
         return self._pack(hits, floor, budget, expand)
 
     def _found(self, query: str, terms: list[str], k: int,
-               floor: float) -> list[tuple[Recalled, Belief]]:
+               floor: float) -> list[tuple[float, Belief]]:
         """The ``k`` best held beliefs, by the lexical index alone or fused with the
         retrievers'."""
         if not self.retrievers:
             return self._ranked(terms, k, floor)
         return self._fused(query, terms, k, floor)
 
-    def _answered(self, query: str, terms: list[str], k: int, floor: float,
-                  show: bool) -> list[tuple[Recalled, Belief]]:
-        """The hits with each document's facts in its place (``show``: the document after
-        them), read deeper until ``k`` remain or the ranking runs out."""
-        def words(b: Belief) -> tuple[str, ...]:
-            return self.index.matched(b, terms)
-
+    def _answered(self, query: str, terms: list[str], k: int, floor: float, show: bool,
+                  found: list[tuple[float, Belief]]) -> list[Arranged]:
+        """The ``k`` hits ``found`` with each document's facts in its place (``show``: the
+        document after them), the ranking read deeper until ``k`` remain or it runs out.
+        Whatever lies deeper scores at most the k-th hit, and a fact in its document's place
+        carries that document's score: when ``k`` remain, reading deeper changes none of them."""
         n = k
         while True:
-            n = min(4 * n, DOCUMENT_DEPTH * k)
-            found = self._found(query, terms, n, floor)
-            arranged = arrange(self.engine, [(r.score, b, r.why) for r, b in found], terms,
-                               self._synced_held, words, show)
+            arranged = arrange(self.engine, found, self._synced_held, show)
             if len(arranged) >= k or len(found) < n or n >= DOCUMENT_DEPTH * k:
                 break
-        return [(self._recalled(b, score, why), b) for score, b, why in arranged[:k]]
+            n = min(4 * n, DOCUMENT_DEPTH * k)
+            found = self._found(query, terms, n, floor)
+        return arranged[:k]
 
     def _accepts(self, b: Belief) -> bool:
         """The ``held`` a retriever's :meth:`~corollary.retrieval.retriever.Retriever.rank`
@@ -309,7 +320,7 @@ class Recaller:
         return self._held(b, self._floor) and self.index.live(b)
 
     def _fused(self, query: str, terms: list[str], k: int,
-               floor: float) -> list[tuple[Recalled, Belief]]:
+               floor: float) -> list[tuple[float, Belief]]:
         """The lexical ranks and each retriever's fused (reciprocal rank fusion over the first
         ``window`` held beliefs of each), times the confidence factor."""
         window = max(RERANK * k, 100)
@@ -319,8 +330,7 @@ class Recaller:
                                  for r in self.retrievers)])
         best = sorted(((score * (0.5 + 0.5 * b.conf), b.seq, b) for b, score in fused.items()),
                       key=lambda t: (-t[0], t[1]))[:k]
-        return [(self._recalled(b, score, self.index.matched(b, terms)), b)
-                for score, _, b in best]
+        return [(score, b) for score, _, b in best]
 
     def _held(self, b: Belief, floor: float) -> bool:
         """Whether ``b`` (synced) is a belief of the base now, held at or above ``floor``."""
@@ -342,7 +352,7 @@ class Recaller:
         return [(r, x) for r, x in scored if r > 0]  # a value that holds no word of the query
 
     def _ranked(self, terms: list[str], k: int, floor: float,
-                rerank: bool = True) -> list[tuple[Recalled, Belief]]:
+                rerank: bool = True) -> list[tuple[float, Belief]]:
         """The ``k`` best held beliefs: candidates in decreasing relevance, checked in
         batches, until no unchecked candidate can beat the k-th (the confidence factor is at
         most 1), or :data:`RERANK` × k held candidates were compared. ``rerank=False``: the
@@ -371,8 +381,7 @@ class Recaller:
             del found[k:]
             if len(found) >= k:
                 worst = found[-1][0]
-        return [(self._recalled(b, score, index.matched(b, terms)), b)
-                for score, _, b in found]
+        return [(score, b) for score, _, b in found]
 
     def _recalled(self, b: Belief, score: float, why: tuple[str, ...]) -> Recalled:
         rivals = self.engine.rivals(b)

@@ -21,8 +21,8 @@ import attrs
 
 from ..tms import Belief, Engine
 
-__all__ = ["DOCUMENT_WORDS", "Supported", "arrange", "asks_for_documents", "cited_facts",
-           "supported"]
+__all__ = ["DOCUMENT_WORDS", "Arranged", "Supported", "arrange", "asks_for_documents",
+           "cited_facts", "in_order", "supported"]
 
 #: Query words that ask for what was said or written rather than for the facts drawn from it
 #: ("what did Ann say in the chat"). English only: in any other language, or to be explicit,
@@ -99,49 +99,49 @@ def _answering(engine: Engine, facts: list[Belief],
     return list(out)
 
 
-def _in_order(order: dict[str, int], a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, ...]:
-    """The words of ``a`` and ``b``, once each, in the query's order (``order``)."""
-    if not b or a == b:
-        return a
-    return tuple(sorted(set(a) | set(b), key=lambda t: order.get(t, len(order))))
+#: One hit after :func:`arrange`: its score, the belief, and the documents it answers for.
+Arranged = tuple[float, Belief, tuple[Belief, ...]]
 
 
-#: One ranked hit: (score, belief, the query's words found in it).
-Hit = tuple[float, Belief, tuple[str, ...]]
+def in_order(terms: list[str], b: Belief, answered: tuple[Belief, ...],
+             matched: Callable[[Belief, list[str]], tuple[str, ...]]) -> tuple[str, ...]:
+    """The query's words found in ``b`` or in a document it answers for, once each, in the
+    query's order (``matched(belief, terms)`` gives one belief's)."""
+    own = matched(b, terms)
+    if not answered:
+        return own
+    found = set(own).union(*(matched(d, terms) for d in answered))
+    return tuple(t for t in dict.fromkeys(terms) if t in found)
 
 
-def arrange(engine: Engine, hits: list[Hit], terms: Sequence[str],
-            held: Callable[[Belief], bool], words: Callable[[Belief], tuple[str, ...]],
-            show_documents: bool) -> list[Hit]:
+def arrange(engine: Engine, hits: Sequence[tuple[float, Belief]],
+            held: Callable[[Belief], bool], show_documents: bool) -> list[Arranged]:
     """``hits`` (best first) with each document's facts in its place, ahead of it, each
     carrying the greater of its own score and the document's; the document kept only with
     ``show_documents`` or when nothing it supports holds now. ``held`` reads a belief through
-    the engine (held at the recall's floor, in its scope); ``words`` gives a belief's matched
-    query words; a fact in a document's place gets the words found in either, in the order of
-    ``terms``. Ties keep the ranking's order, a fact before the document it answers for."""
-    order = {t: i for i, t in enumerate(dict.fromkeys(terms))}
-
-    best: dict[Belief, list[Any]] = {}  # belief -> [score, position, after, why]
+    the engine (held at the recall's floor, in its scope). Ties keep the ranking's order, a
+    fact before the document it answers for."""
+    best: dict[Belief, list[Any]] = {}  # belief -> [score, position, after, documents]
 
     def place(b: Belief, score: float, position: int, after: int,
-              why: tuple[str, ...]) -> None:
+              document: Belief | None) -> None:
         seen = best.get(b)
         if seen is None:
-            best[b] = [score, position, after, why]
-            return
-        if (-score, position, after) < (-seen[0], seen[1], seen[2]):
+            seen = best[b] = [score, position, after, ()]
+        elif (-score, position, after) < (-seen[0], seen[1], seen[2]):
             seen[0], seen[1], seen[2] = score, position, after
-        seen[3] = _in_order(order, seen[3], why)
+        if document is not None and document not in seen[3]:
+            seen[3] = (*seen[3], document)
 
-    for position, (score, b, why) in enumerate(hits):
+    for position, (score, b) in enumerate(hits):
         facts = cited_facts(b)
         if not facts:
-            place(b, score, position, 0, why)
+            place(b, score, position, 0, None)
             continue
         answering = _answering(engine, facts, held)
         for f in answering:
-            place(f, score, position, 0, _in_order(order, words(f), why))
+            place(f, score, position, 0, b)
         if show_documents or not answering:
-            place(b, score, position, 1, why)
+            place(b, score, position, 1, None)
     ranked = sorted(best.items(), key=lambda t: (-t[1][0], t[1][1], t[1][2]))
     return [(s[0], b, s[3]) for b, s in ranked]
