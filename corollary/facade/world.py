@@ -212,13 +212,15 @@ class WorldView:
 
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,
-               scope: Any = None, k: Any = NOT_GIVEN) -> list[Recalled]:
+               scope: Any = None, k: Any = NOT_GIVEN,
+               documents: bool | None = None) -> list[Recalled]:
         """:meth:`corollary.BeliefBase.recall` over what holds at ``t``: never a value
-        superseded or not yet begun then; an open conflict's values come marked."""
+        superseded or not yet begun then; an open conflict's values come marked; a fact held
+        at ``t`` answers for the document it was drawn from (``documents=`` as there)."""
         limit = renamed_keyword(limit, k, "k", "limit", "kb.at(t).recall", default=10)
         with self._reading():
             return self._base.recall(query, limit, budget=budget, min_confidence=min_confidence,
-                                     expand=expand, scope=scope)
+                                     expand=expand, scope=scope, documents=documents)
 
     def at(self, t: Instant) -> WorldView:
         """The same base read at another world time."""

@@ -147,3 +147,15 @@ def test_documents_must_be_a_bool_or_none(kb: BeliefBase) -> None:
         kb.recall("where", documents="yes")  # type: ignore[arg-type]
     with pytest.raises(InvalidTypeError):
         kb.recall("where", documents=1)  # type: ignore[arg-type]
+
+
+def test_at_a_past_time_the_fact_held_then_answers(kb: BeliefBase) -> None:
+    # on day 3.5 Ann lived in Paris: that fact answers for its chat, and the later ones
+    # (not begun then) are not recalled
+    then = kb.at(3.5 * DAY)
+    found = then.recall("where does Ann live")
+    assert [(r.key, r.value) for r in found] == [("ann:city", "Paris")]
+    shown = then.recall("where does Ann live", documents=True)
+    assert "Finally settled in Nantes, by the sea." not in [r.value for r in shown]
+    (lyon,) = [r for r in shown if r.value == "I live in Lyon."]
+    assert lyon.source_of == (Supported("ann:city", "Lyon", False),)
