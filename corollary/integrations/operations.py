@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..facade.base import BeliefBase
+from ..facade.recall import Recalled
 from ..foundations.errors import InvalidTypeError
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import plain
@@ -170,10 +171,7 @@ class Operations:
             raise InvalidInputError(f"k must be an integer from 1 to {RECALL_MOST}, not {k!r}")
         with self._lock:
             self._sync()
-            return {"beliefs": [
-                {"key": r.key, "value": plain(r.value), "confidence": round(r.confidence, 4),
-                 "conflict": r.conflict}
-                for r in self.kb.recall(query, k, scope=self.scope)]}
+            return {"beliefs": [_recalled(r) for r in self.kb.recall(query, k, scope=self.scope)]}
 
     def explain(self, key: str, value: Any = None) -> dict[str, Any]:
         """Why key is held or not: the proof, with sources, steps and confidences.
@@ -213,3 +211,14 @@ class Operations:
                                     "label": r.label, "confidence": r.confidence}
                                    for r in made],
                     "refused": [r.reason for r in getattr(made, "refused", ())]}
+
+
+def _recalled(r: Recalled) -> dict[str, Any]:
+    """One recalled belief as a tool returns it; a document also names the facts it states,
+    each held or not (docs/recall.md, "Facts before the documents they came from")."""
+    found = {"key": r.key, "value": plain(r.value), "confidence": round(r.confidence, 4),
+             "conflict": r.conflict}
+    if r.source_of:
+        found["source_of"] = [{"key": f.key, "value": plain(f.value), "held": f.held}
+                              for f in r.source_of]
+    return found

@@ -106,6 +106,15 @@ class BeliefList(BaseModel):
     truncated: bool = Field(description="Whether more beliefs matched than the limit let list")
 
 
+class SourceFact(BaseModel):
+    """A fact a recalled document (a transcript a remembered fact cites) is the source of."""
+
+    key: str = Field(description="The fact's key")
+    value: Any = Field(description="The value the document states")
+    held: bool = Field(description="Whether that value holds now (false: superseded, replaced, "
+                                   "retracted or expired; the document's text no longer holds)")
+
+
 class RecalledBelief(BeliefState):
     """A held belief recalled for a query."""
 
@@ -114,6 +123,9 @@ class RecalledBelief(BeliefState):
                                        "for a belief a hit rests on")
     conflict: bool = Field(description="Whether the key holds another value too (an open "
                                        "conflict)")
+    source_of: list[SourceFact] = Field(default_factory=list, description=(
+        "For a document (a transcript remembered facts cite): the facts it states, each held "
+        "or not; empty for any other belief"))
 
 
 class RecallList(BaseModel):
@@ -503,7 +515,9 @@ def _belief_tools(server: MCPServer, served: Served) -> None:
             return RecallList(beliefs=[
                 RecalledBelief(key=r.key, value=plain(r.value), label="IN",
                                confidence=r.confidence, score=r.score, why=list(r.why),
-                               conflict=r.conflict)
+                               conflict=r.conflict, source_of=[
+                                   SourceFact(key=f.key, value=plain(f.value), held=f.held)
+                                   for f in r.source_of])
                 for r in kb.recall(query, k, min_confidence=min_confidence,
                                    scope=served.scope)])
 

@@ -563,7 +563,7 @@ def test_recall_finds_what_a_query_names_and_never_a_retracted_value() -> None:
     assert items[0] == {"key": "customer:7:email", "value": "customer7@example.com",
                         "label": "IN", "confidence": 0.95,
                         "score": kb.recall("customer 7 email", 1)[0].score,
-                        "why": ["customer", "7", "email"], "conflict": False}
+                        "why": ["customer", "7", "email"], "conflict": False, "source_of": []}
     assert "old7@example.com" not in str(found.structured_content)
     assert [i["key"] for i in items] == [r.key for r in kb.recall("customer 7 email", 3)]
     assert [b["key"] for b in default.structured_content["beliefs"]] == [
