@@ -30,7 +30,7 @@ import attrs
 
 from ..evidence.confidence import SelfConsistency, self_consistency
 from ..facade.base import BeliefBase
-from ..facade.recall import count_tokens, source_mark
+from ..facade.recall import count_tokens
 from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._validate import check_int, check_unit
 from ..foundations.errors import (
@@ -284,8 +284,7 @@ class Agent:
                                                     min_confidence=self.floor, expand=True,
                                                     scope=self.scope)
         return View(self.kb, self.floor, [(r.key, r.value) for r in found], scope=self.scope,
-                    sources={(r.key, canon(r.value)): source_mark(r.source_of)
-                             for r in found if r.source_of})
+                    sources={(r.key, canon(r.value)): r.source_of for r in found if r.source_of})
 
     # -- running -----------------------------------------------------------------------------
     def run(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
@@ -507,7 +506,7 @@ class Agent:
         found = self.kb.recall(arguments["query"], k, min_confidence=self.floor,
                                scope=self.scope)
         for r in found:
-            view.told(r.key, r.value, source_mark(r.source_of) if r.source_of else None)
+            view.told(r.key, r.value, r.source_of)
         marks = conflicts_by_key(self.kb) if any(r.conflict for r in found) else {}
         beliefs = []
         for r in found:

@@ -14,7 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..facade.recall import Recalled, render_key, render_recalled, render_value
+from ..facade.recall import (
+    Recalled,
+    Supported,
+    render_key,
+    render_recalled,
+    render_value,
+    source_mark,
+)
 from ..foundations.errors import AmbiguousValueError, CorollaryError, InvalidTypeError
 from ..foundations.scope import Scope
 from ..foundations.values import canon
@@ -119,16 +126,17 @@ class View:
     Three kinds: with a ``projector``, the lines of its text; with ``watched=None``, every held
     belief at or above the floor; else the beliefs watched (those recalled for the task, those
     the run made, those the ``recall`` tool returned), while held at or above the floor. A
-    recalled document's line keeps the mark recall gave it (``sources``: the facts it is the
-    source of, and whether each held then), so its text never reads as if all it states held.
+    recalled document's line is marked with the facts recall found it the source of
+    (``sources``), each said held or not as it stands at each pass, so its text never reads as
+    if all it states held.
     """
 
     def __init__(self, kb: BeliefBase, floor: float, watched: list[tuple[str, Any]] | None,
                  projector: Projector | None = None, scope: Scope | None = None,
-                 sources: dict[tuple[str, Any], str] | None = None) -> None:
+                 sources: dict[tuple[str, Any], tuple[Supported, ...]] | None = None) -> None:
         self.kb = kb
-        #: A recalled document's mark (``source of ...``) by ``(key, canon(value))``.
-        self.sources: dict[tuple[str, Any], str] = dict(sources or {})
+        #: The facts a recalled document is the source of, by ``(key, canon(value))``.
+        self.sources: dict[tuple[str, Any], tuple[Supported, ...]] = dict(sources or {})
         self.scope = scope
         self.floor = floor
         self.projector = projector
@@ -176,8 +184,10 @@ class View:
             conflicted = self._marks.get(key)
         mark = held_mark(self.timeline(key), value, conflicted)
         if self.sources:
-            source = self.sources.get((key, canon(value)))
-            if source is not None:
+            facts = self.sources.get((key, canon(value)))
+            if facts:
+                source = source_mark(tuple(Supported(f.key, f.value, self.holds(f.key, f.value))
+                                           for f in facts))
                 mark = source if mark is None else f"{mark}; {source}"
         # most turns change nothing: the line of an unchanged belief is not rendered again
         state = (key, confidence, mark)
@@ -187,6 +197,15 @@ class View:
             self._rendered[state] = made
         self.named[made[1][0]] = (key, value)
         return made[1]
+
+    def holds(self, key: str, value: Any) -> bool:
+        """Whether ``key = value`` is held now at or above the floor (a fact a shown document
+        states)."""
+        try:
+            return (self.kb.label(key, value) == IN
+                    and self.kb.confidence(key, value) >= self.floor)
+        except CorollaryError:  # a value forgotten since: not held
+            return False
 
     def timeline(self, key: str) -> Any:
         """``key``'s timeline (:func:`corollary.agent.marks.timeline_of`), read once a pass."""
@@ -239,14 +258,14 @@ class View:
         self.shown = self.current()
         return "\n".join(self.shown.values())
 
-    def told(self, key: str, value: Any, source: str | None = None) -> None:
+    def told(self, key: str, value: Any, source_of: tuple[Supported, ...] = ()) -> None:
         """The model was just told of ``key = value`` (a tool message): watch it, and take its
-        line as shown, so the next changes do not repeat it. ``source``: its mark as a
-        recalled document."""
+        line as shown, so the next changes do not repeat it. ``source_of``: the facts recall
+        found it the source of (a document)."""
         if self.projector is not None:
             return
-        if source is not None:
-            self.sources[key, canon(value)] = source
+        if source_of:
+            self.sources[key, canon(value)] = source_of
         self.watch(key, value)
         self._fresh()
         shown = self.line(key, value)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from corollary import Agent
+from corollary import Agent, tool
 from corollary.models import Reply, ScriptedModel, ToolCall
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "recall"))
@@ -50,3 +50,27 @@ def test_the_recall_tool_says_what_a_transcript_is_the_source_of() -> None:
     tool = [m for m in model.requests[1][0] if m.get("role") == "tool"][0]["content"]
     assert '"source_of": [{"key": "ann:city", "value": "Paris", "held": false}]' in tool
     assert run.answer == "Nantes"
+
+
+def test_a_listed_transcript_s_mark_follows_its_fact_during_the_run() -> None:
+    kb = ann_moves()
+
+    @tool(trust="high", key="ann:city")
+    def crm_city() -> str:
+        """Ann's city in the CRM."""
+        return "Brest"
+
+    model = ScriptedModel([
+        Reply(None, [ToolCall("1", "crm_city", {})]),
+        Reply(None, [ToolCall("2", "answer", {"value": "Brest", "inputs": ["ann:city"]})]),
+    ])
+    agent = Agent(model, kb, tools=[crm_city])
+    task = "What did Ann say in the chat about where she lives?"
+    opening = agent.messages(task)[-1]["content"]
+    assert '"Finally settled in Nantes, by the sea." [IN 0.99, source of ann:city = "Nantes"]' \
+        in opening
+    run = agent.run(task)
+    assert run.answer == "Brest" and kb.value("ann:city") == "Brest"
+    told = "\n".join(str(m["content"]) for m in model.requests[1][0] if m["role"] == "user")
+    assert ('"Finally settled in Nantes, by the sea." [IN 0.99, source of ann:city = "Nantes" '
+            '(not held)]') in told
