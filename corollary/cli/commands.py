@@ -15,6 +15,7 @@ from typing import Any
 
 from ..facade.base import BeliefBase
 from ..facade.journal_entries import decode_entry, history_entry
+from ..facade.recall import Recalled, source_mark
 from ..foundations._format import format_number
 from ..foundations.errors import (
     CorollaryError,
@@ -138,10 +139,8 @@ def recall(args: argparse.Namespace) -> int:
                                             min_confidence=args.min_confidence)
         if args.json:
             emit_json(_document("recall", opened, query=args.query, k=args.k,
-                                min_confidence=args.min_confidence, beliefs=[
-                {"key": r.key, "value": plain(r.value), "label": "IN",
-                 "confidence": r.confidence, "score": r.score, "why": list(r.why),
-                 "conflict": r.conflict} for r in found]))
+                                min_confidence=args.min_confidence,
+                                beliefs=[_recalled_json(r) for r in found]))
         elif not found:
             print(f"nothing held matches {args.query!r}")
         else:
@@ -149,9 +148,21 @@ def recall(args: argparse.Namespace) -> int:
             # a reader, and moves with any change of the ranking)
             print(table(["KEY", "VALUE", "CONFIDENCE", "WHY"],
                         [[r.key, repr(r.value), confidence(r.confidence) + (
-                            " (open conflict)" if r.conflict else ""), ", ".join(r.why)]
+                            " (open conflict)" if r.conflict else ""), ", ".join(r.why) + (
+                            f" ({source_mark(r.source_of)})" if r.source_of else "")]
                          for r in found]))
     return 0
+
+
+def _recalled_json(r: Recalled) -> dict[str, Any]:
+    """One recalled belief in ``recall --json``; a document (a transcript remembered facts
+    cite) also names the facts it states, each held or not (docs/recall.md)."""
+    found = {"key": r.key, "value": plain(r.value), "label": "IN", "confidence": r.confidence,
+             "score": r.score, "why": list(r.why), "conflict": r.conflict}
+    if r.source_of:
+        found["source_of"] = [{"key": f.key, "value": plain(f.value), "held": f.held}
+                              for f in r.source_of]
+    return found
 
 
 def conflicts(args: argparse.Namespace) -> int:
