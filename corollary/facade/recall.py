@@ -11,8 +11,9 @@ Ranking: BM25 over each belief's text (its key split on punctuation, its value a
 renders it, the names of its sources and models, its citations), multiplied by
 ``0.5 + 0.5 × confidence``: of two equally relevant values, the trusted one comes first, and no
 confidence lifts an irrelevant one. With other retrievers, their ranks and the lexical one are
-fused by reciprocal rank (:mod:`corollary.retrieval.fusion`), times the same factor. See
-docs/recall.md.
+fused by reciprocal rank (:mod:`corollary.retrieval.fusion`), times the same factor. A fact a
+claim drew from a document answers for it: it takes the document's place, and the document is
+shown only when asked for (:mod:`corollary.facade.recall_documents`). See docs/recall.md.
 
 One recalled belief renders as one line (:func:`render_recalled`), ``key = value [IN 0.93]``,
 with the key and value escaped so that no key or value can start a line of its own; the budget
@@ -85,7 +86,9 @@ class Recalled:
         Its confidence now (at or above the recall's floor).
     score : float
         How well it answers the query: BM25 relevance × (0.5 + 0.5 × confidence). A belief
-        recalled as an input of a hit (``expand=True``) carries that hit's score.
+        recalled as an input of a hit (``expand=True``) carries that hit's score; a fact
+        recalled in the place of a document it answers for carries the document's, when
+        higher than its own.
     why : tuple of str
         The query's terms (case-folded) that matched its text; for an input of a hit, the one
         entry ``"input of <key>"`` naming the hit.
