@@ -209,7 +209,13 @@ class Operations:
             scope = None if self.scope is None else list(self.scope.prefixes)
             made = self.kb.remember(text, source=source,  # type: ignore[attr-defined]
                                     model=self.model, scope=scope)
-            return {"remembered": [{"key": r.key, "value": plain(r.value), "quote": r.quote,
-                                    "label": r.label, "confidence": r.confidence}
-                                   for r in made],
-                    "refused": [r.reason for r in getattr(made, "refused", ())]}
+            return _remembered(made)
+
+
+def _remembered(made: Any) -> dict[str, Any]:
+    """What ``remember`` answers: each fact with its document (the text's belief, which a
+    scoped caller may forget), and each refusal naming its fact."""
+    return {"remembered": [{"key": r.key, "value": plain(r.value), "quote": r.quote,
+                            "label": r.label, "confidence": r.confidence,
+                            "document": r.document} for r in made],
+            "refused": [r.named() for r in getattr(made, "refused", ())]}
