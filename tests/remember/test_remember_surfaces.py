@@ -53,7 +53,8 @@ def test_the_mcp_tool_remembers_with_the_servers_model() -> None:
     out = result.structured_content
     assert [(r["key"], r["value"], r["merged_from"]) for r in out["remembered"]] == [
         ("alice:city", "Lyon", "alice:home_city")]
-    assert out["refused"] == ["quote not found"]
+    assert out["refused"] == [{"reason": "quote not found", "key": "alice:pet",
+                               "value": "dog", "quote": "a dog"}]  # ["quote not found"] on main
     (r,) = out["remembered"]
     assert kb.value(r["document"]) == "I moved to Lyon."
 
@@ -183,3 +184,30 @@ def test_corollary_mcp_with_a_model_remembers_over_stdio(tmp_path: Path, server:
         kb = BeliefBase.open_session(opened, "s")
         assert kb.value("bob:employer") == "Acme"
         assert "model judgement by model:qwen" in str(kb.explain("bob:employer"))
+
+
+def test_corollary_remember_takes_a_chat_file_timed_in_iso_8601(
+        tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    base = tmp_path / "kb.msgpack"
+    BeliefBase(clock=ManualClock(0)).save(base)
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"speaker": "human:alice", "text": "I live in Paris.", "at": "2024-01-02T00:00:00Z"},
+        {"speaker": "human:alice", "text": "I moved to Lyon.", "at": "2024-03-01"}]),
+        encoding="utf-8")
+    server.then(Answer(body=wire_facts(fact("Alice", "city", "Paris", "I live in Paris"),
+                                       fact("Alice", "home city", "Lyon", "I moved to Lyon"),
+                                       fact("Alice", "pet", "dog", "my dog"))))
+    assert main(["remember", str(base), str(chat), "--model", server.url, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # exit 1, "at must be POSIX seconds", on main
+    assert [(r["key"], r["value"]) for r in out["remembered"]] == [
+        ("alice:city", "Paris"), ("alice:city", "Lyon")]
+    assert out["refused"] == [{"reason": "quote not found", "key": "alice:pet", "value": "dog",
+                               "quote": "my dog"}]
+    kb = BeliefBase.load(base)
+    assert kb.at(1_704_153_600 + 1).value("alice:city") == "Paris"  # 2024-01-02
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"speaker": "human:a", "text": "x", "at": "2024-01-02T09:00"}]),
+                   encoding="utf-8")
+    assert main(["remember", str(base), str(bad), "--model", server.url]) == 1
+    assert "message 0: at" in capsys.readouterr().err
