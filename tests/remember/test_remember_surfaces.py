@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from model_server import Answer, Server, completion
-from remember_cases import fact, facts
+from model_server import Answer, Server
+from remember_cases import fact, facts, wire_facts
 
 from corollary import BeliefBase, ManualClock, open_ledger
 from corollary.cli import build_parser, main
@@ -24,11 +24,6 @@ except ImportError:
     Client = None  # type: ignore[assignment,misc]
 
 needs_mcp = pytest.mark.skipif(Client is None, reason="the MCP SDK is corollary[mcp]")
-
-
-def wire_facts(*items: object) -> dict[str, object]:
-    return completion(None, [{"id": "c1", "type": "function", "function": {
-        "name": "facts", "arguments": json.dumps({"facts": list(items)})}}], finish="tool_calls")
 
 
 def call(server: Any, body: Callable[[Any], Awaitable[Any]]) -> Any:
