@@ -55,6 +55,29 @@ def test_the_mcp_tool_remembers_with_the_servers_model() -> None:
 
 
 @needs_mcp
+def test_a_scoped_mcp_server_remembers_inside_its_scope_and_may_forget_the_conversation(
+        ) -> None:
+    from corollary.mcp import make_server
+
+    kb = BeliefBase(clock=ManualClock(1_800_000_000))
+    model = ScriptedModel([facts(fact("customer:42", "email", "ann@x.org", "ann@x.org"))])
+    server = make_server(kb, model=model, scope="customer:42")
+
+    async def body(client: Any) -> Any:
+        made = await client.call_tool("remember", {"text": "Write to ann@x.org.",
+                                                   "source": "human:ann"})
+        (r,) = made.structured_content["remembered"]
+        forgot = await client.call_tool("retract", {"key": r["document"]})
+        return made.structured_content, forgot
+
+    out, forgot = call(server, body)
+    assert out["refused"] == []  # "outside the scope" on main: the key was customer_42:email
+    (r,) = out["remembered"]
+    assert r["key"] == "customer:42:email" and r["document"].startswith("customer:42:doc:")
+    assert not forgot.is_error and kb.label("customer:42:email") == "OUT"
+
+
+@needs_mcp
 def test_the_mcp_tool_without_a_model_says_how_to_configure_one() -> None:
     from corollary.mcp import make_server
     from corollary.mcp.remember_tool import NO_MODEL
