@@ -224,6 +224,9 @@ def test_corollary_remember_takes_a_chat_file_timed_in_iso_8601(
                                "quote": "my dog"}]
     kb = BeliefBase.load(base)
     assert kb.at(1_704_153_600 + 1).value("alice:city") == "Paris"  # 2024-01-02
+    server.then(Answer(body=wire_facts(fact("Alice", "pet", "dog", "my dog"))))
+    assert main(["remember", str(base), str(chat), "--model", server.url]) == 0
+    assert "refused 1: quote not found: alice:pet = \"dog\" ('my dog')" in capsys.readouterr().out
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"speaker": "human:a", "text": "x", "at": "2024-01-02T09:00"}]),
                    encoding="utf-8")
