@@ -410,6 +410,7 @@ class RememberMethods:
                           f.merged_from] for f in new]
             made = self._remembered(doc_rows, claimer, fact_rows, counted)
         fresh = iter(made)
+        _sync_beliefs(self, [(f.key, f.value) for f in kept if f.known])
         results = [_result(self, f.key, f.value, f.quote, docs[f.doc].key, f.valid_from,
                            f.merged_from, claimer) if f.known else next(fresh) for f in kept]
         return RememberedList(results, [r for r, _ in refused], requests)
@@ -616,6 +617,7 @@ class RememberMethods:
                     _note_merge(self._engine, key, value, source, quote, merged)
             if rules:  # after the rules fired: a rule failing undoes the outcomes too
                 self._record_checks(items, events)
+        _sync_beliefs(self, [(f[0], f[1]) for f in facts])
         return [_result(self, key, value, quote, docs[doc][0], valid_from, merged, source)
                 for key, value, quote, doc, valid_from, _cert, merged in facts]
 
@@ -668,13 +670,18 @@ def _query(speakers: list[str], docs: list[_Doc]) -> str:
 
 def _result(kb: Any, key: str, value: Any, quote: str, document: str, valid_from: float,
             merged: str | None, source: str) -> Remembered:
-    """What a fact is now, as :class:`Remembered`."""
+    """What a fact is now, as :class:`Remembered` (its belief brought up to now first:
+    :func:`_sync_beliefs`)."""
     b = kb._engine.find(key, canon(value))
-    if b is not None:
-        kb._lookup.sync([b])
     held = b is not None and b.label is IN
     return Remembered(key, value, quote, "IN" if held else "OUT", b.conf if held else 0.0,
                       document, _superseded(kb, key, value), merged, valid_from, source)
+
+
+def _sync_beliefs(kb: Any, facts: Sequence[tuple[str, Any]]) -> None:
+    """Bring the beliefs of ``facts`` (key, value) up to now, at once."""
+    found = [kb._engine.find(key, canon(value)) for key, value in facts]
+    kb._lookup.sync([b for b in found if b is not None])
 
 
 def _refusal_identity(refusal: Refused, docs: list[_Doc], candidates: Sequence[int]) -> str:
