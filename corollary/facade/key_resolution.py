@@ -22,7 +22,8 @@ order:
 Nothing here ever matches a key of another subject: a different subject is a different thing.
 With a scope (``remember(scope=...)``), only keys inside it are matched, and a new key of a
 subject inside the scope is spelled inside it (:func:`scoped_key`: ``customer:42:email``, not
-``customer_42:email``).
+``customer_42:email``); a fact the model placed inside the scope by its ``key`` (same
+attribute) is about that key's subject.
 
 Examples
 --------
@@ -249,7 +250,15 @@ class KeyIndex:
         """The key a fact about ``subject``'s ``attribute`` takes (see the module docstring).
         ``pending``: keys not in the engine yet that count as existing (made by the earlier
         facts of one call): subject words -> {key: attribute words}. ``scope``: only keys in
-        it are matched, and a new key is spelled in it (:func:`scoped_key`)."""
+        it are matched, and a new key is spelled in it (:func:`scoped_key`); a subject outside
+        it takes the subject of the ``given`` key when that key is inside it and names the same
+        attribute (the model, told the scope, placed the fact there: "Ann", "email",
+        ``customer:42:email``)."""
+        if scope is not None and given is not None:
+            parts = split_key(given)
+            if (parts is not None and parts[1] == words(attribute) and scope.contains(given)
+                    and not scope.contains(scoped_key(subject, attribute, scope))):
+                subject = given.rpartition(":")[0]
         own = scoped_key(subject, attribute, scope)
         subject_words, attribute_words = words(subject), words(attribute)
         candidates = self.of_subject(subject)
