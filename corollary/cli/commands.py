@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..facade.base import BeliefBase
-from ..facade.journal_entries import decode_entry, history_entry
+from ..facade.journal_entries import decode_entry, history_entries
 from ..facade.recall import Recalled, source_mark
 from ..foundations._format import format_number
 from ..foundations.errors import (
@@ -347,7 +347,7 @@ def history(args: argparse.Namespace) -> int:
         for seq, raw in store.journal_entries(args.session, after):
             entry = decode_entry(seq, raw, f"session {args.session!r}")
             if args.key is None or any(s[0] == args.key for s in entry.subjects):
-                found.append(history_entry(entry, args.key))
+                found.extend(history_entries(entry, args.key))
     if args.json:
         emit_json({"version": JSON_VERSION, "command": "history",
                    "ledger": ledger_name(args.ledger), "session": args.session,

@@ -94,8 +94,23 @@ def _read_input(name: str) -> tuple[str | None, list[Any] | None]:
         except ValueError:
             return text, None
         if isinstance(messages, list) and all(isinstance(m, dict) for m in messages):
-            return None, messages
+            return None, [_message_time(i, m) for i, m in enumerate(messages)]
     return text, None
+
+
+def _message_time(index: int, message: dict[str, Any]) -> dict[str, Any]:
+    """A chat file's message with its ``at`` read as ``--at`` is: POSIX seconds, or ISO 8601
+    text (:func:`corollary.foundations.clock.parse_instant`, the one parser of times)."""
+    if isinstance(message.get("at"), str):
+        return {**message, "at": parse_instant(message["at"], f"message {index}: at")}
+    return message
+
+
+def _refusal(named: dict[str, Any]) -> str:
+    """One refusal as the table's footer says it: the reason and the fact it names."""
+    fact = f"{named['key'] or '?'} = {json.dumps(plain(named['value']), ensure_ascii=False)}"
+    quote = f" ({named['quote']!r})" if named["quote"] is not None else ""
+    return f"{named['reason']}: {fact}{quote}"
 
 
 def remember(args: argparse.Namespace) -> int:
@@ -140,7 +155,7 @@ def remember(args: argparse.Namespace) -> int:
             {"key": r.key, "value": plain(r.value), "quote": r.quote, "label": r.label,
              "confidence": r.confidence, "document": r.document,
              "superseded": [plain(v) for v in r.superseded], "merged_from": r.merged_from}
-            for r in made], "refused": [r.reason for r in made.refused],
+            for r in made], "refused": [r.named() for r in made.refused],
             "requests": made.requests})
         return 0
     rows = [[r.key, json.dumps(plain(r.value), ensure_ascii=False), r.label,
@@ -148,5 +163,6 @@ def remember(args: argparse.Namespace) -> int:
     say(table(["KEY", "VALUE", "LABEL", "CONFIDENCE", "QUOTE"], rows) if rows
         else "nothing remembered")
     if made.refused:
-        say(f"refused {len(made.refused)}: " + "; ".join(r.reason for r in made.refused))
+        say(f"refused {len(made.refused)}: "
+            + "; ".join(_refusal(r.named()) for r in made.refused))
     return 0

@@ -66,10 +66,13 @@ from ..foundations.errors import (
     JournalCorruptError,
     JournalVersionError,
 )
+from ..foundations.values import canon
 
 __all__ = ["ENTRY_VERSION", "Entry", "HistoryEntry", "WatchEvent", "decode_entry",
            "encode_entry", "pack_args"]
 
+#: ``history_entry``'s "any value of the key".
+_ANY: Any = object()
 #: The version of the entry format this code writes (and the newest it reads).
 ENTRY_VERSION = 1
 #: The first field of every entry.
@@ -300,20 +303,39 @@ class HistoryEntry:
     valid_until: float | None = None
 
 
-def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
-    """The history record of ``entry`` (about ``key`` when given)."""
+def history_entries(entry: Entry, key: str | None = None) -> list[HistoryEntry]:
+    """The history records of ``entry`` (about ``key`` when given): one, or, for a
+    ``remember`` naming several values of ``key``, one per value in the order the call named
+    them, each with its own label (each value is a claim of its own: none replaced another,
+    where an ``assert_many`` naming a key twice left only its last value)."""
+    if key is None or entry.op != "remember":
+        return [history_entry(entry, key)]
+    values: dict[Any, Any] = {}
+    for s in entry.subjects:
+        if s[0] == key:
+            values.setdefault(canon(s[1]), s[1])
+    if len(values) < 2:
+        return [history_entry(entry, key)]
+    return [history_entry(entry, key, value) for value in values.values()]
+
+
+def history_entry(entry: Entry, key: str | None = None, value: Any = _ANY) -> HistoryEntry:
+    """The history record of ``entry`` (about ``key`` when given; about its ``value`` when
+    given too)."""
     subjects = [s for s in entry.subjects if isinstance(s[0], str)]
     keys = tuple(dict.fromkeys(s[0] for s in subjects))
     chosen = None
     if key is not None:
         # the last naming it: a change naming a key twice (assert_many) left the last value
-        chosen = next((s for s in reversed(subjects) if s[0] == key), None)
+        chosen = next((s for s in reversed(subjects) if s[0] == key and (
+            value is _ANY or canon(s[1]) == canon(value))), None)
     elif len(subjects) == 1 or (len(entry.subjects) == 1):
         chosen = entry.subjects[0]
     after = None
     if chosen is not None:
         after = next((a for a in entry.after if a[0] == chosen[0]), None)
     k, value, source, reason = chosen if chosen is not None else (None, None, None, None)
+    named = value
     label, confidence = (None, None) if after is None else _value_label(entry.op, value, after)
     valid: tuple[Any, Any] = (None, None)
     if entry.op in ("assert_", "claim") and chosen is not None:  # (a claim's: by keyword)
@@ -326,6 +348,11 @@ def history_entry(entry: Entry, key: str | None = None) -> HistoryEntry:
                 break
             if isinstance(row, (list, tuple)) and row and row[0] == chosen[0]:
                 valid = (*list(row[6:8]), None, None)[:2]  # type: ignore[assignment]
+                break
+    elif entry.op == "remember" and chosen is not None and len(entry.args) > 2:
+        for row in reversed(entry.args[2]):  # a fact: [key, value, quote, doc, valid_from, ...]
+            if row[0] == chosen[0] and canon(row[1]) == canon(named):
+                valid = (row[4], None)
                 break
     return HistoryEntry(entry.seq, entry.at, entry.op, k, value, source, reason, label,
                         confidence, keys, *valid)

@@ -80,6 +80,7 @@ from .journal_entries import (
     WatchEvent,
     decode_entry,
     encode_entry,
+    history_entries,
     history_entry,
     pack_args,
 )
@@ -838,7 +839,7 @@ class JournaledMethods:
         for seq, raw in rows:
             entry = decode_entry(seq, raw, where)
             if key is None or any(s[0] == key for s in entry.subjects):
-                found.append(history_entry(entry, key))
+                found.extend(history_entries(entry, key))
         return found
 
     def as_of(self, t: float) -> Session:

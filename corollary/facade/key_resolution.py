@@ -10,13 +10,20 @@ order:
 1. a key the model gave (``key``, one it was shown) whose subject is the fact's;
 2. normalised equality: the same words of subject and attribute;
 3. similarity over the attribute's words (:func:`similarity`: the Jaccard index of the
-   attribute's content words, after the filler words of :data:`FILLER` are dropped and a plural
-   ``s`` is cut), at or above :data:`THRESHOLD`; the best score wins, ties to the shortest key,
-   then the first in order;
+   attribute's content words, a plural ``s`` cut), at or above :data:`THRESHOLD`; the best score
+   wins, ties to the shortest key, then the first in order. The content words are the words
+   less the :data:`FUNCTION_WORDS`, and less the :data:`QUALIFIERS` that are not the
+   attribute's head (its last word, or the last before ``of``): "home city" is the city, but
+   "pet name" is not the pet, nor "birth place" the "birth name" (a word that tells two
+   attributes apart is never dropped);
 4. with an embedder, the cosine of the attributes' vectors at or above
    :data:`EMBED_THRESHOLD`.
 
 Nothing here ever matches a key of another subject: a different subject is a different thing.
+With a scope (``remember(scope=...)``), only keys inside it are matched, and a new key of a
+subject inside the scope is spelled inside it (:func:`scoped_key`: ``customer:42:email``, not
+``customer_42:email``); a fact the model placed inside the scope by its ``key`` (same
+attribute) is about that key's subject.
 
 Examples
 --------
@@ -24,6 +31,8 @@ Examples
 'alice:home_city'
 >>> round(similarity("home city", "city"), 2), round(similarity("birth city", "city"), 2)
 (1.0, 0.5)
+>>> similarity("pet name", "pet"), round(similarity("birth place", "birth name"), 2)
+(0.5, 0.33)
 """
 
 from __future__ import annotations
@@ -35,24 +44,31 @@ from typing import Any
 
 import numpy as np
 
+from ..foundations.scope import Scope
 from ..tms import Engine
 
-__all__ = ["EMBED_THRESHOLD", "FILLER", "THRESHOLD", "KeyIndex", "Resolved", "fact_key",
-           "key_part", "similarity", "words"]
+__all__ = ["EMBED_THRESHOLD", "FUNCTION_WORDS", "QUALIFIERS", "THRESHOLD", "KeyIndex",
+           "Resolved", "fact_key", "key_part", "scoped_key", "similarity", "words"]
 
-#: The lowest word similarity that merges a fact's attribute into an existing key's. Measured
-#: on the labelled attribute pairs of ``benchmarks/bench_remember.py`` (docs/remember.md): at
-#: 2/3, "home city" joins "city" and "phone number" joins "phone", while "birth city" stays
-#: apart from "city" and "work email" from "email" (each 1/2).
+#: The lowest word similarity that merges a fact's attribute into an existing key's: at 2/3,
+#: "home city" joins "city" and "city of residence" joins "city", while "birth city" stays apart
+#: from "city", "work email" from "email" and "pet name" from "pet" (each 1/2). Measured on
+#: Wikidata's property names and aliases by ``benchmarks/bench_key_resolution.py``
+#: (docs/remember.md, "Key resolution").
 THRESHOLD = 2 / 3
 #: The lowest cosine of two attributes' embeddings that merges them (an optional embedder).
 EMBED_THRESHOLD = 0.9
-#: Words that do not change which attribute is meant ("home city" is the city; "phone number"
-#: the phone; "current employer" the employer).
-FILLER = frozenset({
-    "a", "an", "the", "of", "my", "his", "her", "their", "its", "our", "your", "current",
-    "currently", "present", "now", "latest", "new", "home", "residence", "residential",
-    "living", "live", "lives", "place", "number", "no", "name", "primary", "main", "in", "at",
+#: Words that never tell one attribute from another: articles, possessives, prepositions.
+FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "of", "my", "his", "her", "their", "its", "our", "your", "in", "at",
+})
+#: Words that qualify an attribute without changing which one it is, when they are not its
+#: head: "current employer" is the employer, "home city" the city, "city of residence" the
+#: city; "home" alone is an attribute of its own. Words that name what is kept ("name",
+#: "number", "place", "date") are never dropped: "pet name" is not the pet.
+QUALIFIERS = frozenset({
+    "current", "currently", "present", "now", "latest", "new", "primary", "main", "home",
+    "residence", "residential", "living", "live", "lives",
 })
 
 def words(text: str) -> tuple[str, ...]:
@@ -80,8 +96,42 @@ def fact_key(subject: str, attribute: str) -> str:
     return f"{key_part(subject)}:{key_part(attribute)}"
 
 
+def scoped_key(subject: str, attribute: str, scope: Scope | None) -> str:
+    """The key a fact makes by itself: :func:`fact_key`, or, for a subject inside ``scope``
+    (its words begin with the words of one of the scope's prefixes, the longest such), that
+    prefix as written, then the subject's other words, then the attribute.
+
+    >>> scoped_key("customer:42", "email", Scope.of("customer:42"))
+    'customer:42:email'
+    >>> scoped_key("Customer 42 order 7", "status", Scope.of("customer:42"))
+    'customer:42:order_7:status'
+    >>> scoped_key("customer 42", "email", None), scoped_key("Ann", "email", Scope.of("customer:42"))
+    ('customer_42:email', 'ann:email')
+    """
+    if scope is not None:
+        subject_words = words(subject)
+        best: tuple[str, tuple[str, ...]] | None = None
+        for prefix in scope.prefixes:
+            prefix_words = words(prefix)
+            if (prefix_words and subject_words[:len(prefix_words)] == prefix_words
+                    and (best is None or len(prefix_words) > len(best[1]))):
+                best = (prefix, prefix_words)
+        if best is not None:
+            rest = subject_words[len(best[1]):]
+            return ":".join([best[0], *(["_".join(rest)] if rest else []), key_part(attribute)])
+    return fact_key(subject, attribute)
+
+
 def _content(attribute_words: Sequence[str]) -> frozenset[str]:
-    kept = [w for w in attribute_words if w not in FILLER] or list(attribute_words)
+    """The words that say which attribute it is: the function words and the qualifiers that
+    are not the head dropped (all kept when nothing would be left), a plural ``s`` cut."""
+    head_part = list(attribute_words)
+    if "of" in head_part[1:]:  # "city of residence": the head is before "of"
+        head_part = head_part[:head_part.index("of", 1)]
+    heads = [w for w in head_part if w not in FUNCTION_WORDS]
+    head = heads[-1] if heads else None
+    kept = [w for w in attribute_words if w not in FUNCTION_WORDS
+            and (w == head or w not in QUALIFIERS)] or list(attribute_words)
     return frozenset(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
                      for w in kept)
 
@@ -89,7 +139,7 @@ def _content(attribute_words: Sequence[str]) -> frozenset[str]:
 def similarity(a: str, b: str) -> float:
     """How alike two attributes are, from 0 to 1: the Jaccard index of their content words.
 
-    >>> similarity("phone number", "phone"), similarity("work email", "email")
+    >>> similarity("current phone", "phone"), similarity("work email", "email")
     (1.0, 0.5)
     """
     x, y = _content(words(a)), _content(words(b))
@@ -195,17 +245,28 @@ class KeyIndex:
 
     def resolve(self, subject: str, attribute: str, given: str | None = None,
                 embedder: Callable[[list[str]], Any] | None = None,
-                pending: dict[tuple[str, ...], dict[str, tuple[str, ...]]] | None = None
-                ) -> Resolved:
+                pending: dict[tuple[str, ...], dict[str, tuple[str, ...]]] | None = None,
+                scope: Scope | None = None) -> Resolved:
         """The key a fact about ``subject``'s ``attribute`` takes (see the module docstring).
         ``pending``: keys not in the engine yet that count as existing (made by the earlier
-        facts of one call): subject words -> {key: attribute words}."""
-        own = fact_key(subject, attribute)
+        facts of one call): subject words -> {key: attribute words}. ``scope``: only keys in
+        it are matched, and a new key is spelled in it (:func:`scoped_key`); a subject outside
+        it takes the subject of the ``given`` key when that key is inside it and names the same
+        attribute (the model, told the scope, placed the fact there: "Ann", "email",
+        ``customer:42:email``)."""
+        if scope is not None and given is not None:
+            parts = split_key(given)
+            if (parts is not None and parts[1] == words(attribute) and scope.contains(given)
+                    and not scope.contains(scoped_key(subject, attribute, scope))):
+                subject = given.rpartition(":")[0]
+        own = scoped_key(subject, attribute, scope)
         subject_words, attribute_words = words(subject), words(attribute)
         candidates = self.of_subject(subject)
         extra = (pending or {}).get(subject_words)
         if extra:
             candidates = {**extra, **candidates}
+        if scope is not None:  # a key outside is never taken: the fact would be refused
+            candidates = {k: a for k, a in candidates.items() if scope.contains(k)}
         if given is not None:
             parts = split_key(given)
             if given in candidates and parts is not None and parts[0] == subject_words:

@@ -38,7 +38,7 @@ from ..foundations.errors import (
 from .recall import count_tokens
 
 __all__ = ["FACTS_TOOL", "INSTRUCTIONS", "MAX_FACTS", "REQUEST_TOKENS", "Piece",
-           "ask_model", "build_request", "read_reply", "split_pieces"]
+           "aask_model", "ask_model", "build_request", "read_reply", "split_pieces"]
 
 #: The most facts one reply may name (``remember(max_facts=...)``); a reply naming more is
 #: refused whole.
@@ -224,6 +224,39 @@ def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, 
         raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
     try:
         return complete(messages, tools)
+    except ModelConnectionError:
+        raise
+    except Exception as exc:
+        if _network(exc):
+            raise ModelConnectionError(f"the model could not be reached "
+                                       f"({type(exc).__name__}: {exc})") from exc
+        raise
+
+
+async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
+                     ) -> Any:
+    """:func:`ask_model` awaited: the model's ``acomplete`` when it has one, else its
+    ``complete`` in a worker thread (:func:`asyncio.to_thread`); the same errors.
+
+    >>> import asyncio
+    >>> class Echo:
+    ...     async def acomplete(self, messages, tools):
+    ...         return messages[-1]["content"]
+    >>> asyncio.run(aask_model(Echo(), [{"role": "user", "content": "hi"}], []))
+    'hi'
+    """
+    import asyncio
+
+    acomplete = getattr(model, "acomplete", None)
+    if not callable(acomplete):
+        complete = getattr(model, "complete", None)
+        if not callable(complete):
+            from ..foundations.errors import InvalidTypeError
+            raise InvalidTypeError(f"{model!r} is not a model: it has neither "
+                                   "acomplete(messages, tools) nor complete(messages, tools)")
+        return await asyncio.to_thread(ask_model, model, messages, tools)
+    try:
+        return await acomplete(messages, tools)
     except ModelConnectionError:
         raise
     except Exception as exc:

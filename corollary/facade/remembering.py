@@ -22,8 +22,9 @@ another process never asks the model again (see :meth:`RememberMethods._remember
 from __future__ import annotations
 
 import hashlib
+import json
 import math
-import uuid
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from datetime import datetime, timezone
@@ -40,12 +41,13 @@ from ..foundations.values import canon, check_key
 from ..tms import IN
 from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
-from .key_resolution import KeyIndex, words
+from .key_resolution import KeyIndex, fact_key, scoped_key, words
 from .operations import operation
 from .remember_request import (
     MAX_FACTS,
     REQUEST_TOKENS,
     Piece,
+    aask_model,
     ask_model,
     build_request,
     read_reply,
@@ -112,12 +114,32 @@ class Refused:
     reason : str
         ``"quote not found"``, ``"malformed: ..."`` or ``"outside the scope"``.
     counted : bool
-        Whether it recorded a wrong outcome for the model's source.
+        Whether it is a wrong outcome of the model's source (recorded once per base, however
+        often the same fact of the same text is refused).
+    key : str or None
+        The key it named: the key it resolved to (outside the scope), else its own
+        ``subject:attribute`` (``None`` when it has no readable subject and attribute).
+
+    Examples
+    --------
+    >>> Refused({"subject": "Ann", "attribute": "pet", "value": "dog", "quote": "a dog"},
+    ...         "quote not found", True, "ann:pet").named()
+    {'reason': 'quote not found', 'key': 'ann:pet', 'value': 'dog', 'quote': 'a dog'}
     """
 
     fact: Any
     reason: str
     counted: bool
+    key: str | None = None
+
+    def named(self) -> dict[str, Any]:
+        """The refusal as plain data naming the fact: ``reason``, ``key``, ``value`` and
+        ``quote`` (each ``None`` where the fact gave none), what the surfaces answer."""
+        fact = self.fact if isinstance(self.fact, dict) else {}
+        value, quote = fact.get("value"), fact.get("quote")
+        return {"reason": self.reason, "key": self.key,
+                "value": value if isinstance(value, (str, int, float, bool)) else None,
+                "quote": quote if isinstance(quote, str) else None}
 
 
 class RememberedList(list):  # type: ignore[type-arg]
@@ -131,17 +153,25 @@ class RememberedList(list):  # type: ignore[type-arg]
         self.requests = requests
 
 
-def document_key(source: str, at: float, text: str) -> str:
-    """The default key of a remembered text: ``doc:`` and a hash of its source, time and text.
+def document_key(source: str, at: float, text: str, scope: Scope | None = None) -> str:
+    """The default key of a remembered text: ``doc:`` and a hash of its source, time and text;
+    with a scope, inside it: its first prefix, then ``:doc:`` and the hash.
 
     >>> key = document_key("human:alice", 0.0, "I live in Paris.")
     >>> key.startswith("doc:"), len(key), key == document_key("human:alice", 0.0, "I live in Paris.")
     (True, 28, True)
     >>> key == document_key("human:alice", 1.0, "I live in Paris.")
     False
+    >>> document_key("human:ann", 0.0, "Hi.", Scope.of("customer:42"))[:21]
+    'customer:42:doc:738b5'
     """
     digest = hashlib.blake2b(f"{source}\x00{at!r}\x00{text}".encode(), digest_size=12)
-    return "doc:" + digest.hexdigest()
+    key = "doc:" + digest.hexdigest()
+    return key if scope is None else f"{scope.prefixes[0]}:{key}"
+
+
+#: The spelling of a document key :func:`document_key` makes (scoped or not).
+DOCUMENT_KEY = re.compile(r"(?:.+:)?doc:[0-9a-f]{24}")
 
 
 def _model_time(value: Any) -> float | None:
@@ -173,6 +203,7 @@ class _Fact:
     valid_from: float
     certainty: float | None
     merged_from: str | None
+    known: bool = False  # already claimed from its document by the same source
 
 
 def _fact_fields(raw: Any) -> tuple[str, str, Any, str, str | None, Any, float | None]:
@@ -222,6 +253,8 @@ class RememberMethods:
         _sync_engine: Any
         _embedder: Any
         learn_from_checks: bool
+        _uid: str
+        _ops: int
 
         def _record(self, items: Sequence[Verdict], *, at: float | None = None,
                     topic: str | None = None) -> None: ...
@@ -293,10 +326,53 @@ class RememberMethods:
         ...     "I live in Paris.", source="human:alice", model=model)]
         [('alice:city', 'Paris', 'IN')]
         """
+        plan = self._remember_plan(text, source, model, at, document, scope, messages,
+                                   model_source, max_facts, request_tokens)
+        named: list[tuple[Any, tuple[int, ...]]] = []
+        for asked, group in enumerate(plan.groups, 1):
+            request, tools = plan.request(group)
+            plan.read(ask_model(model, request, tools), group, asked, named)
+        return self._remember_named(plan, named)
+
+    async def aremember(self, text: str | None = None, *, source: str | None = None,
+                        model: Any, at: Any = None, document: str | None = None,
+                        scope: Any = None, messages: Sequence[Mapping[str, Any]] | None = None,
+                        model_source: str | None = None, max_facts: int = MAX_FACTS,
+                        request_tokens: int = REQUEST_TOKENS) -> RememberedList:
+        """:meth:`remember`, awaiting the model: its ``acomplete`` when it has one, else its
+        ``complete`` in a worker thread, so the event loop is never blocked while the model
+        answers. Arguments, result and errors as :meth:`remember`; the checks and the change
+        run in the caller's thread once the replies are in.
+
+        Examples
+        --------
+        >>> import asyncio
+        >>> from corollary import BeliefBase, ManualClock
+        >>> from corollary.models import Reply, ScriptedModel, ToolCall
+        >>> fact = {"subject": "Alice", "attribute": "city", "value": "Paris",
+        ...         "quote": "I live in Paris"}
+        >>> model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [fact]})])])
+        >>> kb = BeliefBase(clock=ManualClock(0))
+        >>> [(r.key, r.label) for r in asyncio.run(kb.aremember(
+        ...     "I live in Paris.", source="human:alice", model=model))]
+        [('alice:city', 'IN')]
+        """
+        plan = self._remember_plan(text, source, model, at, document, scope, messages,
+                                   model_source, max_facts, request_tokens)
+        named: list[tuple[Any, tuple[int, ...]]] = []
+        for asked, group in enumerate(plan.groups, 1):
+            request, tools = plan.request(group)
+            plan.read(await aask_model(model, request, tools), group, asked, named)
+        return self._remember_named(plan, named)
+
+    def _remember_plan(self, text: Any, source: Any, model: Any, at: Any, document: Any,
+                       scope: Any, messages: Any, model_source: Any, max_facts: Any,
+                       request_tokens: Any) -> _Plan:
+        """Everything a call checks and prepares before the model is asked (nothing changes)."""
         if self.session_id is not None:
             self.sync()  # other writers' keys and documents count
-        docs = self._remember_docs(text, source, at, document, messages)
         scopes = to_scope(scope)
+        docs = self._remember_docs(text, source, at, document, messages, scopes)
         max_facts = check_int(max_facts, "max_facts", low=0)
         request_tokens = check_int(request_tokens, "request_tokens", low=16)
         claimer = self._remember_source(model, model_source)
@@ -305,34 +381,62 @@ class RememberMethods:
         pieces = [Piece(i, d.text, d.source if messages is not None else "",
                         _shown_time(d.at) if messages is not None else "")
                   for i, d in enumerate(docs)]
-        groups = split_pieces(pieces, request_tokens)
-        named = _ask_for_facts(model, groups, shown, scopes, max_facts)
-        kept, refused = self._check_facts(named, docs, scopes)
-        return self._remember_kept(kept, refused, docs, claimer, len(groups))
+        return _Plan(docs, scopes, claimer, shown, split_pieces(pieces, request_tokens),
+                     max_facts)
 
-    def _remember_kept(self, kept: list[_Fact], refused: list[Refused], docs: list[_Doc],
-                       claimer: str, requests: int) -> RememberedList:
-        """The checked facts remembered (one change, :meth:`_remembered`, with the documents
-        they cite); none kept: only the outcomes of the refusals counted against the model."""
-        wrong: list[Verdict] = [(claimer, False, f"remember: {r.reason}", None, None)
-                                for r in refused if r.counted]
-        if not kept:
-            if wrong and self.learn_from_checks:  # the outcomes alone: no document, no entry
-                self.ledger.record_many(outcome_events(  # type: ignore[attr-defined]
-                    uuid.uuid4().hex, 0, wrong, self.now(), None))
-            return RememberedList((), refused, requests)
-        used = sorted({f.doc for f in kept})
-        renumber = {d: i for i, d in enumerate(used)}
-        doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
-        fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
-                      f.merged_from] for f in kept]
-        made = self._remembered(doc_rows, claimer, fact_rows,
-                                [r.reason for r in refused if r.counted])
-        return RememberedList(made, refused, requests)
+    def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]]
+                        ) -> RememberedList:
+        kept, refused = self._check_facts(named, plan.docs, plan.scopes, plan.claimer)
+        return self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups))
+
+    def _remember_kept(self, kept: list[_Fact], refused: list[tuple[Refused, str]],
+                       docs: list[_Doc], claimer: str, requests: int) -> RememberedList:
+        """The new checked facts remembered (one change, :meth:`_remembered`, with the
+        documents they cite); the facts already remembered from their document returned as
+        they stand, nothing written for them; nothing new: only the outcomes of the refusals
+        counted against the model (each refusal's once: :func:`_refusal_identity`)."""
+        counted = [[r.reason, ident] for r, ident in refused if r.counted]
+        new = [f for f in kept if not f.known]
+        made: list[Remembered] = []
+        if not new:
+            if counted and self.learn_from_checks:  # the outcomes alone: no document, no entry
+                self.ledger.record_many(  # type: ignore[attr-defined]
+                    self._refusal_events(claimer, counted))
+        else:
+            used = sorted({f.doc for f in new})
+            renumber = {d: i for i, d in enumerate(used)}
+            doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
+            fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
+                          f.merged_from] for f in new]
+            made = self._remembered(doc_rows, claimer, fact_rows, counted)
+        fresh = iter(made)
+        _sync_beliefs(self, [(f.key, f.value) for f in kept if f.known])
+        results = [_result(self, f.key, f.value, f.quote, docs[f.doc].key, f.valid_from,
+                           f.merged_from, claimer) if f.known else next(fresh) for f in kept]
+        return RememberedList(results, [r for r, _ in refused], requests)
+
+    def _refusal_events(self, source: str, refusals: Sequence[Any]) -> list[dict[str, Any]]:
+        """The ledger events of refusals given as ``[reason, identity]``: each event's id
+        derives from the base and the refusal's identity, so the same refusal is stored once."""
+        now = self.now()
+        return [event for reason, ident in refusals for event in outcome_events(
+            f"{self._uid}:remember:{ident}", 0,
+            [(source, False, f"remember: {reason}", None, None)], now, None)]
+
+    def _record_checks(self, items: list[Verdict], events: list[dict[str, Any]]) -> None:
+        """Record one remember's outcomes as one ledger batch: ``items`` numbered by the
+        operation (as :meth:`_record` numbers them), ``events`` made already. A journal's
+        replay records nothing (the entry's outcomes were committed with it)."""
+        if not (items or events):
+            return
+        if not getattr(self, "_jreplaying", False):
+            self.ledger.record_many([  # type: ignore[attr-defined]
+                *outcome_events(self._uid, self._ops, items, self.now(), None), *events])
+        self._ops += 1
 
     # -- the steps -------------------------------------------------------------------------
     def _remember_docs(self, text: Any, source: Any, at: Any, document: Any,
-                       messages: Any) -> list[_Doc]:
+                       messages: Any, scopes: Scope | None) -> list[_Doc]:
         if (text is None) == (messages is None):
             raise InvalidInputError("remember takes a text or messages=, not both or neither")
         if messages is None:
@@ -375,7 +479,9 @@ class RememberMethods:
             if when > now:  # its document would hold only from then: nothing to rest on now
                 raise InvalidInputError(f"{where}at {when!r} is after the clock's now ({now!r})")
             key = m.get("document")
-            key = document_key(speaker, when, body) if key is None else check_key(key)
+            key = document_key(speaker, when, body, scopes) if key is None else check_key(key)
+            if scopes is not None:  # a scoped caller's document is its own to forget
+                scopes.check(key, f"{where}document")
             docs.append(_Doc(key, body, speaker, when))
         if len({d.key for d in docs}) != len(docs):
             raise InvalidInputError("two messages have one document key")
@@ -408,7 +514,7 @@ class RememberMethods:
         used = 0
         hits = self.recall(text, limit=SHOWN_KEYS + 8)  # type: ignore[attr-defined]
         for r in hits:
-            if r.key.startswith("doc:") or not (scopes is None or scopes.contains(r.key)):
+            if DOCUMENT_KEY.fullmatch(r.key) or not (scopes is None or scopes.contains(r.key)):
                 continue
             line = f"{r.key} = {r.value!r}"[:200]
             used += len(line) // 4 + 1
@@ -425,11 +531,15 @@ class RememberMethods:
         return index
 
     def _check_facts(self, named: list[tuple[Any, tuple[int, ...]]], docs: list[_Doc],
-                     scopes: Scope | None) -> tuple[list[_Fact], list[Refused]]:
-        """Each fact's checks (the quote, the shape, the scope) and its resolved key; nothing
-        changes here."""
+                     scopes: Scope | None, claimer: str
+                     ) -> tuple[list[_Fact], list[tuple[Refused, str]]]:
+        """Each fact's checks (the quote, the shape, the scope) and its resolved key, each
+        distinct claim once (same key, value and document: the first of a reply's repeats), a
+        claim this source already made from the document marked ``known``; each refusal with
+        its identity (:func:`_refusal_identity`), each once. Nothing changes here."""
         kept: list[_Fact] = []
-        refused: list[Refused] = []
+        refused: dict[str, Refused] = {}
+        seen: set[tuple[str, Any, int]] = set()
         index = self._key_index()
         made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
         texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
@@ -437,37 +547,57 @@ class RememberMethods:
             try:
                 subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
             except InvalidInputError as exc:
-                refused.append(Refused(raw, f"malformed: {exc}", True))
+                _refuse(refused, Refused(raw, f"malformed: {exc}", True, _own_key(raw)),
+                        docs, candidates)
                 continue
             needle = normalise(quote)  # check_quote's exact match, on the texts normalised once
             found = [d for d in candidates if needle and needle in texts[d]]
             if not found:
-                refused.append(Refused(raw, "quote not found", True))
+                _refuse(refused, Refused(raw, "quote not found", True,
+                                         scoped_key(subject, attribute, scopes)),
+                        docs, candidates)
                 continue
             doc = max(found, key=lambda d: (docs[d].at, d))  # the latest message saying it
-            resolved = index.resolve(subject, attribute, given, self._embedder, made)
+            resolved = index.resolve(subject, attribute, given, self._embedder, made, scopes)
             if not (scopes is None or scopes.contains(resolved.key)):
-                refused.append(Refused(raw, "outside the scope", False))
+                _refuse(refused, Refused(raw, "outside the scope", False, resolved.key),
+                        docs, candidates)
                 continue
+            claim = (resolved.key, canon(value), doc)
+            if claim in seen:  # a repeat in the reply: one claim, counted once
+                continue
+            seen.add(claim)
             if resolved.how == "new":
                 made.setdefault(words(subject), {})[resolved.key] = words(attribute)
             when = docs[doc].at if valid_from is None else _model_time(valid_from)
             assert when is not None
             kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
-                              resolved.merged_from))
-        return kept, refused
+                              resolved.merged_from,
+                              self._claimed(resolved.key, value, claimer, docs[doc].key)))
+        return kept, [(r, ident) for ident, r in refused.items()]
+
+    def _claimed(self, key: str, value: Any, source: str, document: str) -> bool:
+        """Whether ``source`` already claims ``key = value`` citing ``document`` (the text was
+        remembered before): claiming it again would count one check twice."""
+        b = self._engine.find(key, canon(value))
+        return b is not None and any(j.name == source and j.info.get("document") == document
+                                     for j in b.justs)
 
     @operation("remember", subjects=remembered_facts)
     def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
-                    refusals: list[str]) -> list[Remembered]:
+                    refusals: list[Any]) -> list[Remembered]:
         """The change of one remember: the documents asserted and the facts claimed, with the
         outcomes of the checks recorded first (all or nothing). Its arguments are plain data:
         a journaled base keeps them as its entry, and a replay runs this again with them."""
         learn = self.learn_from_checks
         items: list[Verdict] = []
+        events: list[dict[str, Any]] = []
         if learn:
             rel = self._trust.reliability(source, self._sync_engine.outcomes())[0]
-            items = [(source, False, f"remember: {why}", None, None) for why in refusals]
+            # an entry written before issue 35 kept each refusal as its reason alone
+            items = [(source, False, f"remember: {why}", None, None) for why in refusals
+                     if isinstance(why, str)]
+            events = self._refusal_events(source, [r for r in refusals if not isinstance(r, str)])
             for key, _value, _quote, doc, _vf, cert, _m in facts:
                 items.append((source, True, f"citation in {docs[doc][0]} for {key} found", key,
                               rel * (1.0 if cert is None else cert)))
@@ -475,7 +605,7 @@ class RememberMethods:
             check_key(key)
         rules = self._rules.active
         if not rules:  # recorded before the change, as the base's operations do
-            self._record(items)
+            self._record_checks(items, events)
         kb: BeliefBase = self  # type: ignore[assignment]
         with self._rules.transaction() if rules else nullcontext():
             for key, text, speaker, at in docs:
@@ -486,16 +616,10 @@ class RememberMethods:
                 if merged is not None:
                     _note_merge(self._engine, key, value, source, quote, merged)
             if rules:  # after the rules fired: a rule failing undoes the outcomes too
-                self._record(items)
-        beliefs = [self._engine.find(f[0], canon(f[1])) for f in facts]
-        self._lookup.sync([b for b in beliefs if b is not None])
-        out = []
-        for b, (key, value, quote, doc, valid_from, _cert, merged) in zip(beliefs, facts, strict=True):
-            held = b is not None and b.label is IN
-            out.append(Remembered(key, value, quote, "IN" if held else "OUT",
-                                  b.conf if held else 0.0, docs[doc][0],
-                                  _superseded(kb, key, value), merged, valid_from, source))
-        return out
+                self._record_checks(items, events)
+        _sync_beliefs(self, [(f[0], f[1]) for f in facts])
+        return [_result(self, key, value, quote, docs[doc][0], valid_from, merged, source)
+                for key, value, quote, doc, valid_from, _cert, merged in facts]
 
 
 #: How many distinct words of the input the recall of existing keys reads: a request's cost
@@ -503,21 +627,32 @@ class RememberMethods:
 QUERY_WORDS = 64
 
 
-def _ask_for_facts(model: Any, groups: list[list[Piece]], shown: list[str],
-                   scopes: Scope | None, max_facts: int) -> list[tuple[Any, tuple[int, ...]]]:
-    """Each group's request to the model, and the facts its reply names, with the documents
-    they may cite; more than ``max_facts`` over the requests of one call refuses it whole."""
-    named: list[tuple[Any, tuple[int, ...]]] = []
-    for asked, group in enumerate(groups, 1):
-        request, tools = build_request(group, shown, None if scopes is None else scopes.prefixes)
-        reply = ask_model(model, request, tools)
-        facts = read_reply(reply, max_facts)
+@attrs.frozen(slots=True)
+class _Plan:
+    """What one call prepared before asking the model: its documents, scope, the facts' source,
+    the keys shown and the requests' groups of text."""
+
+    docs: list[_Doc]
+    scopes: Scope | None
+    claimer: str
+    shown: list[str]
+    groups: list[list[Piece]]
+    max_facts: int
+
+    def request(self, group: list[Piece]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        return build_request(group, self.shown,
+                             None if self.scopes is None else self.scopes.prefixes)
+
+    def read(self, reply: Any, group: list[Piece], asked: int,
+             named: list[tuple[Any, tuple[int, ...]]]) -> None:
+        """Add the facts ``reply`` names to ``named``, each with the documents it may cite;
+        more than ``max_facts`` over the requests of one call refuses it whole."""
+        facts = read_reply(reply, self.max_facts)
         named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
-        if len(named) > max_facts:
+        if len(named) > self.max_facts:
             raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
-                                    f"{len(groups)} requests, over max_facts={max_facts}: "
-                                    "nothing was remembered")
-    return named
+                                    f"{len(self.groups)} requests, over max_facts="
+                                    f"{self.max_facts}: nothing was remembered")
 
 
 def _query(speakers: list[str], docs: list[_Doc]) -> str:
@@ -531,6 +666,47 @@ def _query(speakers: list[str], docs: list[_Doc]) -> str:
             if len(seen) >= QUERY_WORDS:
                 return " ".join(seen)
     return " ".join(seen)
+
+
+def _result(kb: Any, key: str, value: Any, quote: str, document: str, valid_from: float,
+            merged: str | None, source: str) -> Remembered:
+    """What a fact is now, as :class:`Remembered` (its belief brought up to now first:
+    :func:`_sync_beliefs`)."""
+    b = kb._engine.find(key, canon(value))
+    held = b is not None and b.label is IN
+    return Remembered(key, value, quote, "IN" if held else "OUT", b.conf if held else 0.0,
+                      document, _superseded(kb, key, value), merged, valid_from, source)
+
+
+def _sync_beliefs(kb: Any, facts: Sequence[tuple[str, Any]]) -> None:
+    """Bring the beliefs of ``facts`` (key, value) up to now, at once."""
+    found = [kb._engine.find(key, canon(value)) for key, value in facts]
+    kb._lookup.sync([b for b in found if b is not None])
+
+
+def _refusal_identity(refusal: Refused, docs: list[_Doc], candidates: Sequence[int]) -> str:
+    """A refusal's identity: its reason, the fact as given and the documents it could cite.
+    The same text remembered again, refused the same fact, gives the same identity."""
+    text = json.dumps([refusal.reason, refusal.fact, [docs[d].key for d in candidates]],
+                      sort_keys=True, default=repr, ensure_ascii=False)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _refuse(refused: dict[str, Refused], refusal: Refused, docs: list[_Doc],
+            candidates: Sequence[int]) -> None:
+    """Note ``refusal`` once (a reply's repeats of one refused fact are one refusal)."""
+    refused.setdefault(_refusal_identity(refusal, docs, candidates), refusal)
+
+
+def _own_key(raw: Any) -> str | None:
+    """A malformed fact's own key, when its subject and attribute can be read."""
+    if not isinstance(raw, dict):
+        return None
+    subject, attribute = raw.get("subject"), raw.get("attribute")
+    if isinstance(subject, str) and isinstance(attribute, str) and words(subject) \
+            and words(attribute):
+        return fact_key(subject, attribute)
+    return None
 
 
 def _note_merge(engine: Any, key: str, value: Any, source: str, quote: str,

@@ -10,6 +10,7 @@ default hides every error behind one fixed sentence), with the base unchanged. N
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -39,7 +40,14 @@ def _refusal(ctx: Any, error: Exception) -> str:
 
 def _as_json(op: Callable[..., Any]) -> Callable[..., Any]:
     """``op`` answering JSON text: the SDK hands a tool's output to the model as ``str()``,
-    which for a dict is Python's repr (single quotes, ``None``, ``True``)."""
+    which for a dict is Python's repr (single quotes, ``None``, ``True``). A coroutine function
+    stays one (the SDK awaits it in its event loop)."""
+    if inspect.iscoroutinefunction(op):
+        @functools.wraps(op)
+        async def atool(*args: Any, **kwargs: Any) -> str:
+            return json.dumps(await op(*args, **kwargs), ensure_ascii=False)
+
+        return atool
 
     @functools.wraps(op)
     def tool(*args: Any, **kwargs: Any) -> str:
@@ -53,7 +61,8 @@ def make_tools(kb: BeliefBase, *, source: str = "model:agent",
                ) -> list[Any]:
     """The Agents SDK ``FunctionTool`` list over ``kb``: the model's claims are on the word of
     ``source``; with ``scope``, it sees and changes nothing outside it; ``model`` (a corollary
-    model) lets it ``remember``.
+    model) lets it ``remember`` (awaited: ``kb.aremember``, the run's event loop runs on
+    while the model extracts).
 
     Examples
     --------
@@ -65,4 +74,4 @@ def make_tools(kb: BeliefBase, *, source: str = "model:agent",
     # values are any JSON: the SDK's strict schemas would refuse them, so the tools are loose
     return [_agents.function_tool(_as_json(op), failure_error_function=_refusal,
                                   strict_mode=False)
-            for op in ops.tools()]
+            for op in ops.tools(asynchronous=True)]

@@ -58,11 +58,25 @@ class Operations:
         self.model = model
         self._lock = threading.RLock()  # frameworks may call tools from worker threads
 
-    def tools(self) -> list[Callable[..., Any]]:
+    def tools(self, asynchronous: bool = False) -> list[Callable[..., Any]]:
         """The operations as functions, in :data:`NAMES` order (``remember`` when there is a
-        ``model`` to extract facts with and the base has ``remember``)."""
-        return [getattr(self, name) for name in NAMES if name != "remember" or (
+        ``model`` to extract facts with and the base has ``remember``). ``asynchronous``: the
+        ``remember`` given is a coroutine function (:meth:`aremember` under the name
+        ``remember``), for frameworks that await their tools in an event loop."""
+        found = [getattr(self, name) for name in NAMES if name != "remember" or (
             self.model is not None and callable(getattr(self.kb, "remember", None)))]
+        if asynchronous and found and found[-1].__name__ == "remember":
+            found[-1] = self._awaited_remember()
+        return found
+
+    def _awaited_remember(self) -> Callable[..., Any]:
+        """:meth:`aremember` as a tool named ``remember``, with :meth:`remember`'s text."""
+        async def remember(text: str, source: str) -> dict[str, Any]:
+            return await self.aremember(text, source)
+
+        remember.__doc__ = Operations.remember.__doc__
+        remember.__qualname__ = "Operations.remember"
+        return remember
 
     # -- helpers ---------------------------------------------------------------------------
     def _inside(self, *keys: Any, what: str = "key") -> None:
@@ -207,10 +221,28 @@ class Operations:
             scope = None if self.scope is None else list(self.scope.prefixes)
             made = self.kb.remember(text, source=source,  # type: ignore[attr-defined]
                                     model=self.model, scope=scope)
-            return {"remembered": [{"key": r.key, "value": plain(r.value), "quote": r.quote,
-                                    "label": r.label, "confidence": r.confidence}
-                                   for r in made],
-                    "refused": [r.reason for r in getattr(made, "refused", ())]}
+            return _remembered(made)
+
+    async def aremember(self, text: str, source: str) -> dict[str, Any]:
+        """:meth:`remember`, awaiting the model (``kb.aremember``): the event loop runs on
+        while the model answers. The lock is held throughout, so a tool another thread runs
+        meanwhile waits for the change, and never sees half of it; the model's answer and the
+        change are made in this loop's thread."""
+        with self._lock:
+            self._sync()
+            scope = None if self.scope is None else list(self.scope.prefixes)
+            made = await self.kb.aremember(text, source=source,  # type: ignore[attr-defined]
+                                           model=self.model, scope=scope)
+            return _remembered(made)
+
+
+def _remembered(made: Any) -> dict[str, Any]:
+    """What ``remember`` answers: each fact with its document (the text's belief, which a
+    scoped caller may forget), and each refusal naming its fact."""
+    return {"remembered": [{"key": r.key, "value": plain(r.value), "quote": r.quote,
+                            "label": r.label, "confidence": r.confidence,
+                            "document": r.document} for r in made],
+            "refused": [r.named() for r in getattr(made, "refused", ())]}
 
 
 def _recalled(r: Recalled) -> dict[str, Any]:

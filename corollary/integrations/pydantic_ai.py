@@ -10,6 +10,7 @@ message (pydantic-ai's ``ModelRetry``), with the base unchanged. Needs pydantic-
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -26,7 +27,17 @@ __all__ = ["make_toolset"]
 
 
 def _retrying(op: Callable[..., Any]) -> Callable[..., Any]:
-    """``op``, with a refused call turned into a retry prompt for the model."""
+    """``op``, with a refused call turned into a retry prompt for the model (a coroutine
+    function stays one: pydantic-ai awaits it in its event loop)."""
+    if inspect.iscoroutinefunction(op):
+        @functools.wraps(op)
+        async def atool(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await op(*args, **kwargs)
+            except CorollaryError as exc:
+                raise _exceptions.ModelRetry(str(exc)) from exc
+
+        return atool
 
     @functools.wraps(op)
     def tool(*args: Any, **kwargs: Any) -> Any:
@@ -43,7 +54,8 @@ def make_toolset(kb: BeliefBase, *, source: str = "model:agent",
                  max_retries: int = 3) -> Any:
     """A pydantic-ai ``FunctionToolset`` over ``kb``: the model's claims are on the word of
     ``source``; with ``scope``, it sees and changes nothing outside it; ``model`` (a
-    corollary model) lets it ``remember``. ``max_retries``: refused calls per tool and run.
+    corollary model) lets it ``remember`` (awaited: ``kb.aremember``, the agent's event loop
+    runs on while the model extracts). ``max_retries``: refused calls per tool and run.
 
     Examples
     --------
@@ -53,5 +65,5 @@ def make_toolset(kb: BeliefBase, *, source: str = "model:agent",
     ['assert_fact', 'claim', 'explain', 'recall', 'retract']
     """
     ops = Operations(kb, source=source, scope=scope, model=model)
-    return _toolsets.FunctionToolset([_retrying(op) for op in ops.tools()],
+    return _toolsets.FunctionToolset([_retrying(op) for op in ops.tools(asynchronous=True)],
                                      max_retries=max_retries)

@@ -18,7 +18,7 @@ from ..foundations.values import plain
 from . import sdk as sdk_server
 from .sdk import ToolError
 
-__all__ = ["NO_MODEL", "RememberedFact", "RememberedFacts", "add_remember"]
+__all__ = ["NO_MODEL", "RefusedFact", "RememberedFact", "RememberedFacts", "add_remember"]
 
 #: What a call to ``remember`` answers on a server without a model.
 NO_MODEL = ("this server has no model to extract facts with: start it with "
@@ -39,11 +39,21 @@ class RememberedFact(BaseModel):
     merged_from: str | None = Field(description="The fact's own key, when merged into key")
 
 
+class RefusedFact(BaseModel):
+    """One fact the model named that was not remembered, named, with why."""
+
+    reason: str = Field(description="'quote not found', 'malformed: ...' or 'outside the scope'")
+    key: str | None = Field(description="The key it named (its own subject:attribute, or the "
+                                        "key it resolved to outside the scope)")
+    value: Any = Field(description="The value it gave")
+    quote: str | None = Field(description="The words it said the text holds")
+
+
 class RememberedFacts(BaseModel):
     """What a remember call believed, and what it refused."""
 
     remembered: list[RememberedFact]
-    refused: list[str] = Field(description="Why each fact not remembered was refused")
+    refused: list[RefusedFact] = Field(description="Each fact not remembered, and why")
     saved_version: int | None = Field(description="The session version (or journal entry) "
                                                   "saved, if the server keeps one")
 
@@ -83,4 +93,4 @@ def add_remember(server: Any, served: Any, model: Any) -> None:
                                        document=r.document,
                                        superseded=[plain(v) for v in r.superseded],
                                        merged_from=r.merged_from) for r in made],
-            refused=[r.reason for r in made.refused], saved_version=version)
+            refused=[RefusedFact(**r.named()) for r in made.refused], saved_version=version)

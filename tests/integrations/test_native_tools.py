@@ -165,5 +165,6 @@ def test_remember_is_offered_with_a_model_and_keeps_to_the_scope() -> None:
     done = ops.remember("I live in Paris. Bob is in Rome.", "human:alice")
     assert [(r["key"], r["value"], r["label"]) for r in done["remembered"]] == [
         ("alice:city", "Paris", "IN")]
-    assert done["refused"] == ["outside the scope"]
+    assert done["refused"] == [{"reason": "outside the scope", "key": "bob:city",
+                                "value": "Rome", "quote": "Bob is in Rome"}]
     assert kb.value("alice:city") == "Paris" and "bob:city" not in kb.keys()

@@ -27,9 +27,13 @@ def test_a_fact_key_is_normalised() -> None:
 
 @pytest.mark.parametrize(("a", "b", "merged"), [
     ("home city", "city", True), ("city of residence", "city", True),
-    ("phone number", "phone", True), ("current employer", "employer", True),
+    ("current phone", "phone", True), ("current employer", "employer", True),
     ("pets", "pet", True), ("birth city", "city", False), ("work email", "email", False),
     ("work phone", "home phone", False), ("employer", "city", False),
+    ("place of birth", "birth place", True), ("home address", "address", True),
+    # what tells two attributes apart is never dropped (issue 35, item 5)
+    ("pet name", "pet", False), ("birth place", "birth name", False),
+    ("phone number", "phone", False), ("place of residence", "place of birth", False),
 ])
 def test_the_threshold_decides_as_documented(a: str, b: str, merged: bool) -> None:
     assert (similarity(a, b) >= THRESHOLD) is merged

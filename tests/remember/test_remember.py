@@ -119,7 +119,7 @@ def test_a_key_the_model_reuses_is_taken(kb: BeliefBase) -> None:
 
 def test_two_wordings_in_one_call_take_one_key(kb: BeliefBase) -> None:
     model = ScriptedModel([facts(fact("Alice", "home city", "Lyon", "Lyon"),
-                                 fact("Alice", "city of residence", "Lyon", "in Lyon"))])
+                                 fact("Alice", "city of residence", "Lyon, France", "in Lyon"))])
     made = kb.remember("I live in Lyon.", source="human:alice", model=model)
     assert [r.key for r in made] == ["alice:home_city", "alice:home_city"]
     assert made[1].merged_from == "alice:city_of_residence"

@@ -3,6 +3,7 @@ asks the model again, and a commit that fails leaves nothing acknowledged behind
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -113,3 +114,31 @@ def test_a_session_on_postgres_replays_remember_without_the_model() -> None:
     finally:
         with psycopg.connect(PG_URL, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_history_shows_each_value_one_remember_made_with_its_own_label(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from corollary import PreferNewer
+    from corollary.cli import main
+
+    ledger = open_ledger(tmp_path / "ledger.db")
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000),
+                                 conflict_policy=PreferNewer())
+    model = ScriptedModel([facts(fact("Alice", "city", "Paris", "I live in Paris"),
+                                 fact("Alice", "home city", "Lyon", "I moved to Lyon"),
+                                 fact("Alice", "pet", "cat", "my cat"))])
+    kb.remember(messages=[{"speaker": "human:alice", "text": "I live in Paris.", "at": 10},
+                          {"speaker": "human:alice", "text": "I moved to Lyon with my cat.",
+                           "at": 20}], model=model)
+    rows = kb.history("alice:city")  # one row, Lyon IN, on main
+    assert [(h.seq, h.value, h.label, h.valid_from) for h in rows] == [
+        (1, "Paris", "OUT", 10.0), (1, "Lyon", "IN", 20.0)]
+    assert rows[1].confidence == pytest.approx(kb.confidence("alice:city"))
+    assert [(h.value, h.label) for h in kb.history("alice:pet")] == [("cat", "IN")]
+    (whole,) = kb.history()  # the entry, once, naming its keys
+    assert whole.keys == ("alice:city", "alice:pet")
+    ledger.close()
+    assert main(["history", "alice:city", "--ledger", str(tmp_path / "ledger.db"),
+                 "--session", "s", "--json"]) == 0
+    changes = json.loads(capsys.readouterr().out)["changes"]
+    assert [(c["value"], c["label"]) for c in changes] == [("Paris", "OUT"), ("Lyon", "IN")]

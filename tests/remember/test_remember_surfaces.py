@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from model_server import Answer, Server, completion
-from remember_cases import fact, facts
+from model_server import Answer, Server
+from remember_cases import fact, facts, wire_facts
 
 from corollary import BeliefBase, ManualClock, open_ledger
 from corollary.cli import build_parser, main
@@ -24,11 +24,6 @@ except ImportError:
     Client = None  # type: ignore[assignment,misc]
 
 needs_mcp = pytest.mark.skipif(Client is None, reason="the MCP SDK is corollary[mcp]")
-
-
-def wire_facts(*items: object) -> dict[str, object]:
-    return completion(None, [{"id": "c1", "type": "function", "function": {
-        "name": "facts", "arguments": json.dumps({"facts": list(items)})}}], finish="tool_calls")
 
 
 def call(server: Any, body: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -53,9 +48,33 @@ def test_the_mcp_tool_remembers_with_the_servers_model() -> None:
     out = result.structured_content
     assert [(r["key"], r["value"], r["merged_from"]) for r in out["remembered"]] == [
         ("alice:city", "Lyon", "alice:home_city")]
-    assert out["refused"] == ["quote not found"]
+    assert out["refused"] == [{"reason": "quote not found", "key": "alice:pet",
+                               "value": "dog", "quote": "a dog"}]  # ["quote not found"] on main
     (r,) = out["remembered"]
     assert kb.value(r["document"]) == "I moved to Lyon."
+
+
+@needs_mcp
+def test_a_scoped_mcp_server_remembers_inside_its_scope_and_may_forget_the_conversation(
+        ) -> None:
+    from corollary.mcp import make_server
+
+    kb = BeliefBase(clock=ManualClock(1_800_000_000))
+    model = ScriptedModel([facts(fact("customer:42", "email", "ann@x.org", "ann@x.org"))])
+    server = make_server(kb, model=model, scope="customer:42")
+
+    async def body(client: Any) -> Any:
+        made = await client.call_tool("remember", {"text": "Write to ann@x.org.",
+                                                   "source": "human:ann"})
+        (r,) = made.structured_content["remembered"]
+        forgot = await client.call_tool("retract", {"key": r["document"]})
+        return made.structured_content, forgot
+
+    out, forgot = call(server, body)
+    assert out["refused"] == []  # "outside the scope" on main: the key was customer_42:email
+    (r,) = out["remembered"]
+    assert r["key"] == "customer:42:email" and r["document"].startswith("customer:42:doc:")
+    assert not forgot.is_error and kb.label("customer:42:email") == "OUT"
 
 
 @needs_mcp
@@ -183,3 +202,33 @@ def test_corollary_mcp_with_a_model_remembers_over_stdio(tmp_path: Path, server:
         kb = BeliefBase.open_session(opened, "s")
         assert kb.value("bob:employer") == "Acme"
         assert "model judgement by model:qwen" in str(kb.explain("bob:employer"))
+
+
+def test_corollary_remember_takes_a_chat_file_timed_in_iso_8601(
+        tmp_path: Path, server: Server, capsys: pytest.CaptureFixture[str]) -> None:
+    base = tmp_path / "kb.msgpack"
+    BeliefBase(clock=ManualClock(0)).save(base)
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"speaker": "human:alice", "text": "I live in Paris.", "at": "2024-01-02T00:00:00Z"},
+        {"speaker": "human:alice", "text": "I moved to Lyon.", "at": "2024-03-01"}]),
+        encoding="utf-8")
+    server.then(Answer(body=wire_facts(fact("Alice", "city", "Paris", "I live in Paris"),
+                                       fact("Alice", "home city", "Lyon", "I moved to Lyon"),
+                                       fact("Alice", "pet", "dog", "my dog"))))
+    assert main(["remember", str(base), str(chat), "--model", server.url, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)  # exit 1, "at must be POSIX seconds", on main
+    assert [(r["key"], r["value"]) for r in out["remembered"]] == [
+        ("alice:city", "Paris"), ("alice:city", "Lyon")]
+    assert out["refused"] == [{"reason": "quote not found", "key": "alice:pet", "value": "dog",
+                               "quote": "my dog"}]
+    kb = BeliefBase.load(base)
+    assert kb.at(1_704_153_600 + 1).value("alice:city") == "Paris"  # 2024-01-02
+    server.then(Answer(body=wire_facts(fact("Alice", "pet", "dog", "my dog"))))
+    assert main(["remember", str(base), str(chat), "--model", server.url]) == 0
+    assert "refused 1: quote not found: alice:pet = \"dog\" ('my dog')" in capsys.readouterr().out
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"speaker": "human:a", "text": "x", "at": "2024-01-02T09:00"}]),
+                   encoding="utf-8")
+    assert main(["remember", str(base), str(bad), "--model", server.url]) == 1
+    assert "message 0: at" in capsys.readouterr().err
