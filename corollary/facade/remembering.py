@@ -40,6 +40,7 @@ from ..foundations.values import canon, check_key
 from ..tms import IN
 from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
+from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, words
 from .operations import operation
 from .remember_request import (
@@ -48,6 +49,7 @@ from .remember_request import (
     Piece,
     ask_model,
     build_request,
+    cut_at_limit,
     read_reply,
     split_pieces,
 )
@@ -122,13 +124,16 @@ class Refused:
 
 class RememberedList(list):  # type: ignore[type-arg]
     """What ``kb.remember`` returns: the list of :class:`Remembered`, with ``refused`` (the
-    facts not remembered, as :class:`Refused`) and ``requests`` (how many model requests)."""
+    facts not remembered, as :class:`Refused`), ``requests`` (how many model requests) and
+    ``cut`` (how many replies the server cut at their token limit: their complete facts were
+    read, the rest lost)."""
 
     def __init__(self, items: Iterable[Remembered] = (), refused: Sequence[Refused] = (),
-                 requests: int = 0) -> None:
+                 requests: int = 0, cut: int = 0) -> None:
         super().__init__(items)
         self.refused: tuple[Refused, ...] = tuple(refused)
         self.requests = requests
+        self.cut = cut
 
 
 def document_key(source: str, at: float, text: str) -> str:
@@ -237,7 +242,8 @@ class RememberMethods:
                  at: Any = None, document: str | None = None, scope: Any = None,
                  messages: Sequence[Mapping[str, Any]] | None = None,
                  model_source: str | None = None, max_facts: int = MAX_FACTS,
-                 request_tokens: int = REQUEST_TOKENS) -> RememberedList:
+                 request_tokens: int = REQUEST_TOKENS,
+                 small_model: bool | None = None) -> RememberedList:
         """Remember what ``text`` (or the chat ``messages``) says, as cited beliefs.
 
         Parameters
@@ -266,11 +272,13 @@ class RememberMethods:
             A reply naming more facts is refused whole (``InvalidInputError``), nothing changed.
         request_tokens : int
             The budget of text in one request; a longer input is sent in several.
+        small_model : bool, optional
+            Requests in small-model mode (docs/models.md); default: the model's ``small_model``.
 
         Returns
         -------
         RememberedList
-            A list of :class:`Remembered`, with ``.refused`` and ``.requests``.
+            A list of :class:`Remembered`, with ``.refused``, ``.requests`` and ``.cut``.
 
         Raises
         ------
@@ -302,16 +310,15 @@ class RememberMethods:
         claimer = self._remember_source(model, model_source)
         speakers = [d.source.partition(":")[2] for d in docs]
         shown = self._shown_keys(_query(speakers, docs), scopes)
-        pieces = [Piece(i, d.text, d.source if messages is not None else "",
-                        _shown_time(d.at) if messages is not None else "")
-                  for i, d in enumerate(docs)]
+        pieces = [Piece(i, d.text, d.source, _shown_time(d.at) if messages is not None else "",
+                        messages is not None) for i, d in enumerate(docs)]
         groups = split_pieces(pieces, request_tokens)
-        named = _ask_for_facts(model, groups, shown, scopes, max_facts)
+        named, cut = _ask_for_facts(model, groups, shown, scopes, max_facts, small_model)
         kept, refused = self._check_facts(named, docs, scopes)
-        return self._remember_kept(kept, refused, docs, claimer, len(groups))
+        return self._remember_kept(kept, refused, docs, claimer, len(groups), cut)
 
     def _remember_kept(self, kept: list[_Fact], refused: list[Refused], docs: list[_Doc],
-                       claimer: str, requests: int) -> RememberedList:
+                       claimer: str, requests: int, cut: int = 0) -> RememberedList:
         """The checked facts remembered (one change, :meth:`_remembered`, with the documents
         they cite); none kept: only the outcomes of the refusals counted against the model."""
         wrong: list[Verdict] = [(claimer, False, f"remember: {r.reason}", None, None)
@@ -320,7 +327,7 @@ class RememberMethods:
             if wrong and self.learn_from_checks:  # the outcomes alone: no document, no entry
                 self.ledger.record_many(outcome_events(  # type: ignore[attr-defined]
                     uuid.uuid4().hex, 0, wrong, self.now(), None))
-            return RememberedList((), refused, requests)
+            return RememberedList((), refused, requests, cut)
         used = sorted({f.doc for f in kept})
         renumber = {d: i for i, d in enumerate(used)}
         doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
@@ -328,7 +335,7 @@ class RememberMethods:
                       f.merged_from] for f in kept]
         made = self._remembered(doc_rows, claimer, fact_rows,
                                 [r.reason for r in refused if r.counted])
-        return RememberedList(made, refused, requests)
+        return RememberedList(made, refused, requests, cut)
 
     # -- the steps -------------------------------------------------------------------------
     def _remember_docs(self, text: Any, source: Any, at: Any, document: Any,
@@ -434,6 +441,7 @@ class RememberMethods:
         made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
         texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
         for raw, candidates in named:
+            raw = read_entities(raw, "\n".join(docs[d].text for d in candidates))
             try:
                 subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
             except InvalidInputError as exc:
@@ -445,14 +453,16 @@ class RememberMethods:
                 refused.append(Refused(raw, "quote not found", True))
                 continue
             doc = max(found, key=lambda d: (docs[d].at, d))  # the latest message saying it
+            if not value_in_quote(value, quote, attribute):  # docs/remember.md, "supported"
+                refused.append(Refused(raw, "value not in its quote", True))
+                continue
             resolved = index.resolve(subject, attribute, given, self._embedder, made)
             if not (scopes is None or scopes.contains(resolved.key)):
                 refused.append(Refused(raw, "outside the scope", False))
                 continue
             if resolved.how == "new":
                 made.setdefault(words(subject), {})[resolved.key] = words(attribute)
-            when = docs[doc].at if valid_from is None else _model_time(valid_from)
-            assert when is not None
+            when = stated_time(valid_from, docs[doc].text, docs[doc].at)
             kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
                               resolved.merged_from))
         return kept, refused
@@ -504,20 +514,28 @@ QUERY_WORDS = 64
 
 
 def _ask_for_facts(model: Any, groups: list[list[Piece]], shown: list[str],
-                   scopes: Scope | None, max_facts: int) -> list[tuple[Any, tuple[int, ...]]]:
-    """Each group's request to the model, and the facts its reply names, with the documents
-    they may cite; more than ``max_facts`` over the requests of one call refuses it whole."""
+                   scopes: Scope | None, max_facts: int, small: bool | None = None
+                   ) -> tuple[list[tuple[Any, tuple[int, ...]]], int]:
+    """Each group's request to the model (requiring the ``facts`` tool, in small-model mode
+    when ``small`` or, ``None``, the model says it is small), and the facts its reply names,
+    with the documents they may cite; and how many replies were cut at the token limit. More
+    than ``max_facts`` over the requests of one call refuses it whole."""
+    if small is None:
+        small = getattr(model, "small_model", False) is True
     named: list[tuple[Any, tuple[int, ...]]] = []
+    cut = 0
     for asked, group in enumerate(groups, 1):
-        request, tools = build_request(group, shown, None if scopes is None else scopes.prefixes)
-        reply = ask_model(model, request, tools)
+        request, tools = build_request(group, shown, None if scopes is None else scopes.prefixes,
+                                       max_facts, small=bool(small))
+        reply = ask_model(model, request, tools, "facts")
+        cut += cut_at_limit(reply)
         facts = read_reply(reply, max_facts)
         named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
         if len(named) > max_facts:
             raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
                                     f"{len(groups)} requests, over max_facts={max_facts}: "
                                     "nothing was remembered")
-    return named
+    return named, cut
 
 
 def _query(speakers: list[str], docs: list[_Doc]) -> str:
