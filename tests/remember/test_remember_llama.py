@@ -14,6 +14,7 @@ from support.llama_server import LlamaLikeServer, Seen
 
 from corollary import BeliefBase, ManualClock
 from corollary.foundations.errors import ModelResponseError
+from corollary.facade.remember_request import SMALL_INSTRUCTIONS
 from corollary.models import FunctionModel, OpenAIChat
 
 APRIL = datetime.datetime(2024, 4, 20, 12, tzinfo=datetime.timezone.utc).timestamp()
@@ -137,3 +138,28 @@ def test_an_unreadable_text_reply_is_an_error_not_no_facts(server: LlamaLikeServ
         kb.remember("I moved to Pine Ave last month.", source="human:alice",
                     model=FunctionModel(ignores_the_tool))
     assert not kb.engine.keys
+
+
+def test_small_model_mode_offers_the_text_s_clauses_as_quotes(server: LlamaLikeServer,
+                                                            brain: list[Any]) -> None:
+    def picks_a_clause(seen: Seen) -> dict[str, Any]:
+        assert seen.parameters is not None
+        item = seen.parameters["properties"]["facts"]["items"]
+        offered = item["properties"]["quote"]["enum"]
+        return {"facts": [fact("alice", "street", "Pine Ave", offered[0])]}
+    brain[0] = picks_a_clause
+    made = base().remember("I moved to Pine Ave last month, but I still work at Acme.",
+                           source="human:alice", model=llama(server, small_model=True))
+    assert [(r.value, r.quote) for r in made] == [("Pine Ave", "I moved to Pine Ave last month")]
+    (body,) = server.bodies
+    item = body["tools"][0]["function"]["parameters"]["properties"]["facts"]["items"]
+    assert sorted(item["properties"]) == ["attribute", "quote", "subject", "value"]
+    assert item["properties"]["quote"]["enum"] == ["I moved to Pine Ave last month",
+                                                    "but I still work at Acme"]
+    assert body["messages"][0]["content"] == SMALL_INSTRUCTIONS
+
+
+def test_small_model_mode_is_chosen_by_remember_over_the_model(server: LlamaLikeServer) -> None:
+    base().remember("I moved to Pine Ave last month.", source="human:alice",
+                    model=llama(server, small_model=True), small_model=False)
+    assert server.bodies[0]["messages"][0]["content"] != SMALL_INSTRUCTIONS
