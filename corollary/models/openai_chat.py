@@ -341,7 +341,8 @@ class OpenAIChat:
         ``"llama.cpp"`` (``llama-server``) and ``"llama-cpp-python"`` as ``{"type":
         "json_object", "schema": ...}`` (llama-cpp-python refuses the other with HTTP 500).
         ``"llama-cpp-python"`` refuses ``tool_choice="auto"`` (its function-calling format then
-        generates without end).
+        generates without end), and sends ``""`` for an assistant message's ``null`` content
+        (that server refuses ``null`` beside ``tool_calls`` with HTTP 500).
     small_model : bool, default False
         Says the model is small: ``kb.remember`` and the agent then make its requests in their
         small-model mode (docs/models.md, "A small-model mode") unless told otherwise.
@@ -505,6 +506,9 @@ class OpenAIChat:
         check_request(messages, tools)
         chosen = request_options(options)
         self._refuse_choice(chosen.tool_choice)
+        if self._dialect == "llama-cpp-python":
+            messages = [dict(m, content="") if m.get("role") == "assistant"
+                        and m.get("content") is None else m for m in messages]
         body: dict[str, Any] = {"model": self._model, "messages": messages}
         if tools:
             body["tools"] = tools

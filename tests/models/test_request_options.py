@@ -115,3 +115,14 @@ def test_bad_options_are_refused_before_anything_is_sent() -> None:
         complete(ScriptedModel(["a"]), HI, [], {"tool_choise": "required"})
     with pytest.raises(InvalidInputError):
         RequestOptions(tool_choice={"type": "function", "function": {}})
+
+
+def test_llama_cpp_python_is_sent_empty_content_for_null(llama: LlamaLikeServer) -> None:
+    calls = [{"id": "c1", "type": "function", "function": {"name": "facts", "arguments": "{}"}}]
+    history = [*HI, {"role": "assistant", "content": None, "tool_calls": calls},
+               {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    assert complete(OpenAIChat(llama.url, "m", dialect="llama-cpp-python", **FAST), history,
+                    [TOOL]).text == "free text"
+    assert llama.bodies[0]["messages"][1]["content"] == ""
+    with pytest.raises(ModelHTTPError):  # what the server does with null
+        complete(OpenAIChat(llama.url, "m", dialect="llama.cpp", **FAST), history, [TOOL])

@@ -13,8 +13,8 @@ from remember_cases import fact
 from support.llama_server import LlamaLikeServer, Seen
 
 from corollary import BeliefBase, ManualClock
-from corollary.foundations.errors import ModelResponseError
 from corollary.facade.remember_request import SMALL_INSTRUCTIONS
+from corollary.foundations.errors import ModelResponseError
 from corollary.models import FunctionModel, OpenAIChat
 
 APRIL = datetime.datetime(2024, 4, 20, 12, tzinfo=datetime.timezone.utc).timestamp()

@@ -8,6 +8,8 @@ place of the weights. What it copies, each seen on the real server (issue 39):
   test that sends it fails loudly instead of hanging;
 - ``response_format={"type": "json_object", "schema": ...}`` is the structured-output form it
   reads; OpenAI's ``{"type": "json_schema", ...}`` is refused with HTTP 500;
+- an assistant message with ``"content": null`` (beside its ``tool_calls``) is refused with
+  HTTP 500;
 - the chat template escapes HTML in the messages (``I'm`` reaches the model as ``I&#39;m``),
   so a model copying its input copies the entities;
 - ``max_tokens`` cuts the reply (its text, or the call's arguments) with ``finish_reason``
@@ -99,6 +101,10 @@ class LlamaLikeServer:
             return 500, {"error": {"message": "1 validation error for CreateChatCompletionRequest "
                                               "response_format.type: Input should be 'text' or "
                                               "'json_object'", "type": "internal_server_error"}}
+        if any(m.get("role") == "assistant" and m.get("content") is None
+               for m in body["messages"]):
+            return 500, {"error": {"message": "1 validation error: messages.content: Input "
+                                              "should be a valid string"}}
         choice = body.get("tool_choice")
         if choice == "auto":
             return 400, {"error": {"message": "tool_choice 'auto' generates without end on "
