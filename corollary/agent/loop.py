@@ -41,6 +41,7 @@ from ..foundations.errors import (
     ModelError,
     UnknownBeliefError,
 )
+from ..foundations.model_request import RequestOptions, tool_named
 from ..foundations.values import canon, check_key, plain
 from ..models import (
     Reply,
@@ -58,6 +59,7 @@ from ..reasons.tools import bind_named, call_key, spec_of, split_arguments
 from ..tms import IN, OUT, Belief
 from ..tms.conflicts import ConflictPolicy, PreferNewer
 from . import prompts, sampling
+from .answers import DOUBTED_CERTAINTY, MAX_ANSWER_KEYS, answer_tool, nearest_keys, unsupported
 from .builtins import BUILTINS, builtin_schema, check_arguments
 from .marks import (
     conflicts_by_key,
@@ -92,6 +94,7 @@ class _Ask:
 
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]]
+    options: RequestOptions | None = None
 
 
 @attrs.frozen
@@ -207,7 +210,14 @@ class Agent:
         self.learn_from_checks = learn_from_checks = o.learn_from_checks
         self.min_confidence = o.min_confidence
         self.max_steps = o.max_steps
-        self.system = prompts.SYSTEM if o.system is None else o.system
+        #: Small-model mode (docs/models.md): the option, else what the model says of itself
+        self.small_model = (getattr(model, "small_model", False) is True
+                            if o.small_model is None else o.small_model)
+        #: Whether the request after a text reply, and the last, require ``answer``
+        self.force_answer = self.small_model if o.force_answer is None else o.force_answer
+        self.unsupported_answers = o.unsupported_answers
+        default = prompts.SMALL_SYSTEM if self.small_model else prompts.SYSTEM
+        self.system = default if o.system is None else o.system
         self.tolerance = o.tolerance
         self.projector = o.projector
         #: The keys the model may see and reason from (None: every key); docs/integrations.md
@@ -344,7 +354,8 @@ class Agent:
                 while True:
                     if isinstance(effect, _Ask):
                         try:
-                            reply = complete(self.model, effect.messages, effect.tools)
+                            reply = complete(self.model, effect.messages, effect.tools,
+                                             effect.options)
                         except ModelError as exc:
                             raise self._failed(exc, partial) from None
                         effect = effects.send(reply)
@@ -365,7 +376,8 @@ class Agent:
                 while True:
                     if isinstance(effect, _Ask):
                         try:
-                            reply = await acomplete(self.model, effect.messages, effect.tools)
+                            reply = await acomplete(self.model, effect.messages, effect.tools,
+                                                    effect.options)
                         except ModelError as exc:
                             raise self._failed(exc, partial) from None
                         effect = effects.send(reply)
@@ -392,12 +404,16 @@ class Agent:
         # The conversation only grows: a request is the previous one with messages appended,
         # so a provider's prompt cache can reuse it whole.
         messages = self._opening(task, view)
+        talked = False  # the last reply was text alone
         for turn in range(self.max_steps):
             if turn:
                 changed = view.changes()
                 if changed is not None:
                     messages.append({"role": "user", "content": changed})
-            reply: Reply = yield _Ask(list(messages), self.schemas)
+            forced = self.force_answer and (talked or turn == self.max_steps - 1)
+            ask = self._forced(messages, view) if forced else None
+            reply: Reply = yield ask or _Ask(list(messages), self.schemas)
+            talked = not reply.tool_calls
             if reply.text:
                 steps.append(Step(turn, "text", text=reply.text))
             messages.append(assistant_message(reply))
@@ -420,12 +436,29 @@ class Agent:
                 return self._finish(key, answered, steps, group)
         return self._unanswered(key, steps)
 
+    def _forced(self, messages: list[dict[str, Any]], view: View) -> _Ask | None:
+        """The request that requires ``answer`` (docs/agent.md, "A forced answer"): its inputs
+        limited to the keys held and shown (in scope), its value in small-model mode to their
+        values; ``None`` when no key is held (a forced answer could cite nothing)."""
+        held: dict[str, Any] = {}
+        for head in view.current():
+            k, v = view.named[head]
+            held.setdefault(k, v)
+            if len(held) >= MAX_ANSWER_KEYS:
+                break
+        if not held:
+            return None
+        description = builtin_schema("answer")["function"].get("description", "")
+        tool = answer_tool(description, list(held),
+                           [plain(v) for v in held.values()] if self.small_model else None)
+        return _Ask(list(messages), [tool], RequestOptions(tool_choice=tool_named("answer")))
+
     def _finish(self, key: str, answered: Step, steps: list[Step], group: Any) -> Run:
         verdicts = tuple(
             self.kb.answer(key, name, group=group if _grouped(p) else None)
             for name, p in self.kb.promises.items())
         status = ABSTAIN if any(v.status == ABSTAIN for v in verdicts) else OK
-        why = next((v.why for v in verdicts if v.status == ABSTAIN), None)
+        why = next((v.why for v in verdicts if v.status == ABSTAIN), None) or self._doubted(answered)
         confidence, label = self._state(key, answered.value)
         try:
             self.kb.value(key)
@@ -488,6 +521,8 @@ class Agent:
                 step, content = yield from self._tool(call.name, arguments, turn)
         except CorollaryError as exc:  # a bad input to the base: nothing changed
             step, content = fail(f"{call.name}: {exc}")
+            if isinstance(exc, UnknownBeliefError):  # a key not held: name the nearest held
+                content.update(self._nearest(arguments.get("inputs")))
             if isinstance(exc, AmbiguousValueError):  # which inputs are contested, and how
                 marked = self._contested(arguments.get("inputs"))
                 if marked:
@@ -496,6 +531,16 @@ class Agent:
         if step.ok and step.key is not None:
             view.told(step.key, step.value)  # the tool message tells the model of it
         return step, content
+
+    def _nearest(self, inputs: Any) -> dict[str, Any]:
+        """``{"nearest": {key: [held keys]}}`` for the cited keys not held (in scope)."""
+        keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
+        held = [h.key for h in self.kb.beliefs()
+                if self.scope is None or self.scope.contains(h.key)]
+        held_set = set(held)
+        near = {k: nearest_keys(k, held) for k in keys if isinstance(k, str) and k not in held_set}
+        near = {k: found for k, found in near.items() if found}
+        return {"nearest": near} if near else {}
 
     def _recall(self, arguments: dict[str, Any], turn: int, view: View
                 ) -> tuple[Step, dict[str, Any]]:
@@ -554,10 +599,18 @@ class Agent:
 
     def _answer(self, arguments: dict[str, Any], key: str, turn: int
                 ) -> tuple[Step, dict[str, Any]]:
-        self._check(key, arguments["value"], arguments["inputs"], arguments.get("certainty"),
-                    None, None)
+        checked = self._check(key, arguments["value"], arguments["inputs"],
+                              arguments.get("certainty"), None, None)
+        certainty = arguments.get("certainty")
+        why = None if any(self._concluded(b) for b in checked.inputs) else unsupported(
+            arguments["value"], [(b.key, b.value) for b in checked.inputs],
+            self.tolerance)  # docs/agent.md, "Supported answers"
+        if why is not None and self.unsupported_answers == "refuse":
+            raise InvalidInputError(prompts.UNSUPPORTED.format(why=why))
+        if why is not None:  # "doubt": believed, at a certainty that says so
+            certainty = min(DOUBTED_CERTAINTY, 1.0 if certainty is None else certainty)
         believed = self.kb.claim(key, arguments["value"], self.source, arguments["inputs"],
-                                 arguments.get("certainty"), learn=self.learn_from_checks)
+                                 certainty, learn=self.learn_from_checks)
         # the answer is the model's last word on its key: its own earlier claims of other
         # values are withdrawn (a change of mind, no outcome); other sources' values stay
         vid = canon(believed)
@@ -565,7 +618,33 @@ class Agent:
             if b.vid != vid and any(not j.kind.by_rule and j.name == self.source
                                     for j in b.justs):
                 self.kb.retract(key, b.value, "replaced by the answer", source=self.source)
-        return self._made(turn, "answer", "answer", arguments, key, believed)
+        step, content = self._made(turn, "answer", "answer", arguments, key, believed)
+        if why is not None:
+            content["unsupported"] = why
+        return step, content
+
+    def _concluded(self, belief: Belief) -> bool:
+        """Whether ``belief`` is a conclusion of this agent's model (its claim, resting on
+        checked inputs): an answer citing it reads the model's own conclusion."""
+        return any(not j.kind.by_rule and j.name == self.source and j.inputs
+                   for j in belief.justs)
+
+    def _doubted(self, answered: Step) -> str | None:
+        """Why the answer ``answered`` was believed unsupported (under ``"doubt"``), or None."""
+        if self.unsupported_answers != "doubt":
+            return None
+        inputs = answered.arguments.get("inputs")
+        keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
+        cited = []
+        for k in keys:
+            with contextlib.suppress(CorollaryError):
+                held = self._held(k, "input")
+                if self._concluded(held):
+                    return None
+                cited.append((k, held.value))
+        why = unsupported(answered.value, cited, self.tolerance)
+        return None if why is None else f"unsupported, believed at certainty " \
+                                        f"{DOUBTED_CERTAINTY} at most: {why}"
 
     def _check(self, key: str, value: Any, inputs: Any, certainty: float | None,
                formula: str | None, citation: Any) -> CheckedClaim:

@@ -53,6 +53,24 @@ def _scope(value: str | Iterable[str] | Scope | None) -> Scope | None:
     return to_scope(value)
 
 
+def _small_model(value: Any) -> bool | None:
+    return None if value is None else check_bool(value, "small_model")
+
+
+def _force_answer(value: Any) -> bool | None:
+    return None if value is None else check_bool(value, "force_answer")
+
+
+#: What the agent does with an answer nothing supports (docs/agent.md, "Supported answers").
+UNSUPPORTED_ANSWERS = ("refuse", "doubt")
+
+
+def _unsupported(value: Any) -> str:
+    if value not in UNSUPPORTED_ANSWERS:
+        raise InvalidInputError(f"unsupported_answers is one of {UNSUPPORTED_ANSWERS}, not {value!r}")
+    return value  # type: ignore[no-any-return]
+
+
 @attrs.frozen(slots=True, kw_only=True)
 class AgentOptions:
     """The options of an :class:`~corollary.Agent` (each as documented there).
@@ -77,6 +95,16 @@ class AgentOptions:
         Tokens of beliefs shown at the start of a run (``None``: every belief).
     scope : key prefixes, optional
         The keys the model may see and reason from.
+    small_model : bool, optional
+        Small-model mode (docs/models.md): a shorter system message and forced answers whose
+        value is one of the held values. ``None``: the model's ``small_model`` attribute.
+    force_answer : bool, optional
+        After a reply without a tool call, and on the last step, the request requires the
+        ``answer`` tool, its inputs limited to the keys held (docs/agent.md, "A forced
+        answer"). ``None``: in small-model mode.
+    unsupported_answers : str
+        ``"refuse"`` (default) an answer citing nothing, or whose value no cited belief holds;
+        ``"doubt"`` believes it at a certainty of 0.2 at most, and the run says why.
 
     Examples
     --------
@@ -100,6 +128,9 @@ class AgentOptions:
     projector: Projector | None = attrs.field(default=None, converter=_projector)
     context_budget: int | None = attrs.field(default=CONTEXT_BUDGET, converter=_budget)
     scope: Scope | None = attrs.field(default=None, converter=_scope)
+    small_model: bool | None = attrs.field(default=None, converter=_small_model)
+    force_answer: bool | None = attrs.field(default=None, converter=_force_answer)
+    unsupported_answers: str = attrs.field(default="refuse", converter=_unsupported)
 
     def __attrs_post_init__(self) -> None:
         if self.projector is not None and self.scope is not None:

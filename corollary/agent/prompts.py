@@ -81,6 +81,17 @@ QUESTION = ("What is the value of {key!r}? Answer by calling claim with key {key
 REFUSED = ("refused, nothing was believed: {failed}. Correct the value (or the formula, or the "
            "quote) and claim again.")
 
+#: An answer refused because nothing it cites supports it (docs/agent.md, "Supported answers").
+UNSUPPORTED = "refused, nothing was believed: {why}."
+
+#: The agent's system message in small-model mode (docs/models.md, "A small-model mode"):
+#: shorter, one instruction a line.
+SMALL_SYSTEM = (
+    "Answer the task from the beliefs listed after it, shown as `key = value [IN confidence]`.\n"
+    "- Call a tool to look up what is not listed.\n"
+    "- answer(value, inputs): value is the answer, inputs the keys of the beliefs that hold it."
+)
+
 #: The MCP server's instructions (``corollary mcp``).
 MCP_INSTRUCTIONS = (
     "corollary is a belief base with reasons. Record what tools, documents and people say with "

@@ -23,6 +23,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Sequence
@@ -35,10 +36,12 @@ from ..foundations.errors import (
     ModelConnectionError,
     ModelResponseError,
 )
+from ..foundations.model_request import accepts_options, tool_named
 from .recall import count_tokens
 
-__all__ = ["FACTS_TOOL", "INSTRUCTIONS", "MAX_FACTS", "REQUEST_TOKENS", "Piece",
-           "aask_model", "ask_model", "build_request", "read_reply", "split_pieces"]
+__all__ = ["FACTS_TOOL", "INSTRUCTIONS", "MAX_FACTS", "REQUEST_TOKENS", "SMALL_INSTRUCTIONS",
+           "Piece", "aask_model", "ask_model", "build_request", "clauses", "complete_facts",
+           "cut_at_limit", "facts_tool", "read_reply", "split_pieces"]
 
 #: The most facts one reply may name (``remember(max_facts=...)``); a reply naming more is
 #: refused whole.
@@ -68,8 +71,28 @@ INSTRUCTIONS = (
     "call facts with an empty list."
 )
 
+#: The system message in small-model mode (docs/models.md, "A small-model mode"): shorter, and
+#: without examples of attributes, which a small model copies as facts.
+SMALL_INSTRUCTIONS = (
+    "Call the tool `facts` once with the facts the text states. Each fact: subject (who or "
+    "what it is about), attribute, value (words of the text), quote (the part of the text "
+    "that says it). Only what the text states; an empty list if nothing."
+)
+
+#: The most facts the schema of one request allows (``maxItems``), and in small-model mode.
+REQUEST_FACTS = 64
+SMALL_REQUEST_FACTS = 16
+#: The longest string the schema allows for each field (``maxLength``).
+FIELD_LENGTHS = {"subject": 80, "attribute": 80, "value": 200, "quote": 400, "key": 200,
+                 "valid_from": 40}
+#: The most clauses a small-model request offers as quotes (an ``enum``).
+MAX_CLAUSES = 64
+
+#: The line that names who says a single text (the chat form names each message's speaker).
+SPEAKER = "The text is said by {speaker}: 'I', 'me' and 'my' in it are {name}.\n\n"
+
 #: The user message: the existing keys (or none) and the text, message by message.
-REQUEST = "Existing keys (key = value):\n{keys}\n\n{scope}Text:\n{text}"
+REQUEST = "Existing keys (key = value):\n{keys}\n\n{scope}{speaker}Text:\n{text}"
 #: What :data:`REQUEST` lists when no key is shown.
 NO_KEYS = "(none)"
 #: The line that names the scope, when there is one.
@@ -130,12 +153,16 @@ class Piece:
         How the message is labelled (its source), ``""`` for a single text.
     at : str
         Its time, as shown (``""`` when none).
+    numbered : bool
+        Whether it is shown as a numbered message of the chat form (else a single text, its
+        speaker named above it).
     """
 
     doc: int
     text: str
     speaker: str = ""
     at: str = ""
+    numbered: bool = True
 
 
 def _cut(text: str, budget: int) -> list[str]:
@@ -180,20 +207,79 @@ def split_pieces(pieces: Sequence[Piece], budget: int) -> list[list[Piece]]:
     return groups
 
 
-def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[str] | None
+def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[str] | None,
+                  max_facts: int = MAX_FACTS, *, small: bool = False
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages and tools of one request: the instructions, then the keys shown and the
-    text (a single text as it is, the chat form one numbered line per message)."""
-    if len(pieces) == 1 and not pieces[0].speaker:
+    text (a single text as it is, below the line naming its speaker; the chat form one
+    numbered line per message), and the ``facts`` tool made for it (:func:`facts_tool`)."""
+    speaker = ""
+    if len(pieces) == 1 and not pieces[0].numbered:
         text = pieces[0].text
+        if pieces[0].speaker:
+            name = pieces[0].speaker.partition(":")[2] or pieces[0].speaker
+            speaker = SPEAKER.format(speaker=pieces[0].speaker, name=name)
     else:
         text = "\n".join(MESSAGE.format(index=p.doc + 1, speaker=p.speaker,
                                         at=f" ({p.at})" if p.at else "", text=p.text)
                          for p in pieces)
     scoped = SCOPE.format(prefixes=", ".join(map(repr, scope))) if scope else ""
-    user = REQUEST.format(keys="\n".join(keys) or NO_KEYS, scope=scoped, text=text)
-    return ([{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": user}],
-            [FACTS_TOOL])
+    user = REQUEST.format(keys="\n".join(keys) or NO_KEYS, scope=scoped, speaker=speaker,
+                          text=text)
+    system = SMALL_INSTRUCTIONS if small else INSTRUCTIONS
+    quotes = [c for p in pieces for c in clauses(p.text)] if small else None
+    return ([{"role": "system", "content": system}, {"role": "user", "content": user}],
+            [facts_tool(max_facts, small=small, quotes=quotes)])
+
+
+def facts_tool(max_facts: int = MAX_FACTS, *, small: bool = False,
+               quotes: Sequence[str] | None = None) -> dict[str, Any]:
+    """The ``facts`` tool made for one request: :data:`FACTS_TOOL` with its list and strings
+    bounded (``maxItems``, ``maxLength``: a server that constrains its output to the schema
+    cannot then run on to its token limit); in small-model mode only the required fields, at
+    most :data:`SMALL_REQUEST_FACTS` facts, and each quote one of ``quotes`` (an ``enum``:
+    the text's clauses, :func:`clauses`).
+
+    >>> tool = facts_tool(10)
+    >>> tool["function"]["parameters"]["properties"]["facts"]["maxItems"]
+    10
+    >>> small = facts_tool(small=True, quotes=["I live in Paris"])["function"]["parameters"]
+    >>> item = small["properties"]["facts"]["items"]
+    >>> sorted(item["properties"]), item["properties"]["quote"]["enum"]
+    (['attribute', 'quote', 'subject', 'value'], ['I live in Paris'])
+    """
+    tool = copy.deepcopy(FACTS_TOOL)
+    facts = tool["function"]["parameters"]["properties"]["facts"]
+    item = facts["items"]
+    facts["maxItems"] = max(1, min(max_facts, SMALL_REQUEST_FACTS if small else REQUEST_FACTS))
+    if small:
+        item["properties"] = {name: schema for name, schema in item["properties"].items()
+                              if name in item["required"]}
+    for name, schema in item["properties"].items():
+        if name in FIELD_LENGTHS and "string" in (schema.get("type") or ()):
+            schema["maxLength"] = FIELD_LENGTHS[name]
+    if small and quotes:
+        item["properties"]["quote"]["enum"] = list(dict.fromkeys(quotes))[:MAX_CLAUSES]
+    return tool
+
+
+_CLAUSE = re.compile(r"(?<=[.!?;:,\n])\s+|\s+(?=\b(?:but|because|and then|so)\b)")
+
+
+def clauses(text: str) -> list[str]:
+    """``text``'s clauses, as exact stretches of it (cut after ``. ! ? ; : ,`` and before
+    "but", "because", "and then", "so"; end punctuation kept off): the quotes a small model
+    is offered.
+
+    >>> clauses("I moved to Pine Ave last month, but I still work at Acme. Call me Bo!")
+    ['I moved to Pine Ave last month', 'but I still work at Acme', 'Call me Bo']
+    """
+    found = []
+    for part in _CLAUSE.split(text):
+        part = part.strip().rstrip(".!?;:,").strip()
+        if len(part) > 1:
+            found.append(part)
+    return found
 
 
 def _network(exc: BaseException) -> bool:
@@ -207,8 +293,11 @@ def _network(exc: BaseException) -> bool:
     return any(word in names for word in ("Connect", "Timeout", "Network"))
 
 
-def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
-    """One reply of ``model``, its network failures as :class:`ModelConnectionError`.
+def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+              tool: str | None = None) -> Any:
+    """One reply of ``model``, its network failures as :class:`ModelConnectionError`; with
+    ``tool``, the request requires that tool (``tool_choice`` naming it, sent to a model
+    whose ``complete`` takes ``options=``: docs/models.md, "Per-request options").
 
     >>> class Down:
     ...     def complete(self, messages, tools):
@@ -222,8 +311,10 @@ def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, 
     if not callable(complete):
         from ..foundations.errors import InvalidTypeError
         raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+    extra = ({"options": {"tool_choice": tool_named(tool)}}
+             if tool is not None and accepts_options(complete) else {})
     try:
-        return complete(messages, tools)
+        return complete(messages, tools, **extra)
     except ModelConnectionError:
         raise
     except Exception as exc:
@@ -233,10 +324,11 @@ def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, 
         raise
 
 
-async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
-                     ) -> Any:
+async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                     tool: str | None = None) -> Any:
     """:func:`ask_model` awaited: the model's ``acomplete`` when it has one, else its
-    ``complete`` in a worker thread (:func:`asyncio.to_thread`); the same errors.
+    ``complete`` in a worker thread (:func:`asyncio.to_thread`); the same errors, and the same
+    required ``tool``.
 
     >>> import asyncio
     >>> class Echo:
@@ -254,9 +346,11 @@ async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dic
             from ..foundations.errors import InvalidTypeError
             raise InvalidTypeError(f"{model!r} is not a model: it has neither "
                                    "acomplete(messages, tools) nor complete(messages, tools)")
-        return await asyncio.to_thread(ask_model, model, messages, tools)
+        return await asyncio.to_thread(ask_model, model, messages, tools, tool)
+    extra = ({"options": {"tool_choice": tool_named(tool)}}
+             if tool is not None and accepts_options(acomplete) else {})
     try:
-        return await acomplete(messages, tools)
+        return await acomplete(messages, tools, **extra)
     except ModelConnectionError:
         raise
     except Exception as exc:
@@ -269,11 +363,12 @@ async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dic
 class _Text:
     """A reply that is only text (a doctest helper, and what a str reply reads as)."""
 
-    __slots__ = ("text", "tool_calls")
+    __slots__ = ("finish_reason", "text", "tool_calls")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.tool_calls = ()
+        self.finish_reason = None
 
 
 def _json_object(text: str) -> Any:
@@ -289,15 +384,52 @@ def _json_object(text: str) -> Any:
         return None
 
 
+def cut_at_limit(reply: Any) -> bool:
+    """Whether the server cut ``reply`` at its token limit (``finish_reason == "length"``).
+
+    >>> cut_at_limit(_Text("{"))
+    False
+    """
+    return getattr(reply, "finish_reason", None) == "length"
+
+
+def complete_facts(text: str) -> list[Any]:
+    """The facts a cut reply's JSON wrote out in full: each object of its ``facts`` list
+    before the cut (the one the cut fell in is left out).
+
+    >>> complete_facts('{"facts": [{"subject": "Bo", "value": 1}, {"subject": "Al", "val')
+    [{'subject': 'Bo', 'value': 1}]
+    """
+    start = re.search(r'"facts"\s*:\s*\[', text)
+    if start is None:
+        return []
+    decoder = json.JSONDecoder()
+    found: list[Any] = []
+    at = start.end()
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text) or text[at] == "]":
+            return found
+        try:
+            item, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return found
+        found.append(item)
+
+
 def read_reply(reply: Any, max_facts: int) -> list[Any]:
     """The facts a reply names, each as the model gave it (a dict, or whatever else it put in
     the list: a malformed fact is refused one by one, later).
 
     A reply calling ``facts`` gives its ``facts`` (every call to it, in order); a text reply
-    may hold the same object as JSON (servers without tool calling); a reply with neither, or
-    an empty list, names none. A call whose arguments did not parse, or whose ``facts`` is not
-    a list, is a :class:`ModelResponseError`; more than ``max_facts`` facts an
-    :class:`InvalidInputError`. Nothing here changes a base.
+    may hold the same object as JSON (servers without tool calling); an empty reply, or an
+    empty list, names none. A reply cut at the token limit (:func:`cut_at_limit`) gives the
+    facts it wrote out in full (:func:`complete_facts`). A call whose arguments did not parse,
+    or whose ``facts`` is not a list, and a text that holds no ``facts`` object (the model
+    wrote the call as prose, or answered something else) are a :class:`ModelResponseError`,
+    never "no facts"; more than ``max_facts`` facts an :class:`InvalidInputError`. Nothing
+    here changes a base.
 
     >>> from types import SimpleNamespace as Call
     >>> reply = Call(text=None, tool_calls=[Call(name="facts", arguments={"facts": [1, 2]},
@@ -308,6 +440,10 @@ def read_reply(reply: Any, max_facts: int) -> list[Any]:
     Traceback (most recent call last):
     ...
     corollary.foundations.errors.InvalidInputError: the model named 2 facts, over max_facts=1: nothing was remembered
+    >>> read_reply(_Text('facts(["I moved."])'), 10)
+    Traceback (most recent call last):
+    ...
+    corollary.foundations.errors.ModelResponseError: the model answered in text with no facts object (did the request require the facts tool?): 'facts(["I moved."])'
     """
     if isinstance(reply, str):
         reply = _Text(reply)
@@ -315,11 +451,15 @@ def read_reply(reply: Any, max_facts: int) -> list[Any]:
     text = getattr(reply, "text", None)
     if calls is None and text is None:
         raise ModelResponseError(f"the model's reply is not a reply: {type(reply).__name__}")
+    cut = cut_at_limit(reply)
     found: list[Any] = []
     named = [c for c in calls or () if getattr(c, "name", None) == "facts"]
     if named:
         for call in named:
             error = getattr(call, "arguments_error", None)
+            if error and cut:
+                found.extend(complete_facts(getattr(call, "raw_arguments", None) or ""))
+                continue
             if error:
                 raise ModelResponseError(f"the model's facts call did not parse: {error}")
             args = getattr(call, "arguments", None)
@@ -335,8 +475,13 @@ def read_reply(reply: Any, max_facts: int) -> list[Any]:
             if not isinstance(obj["facts"], list):
                 raise ModelResponseError("the model's reply has 'facts' that is not a list")
             found = obj["facts"]
+        elif cut:
+            found = complete_facts(text)
+        else:
+            shown = text if len(text) <= 200 else text[:200] + "..."
+            raise ModelResponseError("the model answered in text with no facts object (did "
+                                     f"the request require the facts tool?): {shown!r}")
     if len(found) > max_facts:
         raise InvalidInputError(f"the model named {len(found)} facts, over max_facts="
                                 f"{max_facts}: nothing was remembered")
     return found
-

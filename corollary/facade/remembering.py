@@ -41,6 +41,7 @@ from ..foundations.values import canon, check_key
 from ..tms import IN
 from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
+from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
 from .operations import operation
 from .remember_request import (
@@ -50,6 +51,7 @@ from .remember_request import (
     aask_model,
     ask_model,
     build_request,
+    cut_at_limit,
     read_reply,
     split_pieces,
 )
@@ -144,13 +146,16 @@ class Refused:
 
 class RememberedList(list):  # type: ignore[type-arg]
     """What ``kb.remember`` returns: the list of :class:`Remembered`, with ``refused`` (the
-    facts not remembered, as :class:`Refused`) and ``requests`` (how many model requests)."""
+    facts not remembered, as :class:`Refused`), ``requests`` (how many model requests) and
+    ``cut`` (how many replies the server cut at their token limit: their complete facts were
+    read, the rest lost)."""
 
     def __init__(self, items: Iterable[Remembered] = (), refused: Sequence[Refused] = (),
-                 requests: int = 0) -> None:
+                 requests: int = 0, cut: int = 0) -> None:
         super().__init__(items)
         self.refused: tuple[Refused, ...] = tuple(refused)
         self.requests = requests
+        self.cut = cut
 
 
 def document_key(source: str, at: float, text: str, scope: Scope | None = None) -> str:
@@ -270,7 +275,8 @@ class RememberMethods:
                  at: Any = None, document: str | None = None, scope: Any = None,
                  messages: Sequence[Mapping[str, Any]] | None = None,
                  model_source: str | None = None, max_facts: int = MAX_FACTS,
-                 request_tokens: int = REQUEST_TOKENS) -> RememberedList:
+                 request_tokens: int = REQUEST_TOKENS,
+                 small_model: bool | None = None) -> RememberedList:
         """Remember what ``text`` (or the chat ``messages``) says, as cited beliefs.
 
         Parameters
@@ -299,11 +305,13 @@ class RememberMethods:
             A reply naming more facts is refused whole (``InvalidInputError``), nothing changed.
         request_tokens : int
             The budget of text in one request; a longer input is sent in several.
+        small_model : bool, optional
+            Requests in small-model mode (docs/models.md); default: the model's ``small_model``.
 
         Returns
         -------
         RememberedList
-            A list of :class:`Remembered`, with ``.refused`` and ``.requests``.
+            A list of :class:`Remembered`, with ``.refused``, ``.requests`` and ``.cut``.
 
         Raises
         ------
@@ -327,18 +335,22 @@ class RememberMethods:
         [('alice:city', 'Paris', 'IN')]
         """
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens)
+                                   model_source, max_facts, request_tokens, small_model)
         named: list[tuple[Any, tuple[int, ...]]] = []
+        cut = 0
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
-            plan.read(ask_model(model, request, tools), group, asked, named)
-        return self._remember_named(plan, named)
+            reply = ask_model(model, request, tools, "facts")
+            cut += cut_at_limit(reply)
+            plan.read(reply, group, asked, named)
+        return self._remember_named(plan, named, cut)
 
     async def aremember(self, text: str | None = None, *, source: str | None = None,
                         model: Any, at: Any = None, document: str | None = None,
                         scope: Any = None, messages: Sequence[Mapping[str, Any]] | None = None,
                         model_source: str | None = None, max_facts: int = MAX_FACTS,
-                        request_tokens: int = REQUEST_TOKENS) -> RememberedList:
+                        request_tokens: int = REQUEST_TOKENS,
+                        small_model: bool | None = None) -> RememberedList:
         """:meth:`remember`, awaiting the model: its ``acomplete`` when it has one, else its
         ``complete`` in a worker thread, so the event loop is never blocked while the model
         answers. Arguments, result and errors as :meth:`remember`; the checks and the change
@@ -358,16 +370,19 @@ class RememberMethods:
         [('alice:city', 'IN')]
         """
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens)
+                                   model_source, max_facts, request_tokens, small_model)
         named: list[tuple[Any, tuple[int, ...]]] = []
+        cut = 0
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
-            plan.read(await aask_model(model, request, tools), group, asked, named)
-        return self._remember_named(plan, named)
+            reply = await aask_model(model, request, tools, "facts")
+            cut += cut_at_limit(reply)
+            plan.read(reply, group, asked, named)
+        return self._remember_named(plan, named, cut)
 
     def _remember_plan(self, text: Any, source: Any, model: Any, at: Any, document: Any,
                        scope: Any, messages: Any, model_source: Any, max_facts: Any,
-                       request_tokens: Any) -> _Plan:
+                       request_tokens: Any, small_model: Any) -> _Plan:
         """Everything a call checks and prepares before the model is asked (nothing changes)."""
         if self.session_id is not None:
             self.sync()  # other writers' keys and documents count
@@ -378,19 +393,22 @@ class RememberMethods:
         claimer = self._remember_source(model, model_source)
         speakers = [d.source.partition(":")[2] for d in docs]
         shown = self._shown_keys(_query(speakers, docs), scopes)
-        pieces = [Piece(i, d.text, d.source if messages is not None else "",
-                        _shown_time(d.at) if messages is not None else "")
-                  for i, d in enumerate(docs)]
+        pieces = [Piece(i, d.text, d.source, _shown_time(d.at) if messages is not None else "",
+                        messages is not None) for i, d in enumerate(docs)]
+        small = (getattr(model, "small_model", False) is True if small_model is None
+                 else bool(small_model))
         return _Plan(docs, scopes, claimer, shown, split_pieces(pieces, request_tokens),
-                     max_facts)
+                     max_facts, small)
 
-    def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]]
-                        ) -> RememberedList:
+    def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
+                        cut: int) -> RememberedList:
         kept, refused = self._check_facts(named, plan.docs, plan.scopes, plan.claimer)
-        return self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups))
+        return self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups),
+                                   cut)
 
     def _remember_kept(self, kept: list[_Fact], refused: list[tuple[Refused, str]],
-                       docs: list[_Doc], claimer: str, requests: int) -> RememberedList:
+                       docs: list[_Doc], claimer: str, requests: int, cut: int = 0
+                       ) -> RememberedList:
         """The new checked facts remembered (one change, :meth:`_remembered`, with the
         documents they cite); the facts already remembered from their document returned as
         they stand, nothing written for them; nothing new: only the outcomes of the refusals
@@ -413,7 +431,7 @@ class RememberMethods:
         _sync_beliefs(self, [(f.key, f.value) for f in kept if f.known])
         results = [_result(self, f.key, f.value, f.quote, docs[f.doc].key, f.valid_from,
                            f.merged_from, claimer) if f.known else next(fresh) for f in kept]
-        return RememberedList(results, [r for r, _ in refused], requests)
+        return RememberedList(results, [r for r, _ in refused], requests, cut)
 
     def _refusal_events(self, source: str, refusals: Sequence[Any]) -> list[dict[str, Any]]:
         """The ledger events of refusals given as ``[reason, identity]``: each event's id
@@ -544,6 +562,7 @@ class RememberMethods:
         made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
         texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
         for raw, candidates in named:
+            raw = read_entities(raw, "\n".join(docs[d].text for d in candidates))
             try:
                 subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
             except InvalidInputError as exc:
@@ -554,6 +573,11 @@ class RememberMethods:
             found = [d for d in candidates if needle and needle in texts[d]]
             if not found:
                 _refuse(refused, Refused(raw, "quote not found", True,
+                                         scoped_key(subject, attribute, scopes)),
+                        docs, candidates)
+                continue
+            if not value_in_quote(value, quote, attribute):  # docs/remember.md, "supported"
+                _refuse(refused, Refused(raw, "value not in its quote", True,
                                          scoped_key(subject, attribute, scopes)),
                         docs, candidates)
                 continue
@@ -569,8 +593,7 @@ class RememberMethods:
             seen.add(claim)
             if resolved.how == "new":
                 made.setdefault(words(subject), {})[resolved.key] = words(attribute)
-            when = docs[doc].at if valid_from is None else _model_time(valid_from)
-            assert when is not None
+            when = stated_time(valid_from, docs[doc].text, docs[doc].at)
             kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
                               resolved.merged_from,
                               self._claimed(resolved.key, value, claimer, docs[doc].key)))
@@ -638,10 +661,12 @@ class _Plan:
     shown: list[str]
     groups: list[list[Piece]]
     max_facts: int
+    small: bool  # small-model mode (docs/models.md)
 
     def request(self, group: list[Piece]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         return build_request(group, self.shown,
-                             None if self.scopes is None else self.scopes.prefixes)
+                             None if self.scopes is None else self.scopes.prefixes,
+                             self.max_facts, small=self.small)
 
     def read(self, reply: Any, group: list[Piece], asked: int,
              named: list[tuple[Any, tuple[int, ...]]]) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..agent import prompts
 from ..foundations.errors import InvalidTypeError
+from ..foundations.model_request import accepts_options
 
 __all__ = ["ANSWER_PARAMETERS", "AnswerAfterText", "EmptyContent", "answer_required"]
 
@@ -119,9 +120,13 @@ class EmptyContent:
         return [dict(m, content="") if m.get("role") == "assistant" and m.get("content") is None
                 else m for m in messages]
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Any:
-        """The model's reply to the messages as sent."""
-        return self.model.complete(self._sent(messages), tools)
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                 options: Any = None) -> Any:
+        """The model's reply to the messages as sent (with the request's own ``options`` for a
+        model that takes them)."""
+        extra = {"options": options} if options is not None and accepts_options(
+            self.model.complete) else {}
+        return self.model.complete(self._sent(messages), tools, **extra)
 
     async def acomplete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]
                         ) -> Any:

@@ -10,10 +10,12 @@ depends only on :mod:`corollary.foundations.errors` and the standard library (an
 - :class:`ScriptedModel`, :class:`FunctionModel`: for tests and examples.
 - :class:`OpenAIChat`: OpenAI and compatible servers (vLLM, Ollama, llama.cpp).
 - :func:`tool_schema`: an OpenAI function schema from a Python function.
+- :class:`RequestOptions`, :func:`tool_named`: one request's own ``tool_choice`` and reply schema.
 
 See ``docs/models.md``.
 """
 
+from ..foundations.model_request import RequestOptions, tool_named
 from .openai_chat import OpenAIChat
 from .protocol import AsyncModel, Model, acomplete, check_request, complete
 from .reply import Reply, ToolCall, assistant_message, tool_message
@@ -26,6 +28,7 @@ __all__ = [
     "Model",
     "OpenAIChat",
     "Reply",
+    "RequestOptions",
     "ScriptedModel",
     "ToolCall",
     "acomplete",
@@ -33,5 +36,6 @@ __all__ = [
     "check_request",
     "complete",
     "tool_message",
+    "tool_named",
     "tool_schema",
 ]

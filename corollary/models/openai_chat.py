@@ -35,6 +35,7 @@ from ..foundations.errors import (
     ModelResponseError,
     ModelTimeoutError,
 )
+from ..foundations.model_request import RequestOptions, request_options
 from .protocol import Messages, Tools, check_request
 from .reply import Reply, ToolCall, _strict_json
 
@@ -49,6 +50,17 @@ _REFUSED_SETTINGS = {
 }
 #: Settings that only make sense with tools: servers refuse them without (OpenAI does).
 _TOOL_SETTINGS = ("tool_choice", "parallel_tool_calls")
+#: The servers whose request forms differ (docs/models.md, "Per-request options"): each one's
+#: form of a reply schema, and the ``tool_choice`` strings it must never be sent.
+DIALECTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "openai": ("json_schema", ()),
+    "vllm": ("json_schema", ()),
+    "ollama": ("json_schema", ()),
+    "llama.cpp": ("json_object", ()),
+    # its chatml-function-calling format generates without end under "auto": no reply in 300 s,
+    # every later request blocked (issue 39)
+    "llama-cpp-python": ("json_object", ("auto",)),
+}
 #: Headers the connection itself must set.
 _MANAGED_HEADERS = {"host", "content-length", "transfer-encoding"}
 _CHUNK = 1 << 16
@@ -323,6 +335,17 @@ class OpenAIChat:
         More request headers (e.g. ``OpenAI-Organization``, or ``api-key`` for Azure).
     max_response_bytes : int, default 16 MiB
         A longer reply is refused (:class:`~corollary.foundations.errors.ModelResponseError`).
+    dialect : str, default "openai"
+        The server's request forms (:data:`DIALECTS`): ``"openai"``, ``"vllm"`` and
+        ``"ollama"`` are sent a reply schema as ``{"type": "json_schema", "json_schema": ...}``;
+        ``"llama.cpp"`` (``llama-server``) and ``"llama-cpp-python"`` as ``{"type":
+        "json_object", "schema": ...}`` (llama-cpp-python refuses the other with HTTP 500).
+        ``"llama-cpp-python"`` refuses ``tool_choice="auto"`` (its function-calling format then
+        generates without end), and sends ``""`` for an assistant message's ``null`` content
+        (that server refuses ``null`` beside ``tool_calls`` with HTTP 500).
+    small_model : bool, default False
+        Says the model is small: ``kb.remember`` and the agent then make its requests in their
+        small-model mode (docs/models.md, "A small-model mode") unless told otherwise.
     on_retry : callable, optional
         ``on_retry(attempt, error, delay)`` is called before each retry's wait, with the retry's
         number (1, 2, ...), the :class:`~corollary.foundations.errors.ModelError` that caused it, and the
@@ -332,7 +355,8 @@ class OpenAIChat:
         Request body fields: ``temperature``, ``max_tokens``, ``seed``, ``top_p``, ``stop``,
         ``tool_choice``, ... (strict JSON; copied). ``n`` and ``stream`` are refused: one
         whole completion per request. ``tool_choice`` and ``parallel_tool_calls`` are left out
-        of requests without tools.
+        of requests without tools. A request's own options (``complete(..., options=)``) are
+        sent over them.
 
     Raises
     ------
@@ -372,9 +396,18 @@ class OpenAIChat:
         headers: Mapping[str, str] | None = None,
         max_response_bytes: int = 16 << 20,
         on_retry: Callable[[int, ModelError, float], Any] | None = None,
+        dialect: str = "openai",
+        small_model: bool = False,
         **settings: Any,
     ) -> None:
         parts = _url(base_url)
+        if dialect not in DIALECTS:
+            raise InvalidInputError(f"dialect is one of {sorted(DIALECTS)}, not {dialect!r}")
+        if not isinstance(small_model, bool):
+            raise InvalidTypeError(f"small_model must be a bool, not {type(small_model).__name__}")
+        self._dialect = dialect
+        #: Whether remember and the agent make this model's requests in small-model mode
+        self.small_model = small_model
         if not isinstance(model, str):
             raise InvalidTypeError(f"model must be a str, not {type(model).__name__}")
         if not model.strip():
@@ -392,6 +425,7 @@ class OpenAIChat:
             raise InvalidTypeError(f"on_retry must be callable, not {type(on_retry).__name__}")
         self._on_retry = on_retry
         self._settings = _settings(settings)
+        self._refuse_choice(self._settings.get("tool_choice"))
         self._model = model
         self._https = parts.scheme == "https"
         self._host = parts.hostname or ""
@@ -428,6 +462,11 @@ class OpenAIChat:
         return self._max_retries
 
     @property
+    def dialect(self) -> str:
+        """The server's request forms (:data:`DIALECTS`)."""
+        return self._dialect
+
+    @property
     def settings(self) -> dict[str, Any]:
         """A copy of the settings sent in every request body."""
         copied: dict[str, Any] = json.loads(json.dumps(self._settings))
@@ -436,16 +475,22 @@ class OpenAIChat:
     def __repr__(self) -> str:
         settings = "".join(f", {name}={value!r}" for name, value in self._settings.items())
         headers = f", headers=[{', '.join(sorted(self._extra_headers))}]" if self._extra_headers else ""
+        dialect = "" if self._dialect == "openai" else f", dialect={self._dialect!r}"
+        small = ", small_model=True" if self.small_model else ""
         return (
             f"OpenAIChat({self._base_url!r}, {self._model!r}, "
             f"api_key={'***' if self._api_key else None!r}, timeout={self._timeout!r}, "
-            f"max_retries={self._max_retries!r}{headers}{settings})"
+            f"max_retries={self._max_retries!r}{headers}{dialect}{small}{settings})"
         )
 
     # -- the request ---------------------------------------------------------------------
 
-    def request_body(self, messages: Messages, tools: Tools) -> dict[str, Any]:
+    def request_body(self, messages: Messages, tools: Tools, options: Any = None) -> dict[str, Any]:
         """The JSON body :meth:`complete` would send (a new dict; nothing is sent).
+
+        ``options`` (:class:`~corollary.foundations.model_request.RequestOptions`, or a dict of
+        its fields) are this request's own: its ``tool_choice`` replaces the setting, and its
+        ``schema`` is sent as ``response_format`` in the dialect's form.
 
         Examples
         --------
@@ -453,19 +498,45 @@ class OpenAIChat:
         ...                    tool_choice="auto")
         >>> model.request_body([{"role": "user", "content": "hi"}], [])
         {'model': 'm', 'messages': [{'role': 'user', 'content': 'hi'}], 'temperature': 0}
+        >>> llama = OpenAIChat("http://localhost:8080/v1", "m", api_key="", dialect="llama.cpp")
+        >>> llama.request_body([{"role": "user", "content": "hi"}], [],
+        ...                    {"schema": {"type": "object"}})["response_format"]
+        {'type': 'json_object', 'schema': {'type': 'object'}}
         """
         check_request(messages, tools)
+        chosen = request_options(options)
+        self._refuse_choice(chosen.tool_choice)
+        if self._dialect == "llama-cpp-python":
+            messages = [dict(m, content="") if m.get("role") == "assistant"
+                        and m.get("content") is None else m for m in messages]
         body: dict[str, Any] = {"model": self._model, "messages": messages}
         if tools:
             body["tools"] = tools
         settings = self.settings
+        if chosen.tool_choice is not None:
+            settings["tool_choice"] = chosen.tool_choice
+        if chosen.schema is not None:
+            settings["response_format"] = self._response_format(chosen)
         for name in _TOOL_SETTINGS if not tools else ():
             settings.pop(name, None)
         body.update(settings)
         return body
 
-    def _encode(self, messages: Messages, tools: Tools) -> bytes:
-        body = self.request_body(messages, tools)
+    def _refuse_choice(self, tool_choice: Any) -> None:
+        if isinstance(tool_choice, str) and tool_choice in DIALECTS[self._dialect][1]:
+            raise InvalidInputError(f"tool_choice={tool_choice!r} is refused for the "
+                                    f"{self._dialect} dialect: that server generates without "
+                                    "end under it; name the tool instead")
+
+    def _response_format(self, chosen: RequestOptions) -> dict[str, Any]:
+        """A reply schema in the form the dialect's server reads."""
+        if DIALECTS[self._dialect][0] == "json_object":
+            return {"type": "json_object", "schema": chosen.schema}
+        return {"type": "json_schema",
+                "json_schema": {"name": chosen.schema_name, "schema": chosen.schema}}
+
+    def _encode(self, messages: Messages, tools: Tools, options: Any = None) -> bytes:
+        body = self.request_body(messages, tools, options)
         return _strict_json(body, "the request", ascii_only=True).encode("ascii")
 
     def _request_headers(self, length: int) -> dict[str, str]:
@@ -646,7 +717,7 @@ class OpenAIChat:
             self._on_retry(attempt, error, delay)
         return delay
 
-    def complete(self, messages: Messages, tools: Tools) -> Reply:
+    def complete(self, messages: Messages, tools: Tools, options: Any = None) -> Reply:
         """One reply to ``messages``, which may call ``tools``.
 
         Parameters
@@ -655,6 +726,8 @@ class OpenAIChat:
             The conversation, in the OpenAI chat format.
         tools : list of dict
             OpenAI function schemas (``[]``: the request carries no ``tools``).
+        options : RequestOptions or dict, optional
+            This request's own ``tool_choice`` and reply schema (see :meth:`request_body`).
 
         Returns
         -------
@@ -675,7 +748,7 @@ class OpenAIChat:
         InvalidInputError, InvalidTypeError
             A malformed request (nothing is sent).
         """
-        body = self._encode(messages, tools)
+        body = self._encode(messages, tools, options)
         attempt = 0
         while True:
             try:
@@ -684,9 +757,9 @@ class OpenAIChat:
                 attempt += 1
                 time.sleep(self._retry_delay(retry, attempt))
 
-    async def acomplete(self, messages: Messages, tools: Tools) -> Reply:
+    async def acomplete(self, messages: Messages, tools: Tools, options: Any = None) -> Reply:
         """As :meth:`complete`, without blocking the event loop (see the class's notes)."""
-        body = self._encode(messages, tools)  # now, before the caller can change the messages
+        body = self._encode(messages, tools, options)  # now, before the caller can change the messages
         attempt = 0
         while True:
             try:

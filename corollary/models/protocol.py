@@ -5,6 +5,11 @@
 OpenAI function schemas (see :func:`corollary.models.tool_schema`). A model may also have an
 async ``acomplete`` with the same signature; :func:`acomplete` runs ``complete`` in a worker
 thread for a model that has none.
+
+A model whose ``complete`` also takes ``options=`` is sent each request's own
+:class:`~corollary.foundations.model_request.RequestOptions` (a ``tool_choice``, a schema for
+the reply), merged over its settings; a model without that parameter gets the request without
+them (docs/models.md, "Per-request options").
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import inspect
 from typing import Any, Protocol, runtime_checkable
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
+from ..foundations.model_request import RequestOptions, accepts_options, request_options
 from .reply import Reply, _strict_json
 
 Messages = list[dict[str, Any]]
@@ -104,7 +110,12 @@ def _method(model: Any, name: str) -> Any:
     return method if callable(method) else None
 
 
-def complete(model: Model, messages: Messages, tools: Tools) -> Reply:
+def _call_args(method: Any, options: RequestOptions) -> dict[str, Any]:
+    """``{"options": options}`` when there are options and ``method`` takes them, else ``{}``."""
+    return {"options": options} if not options.empty and accepts_options(method) else {}
+
+
+def complete(model: Model, messages: Messages, tools: Tools, options: Any = None) -> Reply:
     """Ask ``model`` for one reply, checking the request and the reply.
 
     Parameters
@@ -115,6 +126,9 @@ def complete(model: Model, messages: Messages, tools: Tools) -> Reply:
         The conversation, in the OpenAI chat format.
     tools : list of dict
         OpenAI function schemas the model may call (``[]`` for none).
+    options : RequestOptions or dict, optional
+        This request's own options, passed as ``options=`` to a model whose ``complete``
+        takes it (:func:`~corollary.foundations.model_request.accepts_options`).
 
     Returns
     -------
@@ -138,10 +152,12 @@ def complete(model: Model, messages: Messages, tools: Tools) -> Reply:
     if method is None:
         raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
     check_request(messages, tools)
-    return as_reply(method(messages, tools), model)
+    extra = _call_args(method, request_options(options))
+    return as_reply(method(messages, tools, **extra), model)
 
 
-async def acomplete(model: Model | AsyncModel, messages: Messages, tools: Tools) -> Reply:
+async def acomplete(model: Model | AsyncModel, messages: Messages, tools: Tools,
+                    options: Any = None) -> Reply:
     """Ask ``model`` for one reply without blocking the event loop.
 
     Uses the model's ``acomplete`` when it has one; otherwise runs its ``complete`` in a worker
@@ -156,15 +172,17 @@ async def acomplete(model: Model | AsyncModel, messages: Messages, tools: Tools)
     >>> asyncio.run(acomplete(ScriptedModel(["Paris."]), messages, [])).text
     'Paris.'
     """
+    chosen = request_options(options)
     method = _method(model, "acomplete")
     if method is None:
         method = _method(model, "complete")
         if method is None:
             raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
         check_request(messages, tools)
-        return as_reply(await asyncio.to_thread(method, messages, tools), model)
+        extra = _call_args(method, chosen)
+        return as_reply(await asyncio.to_thread(method, messages, tools, **extra), model)
     check_request(messages, tools)
-    result = method(messages, tools)
+    result = method(messages, tools, **_call_args(method, chosen))
     if not inspect.isawaitable(result):
         raise InvalidTypeError(f"{model!r}.acomplete returned {type(result).__name__}, not an awaitable")
     return as_reply(await result, model)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..foundations.errors import InvalidTypeError, ModelError, ScriptExhaustedError
+from ..foundations.model_request import RequestOptions, accepts_options, request_options
 from .protocol import Messages, Tools, as_reply, check_request
 from .reply import Reply
 
@@ -29,6 +30,8 @@ class ScriptedModel:
     requests : list of (messages, tools)
         A deep copy of every request as it was sent, in order, including one that found the
         script exhausted: changing the lists afterwards does not change them.
+    options : list of RequestOptions
+        Each request's own options (``RequestOptions()`` for none), in the same order.
 
     Raises
     ------
@@ -68,18 +71,21 @@ class ScriptedModel:
         self._next = 0
         self._lock = threading.Lock()  # agents may share one model between threads
         self.requests: list[tuple[Messages, Tools]] = []
+        self.options: list[RequestOptions] = []
 
     @property
     def remaining(self) -> int:
         """How many replies are left."""
         return len(self._script) - self._next
 
-    def complete(self, messages: Messages, tools: Tools) -> Reply:
-        """The next reply (see the class)."""
+    def complete(self, messages: Messages, tools: Tools, options: Any = None) -> Reply:
+        """The next reply (see the class); ``options`` is recorded, not obeyed."""
         check_request(messages, tools)
         request = (copy.deepcopy(messages), copy.deepcopy(tools))
+        chosen = request_options(options)
         with self._lock:
             self.requests.append(request)
+            self.options.append(chosen)
             if self._next >= len(self._script):
                 raise ScriptExhaustedError(
                     f"ScriptedModel: request {len(self.requests)} found no reply left "
@@ -91,9 +97,9 @@ class ScriptedModel:
             raise item
         return item
 
-    async def acomplete(self, messages: Messages, tools: Tools) -> Reply:
+    async def acomplete(self, messages: Messages, tools: Tools, options: Any = None) -> Reply:
         """As :meth:`complete`, for async runs."""
-        return self.complete(messages, tools)
+        return self.complete(messages, tools, options)
 
     def __repr__(self) -> str:
         return f"ScriptedModel({self.remaining} of {len(self._script)} replies left)"
@@ -105,7 +111,8 @@ class FunctionModel:
     Parameters
     ----------
     fn : callable
-        ``fn(messages, tools)`` returns a :class:`Reply` or a str (a text reply); anything else
+        ``fn(messages, tools)`` returns a :class:`Reply` or a str (a text reply); a ``fn`` that
+        takes ``options=`` is given each request's own options. Anything else
         is an :class:`~corollary.foundations.errors.InvalidTypeError`. An async ``fn`` is awaited by
         :meth:`acomplete` (and run with :func:`asyncio.run` by :meth:`complete`, outside an
         event loop); a plain ``fn`` runs in a worker thread under :meth:`acomplete`, as for any
@@ -129,10 +136,14 @@ class FunctionModel:
             getattr(self.fn, "__call__", None)  # noqa: B004 - an async __call__ on an object
         )
 
-    def complete(self, messages: Messages, tools: Tools) -> Reply:
+    def _extra(self, options: Any) -> dict[str, Any]:
+        chosen = request_options(options)
+        return {"options": chosen} if not chosen.empty and accepts_options(self.fn) else {}
+
+    def complete(self, messages: Messages, tools: Tools, options: Any = None) -> Reply:
         """``fn``'s reply (see the class)."""
         check_request(messages, tools)
-        result = self.fn(messages, tools)
+        result = self.fn(messages, tools, **self._extra(options))
         if inspect.isawaitable(result):
             try:
                 asyncio.get_running_loop()
@@ -145,13 +156,14 @@ class FunctionModel:
             )
         return as_reply(result, self)
 
-    async def acomplete(self, messages: Messages, tools: Tools) -> Reply:
+    async def acomplete(self, messages: Messages, tools: Tools, options: Any = None) -> Reply:
         """``fn``'s reply without blocking the event loop (see the class)."""
         check_request(messages, tools)
+        extra = self._extra(options)
         if self._is_async():
-            result = self.fn(messages, tools)
+            result = self.fn(messages, tools, **extra)
         else:
-            result = await asyncio.to_thread(self.fn, messages, tools)
+            result = await asyncio.to_thread(self.fn, messages, tools, **extra)
         if inspect.isawaitable(result):
             result = await result
         return as_reply(result, self)

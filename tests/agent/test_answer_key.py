@@ -16,7 +16,7 @@ from corollary import Agent, BeliefBase, ManualClock, ScriptedModel
 
 def base() -> BeliefBase:
     kb = BeliefBase(clock=ManualClock(0), learn_from_checks=False)
-    kb.assert_("growth", 0.1, source="human:cfo")
+    kb.assert_("growth", "yes", source="human:cfo")  # an answer must be what it cites
     return kb
 
 

@@ -124,6 +124,10 @@ def test_a_bad_call_goes_back_as_an_error_and_changes_nothing(what: str, bad: To
     told = json.loads(message["content"])
     # a call over a contested input also names the conflict, with its values' sources
     conflict = told.pop("conflict", None)
+    # a key not held also names the nearest held keys (issue 39: `customer:7 email`)
+    nearest = told.pop("nearest", None)
+    assert nearest == ({"revenue:Q4": ["revenue:Q3", "revenue:Q2"]}
+                       if "'revenue:Q4'" in error else None)
     assert told == {"error": step.error}
     assert conflict == (None if "open conflict" not in error else
                         'ceo: conflict: "Alice" (0.99, human:ops) vs "Bob" (0.95, tool:crm)')

@@ -124,7 +124,7 @@ def test_what_the_recall_tool_found_is_watched_and_its_changes_told() -> None:
     model = ScriptedModel([
         calls(call("recall", {"query": "customer 42"}, "r")),
         calls(call("delete", {"customer": 42}, "d")),
-        calls(call("answer", {"value": "done", "inputs": ["deleted:42"]}, "a"))])
+        calls(call("answer", {"value": True, "inputs": ["deleted:42"]}, "a"))])
     Agent(model, kb, tools=[delete]).run("Tidy up the customers.")
     assert model.requests[2][0][-1] == {
         "role": "user", "content": "The beliefs shown have changed:\nno longer held (or below "

@@ -179,7 +179,7 @@ def test_areverify_awaits_async_tools() -> None:
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock)
     model = ScriptedModel([calls(call("rv_temp", {"city": "Oslo"}, "t")),
-                           calls(call("answer", {"value": "mild", "inputs": ["temp:Oslo"]}, "a"))])
+                           calls(call("answer", {"value": 21.5, "inputs": ["temp:Oslo"]}, "a"))])
     agent = Agent(model, kb, tools=[temp])
     assert asyncio.run(agent.arun("Weather?")).status == "ok"
     clock.advance(10)

@@ -44,7 +44,7 @@ def claim_turn(value: Any = "sharply-up") -> Reply:
 
 
 def answer_turn() -> Reply:
-    return calls(call("answer", {"value": "yes", "inputs": ["growth"]}, "a1"))
+    return calls(call("answer", {"value": 0.1, "inputs": ["growth"]}, "a1"))  # what it cites
 
 
 def run_with(samples: list[Any], value: Any = "sharply-up", k: int = 5,

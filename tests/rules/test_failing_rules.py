@@ -169,7 +169,7 @@ def test_an_agent_run_survives_a_claim_that_a_rule_cannot_take() -> None:
     kb = ratio_base()
     model = ScriptedModel([
         Reply(None, [ToolCall("c1", "claim", {"key": "b", "value": 0, "inputs": []})]),
-        Reply(None, [ToolCall("a1", "answer", {"value": "done", "inputs": ["ratio"]})]),
+        Reply(None, [ToolCall("a1", "answer", {"value": 0.5, "inputs": ["ratio"]})]),
     ])
     run = Agent(model, kb, learn_from_checks=False).run("What is the ratio?")
     assert run.status == "ok"

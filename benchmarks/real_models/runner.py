@@ -1,0 +1,127 @@
+"""What the real-model benchmark measures, shared with the small-model benchmark on the
+loopback fake: remember on the snippets and the agent on the tasks (benchmarks/real_models/
+cases.py), in one mode, for any model."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from corollary import Agent, BeliefBase, ManualClock, tool
+from corollary.agent.answers import unsupported
+from corollary.facade.fact_support import value_in_quote
+from corollary.facade.recall import count_tokens
+from corollary.foundations.errors import CorollaryError, ModelError
+
+from .cases import BELIEFS, RATES, SNIPPETS, TASKS
+
+#: The modes compared: the library's defaults, forced answers alone, and small-model mode.
+MODES: dict[str, dict[str, bool]] = {
+    "default": {"small_model": False, "force_answer": False},
+    "force": {"small_model": False, "force_answer": True},
+    "small": {"small_model": True, "force_answer": True},
+}
+NOW = 1_735_000_000.0  # 2024-12-24: the snippets are said then
+
+
+@tool(name="fx_rate", key="fx:{currency}")
+def fx_rate(currency: str) -> float:
+    """The exchange rate of a currency in US dollars, e.g. fx_rate("EUR")."""
+    return RATES[currency.strip().upper()]
+
+
+class Counting:
+    """A model that counts the tokens it sends (its request bodies, four characters a token:
+    what corollary makes, whatever the server counts) and the seconds it waits."""
+
+    def __init__(self, model: Any) -> None:
+        self.inner = model
+        self.model = getattr(model, "model", "model")
+        self.small_model = getattr(model, "small_model", False)
+        self.tokens = 0
+        self.requests = 0
+        self.seconds = 0.0
+
+    def complete(self, messages: Any, tools: Any, options: Any = None) -> Any:
+        body = (self.inner.request_body(messages, tools, options)
+                if hasattr(self.inner, "request_body") else {"messages": messages, "tools": tools})
+        self.tokens += count_tokens(json.dumps(body))
+        self.requests += 1
+        started = time.perf_counter()
+        try:
+            return self.inner.complete(messages, tools, options)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def task_base() -> BeliefBase:
+    kb = BeliefBase(clock=ManualClock(NOW), tools=[fx_rate], learn_from_checks=False)
+    for key, value in BELIEFS.items():
+        source = ("tool:hr" if key.startswith(("employee", "office")) else
+                  "document:catalog" if key.startswith("product") else "tool:crm")
+        kb.assert_(key, value, source=source)
+    return kb
+
+
+def _same(answer: Any, reference: Any) -> bool:
+    if isinstance(reference, (int, float)):
+        try:
+            return abs(float(answer) - float(reference)) <= 1e-6 * max(1.0, abs(reference))
+        except (TypeError, ValueError):
+            return isinstance(answer, str) and value_in_quote(reference, answer)
+    return isinstance(answer, str) and value_in_quote(reference, answer)
+
+
+def run_remember(model: Any, mode: str) -> dict[str, Any]:
+    """Facts found (of those a person would write down), kept, junk kept (a value not in its
+    quote, or not one a person would write), refused, errors, tokens, seconds."""
+    counting = Counting(model)
+    found = expected = kept = junk = refused = errors = cut = 0
+    for speaker, text, facts in SNIPPETS:
+        expected += len(facts)
+        kb = BeliefBase(clock=ManualClock(NOW))
+        try:
+            made = kb.remember(text, source=speaker, model=counting,
+                               small_model=MODES[mode]["small_model"])
+        except (ModelError, CorollaryError):
+            errors += 1
+            continue
+        kept += len(made)
+        refused += len(made.refused)
+        cut += made.cut
+        values = [r.value for r in made]
+        found += sum(any(_same(v, value) for v in values) for _attr, value in facts)
+        junk += sum(not value_in_quote(r.value, r.quote)
+                    or not any(_same(r.value, value) for _a, value in facts) for r in made)
+    return {"mode": mode, "expected": expected, "found": found, "kept": kept, "junk": junk,
+            "refused": refused, "errors": errors, "cut": cut, "tokens": counting.tokens,
+            "requests": counting.requests, "seconds": round(counting.seconds, 2)}
+
+
+def run_agent(model: Any, mode: str, max_steps: int = 4) -> dict[str, Any]:
+    """Right answers, runs ending ok, unsupported answers accepted, tokens, seconds."""
+    counting = Counting(model)
+    right = ok = accepted_unsupported = errors = 0
+    options = {k: v for k, v in MODES[mode].items()}
+    for task, reference in TASKS:
+        kb = task_base()
+        try:
+            run = Agent(counting, kb, tools=[fx_rate], context_budget=None, max_steps=max_steps,
+                        learn_from_checks=False, **options).run(task)
+        except ModelError:
+            errors += 1
+            continue
+        if run.status != "ok":
+            continue
+        ok += 1
+        right += _same(run.answer, reference)
+        step = next(s for s in reversed(run.steps) if s.kind == "answer" and s.ok)
+        inputs = step.arguments.get("inputs")
+        keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
+        cited = [(k, kb.value(k)) for k in keys if kb.label(k) == "IN"]
+        accepted_unsupported += unsupported(run.answer, cited, 1e-6) is not None
+    return {"mode": mode, "tasks": len(TASKS), "right": right, "ok": ok,
+            "unsupported_accepted": accepted_unsupported, "errors": errors,
+            "tokens": counting.tokens, "requests": counting.requests,
+            "seconds": round(counting.seconds, 2)}
