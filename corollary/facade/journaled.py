@@ -73,6 +73,8 @@ from ..tms import IN, Engine
 from ..tms.feed import LabelRecord
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
+from .erasing import rewrite_past
+from .forgetting import Erased, ForgetSpec, redact_outcomes
 from .journal_entries import (
     Entry,
     HistoryEntry,
@@ -322,8 +324,29 @@ class JournaledMethods:
         arguments = call.bind(run_args, run_kwargs)
         packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
         with self._jlock:  # another thread's change of this base first
-            return self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
-                                 arguments, packed, kept.resolved)
+            result = self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
+                                   arguments, packed, kept.resolved)
+        if declared.name == "forget":  # committed: the store frees the erased bytes now
+            self._jreclaim()
+        return result
+
+    def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
+        """``kb.forget`` in a session: the journal's past rewritten in the forget entry's
+        transaction (:mod:`corollary.facade.erasing`), with the ledger's outcomes."""
+        if self._jsession is None or self._jreplaying:
+            return super()._erase_stored(spec, done)  # type: ignore[misc,no-any-return]
+        entries, checkpoints = rewrite_past(self, spec, done)
+        return entries, checkpoints, redact_outcomes(self._jstore, spec, done)
+
+    def _jreclaim(self) -> None:
+        reclaim = getattr(self._jstore, "reclaim", None)
+        if reclaim is None:
+            return
+        try:
+            reclaim()
+        except Exception as exc:
+            _warn(f"{self._jwhere()} forgot, but its store could not free the erased bytes "
+                  f"yet ({type(exc).__name__}: {exc}); they go at its next checkpoint or vacuum")
 
     def resolved(self, what: str, value: Any) -> None:
         """What the running change decided (kept in its entry when its declaration says so,
