@@ -1,0 +1,125 @@
+"""Issue 35, item 2, in a journaled session: ``kb.forget`` rewrites the journal's past (entries
+and checkpoints), keeps one entry saying that something was forgotten (when, by whom, nothing
+of what), and every reader drops it: ``kb.history``, ``kb.as_of``, a process that followed the
+session since before (after ``sync``), a process that reopens it, the CLI. Entries after the
+forget replay as before (docs/journal.md, "Forgetting"). Before: no ``kb.forget``, and a
+retracted conversation stayed readable in ``kb.history`` and every checkpoint."""
+
+from __future__ import annotations
+
+import multiprocessing
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.forget_workers import FORGOTTEN, follow, open_session, readable, remember_pin, reopen, state
+from support.ledger_targets import PG_URL, Target
+
+from corollary.facade.journal_entries import decode_entry
+
+KINDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.skipif(
+    not PG_URL, reason="COROLLARY_TEST_PG_URL is not set"))]
+
+
+@pytest.fixture(params=KINDS)
+def target(request: Any, tmp_path: Path) -> Any:
+    made = Target(request.param, tmp_path)
+    yield made
+    made.cleanup()
+
+
+def _write_before(kb: Any) -> str:
+    doc = remember_pin(kb)
+    kb.assert_("ann:city", "Paris", source="tool:crm")  # other support: stays
+    kb.assert_many([("bob:x", 1, "tool:crm"), ("ann:pin_hint", "43..", "tool:crm")])
+    kb.assert_("bob:y", 2, source="tool:crm")
+    return doc
+
+
+def _write_after(kb: Any) -> None:
+    kb.assert_("bob:z", 3, source="tool:crm")
+    kb.retract("bob:x")
+    kb.assert_("ann:city", "Lyon", source="tool:crm")
+
+
+def test_forget_erases_the_past_and_every_process_reads_the_same(target: Any) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    kb = open_session(target.url, target.options, checkpoint_every=2)
+    doc = _write_before(kb)
+    assert any(w in readable(kb) for w in FORGOTTEN)
+    opened, go, out = ctx.Queue(), ctx.Queue(), ctx.Queue()
+    follower = ctx.Process(target=follow, args=(target.url, target.options, opened, go, out))
+    follower.start()
+    assert "ann:pin" in opened.get(timeout=120)  # it holds the PIN, read before the forget
+
+    done = kb.forget(doc, by="human:dpo", reason="asked by the user")
+    assert done.beliefs == 2 and done.kept == 1  # the document and the PIN; the city stays
+    assert done.entries >= 1 and done.checkpoints >= 1
+    _write_after(kb)
+
+    mine = readable(kb)
+    for word in (*FORGOTTEN, doc):
+        assert word not in mine
+    forget_rows = [h for h in kb.history() if h.operation == "forget"]
+    assert [(h.key, h.value, h.source, h.reason) for h in forget_rows] == [
+        (None, None, "human:dpo", "asked by the user")]
+    assert (kb.value("ann:city"), kb.value("bob:z"), kb.label("bob:x")) == ("Lyon", 3, "OUT")
+
+    go.put(True)
+    followed, followed_text = out.get(timeout=120)
+    follower.join(60)
+    assert followed == state(kb)
+    for word in (*FORGOTTEN, doc):
+        assert word not in followed_text
+    with ctx.Pool(1) as pool:
+        reopened, reopened_text = pool.apply(reopen, (target.url, target.options))
+    assert reopened == state(kb)
+    for word in (*FORGOTTEN, doc):
+        assert word not in reopened_text
+    kb.ledger.close()
+
+
+def test_the_forget_entry_says_nothing_of_what_and_later_entries_are_untouched(
+        target: Any) -> None:
+    kb = open_session(target.url, target.options)
+    doc = _write_before(kb)
+    store = kb.ledger.store
+    kb.forget(doc)
+    head = store.journal_head("s")
+    _write_after(kb)
+    later = store.journal_entries("s", head)
+    kb.forget(scope="bob")  # a second forget rewrites the first one's state, not later entries
+    entries = {seq: raw for seq, raw in store.journal_entries("s")}
+    forget = decode_entry(head, entries[head])
+    assert forget.op == "forget" and forget.args == () and forget.kwargs == {}
+    assert forget.subjects == ((None, None, None, None),)
+    for seq, raw in later:
+        if b"bob:" not in raw:
+            assert entries[seq] == raw
+    for raw in entries.values():
+        for word in (*FORGOTTEN, doc, "bob:"):
+            assert word.encode() not in raw
+    kb.ledger.close()
+
+
+def test_the_cli_reads_none_of_it(tmp_path: Path) -> None:
+    path = str(tmp_path / "l.db")
+    kb = open_session(path, {})
+    doc = _write_before(kb)
+    kb.forget(doc)
+    kb.ledger.close()
+    outputs = []
+    for args in (["history", "--session", "s"], ["history", "--session", "s", "--json"],
+                 ["beliefs", "--session", "s", "--json"],
+                 ["explain", "--session", "s", "ann:city"]):
+        done = subprocess.run([sys.executable, "-m", "corollary", *args, "--ledger", path],
+                              capture_output=True, text=True, timeout=120,
+                              cwd=Path(__file__).resolve().parents[2])
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert "forget" in outputs[0] and "ann:city" in outputs[3]
+    for text in outputs:
+        for word in (*FORGOTTEN, doc):
+            assert word not in text
