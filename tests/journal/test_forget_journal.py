@@ -14,7 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.forget_workers import FORGOTTEN, follow, open_session, readable, remember_pin, reopen, state
+from support.forget_workers import (
+    FORGOTTEN,
+    follow,
+    open_session,
+    readable,
+    remember_pin,
+    reopen,
+    state,
+)
 from support.ledger_targets import PG_URL, Target
 
 from corollary.facade.journal_entries import decode_entry
