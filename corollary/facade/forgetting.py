@@ -58,6 +58,7 @@ from .operations import Kept, OperationCall, operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
+    from ..reasons.calls import CallMemory
     from ..trust.view import TrustView
     from .recall import Recaller
 
@@ -313,6 +314,7 @@ class ForgetMethods:
         _trust: TrustView
         _promises: PromiseBook
         _recaller: Recaller | None
+        _calls: CallMemory
 
         def _after_change(self, *args: Any, **kwargs: Any) -> None: ...
 
@@ -358,6 +360,9 @@ class ForgetMethods:
         done = erase(self._engine, spec, self._promises)
         if self._recaller is not None:
             reindex(self._recaller)
+        vars(self).pop("_remember_keys", None)  # remember's key index: built again when asked
+        for _ in self._calls.entries(self._engine):  # the calls behind erased premises go
+            pass
         self._after_change()
         stored = self._erase_stored(spec, done)
         return Forgotten(done.beliefs, done.reasons, done.kept, *stored)
