@@ -60,8 +60,10 @@ class Needles:
         for key, vid in done.values:
             if key not in self.keys:
                 self.values.setdefault(key, set()).add(vid)
-        words = [*self.keys, *self.values, *(spec.scope.prefixes if spec.scope else ()),
-                 *([spec.source] if spec.source else [])]
+        scope = spec.scope
+        words = [*(k for k in self.keys if scope is None or not scope.contains(k)),
+                 *self.values, *(scope.prefixes if scope else ()),
+                 *([spec.source] if spec.source else [])]  # a scope's keys: by its prefixes
         #: a first look at the raw bytes (strings are kept as UTF-8 in entries and snapshots):
         #: bytes that hold none of the words cannot name what was forgotten
         self.raw = re.compile(b"|".join(re.escape(w.encode()) for w in sorted(words))) \
