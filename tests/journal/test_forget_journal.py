@@ -131,3 +131,25 @@ def test_the_cli_reads_none_of_it(tmp_path: Path) -> None:
     for text in outputs:
         for word in (*FORGOTTEN, doc):
             assert word not in text
+
+
+def test_an_in_memory_session_forgets_in_place() -> None:
+    from corollary import BeliefBase, ManualClock
+    from corollary.trust.ledger import TrustLedger
+
+    ledger = TrustLedger()
+    kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000.0), checkpoint_every=2)
+    doc = _write_before(kb)
+    kb.forget(doc)
+    _write_after(kb)
+    again = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000.0))
+    assert state(again) == state(kb)
+    store = ledger.store
+    raws = [raw for _, raw in store.journal_entries("s")]
+    found = store.read_checkpoint("s")
+    while found is not None:
+        raws.append(found[1])
+        found = store.read_checkpoint("s", found[0] - 1) if found[0] else None
+    for raw in raws:
+        for word in (*FORGOTTEN, doc):
+            assert word.encode() not in raw
