@@ -60,10 +60,13 @@ class Needles:
         for key, vid in done.values:
             if key not in self.keys:
                 self.values.setdefault(key, set()).add(vid)
+        #: the sentences redacted from documents that stay
+        self.words = set(done.words)
         scope = spec.scope
         words = [*(k for k in self.keys if scope is None or not scope.contains(k)),
                  *self.values, *(scope.prefixes if scope else ()),
-                 *([spec.source] if spec.source else [])]  # a scope's keys: by its prefixes
+                 *([spec.source] if spec.source else []),
+                 *self.words]  # a scope's keys: by its prefixes
         #: a first look at the raw bytes (strings are kept as UTF-8 in entries and snapshots):
         #: bytes that hold none of the words cannot name what was forgotten
         self.raw = re.compile(b"|".join(re.escape(w.encode()) for w in sorted(words))) \
@@ -83,6 +86,8 @@ class Needles:
         for s in strings:
             if s in self.keys or s == self.source or (
                     self.scope is not None and self.scope.contains(s)):
+                return True
+            if self.words and any(w in s for w in self.words):
                 return True
         for key, vids in self.values.items():
             if key in strings and any(_vid(x) in vids for x in scalars):
@@ -143,12 +148,13 @@ def _narrowed(entry: Entry, needles: Needles) -> bytes:
     return _redacted(entry)
 
 
-def _erased_state(kb: JournaledMethods, data: bytes, spec: ForgetSpec) -> bytes | None:
+def _erased_state(kb: JournaledMethods, data: bytes, spec: ForgetSpec,
+                  words: set[str]) -> bytes | None:
     """A snapshot's bytes with the forgetting applied (``None``: it held nothing of it)."""
     doc = decode_bytes(data, "snapshot", kb._jwhere())
     past = kb._jload(data)
-    done = erase(past._engine, spec, past._promises)
-    if not done.beliefs and not done.reasons:
+    done = erase(past._engine, spec, past._promises, words)
+    if not done.beliefs and not done.reasons and not done.words:
         return None
     fresh = state_to_dict(past._state())
     fresh["taken_at"] = doc["taken_at"]
@@ -170,7 +176,7 @@ def rewrite_past(kb: JournaledMethods, spec: ForgetSpec, done: Erased) -> tuple[
         if entry.op == REDACTED:
             continue
         if entry.snapshot is not None:  # a whole-state entry: its state, with the forgetting
-            erased = _erased_state(kb, entry.snapshot, spec)
+            erased = _erased_state(kb, entry.snapshot, spec, needles.words)
             if erased is not None:
                 entries[seq] = _body(entry, snap=erased)
                 states += 1
@@ -183,7 +189,7 @@ def rewrite_past(kb: JournaledMethods, spec: ForgetSpec, done: Erased) -> tuple[
     while found is not None:
         seq, data = found
         if needles.may_name(data):
-            erased = _erased_state(kb, data, spec)
+            erased = _erased_state(kb, data, spec, needles.words)
             if erased is not None:
                 checkpoints[seq] = erased
         found = store.read_checkpoint(sid, seq - 1) if seq > 0 else None

@@ -35,7 +35,7 @@ past as well (:mod:`corollary.facade.erasing`).
 >>> kb.assert_("ann:city", "Nantes", source="human:ann")
 >>> kb.assert_("ann:city", "Nantes", source="tool:crm")
 >>> kb.forget(source="human:ann")
-Forgotten(beliefs=1, reasons=2, kept=1, entries=0, checkpoints=0, outcomes=0)
+Forgotten(beliefs=1, reasons=2, kept=1, entries=0, checkpoints=0, outcomes=1)
 >>> "ann:pin" in kb, kb.value("ann:city")
 (False, 'Nantes')
 """
@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..evidence.redaction import MARK, quoted_span
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.scope import Scope, to_scope
@@ -157,6 +158,10 @@ class Erased:
     keys: set[str] = attrs.field(factory=set)
     values: set[tuple[str, Any]] = attrs.field(factory=set)
     gone: dict[Belief, None] = attrs.field(factory=dict)
+    #: the sentences redacted from documents that stay (the words of erased facts)
+    words: set[str] = attrs.field(factory=set)
+    #: removed justifications citing a document: (what it held up, the document, the quote)
+    cited: list[tuple[Belief, Belief, str]] = attrs.field(factory=list)
 
     @property
     def kept(self) -> int:
@@ -164,9 +169,11 @@ class Erased:
         return sum(1 for b in self.losers if b not in self.gone)
 
 
-def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None) -> Erased:
+def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None,
+          words: Iterable[str] = ()) -> Erased:
     """Erase from ``engine`` what ``spec`` names and what rests only on it (the module
-    docstring); the caller settles labels afterwards (the beliefs touched are marked)."""
+    docstring), and ``words`` from any text a belief holds (a past state the journal rewrites);
+    the caller settles labels afterwards (the beliefs touched are marked)."""
     done = Erased()
     queue: list[Belief] = list(spec.targets(engine))
     if spec.source is not None:
@@ -177,8 +184,7 @@ def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None)
         claims = [j for j in list(engine.by_step_source.get(spec.source, ()))
                   if not j.kind.by_rule]
         for j in claims:
-            engine.remove_justification(j)
-            done.reasons += 1
+            _remove(engine, j, done)
             _orphaned(j.output, queue, done)
     gone: dict[Belief, None] = {}
     done.gone = gone
@@ -188,13 +194,11 @@ def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None)
             continue
         gone[b] = None
         for j in list(_users(b)):
-            engine.remove_justification(j)
-            done.reasons += 1
+            _remove(engine, j, done)
             if j.output not in gone:
                 _orphaned(j.output, queue, done)
         for j in list(b.justs):
-            engine.remove_justification(j)
-            done.reasons += 1
+            _remove(engine, j, done)
         for p in b.premises:
             engine.drop_premise(b, p.source)
             done.reasons += 1
@@ -205,12 +209,76 @@ def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None)
         done.values.add((b.key, b.vid))
         if not engine.values_of(b.key):
             done.keys.add(b.key)
+    if spec.source is None:  # a fact forgotten takes its words (not a source's: see docs)
+        _redact_citations(engine, done)
+    if words:
+        _redact_words(engine, done, set(words))
     _drop_exceptions(engine, done)
     _drop_nogoods(engine, done)
     if promises is not None and promises.verdicts:
         for slot in [s for s in promises.verdicts if s in done.values]:
             del promises.verdicts[slot]
     return done
+
+
+def _remove(engine: Engine, j: Justification, done: Erased) -> None:
+    """Take ``j`` out, noting the document and quote it cited (its words may go too)."""
+    engine.remove_justification(j)
+    done.reasons += 1
+    document, quote = j.info.get("document"), j.info.get("quote")
+    if isinstance(document, str) and isinstance(quote, str):
+        cited = next((x for x in j.inputs if x.key == document), None)
+        if cited is not None:
+            done.cited.append((j.output, cited, quote))
+
+
+def _redact_citations(engine: Engine, done: Erased) -> None:
+    """The sentences that said an erased fact, in a document that stays (it said other things
+    too), become :data:`~corollary.evidence.redaction.MARK`."""
+    quotes: dict[Belief, list[str]] = {}
+    for output, document, quote in done.cited:
+        if output in done.gone and document not in done.gone and isinstance(document.value, str):
+            quotes.setdefault(document, []).append(quote)
+    for document, said in quotes.items():
+        text = document.value
+        for quote in said:
+            span = quoted_span(text, quote)
+            if span is not None:
+                done.words.add(text[span[0]:span[1]])
+                text = text[:span[0]] + MARK + text[span[1]:]
+        if text != document.value:
+            _rehome(engine, document, text)
+
+
+def _redact_words(engine: Engine, done: Erased, words: set[str]) -> None:
+    """``words`` (sentences redacted from a document in the present) out of every text."""
+    for b in [b for b in engine.beliefs() if isinstance(b.value, str)
+              and any(w in b.value for w in words)]:
+        text = b.value
+        for w in words:
+            text = text.replace(w, MARK)
+        done.words.update(w for w in words if w in b.value)
+        _rehome(engine, b, text)
+
+
+def _rehome(engine: Engine, old: Belief, text: str) -> None:
+    """``old`` (a document) becomes the value ``text`` of its key, with its premises, its
+    reasons and the reasons that read it; ``old`` goes."""
+    new = engine.belief(old.key, text, canon(text))
+    for p in old.premises:
+        engine.set_premise(new, p)
+        engine.drop_premise(old, p.source)
+    for j in list(_users(old)):
+        engine.remove_justification(j)
+        engine.add_justification(Justification(
+            j.kind, j.name, j.output, tuple(new if x is old else x for x in j.inputs), j.step,
+            j.info, j.unless))
+    for j in list(old.justs):
+        engine.remove_justification(j)
+        engine.add_justification(Justification(j.kind, j.name, new, j.inputs, j.step, j.info,
+                                                j.unless))
+    new.withdrawn, old.withdrawn = old.withdrawn, None
+    engine.forget_if_unused(old)
 
 
 def _users(b: Belief) -> Iterable[Justification]:

@@ -239,3 +239,34 @@ def test_forgetting_reads_as_never_having_said_it(before: list[tuple[str, int, s
     never = BeliefBase(clock=ManualClock(0))
     _build([r for r in before if not said(r)] + after, never)
     assert _read(forgot) == _read(never)
+
+
+# -- issue 37, item 3: forgetting a fact forgets its words -----------------------------------
+TWO_SENTENCES = "Hi, this is Ann. My PIN is 4321. I live in Paris."
+
+
+def remember_two(kb: BeliefBase) -> str:
+    made = kb.remember(TWO_SENTENCES, source="human:ann", model=facts_model(
+        {"subject": "Ann", "attribute": "pin", "value": "4321", "quote": "My PIN is 4321"},
+        {"subject": "Ann", "attribute": "city", "value": "Paris", "quote": "I live in Paris"}))
+    return made[0].document
+
+
+def test_forgetting_a_fact_redacts_its_sentence_from_a_document_that_said_more() -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    doc = remember_two(kb)
+    kb.forget("ann:pin")
+    assert "ann:pin" not in kb
+    assert kb.value(doc) == "Hi, this is Ann. [redacted] I live in Paris."
+    assert kb.label(doc) == "IN" and kb.label("ann:city") == "IN"  # the rest still holds
+    proof = str(kb.explain("ann:city"))
+    assert "'I live in Paris' (found)" in proof and "[redacted]" in proof
+    readable = everything_readable(kb)
+    assert "4321" not in readable and "PIN" not in readable
+
+
+def test_forgetting_a_source_keeps_the_words_others_said() -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    doc = remember_two(kb)
+    kb.forget(source="model:remember")  # the model's claims go; Ann's words are hers
+    assert kb.keys() == [doc] and kb.value(doc) == TWO_SENTENCES

@@ -75,3 +75,25 @@ def test_no_forgotten_byte_is_in_any_postgres_row(tmp_path: Path) -> None:
         kb.ledger.close()
     finally:
         target.cleanup()
+
+
+def test_a_forgotten_fact_s_sentence_is_in_no_byte_and_the_rest_reads_the_same(
+        tmp_path: Path) -> None:
+    from support.forget_workers import facts_model, reopen, state
+
+    path = tmp_path / "l.db"
+    kb = open_session(str(path), {}, checkpoint_every=2)
+    made = kb.remember("Hi, this is Ann. My PIN is 4321. I live in Paris.", source="human:ann",
+                       model=facts_model(
+        {"subject": "Ann", "attribute": "pin", "value": "4321", "quote": "My PIN is 4321"},
+        {"subject": "Ann", "attribute": "city", "value": "Paris", "quote": "I live in Paris"}))
+    kb.assert_("bob:x", 1, source="tool:crm")
+    kb.forget("ann:pin")
+    kb.assert_("bob:y", 2, source="tool:crm")
+    assert kb.value(made[0].document) == "Hi, this is Ann. [redacted] I live in Paris."
+    again, text = reopen(str(path), {})
+    assert again == state(kb)
+    assert "4321" not in text and "I live in Paris" in text
+    kb.ledger.close()
+    raw = _sqlite_bytes(path)
+    assert b"4321" not in raw and b"My PIN" not in raw
