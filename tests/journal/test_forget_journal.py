@@ -7,6 +7,7 @@ retracted conversation stayed readable in ``kb.history`` and every checkpoint.""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import subprocess
 import sys
@@ -153,3 +154,67 @@ def test_an_in_memory_session_forgets_in_place() -> None:
     for raw in raws:
         for word in (*FORGOTTEN, doc):
             assert word.encode() not in raw
+
+
+# -- the property, journaled: a reopen reads what the live base reads, and what a base that was
+# never told reads (labels and values; the ledger's counts are kept, docs/model.md)
+_KEYS = ["a:x", "a:y", "b:x"]
+_SOURCES = ["tool:one", "tool:two", "human:ann"]
+
+
+def _rows() -> Any:
+    from hypothesis import strategies as st
+
+    return st.lists(st.tuples(st.sampled_from(_KEYS), st.integers(0, 2),
+                              st.sampled_from(_SOURCES), st.booleans()), max_size=8)
+
+
+def _apply(kb: Any, rows: list[tuple[str, int, str, bool]]) -> None:
+    from corollary.foundations.errors import CorollaryError
+
+    for key, value, source, retract in rows:
+        if not retract:
+            kb.assert_(key, value, source=source)
+        elif key in kb.keys():
+            with contextlib.suppress(CorollaryError):  # refused: nothing written, in both
+                kb.retract(key, value, source=source)
+
+
+def _held(kb: Any) -> dict[str, list[str]]:
+    """The values each key holds (IN), through the public API."""
+    found = {k: sorted(repr(b.value) for b in kb.engine.values_of(k)
+                       if kb.confidence(k, b.value) > 0) for k in kb.keys()}
+    return {k: v for k, v in found.items() if v}
+
+
+def test_forgetting_in_a_session_reads_as_never_having_said_it(tmp_path: Path) -> None:
+    import itertools
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from corollary import BeliefBase, ManualClock, open_ledger
+
+    counter = itertools.count()
+
+    @settings(max_examples=25, deadline=None)
+    @given(before=_rows(), after=_rows(), what=st.sampled_from(
+        [("source", s) for s in _SOURCES] + [("scope", "a")]))
+    def check(before: Any, after: Any, what: tuple[str, str]) -> None:
+        kind, name = what
+        path = str(tmp_path / f"p{next(counter)}.db")
+        ledger = open_ledger(path)
+        kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000.0), checkpoint_every=3)
+        _apply(kb, before)
+        kb.forget(**{kind: name})
+        _apply(kb, after)
+        again = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(1000.0))
+        assert _held(again) == _held(kb)
+        said = (lambda r: r[2] == name) if kind == "source" else (lambda r: r[0].startswith("a:"))
+        never = BeliefBase(clock=ManualClock(1000.0))
+        _apply(never, [r for r in before if not said(r)] + after)
+        assert _held(never) == _held(kb)
+        again.ledger.close()
+        ledger.close()
+
+    check()
