@@ -63,7 +63,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..trust.view import TrustView
     from .recall import Recaller
 
-__all__ = ["ForgetMethods", "ForgetSpec", "Forgotten", "erase", "forget_subjects", "keep_forget"]
+__all__ = ["ForgetMethods", "ForgetSpec", "Forgotten", "Plan", "erase", "forget_subjects",
+           "keep_forget", "plan", "redact_outcomes"]
 
 
 @attrs.frozen(slots=True)
@@ -169,41 +170,79 @@ class Erased:
         return sum(1 for b in self.losers if b not in self.gone)
 
 
-def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None,
-          words: Iterable[str] = ()) -> Erased:
-    """Erase from ``engine`` what ``spec`` names and what rests only on it (the module
-    docstring), and ``words`` from any text a belief holds (a past state the journal rewrites);
-    the caller settles labels afterwards (the beliefs touched are marked)."""
-    done = Erased()
+@attrs.define(slots=True)
+class Plan:
+    """What :func:`erase` will take out, found without changing anything (so a store that must
+    be told first can refuse before the engine changes): the beliefs erased, the
+    justifications removed, the premises dropped, and the beliefs that lose a reason."""
+
+    gone: dict[Belief, None] = attrs.field(factory=dict)
+    justs: dict[Justification, None] = attrs.field(factory=dict)
+    premises: list[tuple[Belief, str]] = attrs.field(factory=list)
+    losers: set[Belief] = attrs.field(factory=set)
+
+    @property
+    def keys(self) -> set[str]:
+        """The keys of the beliefs erased (for the ledger's outcomes)."""
+        return {b.key for b in self.gone}
+
+
+def plan(engine: Engine, spec: ForgetSpec) -> Plan:
+    """What forgetting ``spec`` takes out of ``engine`` (the module docstring): the beliefs it
+    names, and, transitively, each belief left with no reason once its reasons from what is
+    forgotten are gone. Changes nothing."""
+    found = Plan()
+    dropped: dict[Belief, set[str]] = {}
     queue: list[Belief] = list(spec.targets(engine))
+
+    def lost(b: Belief) -> None:  # b lost a reason: erased when none is left
+        gone_sources = dropped.get(b, set())
+        if all(p.source in gone_sources for p in b.premises) and all(
+                j in found.justs for j in b.justs):
+            queue.append(b)
+        else:
+            found.losers.add(b)
+
     if spec.source is not None:
         for b in engine.holders_of(spec.source):
-            engine.drop_premise(b, spec.source)
-            done.reasons += 1
-            _orphaned(b, queue, done)
-        claims = [j for j in list(engine.by_step_source.get(spec.source, ()))
-                  if not j.kind.by_rule]
-        for j in claims:
-            _remove(engine, j, done)
-            _orphaned(j.output, queue, done)
-    gone: dict[Belief, None] = {}
-    done.gone = gone
+            found.premises.append((b, spec.source))
+            dropped.setdefault(b, set()).add(spec.source)
+            lost(b)
+        for j in list(engine.by_step_source.get(spec.source, ())):
+            if not j.kind.by_rule:
+                found.justs[j] = None
+                lost(j.output)
     while queue:
         b = queue.pop()
-        if b in gone:
+        if b in found.gone:
             continue
-        gone[b] = None
-        for j in list(_users(b)):
-            _remove(engine, j, done)
-            if j.output not in gone:
-                _orphaned(j.output, queue, done)
-        for j in list(b.justs):
-            _remove(engine, j, done)
-        for p in b.premises:
-            engine.drop_premise(b, p.source)
-            done.reasons += 1
+        found.gone[b] = None
+        for j in _users(b):
+            if j not in found.justs:
+                found.justs[j] = None
+                if j.output not in found.gone:
+                    lost(j.output)
+        for j in b.justs:
+            found.justs[j] = None
+        found.premises.extend((b, p.source) for p in b.premises
+                              if p.source not in dropped.get(b, ()))
+    return found
+
+
+def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None,
+          words: Iterable[str] = (), planned: Plan | None = None) -> Erased:
+    """Erase from ``engine`` what ``spec`` names and what rests only on it (``planned``, or
+    :func:`plan` now), and ``words`` from any text a belief holds (a past state the journal
+    rewrites); the caller settles labels afterwards (the beliefs touched are marked)."""
+    found = plan(engine, spec) if planned is None else planned
+    done = Erased(losers=found.losers, gone=found.gone)
+    for b, source in found.premises:
+        engine.drop_premise(b, source)
+        done.reasons += 1
+    for j in found.justs:
+        _remove(engine, j, done)
+    for b in found.gone:
         b.withdrawn = None
-    for b in gone:
         engine.forget_if_unused(b)
         done.beliefs += 1
         done.values.add((b.key, b.vid))
@@ -281,17 +320,9 @@ def _rehome(engine: Engine, old: Belief, text: str) -> None:
     engine.forget_if_unused(old)
 
 
-def _users(b: Belief) -> Iterable[Justification]:
+def _users(b: Belief) -> list[Justification]:
     users = b.users
-    return list(users) if users else ()
-
-
-def _orphaned(b: Belief, queue: list[Belief], done: Erased) -> None:
-    """``b`` lost a reason: erased too when none is left, else kept on the rest."""
-    if b.evidence is None and not b.justs:
-        queue.append(b)
-    else:
-        done.losers.add(b)
+    return list(users) if users else []
 
 
 def _drop_exceptions(engine: Engine, done: Erased) -> None:
@@ -425,26 +456,33 @@ class ForgetMethods:
         if spec.key is not None and not spec.targets(self._engine):
             what = spec.key if not has_value else f"{spec.key} = {value!r}"
             raise UnknownBeliefError(f"{what} is not in this base: nothing to forget")
-        done = erase(self._engine, spec, self._promises)
+        found = plan(self._engine, spec)
+        early = self._forget_outcomes(spec, found.keys)  # a store that fails: nothing changed
+        done = erase(self._engine, spec, self._promises, planned=found)
         if self._recaller is not None:
             reindex(self._recaller)
         vars(self).pop("_remember_keys", None)  # remember's key index: built again when asked
         for _ in self._calls.entries(self._engine):  # the calls behind erased premises go
             pass
         self._after_change()
-        stored = self._erase_stored(spec, done)
-        return Forgotten(done.beliefs, done.reasons, done.kept, *stored)
+        entries, checkpoints, late = self._erase_stored(spec, done)
+        return Forgotten(done.beliefs, done.reasons, done.kept, entries, checkpoints,
+                         early + late)
 
-    def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
-        """What the base's storage keeps of the forgotten: a plain base's ledger's outcomes,
-        their bytes freed at once (a journaled session also rewrites its journal, in the
-        forget entry's transaction, and frees them once it committed: it overrides this)."""
+    def _forget_outcomes(self, spec: ForgetSpec, keys: set[str]) -> int:
+        """A plain base's ledger: the outcomes about what goes blanked, their bytes freed, before
+        the base changes (a journaled session does it in the forget entry's transaction)."""
         store = self._trust.ledger.store
-        redacted = redact_outcomes(store, spec, done)
+        redacted = redact_outcomes(store, spec, keys)
         reclaim = getattr(store, "reclaim", None)
         if redacted and reclaim is not None:
             reclaim()
-        return 0, 0, redacted
+        return redacted
+
+    def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
+        """What storage keeps besides the outcomes: nothing for a plain base (a journaled
+        session rewrites its journal's past: it overrides this)."""
+        return 0, 0, 0
 
     @operation(REDACTED_OP, replay=lambda kb, entry: None)
     def _redacted(self) -> None:
@@ -452,14 +490,15 @@ class ForgetMethods:
         declared so that every process replays the operation, docs/journal.md)."""
 
 
-def redact_outcomes(store: Any, spec: ForgetSpec, done: Erased) -> int:
-    """Blank the key and reason of the outcomes about what was forgotten (their counts stay);
-    a store that cannot (no ``redact_outcomes``) keeps them as they are: how many."""
+def redact_outcomes(store: Any, spec: ForgetSpec, keys: Iterable[str]) -> int:
+    """Blank the key and reason of the outcomes about what was forgotten (``keys``, and the
+    spec's own key, scope or source); their counts stay. A store that cannot (no
+    ``redact_outcomes``) keeps them as they are. How many."""
     redact = getattr(store, "redact_outcomes", None)
     if redact is None:
         return 0
-    keys = sorted(done.keys | {k for k, _ in done.values})
+    named = set(keys)
     if spec.key is not None:
-        keys = sorted({*keys, spec.key})
+        named.add(spec.key)
     prefixes = list(spec.scope.prefixes) if spec.scope is not None else []
-    return int(redact(keys, prefixes, spec.source))
+    return int(redact(sorted(named), prefixes, spec.source))

@@ -270,3 +270,34 @@ def test_forgetting_a_source_keeps_the_words_others_said() -> None:
     doc = remember_two(kb)
     kb.forget(source="model:remember")  # the model's claims go; Ann's words are hers
     assert kb.keys() == [doc] and kb.value(doc) == TWO_SENTENCES
+
+
+def test_a_ledger_that_fails_leaves_the_base_as_it_was(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from corollary.foundations.errors import StoreError
+
+    ledger = open_ledger(str(tmp_path / "ledger.db"))
+    kb = BeliefBase(clock=ManualClock(0), ledger=ledger)
+    doc = remember_pin(kb)
+    before = kb.to_dict()
+
+    def fails(*args: Any, **kwargs: Any) -> int:
+        raise StoreError("the disk is full; nothing was written")
+
+    monkeypatch.setattr(ledger.store, "redact_outcomes", fails)
+    with pytest.raises(StoreError):
+        kb.forget(doc)
+    assert kb.to_dict() == before
+    monkeypatch.undo()
+    assert kb.forget(doc).outcomes == 2
+    assert all(o.key is None for o in ledger.outcomes())
+    ledger.close()
+
+
+def test_a_retracted_conversation_can_still_be_forgotten() -> None:
+    kb = BeliefBase(clock=ManualClock(0))
+    doc = remember_pin(kb)
+    kb.retract(doc, reason="forget that conversation")
+    assert "4321" in str(kb.explain(doc))  # retracting keeps the text
+    kb.forget(doc)
+    assert doc not in kb and "4321" not in everything_readable(kb)

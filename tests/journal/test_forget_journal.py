@@ -218,3 +218,25 @@ def test_forgetting_in_a_session_reads_as_never_having_said_it(tmp_path: Path) -
         ledger.close()
 
     check()
+
+
+def test_a_forget_the_store_fails_changes_nothing(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from corollary.foundations.errors import StoreError
+
+    path = str(tmp_path / "l.db")
+    kb = open_session(path, {})
+    doc = _write_before(kb)
+    before, store = state(kb), kb.ledger.store
+    entries = store.journal_entries("s")
+
+    def fails(*args: Any, **kwargs: Any) -> None:
+        raise StoreError("the disk is full; nothing was written")
+
+    monkeypatch.setattr(store, "rewrite_journal", fails)
+    with pytest.raises(StoreError):
+        kb.forget(doc)
+    assert state(kb) == before and store.journal_entries("s") == entries
+    monkeypatch.undo()
+    assert kb.forget(doc).beliefs == 2
+    kb.ledger.close()
