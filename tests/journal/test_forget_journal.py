@@ -113,22 +113,31 @@ def test_the_forget_entry_says_nothing_of_what_and_later_entries_are_untouched(
     kb.ledger.close()
 
 
-def test_the_cli_reads_none_of_it(tmp_path: Path) -> None:
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "corollary", *args], capture_output=True,
+                          text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+
+
+def test_the_cli_forgets_and_reads_none_of_it(tmp_path: Path) -> None:
+    import json
+
     path = str(tmp_path / "l.db")
     kb = open_session(path, {})
     doc = _write_before(kb)
-    kb.forget(doc)
     kb.ledger.close()
+    refused = _cli("forget", "--ledger", path, "--session", "s", "nope:key")
+    assert refused.returncode == 1 and "nope:key" in refused.stderr
+    done = _cli("forget", "--ledger", path, "--session", "s", doc, "--by", "human:dpo", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["forgotten"]["beliefs"] == 2
     outputs = []
     for args in (["history", "--session", "s"], ["history", "--session", "s", "--json"],
                  ["beliefs", "--session", "s", "--json"],
                  ["explain", "--session", "s", "ann:city"]):
-        done = subprocess.run([sys.executable, "-m", "corollary", *args, "--ledger", path],
-                              capture_output=True, text=True, timeout=120,
-                              cwd=Path(__file__).resolve().parents[2])
+        done = _cli(*args, "--ledger", path)
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
-    assert "forget" in outputs[0] and "ann:city" in outputs[3]
+    assert "forget" in outputs[0] and "human:dpo" in outputs[0] and "ann:city" in outputs[3]
     for text in outputs:
         for word in (*FORGOTTEN, doc):
             assert word not in text
@@ -240,3 +249,17 @@ def test_a_forget_the_store_fails_changes_nothing(tmp_path: Path,
     monkeypatch.undo()
     assert kb.forget(doc).beliefs == 2
     kb.ledger.close()
+
+
+def test_the_cli_forgets_a_scope_in_a_snapshot_file(tmp_path: Path) -> None:
+    from corollary import BeliefBase, ManualClock
+
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("customer:42:email", "ann@example.org", source="tool:crm")
+    kb.assert_("customer:7:email", "bob@example.org", source="tool:crm")
+    kb.save(tmp_path / "base.json")
+    done = _cli("forget", str(tmp_path / "base.json"), "--scope", "customer:42")
+    assert done.returncode == 0, done.stderr
+    assert "forgot 1 belief" in done.stdout
+    assert b"ann@example.org" not in (tmp_path / "base.json").read_bytes()
+    assert BeliefBase.load(tmp_path / "base.json").keys() == ["customer:7:email"]
