@@ -35,10 +35,8 @@ def add_forget_command(add: Any) -> None:
 
 def forget(args: argparse.Namespace) -> int:
     """Run ``corollary forget``."""
-    from ..facade.base import BeliefBase
-    from ..trust.ledger import open_ledger
     from .commands import parse_value
-    from .opening import import_modules, open_to_serve
+    from .opening import base_to_change, import_modules
 
     if args.session is not None and args.key is None:
         args.key, args.base = args.base, None  # `forget --session ID KEY`: the one name is KEY
@@ -46,24 +44,9 @@ def forget(args: argparse.Namespace) -> int:
         args.command_parser.error("give a snapshot BASE or --ledger PATH --session ID")
     imported = import_modules(args.imports)
     value: dict[str, Any] = {} if args.value is None else {"value": parse_value(args.value)}
-    ledger = open_ledger(args.ledger) if args.ledger is not None or args.session else None
-    try:
-        if args.session is not None:
-            assert ledger is not None
-            kb, how = open_to_serve(ledger, args.session, imported)
-        else:
-            kb = BeliefBase.load(args.base, ledger=ledger, rules=imported.rules,
-                                 tools=imported.tools)
-            how = "snapshot file"
+    with base_to_change(args.base, args.ledger, args.session, imported) as kb:
         done = kb.forget(args.key, **value, source=args.source, scope=args.scope,
                          reason=args.reason, by=args.by)
-        if args.session is not None and how in ("snapshot", "new snapshot"):
-            kb.save_session(args.session)
-        elif args.session is None:
-            kb.save(args.base)
-    finally:
-        if ledger is not None:
-            ledger.close()
     counts = {"beliefs": done.beliefs, "reasons": done.reasons, "kept": done.kept,
               "entries": done.entries, "checkpoints": done.checkpoints,
               "outcomes": done.outcomes}
