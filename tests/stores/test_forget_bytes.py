@@ -72,6 +72,12 @@ def test_no_forgotten_byte_is_in_any_postgres_row(tmp_path: Path) -> None:
         assert b"bob:item:39" in blobs
         for word in words:
             assert word.encode() not in blobs and word not in texts
+        with psycopg.connect(PG_URL, autocommit=True) as conn:  # the dead row versions too
+            vacuumed = conn.execute(
+                "SELECT relname FROM pg_stat_user_tables WHERE schemaname = %s AND "
+                "last_vacuum IS NOT NULL", (target.namespace,)).fetchall()
+        assert {"corollary_journal", "corollary_checkpoint", "outcomes"} <= {
+            r[0] for r in vacuumed}
         kb.ledger.close()
     finally:
         target.cleanup()
