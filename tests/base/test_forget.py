@@ -45,6 +45,8 @@ def everything_readable(kb: BeliefBase) -> str:
     for key in kb.keys():
         parts += [str(kb.explain(key)), kb.timeline(key)]
     parts.append(kb.recall("PIN 4321 Paris Ann", limit=50))
+    world = kb.at(kb.now())
+    parts += [world.keys(), [(h.key, h.value) for h in world.beliefs()]]
     inspector = Inspector(kb)
     parts += [inspector.beliefs(), inspector.summary(), inspector.sources()]
     return json.dumps(parts, default=repr)
