@@ -169,7 +169,7 @@ def rewrite_past(kb: JournaledMethods, spec: ForgetSpec, done: Erased) -> tuple[
     needles = Needles(spec, done)
     entries: dict[int, bytes] = {}
     states = 0
-    for seq, raw in store.journal_entries(sid, 0, kb._jseen):
+    for seq, raw in _entries(store, sid, kb._jseen):
         if not needles.may_name(raw):
             continue
         entry = decode_entry(seq, raw, where)
@@ -197,6 +197,15 @@ def rewrite_past(kb: JournaledMethods, spec: ForgetSpec, done: Erased) -> tuple[
     if 0 in checkpoints:  # the first checkpoint tells this journal from a replacement
         kb._jorigin = _digest(checkpoints[0])  # type: ignore[attr-defined]
     return len(entries), len(checkpoints) + states
+
+
+#: Entries read at a time (a long journal is never held in memory whole).
+CHUNK = 1024
+
+
+def _entries(store: Any, session: str, upto: int) -> Iterator[tuple[int, bytes]]:
+    for low in range(0, upto, CHUNK):
+        yield from store.journal_entries(session, low, min(upto, low + CHUNK))
 
 
 def _digest(data: bytes) -> bytes:

@@ -143,9 +143,12 @@ def test_the_cli_forgets_and_reads_none_of_it(tmp_path: Path) -> None:
             assert word not in text
 
 
-def test_an_in_memory_session_forgets_in_place() -> None:
+def test_an_in_memory_session_forgets_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     from corollary import BeliefBase, ManualClock
+    from corollary.facade import erasing
     from corollary.trust.ledger import TrustLedger
+
+    monkeypatch.setattr(erasing, "CHUNK", 2)  # the journal read a few entries at a time
 
     ledger = TrustLedger()
     kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(1000.0), checkpoint_every=2)
