@@ -109,14 +109,9 @@ class ForgetSpec:
     source: str | None = None
     scope: Scope | None = None
 
-    def names_key(self, key: str) -> bool:
-        """Whether every value of ``key`` is forgotten by the spec itself."""
-        if self.scope is not None:
-            return self.scope.contains(key)
-        return key == self.key and not self.has_value
-
     def targets(self, engine: Engine) -> list[Belief]:
-        """The beliefs the spec names in ``engine`` (a source's: those it alone holds up)."""
+        """The beliefs the spec names in ``engine`` by key (none for a source: what goes of a
+        source's is what its reasons alone held up, :func:`plan`)."""
         if self.key is not None:
             if not self.has_value:
                 return engine.values_of(self.key)
