@@ -589,7 +589,11 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
         checkpoint does it (docs/journal.md, "Forgetting")."""
         if self._memory or self.read_only:
             return
-        self._run("PRAGMA wal_checkpoint(TRUNCATE)")
+        for attempt in range(20):  # a reader finishing its read lets the log go
+            busy = self._run("PRAGMA wal_checkpoint(TRUNCATE)")[0][0]
+            if not busy:
+                return
+            time.sleep(0.01 * (attempt + 1))
 
     def close(self) -> None:
         """Close this process's connection (one inherited from a parent is never closed)."""
