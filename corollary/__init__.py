@@ -11,6 +11,7 @@ from ._version import __version__
 from .agent import Agent, AgentOptions, Refreshed, Run, Step
 from .evidence.confidence import self_consistency
 from .facade.base import BeliefBase, Faded, Held
+from .facade.forgetting import Forgotten
 from .facade.journal_entries import HistoryEntry, WatchEvent
 from .facade.recall import Recalled, render_recalled
 from .facade.remembering import Refused, Remembered, RememberedList
@@ -142,3 +143,4 @@ __all__ = [
 ]
 __all__ += ["AgentOptions", "Registry"]  # rules and tools by name, refusing a taken one (docs/extending.md)
 __all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)
+__all__ += ["Forgotten"]  # kb.forget (docs/model.md, "Forgetting")

@@ -250,9 +250,17 @@ def _remember_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> No
     remembering.add_remember_command(add)
 
 
+def _forget_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """``corollary forget`` (corollary.cli.forgetting)."""
+    from . import forgetting
+
+    forgetting.add_forget_command(add)
+
+
 #: Every command, in the order ``corollary --help`` lists them: each group adds its own.
 COMMAND_GROUPS: tuple[Callable[[Callable[[str, str], argparse.ArgumentParser]], None], ...] = (
     _read_commands, _ledger_commands, _serve_commands, _remember_commands)
+COMMAND_GROUPS += (_forget_commands,)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -327,6 +335,10 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     if args.command == "remember":
         return remembering.remember(args)
+    if args.command == "forget":
+        from .forgetting import forget
+
+        return forget(args)
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)
 

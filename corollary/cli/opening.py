@@ -49,7 +49,7 @@ from ..storage.targets import default_ledger_path, resolve_target
 from ..trust.ledger import TrustLedger, open_ledger
 from .output import warn
 
-__all__ = ["Imported", "Opened", "check_bindings", "import_modules", "journal_doc",
+__all__ = ["Imported", "Opened", "base_to_change", "check_bindings", "import_modules", "journal_doc",
            "journal_sessions", "ledger_kind", "ledger_name", "open_base", "open_ledger_to_read", "open_to_serve",
            "saved_policy", "NOTHING_IMPORTED"]
 
@@ -274,3 +274,29 @@ def _sessions_hint(ledger: TrustLedger, session: str) -> str:
         return " (did you mean " + ", ".join(repr(s) for s in close) + "?)"
     shown = ", ".join(repr(s) for s in sorted(sessions)[:10])
     return f" (sessions: {shown}{', ...' if len(sessions) > 10 else ''})"
+
+
+@contextmanager
+def base_to_change(base: str | None, ledger_path: str | None, session: str | None,
+                   imported: Imported) -> Iterator[BeliefBase]:
+    """The base a changing command (``forget``; ``remember`` opens the same way) changes: the
+    session ``session`` in the ledger, opened as ``mcp`` opens it (:func:`open_to_serve`), or
+    the snapshot file ``base``; written back once the block ends without an error (a journal
+    keeps its changes by itself), the ledger closed either way."""
+    ledger = open_ledger(ledger_path) if ledger_path is not None or session else None
+    try:
+        if session is not None:
+            assert ledger is not None
+            kb, how = open_to_serve(ledger, session, imported)
+        else:
+            assert base is not None
+            kb = BeliefBase.load(base, ledger=ledger, rules=imported.rules, tools=imported.tools)
+            how = "snapshot file"
+        yield kb
+        if session is not None and how in ("snapshot", "new snapshot"):
+            kb.save_session(session)
+        elif base is not None:
+            kb.save(base)
+    finally:
+        if ledger is not None:
+            ledger.close()

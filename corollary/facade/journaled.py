@@ -73,6 +73,8 @@ from ..tms import IN, Engine
 from ..tms.feed import LabelRecord
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
+from .erasing import rewrite_past
+from .forgetting import Erased, ForgetSpec, redact_outcomes
 from .journal_entries import (
     Entry,
     HistoryEntry,
@@ -323,8 +325,47 @@ class JournaledMethods:
         arguments = call.bind(run_args, run_kwargs)
         packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
         with self._jlock:  # another thread's change of this base first
-            return self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
-                                 arguments, packed, kept.resolved)
+            try:
+                result = self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
+                                       arguments, packed, kept.resolved)
+            except BaseException:
+                if self._jbroken:  # a forget whose rewrite failed: read the journal again
+                    with contextlib.suppress(Exception):
+                        self._jreload()
+                raise
+        if declared.name == "forget":  # committed: the store frees the erased bytes now
+            self._jreclaim()
+        return result
+
+    def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
+        """``kb.forget`` in a session: the journal's past rewritten in the forget entry's
+        transaction (:mod:`corollary.facade.erasing`), with the ledger's outcomes."""
+        if self._jsession is None or self._jreplaying:
+            return super()._erase_stored(spec, done)  # type: ignore[misc,no-any-return]
+        try:
+            entries, checkpoints = rewrite_past(self, spec, done)
+            keys = done.keys | {k for k, _ in done.values}
+            return entries, checkpoints, redact_outcomes(self._jstore, spec, keys)
+        except BaseException:
+            self._jbroken = True  # erased in memory, not in the journal: rebuilt from it
+            raise
+
+    def _forget_outcomes(self, spec: ForgetSpec, keys: set[str]) -> int:
+        """In a session the outcomes are blanked in the forget entry's transaction
+        (:meth:`_erase_stored`)."""
+        if self._jsession is None or self._jreplaying:
+            return super()._forget_outcomes(spec, keys)  # type: ignore[misc,no-any-return]
+        return 0
+
+    def _jreclaim(self) -> None:
+        reclaim = getattr(self._jstore, "reclaim", None)
+        if reclaim is None:
+            return
+        try:
+            reclaim()
+        except Exception as exc:
+            _warn(f"{self._jwhere()} forgot, but its store could not free the erased bytes "
+                  f"yet ({type(exc).__name__}: {exc}); they go at its next checkpoint or vacuum")
 
     def resolved(self, what: str, value: Any) -> None:
         """What the running change decided (kept in its entry when its declaration says so,

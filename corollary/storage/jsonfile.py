@@ -30,10 +30,12 @@ import os
 import stat
 import threading
 from collections import ChainMap
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
+
+import attrs
 
 from ..foundations._io import (
     LEDGER_FORMAT,
@@ -57,7 +59,13 @@ from ..foundations.errors import (
     StoreError,
     StoreVersionError,
 )
-from ..trust.outcomes import Outcome, Totals, totals_rows, validate_ledger_document
+from ..trust.outcomes import (
+    Outcome,
+    Totals,
+    names_forgotten,
+    totals_rows,
+    validate_ledger_document,
+)
 from .checks import check_expected_version, check_half_life, check_session, dedupe
 from .memory import MemoryStore
 
@@ -248,6 +256,30 @@ class JSONFileStore:
                 self._mem.commit(added, totals)
                 self._order.extend(added)
         return added
+
+    def redact_outcomes(self, keys: Iterable[str], prefixes: Iterable[str],
+                        source: str | None) -> int:
+        """Blank the key, reason and evidence of the outcomes naming what ``kb.forget``
+        erased (their counts stay), and write the file again (a new file renamed over the old:
+        the old bytes are left to the file system's free space). How many."""
+        keys, prefixes = frozenset(keys), tuple(prefixes)
+        with self._lock, self._locked(exclusive=True):
+            self._pending |= self._merge()
+            hit = [i for i, o in enumerate(self._order) if names_forgotten(
+                o.key, o.reason, o.evidence, o.source, keys, prefixes, source)]
+            if not hit:
+                return 0
+            order = list(self._order)
+            for i in hit:
+                order[i] = attrs.evolve(order[i], key=None, reason=None, evidence=None)
+            before, self._order = self._order, order
+            try:
+                self._write([], {})
+            except BaseException:
+                self._order = before
+                raise
+            self._mem.redact_outcomes(keys, prefixes, source)
+        return len(hit)
 
     def _write(self, added: list[Outcome], totals: Mapping[tuple[str, str | None], Totals]) -> None:
         """Write the file as it is plus ``added`` (folded into ``totals``); change nothing else

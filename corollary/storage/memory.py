@@ -17,8 +17,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
+import attrs
+
 from ..foundations.errors import SessionNotFoundError
-from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..trust.outcomes import Outcome, Totals, fold_totals, names_forgotten, totals_rows
 from .checks import (
     check_entry,
     check_expected_version,
@@ -327,6 +329,38 @@ class MemoryStore:
             had = (self._journals.pop(session_id, None) is not None) | (
                 self._checkpoints.pop(session_id, None) is not None)
             return had
+
+    # -- forgetting (docs/journal.md, "Forgetting") ------------------------------------------
+    def rewrite_journal(self, session_id: str, entries: Mapping[int, bytes],
+                        checkpoints: Mapping[int, bytes]) -> None:
+        """Replace the bytes of the given entries and checkpoints (which exist) in place."""
+        check_session(session_id)
+        with self._journal_lock:
+            kept = self._journals.get(session_id, [])
+            for seq, raw in entries.items():
+                _, at, _ = kept[seq - 1]
+                kept[seq - 1] = (seq, at, bytes(raw))
+            points = self._checkpoints.get(session_id, {})
+            for seq, data in checkpoints.items():
+                points[seq] = bytes(data)
+
+    def redact_outcomes(self, keys: Iterable[str], prefixes: Iterable[str],
+                        source: str | None) -> int:
+        """Blank the key, reason and evidence of the outcomes naming what was forgotten
+        (:func:`~corollary.trust.outcomes.names_forgotten`); their counts stay. How many."""
+        keys, prefixes = frozenset(keys), tuple(prefixes)
+        done = 0
+        with self._lock:
+            for history in self._history.values():
+                for i, o in enumerate(history):
+                    if names_forgotten(o.key, o.reason, o.evidence, o.source, keys, prefixes,
+                                       source):
+                        history[i] = attrs.evolve(o, key=None, reason=None, evidence=None)
+                        done += 1
+        return done
+
+    def reclaim(self) -> None:
+        """Nothing to free: the redacted bytes are gone with the objects that held them."""
 
     def load_totals(self, totals: Mapping[tuple[str, str | None], Totals]) -> None:
         with self._lock:

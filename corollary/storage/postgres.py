@@ -24,6 +24,7 @@ the parent's sessions); it opens a pool of its own on first use.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import re
@@ -460,6 +461,14 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             raise session_conflict(session_id, expected, current, self.location)
         return int(rows[0][0])
 
+    def reclaim(self) -> None:
+        """After ``kb.forget`` committed: ``VACUUM`` the namespace's journal, checkpoint,
+        session and outcome tables, so that the dead row versions holding the erased bytes are
+        reclaimed now rather than by autovacuum (docs/journal.md, "Forgetting")."""
+        for table in ("corollary_journal", "corollary_checkpoint", "sessions", "outcomes"):
+            statement = f"VACUUM {self._t(table)}"
+            self._tx(functools.partial(_run_alone, statement), single=True)
+
     # -- the journal (docs/journal.md) ---------------------------------------------------
     @contextlib.contextmanager
     def journal(self, session_id: str) -> Iterator[PostgresJournalWriter]:
@@ -668,6 +677,11 @@ class PostgresStore(SQLQueries, CachedSQLStore):
 
 #: Seconds between looks at the journal head while no notification can arrive.
 POLL_INTERVAL = 0.25
+
+
+def _run_alone(statement: str, conn: Any) -> None:
+    """One statement on an autocommit connection (``VACUUM`` runs outside transactions)."""
+    conn.execute(statement)
 
 
 class PostgresJournalWriter:

@@ -9,6 +9,9 @@ protocol                 what it keeps                              kept by
                          checkpoints, the write lock
 :class:`JournalWaiting`  waking a follower on a commit              PostgreSQL (others polled,
                                                                     :mod:`.waiting`)
+:class:`ErasingStore`    what ``kb.forget`` rewrites: past entries, memory, SQLite, PostgreSQL
+                         checkpoints, outcomes' key and reason;     (outcomes only: JSON file)
+                         freeing the old bytes
 ======================== ========================================== ==========================
 
 A store implements the protocols of what it keeps. A :class:`~corollary.trust.ledger.TrustLedger`
@@ -29,6 +32,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -171,6 +175,25 @@ class JournalWaiting(Protocol):
     def wait_journal(self, session_id: str, after: int, timeout: float) -> int:
         """Wait until the session has an entry past ``after`` (at most ``timeout`` seconds);
         return its head."""
+
+
+class ErasingStore(Protocol):
+    """What ``kb.forget`` asks of a store (docs/journal.md, "Forgetting"): the journal's past
+    rewritten and the outcomes about what went blanked, in the forget entry's transaction, then
+    the old bytes freed once it committed. A store without these keeps what it keeps (a plain
+    base on it still forgets in memory)."""
+
+    def rewrite_journal(self, session_id: str, entries: Mapping[int, bytes],
+                        checkpoints: Mapping[int, bytes]) -> None:
+        """Replace the bytes of these entries and checkpoints (by seq; they exist) in place."""
+
+    def redact_outcomes(self, keys: Iterable[str], prefixes: Iterable[str],
+                        source: str | None) -> int:
+        """Blank the key, reason and evidence of the outcomes that name ``keys``, a key under
+        ``prefixes`` or (any outcome of) ``source``; their counts stay. How many."""
+
+    def reclaim(self) -> None:
+        """Free the bytes the rewrite left behind (a log, dead rows); after the commit."""
 
 
 #: What a journal-capable store has (:func:`~corollary.storage.base.keeps_journals`).

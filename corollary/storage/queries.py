@@ -14,10 +14,11 @@ differ by how its driver holds a transaction, not by spelling.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..foundations.errors import JournalCorruptError, SessionNotFoundError, StoreCorruptError
+from ..trust.outcomes import names_forgotten
 from .checks import check_seq, check_session, checked_entry_row, checked_sources
 from .dialects import Dialect
 
@@ -186,3 +187,36 @@ class SQLQueries:
         return [r[0] for r in self._select(
             f"SELECT session_id FROM {self._t('corollary_journal_head')} UNION "
             f"SELECT session_id FROM {self._t('corollary_checkpoint')} ORDER BY 1")]
+
+    # -- forgetting (docs/journal.md, "Forgetting") ----------------------------------------
+    def rewrite_journal(self, session_id: str, entries: Mapping[int, bytes],
+                        checkpoints: Mapping[int, bytes]) -> None:
+        """Replace the bytes of the given entries and checkpoints (which exist) in place, in
+        the thread's open journal transaction: ``kb.forget`` rewrites the past."""
+        check_session(session_id)
+        p = self._p
+        for seq, raw in entries.items():
+            self._change(f"UPDATE {self._t('corollary_journal')} SET entry = {p} "
+                         f"WHERE session_id = {p} AND seq = {p}",
+                         (bytes(raw), session_id, check_seq(seq)))
+        for seq, data in checkpoints.items():
+            self._change(f"UPDATE {self._t('corollary_checkpoint')} SET data = {p} "
+                         f"WHERE session_id = {p} AND seq = {p}",
+                         (bytes(data), session_id, check_seq(seq)))
+
+    def redact_outcomes(self, keys: Iterable[str], prefixes: Iterable[str],
+                        source: str | None) -> int:
+        """Blank the key, reason and evidence of the outcomes naming what ``kb.forget``
+        erased (:func:`~corollary.trust.outcomes.names_forgotten`); their counts stay. How
+        many."""
+        keys, prefixes = frozenset(keys), tuple(prefixes)
+        table, p = self._t("outcomes"), self._p
+        rows = self._select(f"SELECT id, key, reason, evidence, source FROM {table} WHERE "
+                            "key IS NOT NULL OR reason IS NOT NULL OR evidence IS NOT NULL")
+        hit = [r[0] for r in rows if names_forgotten(r[1], r[2], r[3], r[4], keys, prefixes,
+                                                     source)]
+        for i in range(0, len(hit), 500):
+            chunk = hit[i:i + 500]
+            self._change(f"UPDATE {table} SET key = NULL, reason = NULL, evidence = NULL "
+                         f"WHERE id IN ({', '.join([p] * len(chunk))})", chunk)
+        return len(hit)

@@ -240,6 +240,9 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
             raise self._wrap(exc) from exc
         try:
             conn.execute(f"PRAGMA synchronous={self._synchronous}")
+            # a deleted or rewritten row's bytes are zeroed, not left in a free page: what
+            # kb.forget erases is not in the file (docs/journal.md, "Forgetting")
+            conn.execute("PRAGMA secure_delete=ON")
         except sqlite3.Error as exc:
             conn.close()
             raise self._wrap(exc) from exc
@@ -577,6 +580,20 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
             return gone
 
         return bool(self._write(body))
+
+    def reclaim(self) -> None:
+        """After ``kb.forget`` committed: copy the write-ahead log into the file and truncate
+        it, so that the pages holding the erased bytes are gone from the ``-wal`` file too
+        (``PRAGMA secure_delete`` zeroed them in the file's free space). A reader of another
+        connection in the middle of a read keeps the log from being truncated: the next
+        checkpoint does it (docs/journal.md, "Forgetting")."""
+        if self._memory or self.read_only:
+            return
+        for attempt in range(20):  # a reader finishing its read lets the log go
+            busy = self._run("PRAGMA wal_checkpoint(TRUNCATE)")[0][0]
+            if not busy:
+                return
+            time.sleep(0.01 * (attempt + 1))
 
     def close(self) -> None:
         """Close this process's connection (one inherited from a parent is never closed)."""

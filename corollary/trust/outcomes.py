@@ -20,7 +20,35 @@ from ..foundations.errors import InvalidInputError, SnapshotError
 from .policy import STEP_KINDS, TrustPolicy, policy_fields, split_source
 
 __all__ = ["EMPTY_TOTALS", "LedgerDocument", "Outcome", "Totals", "check_correct", "check_source",
-           "fold_totals", "totals_rows", "validate_ledger_document"]
+           "fold_totals", "names_forgotten", "totals_rows", "validate_ledger_document"]
+
+
+def names_forgotten(key: str | None, reason: str | None, evidence: str | None,
+                    source: str, keys: Iterable[str], prefixes: Iterable[str],
+                    forgotten_source: str | None) -> bool:
+    """Whether an outcome names what ``kb.forget`` erased (docs/model.md, "Forgetting"): its
+    key is a forgotten key or in a forgotten scope (``prefixes``), its reason or evidence
+    quotes one, or it is about the forgotten source. Such an outcome keeps its count, but not
+    its key, reason and evidence.
+
+    >>> names_forgotten("ann:pin", None, None, "model:m", ["ann:pin"], [], None)
+    True
+    >>> names_forgotten(None, "citation in doc:1 for ann:pin found", None, "model:m", [],
+    ...                 ["ann"], None)
+    True
+    >>> names_forgotten("bob:pin", "ok", None, "model:m", ["ann:pin"], ["ann"], None)
+    False
+    """
+    if key is None and reason is None and evidence is None:
+        return False
+    keys = frozenset(keys)
+    if forgotten_source is not None and source == forgotten_source:
+        return True
+    heads = [(p, p + ":") for p in prefixes]
+    if key is not None and (key in keys or any(key == p or key.startswith(h) for p, h in heads)):
+        return True
+    texts = [t for t in (reason, evidence) if t]
+    return any(k in t for t in texts for k in (*keys, *(p for p, _ in heads)))
 
 
 def check_source(source: object) -> str:
