@@ -61,6 +61,19 @@ valid_operations = st.lists(
               claim_valid_op, claim_valid_op, outcome_op, advance_op),
     min_size=4, max_size=30,
 )
+operations = st.lists(
+    st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, claim_op,
+              outcome_op, advance_op, resolve_op, cycle_op, cycle_op),
+    min_size=6, max_size=40,
+)
+# the same, with exceptions, nogoods and withdrawn reasons mixed in
+tms_operations = st.lists(
+    st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, default_op,
+              default_op, nogood_op, withdraw_op, give_up_op, outcome_op, advance_op, resolve_op,
+              cycle_op),
+    min_size=6, max_size=40,
+)
+
 # a claim with exceptions and a valid time of its own: under PreferNewer a claim an exception
 # defeats must supersede nothing (docs/model.md, "Time and change"; issue 37, item 4)
 # (over the keys the valid-time assertions write, so that the exception is often held)
@@ -79,18 +92,6 @@ unless_in_time_operations = st.lists(
               default_op, default_valid_op, default_valid_op, default_valid_op,
               default_valid_op, outcome_op, advance_op),
     min_size=4, max_size=30,
-)
-operations = st.lists(
-    st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, claim_op,
-              outcome_op, advance_op, resolve_op, cycle_op, cycle_op),
-    min_size=6, max_size=40,
-)
-# the same, with exceptions, nogoods and withdrawn reasons mixed in
-tms_operations = st.lists(
-    st.one_of(assert_op, assert_op, assert_op, retract_op, claim_op, claim_op, default_op,
-              default_op, nogood_op, withdraw_op, give_up_op, outcome_op, advance_op, resolve_op,
-              cycle_op),
-    min_size=6, max_size=40,
 )
 
 

@@ -1,7 +1,6 @@
 """Property: over random valid-time assertions (in any order, from several sources, with
-retractions, ttl and fading, and claims with exceptions), ``kb.at(t)`` agrees with a
-from-scratch evaluation at world time ``t`` for random ``t``, and the base read now agrees with
-``kb.at(now)``."""
+retractions, ttl and fading), ``kb.at(t)`` agrees with a from-scratch evaluation at world time
+``t`` for random ``t``, and the base read now agrees with ``kb.at(now)``."""
 
 from __future__ import annotations
 
