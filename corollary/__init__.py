@@ -51,6 +51,7 @@ from .foundations.errors import (
     ScriptExhaustedError,
     SessionJournaledError,
     SessionNotFoundError,
+    SessionPolicyError,
     SnapshotError,
     StoreCorruptError,
     StoreError,
@@ -137,7 +138,7 @@ __all__ = [
     "StratificationError", "ToolCall", "ToolCallRecord", "ToolSpec", "TrustLedger", "TrustPolicy",
     "UnknownBeliefError", "UnknownPromiseError", "UnknownSourceError", "Valid", "Watch",
     "WatchEvent",
-    "WeakSignalError", "SessionJournaledError", "NameTakenError", "Session",
+    "WeakSignalError", "SessionJournaledError", "SessionPolicyError", "NameTakenError", "Session",
     "OutsideScopeError", "Scope",
     "WeakSignalWarning", "__version__", "open_ledger", "render_recalled", "rule", "self_consistency", "tool",
 ]

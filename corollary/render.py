@@ -6,7 +6,8 @@ tool:quote``) or a step, captioned by its kind (``rule shop.signal``, ``formula 
 model:gpt``, ``model judgement by model:gpt``). Edges run from evidence to conclusions: premise →
 belief, input belief → step → belief, and a value that lost a conflict → the value it lost to.
 Beliefs that are OUT, values that lost a conflict or were rejected, expired premises and steps
-with an input OUT are drawn apart (dashed, grey or red).
+with an input OUT are drawn apart (dashed, grey or red); a value a newer one superseded is
+drawn as superseded (dashed, brown: it held in its time), its edge "superseded by".
 
 Keys and values hold any text (``:``, quotes, ``<``, backslashes), so nodes get synthetic ids
 (``b<n>`` for a belief, ``j<n>_<i>`` and ``p<n>_<i>`` for its steps and premises, from the
@@ -32,11 +33,12 @@ flowchart LR
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .foundations._format import format_confidence
 from .foundations.values import plain
 from .tms import IN, Belief
+from .tms.conflicts import superseder
 
 if TYPE_CHECKING:  # pragma: no cover
     from .facade.base import BeliefBase
@@ -58,6 +60,10 @@ _STYLES: dict[str, tuple[str, str, str]] = {
     "defeated": ('shape=box, style="rounded,dashed,filled", fillcolor="#ffebee", '
                  'color="#c62828", fontcolor="#c62828"',
                  "defeated", "fill:#ffebee,stroke:#c62828,stroke-dasharray:5 4,color:#c62828"),
+    # a value a newer one replaced (PreferNewer): it held in its time, nothing went wrong
+    "superseded": ('shape=box, style="rounded,dashed,filled", fillcolor="#fff8e1", '
+                   'color="#8d6e63", fontcolor="#5d4037"',
+                   "superseded", "fill:#fff8e1,stroke:#8d6e63,stroke-dasharray:5 4,color:#5d4037"),
     "premise": ('shape=note, style=filled, fillcolor="#f3f3f3", color="#9e9e9e"',
                 "premise", "fill:#f3f3f3,stroke:#9e9e9e,color:#1b1b1b"),
     "step": ('shape=ellipse, color="#1565c0"', "step", "fill:#e3f2fd,stroke:#1565c0,color:#1b1b1b"),
@@ -71,12 +77,14 @@ _EDGES: dict[str, tuple[str, str]] = {
     "invalid": (' [style=dashed, color="#9e9e9e"]', "-.->"),
     "lost_to": (' [label="lost to", style=dotted, color="#c62828", fontcolor="#c62828"]',
                 "-. lost to .->"),
+    "superseded_by": (' [label="superseded by", style=dotted, color="#8d6e63", '
+                      'fontcolor="#5d4037"]', "-. superseded by .->"),
 }
 
 
 def _look(edge: dict[str, Any]) -> str:
-    if edge["kind"] == "lost_to":
-        return "lost_to"
+    if edge["kind"] in ("lost_to", "superseded_by"):
+        return str(edge["kind"])
     return "supports" if edge["valid"] else "invalid"
 
 
@@ -97,9 +105,12 @@ def graph_data(kb: BeliefBase, key: str | None = None) -> dict[str, Any]:
     ``key``, ``value``, ``label_state`` (``IN``/``OUT``), ``confidence`` and ``why``; for a
     premise (``kind="premise"``), ``source``, ``origin`` and ``expired``; for a step
     (``kind="step"``), ``step_kind``, ``name`` and ``valid``. ``state`` is how it is drawn:
-    ``in``, ``out`` or ``defeated`` for beliefs, ``premise``, ``step`` or ``invalid`` for
-    reasons. An edge is ``{"from", "to", "kind"}`` with kind ``supports`` (evidence to
-    conclusion) or ``lost_to`` (a defeated value to the value that won), and ``valid``.
+    ``in``, ``out``, ``defeated`` (lost a conflict, or rejected) or ``superseded`` (a newer
+    value replaced it under ``PreferNewer``: it held in its time; ``why`` says ``superseded by
+    ...`` as the proof does) for beliefs, ``premise``, ``step`` or ``invalid`` for reasons. An
+    edge is ``{"from", "to", "kind"}`` with kind ``supports`` (evidence to conclusion),
+    ``lost_to`` (a defeated value to the value that won) or ``superseded_by`` (a superseded
+    value to its successor), and ``valid``.
     """
     if key is not None:
         kb.label(key)  # validates the key; an unknown one raises UnknownBeliefError
@@ -137,9 +148,11 @@ def graph_data(kb: BeliefBase, key: str | None = None) -> dict[str, Any]:
                 edges.append({"from": f"b{x.seq}", "to": jid, "kind": "supports",
                               "valid": x.label is IN})
             edges.append({"from": jid, "to": bid, "kind": "supports", "valid": valid})
-        nodes.append(_belief_node(b, bid))
+        newer = superseder(cast(Any, engine), b)  # the reading view forwards every read
+        nodes.append(_belief_node(b, bid, newer))
         if b.defeated_by is not None and id(b.defeated_by) in shown:
-            edges.append({"from": bid, "to": f"b{b.defeated_by.seq}", "kind": "lost_to",
+            edges.append({"from": bid, "to": f"b{b.defeated_by.seq}",
+                          "kind": "lost_to" if newer is None else "superseded_by",
                           "valid": True})
     return {"version": GRAPH_VERSION, "key": key, "at": now, "nodes": nodes, "edges": edges}
 
@@ -158,11 +171,16 @@ def _cone(roots: list[Belief]) -> set[Belief]:
     return found
 
 
-def _belief_node(b: Belief, bid: str) -> dict[str, Any]:
+def _belief_node(b: Belief, bid: str, newer: Belief | None = None) -> dict[str, Any]:
+    """A belief's node; ``newer`` is the value that superseded it (as the proof says)."""
     shown = _clip(repr(b.value), _MAX_VALUE)
     if b.label is IN:
         state, why = "in", None
         label = f"{b.key} = {shown} [IN {format_confidence(b.conf)}]"
+    elif newer is not None:  # replaced by a newer value: what happened, not a defeat
+        state = "superseded"
+        why = f"superseded by {_clip(repr(newer.value), _MAX_VALUE)}"
+        label = f"{b.key} = {shown} [OUT] {_clip(why, _MAX_WHY)}"
     else:
         why = b.why
         if b.defeated_by is not None:

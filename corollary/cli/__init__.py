@@ -80,6 +80,12 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _whole(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}")
+    return int(text)
+
+
 def _port(text: str) -> int:
     if not text.isdigit() or not 0 < int(text) < 65536:
         raise argparse.ArgumentTypeError(f"not a TCP port: {text!r}")
@@ -143,6 +149,12 @@ def _read_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     _base_options(held, None)
     held.add_argument("--min-confidence", type=_unit, metavar="X",
                       help="only beliefs at or above this confidence")
+    held.add_argument("--scope", action="append", default=None, metavar="PREFIX",
+                      help="only keys equal to PREFIX or starting with PREFIX: (repeatable)")
+    held.add_argument("--limit", type=_count, default=None, metavar="N",
+                      help="list at most N beliefs (a page, in the listed order)")
+    held.add_argument("--offset", type=_whole, default=0, metavar="M",
+                      help="skip the first M beliefs of the listed order (default 0)")
     find = add("recall", "list the held beliefs that bear on a query, most relevant first")
     _base_options(find, "query")
     find.add_argument("-k", type=_count, default=10, metavar="N",

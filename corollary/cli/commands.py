@@ -25,6 +25,7 @@ from ..foundations.errors import (
     UnknownBeliefError,
     UnknownSourceError,
 )
+from ..foundations.scope import Scope
 from ..foundations.values import plain
 from ..reasons.registry import DEFINED
 from ..reasons.tools import spec_of
@@ -117,14 +118,21 @@ def explain(args: argparse.Namespace) -> int:
 
 
 def beliefs(args: argparse.Namespace) -> int:
-    """``corollary beliefs BASE [--min-confidence X]``: every held belief."""
+    """``corollary beliefs BASE [--min-confidence X] [--scope PREFIX] [--limit N] [--offset M]``:
+    the held beliefs (inside the scope), sorted by key, one page of them."""
     with _opened(args) as opened:
-        held = sorted(_world(args, opened).beliefs(args.min_confidence),
+        scope = None if args.scope is None else Scope.of(args.scope)
+        held = sorted((h for h in _world(args, opened).beliefs(args.min_confidence)
+                       if scope is None or scope.contains(h.key)),
                       key=lambda h: (h.key, -h.confidence))
+        total = len(held)
+        held = held[args.offset:None if args.limit is None else args.offset + args.limit]
         if args.json:
-            emit_json(_document("beliefs", opened, min_confidence=args.min_confidence, beliefs=[
-                {"key": h.key, "value": plain(h.value), "label": "IN", "confidence": h.confidence}
-                for h in held]))
+            paged = {} if args.scope is None and args.limit is None and not args.offset else {
+                "scope": args.scope, "limit": args.limit, "offset": args.offset, "total": total}
+            emit_json(_document("beliefs", opened, min_confidence=args.min_confidence, **paged,
+                                beliefs=[{"key": h.key, "value": plain(h.value), "label": "IN",
+                                          "confidence": h.confidence} for h in held]))
         else:
             say(table(["KEY", "VALUE", "CONFIDENCE"],
                         [[h.key, repr(h.value), confidence(h.confidence)] for h in held]))

@@ -50,6 +50,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..foundations._collector import collector_paused
+from ..foundations._fields import Fields
 from ..foundations._io import decode_bytes, encode
 from ..foundations._validate import check_int, check_number
 from ..foundations.clock import Clock, system_clock
@@ -63,6 +64,7 @@ from ..foundations.errors import (
     JournalUnsupportedError,
     ReadOnlyBaseError,
     SessionNotFoundError,
+    SessionPolicyError,
     SnapshotError,
 )
 from ..reasons.rules import Rule
@@ -70,6 +72,7 @@ from ..snapshot.state import state_to_dict
 from ..storage.base import JOURNAL_METHODS, check_session
 from ..storage.memory import MemoryStore
 from ..tms import IN, Engine
+from ..tms.conflicts import ConflictPolicy, read_policy
 from ..tms.feed import LabelRecord
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
@@ -113,6 +116,9 @@ OPTIONS = {"policy": "new", "learn_from_checks": "new", "max_rule_firings": "bas
            "max_rule_seconds": "base", "rules": "load", "tools": "load",
            "conflict_policy": "load", "functions": "load", "embedder": "load"}
 _LOAD = tuple(k for k, who in OPTIONS.items() if who == "load")
+#: The checkpoint field holding what the session keeps of its options (``kept_options``): a
+#: session made before it existed has none, and reads as it did (docs/journal.md).
+KEPT = "session"
 
 
 class JournalClock:
@@ -212,6 +218,7 @@ class JournaledMethods:
     _jbroken = False
     _jowner = 0  # the thread inside a change (while _jdepth > 0)
     _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
+    _jkept: dict[str, Any] | None = None  # what the session keeps (KEPT; None: made before)
     _jnested = 0  # changes running inside the change this thread makes
     _jresolved: dict[str, Any] | None = None  # what the running change announced
 
@@ -721,7 +728,10 @@ class JournaledMethods:
 
     # -- checkpoints and rebuilding -------------------------------------------------------
     def _jsnapshot(self) -> bytes:
-        return encode(state_to_dict(self._state()), "msgpack")
+        doc = state_to_dict(self._state())
+        if self._jkept is not None:  # (a session made before sessions kept it: none)
+            doc[KEPT] = self._jkept
+        return encode(doc, "msgpack")
 
     def _jmaybe_checkpoint(self) -> None:
         """Checkpoint after this base's own entry when it is due: the entry's seq is a multiple
@@ -1000,17 +1010,59 @@ def _split_options(options: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def kept_options(kb: BeliefBase) -> dict[str, Any]:
+    """What a session keeps of the options that change what it reads (the checkpoint's
+    :data:`KEPT` field): its conflict policy, as its creator read it."""
+    policy = kb.conflict_policy
+    return {"conflict_policy": None if policy is None else policy.to_dict()}
+
+
+def _kept_policy(kept: Any, given: Any, where: str) -> Any:
+    """The conflict policy a session keeps, checked against the one ``open_session`` was
+    given (``None`` and :data:`KEEP_SAVED`: none given). A different one is refused, naming
+    both; the same one given is used (an ``AskHuman`` brings its ``ask``)."""
+    f = Fields(where, "checkpoint")
+    f.mapping(kept, KEPT, ("conflict_policy",))
+    saved = kept["conflict_policy"]
+    if given is None or given is KEEP_SAVED:
+        ask = None
+    else:
+        if not isinstance(given, ConflictPolicy):
+            raise InvalidTypeError(f"conflict_policy must be a ConflictPolicy, not "
+                                   f"{type(given).__name__}")
+        if given.to_dict() != saved:
+            raise SessionPolicyError(
+                f"{where} keeps the conflict policy {_policy_text(saved)} it was written with; "
+                f"open_session was given {_policy_text(given.to_dict())}: open it without "
+                "conflict_policy (or with its own) to read what its writers read "
+                "(docs/journal.md, 'What a session keeps')")
+        ask = getattr(given, "ask", None)
+    return read_policy(saved, f, f"{KEPT}.conflict_policy",
+                       **({} if ask is None else {"ask": ask}))
+
+
+def _policy_text(saved: Mapping[str, Any] | None) -> str:
+    if saved is None:
+        return "None (conflicts stay open)"
+    settings = ", ".join(f"{k}={v!r}" for k, v in saved.items() if k != "policy")
+    return f"{saved['policy']}({settings})"
+
+
 def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClock,
                      options: Mapping[str, Any], where: str) -> Any:
     load = {k: options[k] for k in _LOAD if k in options}
-    # the policy is this process's configuration (docs/journal.md), never the one saved by the
-    # process that wrote the checkpoint: none unless given
     policy = options.get("conflict_policy")
-    if policy is KEEP_SAVED:  # load_session: the policy the session was saved with
+    kept = doc.pop(KEPT, None) if isinstance(doc, dict) else None
+    if kept is not None:  # the session's own policy (docs/journal.md, "What a session keeps")
+        load["conflict_policy"] = _kept_policy(kept, policy, where)
+    elif policy is KEEP_SAVED:  # load_session: the policy the session was saved with
         load.pop("conflict_policy", None)
     else:
+        # a session made before sessions kept their policy reads as it did: the policy is
+        # this process's configuration, none unless given
         load["conflict_policy"] = policy
     kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)  # type: ignore[attr-defined]
+    kb._jkept = kept
     if "max_rule_firings" in options:
         kb.max_rule_firings = kb._rules.max_firings = check_int(
             options["max_rule_firings"], "max_rule_firings", low=1, high=2**62)
@@ -1065,8 +1117,9 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
                 made = {k: options[k] for k in OPTIONS
                         if k in options and k != "functions" and options[k] is not KEEP_SAVED}
                 fresh = cls(ledger=ledger, clock=jclock, **made)
-                store.write_checkpoint(session_id, 0, encode(state_to_dict(fresh._state()),
-                                                             "msgpack"))
+                first = state_to_dict(fresh._state())
+                first[KEPT] = kept_options(fresh)
+                store.write_checkpoint(session_id, 0, encode(first, "msgpack"))
         found = store.read_checkpoint(session_id)
         if found is None:  # pragma: no cover - deleted in between
             raise JournalError("the session's first checkpoint vanished", where)

@@ -42,7 +42,11 @@ class SessionMethods:
         opening reads the newest one and replays the rest. ``options`` are the base's
         (``policy``, ``conflict_policy``, ``rules``, ``tools``, ``learn_from_checks``,
         ``max_rule_firings``, ``max_rule_seconds``, ``embedder``; ``functions`` for promises):
-        ``policy`` and ``learn_from_checks`` apply to a new session only. The ledger must be
+        ``policy`` and ``learn_from_checks`` apply to a new session only. The session keeps the
+        ``conflict_policy`` it was created with, and every open reads with it: another one
+        given is refused with :class:`~corollary.foundations.errors.SessionPolicyError` (a
+        session created before sessions kept it takes the one given, as before; docs/journal.md,
+        "What a session keeps"). The ledger must be
         SQLite, PostgreSQL or in memory (:class:`~corollary.foundations.errors.JournalUnsupportedError`
         otherwise). See docs/journal.md.
 

@@ -15,6 +15,7 @@ import attrs
 from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._validate import check_int, check_unit
 from ..foundations.clock import Instant
+from ..foundations.errors import UnknownBeliefError
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon
 from ..reasons.calls import Expired, expired
@@ -33,6 +34,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..trust.policy import TrustPolicy
     from ..trust.view import TrustView
     from .lookup import EngineSync, Lookup
+
+
+#: ``kb.value(key)`` given no default: a key never seen raises, one holding nothing is None.
+_NO_DEFAULT: Any = object()
 
 
 @attrs.frozen(slots=True)
@@ -69,13 +74,14 @@ class QueryMethods:
     if TYPE_CHECKING:  # provided by BeliefBase
         def now(self) -> float: ...
 
-    def value(self, key: str, default: Any = None) -> Any:
-        """The value held for ``key``, or ``default`` (``None``) if none is held.
+    def value(self, key: str, default: Any = _NO_DEFAULT) -> Any:
+        """The value held for ``key``, or ``default`` (``None`` when not given) if none is held.
 
         ``None`` is a value a key can hold (a tool that returned nothing, JSON ``null``): pass
-        a ``default`` of your own to tell "nothing held" from a held ``None``. Raises
-        ``UnknownBeliefError`` for a key never seen and ``AmbiguousValueError`` while a
-        conflict over it is open.
+        a ``default`` of your own to tell "nothing held" from a held ``None``. For a key never
+        seen it returns the ``default`` given, and raises ``UnknownBeliefError`` when none is
+        given (a typo in a key is not silently "nothing held"); it raises
+        ``AmbiguousValueError`` while a conflict over the key is open.
 
         >>> from corollary import BeliefBase
         >>> kb, nothing = BeliefBase(), object()
@@ -85,12 +91,20 @@ class QueryMethods:
         >>> kb.retract("email")
         >>> kb.value("email", default=nothing) is nothing, kb.value("email")
         (True, None)
+        >>> kb.value("never:seen", "unknown")
+        'unknown'
         """
-        b = self._lookup.current(key)
-        if b is not None:
-            return default if b.best is None else b.value
-        b = self._lookup.one_held(key)
-        return default if b is None else b.value
+        nothing = None if default is _NO_DEFAULT else default
+        try:
+            b = self._lookup.current(key)
+            if b is not None:
+                return nothing if b.best is None else b.value
+            b = self._lookup.one_held(key)
+        except UnknownBeliefError:
+            if default is _NO_DEFAULT:
+                raise
+            return default
+        return nothing if b is None else b.value
 
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
@@ -111,12 +125,44 @@ class QueryMethods:
             return self._lookup.target(key, value).label
         return IN if self._lookup.held(key) else OUT
 
-    def beliefs(self, min_confidence: float | None = None) -> list[Held]:
-        """Every held belief, optionally only those at or above ``min_confidence``."""
+    def beliefs(self, min_confidence: float | None = None, *,
+                scope: str | Iterable[str] | Scope | None = None, limit: int | None = None,
+                offset: int = 0) -> list[Held]:
+        """Every held belief (label IN), optionally only those at or above ``min_confidence``
+        and inside ``scope`` (a key prefix or several: ``"customer:42"`` holds
+        ``customer:42:email``; :mod:`corollary.foundations.scope`), one page at a time.
+
+        The order is the base's own: keys in the order it first saw them, each key's values
+        in the order they were made (the same in every process that replays a journal), and
+        ``offset``/``limit`` cut a page from it: ``offset`` held values skipped, then at most
+        ``limit`` (``None``: all). A new key comes after every page read so far; a value that
+        stops being held leaves its page (docs/api.md). An open conflict lists each held value.
+
+        >>> from corollary import BeliefBase
+        >>> kb = BeliefBase()
+        >>> for key in ("customer:42:email", "customer:42:city", "customer:7:email"):
+        ...     kb.assert_(key, "x", source="human:ann")
+        >>> [h.key for h in kb.beliefs(scope="customer:42")]
+        ['customer:42:email', 'customer:42:city']
+        >>> [h.key for h in kb.beliefs(scope="customer:42", limit=1, offset=1)]
+        ['customer:42:city']
+        """
         floor = 0.0 if min_confidence is None else check_unit(min_confidence, "min_confidence")
+        within = to_scope(scope)
+        if limit is not None:
+            check_int(limit, "limit", low=0)
+        skip = check_int(offset, "offset", low=0)
         self._lookup.sync()
-        return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
-                if b.label is IN and b.conf >= floor]
+        found: list[Held] = []
+        for b in self._engine.beliefs():
+            if b.label is IN and b.conf >= floor and (within is None or within.contains(b.key)):
+                if skip:
+                    skip -= 1
+                    continue
+                if limit is not None and len(found) >= limit:
+                    break
+                found.append(Held(b.key, b.value, b.conf))
+        return found
 
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,

@@ -138,6 +138,12 @@ class SessionJournaledError(JournalError, ConcurrentWriteError):
     :class:`ConcurrentWriteError`, so a reload-and-retry loop reloads the journal and retries."""
 
 
+class SessionPolicyError(InvalidInputError):
+    """``open_session`` was given a conflict policy other than the one the session keeps (the
+    one its creator read it with): a session reads the same wherever it is opened
+    (docs/journal.md, "What a session keeps"). The message names both."""
+
+
 class ReadOnlyBaseError(CorollaryError, RuntimeError):
     """A change asked of a read-only base (``kb.as_of(t)``, a base as it stood at a past time)."""
 

@@ -6,7 +6,8 @@ over namespaces), and LangMem's memory tools sit on it. Over a base, each item i
 - the namespace and key name the belief (``("memories", "u1")`` and ``"k"`` are
   ``memories:u1:k``; a ``:`` or ``%`` inside a label is written ``%3A`` or ``%25``), so a
   namespace is a key prefix and a search within it is a recall in that scope
-  (:mod:`corollary.foundations.scope`);
+  (:mod:`corollary.foundations.scope`), keeping the items whose key reads back as a namespace
+  inside it (the item ``"m"`` of ``("n",)`` is the key ``n:m``, not an item of ``("n", "m")``);
 - ``put`` asserts the item's value (a JSON object) on the word of the store's ``source``; a
   second ``put`` of the key replaces the first (with a base that takes valid times, the new
   value is valid from the time of the put, and the policy decides: under ``PreferNewer`` the
@@ -79,17 +80,30 @@ def item_path(key: str, prefix: tuple[str, ...] = ()) -> tuple[tuple[str, ...], 
     return tuple(labels[:-1]), labels[-1]
 
 
-def _check_namespace(namespace: Any, *, empty: bool = False) -> tuple[str, ...]:
-    """LangGraph's rules for a namespace (its own error type): strings, none empty or holding
-    ``.`` or NUL; a namespace written to is not empty and does not start ``"langgraph"``."""
+def _check_labels(namespace: Any) -> tuple[str, ...]:
+    """LangGraph's rules for the labels of any namespace read (its own error type): strings,
+    none empty or holding ``.`` or NUL."""
     if not isinstance(namespace, tuple):
         raise InvalidNamespaceError(f"a namespace is a tuple of strings, not {namespace!r}")
-    if not namespace and not empty:
-        raise InvalidNamespaceError("Namespace cannot be empty.")
     for label in namespace:
         if not isinstance(label, str) or not label or "." in label or "\x00" in label:
             raise InvalidNamespaceError(f"Invalid namespace label {label!r} in {namespace}: a "
                                         "label is a non-empty string without '.' or NUL")
+    return namespace
+
+
+def _writable(namespace: tuple[str, ...]) -> bool:
+    """Whether ``put`` takes the namespace: not empty, not under ``"langgraph"``. A read or a
+    delete of another one finds nothing, as ``InMemoryStore``'s does (docs/integrations.md)."""
+    return bool(namespace) and namespace[0] != "langgraph"
+
+
+def _check_namespace(namespace: Any, *, empty: bool = False) -> tuple[str, ...]:
+    """LangGraph's rules for a namespace (its own error type): strings, none empty or holding
+    ``.`` or NUL; a namespace written to is not empty and does not start ``"langgraph"``."""
+    _check_labels(namespace)
+    if not namespace and not empty:
+        raise InvalidNamespaceError("Namespace cannot be empty.")
     if namespace and namespace[0] == "langgraph" and not empty:
         raise InvalidNamespaceError(
             f'Root label for namespace cannot be "langgraph". Got: {namespace}')
@@ -170,12 +184,17 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
             writes: dict[tuple[tuple[str, ...], str], Any] = {}
             for op in ops:
                 if isinstance(op, GetOp):
-                    results.append(self._get(_check_namespace(op.namespace), str(op.key)))
+                    namespace = _check_labels(op.namespace)
+                    results.append(self._get(namespace, str(op.key)) if _writable(namespace)
+                                   else None)
                 elif isinstance(op, SearchOp):
                     results.append(self._search(op))
                 elif isinstance(op, ListNamespacesOp):
                     results.append(self._list_namespaces(op))
                 elif isinstance(op, PutOp):
+                    if op.value is None and not _writable(_check_labels(op.namespace)):
+                        results.append(None)  # a delete where nothing can have been put
+                        continue
                     self._check_put(op)
                     writes.pop((op.namespace, op.key), None)  # the last write keeps its place
                     writes[(op.namespace, op.key)] = op
@@ -281,7 +300,8 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
                 found, seen = [], set()
                 for r in hits:
                     path = item_path(r.key, self.prefix)
-                    if path is None or r.key in seen or not isinstance(r.value, dict):
+                    if (path is None or path[0][:len(prefix)] != prefix or r.key in seen
+                            or not isinstance(r.value, dict)):
                         continue
                     if op.filter and not _matches(r.value, op.filter):
                         continue
@@ -299,7 +319,10 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         for belief in sorted(best):
             path = item_path(belief, self.prefix)
             value = best[belief][0]
-            if path is not None and (not op.filter or _matches(value, op.filter)):
+            # the scope of ('n', 'm') holds the key of item 'm' in ('n',): a namespace is
+            # matched on the path the key reads as, never on the key's text
+            if path is not None and path[0][:len(prefix)] == prefix and (
+                    not op.filter or _matches(value, op.filter)):
                 found.append((path, belief, value))
         return [self._item(path[0], path[1], belief, value, search=True)
                 for path, belief, value in found[offset:offset + limit]]

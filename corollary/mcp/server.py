@@ -523,23 +523,31 @@ def _belief_tools(server: MCPServer, served: Served) -> None:
 
     @server.tool(annotations=_READ, description=(
         "Held beliefs with their confidence: those a query finds (best first), else every one; "
-        "at most limit (truncated says whether more matched); optionally at or above "
+        "only keys under scope ('customer:42': what a user has); at most limit after offset "
+        "(truncated: more matched, next page at offset + limit); optionally at or above "
         "min_confidence."))
     def beliefs(query: Annotated[str | None, Field(
                     description="Only the beliefs this query finds, as recall does")] = None,
                 limit: Annotated[int, Field(ge=1, le=BELIEFS_MOST,
                                             description="List at most this many")] = 100,
                 min_confidence: Annotated[float | None, Field(
-                    description="Keep beliefs at or above this confidence")] = None
+                    description="Keep beliefs at or above this confidence")] = None,
+                scope: Annotated[str | None, Field(
+                    description="Only keys equal to this prefix or starting with it and ':', "
+                                "e.g. 'customer:42' (inside the server's own scope)")] = None,
+                offset: Annotated[int, Field(ge=0, description="Skip this many first")] = 0
                 ) -> BeliefList:
+        within = _narrowed(served, scope)
         with served.reading() as kb:
-            if query is not None:  # one more than the limit: whether more matched
+            if query is not None:  # one more than the page: whether more matched
                 found = [(r.key, r.value, r.confidence)
-                         for r in kb.recall(query, limit + 1, min_confidence=min_confidence,
-                                            scope=served.scope)]
+                         for r in kb.recall(query, offset + limit + 1,
+                                            min_confidence=min_confidence, scope=within)]
+                found = found[offset:]
             else:
-                found = [(h.key, h.value, h.confidence) for h in kb.beliefs(min_confidence)
-                         if served.inside(h.key)]
+                found = [(h.key, h.value, h.confidence)
+                         for h in kb.beliefs(min_confidence, scope=within, offset=offset,
+                                             limit=limit + 1)]
             return BeliefList(beliefs=[
                 BeliefState(key=key, value=plain(value), label="IN", confidence=confidence)
                 for key, value, confidence in found[:limit]], truncated=len(found) > limit)
@@ -606,6 +614,17 @@ def _problem_tools(server: MCPServer, served: Served) -> None:
 #: listed here), ``fn(server, served)`` adding it with ``@server.tool``.
 TOOL_GROUPS: tuple[Callable[[MCPServer, Served], None], ...] = (
     _assertion_tools, _settling_tools, _belief_tools, _problem_tools)
+
+
+def _narrowed(served: Served, scope: str | None) -> Scope | None:
+    """The scope a read asks for, inside the server's own: never wider (a tool error names
+    the prefix outside it; nothing is read)."""
+    if scope is None:
+        return served.scope
+    with _as_tool_error():
+        asked = Scope.of(scope)
+    served.check(*asked.prefixes, what="scope")
+    return asked
 
 
 def _belief(served: Served, key: str) -> BeliefState:

@@ -259,6 +259,13 @@ class PreferSource(ConflictPolicy):
         return cls(list(order))
 
 
+#: How far below "the older one's strength minus the margin" a newer value may fall and still
+#: supersede it: strengths are products of floats, so ``0.6 >= 0.9 - 0.3`` (``0.6000000000000001``)
+#: is false in binary where it is true on paper. A difference under 1e-9 is no difference
+#: (docs/model.md, "Time and change"); confidences are shown to two decimals.
+MARGIN_TOLERANCE = 1e-9
+
+
 def _margin(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InvalidTypeError(f"PreferNewer's margin must be a number in [0, 1], not "
@@ -276,9 +283,11 @@ class PreferNewer(ConflictPolicy):
 
     A newer value supersedes an older one only if its confidence is at least the older one's
     minus ``margin``: a newer claim from a far less trusted source does not silently replace
-    a strong one, and the two stay an open conflict (``kb.conflicts()``). Values starting at
-    the same instant are not ordered in time: they stand together too. A value with no
-    premise (derived only) is dated through its reasons' inputs.
+    a strong one, and the two stay an open conflict (``kb.conflicts()``); the comparison allows
+    :data:`MARGIN_TOLERANCE` (1e-9) for rounding, so 0.6 supersedes 0.9 with ``margin=0.3``.
+    Values starting at the same instant are not ordered in time: they stand together too. A
+    value with no premise (derived only) is dated through its reasons' inputs, and a reason a
+    held exception defeats gives it no dates.
 
     >>> PreferNewer().margin, PreferNewer(0.1).to_dict()
     (0.2, {'policy': 'PreferNewer', 'margin': 0.1})
@@ -293,7 +302,7 @@ class PreferNewer(ConflictPolicy):
         """Defeat each value a newer one supersedes at the time read (the engine's world time,
         else ``now``); the successor is the earliest of the values that supersede it."""
         world = now if engine.world is None else engine.world
-        dating = _Dating(engine, world, now)
+        dating = _Dating(engine, world, now, engine.exceptions_read)
         for standing in rivals_in(engine, region):
             dated = [(r, *dating.dates(r)[0]) for r in standing]
             for r, holds, _, strength in dated:
@@ -302,7 +311,7 @@ class PreferNewer(ConflictPolicy):
                 successor = None
                 for other, _, began, other_strength in dated:
                     if (other is not r and began is not None and began > holds
-                            and other_strength >= strength - self.margin
+                            and other_strength >= strength - self.margin - MARGIN_TOLERANCE
                             and (successor is None or (began, other.seq) < successor[0])):
                         successor = ((began, other.seq), other)
                 if successor is not None:
@@ -370,15 +379,20 @@ class _Dating:
     (``None``: none is), the latest start of those begun by then, valid or not (``None``:
     none), and the agreement of those begun ones. Premises past their ttl count for none of
     them. A value with no premise is dated through its reasons (:meth:`through`), each derived
-    value once per decision (a diamond of reasons is not walked once per path)."""
+    value once per decision (a diamond of reasons is not walked once per path). A reason an
+    exception defeats has no dates (docs/model.md, "Time and change"): ``held(key, vid)`` says
+    whether an exception's item is held (default: as the engine last computed it; a sweep
+    passes what it read before resetting its region)."""
 
-    __slots__ = ("engine", "world", "now", "memo")
+    __slots__ = ("engine", "world", "now", "memo", "held")
 
-    def __init__(self, engine: Engine, world: float, now: float) -> None:
+    def __init__(self, engine: Engine, world: float, now: float,
+                 held: Callable[[str, Any], bool] | None = None) -> None:
         self.engine = engine
         self.world = world
         self.now = now
         self.memo: dict[Belief, Dates] = {}
+        self.held = held or (lambda key, vid: engine.holder((key, None, vid)) is not None)
 
     def dates(self, b: Belief, seen: frozenset[Belief] = frozenset()) -> tuple[Dates, bool]:
         """``b``'s dates, and whether a cycle was cut below it (such dates are not kept)."""
@@ -433,7 +447,12 @@ class _Dating:
         valid_from=)``) began at that start instead, once it has come by ``world`` and each
         input has begun, and holds from it while its own interval and every input hold. Its
         strength is its step times its weakest input's (with no inputs, its step); a reason
-        with no inputs and no stated start has no dates."""
+        with no inputs and no stated start has no dates, and neither has one a held exception
+        defeats: it supports nothing, so it supersedes nothing either."""
+        if j.unless:
+            held = self.held
+            if any(held(key, vid) for key, _, vid in j.unless):
+                return None, False
         start = valid_time_of(j)[0] if j.live == DATED else None
         if start is not None and start > self.world:
             return None, False

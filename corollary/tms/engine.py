@@ -29,7 +29,7 @@ import contextlib
 import heapq
 import itertools
 import math
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
 import networkx as nx
@@ -197,6 +197,10 @@ class Engine:
         #: settled at it so far; ``None`` otherwise (premises are then valid by the clock's time).
         self.world: float | None = None
         self._world_done: set[Belief] = set()
+        #: While a sweep's policy decides (``before_sweep``): whether an exception's item
+        #: ``(key, vid)`` is held, as the sweep read it before resetting its region (a holder
+        #: swept again with the region reads OUT until settled); ``None`` otherwise.
+        self.exceptions_read: Callable[[str, Any], bool] | None = None
         self.feed = ChangeFeed(self)
 
     # -- structure -----------------------------------------------------------------------

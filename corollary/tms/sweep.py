@@ -232,7 +232,11 @@ class Sweep:
         tie = itertools.count()
         settle = self.settler(region, heap, pending, tie)
         direct = self.seed(region, heap, pending, tie)
-        engine.conflict_policy.before_sweep(engine, region, self.now)
+        engine.exceptions_read = self.held
+        try:
+            engine.conflict_policy.before_sweep(engine, region, self.now)
+        finally:
+            engine.exceptions_read = None
         for b, c in direct:
             settle(b, c, PREMISES)
         self.drain(heap, settle)

@@ -41,7 +41,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_page_has_examples() -> None:
     commands = [c.split()[1] for c, _ in examples()]
-    assert len(commands) == 35
+    assert len(commands) == 36  # one more: beliefs --scope --limit --offset
     for name in ("explain", "beliefs", "recall", "conflicts", "faded", "graph", "sessions",
                  "sources"):
         assert name in commands, name

@@ -193,3 +193,49 @@ def test_keys_and_labels_holding_colons_and_percents_come_back_as_put(store: Bas
     assert store.get(("a", "b:50%"), "k").value == {"x": 2}  # type: ignore[union-attr]
     assert sorted(store.list_namespaces()) == [("a", "b:50%"), ("a:b", "50%")]
     assert keys(store.search(("a:b",))) == [(("a:b", "50%"), "k:1%3A")]
+
+
+def test_an_items_key_is_never_read_as_a_namespace_label(store: BaseStore) -> None:
+    """The item ``'m'`` of ``('n',)`` is stored under the key a namespace ``('n', 'm')`` would
+    prefix; a search of ``('n', 'm')`` returns that namespace's items only (issue 35, item 7)."""
+    store.put(("n",), "m", {"text": "in n, key m"})
+    store.put(("n", "m"), "k", {"text": "in n:m, key k"})
+    assert keys(store.search(("n", "m"))) == [(("n", "m"), "k")]
+    assert keys(store.search(("n", "m"), query="key")) == [(("n", "m"), "k")]
+    assert sorted(keys(store.search(("n",)))) == [(("n",), "m"), (("n", "m"), "k")]
+    assert sorted(store.list_namespaces()) == [("n",), ("n", "m")]
+    assert store.get(("n",), "m").value == {"text": "in n, key m"}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("namespace", [("langgraph", "foo"), ("langgraph",), ()])
+def test_reads_and_deletes_where_put_refuses_find_nothing(store: BaseStore,
+                                                          namespace: tuple[str, ...]) -> None:
+    """``put`` refuses an empty namespace and one under ``"langgraph"``; a read or a delete
+    there answers as ``InMemoryStore``'s does: nothing found, nothing deleted, no error."""
+    store.put(("n",), "k", {"x": 1})
+    with pytest.raises(InvalidNamespaceError):
+        store.put(namespace, "k", {"x": 2})
+    assert store.get(namespace, "k") is None
+    assert store.delete(namespace, "k") is None  # type: ignore[func-returns-value]
+    if namespace:
+        assert store.search(namespace) == []
+    assert store.batch([GetOp(namespace, "k"), PutOp(namespace, "k", None)]) == [None, None]
+    assert store.get(("n",), "k").value == {"x": 1}  # type: ignore[union-attr]
+
+
+def test_the_corollary_store_answers_as_the_in_memory_store_does() -> None:
+    """The same operations on both stores give the same items (namespace, key, value)."""
+    def run(store: BaseStore) -> list[Any]:
+        store.put(("n",), "m", {"v": 1})
+        store.put(("n", "m"), "k", {"v": 2})
+        store.put(("n", "m", "k"), "z", {"v": 3})
+        answers: list[Any] = []
+        for namespace in [("n",), ("n", "m"), ("n", "m", "k"), ("langgraph", "foo"), ()]:
+            answers.append(sorted((i.namespace, i.key, repr(i.value))
+                                  for i in store.search(namespace)))
+            got = store.get(namespace, "k")
+            answers.append(None if got is None else (got.namespace, got.key, got.value))
+        return answers
+
+    corollary = CorollaryStore(BeliefBase(clock=ManualClock(1_000.0)))
+    assert run(corollary) == run(InMemoryStore())

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from support.journal_workers import state
 
-from corollary import BeliefBase, ManualClock, PreferHigherConfidence, open_ledger
+from corollary import (
+    BeliefBase,
+    ManualClock,
+    PreferHigherConfidence,
+    SessionPolicyError,
+    open_ledger,
+)
 
 
 def test_review_an_open_does_not_take_the_policy_of_another_process_checkpoint(
@@ -22,9 +29,11 @@ def test_review_an_open_does_not_take_the_policy_of_another_process_checkpoint(
     a.assert_("hq", "B", source="document:b")
     before = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
     assert len(before.conflicts()) == 1  # no policy: the conflict is open
-    b = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0),
+    with pytest.raises(SessionPolicyError):  # the session keeps its policy (issue 35, item 3)
+        BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0),
                                 conflict_policy=PreferHigherConfidence())
-    b.checkpoint()  # b's own configuration goes into the session's newest checkpoint
+    b = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
+    b.checkpoint()  # another process's checkpoint: the session's own policy goes into it
     after = BeliefBase.open_session(open_ledger(path), "s", clock=ManualClock(0))
     assert after.conflict_policy == before.conflict_policy  # PreferHigherConfidence today
     assert after.conflicts() == before.conflicts()

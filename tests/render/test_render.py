@@ -196,3 +196,32 @@ def test_the_readme_shows_the_mermaid_picture_of_its_example() -> None:
     assert len(blocks) == 1, "the README shows one Mermaid picture"
     assert blocks[0] == to_mermaid(_readme_base())
     read_mermaid(blocks[0])
+
+
+def test_a_superseded_value_is_drawn_as_superseded_not_as_defeated() -> None:
+    """Under PreferNewer the proof says "superseded by"; the picture says the same, in its own
+    style and edge, while a value that lost a conflict stays "lost to" in red (issue 35, 6)."""
+    from corollary import PreferNewer
+
+    kb = BeliefBase(clock=ManualClock(1_000), conflict_policy=PreferNewer())
+    kb.assert_("addr", "Oak St", source="tool:crm", valid_from=100)
+    kb.assert_("addr", "Pine Ave", source="document:email", valid_from=200)
+    kb.claim("ceo", "Bob", source="model:gpt", certainty=0.5, valid_from=300)
+    kb.assert_("ceo", "Alice", source="human:ops", valid_from=300)  # same start: not in time
+    assert "superseded by 'Pine Ave'" in str(kb.explain("addr", "Oak St"))
+    data = graph_data(kb)
+    nodes = {n["label"].split(" [")[0]: n for n in data["nodes"] if n["kind"] == "belief"}
+    oak = nodes["addr = 'Oak St'"]
+    assert (oak["state"], oak["why"]) == ("superseded", "superseded by 'Pine Ave'")
+    assert oak["label"] == "addr = 'Oak St' [OUT] superseded by 'Pine Ave'"
+    pine = nodes["addr = 'Pine Ave'"]
+    assert [(e["from"], e["to"], e["kind"]) for e in data["edges"] if e["kind"] != "supports"] \
+        == [(oak["id"], pine["id"], "superseded_by")]
+    dot_nodes, dot_edges = read_dot(to_dot(kb))
+    assert dot_nodes[oak["id"]]["color"] == "#8d6e63"
+    assert {(a, b): e.get("label") for a, b, e in dot_edges}[(oak["id"], pine["id"])] \
+        == "superseded by"
+    assert read_mermaid(to_mermaid(kb))["classes"][oak["id"]] == "superseded"
+    # a value that lost a conflict is still drawn as defeated
+    lost = graph_data(states())
+    assert [n["state"] for n in lost["nodes"] if n["id"] == "b5"] == ["defeated"]

@@ -74,6 +74,26 @@ tms_operations = st.lists(
     min_size=6, max_size=40,
 )
 
+# a claim with exceptions and a valid time of its own: under PreferNewer a claim an exception
+# defeats must supersede nothing (docs/model.md, "Time and change"; issue 37, item 4)
+# (over the keys the valid-time assertions write, so that the exception is often held)
+timed_item = st.one_of(st.sampled_from(KEYS[:3]),
+                       st.tuples(st.sampled_from(KEYS[:3]), st.sampled_from(VALUES)))
+default_valid_op = st.tuples(
+    st.just("default_valid"), st.sampled_from(KEYS[:3]), st.sampled_from(VALUES),
+    st.lists(st.sampled_from(KEYS[:3]), max_size=2, unique=True),
+    st.lists(timed_item, min_size=1, max_size=2),
+    st.sampled_from([None, None, 0.0, 20.0, 100.0, 250.0]),
+)
+#: Valid-time assertions with claims that carry exceptions ("m = y over a document, unless
+#: h = a"), with and without a start of their own, among retractions, outcomes and clock moves.
+unless_in_time_operations = st.lists(
+    st.one_of(valid_op, valid_op, valid_op, assert_op, retract_op, withdraw_op, claim_op,
+              default_op, default_valid_op, default_valid_op, default_valid_op,
+              default_valid_op, outcome_op, advance_op),
+    min_size=4, max_size=30,
+)
+
 
 def apply(kb, clock, op):
     kind = op[0]
@@ -112,6 +132,10 @@ def apply(kb, clock, op):
         elif kind == "default":
             _, key, value, inputs, unless = op
             kb.claim(key, value, source="model:m", inputs=inputs, unless=unless)
+        elif kind == "default_valid":
+            _, key, value, inputs, unless, valid_from = op
+            kb.claim(key, value, source="model:m", inputs=inputs, unless=unless,
+                     valid_from=valid_from)
         elif kind == "nogood":
             kb.nogood(*op[1])
         elif kind == "withdraw":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from corollary.evidence import confidence as formulas
 from corollary.tms import ANY
-from corollary.tms.conflicts import PreferNewer, PreferSource
+from corollary.tms.conflicts import MARGIN_TOLERANCE, PreferNewer, PreferSource
 
 
 def evaluate(kb, now, world=None):
@@ -49,8 +49,11 @@ def evaluate(kb, now, world=None):
         return (start is None or start <= world) and (end is None or world < end)
 
     def reason_dates(j, seen):
-        """(holds, began, strength) of one reason, None if it has not begun: through its
-        inputs, or from the start its claim states (docs/model.md, "Claims in time")."""
+        """(holds, began, strength) of one reason, None if it has not begun or a held exception
+        defeats it: through its inputs, or from the start its claim states (docs/model.md,
+        "Claims in time")."""
+        if any(item_held(i) for i in j.unless):
+            return None
         start = j.info.get("valid_from")
         if start is not None and start > world:
             return None
@@ -114,11 +117,13 @@ def evaluate(kb, now, world=None):
                     found = merge(found, d)
         return found
 
-    if isinstance(policy, PreferNewer):
-        # a value holding at world time is superseded by one that began later (valid or not)
-        # and is at least its strength minus the margin (strength: agreement of the begun
-        # premises, valid or not, not expired)
-        for key in engine.keys:
+    def supersede(keys):
+        """Under PreferNewer, defeat each value of ``keys`` that a newer one supersedes: a value
+        holding at world time is superseded by one that began later (valid or not) and is at
+        least its strength minus the margin, within the margin's tolerance (strength: agreement
+        of the begun premises, valid or not, not expired). Called once per stratum, when every
+        exception below it is settled: a reason an exception defeats has no dates."""
+        for key in keys:
             standing = [b for b in engine.values_of(key) if b.withdrawn is None]
             dates = {b: dates_of(b) for b in standing}
             for b in standing:
@@ -128,7 +133,7 @@ def evaluate(kb, now, world=None):
                 for other in standing:
                     began, other_strength = dates[other][1], dates[other][2]
                     if (other is not b and began is not None and began > holds
-                            and other_strength >= strength - policy.margin):
+                            and other_strength >= strength - policy.margin - MARGIN_TOLERANCE):
                         defeated.add(b)
 
     decided = policy is not None and policy.decides  # the policy says whether rivals exclude
@@ -176,6 +181,8 @@ def evaluate(kb, now, world=None):
 
     for current in sorted(set(level.values())):
         stratum = [b for b in nodes if level[b] == current]
+        if isinstance(policy, PreferNewer):
+            supersede({b.key for b in stratum})
         while True:
             best = None
             for b in stratum:

@@ -5,9 +5,9 @@ retractions, ttl and fading), ``kb.at(t)`` agrees with a from-scratch evaluation
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from support.operations import POLICIES, apply, valid_operations
+from support.operations import POLICIES, apply, unless_in_time_operations, valid_operations
 from support.oracle import evaluate
 
 from corollary import BeliefBase, ManualClock
@@ -33,6 +33,28 @@ def check_at(kb: BeliefBase, clock: ManualClock, t: float) -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ops=valid_operations, times=st.lists(st.sampled_from(TIMES), min_size=1, max_size=3))
 def test_reads_at_a_time_match_the_oracle(policy: str, ops: list, times: list[float]) -> None:
+    run_against_the_oracle(policy, ops, times)
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(ops=unless_in_time_operations,
+       times=st.lists(st.sampled_from(TIMES), min_size=1, max_size=3))
+# issue 37's minimal case: h = a from 0, m = x from 20, a document from 100, then m = y over the
+# document unless h = a (and the same claim stating its own start)
+@example(ops=[("assert_valid", "b", 0, "human:ann", None, None, 0.0, None),
+              ("assert_valid", "a", 0, "human:ann", None, None, 20.0, None),
+              ("assert_valid", "c", 1, "document:doc", None, None, 100.0, None),
+              ("advance", 200.0), ("default", "a", 1, ["c"], [("b", 0)]),
+              ("default_valid", "a", 2, [], [("b", 0)], 100.0)],
+         times=[30.0, 120.0])
+def test_claims_with_exceptions_in_time_match_the_oracle(policy: str, ops: list,
+                                                         times: list[float]) -> None:
+    """A claim an exception defeats supersedes nothing, now and at any time (issue 37, item 4)."""
+    run_against_the_oracle(policy, ops, times)
+
+
+def run_against_the_oracle(policy: str, ops: list, times: list[float]) -> None:
     clock = ManualClock(0)
     kb = BeliefBase(clock=clock, conflict_policy=POLICIES[policy]())
     for op in ops:
