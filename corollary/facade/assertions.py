@@ -29,7 +29,7 @@ from ..foundations.errors import (
     InvalidTypeError,
     UnknownSourceError,
 )
-from ..foundations.values import INT_MAX, INT_MIN, canon, check_key, check_text
+from ..foundations.values import INT_MAX, INT_MIN, canon, check_key, check_text, refuse_end
 from ..tms import Premise
 from ..trust.policy import STEP_KINDS
 from ..trust.view import TrustView
@@ -186,6 +186,8 @@ def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin:
     if type(key) is not str or not key or key.isspace() or not key.isascii():
         key = check_key(key)
     vid = value if type(value) is str and value.isascii() else canon(value)
+    if type(value) is dict:
+        refuse_end(value)
     kind = trust.kinds.get(source) if type(source) is str else None
     if kind is None:  # a source not seen yet (or not a plain string)
         source = plain_text(source)

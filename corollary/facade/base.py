@@ -80,6 +80,7 @@ from .base_operations import (
 )
 from .blame import FAULTS, Verdict, blame, outcome_events
 from .calling import ToolCallMethods
+from .ending import EndMethods
 from .lookup import EngineSync, Lookup
 from .opening import SessionMethods
 from .operations import OperationLog, by_key, declare_overrides, operation
@@ -99,7 +100,7 @@ _UNSET: Any = object()
 
 
 class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
-                 RememberMethods, ConflictMethods, SessionMethods):
+                 RememberMethods, ConflictMethods, SessionMethods, EndMethods):
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters

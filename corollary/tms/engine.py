@@ -37,6 +37,7 @@ import networkx as nx
 from ..evidence import confidence as formulas
 from ..foundations._collector import collector_paused
 from ..foundations._deprecated import module_getattr, warn
+from ..foundations.values import is_end
 from . import batch as batching
 from . import loading, strata
 from .batch import Batch, Trial
@@ -654,8 +655,8 @@ class Engine:
     def holder(self, item: Item) -> Belief | None:
         """A belief the item names that is IN now (as last computed), if any."""
         for b in self.item_beliefs(item):
-            if b.best is not None:  # IN
-                return b
+            if b.best is not None and (item[2] is not ANY or not is_end(b.value)):  # IN
+                return b  # (an end holds no value of its key: "any value" is not it)
         return None
 
     def add_nogood(self, nogood: Nogood) -> None:
