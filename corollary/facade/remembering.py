@@ -99,6 +99,7 @@ class Remembered:
     merged_from: str | None = None
     valid_from: float | None = None
     source: str = DEFAULT_MODEL_SOURCE
+    ended: float | None = None  # when the fact stopped holding (a fact with ended/valid_until)
 
 
 @attrs.frozen(slots=True)
@@ -173,6 +174,26 @@ class _Fact:
     valid_from: float
     certainty: float | None
     merged_from: str | None
+    #: when the fact stops holding (its ``valid_until``, or the message's time with ``ended``);
+    #: ``None``: a fact that holds on (docs/remember.md, "Ending a fact")
+    until: float | None = None
+    #: whether the text said when it started (``valid_from``): then it is claimed for its
+    #: interval; otherwise it ends what the key holds
+    started: bool = False
+
+
+def _until(raw: dict[str, Any], said: float) -> float | None:
+    """When a fact stops holding: its ``valid_until``, else the message's time ``said`` when
+    it is ``ended``; ``None`` for a fact that holds on. ``InvalidInputError`` when malformed."""
+    ended, until = raw.get("ended", False), raw.get("valid_until")
+    if not isinstance(ended, bool):
+        raise InvalidInputError("its ended is not true or false")
+    if until is not None:
+        when = _model_time(until)
+        if when is None:
+            raise InvalidInputError(f"its valid_until {until!r} is not an ISO 8601 time")
+        return when
+    return said if ended else None
 
 
 def _fact_fields(raw: Any) -> tuple[str, str, Any, str, str | None, Any, float | None]:
@@ -314,21 +335,60 @@ class RememberMethods:
                        claimer: str, requests: int) -> RememberedList:
         """The checked facts remembered (one change, :meth:`_remembered`, with the documents
         they cite); none kept: only the outcomes of the refusals counted against the model."""
+        kept, ends = self._ending_facts(kept, docs, refused)
         wrong: list[Verdict] = [(claimer, False, f"remember: {r.reason}", None, None)
                                 for r in refused if r.counted]
-        if not kept:
+        if not kept and not ends:
             if wrong and self.learn_from_checks:  # the outcomes alone: no document, no entry
                 self.ledger.record_many(outcome_events(  # type: ignore[attr-defined]
                     uuid.uuid4().hex, 0, wrong, self.now(), None))
             return RememberedList((), refused, requests)
-        used = sorted({f.doc for f in kept})
+        used = sorted({f.doc for f in kept} | {int(e[3]) for e in ends})
         renumber = {d: i for i, d in enumerate(used)}
         doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
         fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
                       f.merged_from] for f in kept]
+        extra = {"ends": [[*e[:3], renumber[e[3]], *e[4:]] for e in ends]} if ends else {}
         made = self._remembered(doc_rows, claimer, fact_rows,
-                                [r.reason for r in refused if r.counted])
+                                [r.reason for r in refused if r.counted], **extra)
         return RememberedList(made, refused, requests)
+
+    def _ending_facts(self, kept: list[_Fact], docs: list[_Doc], refused: list[Refused]
+                      ) -> tuple[list[_Fact], list[list[Any]]]:
+        """The facts that hold on, and the rows of those that stop holding: ``[key, value or
+        None, quote, doc, until, certainty, valid_from or None, merged_from]``. A fact whose
+        text said when it started is claimed for its interval; one that did not ends what the
+        key holds then (``kb.end`` on the speaker's word, the quote as its reason; the value
+        named when it is one the key has). An end the base cannot take is refused, not
+        counted against the model: a base that does not prefer newer values, a key never
+        seen, a value that does not hold then (docs/remember.md, "Ending a fact")."""
+        held, ends = [], []
+        for f in kept:
+            if f.until is None:
+                held.append(f)
+                continue
+            raw = {"key": f.key, "value": f.value, "quote": f.quote}
+            if f.started:
+                if not f.until > f.valid_from:
+                    refused.append(Refused(raw, "malformed: its valid_until is not after its "
+                                                "valid_from", True))
+                    continue
+                ends.append([f.key, f.value, f.quote, f.doc, f.until, f.certainty,
+                             f.valid_from, f.merged_from])
+                continue
+            why = None
+            value = f.value if self._engine.find(f.key, canon(f.value)) is not None else None
+            if getattr(self.conflict_policy, "mode", None) != "time":  # type: ignore[attr-defined]
+                why = "ending a fact needs conflict_policy=PreferNewer()"
+            elif not self._engine.values_of(f.key):
+                why = f"nothing to end: {f.key} holds no value"
+            elif value is not None and self.at(f.until).label(f.key, value) != "IN":  # type: ignore[attr-defined]
+                why = f"nothing to end: {f.key} = {value!r} does not hold then"
+            if why is not None:
+                refused.append(Refused(raw, why, False))
+                continue
+            ends.append([f.key, value, f.quote, f.doc, f.until, f.certainty, None, f.merged_from])
+        return held, ends
 
     # -- the steps -------------------------------------------------------------------------
     def _remember_docs(self, text: Any, source: Any, at: Any, document: Any,
@@ -453,13 +513,18 @@ class RememberMethods:
                 made.setdefault(words(subject), {})[resolved.key] = words(attribute)
             when = docs[doc].at if valid_from is None else _model_time(valid_from)
             assert when is not None
+            try:
+                until = _until(raw, docs[doc].at)
+            except InvalidInputError as exc:
+                refused.append(Refused(raw, f"malformed: {exc}", True))
+                continue
             kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
-                              resolved.merged_from))
+                              resolved.merged_from, until, valid_from is not None))
         return kept, refused
 
     @operation("remember", subjects=remembered_facts)
     def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
-                    refusals: list[str]) -> list[Remembered]:
+                    refusals: list[str], ends: Sequence[list[Any]] = ()) -> list[Remembered]:
         """The change of one remember: the documents asserted and the facts claimed, with the
         outcomes of the checks recorded first (all or nothing). Its arguments are plain data:
         a journaled base keeps them as its entry, and a replay runs this again with them."""
@@ -485,6 +550,15 @@ class RememberMethods:
                          learn=False, valid_from=valid_from)  # ordered in time (PreferNewer)
                 if merged is not None:
                     _note_merge(self._engine, key, value, source, quote, merged)
+            for key, value, quote, doc, until, cert, started, merged in ends:
+                if started is None:  # what the key holds ends then, on the speaker's word
+                    kb.end(key, value, source=docs[doc][2], at=until, reason=quote,
+                           certainty=cert)
+                else:  # a fact said to have held for an interval
+                    kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
+                             learn=False, valid_from=started, valid_until=until)
+                    if merged is not None:
+                        _note_merge(self._engine, key, value, source, quote, merged)
             if rules:  # after the rules fired: a rule failing undoes the outcomes too
                 self._record(items)
         beliefs = [self._engine.find(f[0], canon(f[1])) for f in facts]
@@ -495,6 +569,13 @@ class RememberMethods:
             out.append(Remembered(key, value, quote, "IN" if held else "OUT",
                                   b.conf if held else 0.0, docs[doc][0],
                                   _superseded(kb, key, value), merged, valid_from, source))
+        for key, value, quote, doc, until, _cert, started, merged in ends:
+            b = None if value is None else self._engine.find(key, canon(value))
+            self._lookup.sync([b] if b is not None else [])
+            held = b is not None and b.label is IN
+            out.append(Remembered(key, value, quote, "IN" if held else "OUT",
+                                  b.conf if held and b is not None else 0.0, docs[doc][0], (),
+                                  merged, started, source, until))
         return out
 
 
