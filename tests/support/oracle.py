@@ -10,6 +10,7 @@ fine for the small random bases the tests build.
 from __future__ import annotations
 
 from corollary.evidence import confidence as formulas
+from corollary.foundations.values import is_end
 from corollary.tms import ANY
 from corollary.tms.conflicts import PreferNewer, PreferSource
 
@@ -171,8 +172,9 @@ def evaluate(kb, now, world=None):
 
     held = {}
 
-    def item_held(item):
-        return any(x in held for x in engine.item_beliefs(item))
+    def item_held(item):  # an end (kb.end) holds no value: "any value of a key" is not it
+        return any(x in held and (item[2] is not ANY or not is_end(x.value))
+                   for x in engine.item_beliefs(item))
 
     for current in sorted(set(level.values())):
         stratum = [b for b in nodes if level[b] == current]
