@@ -184,8 +184,8 @@ class WorldView:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
         if value is None:
             alone = self._alone(key)
-            if alone is not None:
-                return alone[1]
+            if alone is not None:  # (a lone end holds no value)
+                return 0.0 if is_end(self._base._engine.keys[key].value) else alone[1]  # type: ignore[union-attr]
         with self._reading():
             return self._base.confidence(key, value)
 
@@ -194,7 +194,8 @@ class WorldView:
         if value is None:
             alone = self._alone(key)
             if alone is not None:
-                return "IN" if alone[0] else "OUT"
+                lone = self._base._engine.keys[key].value  # type: ignore[union-attr]
+                return "IN" if alone[0] and not is_end(lone) else "OUT"
         with self._reading():
             return self._base.label(key, value)
 
@@ -213,8 +214,10 @@ class WorldView:
         with self._reading():
             self._base._lookup.sync()
             return [key for key, slot in self._base._engine.keys.items()
-                    if (slot.best is not None if not isinstance(slot, dict)
-                        else any(b.best is not None for b in slot.values()))]
+                    if (slot.best is not None and not is_end(slot.value)
+                        if not isinstance(slot, dict)
+                        else any(b.best is not None and not is_end(b.value)
+                                 for b in slot.values()))]
 
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,

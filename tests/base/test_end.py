@@ -268,3 +268,15 @@ def test_a_journaled_end_is_one_entry_replayed_in_another_process(tmp_path: Path
     assert lines[0].split() == ["nothing", "Acme", "2"], ran.stderr
     assert lines[1] == ("ann:employer ended at 2026-03-01 by human:ann "
                         "('I no longer work at Acme') [IN 0.99]")
+
+
+def test_a_key_whose_only_value_is_an_end_reads_as_nothing_now_and_at_a_time() -> None:
+    kb = ann()
+    # the same source and start: the end corrects Ann's own statement, which is forgotten
+    kb.end("ann:employer", source="human:ann", at=day(2024, 1, 2))
+    assert [type(b.value) for b in kb.engine.values_of("ann:employer")] == [dict]
+    view = kb.at(day(2025, 1, 1))
+    for read in (kb, view):
+        assert (read.value("ann:employer"), read.label("ann:employer"),
+                read.confidence("ann:employer")) == (None, "OUT", 0.0)
+    assert view.keys() == [] and view.beliefs() == []
