@@ -280,3 +280,32 @@ def test_a_key_whose_only_value_is_an_end_reads_as_nothing_now_and_at_a_time() -
         assert (read.value("ann:employer"), read.label("ann:employer"),
                 read.confidence("ann:employer")) == (None, "OUT", 0.0)
     assert view.keys() == [] and view.beliefs() == []
+
+
+def test_two_sources_ending_for_one_reason_agree_and_confirm_each_other() -> None:
+    kb = ann()
+    kb.end("ann:employer", source="human:ann", at=day(2026, 3, 1))
+    kb.end("ann:employer", source="tool:hr", at=day(2026, 3, 1))
+    (_, end) = kb.timeline("ann:employer")
+    assert end.sources == ("human:ann", "tool:hr")
+    # a right outcome each (10.9/11 and 10.5/11), then noisy-OR: 1 - (1/110)(1/22)
+    assert end.confidence == pytest.approx(1 - 1 / 110 / 22)
+    assert sorted((o.source, o.correct) for o in kb.ledger.outcomes()) == [
+        ("human:ann", True), ("tool:hr", True)]
+    kb.retract("ann:employer", end.value)  # the end's value, from the timeline: both go
+    assert kb.value("ann:employer") == "Acme"
+
+
+def test_an_end_from_a_tool_with_a_ttl_expires_and_the_value_is_back() -> None:
+    from corollary import tool
+
+    @tool(ttl=60, name="end_test_hr")
+    def hr() -> None:
+        return None
+
+    kb = ann()
+    kb.add_tool(hr)
+    kb.end("ann:employer", source="tool:end_test_hr", at=day(2026, 3, 1))
+    assert kb.value("ann:employer") is None
+    kb.clock.advance(60)  # type: ignore[attr-defined]
+    assert kb.value("ann:employer") == "Acme"
