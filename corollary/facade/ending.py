@@ -25,11 +25,11 @@ from .assertions import check_assertion, check_certainty, confirmations, put
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..tms import Engine
+    from ..tms import Belief, Engine
     from ..trust.view import TrustView
     from .lookup import Lookup
 
-__all__ = ["EndMethods", "ended"]
+__all__ = ["EndMethods", "corrected", "ended"]
 
 
 def ended(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
@@ -38,6 +38,17 @@ def ended(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
     source and reason."""
     return [[arguments.get("key"), arguments.get("value"), arguments.get("source"),
              arguments.get("reason")]]
+
+
+def corrected(engine: Engine, key: str, source: str, start: float) -> Belief | None:
+    """The value of ``key`` that ``source`` says holds from ``start`` itself, if any: an end
+    from that source then would correct it away (a source's new value with the same start
+    replaces its earlier one), saying it held at no time, which is a withdrawal."""
+    for other in engine.values_of(key):
+        own = None if is_end(other.value) else other.premise_from(source)
+        if own is not None and own.valid_from == start:
+            return other
+    return None
 
 
 def check_end_time(at: Any, now: float) -> float:
@@ -87,7 +98,9 @@ class EndMethods:
         starting after ``at`` supersedes the end in turn.
 
         ``value`` names the value being ended: it must hold at ``at`` (else nothing of what
-        the source meant to end is there, and the call is refused). Ending orders facts in
+        the source meant to end is there, and the call is refused). An end from the source of
+        a value at that value's own start is refused too: it would say the value never held,
+        which is a retraction (so an end is never the only value of its key). Ending orders facts in
         time, so the base must prefer newer values (``conflict_policy=PreferNewer()``): other
         policies refuse it (:class:`~corollary.foundations.errors.InvalidInputError`), and so
         does a key never seen (:class:`~corollary.foundations.errors.UnknownBeliefError`).
@@ -132,8 +145,14 @@ class EndMethods:
             if self.at(start).label(key, value) != "IN":
                 raise InvalidInputError(f"{key} = {value!r} does not hold at {start!r}: there is "
                                         "nothing of it to end then")
-        vid = canon(ending)
         engine = self._engine
+        own = corrected(engine, key, source, start)
+        if own is not None:
+            raise InvalidInputError(
+                f"{source} says {key} = {own.value!r} from that very time: ending it then "
+                f"says it never held; retract it instead (kb.retract({key!r}, {own.value!r}, "
+                f"source={source!r}))")
+        vid = canon(ending)
         b = engine.find(key, vid)
         items = confirmations(self._lookup, b, key, ending, source, origin, now)
         batch = self._noting(key)

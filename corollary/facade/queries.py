@@ -87,9 +87,8 @@ class QueryMethods:
         (True, None)
         """
         b = self._lookup.current(key)
-        if b is not None:  # (a key whose one value is an end, kb.end, holds nothing)
-            return default if b.best is None or type(b.value) is dict and is_end(b.value) \
-                else b.value
+        if b is not None:  # (never an end, kb.end: an end is never a key's only value)
+            return default if b.best is None else b.value
         b = self._lookup.one_held(key)
         return default if b is None else b.value
 
@@ -97,8 +96,7 @@ class QueryMethods:
         """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
         b = self._lookup.current(key)
         if b is not None and (value is None or b.vid == canon(value)):
-            return 0.0 if value is None and type(b.value) is dict and is_end(b.value) \
-                else b.conf  # 0.0 when OUT
+            return b.conf  # 0.0 when OUT
         if value is not None:
             return self._lookup.target(key, value).conf
         b = self._lookup.one_held(key)
@@ -108,8 +106,7 @@ class QueryMethods:
         """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
         b = self._lookup.current(key)
         if b is not None and (value is None or b.vid == canon(value)):
-            return OUT if b.best is None or value is None and type(b.value) is dict and \
-                is_end(b.value) else IN
+            return OUT if b.best is None else IN
         if value is not None:
             return self._lookup.target(key, value).label
         return IN if self._lookup.held(key) else OUT
@@ -119,7 +116,8 @@ class QueryMethods:
         floor = 0.0 if min_confidence is None else check_unit(min_confidence, "min_confidence")
         self._lookup.sync()
         return [Held(b.key, b.value, b.conf) for b in self._engine.beliefs()
-                if b.label is IN and b.conf >= floor and not is_end(b.value)]
+                if b.label is IN and b.conf >= floor
+                and (type(b.value) is not dict or not is_end(b.value))]
 
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,

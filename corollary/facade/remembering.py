@@ -40,6 +40,7 @@ from ..foundations.values import canon, check_key
 from ..tms import IN
 from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
+from .ending import corrected
 from .key_resolution import KeyIndex, words
 from .operations import operation
 from .remember_request import (
@@ -384,6 +385,8 @@ class RememberMethods:
                 why = f"nothing to end: {f.key} holds no value"
             elif value is not None and self.at(f.until).label(f.key, value) != "IN":  # type: ignore[attr-defined]
                 why = f"nothing to end: {f.key} = {value!r} does not hold then"
+            elif corrected(self._engine, f.key, docs[f.doc].source, f.until) is not None:
+                why = f"nothing to end: {docs[f.doc].source} said it from that very time"
             if why is not None:
                 refused.append(Refused(raw, why, False))
                 continue

@@ -175,8 +175,7 @@ class WorldView:
         raises)."""
         alone = self._alone(key)
         if alone is not None:
-            value = self._base._engine.keys[key].value  # type: ignore[union-attr]
-            return value if alone[0] and not is_end(value) else default
+            return self._base._engine.keys[key].value if alone[0] else default  # type: ignore[union-attr]
         with self._reading():
             return self._base.value(key, default)
 
@@ -184,8 +183,8 @@ class WorldView:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
         if value is None:
             alone = self._alone(key)
-            if alone is not None:  # (a lone end holds no value)
-                return 0.0 if is_end(self._base._engine.keys[key].value) else alone[1]  # type: ignore[union-attr]
+            if alone is not None:
+                return alone[1]
         with self._reading():
             return self._base.confidence(key, value)
 
@@ -194,8 +193,7 @@ class WorldView:
         if value is None:
             alone = self._alone(key)
             if alone is not None:
-                lone = self._base._engine.keys[key].value  # type: ignore[union-attr]
-                return "IN" if alone[0] and not is_end(lone) else "OUT"
+                return "IN" if alone[0] else "OUT"
         with self._reading():
             return self._base.label(key, value)
 

@@ -374,11 +374,17 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
             return
         if getattr(kb.conflict_policy, "mode", None) == "time":
             now = kb.now()
-            kb.end(belief, source=source, at=now, reason="deleted from the store")
-            # a value that began at this very instant stands beside the end (or the end,
-            # from its source at the same start, corrected it away)
-            held = [v for v in held if kb.engine.find(belief, canon(v)) is not None
-                    and kb.label(belief, v) == "IN"]
+            engine = kb.engine
+            # a value put at this very instant held at no time: it is withdrawn, and what it
+            # superseded is ended with the rest
+            fresh = [v for v in held if any(
+                p.valid_from == now for p in engine.find(belief, canon(v)).premises)]
+            for value in fresh:
+                kb.retract(belief, value, reason="deleted from the store")
+            if any(not is_end(b.value) and kb.label(belief, b.value) == "IN"
+                   for b in engine.values_of(belief)):
+                kb.end(belief, source=source, at=now, reason="deleted from the store")
+            return
         for value in held:
             kb.retract(belief, value, reason="deleted from the store")
 

@@ -270,16 +270,15 @@ def test_a_journaled_end_is_one_entry_replayed_in_another_process(tmp_path: Path
                         "('I no longer work at Acme') [IN 0.99]")
 
 
-def test_a_key_whose_only_value_is_an_end_reads_as_nothing_now_and_at_a_time() -> None:
+def test_an_end_at_the_source_s_own_start_is_a_retraction_and_is_refused() -> None:
     kb = ann()
-    # the same source and start: the end corrects Ann's own statement, which is forgotten
-    kb.end("ann:employer", source="human:ann", at=day(2024, 1, 2))
-    assert [type(b.value) for b in kb.engine.values_of("ann:employer")] == [dict]
-    view = kb.at(day(2025, 1, 1))
-    for read in (kb, view):
-        assert (read.value("ann:employer"), read.label("ann:employer"),
-                read.confidence("ann:employer")) == (None, "OUT", 0.0)
-    assert view.keys() == [] and view.beliefs() == []
+    before = kb.to_dict()
+    with pytest.raises(InvalidInputError, match="retract it instead"):
+        kb.end("ann:employer", source="human:ann", at=day(2024, 1, 2))
+    assert kb.to_dict() == before
+    kb.end("ann:employer", source="tool:hr", at=day(2024, 1, 2))  # another source: an end,
+    with pytest.raises(AmbiguousValueError):  # which began with Acme: not ordered in time
+        kb.value("ann:employer")
 
 
 def test_two_sources_ending_for_one_reason_agree_and_confirm_each_other() -> None:

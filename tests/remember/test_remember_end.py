@@ -120,3 +120,13 @@ def test_remember_ends_a_fact_over_http(server: Server) -> None:
     kb.remember("I no longer work at Acme.", source="human:ann", model=model, at=day(2026, 3, 1))
     assert kb.value("ann:employer") is None
     assert "ended: true" in server.requests[-1].json["messages"][0]["content"]
+
+
+def test_an_end_that_would_say_the_speaker_s_own_value_never_held_is_refused() -> None:
+    kb = prefer_newer()
+    kb.assert_("ann:employer", "Acme", source="human:ann", valid_from=day(2026, 3, 1))
+    made = kb.remember("I no longer work at Acme.", source="human:ann",
+                       model=ScriptedModel([facts(LEFT)]), at=day(2026, 3, 1))
+    (refused,) = made.refused
+    assert refused.reason == "nothing to end: human:ann said it from that very time"
+    assert not refused.counted and kb.value("ann:employer") == "Acme"
