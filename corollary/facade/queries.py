@@ -251,7 +251,7 @@ class QueryMethods:
     def timeline(self, key: str) -> list[TimelineEntry]:
         """Every value ``key`` has had, oldest validity first, each with its effective
         interval, label and confidence now, sources, and status (``"held"``,
-        ``"superseded"``, ``"contested"`` or ``"out"``); see
+        ``"superseded"``, ``"contested"``, ``"out"`` or ``"ended"``); see
         :class:`corollary.facade.world.TimelineEntry`."""
         return timeline(self, key)
 
