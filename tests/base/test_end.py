@@ -308,3 +308,12 @@ def test_an_end_from_a_tool_with_a_ttl_expires_and_the_value_is_back() -> None:
     assert kb.value("ann:employer") is None
     kb.clock.advance(60)  # type: ignore[attr-defined]
     assert kb.value("ann:employer") == "Acme"
+
+
+def test_the_agent_s_mark_of_an_ended_value_says_ended() -> None:
+    from corollary.agent.marks import superseded_mark
+
+    kb = ann()
+    kb.end("ann:employer", source="human:ann", at=day(2026, 3, 1), reason=QUOTE)
+    assert superseded_mark(kb.timeline("ann:employer")[0]) == (
+        'ended ("I no longer work at Acme") (valid 2024-01-02 → 2026-03-01)')
