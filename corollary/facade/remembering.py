@@ -360,10 +360,12 @@ class RememberMethods:
         None, quote, doc, until, certainty, valid_from or None, merged_from]``. A fact whose
         text said when it started is claimed for its interval; one that did not ends what the
         key holds then (``kb.end`` on the speaker's word, the quote as its reason; the value
-        named when it is one the key has). An end the base cannot take is refused, not
+        named when it is one the key has now; a key this call's other facts make is ended
+        whatever it holds then). An end the base cannot take is refused, not
         counted against the model: a base that does not prefer newer values, a key never
         seen, a value that does not hold then (docs/remember.md, "Ending a fact")."""
         held, ends = [], []
+        claimed = {f.key for f in kept if f.until is None}  # keys this call's facts make
         for f in kept:
             if f.until is None:
                 held.append(f)
@@ -381,7 +383,7 @@ class RememberMethods:
             value = f.value if self._engine.find(f.key, canon(f.value)) is not None else None
             if getattr(self.conflict_policy, "mode", None) != "time":  # type: ignore[attr-defined]
                 why = "ending a fact needs conflict_policy=PreferNewer()"
-            elif not self._engine.values_of(f.key):
+            elif not self._engine.values_of(f.key) and f.key not in claimed:
                 why = f"nothing to end: {f.key} holds no value"
             elif value is not None and self.at(f.until).label(f.key, value) != "IN":  # type: ignore[attr-defined]
                 why = f"nothing to end: {f.key} = {value!r} does not hold then"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from typing import Any
 
 import pytest
 from model_server import Answer, Server, completion
@@ -130,3 +131,29 @@ def test_an_end_that_would_say_the_speaker_s_own_value_never_held_is_refused() -
     (refused,) = made.refused
     assert refused.reason == "nothing to end: human:ann said it from that very time"
     assert not refused.counted and kb.value("ann:employer") == "Acme"
+
+
+def test_corollary_remember_ends_a_fact_in_a_session(tmp_path: Any, server: Server,
+                                                     capsys: Any) -> None:
+    from corollary import open_ledger
+    from corollary.cli import main
+
+    ledger = tmp_path / "ledger.db"
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps([
+        {"speaker": "human:ann", "text": "I work at Acme.", "at": 1_735_689_600},
+        {"speaker": "human:ann", "text": "I no longer work at Acme.", "at": 1_772_323_200}]),
+        encoding="utf-8")
+    arguments = json.dumps({"facts": [ACME, LEFT]})
+    server.then(Answer(body=completion(None, [{"id": "c1", "type": "function", "function": {
+        "name": "facts", "arguments": arguments}}], finish="tool_calls")))
+    assert main(["remember", str(chat), "--ledger", str(ledger), "--session", "s",
+                 "--model", server.url, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(r["key"], r["label"]) for r in out["remembered"]] == [
+        ("ann:employer", "OUT"), ("ann:employer", "OUT")], out
+    with open_ledger(ledger) as opened:
+        kb = BeliefBase.open_session(opened, "s", clock=ManualClock(day(2026, 6, 1)),
+                                     conflict_policy=PreferNewer())
+        assert kb.value("ann:employer") is None
+        assert kb.at(day(2026, 1, 1)).value("ann:employer") == "Acme"
