@@ -6,7 +6,8 @@ whose value is the reserved ``{"$ended": reason}`` (:func:`corollary.foundations
 "no value from here on". So it has a source, a time and a confidence (the source's reliability,
 times a stated certainty), it is kept in journals and snapshots as any premise is, and under
 ``PreferNewer`` it supersedes the value it ends exactly as a newer value would (the margin rule
-included); retracting it brings back what it ended. Reads show it as nothing held
+included), and with no policy it is decided against the values of its key by the same rule;
+retracting it brings back what it ended. Reads show it as nothing held
 (:func:`corollary.facade.lookup.without_ends`).
 
 A part of the facade (its method is the base's own).
@@ -100,10 +101,13 @@ class EndMethods:
         ``value`` names the value being ended: it must hold at ``at`` (else nothing of what
         the source meant to end is there, and the call is refused). An end from the source of
         a value at that value's own start is refused too: it would say the value never held,
-        which is a retraction (so an end is never the only value of its key). Ending orders facts in
-        time, so the base must prefer newer values (``conflict_policy=PreferNewer()``): other
-        policies refuse it (:class:`~corollary.foundations.errors.InvalidInputError`), and so
-        does a key never seen (:class:`~corollary.foundations.errors.UnknownBeliefError`).
+        which is a retraction (so an end is never the only value of its key). Ending orders
+        facts in time: under ``PreferNewer``, and with no conflict policy (where an end is
+        decided by time against the values of its key, with PreferNewer's default margin,
+        and the other values stay independent); a policy that decides by something else
+        (confidence, source, a person) refuses it
+        (:class:`~corollary.foundations.errors.InvalidInputError`), and so does a key never
+        seen (:class:`~corollary.foundations.errors.UnknownBeliefError`).
 
         >>> from corollary import BeliefBase, ManualClock, PreferNewer
         >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
@@ -117,10 +121,12 @@ class EndMethods:
         'Acme'
         """
         key = check_key(key)
-        if getattr(self.conflict_policy, "mode", None) != "time":
+        if self.conflict_policy is not None and getattr(
+                self.conflict_policy, "mode", None) != "time":
             raise InvalidInputError(
                 "ending a fact orders it in time: kb.end needs a base that prefers newer values "
-                "(conflict_policy=PreferNewer()); under another policy retract the value instead "
+                "(conflict_policy=PreferNewer()) or has no conflict policy; under "
+                f"{type(self.conflict_policy).__name__} retract the value instead "
                 "(docs/model.md, 'Ending a fact')")
         if not self._engine.values_of(key):
             raise UnknownBeliefError(f"no belief about {key!r}: there is nothing to end")
@@ -158,5 +164,6 @@ class EndMethods:
         batch = self._noting(key)
         if batch is None:
             self._record(items)
-        put(engine, b, key, ending, vid, source, origin, hl, tl, now, certainty, start, None)
+        put(engine, b, key, ending, vid, source, origin, hl, tl, now, certainty, start, None,
+            history=True)
         self._after_change(batch=batch, then=self._recorder(batch, items))

@@ -362,7 +362,7 @@ class RememberMethods:
         key holds then (``kb.end`` on the speaker's word, the quote as its reason; the value
         named when it is one the key has now; a key this call's other facts make is ended
         whatever it holds then). An end the base cannot take is refused, not
-        counted against the model: a base that does not prefer newer values, a key never
+        counted against the model: a policy deciding by something else than time, a key never
         seen, a value that does not hold then (docs/remember.md, "Ending a fact")."""
         held, ends = [], []
         claimed = {f.key for f in kept if f.until is None}  # keys this call's facts make
@@ -381,8 +381,9 @@ class RememberMethods:
                 continue
             why = None
             value = f.value if self._engine.find(f.key, canon(f.value)) is not None else None
-            if getattr(self.conflict_policy, "mode", None) != "time":  # type: ignore[attr-defined]
-                why = "ending a fact needs conflict_policy=PreferNewer()"
+            policy = self.conflict_policy  # type: ignore[attr-defined]
+            if policy is not None and getattr(policy, "mode", None) != "time":
+                why = "ending a fact needs conflict_policy=PreferNewer() or no policy"
             elif not self._engine.values_of(f.key) and f.key not in claimed:
                 why = f"nothing to end: {f.key} holds no value"
             elif value is not None and self.at(f.until).label(f.key, value) != "IN":  # type: ignore[attr-defined]

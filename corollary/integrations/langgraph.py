@@ -10,9 +10,9 @@ over namespaces), and LangMem's memory tools sit on it. Over a base, each item i
 - ``put`` asserts the item's value (a JSON object) on the word of the store's ``source``; a
   second ``put`` of the key replaces the first (with a base that takes valid times, the new
   value is valid from the time of the put, and the policy decides: under ``PreferNewer`` the
-  old one is superseded), ``delete`` ends it (``kb.end`` under ``PreferNewer``: nothing held
-  from then on, never an older value back; under another policy, where a put replaced the
-  earlier value, it withdraws it without blaming anyone; docs/lifecycle.md);
+  old one is superseded), ``delete`` ends it (``kb.end`` under ``PreferNewer`` or no policy:
+  nothing held from then on, never an older value back; under another policy, where a put
+  replaced the earlier value, it withdraws it without blaming anyone; docs/lifecycle.md);
 - ``get`` reads the held value, ``search`` returns held values only, at or above the base's
   confidence floor: never a superseded, retracted or untrusted one; with ``query=`` the order
   is :meth:`~corollary.BeliefBase.recall`'s (relevance times confidence, as ``score``).
@@ -362,17 +362,17 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
 
 
     def _delete(self, belief: str, source: str) -> None:
-        """Delete an item: under ``PreferNewer`` it ends now (``kb.end``: what it superseded
-        stays superseded; a value put at this very instant held at no time and is
-        withdrawn); under a policy that does not order values in time, where a put replaced
-        the store's earlier value, its held values are withdrawn, nobody blamed
+        """Delete an item: under ``PreferNewer`` or no policy it ends now (``kb.end``: what it
+        superseded stays superseded; a value put at this very instant held at no time and is
+        withdrawn); under a policy that decides by something else, where a put replaced the
+        store's earlier value, its held values are withdrawn, nobody blamed
         (docs/lifecycle.md)."""
         kb = self.kb
         held = [b.value for b in kb.engine.values_of(belief)
                 if not is_end(b.value) and kb.label(belief, b.value) == "IN"]
         if not held:
             return
-        if getattr(kb.conflict_policy, "mode", None) == "time":
+        if kb.conflict_policy is None or getattr(kb.conflict_policy, "mode", None) == "time":
             now = kb.now()
             engine = kb.engine
             # a value put at this very instant held at no time: it is withdrawn, and what it

@@ -198,6 +198,10 @@ class Engine:
         #: settled at it so far; ``None`` otherwise (premises are then valid by the clock's time).
         self.world: float | None = None
         self._world_done: set[Belief] = set()
+        #: the keys that have (or had) an end (``kb.end``): with no policy, their values are
+        #: decided by time against the end, as under PreferNewer (docs/model.md, "Ending a
+        #: fact"); empty in a base without ends, which then pays nothing for them
+        self.ended: set[str] = set()
         self.feed = ChangeFeed(self)
 
     # -- structure -----------------------------------------------------------------------
@@ -218,6 +222,8 @@ class Engine:
             if found is not None:
                 return found  # type: ignore[no-any-return]
             b = slot[vid] = Belief(key, value, vid, next(self._seq))  # type: ignore[index]
+        if type(value) is dict and is_end(value):
+            self.ended.add(key)  # the key's values and the end decide each other (marked next)
         self.count += 1
         self.mark(b)
         return b
@@ -724,7 +730,8 @@ class Engine:
         touched = self.touched
         rivals_too = self.conflict_policy.decides
         watch = self.unless_watch
-        if touched is None and not watch and not rivals_too:
+        ended = self.ended
+        if touched is None and not watch and not rivals_too and not ended:
             # only consumers to follow (no exceptions, no rules watching, no rival deciding):
             # each belief is marked as it is pushed, so it is pushed and popped once
             dirty.add(b)
@@ -759,7 +766,8 @@ class Engine:
                         stack.append(j.output)
                     for j in by_value.get(x.vid, ()):
                         stack.append(j.output)
-            if rivals_too and (x.key in nogood_keys or type(keys[x.key]) is not Belief):
+            if (rivals_too or ended and x.key in ended) and (
+                    x.key in nogood_keys or type(keys[x.key]) is not Belief):
                 self.push_deciders(x, stack, expanded)
 
     def push_deciders(self, b: Belief, stack: list[Belief], expanded: set[str]) -> None:
@@ -900,7 +908,8 @@ class Engine:
                     stack.extend(j.inputs)
                     for item in j.unless:
                         stack.extend(self.item_beliefs(item))
-                if rivals_too and (b.key in nogood_keys or type(keys[b.key]) is not Belief):
+                if (rivals_too or b.key in self.ended) and (
+                        b.key in nogood_keys or type(keys[b.key]) is not Belief):
                     self.push_deciders(b, stack, expanded)
         if region:
             self._evaluate(region, now)
@@ -913,6 +922,7 @@ class Engine:
         keys = self.keys
         dirty = self.dirty
         rivals_too = self.conflict_policy.decides
+        ended = self.ended
         nogood_keys = self.nogoods_by_key
         expanded: set[str] = set()
         while stack:
@@ -925,7 +935,8 @@ class Engine:
                 if j.unless:
                     for item in j.unless:
                         stack.extend(self.item_beliefs(item))
-            if rivals_too and (b.key in nogood_keys or type(keys[b.key]) is not Belief):
+            if (rivals_too or ended and b.key in ended) and (
+                    b.key in nogood_keys or type(keys[b.key]) is not Belief):
                 self.push_deciders(b, stack, expanded)
         return region
 

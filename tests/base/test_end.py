@@ -20,6 +20,7 @@ from corollary import (
     ManualClock,
     PreferHigherConfidence,
     PreferNewer,
+    PreferSource,
     open_ledger,
     rule,
 )
@@ -216,14 +217,51 @@ def test_bad_input_is_refused_and_changes_nothing(call: Any, error: type[Excepti
     assert kb.to_dict() == before
 
 
-@pytest.mark.parametrize("policy", [None, PreferHigherConfidence()])
-def test_a_base_that_does_not_order_by_time_refuses_an_end(policy: Any) -> None:
+@pytest.mark.parametrize("policy", [PreferHigherConfidence(), PreferSource(["human"])])
+def test_a_policy_that_decides_by_something_else_refuses_an_end(policy: Any) -> None:
     kb = BeliefBase(clock=ManualClock(1000), conflict_policy=policy)
     kb.assert_("k", 1, source="human:ann")
     before = kb.to_dict()
     with pytest.raises(InvalidInputError, match="PreferNewer"):
         kb.end("k", source="human:ann")
     assert kb.to_dict() == before
+
+
+def no_policy() -> BeliefBase:
+    """Acme from 2024-01-02, said by Ann (0.99) and a CRM tool (0.95); no conflict policy."""
+    kb = BeliefBase(clock=ManualClock(day(2026, 6, 1)))
+    kb.assert_("ann:employer", "Acme", source="human:ann", valid_from=day(2024, 1, 2))
+    kb.assert_("ann:employer", "Acme", source="tool:crm", valid_from=day(2024, 1, 2))
+    return kb
+
+
+def test_with_no_policy_an_end_bounds_what_it_ends_and_keeps_it() -> None:
+    kb = no_policy()
+    kb.end("ann:employer", source="human:ann", at=day(2026, 3, 1), reason=QUOTE)
+    assert (kb.value("ann:employer"), kb.label("ann:employer", "Acme")) == (None, "OUT")
+    assert kb.at(day(2026, 2, 1)).value("ann:employer") == "Acme"  # Ann's premise was kept
+    assert [(e.status, e.valid_until) for e in kb.timeline("ann:employer")] == [
+        ("superseded", day(2026, 3, 1)), ("ended", None)]
+    assert str(kb.explain("ann:employer", "Acme")).splitlines()[0].startswith(
+        "ann:employer = 'Acme' [OUT] ended at 2026-03-01 by human:ann")
+    kb.assert_("ann:employer", "Globex", source="human:ann", valid_from=day(2026, 4, 1))
+    assert kb.value("ann:employer") == "Globex"  # the end is kept: Acme does not come back
+    assert kb.at(day(2026, 3, 15)).value("ann:employer") is None
+    kb.retract("ann:employer", "Globex")
+    kb.retract("ann:employer", {"$ended": QUOTE})
+    assert kb.value("ann:employer") == "Acme"
+
+
+def test_with_no_policy_other_values_stay_independent_and_a_weak_end_is_open() -> None:
+    kb = no_policy()
+    kb.assert_("ann:employer", "Initech", source="document:cv", valid_from=day(2025, 1, 1))
+    with pytest.raises(AmbiguousValueError):  # no policy: Acme and Initech stand together
+        kb.value("ann:employer")
+    kb.end("ann:employer", source="human:ann", at=day(2026, 3, 1))  # ends both
+    assert kb.value("ann:employer") is None
+    weak = no_policy()
+    weak.end("ann:employer", source="assumption:guess", at=day(2026, 3, 1))  # 0.6 < 0.9995-0.2
+    assert sorted(map(repr, weak.conflicts()[0].values)) == ["'Acme'", "{'$ended': None}"]
 
 
 def test_an_end_survives_snapshots(tmp_path: Path) -> None:

@@ -94,3 +94,13 @@ def test_langmem_delete_is_not_undone_by_the_update_before_it() -> None:
     found = json.loads(found) if isinstance(found, str) else found
     assert found == [] and store.get(namespace, memory_id) is None
     assert kb.value(f"memories:u1:{memory_id}") is None
+
+
+def test_with_no_policy_a_delete_is_an_end_too() -> None:
+    clock = ManualClock(1_000.0)
+    kb = BeliefBase(clock=clock)
+    store = CorollaryStore(kb)
+    moved_then_deleted(store, clock, 60.0)
+    assert reads(store) == (None, [], [])
+    assert kb.at(1_090.0).value("customer:42:address") == {"street": "Pine Ave"}
+    assert kb.timeline("customer:42:address")[-1].status == "ended"

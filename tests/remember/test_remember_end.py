@@ -15,7 +15,7 @@ import pytest
 from model_server import Answer, Server, completion
 from remember_cases import fact, facts
 
-from corollary import BeliefBase, ManualClock, PreferNewer, TrustLedger
+from corollary import BeliefBase, ManualClock, PreferHigherConfidence, PreferNewer, TrustLedger
 from corollary.facade.remember_request import FACTS_TOOL, INSTRUCTIONS
 from corollary.models import OpenAIChat, ScriptedModel
 
@@ -77,7 +77,8 @@ def test_a_fact_that_held_from_one_time_until_another_is_claimed_for_that_interv
 
 @pytest.mark.parametrize("policy, said, reason, counted", [
     (PreferNewer(), [LEFT], "nothing to end: ann:employer holds no value", False),
-    (None, [ACME, LEFT], "ending a fact needs conflict_policy=PreferNewer()", False),
+    (PreferHigherConfidence(), [ACME, LEFT],
+     "ending a fact needs conflict_policy=PreferNewer() or no policy", False),
     (PreferNewer(), [ACME, fact("Ann", "employer", "Acme", "I no longer work at Acme",
                                 valid_until="last spring")], "malformed", True),
 ])
@@ -157,3 +158,12 @@ def test_corollary_remember_ends_a_fact_in_a_session(tmp_path: Any, server: Serv
                                      conflict_policy=PreferNewer())
         assert kb.value("ann:employer") is None
         assert kb.at(day(2026, 1, 1)).value("ann:employer") == "Acme"
+
+
+def test_with_no_policy_remember_ends_a_fact_too() -> None:
+    kb = BeliefBase(clock=ManualClock(day(2026, 6, 1)))
+    model = ScriptedModel([facts(ACME), facts(LEFT)])
+    kb.remember("I work at Acme.", source="human:ann", model=model, at=day(2025, 1, 1))
+    kb.remember("I no longer work at Acme.", source="human:ann", model=model, at=day(2026, 3, 1))
+    assert kb.value("ann:employer") is None
+    assert kb.at(day(2026, 2, 1)).value("ann:employer") == "Acme"

@@ -115,12 +115,18 @@ def evaluate(kb, now, world=None):
                     found = merge(found, d)
         return found
 
-    if isinstance(policy, PreferNewer):
+    # with no policy, an end (kb.end) is decided by time against the other values of its key,
+    # as PreferNewer decides every pair (docs/model.md, "Ending a fact")
+    by_time = isinstance(policy, PreferNewer) or policy is None
+    margin = policy.margin if isinstance(policy, PreferNewer) else 0.2
+    if by_time:
         # a value holding at world time is superseded by one that began later (valid or not)
         # and is at least its strength minus the margin (strength: agreement of the begun
         # premises, valid or not, not expired)
         for key in engine.keys:
             standing = [b for b in engine.values_of(key) if b.withdrawn is None]
+            if policy is None and not any(is_end(b.value) for b in standing):
+                continue
             dates = {b: dates_of(b) for b in standing}
             for b in standing:
                 holds, _, strength = dates[b]
@@ -129,7 +135,8 @@ def evaluate(kb, now, world=None):
                 for other in standing:
                     began, other_strength = dates[other][1], dates[other][2]
                     if (other is not b and began is not None and began > holds
-                            and other_strength >= strength - policy.margin):
+                            and (policy is not None or is_end(b.value) or is_end(other.value))
+                            and other_strength >= strength - margin):
                         defeated.add(b)
 
     decided = policy is not None and policy.decides  # the policy says whether rivals exclude
