@@ -896,6 +896,7 @@ class Engine:
             region = set()
             stack = list(targets)
             rivals_too = self.conflict_policy.decides
+            ended = self.ended
             nogood_keys = self.nogoods_by_key
             keys = self.keys
             expanded: set[str] = set()
@@ -908,7 +909,7 @@ class Engine:
                     stack.extend(j.inputs)
                     for item in j.unless:
                         stack.extend(self.item_beliefs(item))
-                if (rivals_too or b.key in self.ended) and (
+                if (rivals_too or ended and b.key in ended) and (
                         b.key in nogood_keys or type(keys[b.key]) is not Belief):
                     self.push_deciders(b, stack, expanded)
         if region:

@@ -131,7 +131,7 @@ class Sweep:
         for b in order:
             if check and (decided and (type(keys[b.key]) is not Belief
                                        or (nogood_keys and b.key in nogood_keys))
-                          or b.key in ended and type(keys[b.key]) is not Belief):
+                          or ended and b.key in ended and type(keys[b.key]) is not Belief):
                 return order[order.index(b):]
             if b.withdrawn is not None:
                 b.best = None
