@@ -25,7 +25,7 @@ from ..facade.recall import render_value
 from ..foundations._format import format_confidence
 from ..foundations.clock import format_instant
 from ..foundations.errors import CorollaryError
-from ..foundations.values import canon
+from ..foundations.values import canon, end_reason, is_end
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
@@ -130,7 +130,11 @@ def superseded_mark(entry: TimelineEntry) -> str:
     >>> superseded_mark(kb.timeline("addr")[0])
     'superseded by "Pine Ave" (valid 2024-01-02 → 2025-03-02)'
     """
-    return f"superseded by {render_value(entry.superseded_by)} (valid {valid_span(entry)})"
+    newer = entry.superseded_by
+    if is_end(newer):  # an end (kb.end): nothing replaced it, it stopped holding
+        why = end_reason(newer)
+        return f"ended{'' if why is None else f' ({render_value(why)})'} (valid {valid_span(entry)})"
+    return f"superseded by {render_value(newer)} (valid {valid_span(entry)})"
 
 
 def held_mark(entries: Sequence[TimelineEntry], value: Any, conflict: str | None

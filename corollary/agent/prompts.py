@@ -100,7 +100,8 @@ MCP_INSTRUCTIONS = (
     + BELIEFS_ARE + " explain shows why. recall(query, k) finds the held beliefs that bear on a "
     "question, most relevant and most trusted first; beliefs(query, limit) lists them. When a "
     "fact holds from a known time, give assert_fact its valid_from (ISO 8601): a newer value "
-    "of a key supersedes an older one. When a fact turns out wrong or stale, retract it. Keys are strings such as 'revenue:Q3'; sources "
+    "of a key supersedes an older one. When a fact stops holding (it was true until then), end "
+    "it; when it turns out wrong, retract it. Keys are strings such as 'revenue:Q3'; sources "
     "are 'kind:name' ('tool:quote', 'document:10-K', 'human:ops', 'model:gpt'). Your client "
     "may show these tools under a prefix (corollary_assert_fact for assert_fact)."
 )

@@ -29,7 +29,7 @@ from ..foundations.errors import (
     InvalidTypeError,
     UnknownSourceError,
 )
-from ..foundations.values import INT_MAX, INT_MIN, canon, check_key, check_text
+from ..foundations.values import INT_MAX, INT_MIN, canon, check_key, check_text, is_end, refuse_end
 from ..tms import Premise
 from ..trust.policy import STEP_KINDS
 from ..trust.view import TrustView
@@ -186,6 +186,8 @@ def check_assertion(trust: TrustView, key: Any, value: Any, source: Any, origin:
     if type(key) is not str or not key or key.isspace() or not key.isascii():
         key = check_key(key)
     vid = value if type(value) is str and value.isascii() else canon(value)
+    if type(value) is dict:
+        refuse_end(value)
     kind = trust.kinds.get(source) if type(source) is str else None
     if kind is None:  # a source not seen yet (or not a plain string)
         source = plain_text(source)
@@ -287,12 +289,13 @@ def confirmations(lookup: Lookup, b: Belief | None, key: str, value: Any, source
 def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source: str,
         origin: str, hl: float | None, tl: float | None, now: float,
         certainty: float | None = None, valid_from: float | None = None,
-        valid_until: float | None = None) -> None:
+        valid_until: float | None = None, history: bool = False) -> None:
     """The change asserting a checked row on a known key makes (``b``: the belief ``key =
-    value``, if there is one)."""
+    value``, if there is one). ``history``: the source's values at other times stay, as under
+    PreferNewer (an end, ``kb.end``, keeps what it ends, whatever the policy)."""
     start = now if valid_from is None else valid_from
     earlier: tuple[tuple[float, float | None], ...] = ()
-    keeps_history = getattr(engine.conflict_policy, "mode", None) == "time"
+    keeps_history = history or getattr(engine.conflict_policy, "mode", None) == "time"
     # a source's earlier premise on this key: renew it (same value) or replace it; under
     # PreferNewer, or when its valid time ended by the new one's start, it is history and is
     # kept (it holds in its own interval, docs/model.md "Time and change")
@@ -301,7 +304,8 @@ def put(engine: Engine, b: Belief | None, key: str, value: Any, vid: Any, source
             old = other.premise_from(source)
             if old is None:
                 continue
-            if keeps_history and old.valid_from != start or (
+            if (keeps_history or type(other.value) is dict and is_end(other.value)) and (
+                    old.valid_from != start) or (
                     old.valid_until is not None and old.valid_until <= start):
                 continue  # another time's value (one starting at the same time is corrected)
             engine.drop_premise(other, source)

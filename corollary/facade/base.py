@@ -80,6 +80,7 @@ from .base_operations import (
 )
 from .blame import FAULTS, Verdict, blame, outcome_events
 from .calling import ToolCallMethods
+from .ending import EndMethods
 from .forgetting import ForgetMethods
 from .lookup import EngineSync, Lookup
 from .opening import SessionMethods
@@ -100,7 +101,8 @@ _UNSET: Any = object()
 
 
 class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
-                 RememberMethods, ConflictMethods, SessionMethods, ForgetMethods):
+                 RememberMethods, ConflictMethods, SessionMethods, ForgetMethods,
+                 EndMethods):
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters

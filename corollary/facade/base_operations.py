@@ -106,7 +106,8 @@ def remembered(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str,
                ) -> list[list[Any]]:
     """A remember: each fact it claimed."""
     source = arguments["source"]
-    return [[f[0], f[1], source, None] for f in arguments["facts"]]
+    return [[f[0], f[1], source, None] for f in [*arguments["facts"],
+                                                 *(arguments.get("ends") or ())]]
 
 
 # -- what an entry keeps -----------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 from ..foundations._deprecated import module_getattr
 from ..foundations.clock import Clock
 from ..foundations.errors import AmbiguousValueError, InvalidInputError, UnknownBeliefError
-from ..foundations.values import canon, check_key
+from ..foundations.values import canon, check_key, is_end
 from ..reasons.rule_engine import RuleEngine
 from ..tms import IN, Belief, Engine
 from ..tms.conflicts import Candidate, Conflict
@@ -174,8 +174,9 @@ class Lookup:
         return values
 
     def held(self, key: str) -> list[Belief]:
-        """The values of ``key`` held now."""
-        return [b for b in self.values(key) if b.label is IN]
+        """The values of ``key`` held now (an end that holds is no value: alone it leaves
+        nothing held, beside a value it did not end it stands in an open conflict with it)."""
+        return without_ends([b for b in self.values(key) if b.label is IN])
 
     def held_belief(self, key: str, what: str) -> Belief:
         """The one value of ``key`` held now; ``what`` names the key in errors."""
@@ -187,6 +188,8 @@ class Lookup:
                 if b.vid == vid:
                     return b
         held = [b for b in values if b.label is IN]
+        if what != "key":  # an input reads a value; retracting the key's held end takes the end
+            held = without_ends(held)
         if not held:
             out = "; ".join(f"{b.value!r} is OUT ({b.why})" for b in sorted(values, key=lambda b: b.seq))
             raise UnknownBeliefError(f"{what} {key!r} holds no value: {out}")
@@ -234,3 +237,11 @@ class Lookup:
 __getattr__ = module_getattr(__name__, {
     "sources_of": (lambda: _sources_of, "import sources_of from corollary.facade.blame"),
 })
+
+
+def without_ends(held: list[Belief]) -> list[Belief]:
+    """``held`` as reads see it: ends (``kb.end``) hold no value, so when only ends hold,
+    nothing does; an end beside a value it did not end stays, as the open conflict it is."""
+    if held and type(held[0].value) is dict and all(is_end(b.value) for b in held):
+        return []
+    return held

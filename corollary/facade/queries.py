@@ -17,7 +17,7 @@ from ..foundations._validate import check_int, check_unit
 from ..foundations.clock import Instant
 from ..foundations.errors import UnknownBeliefError
 from ..foundations.scope import Scope, to_scope
-from ..foundations.values import canon
+from ..foundations.values import canon, is_end
 from ..reasons.calls import Expired, expired
 from ..reasons.nogoods import describe_loss
 from ..retrieval.retriever import Retriever, check_retriever
@@ -97,7 +97,7 @@ class QueryMethods:
         nothing = None if default is _NO_DEFAULT else default
         try:
             b = self._lookup.current(key)
-            if b is not None:
+            if b is not None:  # (never an end, kb.end: an end is never a key's only value)
                 return nothing if b.best is None else b.value
             b = self._lookup.one_held(key)
         except UnknownBeliefError:
@@ -155,7 +155,8 @@ class QueryMethods:
         self._lookup.sync()
         found: list[Held] = []
         for b in self._engine.beliefs():
-            if b.label is IN and b.conf >= floor and (within is None or within.contains(b.key)):
+            if (b.label is IN and b.conf >= floor and (within is None or within.contains(b.key))
+                    and (type(b.value) is not dict or not is_end(b.value))):
                 if skip:
                     skip -= 1
                     continue
@@ -302,7 +303,7 @@ class QueryMethods:
     def timeline(self, key: str) -> list[TimelineEntry]:
         """Every value ``key`` has had, oldest validity first, each with its effective
         interval, label and confidence now, sources, and status (``"held"``,
-        ``"superseded"``, ``"contested"`` or ``"out"``); see
+        ``"superseded"``, ``"contested"``, ``"out"`` or ``"ended"``); see
         :class:`corollary.facade.world.TimelineEntry`."""
         return timeline(self, key)
 

@@ -33,7 +33,7 @@ from ..foundations._format import format_confidence
 from ..foundations._validate import check_bool, check_int, check_number, check_unit
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope
-from ..foundations.values import plain
+from ..foundations.values import is_end, plain
 from ..retrieval.fusion import RRF_K, fuse
 from ..retrieval.lexical import LexicalIndex, tokenize
 from ..retrieval.retriever import Retriever, check_retriever
@@ -338,7 +338,7 @@ class Recaller:
     def _held(self, b: Belief, floor: float) -> bool:
         """Whether ``b`` (synced) is a belief of the base now, held at or above ``floor``."""
         return (b.label is IN and b.conf >= floor and self.engine.find(b.key, b.vid) is b
-                and (self.scope is None or self.scope.contains(b.key)))
+                and (self.scope is None or self.scope.contains(b.key)) and not is_end(b.value))
 
     def _beside(self, b: Belief, terms: list[str]) -> list[tuple[float, Belief]]:
         """The other values of ``b``'s key not indexed yet (made by reasons only, since the

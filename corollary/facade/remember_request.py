@@ -3,7 +3,8 @@
 The model is offered one tool, ``facts``, whose argument ``facts`` is a list of objects with
 ``subject``, ``attribute``, ``value``, ``quote`` (the exact words of the text that say it) and
 optionally ``key`` (an existing key it was shown), ``valid_from`` (when the text says the fact
-starts) and ``certainty``. The texts the model reads are the constants here: the instructions
+starts), ``certainty``, and ``ended`` / ``valid_until`` (the fact no longer holds: from the
+message's time, or from ``valid_until``; docs/remember.md). The texts the model reads are the constants here: the instructions
 (:data:`INSTRUCTIONS`), the tool's description (:data:`FACTS_TOOL`) and the layout of the user
 message (:data:`REQUEST`).
 
@@ -67,6 +68,12 @@ INSTRUCTIONS = (
     "only when the text says so; otherwise leave it out and the message's time is used.\n"
     "- certainty (0 to 1) is how sure you are the text states the fact; leave it out when "
     "the text states it plainly.\n"
+    "- When the text says a fact no longer holds, report it with ended: true, its value the "
+    "one that stopped holding; valid_until is when the text says it stopped (ISO 8601), "
+    "else leave it out and the message's time is used. Example: 'I left Acme in March 2026' "
+    "is {\"subject\": \"Ann\", \"attribute\": \"employer\", \"value\": \"Acme\", "
+    "\"quote\": \"I left Acme in March 2026\", \"ended\": true, \"valid_until\": "
+    "\"2026-03-01\"}.\n"
     "- Report only what the text states, not what you guess. If nothing is worth remembering, "
     "call facts with an empty list."
 )
@@ -128,6 +135,12 @@ FACTS_TOOL: dict[str, Any] = {
                                            "description": "ISO 8601 time the fact starts, "
                                                           "when the text says"},
                             "certainty": {"type": "number", "minimum": 0, "maximum": 1},
+                            "ended": {"type": "boolean",
+                                      "description": "true when the text says the fact no "
+                                                     "longer holds"},
+                            "valid_until": {"type": "string",
+                                            "description": "ISO 8601 time the fact stops "
+                                                           "holding, when the text says"},
                         },
                         "required": ["subject", "attribute", "value", "quote"],
                     },

@@ -41,6 +41,7 @@ from ..foundations.values import canon, check_key
 from ..tms import IN
 from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
+from .ending import corrected
 from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
 from .operations import operation
@@ -103,6 +104,7 @@ class Remembered:
     merged_from: str | None = None
     valid_from: float | None = None
     source: str = DEFAULT_MODEL_SOURCE
+    ended: float | None = None  # when the fact stopped holding (a fact with ended/valid_until)
 
 
 @attrs.frozen(slots=True)
@@ -209,6 +211,26 @@ class _Fact:
     certainty: float | None
     merged_from: str | None
     known: bool = False  # already claimed from its document by the same source
+    #: when the fact stops holding (its ``valid_until``, or the message's time with ``ended``);
+    #: ``None``: a fact that holds on (docs/remember.md, "Ending a fact")
+    until: float | None = None
+    #: whether the text said when it started (``valid_from``): then it is claimed for its
+    #: interval; otherwise it ends what the key holds
+    started: bool = False
+
+
+def _until(raw: dict[str, Any], said: float) -> float | None:
+    """When a fact stops holding: its ``valid_until``, else the message's time ``said`` when
+    it is ``ended``; ``None`` for a fact that holds on. ``InvalidInputError`` when malformed."""
+    ended, until = raw.get("ended", False), raw.get("valid_until")
+    if not isinstance(ended, bool):
+        raise InvalidInputError("its ended is not true or false")
+    if until is not None:
+        when = _model_time(until)
+        if when is None:
+            raise InvalidInputError(f"its valid_until {until!r} is not an ISO 8601 time")
+        return when
+    return said if ended else None
 
 
 def _fact_fields(raw: Any) -> tuple[str, str, Any, str, str | None, Any, float | None]:
@@ -410,27 +432,31 @@ class RememberMethods:
                        docs: list[_Doc], claimer: str, requests: int, cut: int = 0
                        ) -> RememberedList:
         """The new checked facts remembered (one change, :meth:`_remembered`, with the
-        documents they cite); the facts already remembered from their document returned as
-        they stand, nothing written for them; nothing new: only the outcomes of the refusals
-        counted against the model (each refusal's once: :func:`_refusal_identity`)."""
+        documents they cite), and the ends the facts state (:meth:`_ending_facts`); the facts
+        already remembered from their document returned as they stand, nothing written for
+        them; nothing new: only the outcomes of the refusals counted against the model (each
+        refusal's once: :func:`_refusal_identity`)."""
+        kept, ends = self._ending_facts(kept, docs, refused)
         counted = [[r.reason, ident] for r, ident in refused if r.counted]
         new = [f for f in kept if not f.known]
         made: list[Remembered] = []
-        if not new:
+        if not new and not ends:
             if counted and self.learn_from_checks:  # the outcomes alone: no document, no entry
                 self.ledger.record_many(  # type: ignore[attr-defined]
                     self._refusal_events(claimer, counted))
         else:
-            used = sorted({f.doc for f in new})
+            used = sorted({f.doc for f in new} | {int(e[3]) for e in ends})
             renumber = {d: i for i, d in enumerate(used)}
             doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
             fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
                           f.merged_from] for f in new]
-            made = self._remembered(doc_rows, claimer, fact_rows, counted)
+            extra = {"ends": [[*e[:3], renumber[e[3]], *e[4:]] for e in ends]} if ends else {}
+            made = self._remembered(doc_rows, claimer, fact_rows, counted, **extra)
         fresh = iter(made)
         _sync_beliefs(self, [(f.key, f.value) for f in kept if f.known])
         results = [_result(self, f.key, f.value, f.quote, docs[f.doc].key, f.valid_from,
                            f.merged_from, claimer) if f.known else next(fresh) for f in kept]
+        results.extend(fresh)  # the ends', after the facts'
         return RememberedList(results, [r for r, _ in refused], requests, cut)
 
     def _refusal_events(self, source: str, refusals: Sequence[Any]) -> list[dict[str, Any]]:
@@ -451,6 +477,51 @@ class RememberMethods:
             self.ledger.record_many([  # type: ignore[attr-defined]
                 *outcome_events(self._uid, self._ops, items, self.now(), None), *events])
         self._ops += 1
+
+    def _ending_facts(self, kept: list[_Fact], docs: list[_Doc],
+                      refused: list[tuple[Refused, str]]
+                      ) -> tuple[list[_Fact], list[list[Any]]]:
+        """The facts that hold on, and the rows of those that stop holding: ``[key, value or
+        None, quote, doc, until, certainty, valid_from or None, merged_from]``. A fact whose
+        text said when it started is claimed for its interval; one that did not ends what the
+        key holds then (``kb.end`` on the speaker's word, the quote as its reason; the value
+        named when it is one the key has now; a key this call's other facts make is ended
+        whatever it holds then). An end the base cannot take is refused, not
+        counted against the model: a policy deciding by something else than time, a key never
+        seen, a value that does not hold then (docs/remember.md, "Ending a fact")."""
+        held, ends = [], []
+        claimed = {f.key for f in kept if f.until is None}  # keys this call's facts make
+        for f in kept:
+            if f.until is None:
+                held.append(f)
+                continue
+            raw = {"key": f.key, "value": f.value, "quote": f.quote}
+            if f.started:
+                if not f.until > f.valid_from:
+                    refusal = Refused(raw, "malformed: its valid_until is not after its "
+                                           "valid_from", True, f.key)
+                    refused.append((refusal, _refusal_identity(refusal, docs, [f.doc])))
+                    continue
+                ends.append([f.key, f.value, f.quote, f.doc, f.until, f.certainty,
+                             f.valid_from, f.merged_from])
+                continue
+            why = None
+            value = f.value if self._engine.find(f.key, canon(f.value)) is not None else None
+            policy = self.conflict_policy  # type: ignore[attr-defined]
+            if policy is not None and getattr(policy, "mode", None) != "time":
+                why = "ending a fact needs conflict_policy=PreferNewer() or no policy"
+            elif not self._engine.values_of(f.key) and f.key not in claimed:
+                why = f"nothing to end: {f.key} holds no value"
+            elif value is not None and self.at(f.until).label(f.key, value) != "IN":  # type: ignore[attr-defined]
+                why = f"nothing to end: {f.key} = {value!r} does not hold then"
+            elif corrected(self._engine, f.key, docs[f.doc].source, f.until) is not None:
+                why = f"nothing to end: {docs[f.doc].source} said it from that very time"
+            if why is not None:
+                refusal = Refused(raw, why, False, f.key)
+                refused.append((refusal, _refusal_identity(refusal, docs, [f.doc])))
+                continue
+            ends.append([f.key, value, f.quote, f.doc, f.until, f.certainty, None, f.merged_from])
+        return held, ends
 
     # -- the steps -------------------------------------------------------------------------
     def _remember_docs(self, text: Any, source: Any, at: Any, document: Any,
@@ -594,9 +665,16 @@ class RememberMethods:
             if resolved.how == "new":
                 made.setdefault(words(subject), {})[resolved.key] = words(attribute)
             when = stated_time(valid_from, docs[doc].text, docs[doc].at)
+            try:
+                until = _until(raw, docs[doc].at)
+            except InvalidInputError as exc:
+                _refuse(refused, Refused(raw, f"malformed: {exc}", True, resolved.key),
+                        docs, candidates)
+                continue
             kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
                               resolved.merged_from,
-                              self._claimed(resolved.key, value, claimer, docs[doc].key)))
+                              self._claimed(resolved.key, value, claimer, docs[doc].key),
+                              until=until, started=valid_from is not None))
         return kept, [(r, ident) for ident, r in refused.items()]
 
     def _claimed(self, key: str, value: Any, source: str, document: str) -> bool:
@@ -608,7 +686,7 @@ class RememberMethods:
 
     @operation("remember", subjects=remembered_facts)
     def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
-                    refusals: list[Any]) -> list[Remembered]:
+                    refusals: list[Any], ends: Sequence[list[Any]] = ()) -> list[Remembered]:
         """The change of one remember: the documents asserted and the facts claimed, with the
         outcomes of the checks recorded first (all or nothing). Its arguments are plain data:
         a journaled base keeps them as its entry, and a replay runs this again with them."""
@@ -638,11 +716,28 @@ class RememberMethods:
                          learn=False, valid_from=valid_from)  # ordered in time (PreferNewer)
                 if merged is not None:
                     _note_merge(self._engine, key, value, source, quote, merged)
+            for key, value, quote, doc, until, cert, started, merged in ends:
+                if started is None:  # what the key holds ends then, on the speaker's word
+                    kb.end(key, value, source=docs[doc][2], at=until, reason=quote,
+                           certainty=cert)
+                else:  # a fact said to have held for an interval
+                    kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
+                             learn=False, valid_from=started, valid_until=until)
+                    if merged is not None:
+                        _note_merge(self._engine, key, value, source, quote, merged)
             if rules:  # after the rules fired: a rule failing undoes the outcomes too
                 self._record_checks(items, events)
         _sync_beliefs(self, [(f[0], f[1]) for f in facts])
-        return [_result(self, key, value, quote, docs[doc][0], valid_from, merged, source)
-                for key, value, quote, doc, valid_from, _cert, merged in facts]
+        out = [_result(self, key, value, quote, docs[doc][0], valid_from, merged, source)
+               for key, value, quote, doc, valid_from, _cert, merged in facts]
+        for key, value, quote, doc, until, _cert, started, merged in ends:
+            b = None if value is None else self._engine.find(key, canon(value))
+            self._lookup.sync([b] if b is not None else [])
+            held = b is not None and b.label is IN
+            out.append(Remembered(key, value, quote, "IN" if held else "OUT",
+                                  b.conf if held and b is not None else 0.0, docs[doc][0], (),
+                                  merged, started, source, until))
+        return out
 
 
 #: How many distinct words of the input the recall of existing keys reads: a request's cost

@@ -24,6 +24,7 @@ import attrs
 from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
+from ..foundations.values import is_end
 from ..tms.conflicts import span_of, superseder
 from ..tms.records import record_valid_at
 from .blame import sources_of
@@ -36,7 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["TimelineEntry", "WorldView", "timeline"]
 
 #: The statuses of a :class:`TimelineEntry`.
-STATUSES = ("held", "superseded", "contested", "out")
+STATUSES = ("held", "superseded", "contested", "out", "ended")
 
 
 @attrs.frozen(slots=True)
@@ -57,8 +58,10 @@ class TimelineEntry:
         The sources answering for it.
     status : str
         ``"held"`` (IN now, alone), ``"superseded"`` (a newer value replaced it), ``"contested"``
-        (IN now beside another value: an open conflict) or ``"out"`` (retracted, expired, ended,
-        lost).
+        (IN now beside another value: an open conflict), ``"out"`` (retracted, expired, lost)
+        or ``"ended"``: the entry is an end (``kb.end``, its value ``{"$ended": reason}``) that
+        holds, so the key holds nothing from its ``valid_from`` on; the value it ended is
+        ``"superseded"`` by it, its ``valid_until`` the end's start.
     superseded_by : object
         The value that replaced it (``None`` unless superseded).
     """
@@ -83,7 +86,9 @@ def timeline(base: QueryMethods, key: str) -> list[TimelineEntry]:
     for b in values:
         newer = superseder(engine, b)
         start, end = span_of(b, newer, engine, now)
-        if b.best is not None:
+        if b.best is not None and is_end(b.value) and len(held) == 1:
+            status = "ended"  # an end holds: the key holds nothing from its start on
+        elif b.best is not None:
             status = "contested" if len(held) > 1 else "held"
         else:
             status = "superseded" if newer is not None else "out"
@@ -207,8 +212,10 @@ class WorldView:
         with self._reading():
             self._base._lookup.sync()
             return [key for key, slot in self._base._engine.keys.items()
-                    if (slot.best is not None if not isinstance(slot, dict)
-                        else any(b.best is not None for b in slot.values()))]
+                    if (slot.best is not None and not is_end(slot.value)
+                        if not isinstance(slot, dict)
+                        else any(b.best is not None and not is_end(b.value)
+                                 for b in slot.values()))]
 
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,

@@ -22,6 +22,38 @@ INT_MAX = 2**64 - 1
 STEP_KINDS = frozenset({"rule"})
 
 
+#: The one key of an *end*'s value: ``{"$ended": reason}`` is the value a ``kb.end`` premise
+#: gives its key, "no value from here on" (docs/model.md, "Ending a fact"). Sources cannot assert
+#: it: a dict value with this key is refused where values come in (:func:`refuse_end`).
+END_TAG = "$ended"
+
+
+def end_value(reason: str | None) -> dict[str, Any]:
+    """The value an end gives its key: ``{"$ended": reason}`` (``reason`` may be ``None``).
+
+    >>> end_value("I no longer work at Acme"), is_end(end_value(None)), is_end({"a": 1})
+    ({'$ended': 'I no longer work at Acme'}, True, False)
+    """
+    return {END_TAG: reason}
+
+
+def is_end(value: Any) -> bool:
+    """Whether ``value`` is an end's value (what reads show as "nothing held")."""
+    return type(value) is dict and END_TAG in value and len(value) == 1
+
+
+def end_reason(value: Any) -> str | None:
+    """The reason an end's value carries (``None`` when none was given, or not an end)."""
+    return value.get(END_TAG) if is_end(value) else None
+
+
+def refuse_end(value: Any) -> None:
+    """Refuse a value that would read as an end: ``kb.end`` says that, not an assertion."""
+    if type(value) is dict and END_TAG in value:
+        raise InvalidInputError(f"{END_TAG!r} is reserved for ends (kb.end) and cannot be a "
+                                "key of a dict value")
+
+
 def check_key(key: object) -> str:
     """Validate a key: a non-empty string."""
     if type(key) is not str:

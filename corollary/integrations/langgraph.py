@@ -11,7 +11,9 @@ over namespaces), and LangMem's memory tools sit on it. Over a base, each item i
 - ``put`` asserts the item's value (a JSON object) on the word of the store's ``source``; a
   second ``put`` of the key replaces the first (with a base that takes valid times, the new
   value is valid from the time of the put, and the policy decides: under ``PreferNewer`` the
-  old one is superseded), ``delete`` retracts it without blaming anyone;
+  old one is superseded), ``delete`` ends it (``kb.end`` under ``PreferNewer`` or no policy:
+  nothing held from then on, never an older value back; under another policy, where a put
+  replaced the earlier value, it withdraws it without blaming anyone; docs/lifecycle.md);
 - ``get`` reads the held value, ``search`` returns held values only, at or above the base's
   confidence floor: never a superseded, retracted or untrusted one; with ``query=`` the order
   is :meth:`~corollary.BeliefBase.recall`'s (relevance times confidence, as ``score``).
@@ -35,7 +37,7 @@ from typing import Any
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError, require
 from ..foundations.scope import Scope
-from ..foundations.values import canon, plain
+from ..foundations.values import canon, is_end, plain
 
 _base = require("langgraph.store.base", "langgraph", "corollary.integrations.langgraph")
 BaseStore = _base.BaseStore
@@ -228,7 +230,7 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         best: tuple[Any, float] | None = None
         for b in list(kb.engine.values_of(key)):
             value = b.value
-            if kb.label(key, value) != "IN":
+            if is_end(value) or kb.label(key, value) != "IN":
                 continue
             confidence = kb.confidence(key, value)
             if confidence >= self.floor and (best is None or confidence > best[1]):
@@ -368,12 +370,10 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
     def _write(self, op: Any) -> None:
         kb = self.kb
         belief = belief_key(op.namespace, op.key, self.prefix)
-        if op.value is None:  # delete: withdrawn, nobody blamed
+        if op.value is None:  # delete: the item ends (never an older value back)
             self._created.pop(belief, None)
             if belief in kb.engine.keys:
-                for b in list(kb.engine.values_of(belief)):
-                    if kb.label(belief, b.value) == "IN":
-                        kb.retract(belief, b.value, reason="deleted from the store")
+                self._delete(belief, self._source(op.namespace))
             return
         value = {str(k): v for k, v in op.value.items()}
         now = kb.now()
@@ -382,6 +382,34 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
             self._created[belief] = now
         timed: dict[str, Any] = {"valid_from": now} if self._timed else {}
         kb.assert_(belief, value, self._source(op.namespace), **timed)
+
+
+    def _delete(self, belief: str, source: str) -> None:
+        """Delete an item: under ``PreferNewer`` or no policy it ends now (``kb.end``: what it
+        superseded stays superseded; a value put at this very instant held at no time and is
+        withdrawn); under a policy that decides by something else, where a put replaced the
+        store's earlier value, its held values are withdrawn, nobody blamed
+        (docs/lifecycle.md)."""
+        kb = self.kb
+        held = [b.value for b in kb.engine.values_of(belief)
+                if not is_end(b.value) and kb.label(belief, b.value) == "IN"]
+        if not held:
+            return
+        if kb.conflict_policy is None or getattr(kb.conflict_policy, "mode", None) == "time":
+            now = kb.now()
+            engine = kb.engine
+            # a value put at this very instant held at no time: it is withdrawn, and what it
+            # superseded is ended with the rest
+            fresh = [v for v in held if any(
+                p.valid_from == now for p in engine.find(belief, canon(v)).premises)]
+            for value in fresh:
+                kb.retract(belief, value, reason="deleted from the store")
+            if any(not is_end(b.value) and kb.label(belief, b.value) == "IN"
+                   for b in engine.values_of(belief)):
+                kb.end(belief, source=source, at=now, reason="deleted from the store")
+            return
+        for value in held:
+            kb.retract(belief, value, reason="deleted from the store")
 
 
 def _does_match(kind: str, path: tuple[str, ...], namespace: tuple[str, ...]) -> bool:

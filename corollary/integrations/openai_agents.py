@@ -1,7 +1,7 @@
 """corollary's operations as OpenAI Agents SDK function tools, in-process (no MCP child).
 
 :func:`make_tools` gives a list of ``FunctionTool`` for ``Agent(tools=...)``: ``assert_fact``,
-``claim``, ``retract``, ``recall``, ``explain`` (and ``remember`` with a model). A call the base
+``claim``, ``retract``, ``end``, ``recall``, ``explain`` (and ``remember`` with a model). A call the base
 refuses goes back to the model as the tool's output, carrying corollary's message (the SDK's
 default hides every error behind one fixed sentence), with the base unchanged. Needs
 ``openai-agents`` (the ``frameworks`` extra).
@@ -68,7 +68,7 @@ def make_tools(kb: BeliefBase, *, source: str = "model:agent",
     --------
     >>> from corollary import BeliefBase
     >>> [t.name for t in make_tools(BeliefBase(), source="model:analyst")]
-    ['assert_fact', 'claim', 'retract', 'recall', 'explain']
+    ['assert_fact', 'claim', 'retract', 'end', 'recall', 'explain']
     """
     ops = Operations(kb, source=source, scope=scope, model=model)
     # values are any JSON: the SDK's strict schemas would refuse them, so the tools are loose

@@ -1,7 +1,7 @@
 """The operations a native toolset offers a model over a base, in-process: what the MCP server's
 tools do (docs/mcp.md), as plain functions that take and return JSON data.
 
-``assert_fact``, ``claim``, ``retract``, ``recall`` and ``explain`` (and ``remember`` when the
+``assert_fact``, ``claim``, ``retract``, ``end``, ``recall`` and ``explain`` (and ``remember`` when the
 base has it) are :class:`Operations`' methods; :mod:`corollary.integrations.pydantic_ai` and
 :mod:`corollary.integrations.openai_agents` hand them to their framework. A bad call raises the
 base's :class:`~corollary.foundations.errors.CorollaryError`, with the base unchanged; each
@@ -25,7 +25,7 @@ from ..tms.proof import Proof
 __all__ = ["NAMES", "Operations"]
 
 #: The operations, in the order a toolset lists them (``remember`` only when the base has it).
-NAMES = ("assert_fact", "claim", "retract", "recall", "explain", "remember")
+NAMES = ("assert_fact", "claim", "retract", "end", "recall", "explain", "remember")
 #: The most beliefs one recall returns.
 RECALL_MOST = 50
 
@@ -167,6 +167,33 @@ class Operations:
             withdrawn = self.kb.value(key) if value is None else value
             self.kb.retract(key, value, reason=reason)
             return self._state(key, withdrawn)
+
+    def end(self, key: str, source: str, value: Any = None, at: str | None = None,
+            reason: str | None = None) -> dict[str, Any]:
+        """Say that key (or its value) no longer holds from a time on ('I no longer work at
+        Acme'): the key then holds nothing, earlier times still read the value, and
+        retracting the end brings it back. Use retract for a value that was never right.
+
+        Parameters
+        ----------
+        key : str
+            The belief's key.
+        source : str
+            Who says it stopped holding, as 'kind:name': 'human:ann', 'tool:crm'.
+        value : Any, optional
+            The value that stopped holding (default: whatever the key holds).
+        at : str, optional
+            When it stopped holding, ISO 8601 ('2026-03-01'); default: now.
+        reason : str, optional
+            Why, or the words that said so; shown in proofs.
+        """
+        from ..foundations.clock import parse_instant
+
+        self._inside(key)
+        with self._lock:
+            self._sync()
+            self.kb.end(key, value, source=source, at=parse_instant(at, "at"), reason=reason)
+            return self._state(key, None)
 
     def recall(self, query: str, k: int = 10) -> dict[str, Any]:
         """The held beliefs that bear on a query, most relevant and most trusted first; never

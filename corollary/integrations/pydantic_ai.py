@@ -1,7 +1,7 @@
 """corollary's operations as a pydantic-ai toolset, in-process (no MCP child).
 
 :func:`make_toolset` gives a ``FunctionToolset`` of :class:`~corollary.integrations.operations.Operations`:
-``assert_fact``, ``claim``, ``retract``, ``recall``, ``explain`` (and ``remember`` with a
+``assert_fact``, ``claim``, ``retract``, ``end``, ``recall``, ``explain`` (and ``remember`` with a
 model). A call the base refuses goes back to the model as a retry prompt carrying corollary's
 message (pydantic-ai's ``ModelRetry``), with the base unchanged. Needs pydantic-ai (the
 ``frameworks`` extra).
@@ -62,7 +62,7 @@ def make_toolset(kb: BeliefBase, *, source: str = "model:agent",
     >>> from corollary import BeliefBase
     >>> toolset = make_toolset(BeliefBase(), source="model:analyst")
     >>> sorted(toolset.tools)
-    ['assert_fact', 'claim', 'explain', 'recall', 'retract']
+    ['assert_fact', 'claim', 'end', 'explain', 'recall', 'retract']
     """
     ops = Operations(kb, source=source, scope=scope, model=model)
     return _toolsets.FunctionToolset([_retrying(op) for op in ops.tools(asynchronous=True)],

@@ -446,9 +446,9 @@ def _assertion_tools(server: MCPServer, served: Served) -> None:
 def _settling_tools(server: MCPServer, served: Served) -> None:
     """The tools that withdraw or judge: retract, record_outcome, resolve."""
     @server.tool(annotations=_RETRACT, description=(
-        "Withdraw the held value of key (or the given value); everything resting on it goes OUT. "
-        "fault='source' says it was wrong when given and lowers its sources' reliability; "
-        "'none' (default) says the world changed."))
+        "Withdraw the held value of key (or the given value): it was never right; everything "
+        "resting on it goes OUT. fault='source' lowers its sources' reliability. A fact that "
+        "was true and stopped holding is ended (end), not retracted."))
     def retract(
         key: Key, value: Annotated[Any, Field(description="The value to withdraw (default: the "
                                                           "held one)")] = None,
@@ -610,10 +610,38 @@ def _problem_tools(server: MCPServer, served: Served) -> None:
 
 
 
+def _ending_tools(server: MCPServer, served: Served) -> None:
+    """The tool that ends a fact: end (docs/lifecycle.md: end, retract, supersede, forget)."""
+    @server.tool(annotations=_WRITE, description=(
+        "Say that key (or its value) no longer holds from a time on ('I no longer work at "
+        "Acme'): the key then holds nothing, earlier times still read the value, and "
+        "retracting the end brings it back. Retract is for a value that was never right."))
+    def end(
+        key: Key, source: Source,
+        value: Annotated[Any, Field(description="The value that stopped holding (default: "
+                                                "whatever the key holds)")] = None,
+        at: Annotated[str | float | None, Field(description=(
+            "When it stopped holding: ISO 8601 ('2026-03-01') or POSIX seconds; default: "
+            "now"))] = None,
+        reason: Annotated[str | None, Field(description="Why, or the words that said so; "
+                                                         "shown in proofs")] = None,
+        certainty: Annotated[float | None, Field(description="How sure the source is, in "
+                                                             "(0, 1]")] = None,
+    ) -> Changed:
+        served.check(key)
+
+        def apply(kb: BeliefBase) -> tuple[str, Any]:
+            kb.end(key, value, source=source, at=parse_instant(at, "at"), reason=reason,
+                   certainty=certainty)
+            return key, None
+
+        return served.change_belief(apply)
+
+
 #: Every tool the server has, by group: a new tool goes in one of these (or a group of its own
 #: listed here), ``fn(server, served)`` adding it with ``@server.tool``.
 TOOL_GROUPS: tuple[Callable[[MCPServer, Served], None], ...] = (
-    _assertion_tools, _settling_tools, _belief_tools, _problem_tools)
+    _assertion_tools, _settling_tools, _belief_tools, _problem_tools, _ending_tools)
 
 
 def _narrowed(served: Served, scope: str | None) -> Scope | None:

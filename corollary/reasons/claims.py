@@ -22,7 +22,7 @@ from ..evidence.formula import evaluate as evaluate_formula
 from ..evidence.formula import names as formula_names
 from ..foundations._validate import check_unit, exact_str
 from ..foundations.errors import FormulaError, InvalidInputError, InvalidTypeError
-from ..foundations.values import canon, check_key, check_text
+from ..foundations.values import canon, check_key, check_text, refuse_end
 from ..tms import FORMULA, MODEL, Belief, StepKind
 
 
@@ -83,6 +83,7 @@ def check_claim(key: str, value: Any, source: str, inputs: Sequence[str] | Mappi
     """
     key = check_key(key)
     canon(value)
+    refuse_end(value)
     cert = 1.0 if certainty is None else check_unit(certainty, "certainty")
     named = named_inputs(inputs)
     cited = citations.Citation.coerce(citation) if citation is not None else None

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from ..foundations.errors import NameTakenError, RuleError, RuleLimitError, StratificationError
-from ..foundations.values import canon
+from ..foundations.values import canon, is_end
 from ..tms import IN, Belief, Engine, Justification, strata
 from ..tms.batch import Batch
 from ..tms.feed import Subscription
@@ -294,7 +294,7 @@ class RuleEngine:
                 values = self.engine.values_of(key)
                 if values:
                     self.sync(values)
-                held[key] = [b for b in values if b.label is IN]
+                held[key] = [b for b in values if b.label is IN and not is_end(b.value)]
                 if not held[key]:
                     break
             else:

@@ -40,7 +40,7 @@ import attrs
 from ..evidence.confidence import agreement, decay_weight
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
-from ..foundations.values import canon
+from ..foundations.values import canon, is_end
 from .kinds import DATED, counts_at, valid_time_of
 from .records import record_intervals
 
@@ -301,21 +301,7 @@ class PreferNewer(ConflictPolicy):
     def before_sweep(self, engine: Engine, region: set[Belief], now: float) -> None:
         """Defeat each value a newer one supersedes at the time read (the engine's world time,
         else ``now``); the successor is the earliest of the values that supersede it."""
-        world = now if engine.world is None else engine.world
-        dating = _Dating(engine, world, now, engine.exceptions_read)
-        for standing in rivals_in(engine, region):
-            dated = [(r, *dating.dates(r)[0]) for r in standing]
-            for r, holds, _, strength in dated:
-                if holds is None:
-                    continue
-                successor = None
-                for other, _, began, other_strength in dated:
-                    if (other is not r and began is not None and began > holds
-                            and other_strength >= strength - self.margin - MARGIN_TOLERANCE
-                            and (successor is None or (began, other.seq) < successor[0])):
-                        successor = ((began, other.seq), other)
-                if successor is not None:
-                    r.defeated_by = successor[1]
+        supersede(engine, region, now, self.margin)
 
     def to_dict(self) -> dict[str, Any]:
         return {"policy": "PreferNewer", "margin": self.margin}
@@ -331,12 +317,51 @@ class PreferNewer(ConflictPolicy):
         return cls(margin)
 
 
+#: The margin an end (``kb.end``) is decided by against the values it ends when no policy
+#: orders values in time: PreferNewer's default (docs/model.md, "Ending a fact").
+END_MARGIN = 0.2
+
+
+def supersede(engine: Engine, region: set[Belief], now: float, margin: float,
+              ends_only: bool = False) -> None:
+    """PreferNewer's step before the sweep: defeat each value of a key in ``region`` that a
+    value which began later supersedes at the time read (the engine's world time, else
+    ``now``), if that one's strength is at least its own minus ``margin``; the successor is the
+    earliest of those. ``ends_only``: only on keys with an end (``engine.ended``), and only
+    between an end and another value (with no policy, an end is decided by time against the
+    values it ends, and the other values of the key stay independent)."""
+    world = now if engine.world is None else engine.world
+    dating = _Dating(engine, world, now, engine.exceptions_read)
+    ended = engine.ended
+    for standing in rivals_in(engine, region):
+        if ends_only and standing[0].key not in ended:
+            continue
+        dated = [(r, *dating.dates(r)[0]) for r in standing]
+        for r, holds, _, strength in dated:
+            if holds is None:
+                continue
+            mine = ends_only and is_end(r.value)
+            successor = None
+            for other, _, began, other_strength in dated:
+                if (other is not r and began is not None and began > holds
+                        and (not ends_only or mine or is_end(other.value))
+                        and other_strength >= strength - margin - MARGIN_TOLERANCE
+                        and (successor is None or (began, other.seq) < successor[0])):
+                    successor = ((began, other.seq), other)
+            if successor is not None:
+                r.defeated_by = successor[1]
+
+
 def superseder(engine: Engine, b: Belief) -> Belief | None:
     """The value that superseded ``b`` under :class:`PreferNewer` (labels as last computed),
     ``None`` if ``b`` is not superseded (held, lost some other way, or another policy)."""
-    if (getattr(engine.conflict_policy, "mode", None) != "time" or b.best is not None
-            or b.withdrawn is not None or b in engine.nogood_losses):
+    if b.best is not None or b.withdrawn is not None or b in engine.nogood_losses:
         return None
+    if getattr(engine.conflict_policy, "mode", None) != "time":
+        # with no policy, what a value loses to before the sweep is an end deciding it by
+        # time, or an end superseded by a newer value
+        if engine.conflict_policy.decides or b.key not in engine.ended:
+            return None
     return b.defeated_by
 
 

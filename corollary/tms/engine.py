@@ -37,6 +37,7 @@ import networkx as nx
 from ..evidence import confidence as formulas
 from ..foundations._collector import collector_paused
 from ..foundations._deprecated import module_getattr, warn
+from ..foundations.values import is_end
 from . import batch as batching
 from . import loading, strata
 from .batch import Batch, Trial
@@ -201,6 +202,10 @@ class Engine:
         #: ``(key, vid)`` is held, as the sweep read it before resetting its region (a holder
         #: swept again with the region reads OUT until settled); ``None`` otherwise.
         self.exceptions_read: Callable[[str, Any], bool] | None = None
+        #: the keys that have (or had) an end (``kb.end``): with no policy, their values are
+        #: decided by time against the end, as under PreferNewer (docs/model.md, "Ending a
+        #: fact"); empty in a base without ends, which then pays nothing for them
+        self.ended: set[str] = set()
         self.feed = ChangeFeed(self)
 
     # -- structure -----------------------------------------------------------------------
@@ -221,6 +226,8 @@ class Engine:
             if found is not None:
                 return found  # type: ignore[no-any-return]
             b = slot[vid] = Belief(key, value, vid, next(self._seq))  # type: ignore[index]
+        if type(value) is dict and is_end(value):
+            self.ended.add(key)  # the key's values and the end decide each other (marked next)
         self.count += 1
         self.mark(b)
         return b
@@ -658,8 +665,8 @@ class Engine:
     def holder(self, item: Item) -> Belief | None:
         """A belief the item names that is IN now (as last computed), if any."""
         for b in self.item_beliefs(item):
-            if b.best is not None:  # IN
-                return b
+            if b.best is not None and (item[2] is not ANY or not is_end(b.value)):  # IN
+                return b  # (an end holds no value of its key: "any value" is not it)
         return None
 
     def add_nogood(self, nogood: Nogood) -> None:
@@ -727,7 +734,8 @@ class Engine:
         touched = self.touched
         rivals_too = self.conflict_policy.decides
         watch = self.unless_watch
-        if touched is None and not watch and not rivals_too:
+        ended = self.ended
+        if touched is None and not watch and not rivals_too and not ended:
             # only consumers to follow (no exceptions, no rules watching, no rival deciding):
             # each belief is marked as it is pushed, so it is pushed and popped once
             dirty.add(b)
@@ -762,7 +770,8 @@ class Engine:
                         stack.append(j.output)
                     for j in by_value.get(x.vid, ()):
                         stack.append(j.output)
-            if rivals_too and (x.key in nogood_keys or type(keys[x.key]) is not Belief):
+            if (rivals_too or ended and x.key in ended) and (
+                    x.key in nogood_keys or type(keys[x.key]) is not Belief):
                 self.push_deciders(x, stack, expanded)
 
     def push_deciders(self, b: Belief, stack: list[Belief], expanded: set[str]) -> None:
@@ -891,6 +900,7 @@ class Engine:
             region = set()
             stack = list(targets)
             rivals_too = self.conflict_policy.decides
+            ended = self.ended
             nogood_keys = self.nogoods_by_key
             keys = self.keys
             expanded: set[str] = set()
@@ -903,7 +913,8 @@ class Engine:
                     stack.extend(j.inputs)
                     for item in j.unless:
                         stack.extend(self.item_beliefs(item))
-                if rivals_too and (b.key in nogood_keys or type(keys[b.key]) is not Belief):
+                if (rivals_too or ended and b.key in ended) and (
+                        b.key in nogood_keys or type(keys[b.key]) is not Belief):
                     self.push_deciders(b, stack, expanded)
         if region:
             self._evaluate(region, now)
@@ -916,6 +927,7 @@ class Engine:
         keys = self.keys
         dirty = self.dirty
         rivals_too = self.conflict_policy.decides
+        ended = self.ended
         nogood_keys = self.nogoods_by_key
         expanded: set[str] = set()
         while stack:
@@ -928,7 +940,8 @@ class Engine:
                 if j.unless:
                     for item in j.unless:
                         stack.extend(self.item_beliefs(item))
-            if rivals_too and (b.key in nogood_keys or type(keys[b.key]) is not Belief):
+            if (rivals_too or ended and b.key in ended) and (
+                    b.key in nogood_keys or type(keys[b.key]) is not Belief):
                 self.push_deciders(b, stack, expanded)
         return region
 

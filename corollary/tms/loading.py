@@ -22,6 +22,7 @@ from itertools import repeat
 from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any
 
+from ..foundations.values import is_end
 from .records import PREMISES, Belief, Premise, PremiseRecord
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -198,6 +199,8 @@ def restore_beliefs(engine: Engine, rows: Sequence[Sequence[Any]], vids: Sequenc
             count += 1
         if withdrawn is not None:
             b.withdrawn = withdrawn
+        if type(value) is dict and is_end(value):
+            engine.ended.add(key)
         append(b)
     engine.counted(count)
     if engine.touched is None and not engine.unless_watch:

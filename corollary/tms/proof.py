@@ -22,6 +22,7 @@ from ..foundations._format import format_age, format_confidence
 from ..foundations._format import format_number as _num
 from ..foundations.clock import format_instant
 from ..foundations.errors import InvalidInputError
+from ..foundations.values import end_reason, is_end
 from . import ANY, IN, KINDS, PREMISES, Belief, Engine, Justification, item_text
 from .conflicts import span_of, superseder
 from .kinds import DATED, counts_at
@@ -184,6 +185,8 @@ def _time_marks(engine: Engine, b: Belief, node: dict[str, Any], now: float) -> 
     """What a proof says of change: the values ``b`` supersedes, the value that superseded it,
     and the rival values it stands in an open conflict with (docs/model.md, "Time and
     change")."""
+    if is_end(b.value):
+        node["ended"] = _end_of(b)
     rivals = engine.rivals(b) if type(engine.keys.get(b.key)) is dict else []
     if not rivals:
         return
@@ -198,6 +201,7 @@ def _time_marks(engine: Engine, b: Belief, node: dict[str, Any], now: float) -> 
         open_with = [r for r in rivals if r.best is not None]
         if open_with:
             node["conflict_with"] = [{"value": r.value, "confidence": r.conf}
+                                     | ({"ended": _end_of(r)} if is_end(r.value) else {})
                                      for r in sorted(open_with, key=lambda r: (-r.conf, r.seq))]
         return
     newer = superseder(engine, b)
@@ -205,6 +209,23 @@ def _time_marks(engine: Engine, b: Belief, node: dict[str, Any], now: float) -> 
         span = span_of(b, newer, engine, when)
         node["superseded_by"] = {"value": newer.value, "confidence": newer.conf,
                                  "valid_from": span[0], "valid_until": span[1]}
+        if is_end(newer.value):
+            node["superseded_by"]["ended"] = _end_of(newer)
+
+
+def _end_of(b: Belief) -> dict[str, Any]:
+    """What a proof says of an end (``kb.end``): when it starts, who says so, and why."""
+    starts = [p.valid_from for p in b.premises]
+    return {"at": min(starts) if starts else None,
+            "by": sorted({p.source for p in b.premises}), "reason": end_reason(b.value)}
+
+
+def _ended_text(end: dict[str, Any]) -> str:
+    """``ended at 2026-03-01 by human:ann ('I no longer work at Acme')``."""
+    text = "ended" if end["at"] is None else f"ended at {format_instant(end['at'])}"
+    if end["by"]:
+        text += f" by {', '.join(end['by'])}"
+    return text + (f" ({end['reason']!r})" if end["reason"] else "")
 
 
 def _premises(engine: Engine, b: Belief, now: float,
@@ -285,18 +306,23 @@ def _cut(root: dict[str, Any], depth: int, continued: deque[tuple[int, dict[str,
 
 # -- text -----------------------------------------------------------------------------------
 def _status(node: dict[str, Any]) -> str:
-    head = f"{node['key']} = {node['value']!r}"
+    end = node.get("ended")
+    head = f"{node['key']} {_ended_text(end)}" if end else f"{node['key']} = {node['value']!r}"
     if node["label"] == IN:
         head += f" [IN {format_confidence(node['confidence'])}]"
         rivals = node.get("conflict_with")
         if rivals:
             head += " open conflict with " + ", ".join(
-                f"{r['value']!r} ({format_confidence(r['confidence'])})" for r in rivals)
+                f"{_ended_text(r['ended']) if 'ended' in r else repr(r['value'])} "
+                f"({format_confidence(r['confidence'])})" for r in rivals)
     else:
         head += " [OUT]"
         why = node.get("why", "")
         newer = node.get("superseded_by")
-        if newer is not None:
+        if newer is not None and "ended" in newer:
+            why = (f"{_ended_text(newer['ended'])} (valid "
+                   f"{_interval(newer['valid_from'], newer['valid_until'])})")
+        elif newer is not None:
             why = (f"superseded by {newer['value']!r} (valid "
                    f"{_interval(newer['valid_from'], newer['valid_until'])})")
         elif "lost_to" in node:
@@ -349,7 +375,8 @@ def _render(root: dict[str, Any], head: str, lines: list[str],
                 continue
             lines.append(first + _status(node))
             for old in node.get("supersedes", ()):
-                lines.append(f"{rest}supersedes {old['value']!r} (valid "
+                lines.append(f"{rest}{'ends' if 'ended' in node else 'supersedes'} "
+                             f"{old['value']!r} (valid "
                              f"{_interval(old['valid_from'], old['valid_until'])})")
             reasons = node.get("reasons", [])
             for i in reversed(range(len(reasons))):

@@ -26,6 +26,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from ..evidence import confidence as formulas
+from .conflicts import END_MARGIN, supersede
 from .kinds import step_rule
 from .records import PREMISES, Belief, Justification, Nogood, matches
 
@@ -124,10 +125,13 @@ class Sweep:
         keys = engine.keys
         decided = engine.conflict_policy.decides
         nogood_keys = engine.nogoods_by_key if decided else None
+        ended = engine.ended  # keys with an end: decided by time whatever the policy
+        check = decided or bool(ended)
         premise = self.premise_in_order
         for b in order:
-            if decided and (type(keys[b.key]) is not Belief
-                            or (nogood_keys and b.key in nogood_keys)):
+            if check and (decided and (type(keys[b.key]) is not Belief
+                                       or (nogood_keys and b.key in nogood_keys))
+                          or ended and b.key in ended and type(keys[b.key]) is not Belief):
                 return order[order.index(b):]
             if b.withdrawn is not None:
                 b.best = None
@@ -234,6 +238,8 @@ class Sweep:
         direct = self.seed(region, heap, pending, tie)
         engine.exceptions_read = self.held
         try:
+            if engine.ended and not engine.conflict_policy.decides:
+                supersede(engine, region, self.now, END_MARGIN, ends_only=True)
             engine.conflict_policy.before_sweep(engine, region, self.now)
         finally:
             engine.exceptions_read = None
@@ -459,6 +465,7 @@ class Sweep:
             return  # nothing in the base reads the time: every as_of is already None
         now = self.now
         decided = engine.conflict_policy.decides
+        ended = engine.ended
         watch = engine.unless_watch
         expanded: set[str] = set()
         for b in region:
@@ -477,7 +484,7 @@ class Sweep:
                         stack.append(j.output)
                     if watch and x.key in watch:
                         stack.extend(j.output for j in engine.watchers(x))
-                    if decided:
+                    if decided or ended and x.key in ended:
                         engine.push_deciders(x, stack, expanded)
         for b in region:
             if b.as_of is not None:

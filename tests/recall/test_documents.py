@@ -127,9 +127,9 @@ def test_limit_is_filled_when_documents_give_way() -> None:
     kb = BeliefBase(clock=ManualClock(10 * DAY), conflict_policy=PreferNewer())
     names = [f"P{i}" for i in range(40)]
     model = ScriptedModel([facts({"subject": n, "attribute": "city", "value": f"Town{i}",
-                                  "quote": "I live in"}) for i, n in enumerate(names)])
-    for n in names:
-        kb.remember(f"I live in {n}ville.", source=f"human:{n.lower()}", model=model, at=DAY)
+                                  "quote": f"I live in Town{i}"}) for i, n in enumerate(names)])
+    for i, n in enumerate(names):
+        kb.remember(f"I live in Town{i}.", source=f"human:{n.lower()}", model=model, at=DAY)
     found = kb.recall("who lives where, I live in", limit=5)
     assert len(found) == 5 and all(r.key.endswith(":city") for r in found)
     assert len(kb.recall("I live in", limit=60)) == 40

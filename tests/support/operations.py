@@ -9,6 +9,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from corollary import CorollaryError, PreferHigherConfidence, PreferNewer, PreferSource, rule
+from corollary.foundations.values import is_end
 
 KEYS = ["a", "b", "c", "d", "e"]
 VALUES = [0, 1, 2]
@@ -54,11 +55,22 @@ claim_valid_op = st.tuples(
     st.sampled_from([None, -50.0, 0.0, 20.0, 100.0, 250.0]),
     st.sampled_from([None, None, 40.0, 150.0, 300.0]),
 )
+# an end (docs/model.md, "Ending a fact"): a source says a key, or one value of it, no longer
+# holds from a time on (refused off PreferNewer, and for a value that does not hold then), and
+# the retraction of one source's end
+end_op = st.tuples(
+    st.just("end"), st.sampled_from(KEYS[:3]), st.sampled_from([None, *VALUES]),
+    st.sampled_from(SOURCES), st.sampled_from([None, -50.0, 20.0, 100.0, 250.0]),
+)
+retract_end_op = st.tuples(st.just("retract_end"), st.sampled_from(KEYS[:3]),
+                           st.sampled_from(SOURCES), st.sampled_from([None, -50.0, 20.0,
+                                                                      100.0, 250.0]))
 #: Valid-time assertions and claims in any order, from several sources, with retractions (of
-#: a value, of one source's reason), outcomes, claims over them and clock moves.
+#: a value, of one source's reason), ends and their retraction, outcomes, claims over them and
+#: clock moves.
 valid_operations = st.lists(
     st.one_of(valid_op, valid_op, valid_op, assert_op, retract_op, withdraw_op, claim_op,
-              claim_valid_op, claim_valid_op, outcome_op, advance_op),
+              claim_valid_op, claim_valid_op, outcome_op, advance_op, end_op, retract_end_op),
     min_size=4, max_size=30,
 )
 operations = st.lists(
@@ -116,6 +128,14 @@ def apply(kb, clock, op):
             _, key, value, inputs, certainty, valid_from, valid_until = op
             kb.claim(key, value, source="model:m", inputs=inputs, certainty=certainty,
                      valid_from=valid_from, valid_until=valid_until)
+        elif kind == "end":
+            _, key, value, source, at = op
+            kb.end(key, value, source=source, at=at)
+        elif kind == "retract_end":  # one source's end, whatever reason it gave
+            _, key, source, _ = op
+            for b in kb.engine.values_of(key):
+                if is_end(b.value) and b.premise_from(source) is not None:
+                    kb.retract(key, b.value, source=source)
         elif kind == "outcome":
             kb.record_outcome(op[1], op[2])
         elif kind == "advance":

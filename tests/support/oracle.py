@@ -10,6 +10,7 @@ fine for the small random bases the tests build.
 from __future__ import annotations
 
 from corollary.evidence import confidence as formulas
+from corollary.foundations.values import is_end
 from corollary.tms import ANY
 from corollary.tms.conflicts import MARGIN_TOLERANCE, PreferNewer, PreferSource
 
@@ -117,14 +118,22 @@ def evaluate(kb, now, world=None):
                     found = merge(found, d)
         return found
 
+    # with no policy, an end (kb.end) is decided by time against the other values of its key,
+    # as PreferNewer decides every pair (docs/model.md, "Ending a fact")
+    by_time = isinstance(policy, PreferNewer) or policy is None
+    margin = policy.margin if isinstance(policy, PreferNewer) else 0.2
+
     def supersede(keys):
-        """Under PreferNewer, defeat each value of ``keys`` that a newer one supersedes: a value
-        holding at world time is superseded by one that began later (valid or not) and is at
-        least its strength minus the margin, within the margin's tolerance (strength: agreement
-        of the begun premises, valid or not, not expired). Called once per stratum, when every
-        exception below it is settled: a reason an exception defeats has no dates."""
+        """By time (PreferNewer; an end with no policy), defeat each value of ``keys`` that a
+        newer one supersedes: a value holding at world time is superseded by one that began
+        later (valid or not) and is at least its strength minus the margin, within the margin's
+        tolerance (strength: agreement of the begun premises, valid or not, not expired). Called
+        once per stratum, when every exception below it is settled: a reason an exception
+        defeats has no dates."""
         for key in keys:
             standing = [b for b in engine.values_of(key) if b.withdrawn is None]
+            if policy is None and not any(is_end(b.value) for b in standing):
+                continue
             dates = {b: dates_of(b) for b in standing}
             for b in standing:
                 holds, _, strength = dates[b]
@@ -133,7 +142,8 @@ def evaluate(kb, now, world=None):
                 for other in standing:
                     began, other_strength = dates[other][1], dates[other][2]
                     if (other is not b and began is not None and began > holds
-                            and other_strength >= strength - policy.margin - MARGIN_TOLERANCE):
+                            and (policy is not None or is_end(b.value) or is_end(other.value))
+                            and other_strength >= strength - margin - MARGIN_TOLERANCE):
                         defeated.add(b)
 
     decided = policy is not None and policy.decides  # the policy says whether rivals exclude
@@ -176,12 +186,13 @@ def evaluate(kb, now, world=None):
 
     held = {}
 
-    def item_held(item):
-        return any(x in held for x in engine.item_beliefs(item))
+    def item_held(item):  # an end (kb.end) holds no value: "any value of a key" is not it
+        return any(x in held and (item[2] is not ANY or not is_end(x.value))
+                   for x in engine.item_beliefs(item))
 
     for current in sorted(set(level.values())):
         stratum = [b for b in nodes if level[b] == current]
-        if isinstance(policy, PreferNewer):
+        if by_time:
             supersede({b.key for b in stratum})
         while True:
             best = None

@@ -1,0 +1,169 @@
+"""``kb.end``: a source says a fact no longer holds from a time on (docs/model.md, "Ending a
+fact").
+
+An end is evidence like any other: a premise of its key from ``source``, valid from ``at``,
+whose value is the reserved ``{"$ended": reason}`` (:func:`corollary.foundations.values.end_value`),
+"no value from here on". So it has a source, a time and a confidence (the source's reliability,
+times a stated certainty), it is kept in journals and snapshots as any premise is, and under
+``PreferNewer`` it supersedes the value it ends exactly as a newer value would (the margin rule
+included), and with no policy it is decided against the values of its key by the same rule;
+retracting it brings back what it ended. Reads show it as nothing held
+(:func:`corollary.facade.lookup.without_ends`).
+
+A part of the facade (its method is the base's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..foundations._validate import plain_text
+from ..foundations.clock import Instant, to_instant
+from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
+from ..foundations.values import canon, check_key, check_text, end_value, is_end
+from .assertions import check_assertion, check_certainty, confirmations, put
+from .operations import operation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..tms import Belief, Engine
+    from ..trust.view import TrustView
+    from .lookup import Lookup
+
+__all__ = ["EndMethods", "corrected", "ended"]
+
+
+def ended(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
+          ) -> list[list[Any]]:
+    """What an end's history row names: the key, the value it ended (if one was named), its
+    source and reason."""
+    return [[arguments.get("key"), arguments.get("value"), arguments.get("source"),
+             arguments.get("reason")]]
+
+
+def corrected(engine: Engine, key: str, source: str, start: float) -> Belief | None:
+    """The value of ``key`` that ``source`` says holds from ``start`` itself, if any: an end
+    from that source then would correct it away (a source's new value with the same start
+    replaces its earlier one), saying it held at no time, which is a withdrawal."""
+    for other in engine.values_of(key):
+        own = None if is_end(other.value) else other.premise_from(source)
+        if own is not None and own.valid_from == start:
+            return other
+    return None
+
+
+def check_end_time(at: Any, now: float) -> float:
+    """``at`` as POSIX seconds (``None``: ``now``); a finite number or an aware datetime."""
+    if at is None:
+        return now
+    if isinstance(at, bool):
+        raise InvalidTypeError("at is a time (POSIX seconds or an aware datetime), not a bool")
+    seconds = to_instant(at, "at")
+    if seconds is None or seconds - seconds != 0.0:
+        raise InvalidInputError(f"at must be a finite time, got {at!r}")
+    return seconds
+
+
+class EndMethods:
+    """``kb.end``."""
+
+    conflict_policy: Any
+    _engine: Engine
+    _trust: TrustView
+    _lookup: Lookup
+    _oplog: Any
+
+    if TYPE_CHECKING:  # provided by BeliefBase
+        def now(self) -> float: ...
+        def at(self, t: Instant) -> Any: ...
+        def _noting(self, *keys: str) -> Any: ...
+        def _record(self, items: Any) -> None: ...
+        def _recorder(self, batch: Any, items: Any) -> Any: ...
+        def _after_change(self, extra_rules: Any = (), batch: Any = None, made: Any = (),
+                          then: Any = None) -> None: ...
+
+    @operation(subjects=ended)
+    def end(self, key: str, value: Any = None, *, source: str, at: Instant | None = None,
+            reason: str | None = None, certainty: float | None = None) -> None:
+        """Say, on the word of ``source``, that ``key`` (or its value ``value``) no longer
+        holds from world time ``at`` on (POSIX seconds or an aware ``datetime``; default now).
+
+        The end is a premise like any other (docs/model.md, "Ending a fact"): its confidence
+        is ``source``'s reliability (times ``certainty``, as for :meth:`assert_`), and under
+        ``PreferNewer`` it supersedes the value held before ``at`` exactly as a newer value
+        would, unless it is far less trusted (the margin): then the two stand as an open
+        conflict. Reads then find nothing held (``kb.value`` gives the default), ``kb.at(t)``
+        before ``at`` still reads the value, ``kb.explain`` says ``ended at ... by source
+        ('reason')`` and ``kb.timeline`` shows the end. Retracting the end
+        (``kb.retract(key, source=source)`` while it holds) brings back what it ended. A value
+        starting after ``at`` supersedes the end in turn.
+
+        ``value`` names the value being ended: it must hold at ``at`` (else nothing of what
+        the source meant to end is there, and the call is refused). An end from the source of
+        a value at that value's own start is refused too: it would say the value never held,
+        which is a retraction (so an end is never the only value of its key). Ending orders
+        facts in time: under ``PreferNewer``, and with no conflict policy (where an end is
+        decided by time against the values of its key, with PreferNewer's default margin,
+        and the other values stay independent); a policy that decides by something else
+        (confidence, source, a person) refuses it
+        (:class:`~corollary.foundations.errors.InvalidInputError`), and so does a key never
+        seen (:class:`~corollary.foundations.errors.UnknownBeliefError`).
+
+        >>> from corollary import BeliefBase, ManualClock, PreferNewer
+        >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
+        >>> kb.assert_("ann:employer", "Acme", source="human:ann", valid_from=100)
+        >>> kb.end("ann:employer", "Acme", source="human:ann", at=500,
+        ...        reason="I no longer work at Acme")
+        >>> kb.value("ann:employer"), kb.at(400).value("ann:employer")
+        (None, 'Acme')
+        >>> kb.retract("ann:employer", source="human:ann")  # the end was wrong
+        >>> kb.value("ann:employer")
+        'Acme'
+        """
+        key = check_key(key)
+        if self.conflict_policy is not None and getattr(
+                self.conflict_policy, "mode", None) != "time":
+            raise InvalidInputError(
+                "ending a fact orders it in time: kb.end needs a base that prefers newer values "
+                "(conflict_policy=PreferNewer()) or has no conflict policy; under "
+                f"{type(self.conflict_policy).__name__} retract the value instead "
+                "(docs/model.md, 'Ending a fact')")
+        if not self._engine.values_of(key):
+            raise UnknownBeliefError(f"no belief about {key!r}: there is nothing to end")
+        if reason is not None:
+            if not isinstance(reason, str):
+                raise InvalidTypeError("reason must be a string")
+            reason = check_text(plain_text(reason), "a reason")
+        if certainty is not None:
+            certainty = check_certainty(certainty)
+        now = self.now()
+        start = check_end_time(at, now)
+        ending = end_value(reason)
+        # the source, its origin and a tool's declared half-life and ttl, checked as for an
+        # assertion (the end's own value is reserved: it is checked here, not there)
+        key, _, _, source, origin, hl, tl = check_assertion(
+            self._trust, key, "ended", source, None, None, None)
+        if value is not None:
+            if is_end(value):
+                raise InvalidInputError("value names the value being ended, not an end")
+            if self._engine.find(key, canon(value)) is None:
+                raise UnknownBeliefError(f"no belief {key} = {value!r}: there is nothing to end")
+            if self.at(start).label(key, value) != "IN":
+                raise InvalidInputError(f"{key} = {value!r} does not hold at {start!r}: there is "
+                                        "nothing of it to end then")
+        engine = self._engine
+        own = corrected(engine, key, source, start)
+        if own is not None:
+            raise InvalidInputError(
+                f"{source} says {key} = {own.value!r} from that very time: ending it then "
+                f"says it never held; retract it instead (kb.retract({key!r}, {own.value!r}, "
+                f"source={source!r}))")
+        vid = canon(ending)
+        b = engine.find(key, vid)
+        items = confirmations(self._lookup, b, key, ending, source, origin, now)
+        batch = self._noting(key)
+        if batch is None:
+            self._record(items)
+        put(engine, b, key, ending, vid, source, origin, hl, tl, now, certainty, start, None,
+            history=True)
+        self._after_change(batch=batch, then=self._recorder(batch, items))
