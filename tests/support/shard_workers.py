@@ -19,3 +19,15 @@ def write_elsewhere(url: str, options: dict[str, Any], session_id: str, key: str
         return int(kb.journal_seq)
     finally:
         ledger.close()
+
+
+def put_elsewhere(url: str, options: dict[str, Any], namespace: tuple[str, ...], key: str,
+                  value: dict[str, Any]) -> None:
+    """``put`` an item through a sharded store of this process's own (another replica)."""
+    from corollary.integrations.langgraph import CorollaryStore
+
+    ledger = open_ledger(url, **options)
+    try:
+        CorollaryStore.sharded(ledger).put(namespace, key, value)
+    finally:
+        ledger.close()
