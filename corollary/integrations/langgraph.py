@@ -505,7 +505,8 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
     ['memories:u2', 'memories:u1']
     """
 
-    __slots__ = ("cache", "session_of", "source", "min_confidence", "_default_mapping")
+    __slots__ = ("cache", "session_of", "source", "min_confidence", "_default_mapping",
+                 "_stores")
 
     def __init__(self, ledger: Any, *,
                  session_of: Callable[[tuple[str, ...]], str | None] | None = None,
@@ -522,6 +523,7 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         self.session_of = session_of_namespace if session_of is None else session_of
         self.source = source
         self.min_confidence = min_confidence
+        self._stores: dict[str, CorollaryStore] = {}  # by session, while its base is open
 
     # -- which session ----------------------------------------------------------------------
     def _session(self, namespace: tuple[str, ...]) -> str | None:
@@ -551,8 +553,18 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
             return every
         return [s for s in every if _session_labels(s)[:len(prefix)] == prefix[:DEPTH]]
 
-    def _store(self, kb: Any) -> CorollaryStore:
-        return CorollaryStore(kb, source=self.source, min_confidence=self.min_confidence)
+    def _store(self, session_id: str, kb: Any) -> CorollaryStore:
+        """The ``CorollaryStore`` over a session's open base (made once while it stays open:
+        making one checks the source against the base, a round trip to the ledger)."""
+        found = self._stores.get(session_id)
+        if found is None or found.kb is not kb:
+            found = self._stores[session_id] = CorollaryStore(
+                kb, source=self.source, min_confidence=self.min_confidence)
+            if len(self._stores) > self.cache.max_sessions + 64:  # not the evicted ones' bases
+                live = set(self.cache.open_sessions())
+                for gone in [sid for sid in list(self._stores) if sid not in live]:
+                    self._stores.pop(gone, None)
+        return found
 
     # -- LangGraph's one abstract operation, both ways ----------------------------------------
     def batch(self, ops: Iterable[Any]) -> list[Any]:
@@ -564,8 +576,9 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         for op in ops:
             if isinstance(op, GetOp):
                 namespace = _check_namespace(op.namespace)
-                with self.cache.session(self._written_session(namespace)) as kb:
-                    results.append(self._store(kb)._get(namespace, str(op.key)))
+                session_id = self._written_session(namespace)
+                with self.cache.session(session_id) as kb:
+                    results.append(self._store(session_id, kb)._get(namespace, str(op.key)))
             elif isinstance(op, SearchOp):
                 results.append(self._search(op))
             elif isinstance(op, ListNamespacesOp):
@@ -583,7 +596,7 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
             by_session.setdefault(self._written_session(op.namespace), []).append(op)
         for session_id, session_ops in by_session.items():
             with self.cache.session(session_id) as kb:
-                store = self._store(kb)
+                store = self._store(session_id, kb)
                 for op in session_ops:
                     store._write(op)
         return results
@@ -600,13 +613,13 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         sessions = self._sessions_under(prefix)
         if len(sessions) == 1:
             with self.cache.session(sessions[0]) as kb:
-                found: list[Any] = self._store(kb)._search(op)
+                found: list[Any] = self._store(sessions[0], kb)._search(op)
             return found
         found = []
         wide = op._replace(offset=0, limit=offset + limit)  # each session's first pages
         for session_id in sessions:
             with self.cache.session(session_id) as kb:
-                found.extend(self._store(kb)._search(wide))
+                found.extend(self._store(session_id, kb)._search(wide))
         if op.query:  # best first across sessions, as within one
             found.sort(key=lambda item: -(item.score or 0.0))
         else:
@@ -623,7 +636,7 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         found: set[tuple[str, ...]] = set()
         for session_id in self._sessions_under(prefix):
             with self.cache.session(session_id) as kb:
-                found.update(self._store(kb)._list_namespaces(every))
+                found.update(self._store(session_id, kb)._list_namespaces(every))
         if op.max_depth is not None:
             found = {ns[:op.max_depth] for ns in found}
         return sorted(found)[op.offset:op.offset + op.limit]
