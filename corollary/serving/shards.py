@@ -13,8 +13,14 @@ Every use of a cached session first applies the entries other writers appended t
 by another replica is seen by the next read here. A notification (PostgreSQL's LISTEN/NOTIFY)
 arrives after the writer's commit, not before the reader's next read, so it could not promise
 that; the cache asks. One ledger (one connection pool) serves every session; each session has
-a lock of its own, so callers of different sessions never wait for each other. See
-docs/many-users.md.
+a lock of its own, so callers of different sessions never wait for each other.
+
+At most ``max_concurrent`` callers use sessions at once (default: one less than a PostgreSQL
+ledger's pool, ``max_size - 1``; unbounded on other stores). A change holds a pooled
+connection for its journal transaction while it reads the ledger's shared trust totals, under
+the ledger's own lock; a caller holding that lock may need a connection in turn: with every
+connection held by changes waiting for the lock, both would wait forever (until the ledger's
+timeout). One connection kept free breaks the cycle. See docs/many-users.md.
 """
 
 from __future__ import annotations
@@ -111,6 +117,10 @@ class SessionCache:
     max_bytes : int
         At most this many bytes of open sessions, as :func:`estimate_bytes` estimates them
         (default 512 MiB). The session used last is kept even when it alone exceeds it.
+    max_concurrent : int, optional
+        At most this many callers inside sessions at once, the others waiting their turn
+        (default: ``max_size - 1`` of a PostgreSQL ledger's pool, at least 1; unbounded on
+        other stores). A caller already inside a session takes no second turn.
     options
         Given to every :meth:`~corollary.BeliefBase.open_session` (``clock``, ``policy``,
         ``rules``, ``tools``, ``checkpoint_every``, ...).
@@ -130,7 +140,8 @@ class SessionCache:
     """
 
     def __init__(self, ledger: TrustLedger, *, max_sessions: int = 1000,
-                 max_bytes: int = 512 * 1024 * 1024, **options: Any) -> None:
+                 max_bytes: int = 512 * 1024 * 1024, max_concurrent: int | None = None,
+                 **options: Any) -> None:
         from ..trust.ledger import TrustLedger
 
         if not isinstance(ledger, TrustLedger):
@@ -139,6 +150,15 @@ class SessionCache:
         self.max_sessions = check_int(max_sessions, "max_sessions", low=1)
         self.max_bytes = check_int(max_bytes, "max_bytes", low=1)
         self.options = options
+        if max_concurrent is None:
+            pool = getattr(ledger.store, "max_size", None)
+            max_concurrent = max(1, int(pool) - 1) if isinstance(pool, int) else None
+        #: how many callers may be inside sessions at once (None: any number)
+        self.max_concurrent = (None if max_concurrent is None
+                               else check_int(max_concurrent, "max_concurrent", low=1))
+        self._turns = (None if self.max_concurrent is None
+                       else threading.BoundedSemaphore(self.max_concurrent))
+        self._inside = threading.local()  # .depth: sessions this thread is inside
         self._lock = threading.Lock()  # the map only: never held while a session works
         self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
         self._bytes = 0
@@ -154,17 +174,37 @@ class SessionCache:
         is not cached.
         """
         session_id = check_session(session_id)
-        entry = self._take(session_id)
-        size: int | None = None  # None: the session did not open
+        with self._turn():
+            entry = self._take(session_id)
+            size: int | None = None  # None: the session did not open
+            try:
+                with entry.lock:
+                    kb = self._ready(session_id, entry)
+                    try:
+                        yield kb
+                    finally:
+                        size = estimate_bytes(kb)
+            finally:
+                self._give_back(session_id, entry, size)
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """One of the ``max_concurrent`` turns, for the outermost session a thread enters."""
+        depth = getattr(self._inside, "depth", 0)
+        if self._turns is None or depth:
+            self._inside.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._inside.depth = depth
+            return
+        self._turns.acquire()
+        self._inside.depth = 1
         try:
-            with entry.lock:
-                kb = self._ready(session_id, entry)
-                try:
-                    yield kb
-                finally:
-                    size = estimate_bytes(kb)
+            yield
         finally:
-            self._give_back(session_id, entry, size)
+            self._inside.depth = 0
+            self._turns.release()
 
     def _take(self, session_id: str) -> _Entry:
         with self._lock:

@@ -149,3 +149,56 @@ def test_an_entry_in_use_is_not_evicted_and_a_failed_open_is_not_cached() -> Non
         SessionCache("ledger.db")  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError):
         SessionCache(TrustLedger(), max_sessions=0)
+
+
+def test_threads_on_many_sessions_under_eviction_lose_no_change(target: Target) -> None:
+    ledger = target.open()
+    try:
+        cache = SessionCache(ledger, max_sessions=3)
+        made: dict[str, int] = {}
+        lock = threading.Lock()
+        failures: list[BaseException] = []
+
+        def work(me: int) -> None:
+            try:
+                for n in range(25):
+                    user = f"u{(me * 7 + n) % 8}"
+                    with cache.session(user) as kb:
+                        kb.assert_(f"note:{me}:{n}", n, source="tool:app")
+                    with lock:
+                        made[user] = made.get(user, 0) + 1
+            except BaseException as exc:  # noqa: BLE001 - reported by the test below
+                failures.append(exc)
+
+        # on PostgreSQL (a pool of 2 here) one connection stays free: without it, changes
+        # holding both connections wait for the ledger's lock, whose holder waits for one
+        assert cache.max_concurrent == (1 if target.kind == "postgres" else None)
+        threads = [threading.Thread(target=work, args=(me,)) for me in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert failures == []
+        assert len(cache) <= 3 and cache.stats().evictions > 0
+        for user, count in made.items():
+            with cache.session(user) as kb:
+                assert kb.journal_seq == count and len(kb) == count
+        assert sum(made.values()) == 100
+    finally:
+        ledger.close()
+
+
+def test_a_turn_is_taken_once_however_deep_a_thread_goes() -> None:
+    cache = SessionCache(TrustLedger(), max_concurrent=1)
+    with cache.session("a") as a, cache.session("b") as b:  # one turn: no wait on itself
+        a.assert_("x", 1, source="tool:app")
+        b.assert_("x", 2, source="tool:app")
+    waiting = threading.Thread(target=lambda: fill(cache, "c", 1))
+    with cache.session("a"):
+        waiting.start()
+        waiting.join(0.2)
+        assert waiting.is_alive()  # the one turn is taken: c waits for it
+    waiting.join(30)
+    assert cache.open_sessions() == ["b", "a", "c"]
+    with pytest.raises(InvalidInputError):
+        SessionCache(TrustLedger(), max_concurrent=0)
