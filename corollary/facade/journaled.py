@@ -108,6 +108,12 @@ __all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "JournalClock", "JournaledM
 CHECKPOINT_EVERY = 1000
 #: ...or once this many seconds have passed since it (at the next change).
 CHECKPOINT_SECONDS = 600.0
+#: ...and, below ``checkpoint_every``, at each power of two from this entry on (16, 32, 64,
+#: ...), so a small session reopens replaying at most half its journal, not all of it.
+CHECKPOINT_FIRST = 16
+#: Checkpoints kept besides the first (seq 0, which tells a replaced journal apart): writing a
+#: checkpoint prunes the older ones, so a session's storage grows with it, not its history.
+CHECKPOINTS_KEPT = 1
 
 #: The options of open_session (the base's own), by who takes them: ``"new"``, a new session's
 #: first checkpoint only; ``"base"``, the base itself (not saved in snapshots); ``"load"``, the
@@ -736,11 +742,14 @@ class JournaledMethods:
     def _jmaybe_checkpoint(self) -> None:
         """Checkpoint after this base's own entry when it is due: the entry's seq is a multiple
         of ``checkpoint_every`` (one writer appends it, so many writers write one checkpoint,
-        not one each), or ``checkpoint_seconds`` have passed since this base's last one."""
+        not one each) or, below it, a power of two from :data:`CHECKPOINT_FIRST` on, or
+        ``checkpoint_seconds`` have passed since this base's last one."""
         seq = self._jseen
         if seq <= self._jcp_seq:
             return
-        if seq % self._jevery and time.monotonic() - self._jcp_time < self._jseconds:
+        doubled = CHECKPOINT_FIRST <= seq < self._jevery and seq & (seq - 1) == 0
+        if (seq % self._jevery and not doubled
+                and time.monotonic() - self._jcp_time < self._jseconds):
             return
         self.checkpoint()
 
@@ -749,12 +758,15 @@ class JournaledMethods:
 
         Checkpoints are written by themselves (:data:`CHECKPOINT_EVERY` entries,
         :data:`CHECKPOINT_SECONDS` seconds); opening reads the newest and replays the rest.
+        Older checkpoints but the first are pruned (:data:`CHECKPOINTS_KEPT`): a past state
+        (``as_of``) replays from the newest one kept before it.
         """
         self._jcheck_writable("checkpoint")
         with self._jlock:
             if self._jbroken:  # never a snapshot of a change that did not commit
                 self._jreload()
             self._jstore.write_checkpoint(self._jsid, self._jseen, self._jsnapshot())
+            self._jstore.prune_checkpoints(self._jsid, CHECKPOINTS_KEPT)
             self._jcp_seq = self._jseen
             self._jcp_time = time.monotonic()
             return self._jseen

@@ -22,6 +22,9 @@ Reads in one ``batch`` see the store as it was before the batch's writes, which 
 its end, the last write of a key winning (as LangGraph's ``InMemoryStore`` does). Where this
 store differs from ``InMemoryStore``, and why, is listed in docs/integrations.md.
 
+Many users: ``CorollaryStore.sharded(ledger)`` (:class:`ShardedStore`) keeps each user's
+namespace in a journaled session of its own, opened on demand (docs/many-users.md).
+
 Needs the ``langgraph`` extra (``pip install 'corollary[langgraph]'``).
 """
 
@@ -45,7 +48,7 @@ GetOp, PutOp, SearchOp, ListNamespacesOp = (_base.GetOp, _base.PutOp, _base.Sear
                                             _base.ListNamespacesOp)
 Item, SearchItem, InvalidNamespaceError = _base.Item, _base.SearchItem, _base.InvalidNamespaceError
 
-__all__ = ["CorollaryStore", "belief_key", "item_path"]
+__all__ = ["CorollaryStore", "ShardedStore", "belief_key", "item_path", "session_of_namespace"]
 
 #: The source a store asserts its items on the word of, unless told otherwise.
 SOURCE = "tool:langgraph-store"
@@ -174,6 +177,24 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         self._timed = "valid_from" in inspect.signature(kb.assert_).parameters
         #: when this store first put each key since it was last deleted (created_at)
         self._created: dict[str, float] = {}
+
+    @classmethod
+    def sharded(cls, ledger: Any, *,
+                session_of: Callable[[tuple[str, ...]], str | None] | None = None,
+                **options: Any) -> ShardedStore:
+        """A store whose namespaces are sessions of ``ledger``, one per user, opened on demand
+        through a bounded cache: :class:`ShardedStore`
+        (``session_of(namespace) -> str``; default: the first two labels). ``options``:
+        ``source``, ``min_confidence``, ``max_sessions``, ``max_bytes``, and
+        :meth:`~corollary.BeliefBase.open_session`'s. See docs/many-users.md.
+
+        >>> from corollary import TrustLedger
+        >>> store = CorollaryStore.sharded(TrustLedger())
+        >>> store.put(("memories", "u1"), "diet", {"text": "vegan"})
+        >>> store.cache.open_sessions()
+        ['memories:u1']
+        """
+        return ShardedStore(ledger, session_of=session_of, **options)
 
     # -- the store's one abstract operation, both ways -----------------------------------
     def batch(self, ops: Iterable[Any]) -> list[Any]:
@@ -463,3 +484,210 @@ def _compare(found: Any, wanted: Any) -> bool:
         return (isinstance(found, (list, tuple)) and len(found) == len(wanted)
                 and all(_compare(a, b) for a, b in zip(found, wanted, strict=True)))
     return bool(found == wanted)
+
+
+# -- many users: a store whose namespaces are sessions (issue 38; docs/many-users.md) ----------
+
+#: How many labels of a namespace name its session under the default mapping.
+DEPTH = 2
+
+
+def session_of_namespace(namespace: tuple[str, ...]) -> str | None:
+    """The default mapping: the session of ``namespace`` is its first two labels (escaped and
+    joined as in a belief key); ``None`` for a shorter prefix, which names no one session.
+
+    >>> session_of_namespace(("memories", "u1", "prefs")), session_of_namespace(("a:b", "50%"))
+    ('memories:u1', 'a%3Ab:50%25')
+    >>> session_of_namespace(("memories",)) is None
+    True
+    """
+    if len(namespace) < DEPTH:
+        return None
+    return ":".join(_escape(label) for label in namespace[:DEPTH])
+
+
+def _session_labels(session_id: str) -> tuple[str, ...]:
+    return tuple(_unescape(label) for label in session_id.split(":"))
+
+
+class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
+    """A LangGraph store over many journaled sessions of one ledger, one per user.
+
+    Made by ``CorollaryStore.sharded(ledger, session_of=..., **options)`` or directly. A
+    ``CorollaryStore`` over one base holds every user in that base: a search by one user's
+    namespace walks every user's beliefs, and every replica holds them all. Here each
+    namespace maps to a journaled session (``session_of``), served through a
+    :class:`~corollary.serving.shards.SessionCache`: opened when first used, dropped (and later
+    reopened from its journal) when the cache is full, synced with other replicas before each
+    use. Within a session the items are what ``CorollaryStore`` makes of them (the same belief
+    keys), so a search by a user's namespace costs that user's items only. A search or listing
+    whose prefix names no single session spans every session of the ledger, one at a time:
+    give the store a ledger (a PostgreSQL namespace, a SQLite file) of its own. See
+    docs/many-users.md.
+
+    Parameters
+    ----------
+    ledger : TrustLedger
+        An open ledger (PostgreSQL or SQLite; in memory for tests) holding the sessions.
+    session_of : callable, optional
+        ``session_of(namespace) -> str``: the session a namespace's items live in. It is also
+        asked for a search's or a listing's prefix, where ``None`` means "no single session":
+        the search then spans every session of the ledger. It must depend on the namespace's
+        first labels only (a prefix and the namespaces under it map alike). Default:
+        :func:`session_of_namespace` (the first two labels; a one-label namespace is the
+        session of that label).
+    source, min_confidence :
+        As :class:`~corollary.integrations.langgraph.CorollaryStore`'s, for every session.
+    max_sessions, max_bytes :
+        The bounds of the cache of open sessions (:class:`~corollary.serving.shards.SessionCache`).
+    options
+        Given to each :meth:`~corollary.BeliefBase.open_session` (``clock``, ``policy``,
+        ``rules``, ``checkpoint_every``, ...).
+
+    Examples
+    --------
+    >>> from corollary import TrustLedger
+    >>> store = CorollaryStore.sharded(TrustLedger())
+    >>> store.put(("memories", "u1"), "diet", {"text": "vegetarian"})
+    >>> store.put(("memories", "u2"), "diet", {"text": "vegan"})
+    >>> [i.value for i in store.search(("memories", "u1"))]
+    [{'text': 'vegetarian'}]
+    >>> store.cache.open_sessions()
+    ['memories:u2', 'memories:u1']
+    """
+
+    __slots__ = ("cache", "session_of", "source", "min_confidence", "_default_mapping",
+                 "_stores")
+
+    def __init__(self, ledger: Any, *,
+                 session_of: Callable[[tuple[str, ...]], str | None] | None = None,
+                 source: str | Callable[[tuple[str, ...]], str] = SOURCE,
+                 min_confidence: float | None = None, max_sessions: int = 1000,
+                 max_bytes: int = 512 * 1024 * 1024, **options: Any) -> None:
+        if session_of is not None and not callable(session_of):
+            raise InvalidTypeError("session_of must be a callable (namespace) -> session id")
+        from ..serving.shards import SessionCache
+
+        self.cache = SessionCache(ledger, max_sessions=max_sessions, max_bytes=max_bytes,
+                                  **options)
+        self._default_mapping = session_of is None
+        self.session_of = session_of_namespace if session_of is None else session_of
+        self.source = source
+        self.min_confidence = min_confidence
+        self._stores: dict[str, CorollaryStore] = {}  # by session, while its base is open
+
+    # -- which session ----------------------------------------------------------------------
+    def _session(self, namespace: tuple[str, ...]) -> str | None:
+        found = self.session_of(namespace)
+        if found is not None and not isinstance(found, str):
+            raise InvalidTypeError(f"session_of({namespace!r}) returned "
+                                   f"{type(found).__name__}, not a session id")
+        return found
+
+    def _written_session(self, namespace: tuple[str, ...]) -> str:
+        found = self._session(namespace)
+        if found is None and len(namespace) == 1 and self._default_mapping:
+            return _escape(namespace[0])  # one label: the session of that label
+        if found is None:
+            raise InvalidInputError(f"session_of({namespace!r}) named no session: a namespace "
+                                    "an item lives in must map to one")
+        return found
+
+    def _sessions_under(self, prefix: tuple[str, ...]) -> list[str]:
+        """The sessions a search or listing by ``prefix`` looks in: the one it names, else every
+        session of the ledger (under the default mapping, those whose labels fit the prefix)."""
+        named = self._session(prefix) if prefix else None
+        if named is not None:
+            return [named]
+        every = list(self.cache.ledger.store.journal_sessions())  # type: ignore[attr-defined]
+        if not self._default_mapping:
+            return every
+        return [s for s in every if _session_labels(s)[:len(prefix)] == prefix[:DEPTH]]
+
+    def _store(self, session_id: str, kb: Any) -> CorollaryStore:
+        """The ``CorollaryStore`` over a session's open base (made once while it stays open:
+        making one checks the source against the base, a round trip to the ledger)."""
+        found = self._stores.get(session_id)
+        if found is None or found.kb is not kb:
+            found = self._stores[session_id] = CorollaryStore(
+                kb, source=self.source, min_confidence=self.min_confidence)
+            if len(self._stores) > self.cache.max_sessions + 64:  # not the evicted ones' bases
+                live = set(self.cache.open_sessions())
+                for gone in [sid for sid in list(self._stores) if sid not in live]:
+                    self._stores.pop(gone, None)
+        return found
+
+    # -- LangGraph's one abstract operation, both ways ----------------------------------------
+    def batch(self, ops: Iterable[Any]) -> list[Any]:
+        """Run LangGraph's operations: reads first, each in its session, against the store
+        before the batch; then the writes (the last one of each key winning), session by
+        session. One session is held at a time."""
+        results: list[Any] = []
+        writes: dict[tuple[tuple[str, ...], str], Any] = {}
+        for op in ops:
+            if isinstance(op, GetOp):
+                namespace = _check_namespace(op.namespace)
+                session_id = self._written_session(namespace)
+                with self.cache.session(session_id) as kb:
+                    results.append(self._store(session_id, kb)._get(namespace, str(op.key)))
+            elif isinstance(op, SearchOp):
+                results.append(self._search(op))
+            elif isinstance(op, ListNamespacesOp):
+                results.append(self._list_namespaces(op))
+            elif isinstance(op, PutOp):
+                CorollaryStore._check_put(None, op)  # type: ignore[arg-type]
+                self._written_session(op.namespace)  # a namespace that maps to no session fails here
+                writes.pop((op.namespace, op.key), None)  # the last write keeps its place
+                writes[(op.namespace, op.key)] = op
+                results.append(None)
+            else:
+                raise InvalidTypeError(f"unknown store operation {type(op).__name__}")
+        by_session: dict[str, list[Any]] = {}
+        for op in writes.values():
+            by_session.setdefault(self._written_session(op.namespace), []).append(op)
+        for session_id, session_ops in by_session.items():
+            with self.cache.session(session_id) as kb:
+                store = self._store(session_id, kb)
+                for op in session_ops:
+                    store._write(op)
+        return results
+
+    async def abatch(self, ops: Iterable[Any]) -> list[Any]:
+        """:meth:`batch`, in a worker thread (sessions wait on their database)."""
+        return await asyncio.to_thread(self.batch, list(ops))
+
+    def _search(self, op: Any) -> list[Any]:
+        prefix = _check_namespace(tuple(op.namespace_prefix), empty=True)
+        if not isinstance(op.limit, int) or not isinstance(op.offset, int):
+            raise InvalidTypeError("limit and offset must be integers")
+        limit, offset = max(op.limit, 0), max(op.offset, 0)
+        sessions = self._sessions_under(prefix)
+        if len(sessions) == 1:
+            with self.cache.session(sessions[0]) as kb:
+                found: list[Any] = self._store(sessions[0], kb)._search(op)
+            return found
+        found = []
+        wide = op._replace(offset=0, limit=offset + limit)  # each session's first pages
+        for session_id in sessions:
+            with self.cache.session(session_id) as kb:
+                found.extend(self._store(session_id, kb)._search(wide))
+        if op.query:  # best first across sessions, as within one
+            found.sort(key=lambda item: -(item.score or 0.0))
+        else:
+            found.sort(key=lambda item: belief_key(item.namespace, item.key))
+        return found[offset:offset + limit]
+
+    def _list_namespaces(self, op: Any) -> list[tuple[str, ...]]:
+        prefix: tuple[str, ...] = ()
+        for condition in op.match_conditions or ():
+            if condition.match_type == "prefix":
+                path = tuple(condition.path)
+                prefix = path[:path.index("*")] if "*" in path else path
+        every = op._replace(offset=0, limit=2 ** 62, max_depth=None)
+        found: set[tuple[str, ...]] = set()
+        for session_id in self._sessions_under(prefix):
+            with self.cache.session(session_id) as kb:
+                found.update(self._store(session_id, kb)._list_namespaces(every))
+        if op.max_depth is not None:
+            found = {ns[:op.max_depth] for ns in found}
+        return sorted(found)[op.offset:op.offset + op.limit]

@@ -118,6 +118,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         self.dialect = POSTGRES.in_namespace(namespace)
         self.timeout = float(timeout)
         self._sizes = (min_size, max_size)
+        #: the most connections this process's pool opens (a bound on concurrent operations)
+        self.max_size = int(max_size)
         self._key = _lock_key(namespace)
         self.poll_interval = float(poll_interval)
         self._last_check = float("-inf")

@@ -1,0 +1,284 @@
+"""Many sessions served from one process: :class:`SessionCache`, each user a journaled session.
+
+An application with a memory per user (a support desk, an assistant with many users, a
+LangGraph deployment with several replicas) keeps each user in a journaled session of one
+ledger (:meth:`BeliefBase.open_session <corollary.BeliefBase.open_session>`). The cache opens
+a session on demand, keeps the most recently used ones open within a bound (a count, and an
+estimate of memory), and drops the least recently used beyond it: a dropped session is simply
+reopened next time, from its newest checkpoint and the journal entries after it, for the
+journal, not the process, holds it.
+
+Every use of a cached session first applies the entries other writers appended to it
+(``kb.sync()``: one round trip that asks whether the journal moved), so a write acknowledged
+by another replica is seen by the next read here. A notification (PostgreSQL's LISTEN/NOTIFY)
+arrives after the writer's commit, not before the reader's next read, so it could not promise
+that; the cache asks. One ledger (one connection pool) serves every session; each session has
+a lock of its own, so callers of different sessions never wait for each other.
+
+At most ``max_concurrent`` callers use sessions at once (default: one less than a PostgreSQL
+ledger's pool, ``max_size - 1``; unbounded on other stores). A change holds a pooled
+connection for its journal transaction while it reads the ledger's shared trust totals, under
+the ledger's own lock; a caller holding that lock may need a connection in turn: with every
+connection held by changes waiting for the lock, both would wait forever (until the ledger's
+timeout). One connection kept free breaks the cycle. See docs/many-users.md.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from ..facade.base import BeliefBase
+from ..foundations._validate import check_int
+from ..foundations.errors import InvalidTypeError
+from ..storage.checks import check_session
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..facade.session import Session
+    from ..trust.ledger import TrustLedger
+
+__all__ = ["BELIEF_BYTES", "SESSION_BYTES", "CacheStats", "SessionCache", "estimate_bytes"]
+
+#: What an open session costs before its first belief (bytes; measured with tracemalloc on an
+#: empty journaled session: about 8.5 KiB, rounded up).
+SESSION_BYTES = 16 * 1024
+#: What each belief of an open session adds (bytes; measured with tracemalloc on sessions of
+#: 50 to 1,000 beliefs whose values are small JSON objects: 800 to 1,030 B a belief).
+BELIEF_BYTES = 1024
+
+
+def estimate_bytes(kb: BeliefBase) -> int:
+    """An estimate of the memory an open session holds: :data:`SESSION_BYTES` plus
+    :data:`BELIEF_BYTES` a belief (a count, so it costs nothing to take after every use; values
+    much larger than a small JSON object make it an underestimate).
+
+    Examples
+    --------
+    >>> from corollary import BeliefBase
+    >>> kb = BeliefBase()
+    >>> kb.assert_("hq", "Austin", source="tool:registry")
+    >>> estimate_bytes(kb) == SESSION_BYTES + BELIEF_BYTES
+    True
+    """
+    return SESSION_BYTES + BELIEF_BYTES * len(kb)
+
+
+@attrs.frozen(slots=True)
+class CacheStats:
+    """What a :class:`SessionCache` holds and has done since it was made.
+
+    Attributes
+    ----------
+    sessions : int
+        Sessions open in the cache now.
+    estimated_bytes : int
+        Their memory, as :func:`estimate_bytes` estimates it.
+    hits, misses : int
+        Uses that found the session open, and uses that opened it.
+    evictions : int
+        Sessions dropped to keep within the bounds (or by :meth:`SessionCache.evict`).
+    """
+
+    sessions: int
+    estimated_bytes: int
+    hits: int
+    misses: int
+    evictions: int
+
+
+class _Entry:
+    """One cached session: its base (``None`` until opened), its own lock, how many callers
+    use it now (an entry in use is never evicted) and its estimated size."""
+
+    __slots__ = ("kb", "lock", "users", "size")
+
+    def __init__(self) -> None:
+        self.kb: Session | None = None
+        self.lock = threading.RLock()
+        self.users = 0
+        self.size = 0
+
+
+class SessionCache:
+    """Journaled sessions of one ledger, opened on demand and kept within bounds.
+
+    Parameters
+    ----------
+    ledger : TrustLedger
+        The ledger every session lives in (SQLite, PostgreSQL or in memory): one connection
+        pool whatever the number of sessions. The cache never closes it.
+    max_sessions : int
+        At most this many sessions open at once (default 1,000).
+    max_bytes : int
+        At most this many bytes of open sessions, as :func:`estimate_bytes` estimates them
+        (default 512 MiB). The session used last is kept even when it alone exceeds it.
+    max_concurrent : int, optional
+        At most this many callers inside sessions at once, the others waiting their turn
+        (default: ``max_size - 1`` of a PostgreSQL ledger's pool, at least 1; unbounded on
+        other stores). A caller already inside a session takes no second turn.
+    options
+        Given to every :meth:`~corollary.BeliefBase.open_session` (``clock``, ``policy``,
+        ``rules``, ``tools``, ``checkpoint_every``, ...).
+
+    Examples
+    --------
+    >>> from corollary import TrustLedger
+    >>> cache = SessionCache(TrustLedger(), max_sessions=2)
+    >>> for user in ("u1", "u2", "u3"):
+    ...     with cache.session(user) as kb:
+    ...         kb.assert_("name", user, source="human:" + user)
+    >>> sorted(cache.open_sessions()), cache.stats().evictions
+    (['u2', 'u3'], 1)
+    >>> with cache.session("u1") as kb:   # reopened from its journal
+    ...     kb.value("name")
+    'u1'
+    """
+
+    def __init__(self, ledger: TrustLedger, *, max_sessions: int = 1000,
+                 max_bytes: int = 512 * 1024 * 1024, max_concurrent: int | None = None,
+                 **options: Any) -> None:
+        from ..trust.ledger import TrustLedger
+
+        if not isinstance(ledger, TrustLedger):
+            raise InvalidTypeError(f"ledger must be a TrustLedger, not {type(ledger).__name__}")
+        self.ledger = ledger
+        self.max_sessions = check_int(max_sessions, "max_sessions", low=1)
+        self.max_bytes = check_int(max_bytes, "max_bytes", low=1)
+        self.options = options
+        if max_concurrent is None:
+            pool = getattr(ledger.store, "max_size", None)
+            max_concurrent = max(1, int(pool) - 1) if isinstance(pool, int) else None
+        #: how many callers may be inside sessions at once (None: any number)
+        self.max_concurrent = (None if max_concurrent is None
+                               else check_int(max_concurrent, "max_concurrent", low=1))
+        self._turns = (None if self.max_concurrent is None
+                       else threading.BoundedSemaphore(self.max_concurrent))
+        self._inside = threading.local()  # .depth: sessions this thread is inside
+        self._lock = threading.Lock()  # the map only: never held while a session works
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
+        self._bytes = 0
+        self._hits = self._misses = self._evictions = 0
+
+    @contextmanager
+    def session(self, session_id: str) -> Iterator[Session]:
+        """The session ``session_id``, opened if it is not open, synced with other writers,
+        held for this caller alone (other sessions' callers go on meanwhile).
+
+        Raises what :meth:`~corollary.BeliefBase.open_session` and ``sync`` raise (a
+        :class:`~corollary.foundations.errors.CorollaryError`); a session that failed to open
+        is not cached.
+        """
+        session_id = check_session(session_id)
+        with self._turn():
+            entry = self._take(session_id)
+            size: int | None = None  # None: the session did not open
+            try:
+                with entry.lock:
+                    kb = self._ready(session_id, entry)
+                    try:
+                        yield kb
+                    finally:
+                        size = estimate_bytes(kb)
+            finally:
+                self._give_back(session_id, entry, size)
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """One of the ``max_concurrent`` turns, for the outermost session a thread enters."""
+        depth = getattr(self._inside, "depth", 0)
+        if self._turns is None or depth:
+            self._inside.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._inside.depth = depth
+            return
+        self._turns.acquire()
+        self._inside.depth = 1
+        try:
+            yield
+        finally:
+            self._inside.depth = 0
+            self._turns.release()
+
+    def _take(self, session_id: str) -> _Entry:
+        with self._lock:
+            entry = self._entries.get(session_id)
+            if entry is None:
+                entry = self._entries[session_id] = _Entry()
+            self._entries.move_to_end(session_id)
+            entry.users += 1
+            return entry
+
+    def _ready(self, session_id: str, entry: _Entry) -> Session:
+        """The entry's base: opened (a miss), else synced with other writers (a hit)."""
+        if entry.kb is None:
+            kb = BeliefBase.open_session(self.ledger, session_id, **self.options)
+            entry.kb = kb
+            with self._lock:
+                self._misses += 1
+            return kb
+        entry.kb.sync()
+        with self._lock:
+            self._hits += 1
+        return entry.kb
+
+    def _give_back(self, session_id: str, entry: _Entry, size: int | None) -> None:
+        with self._lock:
+            entry.users -= 1
+            if entry.kb is None:  # it failed to open: not cached
+                if entry.users == 0 and self._entries.get(session_id) is entry:
+                    del self._entries[session_id]
+                return
+            if size is not None and self._entries.get(session_id) is entry:
+                self._bytes += size - entry.size
+                entry.size = size
+            self._shrink()
+
+    def _shrink(self) -> None:
+        """Drop least recently used sessions nobody uses until within both bounds (the one
+        used last stays)."""
+        for sid in list(self._entries)[:-1]:
+            if len(self._entries) <= self.max_sessions and self._bytes <= self.max_bytes:
+                return
+            entry = self._entries[sid]
+            if entry.users == 0:
+                self._drop(sid)
+
+    def _drop(self, session_id: str) -> None:
+        entry = self._entries.pop(session_id)
+        self._bytes -= entry.size
+        self._evictions += 1
+
+    def evict(self, session_id: str) -> bool:
+        """Drop a session from the cache now (whether it was open); one in use is dropped
+        when its callers are done with it and is reopened by the next."""
+        with self._lock:
+            if session_id not in self._entries:
+                return False
+            self._drop(session_id)
+            return True
+
+    def open_sessions(self) -> list[str]:
+        """The sessions open now, least recently used first."""
+        with self._lock:
+            return [sid for sid, e in self._entries.items() if e.kb is not None]
+
+    def stats(self) -> CacheStats:
+        """What the cache holds and has done (see :class:`CacheStats`)."""
+        with self._lock:
+            return CacheStats(sum(e.kb is not None for e in self._entries.values()),
+                              self._bytes, self._hits, self._misses, self._evictions)
+
+    def __len__(self) -> int:
+        return self.stats().sessions
+
+    def __contains__(self, session_id: object) -> bool:
+        with self._lock:
+            entry = self._entries.get(session_id) if isinstance(session_id, str) else None
+            return entry is not None and entry.kb is not None

@@ -1,0 +1,33 @@
+"""Workers of tests/serving/test_shards.py: another replica, in a process of its own, writing
+to sessions of the same ledger (importable by spawned children)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from corollary import BeliefBase, open_ledger
+
+
+def write_elsewhere(url: str, options: dict[str, Any], session_id: str, key: str,
+                    value: str) -> int:
+    """Assert ``key = value`` in ``session_id`` through a ledger of this process's own; return
+    the entry's seq (acknowledged: committed before this returns)."""
+    ledger = open_ledger(url, **options)
+    try:
+        kb = BeliefBase.open_session(ledger, session_id)
+        kb.assert_(key, value, source="tool:replica")
+        return int(kb.journal_seq)
+    finally:
+        ledger.close()
+
+
+def put_elsewhere(url: str, options: dict[str, Any], namespace: tuple[str, ...], key: str,
+                  value: dict[str, Any]) -> None:
+    """``put`` an item through a sharded store of this process's own (another replica)."""
+    from corollary.integrations.langgraph import CorollaryStore
+
+    ledger = open_ledger(url, **options)
+    try:
+        CorollaryStore.sharded(ledger).put(namespace, key, value)
+    finally:
+        ledger.close()
