@@ -134,5 +134,8 @@ def answer_tool(description: str, keys: Sequence[str], values: Sequence[Any] | N
               "description": "The keys of the held beliefs the answer rests on."}
     return {"type": "function", "function": {
         "name": "answer", "description": description,
-        "parameters": {"type": "object", "properties": {"value": value, "inputs": inputs},
-                       "required": ["value", "inputs"]}}}
+        # inputs first: a server that constrains its output to the schema (llama.cpp's
+        # grammars) writes the fields in this order, so the model picks the beliefs before the
+        # value they must hold (docs/models.md, "Measured with real models")
+        "parameters": {"type": "object", "properties": {"inputs": inputs, "value": value},
+                       "required": ["inputs", "value"]}}}

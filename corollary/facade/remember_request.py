@@ -89,7 +89,9 @@ FIELD_LENGTHS = {"subject": 80, "attribute": 80, "value": 200, "quote": 400, "ke
 MAX_CLAUSES = 64
 
 #: The line that names who says a single text (the chat form names each message's speaker).
-SPEAKER = "The text is said by {speaker}: 'I', 'me' and 'my' in it are {name}.\n\n"
+#: It lists no pronouns: Qwen2.5-Coder-0.5B kept the listed 'me' and 'my' as attributes
+#: (docs/models.md, "Measured with real models").
+SPEAKER = "The text is said by {speaker}: its speaker is {name}.\n\n"
 
 #: The user message: the existing keys (or none) and the text, message by message.
 REQUEST = "Existing keys (key = value):\n{keys}\n\n{scope}{speaker}Text:\n{text}"
@@ -113,15 +115,19 @@ FACTS_TOOL: dict[str, Any] = {
                     "type": "array",
                     "items": {
                         "type": "object",
+                        # quote first: a server that constrains its output to the schema
+                        # (llama.cpp's grammars) writes the fields in this order, so the
+                        # model picks the words before the value it must take from them
+                        # (docs/models.md, "Measured with real models")
                         "properties": {
+                            "quote": {"type": "string",
+                                      "description": "the exact words of the text that say it"},
                             "subject": {"type": "string",
                                         "description": "who or what the fact is about"},
                             "attribute": {"type": "string",
                                           "description": "what about the subject"},
                             "value": {"type": ["string", "number", "boolean"],
                                       "description": "the attribute's value"},
-                            "quote": {"type": "string",
-                                      "description": "the exact words of the text that say it"},
                             "key": {"type": "string",
                                     "description": "an existing key shown, to update it"},
                             "valid_from": {"type": "string",
@@ -129,7 +135,7 @@ FACTS_TOOL: dict[str, Any] = {
                                                           "when the text says"},
                             "certainty": {"type": "number", "minimum": 0, "maximum": 1},
                         },
-                        "required": ["subject", "attribute", "value", "quote"],
+                        "required": ["quote", "subject", "attribute", "value"],
                     },
                 },
             },

@@ -118,3 +118,15 @@ def test_a_small_model_on_a_llama_cpp_server_answers_through_the_forced_call(
     assert (run.status, run.answer) == ("ok", "bo@example.com")
     assert [b.get("tool_choice") for b in llama.bodies] == [
         None, {"type": "function", "function": {"name": "answer"}}]
+
+
+def test_the_forced_answer_asks_for_its_inputs_before_its_value(llama: LlamaLikeServer) -> None:
+    # llama.cpp's grammar writes an object's fields in the schema's order: Qwen2.5-Coder-0.5B,
+    # asked for the value first, answered 'Chen' and then cited whatever keys came first; the
+    # beliefs come first so that the value is written after, and from, them
+    model = OpenAIChat(llama.url, "qwen", api_key="", dialect="llama-cpp-python",
+                       small_model=True, max_retries=0)
+    Agent(model, base(), context_budget=None).run("What is customer 7's email?")
+    answer = llama.bodies[-1]["tools"][0]["function"]["parameters"]
+    assert list(answer["properties"]) == ["inputs", "value"]
+    assert answer["required"] == ["inputs", "value"]
