@@ -88,13 +88,16 @@ FIELD_LENGTHS = {"subject": 80, "attribute": 80, "value": 200, "quote": 400, "ke
 #: The most clauses a small-model request offers as quotes (an ``enum``).
 MAX_CLAUSES = 64
 
-#: The line that names who says a single text (the chat form names each message's speaker).
-#: It lists no pronouns: Qwen2.5-Coder-0.5B kept the listed 'me' and 'my' as attributes
-#: (docs/models.md, "Measured with real models").
-SPEAKER = "The text is said by {speaker}: its speaker is {name}.\n\n"
+#: How the text's heading names who says a single text (the chat form names each message's
+#: speaker). No sentence of its own: Qwen2.5-Coder-0.5B kept the listed 'me' and 'my' of an
+#: earlier line as attributes, then its 'speaker' (docs/models.md, "Measured with real
+#: models").
+SPEAKER = " said by {name} ({speaker})"
 
 #: The user message: the existing keys (or none) and the text, message by message.
-REQUEST = "Existing keys (key = value):\n{keys}\n\n{scope}{speaker}Text:\n{text}"
+REQUEST = "{keys}{scope}Text{speaker}:\n{text}"
+#: The existing keys shown.
+KEYS = "Existing keys (key = value):\n{keys}\n\n"
 #: What :data:`REQUEST` lists when no key is shown.
 NO_KEYS = "(none)"
 #: The line that names the scope, when there is one.
@@ -217,7 +220,7 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
                   max_facts: int = MAX_FACTS, *, small: bool = False
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages and tools of one request: the instructions, then the keys shown and the
-    text (a single text as it is, below the line naming its speaker; the chat form one
+    text (a single text as it is, its heading naming its speaker; the chat form one
     numbered line per message), and the ``facts`` tool made for it (:func:`facts_tool`)."""
     speaker = ""
     if len(pieces) == 1 and not pieces[0].numbered:
@@ -230,8 +233,9 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
                                         at=f" ({p.at})" if p.at else "", text=p.text)
                          for p in pieces)
     scoped = SCOPE.format(prefixes=", ".join(map(repr, scope))) if scope else ""
-    user = REQUEST.format(keys="\n".join(keys) or NO_KEYS, scope=scoped, speaker=speaker,
-                          text=text)
+    # a small model copied the empty list's heading as a subject: it is left out
+    shown = "" if small and not keys else KEYS.format(keys="\n".join(keys) or NO_KEYS)
+    user = REQUEST.format(keys=shown, scope=scoped, speaker=speaker, text=text)
     system = SMALL_INSTRUCTIONS if small else INSTRUCTIONS
     quotes = [c for p in pieces for c in clauses(p.text)] if small else None
     return ([{"role": "system", "content": system}, {"role": "user", "content": user}],
