@@ -221,7 +221,7 @@ def _extractor() -> FunctionModel:
     """A function model that answers each request with :func:`extract` over each message of
     its text (the chat form numbers them ``[n] speaker (time): text``)."""
     def answer(messages: Any, tools: Any) -> Reply:
-        body = messages[-1]["content"].split("Text:\n", 1)[1]
+        body = messages[-1]["content"].rpartition(":\n")[2]  # after the heading
         found = [f for text in _MESSAGE.split(body) if text.strip() for f in extract(text)]
         return _reply(found)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import IO, Any
 
 from corollary import Agent, BeliefBase, ManualClock, tool
 from corollary.agent.answers import unsupported
@@ -33,15 +33,18 @@ def fx_rate(currency: str) -> float:
 
 class Counting:
     """A model that counts the tokens it sends (its request bodies, four characters a token:
-    what corollary makes, whatever the server counts) and the seconds it waits."""
+    what corollary makes, whatever the server counts) and the seconds it waits, and writes
+    each request and its reply (or error) as a JSON line to ``log`` when given one."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, log: IO[str] | None = None, case: str = "") -> None:
         self.inner = model
         self.model = getattr(model, "model", "model")
         self.small_model = getattr(model, "small_model", False)
         self.tokens = 0
         self.requests = 0
         self.seconds = 0.0
+        self.log = log
+        self.case = case
 
     def complete(self, messages: Any, tools: Any, options: Any = None) -> Any:
         body = (self.inner.request_body(messages, tools, options)
@@ -49,10 +52,25 @@ class Counting:
         self.tokens += count_tokens(json.dumps(body))
         self.requests += 1
         started = time.perf_counter()
+        entry: dict[str, Any] = {"case": self.case, "request": body}
         try:
-            return self.inner.complete(messages, tools, options)
+            reply = self.inner.complete(messages, tools, options)
+            entry["reply"] = {"text": reply.text, "finish_reason": reply.finish_reason,
+                              "tool_calls": [{"name": c.name, "arguments": c.arguments,
+                                              "arguments_error": c.arguments_error,
+                                              "raw_arguments": c.raw_arguments}
+                                             for c in reply.tool_calls]}
+            return reply
+        except Exception as error:
+            entry["error"] = f"{type(error).__name__}: {error}"
+            raise
         finally:
-            self.seconds += time.perf_counter() - started
+            elapsed = time.perf_counter() - started
+            self.seconds += elapsed
+            if self.log is not None:
+                entry["seconds"] = round(elapsed, 2)
+                self.log.write(json.dumps(entry, default=repr) + "\n")
+                self.log.flush()
 
 
 def task_base() -> BeliefBase:
@@ -73,12 +91,18 @@ def _same(answer: Any, reference: Any) -> bool:
     return isinstance(answer, str) and value_in_quote(reference, answer)
 
 
-def run_remember(model: Any, mode: str) -> dict[str, Any]:
-    """Facts found (of those a person would write down), kept, junk kept (a value not in its
-    quote, or not one a person would write), refused, errors, tokens, seconds."""
-    counting = Counting(model)
-    found = expected = kept = junk = refused = errors = cut = 0
-    for speaker, text, facts in SNIPPETS:
+def run_remember(model: Any, mode: str, budget: float = float("inf"),
+                 log: IO[str] | None = None) -> dict[str, Any]:
+    """Facts found (of those a person would write down), kept, unsupported kept (a value not in
+    its quote), junk kept (unsupported, or not a value a person would write), refused, errors,
+    tokens, seconds. Snippets not started within ``budget`` seconds are counted as skipped."""
+    counting = Counting(model, log)
+    found = expected = kept = junk = unsupported_kept = refused = errors = cut = done = 0
+    for index, (speaker, text, facts) in enumerate(SNIPPETS):
+        if counting.seconds >= budget:
+            break
+        counting.case = f"remember {mode} {index}"
+        done += 1
         expected += len(facts)
         kb = BeliefBase(clock=ManualClock(NOW))
         try:
@@ -92,19 +116,27 @@ def run_remember(model: Any, mode: str) -> dict[str, Any]:
         cut += made.cut
         values = [r.value for r in made]
         found += sum(any(_same(v, value) for v in values) for _attr, value in facts)
+        unsupported_kept += sum(not value_in_quote(r.value, r.quote) for r in made)
         junk += sum(not value_in_quote(r.value, r.quote)
                     or not any(_same(r.value, value) for _a, value in facts) for r in made)
-    return {"mode": mode, "expected": expected, "found": found, "kept": kept, "junk": junk,
+    return {"mode": mode, "snippets": done, "of": len(SNIPPETS), "expected": expected,
+            "found": found, "kept": kept, "unsupported_kept": unsupported_kept, "junk": junk,
             "refused": refused, "errors": errors, "cut": cut, "tokens": counting.tokens,
             "requests": counting.requests, "seconds": round(counting.seconds, 2)}
 
 
-def run_agent(model: Any, mode: str, max_steps: int = 4) -> dict[str, Any]:
-    """Right answers, runs ending ok, unsupported answers accepted, tokens, seconds."""
-    counting = Counting(model)
-    right = ok = accepted_unsupported = errors = 0
+def run_agent(model: Any, mode: str, max_steps: int = 4, budget: float = float("inf"),
+              log: IO[str] | None = None) -> dict[str, Any]:
+    """Right answers, runs ending ok, unsupported answers accepted, tokens, seconds. Tasks not
+    started within ``budget`` seconds are counted as skipped."""
+    counting = Counting(model, log)
+    right = ok = accepted_unsupported = errors = done = 0
     options = {k: v for k, v in MODES[mode].items()}
-    for task, reference in TASKS:
+    for index, (task, reference) in enumerate(TASKS):
+        if counting.seconds >= budget:
+            break
+        counting.case = f"agent {mode} {index}"
+        done += 1
         kb = task_base()
         try:
             run = Agent(counting, kb, tools=[fx_rate], context_budget=None, max_steps=max_steps,
@@ -121,7 +153,7 @@ def run_agent(model: Any, mode: str, max_steps: int = 4) -> dict[str, Any]:
         keys = list(inputs.values()) if isinstance(inputs, dict) else list(inputs or ())
         cited = [(k, kb.value(k)) for k in keys if kb.label(k) == "IN"]
         accepted_unsupported += unsupported(run.answer, cited, 1e-6) is not None
-    return {"mode": mode, "tasks": len(TASKS), "right": right, "ok": ok,
+    return {"mode": mode, "tasks": done, "of": len(TASKS), "right": right, "ok": ok,
             "unsupported_accepted": accepted_unsupported, "errors": errors,
             "tokens": counting.tokens, "requests": counting.requests,
             "seconds": round(counting.seconds, 2)}

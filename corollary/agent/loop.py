@@ -59,7 +59,14 @@ from ..reasons.tools import bind_named, call_key, spec_of, split_arguments
 from ..tms import IN, OUT, Belief
 from ..tms.conflicts import ConflictPolicy, PreferNewer
 from . import prompts, sampling
-from .answers import DOUBTED_CERTAINTY, MAX_ANSWER_KEYS, answer_tool, nearest_keys, unsupported
+from .answers import (
+    DOUBTED_CERTAINTY,
+    MAX_ANSWER_KEYS,
+    answer_from_text,
+    answer_tool,
+    nearest_keys,
+    unsupported,
+)
 from .builtins import BUILTINS, builtin_schema, check_arguments
 from .marks import (
     conflicts_by_key,
@@ -417,11 +424,18 @@ class Agent:
             if reply.text:
                 steps.append(Step(turn, "text", text=reply.text))
             messages.append(assistant_message(reply))
-            if not reply.tool_calls:
+            calls = list(reply.tool_calls)
+            if not calls and self.force_answer and reply.text:
+                held = {k: plain(v) for k, v in self._answerable(view).items()}
+                said = answer_from_text(reply.text, held)
+                if said is not None:  # the words name one held belief: read the answer there
+                    calls = [ToolCall(f"text_{turn}", "answer",
+                                      {"inputs": [said[1]], "value": said[0]})]
+            if not calls:
                 messages.append({"role": "user", "content": prompts.NUDGE})
                 continue
             answered: Step | None = None
-            for call in reply.tool_calls:
+            for call in calls:
                 if answered is not None:
                     steps.append(Step(turn, "skipped", call.name, dict(call.arguments),
                                       error="not run: the answer had ended the run"))
@@ -440,18 +454,24 @@ class Agent:
         """The request that requires ``answer`` (docs/agent.md, "A forced answer"): its inputs
         limited to the keys held and shown (in scope), its value in small-model mode to their
         values; ``None`` when no key is held (a forced answer could cite nothing)."""
-        held: dict[str, Any] = {}
-        for head in view.current():
-            k, v = view.named[head]
-            held.setdefault(k, v)
-            if len(held) >= MAX_ANSWER_KEYS:
-                break
+        held = self._answerable(view)
         if not held:
             return None
         description = builtin_schema("answer")["function"].get("description", "")
         tool = answer_tool(description, list(held),
                            [plain(v) for v in held.values()] if self.small_model else None)
         return _Ask(list(messages), [tool], RequestOptions(tool_choice=tool_named("answer")))
+
+    @staticmethod
+    def _answerable(view: View) -> dict[str, Any]:
+        """The keys held and shown (in scope), with their values: what an answer may cite."""
+        held: dict[str, Any] = {}
+        for head in view.current():
+            k, v = view.named[head]
+            held.setdefault(k, v)
+            if len(held) >= MAX_ANSWER_KEYS:
+                break
+        return held
 
     def _finish(self, key: str, answered: Step, steps: list[Step], group: Any) -> Run:
         verdicts = tuple(

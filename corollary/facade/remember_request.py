@@ -95,11 +95,16 @@ FIELD_LENGTHS = {"subject": 80, "attribute": 80, "value": 200, "quote": 400, "ke
 #: The most clauses a small-model request offers as quotes (an ``enum``).
 MAX_CLAUSES = 64
 
-#: The line that names who says a single text (the chat form names each message's speaker).
-SPEAKER = "The text is said by {speaker}: 'I', 'me' and 'my' in it are {name}.\n\n"
+#: How the text's heading names who says a single text (the chat form names each message's
+#: speaker). No sentence of its own: Qwen2.5-Coder-0.5B kept the listed 'me' and 'my' of an
+#: earlier line as attributes, then its 'speaker' (docs/models.md, "Measured with real
+#: models").
+SPEAKER = " said by {name} ({speaker})"
 
 #: The user message: the existing keys (or none) and the text, message by message.
-REQUEST = "Existing keys (key = value):\n{keys}\n\n{scope}{speaker}Text:\n{text}"
+REQUEST = "{keys}{scope}Text{speaker}:\n{text}"
+#: The existing keys shown.
+KEYS = "Existing keys (key = value):\n{keys}\n\n"
 #: What :data:`REQUEST` lists when no key is shown.
 NO_KEYS = "(none)"
 #: The line that names the scope, when there is one.
@@ -120,15 +125,19 @@ FACTS_TOOL: dict[str, Any] = {
                     "type": "array",
                     "items": {
                         "type": "object",
+                        # quote first: a server that constrains its output to the schema
+                        # (llama.cpp's grammars) writes the fields in this order, so the
+                        # model picks the words before the value it must take from them
+                        # (docs/models.md, "Measured with real models")
                         "properties": {
+                            "quote": {"type": "string",
+                                      "description": "the exact words of the text that say it"},
                             "subject": {"type": "string",
                                         "description": "who or what the fact is about"},
                             "attribute": {"type": "string",
                                           "description": "what about the subject"},
                             "value": {"type": ["string", "number", "boolean"],
                                       "description": "the attribute's value"},
-                            "quote": {"type": "string",
-                                      "description": "the exact words of the text that say it"},
                             "key": {"type": "string",
                                     "description": "an existing key shown, to update it"},
                             "valid_from": {"type": "string",
@@ -142,7 +151,7 @@ FACTS_TOOL: dict[str, Any] = {
                                             "description": "ISO 8601 time the fact stops "
                                                            "holding, when the text says"},
                         },
-                        "required": ["subject", "attribute", "value", "quote"],
+                        "required": ["quote", "subject", "attribute", "value"],
                     },
                 },
             },
@@ -224,7 +233,7 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
                   max_facts: int = MAX_FACTS, *, small: bool = False
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages and tools of one request: the instructions, then the keys shown and the
-    text (a single text as it is, below the line naming its speaker; the chat form one
+    text (a single text as it is, its heading naming its speaker; the chat form one
     numbered line per message), and the ``facts`` tool made for it (:func:`facts_tool`)."""
     speaker = ""
     if len(pieces) == 1 and not pieces[0].numbered:
@@ -237,8 +246,9 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
                                         at=f" ({p.at})" if p.at else "", text=p.text)
                          for p in pieces)
     scoped = SCOPE.format(prefixes=", ".join(map(repr, scope))) if scope else ""
-    user = REQUEST.format(keys="\n".join(keys) or NO_KEYS, scope=scoped, speaker=speaker,
-                          text=text)
+    # a small model copied the empty list's heading as a subject: it is left out
+    shown = "" if small and not keys else KEYS.format(keys="\n".join(keys) or NO_KEYS)
+    user = REQUEST.format(keys=shown, scope=scoped, speaker=speaker, text=text)
     system = SMALL_INSTRUCTIONS if small else INSTRUCTIONS
     quotes = [c for p in pieces for c in clauses(p.text)] if small else None
     return ([{"role": "system", "content": system}, {"role": "user", "content": user}],

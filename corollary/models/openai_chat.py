@@ -287,6 +287,30 @@ def _arguments(raw: Any) -> tuple[dict[str, Any], str | None, str]:
     return value, None, text
 
 
+def _used_every_token(doc: dict[str, Any], body: bytes) -> bool:
+    """Whether the reply used every token the request allowed (``usage.completion_tokens`` at
+    its ``max_tokens`` or ``max_completion_tokens``): it was cut, whatever its
+    ``finish_reason`` says. llama-cpp-python's function-calling format says ``"tool_calls"``
+    of a named call cut at the limit (docs/models.md, "Measured with real models").
+
+    >>> _used_every_token({"usage": {"completion_tokens": 64}}, b'{"max_tokens": 64}')
+    True
+    >>> _used_every_token({"usage": {"completion_tokens": 12}}, b'{"max_tokens": 64}')
+    False
+    """
+    usage = doc.get("usage")
+    used = usage.get("completion_tokens") if isinstance(usage, dict) else None
+    if not isinstance(used, int) or isinstance(used, bool):
+        return False
+    try:
+        sent = json.loads(body)
+    except ValueError:
+        return False
+    limit = sent.get("max_completion_tokens", sent.get("max_tokens")) \
+        if isinstance(sent, dict) else None
+    return isinstance(limit, int) and not isinstance(limit, bool) and 0 < limit <= used
+
+
 def _content(message: dict[str, Any]) -> str | None:
     """The text of a message: ``content`` as a string, or the text parts of a list of parts."""
     content = message.get("content")
@@ -677,6 +701,8 @@ class OpenAIChat:
         for index, call in enumerate(calls):
             tool_calls.append(self._tool_call(call, index, {c.id for c in tool_calls}, seed))
         finish = choice.get("finish_reason")
+        if _used_every_token(doc, body):
+            finish = "length"
         return Reply(_content(message), tool_calls, finish if isinstance(finish, str) else None)
 
     def _tool_call(self, call: Any, index: int, taken: set[str], seed: Any) -> ToolCall:

@@ -71,7 +71,7 @@ def test_a_key_not_held_is_answered_with_the_nearest_held_keys() -> None:
 
 
 def test_after_a_text_reply_the_forced_answer_names_its_tool_and_the_held_keys() -> None:
-    model = ScriptedModel(["customer:7:email = bo@example.com", calls(call("answer", EMAIL))])
+    model = ScriptedModel(["Let me see.", calls(call("answer", EMAIL))])
     run = Agent(model, base(), force_answer=True, context_budget=None).run(
         "What is customer 7's email?")
     assert run.status == "ok"
@@ -94,8 +94,8 @@ def test_the_last_step_is_a_forced_answer() -> None:
 @pytest.fixture
 def llama() -> Iterator[LlamaLikeServer]:
     def qwen(seen: Seen) -> dict[str, Any] | str:
-        if seen.tool is None:  # the tools left out of its prompt: it says the answer
-            return "customer:7:email = bo@example.com [IN 0.95]"
+        if seen.tool is None:  # the tools left out of its prompt: it talks
+            return "I will look at the beliefs held."
         assert seen.parameters is not None
         offered = seen.parameters["properties"]["inputs"]["items"]["enum"]
         values = seen.parameters["properties"]["value"]["enum"]
@@ -118,3 +118,43 @@ def test_a_small_model_on_a_llama_cpp_server_answers_through_the_forced_call(
     assert (run.status, run.answer) == ("ok", "bo@example.com")
     assert [b.get("tool_choice") for b in llama.bodies] == [
         None, {"type": "function", "function": {"name": "answer"}}]
+
+
+def test_the_forced_answer_asks_for_its_inputs_before_its_value(llama: LlamaLikeServer) -> None:
+    # llama.cpp's grammar writes an object's fields in the schema's order: Qwen2.5-Coder-0.5B,
+    # asked for the value first, answered 'Chen' and then cited whatever keys came first; the
+    # beliefs come first so that the value is written after, and from, them
+    model = OpenAIChat(llama.url, "qwen", api_key="", dialect="llama-cpp-python",
+                       small_model=True, max_retries=0)
+    Agent(model, base(), context_budget=None).run("What is customer 7's email?")
+    answer = llama.bodies[-1]["tools"][0]["function"]["parameters"]
+    assert list(answer["properties"]) == ["inputs", "value"]
+    assert answer["required"] == ["inputs", "value"]
+
+
+def test_a_text_reply_naming_one_held_belief_is_read_as_the_answer() -> None:
+    # Qwen2.5-Coder-0.5B's words named the key and value ("employee:chen:extension = 4388"),
+    # then its forced call cited the first keys offered with another value (docs/agent.md)
+    def qwen(seen: Seen) -> dict[str, Any] | str:
+        if seen.tool is None:  # the template escapes its quotes: the model copies &#34;
+            return 'customer:7:email = "bo@example.com" [IN 0.95]'
+        offered = seen.parameters["properties"]["inputs"]["items"]["enum"] if seen.parameters \
+            else []
+        return {"inputs": offered[:2], "value": "starter"}
+    srv = LlamaLikeServer(qwen)
+    try:
+        model = OpenAIChat(srv.url, "qwen", api_key="", dialect="llama-cpp-python",
+                           small_model=True, max_retries=0)
+        run = Agent(model, base(), context_budget=None).run("What is customer 7's email?")
+        assert (run.status, run.answer) == ("ok", "bo@example.com")
+        answer = next(s for s in run.steps if s.kind == "answer")
+        assert answer.arguments == {"inputs": ["customer:7:email"], "value": "bo@example.com"}
+        assert len(srv.bodies) == 1  # no forced request was needed
+        # a text naming two held beliefs is not guessed between: the forced answer follows
+        srv.bodies.clear()
+        two = ScriptedModel(["customer:7:email = bo@example.com; customer:42:plan = enterprise",
+                             calls(call("answer", EMAIL))])
+        Agent(two, base(), force_answer=True, context_budget=None).run("Customer 7's email?")
+        assert [o.tool for o in two.options] == [None, "answer"]
+    finally:
+        srv.close()

@@ -84,6 +84,18 @@ def test_the_tool_is_called_only_when_named(llama: LlamaLikeServer) -> None:
     assert "tool_choice" not in llama.bodies[0]
 
 
+def test_a_call_cut_at_the_token_limit_is_read_as_cut(llama: LlamaLikeServer) -> None:
+    # llama-cpp-python says "tool_calls" of a named call cut at max_tokens: only usage shows it
+    model = OpenAIChat(llama.url, "m", dialect="llama-cpp-python", max_tokens=3, **FAST)
+    reply = complete(model, HI, [TOOL], {"tool_choice": tool_named("facts")})
+    assert llama.usages[0]["completion_tokens"] == 3
+    assert reply.finish_reason == "length"
+    assert reply.tool_calls[0].arguments_error is not None  # '{"called": ' does not parse
+    whole = OpenAIChat(llama.url, "m", dialect="llama-cpp-python", max_tokens=100, **FAST)
+    assert complete(whole, HI, [TOOL], {"tool_choice": tool_named("facts")}).finish_reason \
+        == "tool_calls"
+
+
 def test_the_json_object_form_is_read_and_the_json_schema_form_refused(
         llama: LlamaLikeServer) -> None:
     ours = OpenAIChat(llama.url, "m", dialect="llama-cpp-python", **FAST)

@@ -316,7 +316,7 @@ def test_a_long_text_is_sent_in_requests_within_the_budget(kb: BeliefBase) -> No
     seen: list[str] = []
 
     def answer(messages: Any, tools: Any) -> Reply:
-        body = messages[-1]["content"].split("Text:\n", 1)[1]
+        body = messages[-1]["content"].rpartition(":\n")[2]  # after the heading
         seen.append(body)
         first = body.split(".")[0] + "."
         return facts(fact("Doc", f"line {len(seen)}", int(first.split()[2]), first))

@@ -73,13 +73,37 @@ def test_a_model_without_options_gets_the_request_as_before() -> None:
 def test_the_speaker_is_named_in_the_request(server: LlamaLikeServer) -> None:
     base().remember("I moved to Pine Ave last month.", source="human:alice", model=llama(server))
     user = server.bodies[0]["messages"][-1]["content"]
-    assert "said by human:alice: 'I', 'me' and 'my' in it are alice." in user
+    assert user.endswith("Text said by alice (human:alice):\nI moved to Pine Ave last month.")
+    # a small model copies words the request lists: Qwen2.5-Coder-0.5B kept 'me' and 'my' as
+    # attributes when the pronouns were listed (docs/models.md, "Measured with real models")
+    assert "'me'" not in user and "'my'" not in user
+
+
+def test_small_model_mode_shows_no_empty_list_of_keys(server: LlamaLikeServer) -> None:
+    # Qwen2.5-Coder-0.5B took "existing keys (key = value)" for a subject when none was listed
+    base().remember("I moved to Pine Ave last month.", source="human:alice",
+                    model=llama(server, small_model=True))
+    assert "Existing keys" not in server.bodies[0]["messages"][-1]["content"]
+    base().remember("I moved to Pine Ave last month.", source="human:alice", model=llama(server))
+    assert "Existing keys (key = value):\n(none)" in server.bodies[1]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("small", [False, True])
+def test_the_facts_schema_asks_for_the_quote_before_the_value(server: LlamaLikeServer,
+                                                               small: bool) -> None:
+    # llama.cpp's grammar writes an object's fields in the schema's order: the quote comes
+    # first so that the value is written after, and from, the words it must be found in
+    base().remember("I moved to Pine Ave last month.", source="human:alice",
+                    model=llama(server, small_model=small))
+    item = server.bodies[0]["tools"][0]["function"]["parameters"]["properties"]["facts"]["items"]
+    assert list(item["properties"])[:4] == ["quote", "subject", "attribute", "value"]
+    assert item["required"] == ["quote", "subject", "attribute", "value"]
 
 
 def test_entities_the_template_escaped_are_read_before_the_quote_is_checked(
         server: LlamaLikeServer, brain: list[Any]) -> None:
     def copies_its_input(seen: Seen) -> dict[str, Any]:
-        said = seen.text.split("Text:\n", 1)[1]  # "I&#x27;m vegetarian..." as the model read it
+        said = seen.text.rpartition(":\n")[2]  # "I&#x27;m vegetarian..." as the model read it
         assert "&#x27;" in said
         return {"facts": [fact("me", "diet", "vegetarian", said.split(",")[0])]}
     brain[0] = copies_its_input

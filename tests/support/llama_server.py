@@ -12,8 +12,10 @@ place of the weights. What it copies, each seen on the real server (issue 39):
   HTTP 500;
 - the chat template escapes HTML in the messages (``I'm`` reaches the model as ``I&#39;m``),
   so a model copying its input copies the entities;
-- ``max_tokens`` cuts the reply (its text, or the call's arguments) with ``finish_reason``
-  ``"length"``;
+- ``max_tokens`` cuts the reply (its text, or the call's arguments): a text with
+  ``finish_reason`` ``"length"``, a named tool's call still with ``"tool_calls"`` (the real
+  server's function-calling format always says ``"tool_calls"``; only ``usage`` shows the cut,
+  its ``completion_tokens`` at the limit);
 - ``usage`` counts the prompt and the reply in tokens (four characters a token here), for the
   measures of a request's cost.
 """
@@ -121,7 +123,7 @@ class LlamaLikeServer:
         limit = body.get("max_tokens")
         finish = "tool_calls" if tool else "stop"
         if isinstance(limit, int) and _tokens(text) > limit:
-            text, finish = text[:limit * 4], "length"
+            text, finish = text[:limit * 4], "tool_calls" if tool else "length"
         prompt = json.dumps(messages) + (json.dumps(tool) if tool else "")
         usage = {"prompt_tokens": _tokens(prompt), "completion_tokens": _tokens(text)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
