@@ -210,6 +210,7 @@ class JournaledMethods:
     _jowner = 0  # the thread inside a change (while _jdepth > 0)
     _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
     _jnested = 0  # changes running inside the change this thread makes
+    _jmade = 0  # inner changes begun (a failed change that began one is undone by a reload)
     _jresolved: dict[str, Any] | None = None  # what the running change announced
 
     if TYPE_CHECKING:  # provided by BeliefBase
@@ -308,6 +309,7 @@ class JournaledMethods:
         if self._jsession is None:  # a base being built
             return call.proceed()
         if self._jinner():
+            self._jmade += 1
             self._jnested += 1  # what it announces is the outer change's business
             try:
                 return call.proceed()
@@ -342,6 +344,7 @@ class JournaledMethods:
             self._jreload()
         events: list[WatchEvent] = []
         ran = fresh_inc = False
+        made = self._jmade
         try:
             with self._jstore.journal(self._jsid) as w:
                 self._jcatch_up(w, events)
@@ -380,7 +383,9 @@ class JournaledMethods:
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
-            self._jundo(ran, fresh_inc, events)
+            # a change that raised after an inner change ran is undone too (a user's declared
+            # change: the base's own undo what they did before raising)
+            self._jundo(ran or self._jmade != made, fresh_inc, events)
             raise
         self._jcommitted(seq, at, raw, before, events)
         return result

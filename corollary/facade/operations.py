@@ -63,6 +63,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 import attrs
 
 from ..foundations.errors import InvalidTypeError
+from .undo import run_undoable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .journal_entries import Entry
@@ -195,7 +196,10 @@ def operation(name: str | None = None, *, subjects: Subjects | None = None,
 
 
 def _declared(method: F, declared: Operation) -> F:
-    changing = _exact_wrapper(method, declared) or _any_wrapper(method, declared)
+    if _is_users(method):  # undone on a plain base when it raises (corollary.facade.undo)
+        changing = _undoable_wrapper(method, declared)
+    else:  # the base's own: all or nothing by its own machinery, and the plain path is hot
+        changing = _exact_wrapper(method, declared) or _any_wrapper(method, declared)
     functools.update_wrapper(changing, method)
     changing.__operation__ = declared  # type: ignore[attr-defined]
     return changing  # type: ignore[return-value]
@@ -206,6 +210,30 @@ def _any_wrapper(method: Callable[..., Any], declared: Operation) -> Callable[..
         log = self._oplog
         if log is None:  # a plain base: no log, one check
             return method(self, *args, **kwargs)
+        return log.run(OperationCall(self, declared, method, args, kwargs))
+
+    return changing
+
+
+#: The modules of the base's own changing methods, each all or nothing by its own machinery
+#: (engine batches, checks before any change): their plain path is the hot one. Any other
+#: declared method (a subclass's, a doctest's, a module not listed here) is undone by
+#: :mod:`corollary.facade.undo` when it raises: listing a module is an optimisation only.
+OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering",
+                         "corollary.facade.promising", "corollary.facade.resolving",
+                         "corollary.facade.calling"})
+
+
+def _is_users(method: Callable[..., Any]) -> bool:
+    """Whether ``method`` is not one of the base's own (:data:`OWN_MODULES`)."""
+    return getattr(method, "__module__", None) not in OWN_MODULES
+
+
+def _undoable_wrapper(method: Callable[..., Any], declared: Operation) -> Callable[..., Any]:
+    def changing(self: Any, *args: Any, **kwargs: Any) -> Any:
+        log = self._oplog
+        if log is None:
+            return run_undoable(self, method, args, kwargs)
         return log.run(OperationCall(self, declared, method, args, kwargs))
 
     return changing
