@@ -1,7 +1,8 @@
 """The operation-log hook: every changing method of a base declared once, with ``@operation``.
 
 A base announces its changes through one hook, its *operation log* (``None`` on a plain base:
-the only cost a change pays then is one ``is None`` check). A changing method is declared once::
+the only cost a change pays then is reading the method through its :class:`DeclaredMethod`).
+A changing method is declared once::
 
     @operation(subjects=by_key)
     def assert_(self, key, value, source, ...): ...
@@ -58,6 +59,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
+from types import MethodType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
@@ -68,7 +70,7 @@ from .undo import run_undoable
 if TYPE_CHECKING:  # pragma: no cover
     from .journal_entries import Entry
 
-__all__ = ["Kept", "Operation", "OperationCall", "OperationLog", "by_key", "declare_overrides",
+__all__ = ["DeclaredMethod", "Kept", "Operation", "OperationCall", "OperationLog", "by_key", "declare_overrides",
            "install_log", "names_nothing", "operation", "operations_of"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -196,23 +198,7 @@ def operation(name: str | None = None, *, subjects: Subjects | None = None,
 
 
 def _declared(method: F, declared: Operation) -> F:
-    if _is_users(method):  # undone on a plain base when it raises (corollary.facade.undo)
-        changing = _undoable_wrapper(method, declared)
-    else:  # the base's own: all or nothing by its own machinery, and the plain path is hot
-        changing = _exact_wrapper(method, declared) or _any_wrapper(method, declared)
-    functools.update_wrapper(changing, method)
-    changing.__operation__ = declared  # type: ignore[attr-defined]
-    return changing  # type: ignore[return-value]
-
-
-def _any_wrapper(method: Callable[..., Any], declared: Operation) -> Callable[..., Any]:
-    def changing(self: Any, *args: Any, **kwargs: Any) -> Any:
-        log = self._oplog
-        if log is None:  # a plain base: no log, one check
-            return method(self, *args, **kwargs)
-        return log.run(OperationCall(self, declared, method, args, kwargs))
-
-    return changing
+    return DeclaredMethod(method, declared)  # type: ignore[return-value]
 
 
 #: The modules of the base's own changing methods, each all or nothing by its own machinery
@@ -224,95 +210,63 @@ OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering"
                          "corollary.facade.calling"})
 
 
+class DeclaredMethod:
+    """A declared changing method, as its class holds it (made by :func:`operation`).
+
+    Read from a plain base (no log) it is the method itself, bound: the base's own changes
+    pay one attribute read more than an undecorated method, and no argument is packed or
+    bound (benchmarks/RESULTS.md, "no exec"). Read from a base with a log, or for a user's
+    change (undone when it raises, :mod:`corollary.facade.undo`), it is :attr:`changing`,
+    bound: the call, as given, reaches the log as an :class:`OperationCall`, which binds the
+    arguments only if the log asks. A method read before a log is installed and called after
+    it is the method itself: a log sees the calls made through the base's attributes read
+    while it is installed (``kb.assert_(...)``, ``self.assert_(...)``, ``super()``).
+
+    No code is generated: the wrapper is one closure over the method (issue 36).
+    """
+
+    __wrapped__: Callable[..., Any]
+
+    def __init__(self, method: Callable[..., Any], declared: Operation) -> None:
+        functools.update_wrapper(self, method)
+        self.__operation__ = declared
+        self.changing = _changing(method, declared, undoable=_is_users(method))
+        self.plain = self.changing if _is_users(method) else method
+
+    def __get__(self, base: Any, owner: type | None = None) -> Any:
+        if base is None:
+            return self
+        if base._oplog is None:
+            return MethodType(self.plain, base)
+        return MethodType(self.changing, base)
+
+    def __call__(self, base: Any, *args: Any, **kwargs: Any) -> Any:
+        """The method read from the class and called with its base first."""
+        return self.changing(base, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<declared change {self.__operation__.name!r}: {self.__wrapped__.__qualname__}>"
+
+
 def _is_users(method: Callable[..., Any]) -> bool:
     """Whether ``method`` is not one of the base's own (:data:`OWN_MODULES`)."""
     return getattr(method, "__module__", None) not in OWN_MODULES
 
 
-def _undoable_wrapper(method: Callable[..., Any], declared: Operation) -> Callable[..., Any]:
+def _changing(method: Callable[..., Any], declared: Operation, undoable: bool
+              ) -> Callable[..., Any]:
+    """The method announcing itself to the base's log (checked when called: a log installed
+    or removed since the attribute was read counts)."""
     def changing(self: Any, *args: Any, **kwargs: Any) -> Any:
         log = self._oplog
-        if log is None:
+        if log is not None:
+            return log.run(OperationCall(self, declared, method, args, kwargs))
+        if undoable:
             return run_undoable(self, method, args, kwargs)
-        return log.run(OperationCall(self, declared, method, args, kwargs))
+        return method(self, *args, **kwargs)
 
+    functools.update_wrapper(changing, method)
     return changing
-
-
-def _exact_wrapper(method: Callable[..., Any], declared: Operation
-                   ) -> Callable[..., Any] | None:
-    """The wrapper with the method's own parameters (``None`` for a signature it cannot copy):
-    the call to the method then packs no ``*args`` tuple nor ``**kwargs`` dict, which cost a
-    plain base's ``assert_`` a third of its time (measured: benchmarks/RESULTS.md). With a log,
-    the call keeps the arguments given: those still at their default (by identity) are left
-    out, as a caller who did not pass them."""
-    try:
-        params = list(inspect.signature(method).parameters.values())
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        return None
-    if not params or any(p.kind is p.POSITIONAL_ONLY for p in params):
-        return None
-    names = {"_op_method_": method, "_op_declared_": declared, "_op_logged_": _logged,
-             "_op_unset_": inspect.Parameter.empty}
-    heads, passed, positional, keywords = [], [], [], []
-    star = double = None
-    for i, p in enumerate(params):
-        default = ""
-        if p.default is not p.empty:
-            names[f"_op_d{i}_"] = p.default
-            default = f"=_op_d{i}_"
-        if p.kind is p.POSITIONAL_OR_KEYWORD:
-            heads.append(p.name + default)
-            passed.append(p.name)
-            positional.append((p.name, p.default))
-        elif p.kind is p.VAR_POSITIONAL:
-            heads.append("*" + p.name)
-            passed.append("*" + p.name)
-            star = p.name
-        elif p.kind is p.KEYWORD_ONLY:
-            if star is None and not any(h == "*" for h in heads):
-                heads.append("*")
-            heads.append(p.name + default)
-            passed.append(f"{p.name}={p.name}")
-            keywords.append((p.name, p.default))
-        else:
-            heads.append("**" + p.name)
-            passed.append("**" + p.name)
-            double = p.name
-    me = params[0].name
-    names["_op_positional_"] = tuple(positional[1:])
-    names["_op_keywords_"] = tuple(keywords)
-    given = (f"({', '.join(n for n, _ in positional[1:])}{',' if len(positional) > 1 else ''})"
-             + (f" + {star}" if star else ""))
-    kw = "{" + ", ".join(f"{n!r}: {n}" for n, _ in keywords) + "}"
-    source = (f"def changing({', '.join(heads)}):\n"
-              f"    _op_log_ = {me}._oplog\n"
-              f"    if _op_log_ is None:\n"
-              f"        return _op_method_({', '.join(passed)})\n"
-              f"    return _op_logged_(_op_log_, {me}, _op_declared_, _op_method_, {given}, "
-              f"{kw}, {double or '{}'}, _op_positional_, _op_keywords_, "
-              f"{star is not None})\n")
-    code: dict[str, Any] = {}
-    exec(compile(source, f"<@operation {declared.name}>", "exec"), names, code)  # noqa: S102
-    return code["changing"]  # type: ignore[no-any-return]
-
-
-def _logged(log: OperationLog, base: Any, declared: Operation, method: Callable[..., Any],
-            args: tuple[Any, ...], kwargs: dict[str, Any], extra: Mapping[str, Any],
-            positional: tuple[tuple[str, Any], ...], keywords: tuple[tuple[str, Any], ...],
-            starred: bool) -> Any:
-    """The call as given: trailing positional arguments and keyword-only ones still at their
-    default (by identity) are left out."""
-    if not starred:
-        n = len(args)
-        while n and args[n - 1] is positional[n - 1][1]:
-            n -= 1
-        args = args[:n]
-    kwargs = {k: v for (k, default), v in zip(keywords, kwargs.values(), strict=True)
-              if v is not default}
-    if extra:
-        kwargs.update(extra)
-    return log.run(OperationCall(base, declared, method, args, kwargs))
 
 
 def declare_overrides(cls: type) -> None:
