@@ -83,7 +83,7 @@ from .journal_entries import (
     history_entry,
     pack_args,
 )
-from .operations import Kept, Operation, OperationCall, OperationLog, operations_of
+from .operations import Kept, Operation, OperationCall, OperationLog, install_log, operations_of
 from .saving import KEEP_SAVED
 from .watching import Watch
 
@@ -248,7 +248,7 @@ class JournaledMethods:
         if "_jwatchers" not in vars(self):
             self._jwatchers: list[Watch] = []
         self._jreadonly = read_only
-        self._oplog = self  # every declared change now runs as an entry (run, below)
+        install_log(self, self)  # every declared change now runs as an entry (run, below)
         self._engine.rewindable = True  # entries may be older than this base's reads (rewind)
         self._jinc = None
         self._uid = session_uid(session_id)

@@ -213,14 +213,15 @@ OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering"
 class DeclaredMethod:
     """A declared changing method, as its class holds it (made by :func:`operation`).
 
-    Read from a plain base (no log) it is the method itself, bound: the base's own changes
-    pay one attribute read more than an undecorated method, and no argument is packed or
-    bound (benchmarks/RESULTS.md, "no exec"). Read from a base with a log, or for a user's
-    change (undone when it raises, :mod:`corollary.facade.undo`), it is :attr:`changing`,
-    bound: the call, as given, reaches the log as an :class:`OperationCall`, which binds the
-    arguments only if the log asks. A method read before a log is installed and called after
-    it is the method itself: a log sees the calls made through the base's attributes read
-    while it is installed (``kb.assert_(...)``, ``self.assert_(...)``, ``super()``).
+    Read from a plain base (no log) it is the method itself, bound; read from a base with a
+    log, or for a user's change (undone when it raises, :mod:`corollary.facade.undo`), it is
+    :attr:`changing`, bound: the call, as given, reaches the log as an
+    :class:`OperationCall`, which binds the arguments only if the log asks. What it reads is
+    kept in the base's ``__dict__`` under the method's name, so the next read costs what an
+    undecorated method's does (benchmarks/RESULTS.md, "@operation without exec");
+    :func:`install_log` drops those kept methods, so a base changes with a log as soon as it
+    has one. (A base's copy made by ``copy.copy`` would share them: copy a base through
+    :meth:`to_dict`.) ``super().method(...)`` reads it afresh each time.
 
     No code is generated: the wrapper is one closure over the method (issue 36).
     """
@@ -230,15 +231,22 @@ class DeclaredMethod:
     def __init__(self, method: Callable[..., Any], declared: Operation) -> None:
         functools.update_wrapper(self, method)
         self.__operation__ = declared
-        self.changing = _changing(method, declared, undoable=_is_users(method))
-        self.plain = self.changing if _is_users(method) else method
+        users = _is_users(method)
+        self.changing = _changing(method, declared, undoable=users)
+        self.plain = self.changing if users else method
+        self.homes: dict[type, bool] = {}  # class -> whether it reads this (not a subclass's)
 
     def __get__(self, base: Any, owner: type | None = None) -> Any:
         if base is None:
             return self
-        if base._oplog is None:
-            return MethodType(self.plain, base)
-        return MethodType(self.changing, base)
+        bound = MethodType(self.plain if base._oplog is None else self.changing, base)
+        cls = type(base)
+        home = self.homes.get(cls)
+        if home is None:  # this is what the class reads, not a method super() reaches past
+            home = self.homes[cls] = _resolve(cls, self.__operation__.method) is self
+        if home:
+            vars(base)[self.__operation__.method] = bound
+        return bound
 
     def __call__(self, base: Any, *args: Any, **kwargs: Any) -> Any:
         """The method read from the class and called with its base first."""
@@ -246,6 +254,21 @@ class DeclaredMethod:
 
     def __repr__(self) -> str:
         return f"<declared change {self.__operation__.name!r}: {self.__wrapped__.__qualname__}>"
+
+
+def _resolve(cls: type, name: str) -> Any:
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
+def _forget_read_methods(base: Any) -> None:
+    """Drop the declared methods a base keeps in its ``__dict__`` (:class:`DeclaredMethod`)."""
+    own = vars(base)
+    for name in [n for n, v in own.items() if type(v) is MethodType and v.__self__ is base
+                 and isinstance(_resolve(type(base), n), DeclaredMethod)]:
+        del own[name]
 
 
 def _is_users(method: Callable[..., Any]) -> bool:
@@ -262,7 +285,7 @@ def _changing(method: Callable[..., Any], declared: Operation, undoable: bool
         if log is not None:
             return log.run(OperationCall(self, declared, method, args, kwargs))
         if undoable:
-            return run_undoable(self, method, args, kwargs)
+            return run_undoable(self, method, args, kwargs, install_log)
         return method(self, *args, **kwargs)
 
     functools.update_wrapper(changing, method)
@@ -301,6 +324,7 @@ def install_log(base: Any, log: OperationLog | None) -> OperationLog | None:
         raise InvalidTypeError("an operation log has run(call) and resolved(what, value)")
     before: OperationLog | None = base._oplog
     base._oplog = log
+    _forget_read_methods(base)
     return before
 
 

@@ -69,20 +69,21 @@ class UndoLog:
 
 
 def run_undoable(base: Any, method: Callable[..., Any], args: tuple[Any, ...],
-                 kwargs: Mapping[str, Any]) -> Any:
+                 kwargs: Mapping[str, Any], install: Callable[[Any, Any], Any]) -> Any:
     """Run a user's declared change on a plain base (``base._oplog`` is ``None``); when it
-    raises, the base takes back its state from before the change."""
+    raises, the base takes back its state from before the change. ``install`` is
+    :func:`corollary.facade.operations.install_log` (passed in: that module imports this)."""
     undo = UndoLog()
-    base._oplog = undo
+    install(base, undo)
     try:
         return method(base, *args, **kwargs)
     except BaseException:
-        base._oplog = None
+        install(base, None)
         if undo.saved is not None:
             _restore(base, undo.saved, undo.ops)
         raise
     finally:
-        base._oplog = None
+        install(base, None)
 
 
 def _restore(base: BeliefBase, saved: dict[str, Any], ops: int) -> None:

@@ -267,3 +267,18 @@ def test_a_past_view_keeps_the_declared_priors_and_tiers() -> None:
     past = kb.as_of(10)
     assert past.ledger is not ledger
     assert past.ledger.declarations() == ({"tool:x": 0.7}, {"model:large": "high"})
+
+
+def test_a_log_installed_after_the_methods_were_read_sees_every_change() -> None:
+    """A declared method read from a plain base is kept in its ``__dict__`` (no wrapper on
+    the next read); installing a log drops those, so the log hears the next call."""
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("a", 1, source="tool:x")
+    assert "assert_" in vars(kb)
+    log = Kept()
+    install_log(kb, log)
+    kb.assert_("b", 2, source="tool:x")
+    install_log(kb, None)
+    kb.assert_("c", 3, source="tool:x")
+    assert log.calls == [("assert_", ("b", 2), {"source": "tool:x"})]
+    assert kb.keys() == ["a", "b", "c"]
