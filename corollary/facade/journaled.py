@@ -83,7 +83,15 @@ from .journal_entries import (
     history_entry,
     pack_args,
 )
-from .operations import Kept, Operation, OperationCall, OperationLog, install_log, operations_of
+from .operations import (
+    Kept,
+    Operation,
+    OperationCall,
+    OperationLog,
+    install_log,
+    operations_of,
+    undone_by_the_log,
+)
 from .saving import KEEP_SAVED
 from .watching import Watch
 
@@ -325,7 +333,7 @@ class JournaledMethods:
         packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
         with self._jlock:  # another thread's change of this base first
             return self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
-                                 arguments, packed, kept.resolved)
+                                 arguments, packed, kept.resolved, undone_by_the_log(call))
 
     def resolved(self, what: str, value: Any) -> None:
         """What the running change decided (kept in its entry when its declaration says so,
@@ -336,7 +344,7 @@ class JournaledMethods:
 
     def _jlocked(self, declared: Operation, run: Callable[[], Any],
                  arguments: Mapping[str, Any], packed: bytes,
-                 resolved: Mapping[str, Any]) -> Any:
+                 resolved: Mapping[str, Any], user: bool = False) -> Any:
         if self._jreadonly:
             raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
                                     f"time): {declared.name} changes nothing here")
@@ -383,9 +391,10 @@ class JournaledMethods:
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
-            # a change that raised after an inner change ran is undone too (a user's declared
-            # change: the base's own undo what they did before raising)
-            self._jundo(ran or self._jmade != made, fresh_inc, events)
+            # a change that raised after an inner change ran is undone too, and a user's
+            # declared change whatever it did (its super() calls reach no log); the base's own
+            # undo what they did before raising
+            self._jundo(ran or self._jmade != made or user, fresh_inc, events)
             raise
         self._jcommitted(seq, at, raw, before, events)
         return result

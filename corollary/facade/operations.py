@@ -1,8 +1,8 @@
 """The operation-log hook: every changing method of a base declared once, with ``@operation``.
 
-A base announces its changes through one hook, its *operation log* (``None`` on a plain base:
-the only cost a change pays then is reading the method through its :class:`DeclaredMethod`).
-A changing method is declared once::
+A base announces its changes through one hook, its *operation log* (``None`` on a plain base,
+whose class holds the base's own changing methods themselves: a plain base calls them at no
+cost). A changing method is declared once::
 
     @operation(subjects=by_key)
     def assert_(self, key, value, source, ...): ...
@@ -70,8 +70,8 @@ from .undo import run_undoable
 if TYPE_CHECKING:  # pragma: no cover
     from .journal_entries import Entry
 
-__all__ = ["DeclaredMethod", "Kept", "Operation", "OperationCall", "OperationLog", "by_key", "declare_overrides",
-           "install_log", "names_nothing", "operation", "operations_of"]
+__all__ = ["Kept", "Operation", "OperationCall", "OperationLog", "by_key", "declare_overrides",
+           "install_log", "names_nothing", "operation", "operations_of", "undone_by_the_log"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -198,7 +198,15 @@ def operation(name: str | None = None, *, subjects: Subjects | None = None,
 
 
 def _declared(method: F, declared: Operation) -> F:
-    return DeclaredMethod(method, declared)  # type: ignore[return-value]
+    if _is_users(method):  # undone on a plain base when it raises (corollary.facade.undo)
+        changing = _changing(method, declared, undoable=True)
+        changing.__operation__ = declared  # type: ignore[attr-defined]
+        return changing  # type: ignore[return-value]
+    # the base's own: the class holds the method itself, so a plain base calls it as it would
+    # an undecorated method; a base with a log reads its closure instead (install_log)
+    method.__operation__ = declared  # type: ignore[attr-defined]
+    method.__logged__ = _changing(method, declared, undoable=False)  # type: ignore[attr-defined]
+    return method
 
 
 #: The modules of the base's own changing methods, each all or nothing by its own machinery
@@ -210,82 +218,32 @@ OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering"
                          "corollary.facade.calling"})
 
 
-class DeclaredMethod:
-    """A declared changing method, as its class holds it (made by :func:`operation`).
-
-    Read from a plain base (no log) it is the method itself, bound; read from a base with a
-    log, or for a user's change (undone when it raises, :mod:`corollary.facade.undo`), it is
-    :attr:`changing`, bound: the call, as given, reaches the log as an
-    :class:`OperationCall`, which binds the arguments only if the log asks. What it reads is
-    kept in the base's ``__dict__`` under the method's name, so the next read costs what an
-    undecorated method's does (benchmarks/RESULTS.md, "@operation without exec");
-    :func:`install_log` drops those kept methods, so a base changes with a log as soon as it
-    has one. (A base's copy made by ``copy.copy`` would share them: copy a base through
-    :meth:`to_dict`.) ``super().method(...)`` reads it afresh each time.
-
-    No code is generated: the wrapper is one closure over the method (issue 36).
-    """
-
-    __wrapped__: Callable[..., Any]
-
-    def __init__(self, method: Callable[..., Any], declared: Operation) -> None:
-        functools.update_wrapper(self, method)
-        self.__operation__ = declared
-        users = _is_users(method)
-        self.changing = _changing(method, declared, undoable=users)
-        self.plain = self.changing if users else method
-        self.homes: dict[type, bool] = {}  # class -> whether it reads this (not a subclass's)
-
-    def __get__(self, base: Any, owner: type | None = None) -> Any:
-        if base is None:
-            return self
-        bound = MethodType(self.plain if base._oplog is None else self.changing, base)
-        cls = type(base)
-        home = self.homes.get(cls)
-        if home is None:  # this is what the class reads, not a method super() reaches past
-            home = self.homes[cls] = _resolve(cls, self.__operation__.method) is self
-        if home:
-            vars(base)[self.__operation__.method] = bound
-        return bound
-
-    def __call__(self, base: Any, *args: Any, **kwargs: Any) -> Any:
-        """The method read from the class and called with its base first."""
-        return self.changing(base, *args, **kwargs)
-
-    def __repr__(self) -> str:
-        return f"<declared change {self.__operation__.name!r}: {self.__wrapped__.__qualname__}>"
-
-
-def _resolve(cls: type, name: str) -> Any:
-    for klass in cls.__mro__:
-        if name in vars(klass):
-            return vars(klass)[name]
-    return None
-
-
-def _forget_read_methods(base: Any) -> None:
-    """Drop the declared methods a base keeps in its ``__dict__`` (:class:`DeclaredMethod`)."""
-    own = vars(base)
-    for name in [n for n, v in own.items() if type(v) is MethodType and v.__self__ is base
-                 and isinstance(_resolve(type(base), n), DeclaredMethod)]:
-        del own[name]
-
-
 def _is_users(method: Callable[..., Any]) -> bool:
     """Whether ``method`` is not one of the base's own (:data:`OWN_MODULES`)."""
     return getattr(method, "__module__", None) not in OWN_MODULES
 
 
+def undone_by_the_log(call: OperationCall) -> bool:
+    """Whether a log undoes ``call`` itself when it raises (a user's declared change: the
+    base's own undo what they did before they raise; a user's may have changed the base
+    through ``super()`` calls no log hears)."""
+    return _is_users(call.method)
+
+
 def _changing(method: Callable[..., Any], declared: Operation, undoable: bool
               ) -> Callable[..., Any]:
-    """The method announcing itself to the base's log (checked when called: a log installed
-    or removed since the attribute was read counts)."""
+    """The method announcing itself to the base's log (checked when called). No code is
+    generated (issue 36): one closure over the method, its source in this file."""
+    # an override calling super() reaches the base's own method itself, which no log hears:
+    # its undo copies the base's state before it starts, not before its first inner change
+    at_once = "__class__" in getattr(getattr(method, "__code__", None), "co_freevars", ())
+
     def changing(self: Any, *args: Any, **kwargs: Any) -> Any:
         log = self._oplog
         if log is not None:
             return log.run(OperationCall(self, declared, method, args, kwargs))
         if undoable:
-            return run_undoable(self, method, args, kwargs, install_log)
+            return run_undoable(self, method, args, kwargs, install_log, at_once)
         return method(self, *args, **kwargs)
 
     functools.update_wrapper(changing, method)
@@ -324,8 +282,30 @@ def install_log(base: Any, log: OperationLog | None) -> OperationLog | None:
         raise InvalidTypeError("an operation log has run(call) and resolved(what, value)")
     before: OperationLog | None = base._oplog
     base._oplog = log
-    _forget_read_methods(base)
+    own = vars(base)
+    for attr, logged in _logged_methods(type(base)).items():
+        held = own.get(attr)
+        if log is not None:
+            if held is None:
+                own[attr] = MethodType(logged, base)
+        elif type(held) is MethodType and held.__func__ is logged:
+            del own[attr]
     return before
+
+
+def _logged_methods(cls: type) -> dict[str, Callable[..., Any]]:
+    """The base's own declared methods ``cls`` reads, by attribute: the closures a base with
+    a log reads instead (from its ``__dict__``, set by :func:`install_log`; a plain base's
+    ``__dict__`` holds none, so it makes no reference cycle). Cached per class."""
+    found: dict[str, Callable[..., Any]] | None = vars(cls).get("__logged_methods__")
+    if found is None:
+        found = {}
+        for declared in operations_of(cls).values():
+            logged = getattr(getattr(cls, declared.method, None), "__logged__", None)
+            if logged is not None:
+                found[declared.method] = logged
+        type.__setattr__(cls, "__logged_methods__", found)
+    return found
 
 
 def names_nothing(arguments: Mapping[str, Any], result: Any,

@@ -11,7 +11,9 @@ plain base, this module does: while the user's change runs, the base's operation
 when the change raises, whatever it raised, the base takes that state back.
 
 A change that makes no inner change copies nothing; one that does pays one snapshot of the base
-(its cost grows with the base: docs/journal.md, "A change that fails"). What is undone is the
+(its cost grows with the base: docs/journal.md, "A change that fails"). An override that calls
+the base's method through ``super()`` reaches the method itself, which no log hears: it copies
+the state before it starts (so such an override pays a snapshot on every call of a plain base). What is undone is the
 base's state (:attr:`~corollary.facade.saving.SnapshotMethods.STATE_PARTS`) and its operation
 count; outcomes a failed change wrote to a *shared* ledger's store are the store's (a session
 writes them in its entry's transaction, so a session undoes them too).
@@ -59,21 +61,30 @@ class UndoLog:
 
     def run(self, call: OperationCall) -> Any:
         """Copy the base's state before its first inner change, then run the change."""
-        if self.saved is None:
-            self.ops = call.base._ops
-            self.saved = call.base.to_dict()
+        self.save(call.base)
         return call.proceed()
+
+    def save(self, base: Any) -> None:
+        """Copy ``base``'s state, unless copied already."""
+        if self.saved is None:
+            self.ops = base._ops
+            self.saved = base.to_dict()
 
     def resolved(self, what: str, value: Any) -> None:
         """Nothing to keep: an undo needs only the state before."""
 
 
 def run_undoable(base: Any, method: Callable[..., Any], args: tuple[Any, ...],
-                 kwargs: Mapping[str, Any], install: Callable[[Any, Any], Any]) -> Any:
+                 kwargs: Mapping[str, Any], install: Callable[[Any, Any], Any],
+                 at_once: bool = False) -> Any:
     """Run a user's declared change on a plain base (``base._oplog`` is ``None``); when it
     raises, the base takes back its state from before the change. ``install`` is
-    :func:`corollary.facade.operations.install_log` (passed in: that module imports this)."""
+    :func:`corollary.facade.operations.install_log` (passed in: that module imports this);
+    ``at_once``: copy the state before the change starts (an override calling ``super()``,
+    whose call of the base's own method no log hears)."""
     undo = UndoLog()
+    if at_once:
+        undo.save(base)
     install(base, undo)
     try:
         return method(base, *args, **kwargs)

@@ -192,3 +192,26 @@ def test_the_assertion_before_the_failure_is_gone_and_no_checkpoint_keeps_it(kin
         if ledger is not None:
             kb.checkpoint()
             assert _open(ledger).keys() == ["hq"]
+
+
+class Checked(BeliefBase):
+    """A user's override of the base's own change, calling it through ``super()``."""
+
+    def assert_(self, key, value, source, **options):  # type: ignore[no-untyped-def]
+        super().assert_(key, value, source, **options)
+        if value == "refused":
+            raise Injected("after super().assert_")
+
+
+@pytest.mark.parametrize("kind", ["plain", "sqlite"])
+def test_an_override_that_raises_after_calling_super_is_undone(kind: str) -> None:
+    with _ledger(kind) as ledger:
+        kb = (Checked(clock=ManualClock(0)) if ledger is None
+              else Checked.open_session(ledger, "s", clock=ManualClock(0)))
+        kb.assert_("hq", "a", source="human:ops")
+        with pytest.raises(Injected):
+            kb.assert_("ceo", "refused", source="tool:registry")
+        assert kb.keys() == ["hq"]
+        if ledger is not None:
+            kb.checkpoint()
+            assert Checked.open_session(ledger, "s", clock=ManualClock(0)).keys() == ["hq"]
