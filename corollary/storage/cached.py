@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ..foundations._deprecated import warn
-from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..sources.outcomes import Outcome, Totals, fold_totals, totals_rows
 from .checks import checked_fold_row, dedupe
 from .processes import _LIVE
 

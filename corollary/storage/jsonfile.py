@@ -57,7 +57,7 @@ from ..foundations.errors import (
     StoreError,
     StoreVersionError,
 )
-from ..trust.outcomes import Outcome, Totals, totals_rows, validate_ledger_document
+from ..sources.outcomes import Outcome, Totals, totals_rows, validate_ledger_document
 from .checks import check_expected_version, check_half_life, check_session, dedupe
 from .memory import MemoryStore
 
@@ -462,7 +462,7 @@ class JSONFileStore:
 
 
 def _default_policy() -> dict[str, Any]:
-    from ..trust.policy import TrustPolicy
+    from ..sources.policy import TrustPolicy
 
     return TrustPolicy().to_dict()
 

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from ..foundations.errors import SessionNotFoundError
-from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..sources.outcomes import Outcome, Totals, fold_totals, totals_rows
 from .checks import (
     check_entry,
     check_expected_version,

@@ -32,7 +32,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from ..trust.outcomes import Outcome, Totals
+from ..sources.outcomes import Outcome, Totals
 
 
 class OutcomeStore(Protocol):

@@ -42,12 +42,7 @@ from ..foundations._io import (
 from ..foundations._validate import check_int, check_number, check_unit, exact_str
 from ..foundations.clock import Clock, Duration, system_clock, to_seconds
 from ..foundations.errors import InvalidInputError, InvalidTypeError
-from ..storage.backends import open_at
-from ..storage.base import keeps_journals
-from ..storage.memory import MemoryStore
-from ..storage.protocols import JournalStore, LedgerStore, OutcomeStore, SessionStore
-from ..storage.targets import resolve_target
-from .outcomes import (
+from ..sources.outcomes import (
     LedgerDocument,
     Outcome,
     Totals,
@@ -57,7 +52,12 @@ from .outcomes import (
     totals_rows,
     validate_ledger_document,
 )
-from .policy import TrustPolicy
+from ..sources.policy import TrustPolicy
+from ..storage.backends import open_at
+from ..storage.base import keeps_journals
+from ..storage.memory import MemoryStore
+from ..storage.protocols import JournalStore, LedgerStore, OutcomeStore, SessionStore
+from ..storage.targets import resolve_target
 
 __all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW",
            "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS",
