@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..tms.conflicts import span_of, superseder
@@ -212,10 +211,9 @@ class WorldView:
 
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,
-               scope: Any = None, k: Any = NOT_GIVEN) -> list[Recalled]:
+               scope: Any = None) -> list[Recalled]:
         """:meth:`corollary.BeliefBase.recall` over what holds at ``t``: never a value
         superseded or not yet begun then; an open conflict's values come marked."""
-        limit = renamed_keyword(limit, k, "k", "limit", "kb.at(t).recall", default=10)
         with self._reading():
             return self._base.recall(query, limit, budget=budget, min_confidence=min_confidence,
                                      expand=expand, scope=scope)

@@ -18,8 +18,7 @@ PostgreSQL ``"postgresql://user@host/db"``              processes on many machin
 :func:`corollary.open_ledger` picks the backend from the target, in the table of backends
 (:mod:`corollary.storage.backends`, where a new backend registers). With no target it opens
 ``$COROLLARY_LEDGER`` if set, else the SQLite file
-``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``. (``corollary.trust.stores.open_ledger``
-and ``TrustLedger.open`` are deprecated spellings of ``corollary.open_ledger``.)
+``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``.
 
 Examples
 --------

@@ -30,7 +30,6 @@ from typing import Any, cast
 import attrs
 
 from ..evidence import confidence as formulas
-from ..foundations._deprecated import module_getattr, warn
 from ..foundations._io import (
     LEDGER_FORMAT,
     LEDGER_VERSION,
@@ -341,12 +340,6 @@ class TrustLedger:
         self._journals: bool | None = None  # whether the store keeps journals (asked once)
 
     # -- opening ---------------------------------------------------------------------------
-    @classmethod
-    def open(cls, target: str | os.PathLike[str] | None = None, **options: Any) -> TrustLedger:
-        """Deprecated spelling of :func:`open_ledger` (warns; goes in the next release)."""
-        warnings.warn("TrustLedger.open is deprecated: use corollary.open_ledger (the same "
-                      "arguments)", DeprecationWarning, stacklevel=2)
-        return open_ledger(target, **options)
 
     # -- recording -------------------------------------------------------------------------
     def record_outcome(
@@ -594,14 +587,6 @@ class TrustLedger:
         if totals.total < gate:
             return GatedConfidence(None, totals.total, True, gate)
         return GatedConfidence(totals.right / totals.total, totals.total, False, gate)
-
-    def confidence(
-        self, source: str, topic: str | None = None, min_samples: int | None = None
-    ) -> GatedConfidence:
-        """Deprecated name of :meth:`track_record` (``kb.confidence`` is a belief's confidence)."""
-        warn("TrustLedger.confidence()", "call TrustLedger.track_record() (a source's gated "
-             "track record, not a belief's confidence)")
-        return self.track_record(source, topic, min_samples)
 
     def rank_sources(
         self,
@@ -987,7 +972,3 @@ def open_ledger(
 
 
 # the rank_sources tiers were never read by name; route's are ROUTE_TIERS
-__getattr__ = module_getattr(__name__, {
-    "ROUTING_TIERS": (lambda: ("empirical", "estimate", "prior"),
-                      "the tiers of rank_sources are named in its answers; route's are ROUTE_TIERS"),
-})
