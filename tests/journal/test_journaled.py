@@ -434,10 +434,9 @@ def test_every_public_method_is_journaled_or_a_query() -> None:
     public = {n for n in dir(BeliefBase) if not n.startswith("_")
               and callable(getattr(BeliefBase, n))}
     declared = {d.method for d in operations_of(BeliefBase).values()}
-    # call, acall and remember make their change through _called and _remembered (declared);
-    # calibrate is fit_calibrator's old name
+    # call, acall and remember make their change through _called and _remembered (declared)
     journaled = ({m for m in declared if not m.startswith("_")}
-                 | {"call", "acall", "calibrate", "remember"})
+                 | {"call", "acall", "remember"})
     assert {"_called", "_remembered"} <= declared
     assert public - journaled - QUERIES == set()
     assert journaled <= public and not journaled & QUERIES
