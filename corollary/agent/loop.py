@@ -31,7 +31,6 @@ import attrs
 from ..evidence.confidence import SelfConsistency, self_consistency
 from ..facade.base import BeliefBase
 from ..facade.recall import count_tokens
-from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._validate import check_int, check_unit
 from ..foundations.errors import (
     AmbiguousValueError,
@@ -322,29 +321,23 @@ class Agent:
         return await self._adrive(self._loop(task, key, group, partial), partial)
 
     def reverify(self, min_confidence: float | None = None, key: str | None = None,
-                 budget: int | None = None, *, threshold: Any = NOT_GIVEN) -> list[Refreshed]:
+                 budget: int | None = None) -> list[Refreshed]:
         """Run again the remembered tool calls behind stale evidence; return what was refreshed.
 
         Without ``key``: every premise that expired, then every premise whose confidence faded
-        below ``min_confidence`` (default: the agent's floor; ``threshold=`` is its deprecated
-        spelling), most faded first. With ``key``: the
+        below ``min_confidence`` (default: the agent's floor), most faded first. With ``key``: the
         premises under that belief, greedily, the one whose refresh raises it most first
         (:meth:`BeliefBase.what_to_check`), re-ranked after each call; ``min_confidence`` then
         limits them to those expired or below it. ``budget`` caps the tool calls. Only calls of
         this agent's tools are run. An equal result renews the evidence in place (nothing
         downstream is re-derived); a changed one replaces it and what rested on it follows.
         """
-        floor = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
-                                "Agent.reverify")
-        return self._drive(self._reverify(floor, key, budget))
+        return self._drive(self._reverify(min_confidence, key, budget))
 
     async def areverify(self, min_confidence: float | None = None, key: str | None = None,
-                        budget: int | None = None, *,
-                        threshold: Any = NOT_GIVEN) -> list[Refreshed]:
+                        budget: int | None = None) -> list[Refreshed]:
         """:meth:`reverify` with ``await kb.acall(...)``, for ``async def`` tools."""
-        floor = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
-                                "Agent.areverify")
-        return await self._adrive(self._reverify(floor, key, budget))
+        return await self._adrive(self._reverify(min_confidence, key, budget))
 
     def _failed(self, exc: ModelError, partial: _Partial | None) -> ModelError:
         """``exc`` with the partial run attached as ``exc.run`` (the steps taken before the

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
-from ..foundations._deprecated import module_getattr
 from ..foundations._validate import plain_text
 from ..foundations.clock import Duration, to_instant, to_seconds
 from ..foundations.errors import (
@@ -365,6 +364,3 @@ def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float
 
 
 # a checked assertion was a bare tuple type; it is a Row now (or Checked, its plain fields)
-__getattr__ = module_getattr(__name__, {
-    "CheckedRow": (lambda: Checked, "a checked row is corollary.facade.assertions.Row"),
-})

@@ -31,7 +31,6 @@ from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from ..foundations._collector import collector_paused
-from ..foundations._deprecated import keyword_only, warn
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
@@ -97,8 +96,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["BeliefBase", "Faded", "Held"]
 
-_UNSET: Any = object()
-
 
 class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                  RememberMethods, ConflictMethods, SessionMethods, ForgetMethods,
@@ -116,7 +113,7 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         POSIX seconds now; :class:`corollary.ManualClock` for tests and simulations.
     conflict_policy : ConflictPolicy, optional
         How two held values of one key, and nogoods, are settled; ``None`` leaves conflicts
-        open (:meth:`conflicts` lists them). ``conflicts=`` is its deprecated old spelling.
+        open (:meth:`conflicts` lists them).
     tools : iterable of @tool functions
         Their declared trust, half-life, ttl and origin apply to premises from ``tool:<name>``.
     rules : iterable of @rule functions
@@ -155,19 +152,10 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         max_rule_firings: int = 10_000,
         max_rule_seconds: float = 2.0,
         embedder: Callable[[list[str]], Any] | None = None,
-        *,
-        conflicts: Any = _UNSET,
     ) -> None:
         #: the operation log every declared change announces itself to (docs/extending.md):
         #: none on a plain base; a journaled Session installs its journal
         self._oplog: OperationLog | None = None
-        if conflicts is not _UNSET:
-            if conflict_policy is not None:  # which one to keep would be a guess
-                raise InvalidTypeError("BeliefBase() got conflict_policy= and its old spelling "
-                                       "conflicts=; pass conflict_policy= alone")
-            warn("BeliefBase(conflicts=...)", "pass conflict_policy= (kb.conflicts() lists the "
-                 "open conflicts)")
-            conflict_policy = conflicts
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
         if ledger is not None and not isinstance(ledger, TrustLedger):
@@ -303,7 +291,6 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._trust.poll()
         return self._trust.reliability(source, self._sync_engine.outcomes())[0]
 
-    @keyword_only("reason")  # by position is deprecated: keyword-only, as the ledger's
     @operation(subjects=outcome_of)
     def record_outcome(self, source: str, correct: bool, *, reason: str | None = None,
                        at: float | None = None, topic: str | None = None,

@@ -89,7 +89,15 @@ from .journal_entries import (
     history_entry,
     pack_args,
 )
-from .operations import Kept, Operation, OperationCall, OperationLog, operations_of
+from .operations import (
+    Kept,
+    Operation,
+    OperationCall,
+    OperationLog,
+    install_log,
+    operations_of,
+    undone_by_the_log,
+)
 from .saving import KEEP_SAVED
 from .watching import Watch
 
@@ -226,6 +234,7 @@ class JournaledMethods:
     _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
     _jkept: dict[str, Any] | None = None  # what the session keeps (KEPT; None: made before)
     _jnested = 0  # changes running inside the change this thread makes
+    _jmade = 0  # inner changes begun (a failed change that began one is undone by a reload)
     _jresolved: dict[str, Any] | None = None  # what the running change announced
 
     if TYPE_CHECKING:  # provided by BeliefBase
@@ -263,7 +272,7 @@ class JournaledMethods:
         if "_jwatchers" not in vars(self):
             self._jwatchers: list[Watch] = []
         self._jreadonly = read_only
-        self._oplog = self  # every declared change now runs as an entry (run, below)
+        install_log(self, self)  # every declared change now runs as an entry (run, below)
         self._engine.rewindable = True  # entries may be older than this base's reads (rewind)
         self._jinc = None
         self._uid = session_uid(session_id)
@@ -324,6 +333,7 @@ class JournaledMethods:
         if self._jsession is None:  # a base being built
             return call.proceed()
         if self._jinner():
+            self._jmade += 1
             self._jnested += 1  # what it announces is the outer change's business
             try:
                 return call.proceed()
@@ -340,7 +350,8 @@ class JournaledMethods:
         with self._jlock:  # another thread's change of this base first
             try:
                 result = self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
-                                       arguments, packed, kept.resolved)
+                                       arguments, packed, kept.resolved,
+                                       undone_by_the_log(call))
             except BaseException:
                 if self._jbroken:  # a forget whose rewrite failed: read the journal again
                     with contextlib.suppress(Exception):
@@ -389,7 +400,7 @@ class JournaledMethods:
 
     def _jlocked(self, declared: Operation, run: Callable[[], Any],
                  arguments: Mapping[str, Any], packed: bytes,
-                 resolved: Mapping[str, Any]) -> Any:
+                 resolved: Mapping[str, Any], user: bool = False) -> Any:
         if self._jreadonly:
             raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
                                     f"time): {declared.name} changes nothing here")
@@ -397,6 +408,7 @@ class JournaledMethods:
             self._jreload()
         events: list[WatchEvent] = []
         ran = fresh_inc = False
+        made = self._jmade
         try:
             with self._jstore.journal(self._jsid) as w:
                 self._jcatch_up(w, events)
@@ -435,7 +447,10 @@ class JournaledMethods:
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
-            self._jundo(ran, fresh_inc, events)
+            # a change that raised after an inner change ran is undone too, and a user's
+            # declared change whatever it did (its super() calls reach no log); the base's own
+            # undo what they did before raising
+            self._jundo(ran or self._jmade != made or user, fresh_inc, events)
             raise
         self._jcommitted(seq, at, raw, before, events)
         return result

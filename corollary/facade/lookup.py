@@ -13,7 +13,6 @@ import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..foundations._deprecated import module_getattr
 from ..foundations.clock import Clock
 from ..foundations.errors import AmbiguousValueError, InvalidInputError, UnknownBeliefError
 from ..foundations.values import canon, check_key, is_end
@@ -22,7 +21,6 @@ from ..tms import IN, Belief, Engine
 from ..tms.conflicts import Candidate, Conflict
 from ..trust.view import TrustView
 from .blame import accountable
-from .blame import sources_of as _sources_of
 
 
 class EngineSync:
@@ -234,9 +232,6 @@ class Lookup:
 
 
 # who answers for a belief is corollary.facade.blame's now
-__getattr__ = module_getattr(__name__, {
-    "sources_of": (lambda: _sources_of, "import sources_of from corollary.facade.blame"),
-})
 
 
 def without_ends(held: list[Belief]) -> list[Belief]:

@@ -1,7 +1,8 @@
 """The operation-log hook: every changing method of a base declared once, with ``@operation``.
 
-A base announces its changes through one hook, its *operation log* (``None`` on a plain base:
-the only cost a change pays then is one ``is None`` check). A changing method is declared once::
+A base announces its changes through one hook, its *operation log* (``None`` on a plain base,
+whose class holds the base's own changing methods themselves: a plain base calls them at no
+cost). A changing method is declared once::
 
     @operation(subjects=by_key)
     def assert_(self, key, value, source, ...): ...
@@ -58,17 +59,19 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
+from types import MethodType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 
 from ..foundations.errors import InvalidTypeError
+from .undo import run_undoable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .journal_entries import Entry
 
 __all__ = ["Kept", "Operation", "OperationCall", "OperationLog", "by_key", "declare_overrides",
-           "install_log", "names_nothing", "operation", "operations_of"]
+           "install_log", "names_nothing", "operation", "operations_of", "undone_by_the_log"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -195,96 +198,57 @@ def operation(name: str | None = None, *, subjects: Subjects | None = None,
 
 
 def _declared(method: F, declared: Operation) -> F:
-    changing = _exact_wrapper(method, declared) or _any_wrapper(method, declared)
-    functools.update_wrapper(changing, method)
-    changing.__operation__ = declared  # type: ignore[attr-defined]
-    return changing  # type: ignore[return-value]
+    if _is_users(method):  # undone on a plain base when it raises (corollary.facade.undo)
+        changing = _changing(method, declared, undoable=True)
+        changing.__operation__ = declared  # type: ignore[attr-defined]
+        return changing  # type: ignore[return-value]
+    # the base's own: the class holds the method itself, so a plain base calls it as it would
+    # an undecorated method; a base with a log reads its closure instead (install_log)
+    method.__operation__ = declared  # type: ignore[attr-defined]
+    method.__logged__ = _changing(method, declared, undoable=False)  # type: ignore[attr-defined]
+    return method
 
 
-def _any_wrapper(method: Callable[..., Any], declared: Operation) -> Callable[..., Any]:
+#: The modules of the base's own changing methods, each all or nothing by its own machinery
+#: (engine batches, checks before any change): their plain path is the hot one. Any other
+#: declared method (a subclass's, a doctest's, a module not listed here) is undone by
+#: :mod:`corollary.facade.undo` when it raises: listing a module is an optimisation only.
+OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering",
+                         "corollary.facade.promising", "corollary.facade.resolving",
+                         "corollary.facade.calling", "corollary.facade.ending",
+                         "corollary.facade.forgetting"})
+
+
+def _is_users(method: Callable[..., Any]) -> bool:
+    """Whether ``method`` is not one of the base's own (:data:`OWN_MODULES`)."""
+    return getattr(method, "__module__", None) not in OWN_MODULES
+
+
+def undone_by_the_log(call: OperationCall) -> bool:
+    """Whether a log undoes ``call`` itself when it raises (a user's declared change: the
+    base's own undo what they did before they raise; a user's may have changed the base
+    through ``super()`` calls no log hears)."""
+    return _is_users(call.method)
+
+
+def _changing(method: Callable[..., Any], declared: Operation, undoable: bool
+              ) -> Callable[..., Any]:
+    """The method announcing itself to the base's log (checked when called). No code is
+    generated (issue 36): one closure over the method, its source in this file."""
+    # an override calling super() reaches the base's own method itself, which no log hears:
+    # its undo copies the base's state before it starts, not before its first inner change
+    at_once = "__class__" in getattr(getattr(method, "__code__", None), "co_freevars", ())
+
     def changing(self: Any, *args: Any, **kwargs: Any) -> Any:
         log = self._oplog
-        if log is None:  # a plain base: no log, one check
-            return method(self, *args, **kwargs)
-        return log.run(OperationCall(self, declared, method, args, kwargs))
+        if log is not None:
+            return log.run(OperationCall(self, declared, method, args, kwargs))
+        if undoable:
+            return run_undoable(self, method, args, kwargs, install_log, at_once)
+        return method(self, *args, **kwargs)
 
+    functools.update_wrapper(changing, method)
     return changing
-
-
-def _exact_wrapper(method: Callable[..., Any], declared: Operation
-                   ) -> Callable[..., Any] | None:
-    """The wrapper with the method's own parameters (``None`` for a signature it cannot copy):
-    the call to the method then packs no ``*args`` tuple nor ``**kwargs`` dict, which cost a
-    plain base's ``assert_`` a third of its time (measured: benchmarks/RESULTS.md). With a log,
-    the call keeps the arguments given: those still at their default (by identity) are left
-    out, as a caller who did not pass them."""
-    try:
-        params = list(inspect.signature(method).parameters.values())
-    except (TypeError, ValueError):  # pragma: no cover - builtins
-        return None
-    if not params or any(p.kind is p.POSITIONAL_ONLY for p in params):
-        return None
-    names = {"_op_method_": method, "_op_declared_": declared, "_op_logged_": _logged,
-             "_op_unset_": inspect.Parameter.empty}
-    heads, passed, positional, keywords = [], [], [], []
-    star = double = None
-    for i, p in enumerate(params):
-        default = ""
-        if p.default is not p.empty:
-            names[f"_op_d{i}_"] = p.default
-            default = f"=_op_d{i}_"
-        if p.kind is p.POSITIONAL_OR_KEYWORD:
-            heads.append(p.name + default)
-            passed.append(p.name)
-            positional.append((p.name, p.default))
-        elif p.kind is p.VAR_POSITIONAL:
-            heads.append("*" + p.name)
-            passed.append("*" + p.name)
-            star = p.name
-        elif p.kind is p.KEYWORD_ONLY:
-            if star is None and not any(h == "*" for h in heads):
-                heads.append("*")
-            heads.append(p.name + default)
-            passed.append(f"{p.name}={p.name}")
-            keywords.append((p.name, p.default))
-        else:
-            heads.append("**" + p.name)
-            passed.append("**" + p.name)
-            double = p.name
-    me = params[0].name
-    names["_op_positional_"] = tuple(positional[1:])
-    names["_op_keywords_"] = tuple(keywords)
-    given = (f"({', '.join(n for n, _ in positional[1:])}{',' if len(positional) > 1 else ''})"
-             + (f" + {star}" if star else ""))
-    kw = "{" + ", ".join(f"{n!r}: {n}" for n, _ in keywords) + "}"
-    source = (f"def changing({', '.join(heads)}):\n"
-              f"    _op_log_ = {me}._oplog\n"
-              f"    if _op_log_ is None:\n"
-              f"        return _op_method_({', '.join(passed)})\n"
-              f"    return _op_logged_(_op_log_, {me}, _op_declared_, _op_method_, {given}, "
-              f"{kw}, {double or '{}'}, _op_positional_, _op_keywords_, "
-              f"{star is not None})\n")
-    code: dict[str, Any] = {}
-    exec(compile(source, f"<@operation {declared.name}>", "exec"), names, code)  # noqa: S102
-    return code["changing"]  # type: ignore[no-any-return]
-
-
-def _logged(log: OperationLog, base: Any, declared: Operation, method: Callable[..., Any],
-            args: tuple[Any, ...], kwargs: dict[str, Any], extra: Mapping[str, Any],
-            positional: tuple[tuple[str, Any], ...], keywords: tuple[tuple[str, Any], ...],
-            starred: bool) -> Any:
-    """The call as given: trailing positional arguments and keyword-only ones still at their
-    default (by identity) are left out."""
-    if not starred:
-        n = len(args)
-        while n and args[n - 1] is positional[n - 1][1]:
-            n -= 1
-        args = args[:n]
-    kwargs = {k: v for (k, default), v in zip(keywords, kwargs.values(), strict=True)
-              if v is not default}
-    if extra:
-        kwargs.update(extra)
-    return log.run(OperationCall(base, declared, method, args, kwargs))
 
 
 def declare_overrides(cls: type) -> None:
@@ -319,7 +283,30 @@ def install_log(base: Any, log: OperationLog | None) -> OperationLog | None:
         raise InvalidTypeError("an operation log has run(call) and resolved(what, value)")
     before: OperationLog | None = base._oplog
     base._oplog = log
+    own = vars(base)
+    for attr, logged in _logged_methods(type(base)).items():
+        held = own.get(attr)
+        if log is not None:
+            if held is None:
+                own[attr] = MethodType(logged, base)
+        elif type(held) is MethodType and held.__func__ is logged:
+            del own[attr]
     return before
+
+
+def _logged_methods(cls: type) -> dict[str, Callable[..., Any]]:
+    """The base's own declared methods ``cls`` reads, by attribute: the closures a base with
+    a log reads instead (from its ``__dict__``, set by :func:`install_log`; a plain base's
+    ``__dict__`` holds none, so it makes no reference cycle). Cached per class."""
+    found: dict[str, Callable[..., Any]] | None = vars(cls).get("__logged_methods__")
+    if found is None:
+        found = {}
+        for declared in operations_of(cls).values():
+            logged = getattr(getattr(cls, declared.method, None), "__logged__", None)
+            if logged is not None:
+                found[declared.method] = logged
+        type.__setattr__(cls, "__logged_methods__", found)
+    return found
 
 
 def names_nothing(arguments: Mapping[str, Any], result: Any,

@@ -7,10 +7,8 @@ the held beliefs and the time.
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING, Any
 
-from ..foundations._deprecated import warn
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import canon, check_key
 from ..promises.book import Answer, PromiseBook, Replay, calibration_pairs
@@ -81,12 +79,6 @@ class PromiseMethods:
             options = GuaranteeOptions.of(kwargs)
         elif kwargs:
             raise InvalidInputError("pass options= or keyword options, not both")
-        if examples is False:  # the old spelling of remove_guarantee, warned here for the caller
-            warn("kb.guarantee(name, False)", "remove a promise with kb.remove_guarantee(name)")
-            if options.targets_anything:
-                raise InvalidInputError("guarantee(name, False) removes a promise: give no target")
-            self._promises.remove(name)
-            return None
         return self._promises.guarantee(self.ledger, name, examples, options)
 
     @operation(keep=keep_name, snapshot=True)
@@ -102,14 +94,6 @@ class PromiseMethods:
         See :meth:`corollary.promises.PromiseBook.fit_calibrator`.
         """
         return self._promises.fit_calibrator(self.ledger, examples, source=source, topic=topic)
-
-    def calibrate(self, examples: Any = None, *, source: str | None = None,
-                  topic: str | None = None) -> Platt:
-        """Deprecated name of :meth:`fit_calibrator` (a promise is :meth:`guarantee`)."""
-        warnings.warn("kb.calibrate() fits a Platt calibrator and is now called "
-                      "kb.fit_calibrator(); for a promise use kb.guarantee()",
-                      DeprecationWarning, stacklevel=2)
-        return self.fit_calibrator(examples, source=source, topic=topic)
 
     @operation(subjects=the_key, replay=replay_answer, records=("verdict",))
     def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:

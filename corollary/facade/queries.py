@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._validate import check_int, check_unit
 from ..foundations.clock import Instant
 from ..foundations.errors import UnknownBeliefError
@@ -168,10 +167,10 @@ class QueryMethods:
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,
                scope: str | Iterable[str] | Scope | None = None,
-               k: Any = NOT_GIVEN, documents: bool | None = None) -> list[Recalled]:
+               documents: bool | None = None) -> list[Recalled]:
         """The held beliefs ``query`` is about, most relevant first (see :mod:`corollary.facade.recall`).
 
-        At most ``limit`` hits (``k=`` is its deprecated spelling), each held now at or above ``min_confidence`` (default: the policy's
+        At most ``limit`` hits, each held now at or above ``min_confidence`` (default: the policy's
         ``min_confidence``); ``expand`` adds each hit's held inputs after it; ``budget``
         (tokens, :func:`corollary.facade.recall.count_tokens` of the rendered lines) stops the list
         before the first line that would not fit.
@@ -189,8 +188,7 @@ class QueryMethods:
         >>> [(r.key, r.why) for r in kb.recall("What is customer 7's email?")]
         [('customer:7:email', ('customer', '7', 'email'))]
         """
-        k = renamed_keyword(limit, k, "k", "limit", "kb.recall", default=10)
-        query, k, budget, floor, expand = check_recall_args(query, k, budget, min_confidence,
+        query, k, budget, floor, expand = check_recall_args(query, limit, budget, min_confidence,
                                                             expand, documents)
         if self._recaller is None:
             self._recaller = Recaller(self._engine, self._lookup, self._embedder)
@@ -222,20 +220,17 @@ class QueryMethods:
         floor = self.policy.min_confidence
         return {h.key: h.value for h in self.beliefs() if h.confidence >= floor}
 
-    def faded(self, min_confidence: float | None = None, *,
-              threshold: Any = NOT_GIVEN) -> list[Faded]:
+    def faded(self, min_confidence: float | None = None) -> list[Faded]:
         """Held premises whose evidence has faded below ``min_confidence`` (default: the
-        policy's ``min_confidence``; ``threshold=`` is its deprecated spelling).
+        policy's ``min_confidence``).
 
         Faded means aged: a belief is listed when its premises' confidence is below the
         floor and one of them has lost freshness (a half-life, and time since). A premise
         that never decays, below the floor only because its source is little trusted, is
         weak rather than faded, and a refresh would not raise it: it is not listed.
         """
-        floor = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
-                                "kb.faded")
-        named = "min_confidence" if threshold is NOT_GIVEN else "threshold"  # as it was given
-        floor = self.policy.min_confidence if floor is None else check_unit(floor, named)
+        floor = (self.policy.min_confidence if min_confidence is None
+                 else check_unit(min_confidence, "min_confidence"))
         now = self._lookup.sync()
         found = []
         engine = self._engine
@@ -253,12 +248,9 @@ class QueryMethods:
         """Premises whose ttl has passed, on beliefs not withdrawn: what to fetch again."""
         return expired(self._engine, self.now())
 
-    def what_to_check(self, key: str, limit: int | None = 5, *,
-                      n: Any = NOT_GIVEN) -> list[Check]:
+    def what_to_check(self, key: str, limit: int | None = 5) -> list[Check]:
         """The stale premises under ``key``'s belief, ranked by how much refreshing each would
-        raise its confidence now, at most ``limit`` (``None``: all; ``n=`` is its deprecated
-        spelling); see :mod:`corollary.facade.sensitivity`."""
-        limit = renamed_keyword(limit, n, "n", "limit", "kb.what_to_check", default=5)
+        raise its confidence now, at most ``limit`` (``None``: all); see :mod:`corollary.facade.sensitivity`."""
         held = self._lookup.one_held(key)
         root = held if held is not None else max(self._lookup.values(key), key=lambda b: b.seq)
         n = None if limit is None else check_int(limit, "limit", low=1)

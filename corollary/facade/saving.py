@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from ..foundations._collector import collector_paused
-from ..foundations._deprecated import warn
 from ..foundations._validate import check_bool
 from ..foundations.clock import Clock
 from ..foundations.errors import InvalidTypeError
@@ -46,17 +45,6 @@ if TYPE_CHECKING:  # pragma: no cover
 _KEEP: Any = object()  # conflict_policy not given: the snapshot's own
 #: ``conflict_policy=KEEP_SAVED``: the policy the snapshot (or checkpoint) was saved with
 KEEP_SAVED: Any = _KEEP
-_UNSET: Any = object()  # the deprecated conflicts= not given
-
-
-def _old_spelling(method: str, conflict_policy: Any, conflicts: Any) -> Any:
-    """The policy passed as ``conflicts=`` to ``BeliefBase.<method>``: warned at the caller's
-    line; refused beside ``conflict_policy=`` (which one to keep would be a guess)."""
-    if conflict_policy is not _KEEP:
-        raise InvalidTypeError(f"BeliefBase.{method}() got conflict_policy= and its old "
-                               "spelling conflicts=; pass conflict_policy= alone")
-    warn(f"BeliefBase.{method}(conflicts=...)", "pass conflict_policy=", stacklevel=4)
-    return conflicts
 
 
 class SnapshotMethods:
@@ -129,18 +117,15 @@ class SnapshotMethods:
                   clock: Clock | None = None, *, rules: Iterable[Rule] = (),
                   tools: Iterable[Callable[..., Any]] = (), conflict_policy: Any = _KEEP,
                   functions: Iterable[Callable[..., Any]] = (),
-                  path: object = None, conflicts: Any = _UNSET,
+                  path: object = None,
                   embedder: Callable[[list[str]], Any] | None = None) -> BeliefBase:
         """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
         the signal and group functions of promises from ``functions`` (by qualified name).
 
         The document is checked field by field first (:func:`corollary.snapshot.read_snapshot`);
         nothing is built from a document that fails. ``conflict_policy`` replaces the saved
-        policy (needed for :class:`~corollary.AskHuman`, whose person is not saved);
-        ``conflicts=`` is its deprecated old spelling.
+        policy (needed for :class:`~corollary.AskHuman`, whose person is not saved).
         """
-        if conflicts is not _UNSET:
-            conflict_policy = _old_spelling("from_dict", conflict_policy, conflicts)
         if clock is not None and not callable(clock):
             raise InvalidTypeError("clock must be a zero-argument callable returning seconds")
         with collector_paused():  # a restore allocates millions of objects and frees none
@@ -187,9 +172,6 @@ class SnapshotMethods:
              clock: Clock | None = None, **options: Any) -> BeliefBase:
         """Read a snapshot written by :meth:`save`; a corrupt, truncated, foreign or newer file
         raises ``SnapshotError``."""
-        if "conflicts" in options:
-            options["conflict_policy"] = _old_spelling(
-                "load", options.get("conflict_policy", _KEEP), options.pop("conflicts"))
         return cls.from_dict(read_file(path), ledger=ledger, clock=clock, path=path, **options)
 
     def save_session(self, session_id: str, *, overwrite: bool = False) -> int:
@@ -262,9 +244,6 @@ class SnapshotMethods:
         """
         if not isinstance(ledger, TrustLedger):
             raise InvalidTypeError("ledger must be a TrustLedger")
-        if "conflicts" in options:
-            options["conflict_policy"] = _old_spelling(
-                "load_session", options.get("conflict_policy", _KEEP), options.pop("conflicts"))
         if keeps_journals(ledger.store):
             session_id = check_session(session_id)
             if ledger.store.read_checkpoint(session_id) is None:  # type: ignore[attr-defined]

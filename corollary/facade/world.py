@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import is_end
@@ -219,12 +218,10 @@ class WorldView:
 
     def recall(self, query: str, limit: int = 10, *, budget: float | None = None,
                min_confidence: float | None = None, expand: bool = False,
-               scope: Any = None, k: Any = NOT_GIVEN,
-               documents: bool | None = None) -> list[Recalled]:
+               scope: Any = None, documents: bool | None = None) -> list[Recalled]:
         """:meth:`corollary.BeliefBase.recall` over what holds at ``t``: never a value
         superseded or not yet begun then; an open conflict's values come marked; a fact held
         at ``t`` answers for the document it was drawn from (``documents=`` as there)."""
-        limit = renamed_keyword(limit, k, "k", "limit", "kb.at(t).recall", default=10)
         with self._reading():
             return self._base.recall(query, limit, budget=budget, min_confidence=min_confidence,
                                      expand=expand, scope=scope, documents=documents)

@@ -85,7 +85,7 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         What the session's base runs (``--import``: what the imported modules define): a new
         session starts with them, and an existing one that lacks some gets them (on a
         journal, one entry each; a snapshot is saved again):
-        :func:`corollary.cli.opening.open_to_serve`.
+        :func:`corollary.serving.opening.open_to_serve`.
     model : Model, optional
         What the ``remember`` tool extracts facts with (``corollary mcp --model URL``).
     scope : sequence of str, optional
@@ -93,7 +93,7 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
         :func:`make_server`.
     """
     require("mcp.server", "mcp", _FEATURE)
-    from ..cli.opening import Imported
+    from ..serving.opening import Imported
     from .server import run
 
     run(ledger=ledger, session=session, transport=transport, host=host, port=port,

@@ -576,15 +576,9 @@ def _problem_tools(server: MCPServer, served: Served) -> None:
         "Held premises whose evidence has faded below min_confidence (default: the policy's "
         "min_confidence): candidates to re-check."))
     def faded(min_confidence: Annotated[float | None, Field(
-            description="Confidence in [0, 1]")] = None,
-              threshold: Annotated[float | None, Field(
-            description="Deprecated spelling of min_confidence")] = None
-              ) -> FadedList:
-        if min_confidence is not None and threshold is not None:
-            raise InvalidInputError("give min_confidence (or the deprecated threshold), not both")
+            description="Confidence in [0, 1]")] = None) -> FadedList:
         with served.reading() as kb:
-            found = kb.faded(min_confidence) if threshold is None else kb.faded(
-                threshold=threshold)  # the old spelling, checked under its name
+            found = kb.faded(min_confidence)
             return FadedList(faded=[
                 FadedItem(key=f.key, value=plain(f.value), confidence=f.confidence,
                           sources=list(f.sources)) for f in found
@@ -594,12 +588,8 @@ def _problem_tools(server: MCPServer, served: Served) -> None:
         "What to verify first to make key more certain: the premises whose check would "
         "settle the most, best first."))
     def what_to_check(key: Key, limit: Annotated[int, Field(
-            description="At most how many to list")] = 5,
-                      n: Annotated[int | None, Field(
-            description="Deprecated spelling of limit")] = None) -> CheckList:
-        if n is not None and limit != 5:
-            raise InvalidInputError("give limit (or the deprecated n), not both")
-        n = limit if n is None else n
+            description="At most how many to list")] = 5) -> CheckList:
+        n = limit
         served.check(key)
         with served.reading() as kb:
             found = [i for i in kb.what_to_check(key, limit=None if served.scope else n)

@@ -11,8 +11,4 @@ def __getattr__(name: str) -> Any:
     try:
         return vars(book)[name]
     except KeyError:
-        pass
-    try:  # a retired name: warned at the line that imports it from here, not at this one
-        return book.__getattr__(name, 4)
-    except AttributeError:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..foundations._deprecated import module_getattr, warn
 from ..foundations._validate import check_int
 from ..foundations.errors import (
     InvalidInputError,
@@ -583,7 +582,7 @@ class PromiseBook:
             ``answer`` and ``correct`` call for (:func:`corollary.promises.bindings.read_examples`);
             ``None`` uses :func:`calibration_pairs` of the ledger (optionally of one
             ``source`` / ``topic``): the confidence each belief had when it was found right or
-            wrong. ``False`` (deprecated: use :meth:`remove`) removes the promise.
+            wrong. ``False`` is refused: :meth:`remove` removes a promise.
         options : GuaranteeOptions
             The target, the test and how the promise is applied, as one value (``kb.guarantee``
             builds it from its keyword arguments): each option is described on
@@ -625,12 +624,9 @@ class PromiseBook:
             options = GuaranteeOptions()
         elif not isinstance(options, GuaranteeOptions):
             raise InvalidTypeError("options must be a GuaranteeOptions")
-        if examples is False:
-            warn("guarantee(name, False)", "remove a promise with remove_guarantee(name)")
-            if options.targets_anything:
-                raise InvalidInputError("guarantee(name, False) removes a promise: give no target")
-            self.remove(name)
-            return None
+        if examples is False:  # the spelling of remove_guarantee before 0.1.0
+            raise InvalidInputError("guarantee(name, False) is not a promise: remove one with "
+                                    "remove_guarantee(name)")
         if examples is True:
             raise InvalidInputError("examples is True: pass examples, None (the base's own) or False")
         if (options.max_error is None) == (options.max_risk is None):
@@ -987,10 +983,6 @@ def _verdict_record(record: Any) -> Mapping[str, Any]:
 
 
 # the component was called Promises beside guarantee.Promise, the promise value itself
-__getattr__ = module_getattr(__name__, {
-    "Promises": (lambda: PromiseBook, "the component is corollary.promises.PromiseBook; a "
-                 "promise is a corollary.Promise"),
-})
 
 
 def _chosen(found: Any, binding: Binding, group: Any, key: str, held: list[Belief],

@@ -169,7 +169,7 @@ class RuleEngine:
                 engine.feed.publish()  # after a change: the feed's subscribers are told
                 self._touched.clear()
                 touched = engine.touched
-                if touched:  # recorded for no subscriber (the deprecated Engine.watch)
+                if touched:  # recorded for no subscriber
                     touched.clear()
             if then is not None:
                 then()

@@ -14,7 +14,6 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..foundations._deprecated import module_getattr
 from ..foundations._validate import check_unit
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import check_key
@@ -25,10 +24,6 @@ from .registry import DEFINED
 # the process-wide table that a second rule of a name silently replaced the first in: what a
 # load by name finds is in corollary.reasons.registry now (DEFINED, which refuses a name two
 # rules share)
-__getattr__ = module_getattr("corollary.reasons.rules", {
-    "REGISTRY": (lambda: DEFINED.latest("rule"),
-                 "rules are found by name through corollary.reasons.registry.DEFINED.find('rule', "
-                 "name), or passed (rules=[...] or a Registry)")})
 
 
 class Rule:

@@ -23,7 +23,6 @@ from typing import Any, TypeVar
 
 import attrs
 
-from ..foundations._deprecated import module_getattr
 from ..foundations._validate import check_unit
 from ..foundations.clock import Duration, to_seconds
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
@@ -34,10 +33,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # the process-wide table that a second tool of a name silently replaced the first in (for
 # every base of the process): what a load by name finds is in corollary.reasons.registry now
-__getattr__ = module_getattr("corollary.reasons.tools", {
-    "REGISTRY": (lambda: DEFINED.latest("tool"),
-                 "tools are found by name through corollary.reasons.registry.DEFINED.find('tool', "
-                 "name), or passed (tools=[...] or a Registry)")})
 
 
 def _trust(value: Any) -> str | float | None:

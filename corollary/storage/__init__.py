@@ -18,9 +18,7 @@ PostgreSQL ``"postgresql://user@host/db"``              processes on many machin
 :func:`corollary.open_ledger` picks the backend from the target, in the table of backends
 (:mod:`corollary.storage.backends`, where a new backend registers). With no target it opens
 ``$COROLLARY_LEDGER`` if set, else the SQLite file
-``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``. (``corollary.storage.open_ledger``,
-``corollary.trust.stores.open_ledger`` and ``TrustLedger.open`` are deprecated spellings of
-``corollary.open_ledger``.)
+``${XDG_DATA_HOME:-~/.local/share}/corollary/ledger.db``.
 
 Examples
 --------
@@ -38,8 +36,6 @@ Examples
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from ..foundations.errors import (
     ConcurrentWriteError,
@@ -67,16 +63,3 @@ __all__ = [
     "unregister_backend",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    # open_ledger builds a TrustLedger, which sits above its stores: read it from there (the
-    # ledger module imports this package's modules, never this package's __init__)
-    if name == "open_ledger":
-        import warnings
-
-        from ..trust.ledger import open_ledger
-
-        warnings.warn("corollary.storage.open_ledger is deprecated: use corollary.open_ledger",
-                      DeprecationWarning, stacklevel=2)
-        return open_ledger
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

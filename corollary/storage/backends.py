@@ -31,7 +31,7 @@ from typing import Any
 import attrs
 
 from ..foundations.errors import InvalidInputError, StoreCorruptError
-from ..trust.policy import TrustPolicy
+from ..sources.policy import TrustPolicy
 from .memory import DEFAULT_HISTORY, MemoryStore
 
 __all__ = ["BACKENDS", "SETTINGS", "StoreBackend", "open_at", "register_backend", "resolve",

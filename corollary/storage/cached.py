@@ -22,8 +22,7 @@ from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
-from ..foundations._deprecated import warn
-from ..trust.outcomes import Outcome, Totals, fold_totals, totals_rows
+from ..sources.outcomes import Outcome, Totals, fold_totals, totals_rows
 from .checks import checked_fold_row, dedupe
 from .processes import _LIVE
 
@@ -148,11 +147,6 @@ class CachedSQLStore:
         with self._lock:
             self._catch_up()
             return self._take_pending()
-
-    def refresh(self) -> set[str]:
-        """Deprecated spelling of :meth:`sync` (warns; goes in the next release)."""
-        warn(f"{type(self).__name__}.refresh", "call sync() (the one spelling of catching up)")
-        return self.sync()
 
     # -- the cache -----------------------------------------------------------------------
     def _sync(self, source: str) -> None:

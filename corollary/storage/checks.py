@@ -21,7 +21,7 @@ from ..foundations.errors import (
     JournalCorruptError,
     StoreCorruptError,
 )
-from ..trust.outcomes import Outcome
+from ..sources.outcomes import Outcome
 from .protocols import JOURNAL_METHODS
 
 #: Columns of the outcome table, in the order the stores read and write them.

@@ -59,7 +59,7 @@ from ..foundations.errors import (
     StoreError,
     StoreVersionError,
 )
-from ..trust.outcomes import (
+from ..sources.outcomes import (
     Outcome,
     Totals,
     names_forgotten,
@@ -494,7 +494,7 @@ class JSONFileStore:
 
 
 def _default_policy() -> dict[str, Any]:
-    from ..trust.policy import TrustPolicy
+    from ..sources.policy import TrustPolicy
 
     return TrustPolicy().to_dict()
 

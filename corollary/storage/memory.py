@@ -20,7 +20,7 @@ from typing import Any, cast
 import attrs
 
 from ..foundations.errors import SessionNotFoundError
-from ..trust.outcomes import Outcome, Totals, fold_totals, names_forgotten, totals_rows
+from ..sources.outcomes import Outcome, Totals, fold_totals, names_forgotten, totals_rows
 from .checks import (
     check_entry,
     check_expected_version,

@@ -42,7 +42,7 @@ from ..foundations.errors import (
     StoreVersionError,
     require,
 )
-from ..trust.outcomes import Outcome
+from ..sources.outcomes import Outcome
 from .cached import CachedSQLStore
 from .checks import (
     COLUMNS,

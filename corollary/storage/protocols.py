@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from ..trust.outcomes import Outcome, Totals
+from ..sources.outcomes import Outcome, Totals
 
 
 class OutcomeStore(Protocol):

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..foundations.errors import JournalCorruptError, SessionNotFoundError, StoreCorruptError
-from ..trust.outcomes import names_forgotten
+from ..sources.outcomes import names_forgotten
 from .checks import check_seq, check_session, checked_entry_row, checked_sources
 from .dialects import Dialect
 

@@ -49,7 +49,7 @@ from ..foundations.errors import (
     StoreError,
     StoreVersionError,
 )
-from ..trust.outcomes import Outcome
+from ..sources.outcomes import Outcome
 from .cached import CachedSQLStore
 from .checks import (
     COLUMNS,

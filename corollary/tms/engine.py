@@ -36,7 +36,6 @@ import networkx as nx
 
 from ..evidence import confidence as formulas
 from ..foundations._collector import collector_paused
-from ..foundations._deprecated import module_getattr, warn
 from ..foundations.values import is_end
 from . import batch as batching
 from . import loading, strata
@@ -359,14 +358,6 @@ class Engine:
             if type(slot) is not Belief:
                 yield key, list(slot.values())  # type: ignore[union-attr]
 
-    def watch(self) -> set[str]:
-        """Start recording touched keys (see :attr:`touched`) and return the set. Deprecated:
-        subscribe to :attr:`feed` instead (the set stays on until a feed subscription that
-        asked for touched keys stops)."""
-        warn("Engine.watch()", "engine.feed.subscribe(listener)")
-        if self.touched is None:
-            self.touched = set()
-        return self.touched
 
     def stale(self, now: float) -> int:
         """How many beliefs a full sync at ``now`` would recompute: the dirty ones (premises due
@@ -1045,6 +1036,3 @@ def _identity(j: Justification) -> tuple[Any, ...]:
 
 
 # the conflict-strategy protocol was exported as Policy, the word the base uses for trust
-__getattr__ = module_getattr(__name__, {
-    "Policy": (lambda: ConflictStrategy, "the protocol is corollary.tms.engine.ConflictStrategy"),
-})

@@ -30,7 +30,6 @@ from typing import Any, cast
 import attrs
 
 from ..evidence import confidence as formulas
-from ..foundations._deprecated import module_getattr, warn
 from ..foundations._io import (
     LEDGER_FORMAT,
     LEDGER_VERSION,
@@ -42,12 +41,7 @@ from ..foundations._io import (
 from ..foundations._validate import check_int, check_number, check_unit, exact_str
 from ..foundations.clock import Clock, Duration, system_clock, to_seconds
 from ..foundations.errors import InvalidInputError, InvalidTypeError
-from ..storage.backends import open_at
-from ..storage.base import keeps_journals
-from ..storage.memory import MemoryStore
-from ..storage.protocols import JournalStore, LedgerStore, OutcomeStore, SessionStore
-from ..storage.targets import resolve_target
-from .outcomes import (
+from ..sources.outcomes import (
     LedgerDocument,
     Outcome,
     Totals,
@@ -57,7 +51,12 @@ from .outcomes import (
     totals_rows,
     validate_ledger_document,
 )
-from .policy import TrustPolicy
+from ..sources.policy import TrustPolicy
+from ..storage.backends import open_at
+from ..storage.base import keeps_journals
+from ..storage.memory import MemoryStore
+from ..storage.protocols import JournalStore, LedgerStore, OutcomeStore, SessionStore
+from ..storage.targets import resolve_target
 
 __all__ = ["CAPABILITY_TIERS", "DEFAULT_MIN_SAMPLES", "DEFAULT_PRIOR", "FUTURE_SKEW",
            "MIN_SAMPLES_ENV", "ROUTE_PRIOR_WEIGHT", "ROUTE_TIERS",
@@ -341,12 +340,6 @@ class TrustLedger:
         self._journals: bool | None = None  # whether the store keeps journals (asked once)
 
     # -- opening ---------------------------------------------------------------------------
-    @classmethod
-    def open(cls, target: str | os.PathLike[str] | None = None, **options: Any) -> TrustLedger:
-        """Deprecated spelling of :func:`open_ledger` (warns; goes in the next release)."""
-        warnings.warn("TrustLedger.open is deprecated: use corollary.open_ledger (the same "
-                      "arguments)", DeprecationWarning, stacklevel=2)
-        return open_ledger(target, **options)
 
     # -- recording -------------------------------------------------------------------------
     def record_outcome(
@@ -594,14 +587,6 @@ class TrustLedger:
         if totals.total < gate:
             return GatedConfidence(None, totals.total, True, gate)
         return GatedConfidence(totals.right / totals.total, totals.total, False, gate)
-
-    def confidence(
-        self, source: str, topic: str | None = None, min_samples: int | None = None
-    ) -> GatedConfidence:
-        """Deprecated name of :meth:`track_record` (``kb.confidence`` is a belief's confidence)."""
-        warn("TrustLedger.confidence()", "call TrustLedger.track_record() (a source's gated "
-             "track record, not a belief's confidence)")
-        return self.track_record(source, topic, min_samples)
 
     def rank_sources(
         self,
@@ -987,7 +972,3 @@ def open_ledger(
 
 
 # the rank_sources tiers were never read by name; route's are ROUTE_TIERS
-__getattr__ = module_getattr(__name__, {
-    "ROUTING_TIERS": (lambda: ("empirical", "estimate", "prior"),
-                      "the tiers of rank_sources are named in its answers; route's are ROUTE_TIERS"),
-})

@@ -15,8 +15,8 @@ from typing import Any
 
 from ..foundations.errors import InvalidInputError
 from ..reasons.tools import ToolSpec
+from ..sources.policy import STEP_KINDS, TrustPolicy
 from .ledger import CAPABILITY_TIERS, TrustLedger
-from .policy import STEP_KINDS, TrustPolicy
 
 
 class TrustView:

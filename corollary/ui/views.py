@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..foundations._deprecated import NOT_GIVEN, renamed_keyword
 from ..foundations._format import format_confidence
 from ..foundations.errors import (
     AmbiguousValueError,
@@ -265,14 +264,12 @@ class Inspector:
         return {"history": rows, "more": more, "next": rows[-1]["seq"] if more else None}
 
     # -- lists -------------------------------------------------------------------------
-    def problems(self, min_confidence: float | None = None, *,
-                 threshold: Any = NOT_GIVEN) -> dict[str, Any]:
+    def problems(self, min_confidence: float | None = None) -> dict[str, Any]:
         """Open conflicts, faded and expired beliefs. Faded is below ``min_confidence``
-        (default: the policy's ``min_confidence``, or :data:`FADED_AT` when that is 0;
-        ``threshold=`` is its deprecated spelling). The page's field is ``threshold``."""
+        (default: the policy's ``min_confidence``, or :data:`FADED_AT` when that is 0). The
+        page's field is ``threshold``."""
         kb = self.kb
-        threshold = renamed_keyword(min_confidence, threshold, "threshold", "min_confidence",
-                                    "Inspector.problems")
+        threshold = min_confidence
         if threshold is None:
             threshold = kb.policy.min_confidence or FADED_AT
         conflicts = []

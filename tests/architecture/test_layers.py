@@ -7,17 +7,21 @@ belongs to one layer, bottom up:
 
 0. ``foundations`` (errors, values, clocks, validators, files) and ``evidence`` (the pure
    confidence formulas, safe arithmetic, citation checks);
-1. ``tms``: records, kinds of reasons, the engine, conflict policies, proofs;
-2. beside the TMS: ``trust`` (the trust policy, outcomes, the ledger, the trust view),
-   ``storage`` (where outcomes, sessions and journals are kept: the one SQL schema, a dialect per
-   database, the stores), ``reasons`` (rules and their engine, tools, calls, claims, nogoods) and
-   ``retrieval`` (recall's retrievers: the protocol, the lexical index, vectors, rank fusion);
-3. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``;
-4. ``facade``: ``BeliefBase`` and its helpers;
-5. what uses a base from outside: ``render``, ``models``, ``agent``, and ``serving`` (one base
+1. ``tms``: records, kinds of reasons, the engine, conflict policies, proofs; and ``sources``
+   (what is known of sources, as data: the trust policy, outcomes and their fold);
+2. beside the TMS: ``storage`` (where outcomes, sessions and journals are kept: the one SQL
+   schema, a dialect per database, the stores), ``reasons`` (rules and their engine, tools,
+   calls, claims, nogoods) and ``retrieval`` (recall's retrievers: the protocol, the lexical
+   index, vectors, rank fusion);
+3. ``trust`` (the ledger, over a store, and the trust view): above the stores it reads, which
+   import only ``sources`` of what a ledger knows (issue 36: the two imported each other);
+4. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``;
+5. ``facade``: ``BeliefBase`` and its helpers;
+6. what uses a base from outside: ``render``, ``models``, ``agent``, and ``serving`` (one base
    served to many callers, which every surface uses);
-6. surfaces: ``cli``, ``mcp``, ``ui``, ``integrations`` (agent frameworks in-process) and
-   the package root.
+7. surfaces: ``cli``, ``mcp``, ``ui``, ``integrations`` (agent frameworks in-process) and
+   the package root. No surface imports ``cli``, which starts the others (what they share is
+   in ``serving``).
 
 Promises and snapshots sit *below* the facade rather than above it: ``kb.answer`` and
 ``kb.save`` are the facade's own methods, so the facade must import them, and they read the TMS
@@ -35,13 +39,16 @@ ROOT = Path(__file__).resolve().parents[2] / "corollary"
 
 LAYERS: dict[int, set[str]] = {
     0: {"foundations", "evidence", "_version"},
-    1: {"tms"},
-    2: {"trust", "reasons", "storage", "retrieval"},
-    3: {"promises", "snapshot"},
-    4: {"facade"},
-    5: {"render", "models", "agent", "serving"},
-    6: {"cli", "mcp", "ui", "integrations", "__main__", ""},
+    1: {"tms", "sources"},
+    2: {"reasons", "storage", "retrieval"},
+    3: {"trust"},
+    4: {"promises", "snapshot"},
+    5: {"facade"},
+    6: {"render", "models", "agent", "serving"},
+    7: {"cli", "mcp", "ui", "integrations", "__main__", ""},
 }
+#: The surfaces (the package root and ``__main__`` aside).
+SURFACES = {"cli", "mcp", "ui", "integrations"}
 PACKAGE_LAYER = {name: layer for layer, names in LAYERS.items() for name in names}
 
 
@@ -136,6 +143,24 @@ def test_imports_point_down() -> None:
               if m in LAYER_OF and LAYER_OF.get(t, 99) > LAYER_OF[m]]
     assert upward == [], "imports that point up a layer: " + ", ".join(
         f"{m or 'corollary'} (layer {a}) -> {t} (layer {b})" for m, t, a, b in upward)
+
+
+def test_no_surface_imports_the_command_line() -> None:
+    """``mcp`` imported ``cli.opening`` (issue 36): the command line starts the other surfaces
+    (``corollary mcp``, ``corollary ui``), never the reverse; what they share is in
+    ``serving``."""
+    found = sorted((m, t) for m, targets in graph().items() for t in targets
+                   if m.split(".")[0] in SURFACES - {"cli"} and t.split(".")[0] == "cli")
+    assert found == [], f"a surface imports the command line: {found}"
+
+
+def test_the_stores_and_the_ledger_do_not_import_each_other() -> None:
+    """Issue 36: every store imported ``trust.outcomes``/``trust.policy`` while
+    ``trust/ledger.py`` imported five storage modules; the data both need is ``sources``."""
+    edges = graph()
+    storage_to_trust = sorted((m, t) for m, targets in edges.items() for t in targets
+                              if m.startswith("storage") and t.startswith("trust"))
+    assert storage_to_trust == []
 
 
 def test_no_import_cycles() -> None:

@@ -131,19 +131,46 @@ def test_operation_names_its_method_by_default() -> None:
 def test_a_declared_method_keeps_its_signature_and_the_arguments_as_given() -> None:
     import inspect
 
-    plain = BeliefBase.assert_.__wrapped__  # type: ignore[attr-defined]
-    assert inspect.signature(BeliefBase.assert_) == inspect.signature(plain)
+    plain = BeliefBase(clock=ManualClock(0))
     with pytest.raises(TypeError, match="BeliefBase.assert_"):
-        BeliefBase().assert_("k")  # type: ignore[call-arg]
+        plain.assert_("k")  # type: ignore[call-arg]
     kb = BeliefBase(clock=ManualClock(0))
     log = Kept()
     install_log(kb, log)
+    assert inspect.signature(kb.assert_) == inspect.signature(plain.assert_)
+    assert kb.assert_.__doc__ == plain.assert_.__doc__
     kb.assert_("k", 1, "tool:x", certainty=0.5)
     kb.assert_("j", 2, source="tool:x")
     kb.nogood("k", ("j", 2), name="n")
-    assert log.calls == [("assert_", ("k", 1, "tool:x", None, None, None, 0.5), {}),
-                         ("assert_", ("j", 2, "tool:x"), {}),
+    assert log.calls == [("assert_", ("k", 1, "tool:x"), {"certainty": 0.5}),
+                         ("assert_", ("j", 2), {"source": "tool:x"}),
                          ("nogood", ("k", ("j", 2)), {"name": "n"})]
+
+
+class Refuses:
+    def run(self, call: OperationCall) -> Any:
+        raise RuntimeError("refused")
+
+    def resolved(self, what: str, value: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("logged", [False, True])
+def test_a_traceback_through_a_declared_change_shows_its_source(logged: bool) -> None:
+    """Issue 36: the wrappers were made from source text with ``exec``, so tracebacks and
+    debuggers showed no line for them; now every frame of a declared change has its source."""
+    import linecache
+    import traceback
+
+    kb = BeliefBase(clock=ManualClock(0))
+    if logged:
+        install_log(kb, Refuses())
+    with pytest.raises(Exception) as caught:  # noqa: PT011 - refused by the log, or the base
+        kb.assert_("k", 1, source="no-kind-here")
+    frames = traceback.extract_tb(caught.value.__traceback__)
+    assert len(frames) >= 2
+    assert all(linecache.getline(f.filename, f.lineno or 0).strip() for f in frames), [
+        (f.filename, f.lineno) for f in frames]
 
 
 class Kept:
@@ -241,3 +268,20 @@ def test_a_past_view_keeps_the_declared_priors_and_tiers() -> None:
     past = kb.as_of(10)
     assert past.ledger is not ledger
     assert past.ledger.declarations() == ({"tool:x": 0.7}, {"model:large": "high"})
+
+
+def test_a_plain_base_calls_its_own_changes_themselves() -> None:
+    """A plain base's class holds the base's own changing methods undecorated (no wrapper, so
+    no cost); installing a log makes the base read the ones that announce themselves, and
+    removing it takes those away again (nothing of them left in the base to form a cycle)."""
+    kb = BeliefBase(clock=ManualClock(0))
+    assert kb.assert_.__func__ is BeliefBase.__dict__["assert_"]
+    kb.assert_("a", 1, source="tool:x")
+    log = Kept()
+    install_log(kb, log)
+    kb.assert_("b", 2, source="tool:x")
+    install_log(kb, None)
+    kb.assert_("c", 3, source="tool:x")
+    assert log.calls == [("assert_", ("b", 2), {"source": "tool:x"})]
+    assert kb.keys() == ["a", "b", "c"]
+    assert not any(callable(v) for v in vars(kb).values() if hasattr(v, "__self__"))

@@ -436,9 +436,9 @@ def test_every_public_method_is_journaled_or_a_query() -> None:
               and callable(getattr(BeliefBase, n))}
     declared = {d.method for d in operations_of(BeliefBase).values()}
     # call, acall, remember and aremember make their change through _called and _remembered
-    # (declared); calibrate is fit_calibrator's old name
+    # (declared)
     journaled = ({m for m in declared if not m.startswith("_")}
-                 | {"call", "acall", "calibrate", "remember", "aremember"})
+                 | {"call", "acall", "remember", "aremember"})
     assert {"_called", "_remembered"} <= declared
     assert public - journaled - QUERIES == set()
     assert journaled <= public and not journaled & QUERIES

@@ -180,7 +180,7 @@ def test_conflicts_resolve_faded() -> None:
         open_ = await client.call_tool("conflicts", {})
         ambiguous = await client.call_tool("belief", {"key": "ceo"})
         kb.clock.advance(120)  # type: ignore[attr-defined]
-        faded = await client.call_tool("faded", {"threshold": 0.5})
+        faded = await client.call_tool("faded", {"min_confidence": 0.5})
         resolved = await client.call_tool("resolve", {"conflict": "ceo", "winner": "Bob",
                                                       "learn": True})
         after = await client.call_tool("conflicts", {})
@@ -225,7 +225,7 @@ def test_conflicts_resolve_faded() -> None:
     ("beliefs", {"min_confidence": 2}, "min_confidence"),
     ("beliefs", {"query": "", "min_confidence": 0.5}, "query must hold some text"),
     ("recall", {"query": "hq", "min_confidence": 2}, "min_confidence"),
-    ("faded", {"threshold": -0.5}, "threshold"),
+    ("faded", {"min_confidence": -0.5}, "min_confidence"),
     ("resolve", {"conflict": "hq", "winner": "Dallas"}, "'Dallas' is not a standing value of 'hq'"),
 ])
 def test_bad_input_is_a_tool_error_and_changes_nothing(tool: str, arguments: dict[str, Any],
@@ -617,15 +617,15 @@ def test_beliefs_by_query_and_limit() -> None:
     ("retract", {"key": "hq", "reason": False}, "reason"),
     ("retract", {"key": "hq", "fault": 0}, "fault"),
     ("resolve", {"conflict": "hq", "winner": "Austin", "learn": "false"}, "learn"),
-    ("what_to_check", {"key": "hq", "n": "5"}, "n"),
-    ("what_to_check", {"key": "hq", "n": 5.0}, "n"),
+    ("what_to_check", {"key": "hq", "limit": "5"}, "limit"),
+    ("what_to_check", {"key": "hq", "limit": 5.0}, "limit"),
     ("recall", {"query": "hq", "k": "3"}, "k"),
     ("recall", {"query": "hq", "min_confidence": "0.5"}, "min_confidence"),
     ("beliefs", {"limit": True}, "limit"),
     ("beliefs", {"query": 1}, "query"),
     ("belief", {"key": ["hq"]}, "key"),
     ("explain", {"key": 1}, "key"),
-    ("faded", {"threshold": "0.5"}, "threshold"),
+    ("faded", {"min_confidence": "0.5"}, "min_confidence"),
 ])
 def test_wrong_json_types_are_refused_not_coerced(tool: str, arguments: dict[str, Any],
                                                   field: str) -> None:
@@ -645,10 +645,10 @@ def test_every_tool_takes_its_json_types_strictly() -> None:
             ("claim", {"key": "g", "value": "[1, 2]", "source": "model:m", "inputs": ["hq"],
                        "certainty": 1}),
             ("record_outcome", {"source": "tool:registry", "correct": False, "reason": "audit"}),
-            ("what_to_check", {"key": "g", "n": 5}),
+            ("what_to_check", {"key": "g", "limit": 5}),
             ("recall", {"query": "hq", "k": 3, "min_confidence": 0}),
             ("beliefs", {"limit": 10}),
-            ("faded", {"threshold": 1}),
+            ("faded", {"min_confidence": 1}),
             ("retract", {"key": "g", "reason": "done", "fault": "none"}),
         ]]
 

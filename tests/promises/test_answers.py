@@ -169,9 +169,9 @@ def test_named_promises_and_removal(guarded) -> None:
     assert kb.answer("hq", "strict").threshold == strict.threshold
     assert kb.remove_guarantee("strict") is strict
     assert kb.remove_guarantee("strict") is None
-    with pytest.warns(DeprecationWarning, match="remove_guarantee"):  # the old spelling
-        assert kb.guarantee("default", False) is None
-    assert kb.promises == {}
+    with pytest.raises(InvalidInputError, match="remove_guarantee"):  # the old spelling: gone
+        kb.guarantee("default", False)
+    assert kb.remove_guarantee("default") is not None and kb.promises == {}
     assert kb.answer("hq").status == "ok"  # nothing attached any more
 
 
@@ -301,7 +301,7 @@ def test_bad_input_raises_typed_errors(guarded) -> None:
         kb.guarantee(examples="pairs", max_risk=0.1)
     with pytest.raises(InvalidTypeError):
         kb.guarantee(3, max_risk=0.1)  # type: ignore[arg-type]
-    with pytest.raises(InvalidInputError), pytest.warns(DeprecationWarning):
+    with pytest.raises(InvalidInputError, match="remove_guarantee"):
         kb.guarantee("default", False, max_risk=0.1)
     at_chance = [(c, i % 2 == 0) for i, c in enumerate(np.linspace(0, 1, 200).tolist())]
     with pytest.raises(WeakSignalError):
@@ -314,11 +314,11 @@ def test_bad_input_raises_typed_errors(guarded) -> None:
     assert set(kb.promises) == {"default"}
 
 
-def test_calibrate_is_the_deprecated_name_of_fit_calibrator() -> None:
+def test_fit_calibrator_is_the_one_name() -> None:
     pairs = [(0.9, True), (0.9, True), (0.9, False), (0.9, True)]
     kb = BeliefBase(clock=ManualClock(0))
-    with pytest.warns(DeprecationWarning, match="fit_calibrator"):
-        platt = kb.calibrate(pairs)
+    assert not hasattr(kb, "calibrate")  # its name before 0.1.0
+    platt = kb.fit_calibrator(pairs)
     assert kb.calibrator is platt and platt.predict(0.9) == 0.75
     fresh = BeliefBase(clock=ManualClock(0))
     assert fresh.fit_calibrator(pairs).predict(0.9) == 0.75

@@ -40,7 +40,7 @@ def test_the_null_and_surrogate_queries_still_find_their_words() -> None:
 
 
 @pytest.mark.parametrize(("kwargs", "error"), [
-    ({"k": 0}, InvalidInputError), ({"k": -1}, InvalidInputError), ({"k": "5"}, InvalidTypeError),
+    ({"limit": 0}, InvalidInputError), ({"limit": -1}, InvalidInputError), ({"limit": "5"}, InvalidTypeError),
     ({"budget": -1}, InvalidInputError), ({"budget": "2"}, InvalidTypeError),
     ({"min_confidence": math.nan}, InvalidInputError),
     ({"min_confidence": 1.5}, InvalidInputError), ({"min_confidence": "high"}, InvalidTypeError),

@@ -126,11 +126,8 @@ def test_a_registry_refuses_a_second_member_and_binds_a_loaded_base() -> None:
     assert kb.rules == (double,) and kb.tools["registries_lookup"].trust == "high"
 
 
-def test_the_old_process_wide_tables_warn() -> None:
+def test_the_old_process_wide_tables_are_gone() -> None:
     from corollary.reasons import rules as rules_module
     from corollary.reasons import tools as tools_module
 
-    with pytest.warns(DeprecationWarning, match="REGISTRY"):
-        assert rules_module.REGISTRY["test_registries.twice"] in (double, triple)
-    with pytest.warns(DeprecationWarning, match="REGISTRY"):
-        assert "registries_lookup" in tools_module.REGISTRY
+    assert not hasattr(rules_module, "REGISTRY") and not hasattr(tools_module, "REGISTRY")

@@ -264,17 +264,16 @@ def test_targets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         open_ledger(tmp_path / "y.db", not_an_option=1)
 
 
-def test_open_ledger_is_the_one_spelling_the_others_warn(tmp_path: Path) -> None:
+def test_open_ledger_is_the_one_spelling(tmp_path: Path) -> None:
     import corollary.storage
 
-    with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
-        ledger = TrustLedger.open(tmp_path / "old.db", prior_weight=3)
+    ledger = open_ledger(tmp_path / "new.db", prior_weight=3)
     assert isinstance(ledger.store, SQLiteStore) and ledger.prior_weight == 3
     ledger.close()
-    with pytest.warns(DeprecationWarning, match="use corollary.open_ledger"):
-        spelled = corollary.storage.open_ledger
-    assert spelled is open_ledger
-    assert "open_ledger" not in corollary.storage.__all__
+    assert not hasattr(TrustLedger, "open")  # its spelling before 0.1.0
+    # the stores sit below the ledger (tests/architecture/test_layers.py): storage does not
+    # name what opens a ledger, not even as an old spelling
+    assert not hasattr(corollary.storage, "open_ledger")
 
 
 def test_a_malformed_stored_setting_is_reported_not_guessed(tmp_path: Path) -> None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import inspect
 import os
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -78,8 +76,7 @@ def test_sync_is_the_one_spelling_and_refresh_warns(tmp_path: Path) -> None:
             assert reader.sync() == {"tool:a"}
         writer.add([Outcome(source="tool:b", correct=True, at=0.0, recorded_at=0.0,
                             event_id="e2")])
-        with pytest.warns(DeprecationWarning, match=r"refresh.*sync\(\)"):
-            assert reader.refresh() == {"tool:b"}
+        assert reader.sync() == {"tool:b"} and not hasattr(reader, "refresh")
     finally:
         writer.close()
         reader.close()
@@ -87,28 +84,13 @@ def test_sync_is_the_one_spelling_and_refresh_warns(tmp_path: Path) -> None:
     assert JSONFileStore(tmp_path / "l.json").sync() == set()
 
 
-def test_the_stores_old_paths_warn_and_give_the_same_modules() -> None:
-    code = (
-        "import warnings\n"
-        "import corollary\n"
-        "warnings.simplefilter('error')\n"
-        "try:\n"
-        "    import corollary.trust.stores.sqlite\n"
-        "except DeprecationWarning as exc:\n"
-        "    print('warned:', exc)\n"
-        "warnings.simplefilter('ignore')\n"
-        "import corollary.trust.stores.sqlite as old, corollary.storage.sqlite as new\n"
-        "from corollary.trust.stores import MemoryStore\n"
-        "from corollary.trust.stores.base import JournalStore, OutcomeStore\n"
-        "from corollary.storage.protocols import JournalStore as J, OutcomeStore as O\n"
-        "import corollary.storage\n"
-        "print(old is new, MemoryStore is corollary.storage.MemoryStore, J is JournalStore,\n"
-        "      O is OutcomeStore)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert "warned: corollary.trust.stores moved to corollary.storage" in out.stdout
-    assert out.stdout.strip().endswith("True True True True")
+def test_the_stores_old_paths_are_gone() -> None:
+    """``corollary.trust.stores`` was never released (0.1.0): the stores are
+    ``corollary.storage`` alone (issue 36)."""
+    import importlib
+
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("corollary.trust.stores")
 
 
 @pytest.mark.postgres

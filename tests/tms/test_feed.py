@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 import time
-import warnings
 from typing import Any
 
 import pytest
@@ -118,11 +117,9 @@ def test_a_listener_must_be_callable() -> None:
         _engine().feed.subscribe(42)  # type: ignore[arg-type]
 
 
-def test_engine_watch_is_deprecated() -> None:
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        touched = _engine().watch()
-    assert touched == set() and seen[0].category is DeprecationWarning
+def test_engine_watch_is_gone() -> None:
+    # its spelling before 0.1.0 (issue 36): subscribe to the feed
+    assert not hasattr(_engine(), "watch")
 
 
 def test_stop_waits_for_a_running_listener_and_none_runs_after() -> None:
