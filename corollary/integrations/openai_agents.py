@@ -68,7 +68,7 @@ def make_tools(kb: BeliefBase, *, source: str = "model:agent",
     --------
     >>> from corollary import BeliefBase
     >>> [t.name for t in make_tools(BeliefBase(), source="model:analyst")]
-    ['assert_fact', 'claim', 'retract', 'end', 'recall', 'explain']
+    ['assert_fact', 'claim', 'retract', 'end', 'forget', 'recall', 'explain']
     """
     ops = Operations(kb, source=source, scope=scope, model=model)
     # values are any JSON: the SDK's strict schemas would refuse them, so the tools are loose

@@ -1,7 +1,7 @@
 """The operations a native toolset offers a model over a base, in-process: what the MCP server's
 tools do (docs/mcp.md), as plain functions that take and return JSON data.
 
-``assert_fact``, ``claim``, ``retract``, ``end``, ``recall`` and ``explain`` (and ``remember`` when the
+``assert_fact``, ``claim``, ``retract``, ``end``, ``forget``, ``recall`` and ``explain`` (and ``remember`` when the
 base has it) are :class:`Operations`' methods; :mod:`corollary.integrations.pydantic_ai` and
 :mod:`corollary.integrations.openai_agents` hand them to their framework. A bad call raises the
 base's :class:`~corollary.foundations.errors.CorollaryError`, with the base unchanged; each
@@ -25,7 +25,7 @@ from ..tms.proof import Proof
 __all__ = ["NAMES", "Operations"]
 
 #: The operations, in the order a toolset lists them (``remember`` only when the base has it).
-NAMES = ("assert_fact", "claim", "retract", "end", "recall", "explain", "remember")
+NAMES = ("assert_fact", "claim", "retract", "end", "forget", "recall", "explain", "remember")
 #: The most beliefs one recall returns.
 RECALL_MOST = 50
 
@@ -194,6 +194,45 @@ class Operations:
             self._sync()
             self.kb.end(key, value, source=source, at=parse_instant(at, "at"), reason=reason)
             return self._state(key, None)
+
+    def forget(self, key: str | None = None, value: Any = None, scope: str | None = None,
+               source: str | None = None, reason: str | None = None) -> dict[str, int]:
+        """Erase for good (a user's or a conversation's data, on request): a key (or one
+        value of it), everything a source said, or every key under a scope prefix. Nothing
+        forgotten is readable afterwards, not even in the history. Give exactly one of key,
+        source, scope. Use end for a fact that stopped holding.
+
+        Parameters
+        ----------
+        key : str, optional
+            The key to erase.
+        value : Any, optional
+            Only this value of key (default: the whole key).
+        scope : str, optional
+            Erase every key under this prefix, e.g. 'user:alice:'.
+        source : str, optional
+            Erase everything this source said, as 'kind:name'.
+        reason : str, optional
+            Why (kept in the history: keep what is forgotten out of it).
+        """
+        if key is not None:
+            self._inside(key)
+        if scope is not None:
+            self._inside(*Scope.of(scope).prefixes, what="scope")
+        if source is not None and self.scope is not None:
+            from ..foundations.errors import InvalidInputError
+
+            # a source's facts may lie outside the toolset's scope: never erase those
+            raise InvalidInputError("a scoped toolset forgets by key or scope, not by source")
+        with self._lock:
+            self._sync()
+            if value is not None:
+                gone = self.kb.forget(key, value, scope=scope, source=source, reason=reason)
+            else:
+                gone = self.kb.forget(key, scope=scope, source=source, reason=reason)
+            return {"beliefs": gone.beliefs, "reasons": gone.reasons, "kept": gone.kept,
+                    "entries": gone.entries, "checkpoints": gone.checkpoints,
+                    "outcomes": gone.outcomes}
 
     def recall(self, query: str, k: int = 10) -> dict[str, Any]:
         """The held beliefs that bear on a query, most relevant and most trusted first; never

@@ -62,7 +62,7 @@ def make_toolset(kb: BeliefBase, *, source: str = "model:agent",
     >>> from corollary import BeliefBase
     >>> toolset = make_toolset(BeliefBase(), source="model:analyst")
     >>> sorted(toolset.tools)
-    ['assert_fact', 'claim', 'end', 'explain', 'recall', 'retract']
+    ['assert_fact', 'claim', 'end', 'explain', 'forget', 'recall', 'retract']
     """
     ops = Operations(kb, source=source, scope=scope, model=model)
     return _toolsets.FunctionToolset([_retrying(op) for op in ops.tools(asynchronous=True)],

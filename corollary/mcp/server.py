@@ -99,6 +99,19 @@ class SourceState(BaseModel):
     saved_version: int | None = None
 
 
+class ForgottenCounts(BaseModel):
+    """What one forget erased, as counts (``kb.forget``'s ``Forgotten``: docs/model.md,
+    "Forgetting")."""
+
+    beliefs: int = Field(ge=0, description="Beliefs erased")
+    reasons: int = Field(ge=0, description="Premises and justifications erased")
+    kept: int = Field(ge=0, description="Beliefs that lost a reason but stay on other support")
+    entries: int = Field(ge=0, description="Journal entries rewritten")
+    checkpoints: int = Field(ge=0, description="Checkpoints rewritten")
+    outcomes: int = Field(ge=0, description="Ledger outcomes blanked")
+    saved_version: int | None = None
+
+
 class BeliefList(BaseModel):
     """The held beliefs (at most ``limit`` of them)."""
 
@@ -628,10 +641,48 @@ def _ending_tools(server: MCPServer, served: Served) -> None:
         return served.change_belief(apply)
 
 
+def _forgetting_tools(server: MCPServer, served: Served) -> None:
+    """The tool that erases: forget (docs/lifecycle.md; docs/mcp.md, "forget")."""
+    @server.tool(annotations=_WRITE, description=(
+        "Erase for good (a user's or a conversation's data, on request): a key (or one value "
+        "of it), all a source said, or every key under a scope; not readable afterwards, not "
+        "even in the history. Give one of key, source, scope. End is for a fact that stopped."))
+    def forget(
+        key: Annotated[str | None, Field(description="The key to erase")] = None,
+        value: Annotated[Any, Field(description="Only this value of key (default: the whole "
+                                                "key)")] = None,
+        scope: Annotated[str | list[str] | None, Field(description=(
+            "Erase every key under this prefix (or these prefixes), e.g. 'user:alice:'"))] = None,
+        source: Annotated[str | None, Field(description="Erase everything this source "
+                                                        "said")] = None,
+        reason: Annotated[str | None, Field(description=(
+            "Why (kept in the history: keep what is forgotten out of it)"))] = None,
+    ) -> ForgottenCounts:
+        if key is not None:
+            served.check(key)
+        if scope is not None:
+            with _as_tool_error():
+                served.check(*Scope.of(scope).prefixes, what="scope")
+        if source is not None and served.scope is not None:
+            # a source's facts may lie outside the server's scope: never erase those
+            raise ToolError("a scoped server forgets by key or scope, not by source")
+
+        def apply(kb: BeliefBase) -> Any:
+            if value is not None:
+                return kb.forget(key, value, scope=scope, source=source, reason=reason)
+            return kb.forget(key, scope=scope, source=source, reason=reason)
+
+        gone, version = served.change(apply)
+        return ForgottenCounts(beliefs=gone.beliefs, reasons=gone.reasons, kept=gone.kept,
+                               entries=gone.entries, checkpoints=gone.checkpoints,
+                               outcomes=gone.outcomes, saved_version=version)
+
+
 #: Every tool the server has, by group: a new tool goes in one of these (or a group of its own
 #: listed here), ``fn(server, served)`` adding it with ``@server.tool``.
 TOOL_GROUPS: tuple[Callable[[MCPServer, Served], None], ...] = (
-    _assertion_tools, _settling_tools, _belief_tools, _problem_tools, _ending_tools)
+    _assertion_tools, _settling_tools, _belief_tools, _problem_tools, _ending_tools,
+    _forgetting_tools)
 
 
 def _narrowed(served: Served, scope: str | None) -> Scope | None:
