@@ -405,6 +405,41 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         kb.assert_(belief, value, self._source(op.namespace), **timed)
 
 
+    def forget(self, namespace: tuple[str, ...], key: str | None = None, *,
+               reason: str | None = None) -> Any:
+        """Erase the item ``key`` of ``namespace``, or (no ``key``) every item under the
+        namespace, nested ones too: ``kb.forget`` (docs/model.md, "Forgetting"), so no value,
+        proof or history of them stays readable or in storage. ``delete`` ends an item
+        instead (docs/lifecycle.md). Returns ``kb.forget``'s counts; a namespace with nothing
+        in it forgets nothing.
+
+        Raises
+        ------
+        UnknownBeliefError
+            An item ``key`` the store does not hold.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase
+        >>> store = CorollaryStore(BeliefBase())
+        >>> store.put(("users", "ann"), "city", {"name": "Paris"})
+        >>> store.put(("users", "bob"), "city", {"name": "Lyon"})
+        >>> store.forget(("users", "ann")).beliefs
+        1
+        >>> store.get(("users", "ann"), "city") is None, store.get(("users", "bob"), "city").value
+        (True, {'name': 'Lyon'})
+        """
+        namespace = _check_namespace(namespace)
+        self._sync()
+        if key is not None:
+            belief = belief_key(namespace, str(key), self.prefix)
+            self._created.pop(belief, None)
+            return self.kb.forget(belief, reason=reason)
+        scope = ":".join(_escape(label) for label in (*self.prefix, *namespace))
+        for belief in [b for b in self._created if Scope.of(scope).contains(b)]:
+            del self._created[belief]
+        return self.kb.forget(scope=scope, reason=reason)
+
     def _delete(self, belief: str, source: str) -> None:
         """Delete an item: under ``PreferNewer`` or no policy it ends now (``kb.end``: what it
         superseded stays superseded; a value put at this very instant held at no time and is

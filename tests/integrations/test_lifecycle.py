@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from support import lifecycle as life
 
+from corollary.foundations.errors import CorollaryError
+
 
 def test_python(tmp_path: Path) -> None:
     path = tmp_path / "l.db"
@@ -84,3 +86,60 @@ def test_mcp(tmp_path: Path) -> None:
     assert asyncio.run(go("user:bob", bob))["beliefs"] == 2  # the email and its chat
     kb.ledger.close()
     life.check_end(path)
+
+
+def test_toolsets(tmp_path: Path) -> None:
+    """The operations both toolsets hand their framework (pydantic-ai, the Agents SDK)."""
+    from corollary import ManualClock
+    from corollary.integrations.operations import Operations
+
+    path = tmp_path / "l.db"
+    clock = ManualClock(life.AT[0])
+    kb = life.open_base(path, clock)
+    ai = life.model()
+    made = []
+    for (text, src, _), at in zip(life.CHATS, life.AT, strict=True):
+        clock.advance(at - clock())  # the toolsets' remember says things now
+        user = "user:" + src.split(":")[1]
+        made.append(Operations(kb, scope=user, model=ai).remember(text, src))
+    ann = Operations(kb, scope="user:ann")
+    assert ann.recall("Ann city")["beliefs"][0]["value"] == "Marrowdale-East"
+    assert ann.end("user:ann:employer", "human:ann")["label"] == "OUT"
+    chat = ann.forget(made[1]["remembered"][0]["document"], reason="asked to forget that chat")
+    assert chat["beliefs"] == 2 and chat["entries"] > 0
+    with pytest.raises(CorollaryError, match="user:bob"):
+        ann.forget(scope="user:bob")
+    with pytest.raises(CorollaryError, match="not by source"):
+        ann.forget(source="human:bob")
+    assert Operations(kb, scope="user:bob").forget(scope="user:bob")["beliefs"] == 2
+    with pytest.raises(CorollaryError, match="no belief"):
+        ann.explain("user:ann:locker")
+    kb.ledger.close()
+    life.check_end(path)
+
+
+def test_langgraph_store(tmp_path: Path) -> None:
+    """The store's items are the memories an agent keeps from its chats; ``delete`` ends one,
+    ``store.forget`` erases one item or a whole namespace."""
+    pytest.importorskip("langgraph", reason="the langgraph extra")
+    from corollary import ManualClock
+    from corollary.integrations.langgraph import CorollaryStore
+
+    path = tmp_path / "l.db"
+    clock = ManualClock(life.AT[0])
+    store = CorollaryStore(life.open_base(path, clock), source=lambda ns: "human:" + ns[-1])
+    ann, bob = ("user", "ann"), ("user", "bob")
+    for ns, key, value in [(ann, "employer", "Zorblax-Industries"),
+                           (ann, "city", "Quillhaven-Bay"), (ann, "locker", life.SECRET),
+                           (ann, "city", "Marrowdale-East"), (bob, "email", life.BOB_SECRET)]:
+        clock.advance(100)
+        store.put(ns, key, {"said": value})
+    assert store.get(ann, "city").value == {"said": "Marrowdale-East"}  # the later put
+    store.delete(ann, "employer")
+    assert store.get(ann, "employer") is None
+    assert store.forget(ann, "locker", reason="asked to forget it").beliefs == 1
+    assert store.forget(bob, reason="account deleted").beliefs == 1
+    assert store.get(bob, "email") is None and store.search(bob) == []
+    assert [i.key for i in store.search(ann)] == ["city"]
+    store.kb.ledger.close()
+    life.check_end(path, {"user:ann:city": {"said": "Marrowdale-East"}})

@@ -51,8 +51,9 @@ def model() -> ScriptedModel:
                           for i, (_, _, facts) in enumerate(CHATS)])
 
 
-def open_base(path: Path) -> BeliefBase:
-    return BeliefBase.open_session(open_ledger(str(path)), "s", clock=ManualClock(NOW),
+def open_base(path: Path, clock: ManualClock | None = None) -> BeliefBase:
+    clock = ManualClock(NOW) if clock is None else clock
+    return BeliefBase.open_session(open_ledger(str(path)), "s", clock=clock,
                                    conflict_policy=PreferNewer())
 
 
@@ -88,10 +89,11 @@ def raw_bytes(path: Path) -> bytes:
 EXPECTED = {"user:ann:city": "Marrowdale-East"}
 
 
-def check_end(path: Path) -> None:
+def check_end(path: Path, expected: dict[str, Any] | None = None) -> None:
     """The end state, read by another process and in the file's bytes."""
     values, keys, recalled = reopened(path)
-    assert {k: v for k, v in values.items() if ":doc:" not in k} == EXPECTED
+    wanted = EXPECTED if expected is None else expected
+    assert {k: v for k, v in values.items() if ":doc:" not in k} == wanted
     assert not any(k.startswith("user:bob") or k == "user:ann:locker" for k in keys)
     assert "user:ann:employer" not in values  # ended
     raw = raw_bytes(path)
