@@ -46,9 +46,17 @@ class CachedSQLStore:
     half_life: float | None
     location: object
     _conn_lock: threading.RLock
+    #: Whether the cache is guarded by the connection's own lock: a store whose one connection
+    #: every thread shares (SQLite) takes its cache's lock inside a journal's transaction (the
+    #: connection's lock held) and its connection inside a cache read (the cache's lock held);
+    #: with two locks, two threads taking them in those two orders wait for each other forever.
+    _one_lock: bool = False
+
+    def _cache_lock(self) -> threading.RLock:
+        return self._conn_lock if self._one_lock else threading.RLock()
 
     def _init_cache(self) -> None:
-        self._lock = threading.RLock()
+        self._lock = self._cache_lock()
         self._totals: dict[tuple[str, str | None], Totals] = {}
         self._topics: dict[str, set[str]] = {}
         self._loaded: set[str] = set()
@@ -77,8 +85,8 @@ class CachedSQLStore:
         in the middle of a call: only the connection is replaced then.
         """
         if forked:
-            self._lock = threading.RLock()
             self._conn_lock = threading.RLock()
+            self._lock = self._cache_lock()
             self._totals = {}
             self._topics = {}
             self._loaded = set()

@@ -142,6 +142,8 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
 
     dialect = SQLITE
 
+    _one_lock = True  # one connection, shared by every thread: one lock (CachedSQLStore)
+
     def __init__(self, path: str | os.PathLike[str], half_life: float | None = None, *,
                  timeout: float = 30.0, synchronous: str = "NORMAL") -> None:
         self.half_life = check_half_life(half_life)
