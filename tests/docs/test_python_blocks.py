@@ -27,6 +27,9 @@ RUN_ELSEWHERE = {
         "from mcp import Client": "tests/docs/test_mcp_doc.py",
     },
 }
+#: Pages whose blocks need an optional extra: the distribution it installs, and the extra's name
+#: (without it the page is skipped, saying so, as the README's test-only install has none).
+NEEDS = {"docs/many-users.md": ("langgraph", "langgraph")}
 #: Pages whose every block another test runs (each in a namespace of its own).
 PAGES_ELSEWHERE = {"docs/integrations.md": "tests/docs/test_integrations_doc.py"}
 _BLOCK = re.compile(r"^[ \t]*```python\n(.*?)^[ \t]*```", re.S | re.M)
@@ -63,6 +66,14 @@ def test_blocks_run_elsewhere_are_run_by_the_test_named() -> None:
 @pytest.mark.parametrize("page", [p for p in PAGES if any(">>>" not in b for b in blocks(p))
                                   and name(p) not in PAGES_ELSEWHERE], ids=name)
 def test_every_other_block_runs_as_written(page: Path, tmp_path: Path) -> None:
+    if name(page) in NEEDS:
+        import importlib.metadata
+
+        distribution, extra = NEEDS[name(page)]
+        try:
+            importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            pytest.skip(f"{name(page)} needs the {extra} extra (pip install 'corollary[{extra}]')")
     markers = RUN_ELSEWHERE.get(name(page), {})
     mine = [b for b in blocks(page) if ">>>" not in b and not any(m in b for m in markers)]
     if not mine:
