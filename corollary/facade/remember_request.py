@@ -24,10 +24,11 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import attrs
@@ -316,6 +317,29 @@ def _network(exc: BaseException) -> bool:
     return any(word in names for word in ("Connect", "Timeout", "Network"))
 
 
+@contextlib.contextmanager
+def _reaching_the_model() -> Iterator[None]:
+    """A failure to reach the model (:func:`_network`) raised as :class:`ModelConnectionError`;
+    any other error as it is. Shared by :func:`ask_model` and :func:`aask_model`."""
+    try:
+        yield
+    except ModelConnectionError:
+        raise
+    except Exception as exc:
+        if _network(exc):
+            raise ModelConnectionError(f"the model could not be reached "
+                                       f"({type(exc).__name__}: {exc})") from exc
+        raise
+
+
+def _requiring(method: Any, tool: str | None) -> dict[str, Any]:
+    """The keyword arguments that make a request require ``tool``: ``options`` with its
+    ``tool_choice``, for a method that takes options (none otherwise, or without a tool)."""
+    if tool is None or not accepts_options(method):
+        return {}
+    return {"options": {"tool_choice": tool_named(tool)}}
+
+
 def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
               tool: str | None = None) -> Any:
     """One reply of ``model``, its network failures as :class:`ModelConnectionError`; with
@@ -334,17 +358,8 @@ def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, 
     if not callable(complete):
         from ..foundations.errors import InvalidTypeError
         raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
-    extra = ({"options": {"tool_choice": tool_named(tool)}}
-             if tool is not None and accepts_options(complete) else {})
-    try:
-        return complete(messages, tools, **extra)
-    except ModelConnectionError:
-        raise
-    except Exception as exc:
-        if _network(exc):
-            raise ModelConnectionError(f"the model could not be reached "
-                                       f"({type(exc).__name__}: {exc})") from exc
-        raise
+    with _reaching_the_model():
+        return complete(messages, tools, **_requiring(complete, tool))
 
 
 async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
@@ -370,17 +385,8 @@ async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dic
             raise InvalidTypeError(f"{model!r} is not a model: it has neither "
                                    "acomplete(messages, tools) nor complete(messages, tools)")
         return await asyncio.to_thread(ask_model, model, messages, tools, tool)
-    extra = ({"options": {"tool_choice": tool_named(tool)}}
-             if tool is not None and accepts_options(acomplete) else {})
-    try:
-        return await acomplete(messages, tools, **extra)
-    except ModelConnectionError:
-        raise
-    except Exception as exc:
-        if _network(exc):
-            raise ModelConnectionError(f"the model could not be reached "
-                                       f"({type(exc).__name__}: {exc})") from exc
-        raise
+    with _reaching_the_model():
+        return await acomplete(messages, tools, **_requiring(acomplete, tool))
 
 
 class _Text:
