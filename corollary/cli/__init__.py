@@ -272,7 +272,14 @@ def _forget_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None
 #: Every command, in the order ``corollary --help`` lists them: each group adds its own.
 COMMAND_GROUPS: tuple[Callable[[Callable[[str, str], argparse.ArgumentParser]], None], ...] = (
     _read_commands, _ledger_commands, _serve_commands, _remember_commands)
-COMMAND_GROUPS += (_forget_commands,)
+def _end_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """``corollary end`` (corollary.cli.ending)."""
+    from . import ending
+
+    ending.add_end_command(add)
+
+
+COMMAND_GROUPS += (_forget_commands, _end_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -351,6 +358,10 @@ def _run(args: argparse.Namespace) -> int:
         from .forgetting import forget
 
         return forget(args)
+    if args.command == "end":
+        from .ending import end
+
+        return end(args)
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)
 
