@@ -26,7 +26,7 @@ from ..foundations.errors import (
     UnknownSourceError,
 )
 from ..foundations.scope import Scope
-from ..foundations.values import plain
+from ..foundations.values import plain, shown_value
 from ..reasons.registry import DEFINED
 from ..reasons.tools import spec_of
 from ..render import graph_data, to_dot, to_mermaid
@@ -187,7 +187,7 @@ def conflicts(args: argparse.Namespace) -> int:
         else:
             for c in found:
                 say(f"{terminal_safe(c.key, keep='')}:")
-                rows = [[repr(x.value), confidence(x.confidence), ", ".join(x.sources)]
+                rows = [[shown_value(x.value), confidence(x.confidence), ", ".join(x.sources)]
                         for x in c.candidates]
                 for line in table(["", "", ""], rows).splitlines()[1:]:
                     say("  " + line)

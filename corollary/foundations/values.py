@@ -47,6 +47,18 @@ def end_reason(value: Any) -> str | None:
     return value.get(END_TAG) if is_end(value) else None
 
 
+def shown_value(value: Any) -> str:
+    """A value as listings show it to a person: ``repr``, and an end as what it says.
+
+    >>> shown_value("Acme"), shown_value(end_value("left")), shown_value(end_value(None))
+    ("'Acme'", "ended ('left')", 'ended')
+    """
+    if not is_end(value):
+        return repr(value)
+    reason = end_reason(value)
+    return "ended" if reason is None else f"ended ({reason!r})"
+
+
 def refuse_end(value: Any) -> None:
     """Refuse a value that would read as an end: ``kb.end`` says that, not an assertion."""
     if type(value) is dict and END_TAG in value:

@@ -40,7 +40,7 @@ import attrs
 from ..evidence.confidence import agreement, decay_weight
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
-from ..foundations.values import canon, is_end
+from ..foundations.values import canon, is_end, shown_value
 from .kinds import DATED, counts_at, valid_time_of
 from .records import record_intervals
 
@@ -96,7 +96,8 @@ class Conflict:
             items = ", ".join(f"{c.key} = {c.value!r} ({c.confidence:.2f})"
                               for c in self.candidates)
             return f"nogood {self.key}: {items} cannot all hold"
-        options = ", ".join(f"{c.value!r} ({c.confidence:.2f})" for c in self.candidates)
+        options = ", ".join(f"{shown_value(c.value)} ({c.confidence:.2f})"
+                            for c in self.candidates)
         return f"{self.key}: {options}"
 
 

@@ -23,7 +23,7 @@ from ..foundations.errors import (
     UnknownBeliefError,
     UnknownSourceError,
 )
-from ..foundations.values import canon, plain
+from ..foundations.values import canon, plain, shown_value
 from ..promises.guarantee import GroupedPromise, Promise
 from ..tms import IN, Belief
 from ..trust.ledger import DEFAULT_PRIOR
@@ -276,7 +276,7 @@ class Inspector:
         for c in sorted(kb.conflicts(), key=lambda c: c.key):
             conflicts.append({"key": c.key, "nogood": c.nogood, "candidates": [
                 {"key": getattr(x, "key", None) or c.key, "value": plain(x.value),
-                 "value_text": _clip(repr(x.value), 200), "confidence": x.confidence,
+                 "value_text": _clip(shown_value(x.value), 200), "confidence": x.confidence,
                  "sources": list(x.sources)} for x in c.candidates]})
         faded = [{**_data(f), "value_text": _clip(repr(f.value), 200)}
                  for f in sorted(kb.faded(threshold), key=lambda f: (f.confidence, f.key))]
