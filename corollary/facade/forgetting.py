@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
     from ..reasons.calls import CallMemory
     from ..trust.view import TrustView
+    from .journaled import Journal
     from .recall import Recaller
 
 __all__ = ["ForgetMethods", "ForgetSpec", "Forgotten", "Plan", "erase", "forget_subjects",
@@ -412,6 +413,9 @@ class ForgetMethods:
 
         def _after_change(self, *args: Any, **kwargs: Any) -> None: ...
 
+        @property
+        def journal(self) -> Journal | None: ...
+
     @operation(subjects=forget_subjects, keep=keep_forget, snapshot=True)
     def forget(self, key: str | None = None, value: Any = _NO_VALUE, *,
                source: str | None = None, scope: Any = None, reason: str | None = None,
@@ -467,6 +471,9 @@ class ForgetMethods:
     def _forget_outcomes(self, spec: ForgetSpec, keys: set[str]) -> int:
         """A plain base's ledger: the outcomes about what goes blanked, their bytes freed, before
         the base changes (a journaled session does it in the forget entry's transaction)."""
+        journal = self.journal
+        if journal is not None and journal.erases():
+            return 0  # blanked in the forget entry's transaction (_erase_stored)
         store = self._trust.ledger.store
         redacted = redact_outcomes(store, spec, keys)
         reclaim = getattr(store, "reclaim", None)
@@ -475,8 +482,12 @@ class ForgetMethods:
         return redacted
 
     def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
-        """What storage keeps besides the outcomes: nothing for a plain base (a journaled
-        session rewrites its journal's past: it overrides this)."""
+        """What storage keeps besides the outcomes: nothing for a plain base; a session's
+        journal rewrites its past (:meth:`Journal.erase_stored
+        <corollary.facade.journaled.Journal.erase_stored>`)."""
+        journal = self.journal
+        if journal is not None and journal.erases():
+            return journal.erase_stored(spec, done)
         return 0, 0, 0
 
     @operation(REDACTED_OP, replay=lambda kb, entry: None)

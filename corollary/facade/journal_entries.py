@@ -396,5 +396,5 @@ class WatchEvent:
     entry: HistoryEntry
 
 
-#: ``callback(event)`` of :meth:`kb.watch <corollary.facade.journaled.JournaledMethods.watch>`.
+#: ``callback(event)`` of :meth:`kb.watch <corollary.facade.journaled.Journal.watch>`.
 WatchCallback = Callable[[WatchEvent], Any]
