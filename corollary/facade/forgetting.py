@@ -396,6 +396,8 @@ def forget_subjects(arguments: Any, result: Any, resolved: Any) -> list[list[Any
 
 
 _NO_VALUE: Any = object()
+#: What ``forget`` takes when no ``value`` is given (``None`` is a value one may forget).
+NO_VALUE: Any = _NO_VALUE
 
 #: The operation of a journal entry ``kb.forget`` erased (:mod:`corollary.facade.erasing`).
 REDACTED_OP = "redacted"

@@ -95,7 +95,7 @@ from .operations import (
     Operation,
     OperationCall,
     install_log,
-    operations_of,
+    operation_named,
     undone_by_the_log,
 )
 from .saving import KEEP_SAVED
@@ -533,7 +533,7 @@ class Journal:
             if entry.at < engine.expired_to:  # an entry older than expiries processed here
                 engine.rewind(entry.at)
             with self.clock.hold(entry.at):
-                declared = operations_of(type(self.base)).get(entry.op)
+                declared = operation_named(type(self.base), entry.op)
                 if declared is None:
                     raise JournalReplayError(f"entry {entry.seq} is a {entry.op!r}, which "
                                              f"{type(self.base).__name__} does not declare "
@@ -620,7 +620,7 @@ class Journal:
     # during those synchronisations are not counted as the entry's.
     def before(self, op: str) -> Any:
         """What :meth:`_jdiff` compares with after the entry ``op``."""
-        declared = operations_of(type(self.base)).get(op)
+        declared = operation_named(type(self.base), op)
         if (declared is None or declared.snapshot  # an entry replacing the engine wholesale
                 or all(w.keys is not None for w in self.watchers)):
             return self.capture()
