@@ -128,7 +128,8 @@ def register_change(kind: type[C], run: Callable[[Any, C], Any]) -> None:
 
 
 def _is_attrs(kind: type) -> bool:
-    return attrs.has(kind)
+    """``kind`` itself is an attrs class (not only a subclass of one: its fields unseen)."""
+    return "__attrs_attrs__" in vars(kind)
 
 
 def registered() -> dict[type[Change], Registered]:
