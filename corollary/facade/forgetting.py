@@ -377,10 +377,10 @@ def _note(text: Any, what: str) -> str | None:
         return None
     if not isinstance(text, str):
         raise InvalidTypeError(f"{what} must be a string, not {type(text).__name__}")
-    text = check_text(plain_text(text), what)
-    if not text.strip():
+    checked: str = check_text(plain_text(text), what)
+    if not checked.strip():
         raise InvalidInputError(f"{what} holds no text")
-    return text
+    return checked
 
 
 def keep_forget(call: OperationCall) -> Kept:

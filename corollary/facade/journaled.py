@@ -716,7 +716,7 @@ class Journal:
             for vid in sorted(old.keys() | new.keys(), key=repr):
                 was, now = old.get(vid), new.get(vid)
                 if (was and was[1]) != (now and now[1]):
-                    value = (now or was)[0]  # type: ignore[index]
+                    value = (now or was)[0]
                     found.append(WatchEvent(key, value, was and was[1], now and now[1],
                                             history_entry(entry, key)))
         return found
