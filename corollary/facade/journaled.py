@@ -614,12 +614,12 @@ class Journal:
     # the label each belief had before a sweep
     # first settled it or it was removed, and keys made since are the last ones of the key table.
     # Both bring everything up to now before and after, as a look at every key would
-    # (:meth:`_jcapture`, which the tests compare with as the reference,
+    # (:meth:`capture`, which the tests compare with as the reference,
     # tests/support/journal_workers.py):
     # what time alone changed before the entry is not the entry's, and keys a rule made
     # during those synchronisations are not counted as the entry's.
     def before(self, op: str) -> Any:
-        """What :meth:`_jdiff` compares with after the entry ``op``."""
+        """What :meth:`diff` compares with after the entry ``op``."""
         declared = operation_named(type(self.base), op)
         if (declared is None or declared.snapshot  # an entry replacing the engine wholesale
                 or all(w.keys is not None for w in self.watchers)):
@@ -660,7 +660,7 @@ class Journal:
     def changed(self, mark: _Mark) -> tuple[dict[str, dict[Any, tuple[Any, str]]],
                                                dict[str, dict[Any, tuple[Any, str]]]]:
         """The values and labels before and after, of the keys whose labels can have changed
-        since ``mark`` (see the comment above :meth:`_jbefore`)."""
+        since ``mark`` (see the comment above :meth:`before`)."""
         engine = mark.engine
         if engine is not self.base._engine:  # replaced (a rebuild): a look at everything
             self.watch_stop()
