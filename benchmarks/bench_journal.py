@@ -124,9 +124,10 @@ def watched(target: str, sizes: list[int], count: int) -> list[str]:
         watch = kb.watch(heard.append)
         feed = statistics.median(changes(kb, count, "feed"))
         assert len(heard) == count  # one event per change: its new key's value, IN
-        kb._jbefore = lambda op, kb=kb: kb._jcapture()  # type: ignore[method-assign]  # every key
+        journal = kb.journal
+        journal.before = lambda op, j=journal: j.capture()  # type: ignore[method-assign]  # every key
         every = statistics.median(changes(kb, max(count // 10, 3), "every"))
-        del kb._jbefore  # the label feed again
+        del journal.before  # the label feed again
         watch.stop()
         line = (f"{n:>7,} beliefs: one change with a watch of every key median "
                 f"{feed * 1e3:.3f} ms; comparing every key {every * 1e3:.1f} ms; no watch "

@@ -316,6 +316,10 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         both unchanged (event ids: :func:`corollary.facade.blame.outcome_events`)."""
         if not items:
             return
+        journal = self.journal
+        if journal is not None and journal.replaying:
+            self._ops += 1  # committed with the entry: only the numbering moves on
+            return
         self.ledger.record_many(outcome_events(
             self._uid, self._ops, items, self.now() if at is None else at, topic))
         self._ops += 1

@@ -216,7 +216,8 @@ def _rule_named(kb: Any, name: str) -> Rule:
     for r in kb.rules:
         if r.name == name:
             return r  # type: ignore[no-any-return]
-    for r in getattr(kb, "_joptions", {}).get("rules", ()):  # open_session(rules=)
+    journal = kb.journal
+    for r in () if journal is None else journal.options.get("rules", ()):  # open_session(rules=)
         if r.name == name:
             return r  # type: ignore[no-any-return]
     found = DEFINED.find("rule", name)  # the one the process defines (docs/extending.md)

@@ -39,7 +39,7 @@ from .forgetting import REDACTED_OP, Erased, ForgetSpec, erase
 from .journal_entries import Entry, decode_entry, encode_entry, pack_args
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .journaled import JournaledMethods
+    from .journaled import Journal
 
 __all__ = ["REDACTED", "Needles", "rewrite_past"]
 
@@ -148,11 +148,11 @@ def _narrowed(entry: Entry, needles: Needles) -> bytes:
     return _redacted(entry)
 
 
-def _erased_state(kb: JournaledMethods, data: bytes, spec: ForgetSpec,
+def _erased_state(journal: Journal, data: bytes, spec: ForgetSpec,
                   words: set[str]) -> bytes | None:
     """A snapshot's bytes with the forgetting applied (``None``: it held nothing of it)."""
-    doc = decode_bytes(data, "snapshot", kb._jwhere())
-    past = kb._jload(data)
+    doc = decode_bytes(data, "snapshot", journal.where())
+    past = journal.load(data)
     done = erase(past._engine, spec, past._promises, words)
     if not done.beliefs and not done.reasons and not done.words:
         return None
@@ -161,22 +161,22 @@ def _erased_state(kb: JournaledMethods, data: bytes, spec: ForgetSpec,
     return encode(fresh, "msgpack")
 
 
-def rewrite_past(kb: JournaledMethods, spec: ForgetSpec, done: Erased) -> tuple[int, int]:
-    """Rewrite the entries and checkpoints of ``kb``'s journal that hold what ``spec`` and
+def rewrite_past(journal: Journal, spec: ForgetSpec, done: Erased) -> tuple[int, int]:
+    """Rewrite the entries and checkpoints of ``journal`` that hold what ``spec`` and
     ``done`` say was forgotten (under the write lock, in its transaction); return how many of
     each (whole-state entries rewritten count as checkpoints)."""
-    store, sid, where = kb._jstore, kb._jsid, kb._jwhere()
+    store, sid, where = journal.store, journal.sid, journal.where()
     needles = Needles(spec, done)
     entries: dict[int, bytes] = {}
     states = 0
-    for seq, raw in _entries(store, sid, kb._jseen):
+    for seq, raw in _entries(store, sid, journal.seen):
         if not needles.may_name(raw):
             continue
         entry = decode_entry(seq, raw, where)
         if entry.op == REDACTED:
             continue
         if entry.snapshot is not None:  # a whole-state entry: its state, with the forgetting
-            erased = _erased_state(kb, entry.snapshot, spec, needles.words)
+            erased = _erased_state(journal, entry.snapshot, spec, needles.words)
             if erased is not None:
                 entries[seq] = _body(entry, snap=erased)
                 states += 1
@@ -189,13 +189,13 @@ def rewrite_past(kb: JournaledMethods, spec: ForgetSpec, done: Erased) -> tuple[
     while found is not None:
         seq, data = found
         if needles.may_name(data):
-            erased = _erased_state(kb, data, spec, needles.words)
+            erased = _erased_state(journal, data, spec, needles.words)
             if erased is not None:
                 checkpoints[seq] = erased
         found = store.read_checkpoint(sid, seq - 1) if seq > 0 else None
     store.rewrite_journal(sid, entries, checkpoints)  # type: ignore[attr-defined]
     if 0 in checkpoints:  # the first checkpoint tells this journal from a replacement
-        kb._jorigin = _digest(checkpoints[0])  # type: ignore[attr-defined]
+        journal.origin = _digest(checkpoints[0])
     return len(entries), len(checkpoints) + states
 
 

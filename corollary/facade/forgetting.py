@@ -61,6 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
     from ..reasons.calls import CallMemory
     from ..trust.view import TrustView
+    from .journaled import Journal
     from .recall import Recaller
 
 __all__ = ["ForgetMethods", "ForgetSpec", "Forgotten", "Plan", "erase", "forget_subjects",
@@ -376,10 +377,10 @@ def _note(text: Any, what: str) -> str | None:
         return None
     if not isinstance(text, str):
         raise InvalidTypeError(f"{what} must be a string, not {type(text).__name__}")
-    text = check_text(plain_text(text), what)
-    if not text.strip():
+    checked: str = check_text(plain_text(text), what)
+    if not checked.strip():
         raise InvalidInputError(f"{what} holds no text")
-    return text
+    return checked
 
 
 def keep_forget(call: OperationCall) -> Kept:
@@ -395,6 +396,8 @@ def forget_subjects(arguments: Any, result: Any, resolved: Any) -> list[list[Any
 
 
 _NO_VALUE: Any = object()
+#: What ``forget`` takes when no ``value`` is given (``None`` is a value one may forget).
+NO_VALUE: Any = _NO_VALUE
 
 #: The operation of a journal entry ``kb.forget`` erased (:mod:`corollary.facade.erasing`).
 REDACTED_OP = "redacted"
@@ -411,6 +414,9 @@ class ForgetMethods:
         _calls: CallMemory
 
         def _after_change(self, *args: Any, **kwargs: Any) -> None: ...
+
+        @property
+        def journal(self) -> Journal | None: ...
 
     @operation(subjects=forget_subjects, keep=keep_forget, snapshot=True)
     def forget(self, key: str | None = None, value: Any = _NO_VALUE, *,
@@ -467,6 +473,9 @@ class ForgetMethods:
     def _forget_outcomes(self, spec: ForgetSpec, keys: set[str]) -> int:
         """A plain base's ledger: the outcomes about what goes blanked, their bytes freed, before
         the base changes (a journaled session does it in the forget entry's transaction)."""
+        journal = self.journal
+        if journal is not None and journal.erases():
+            return 0  # blanked in the forget entry's transaction (_erase_stored)
         store = self._trust.ledger.store
         redacted = redact_outcomes(store, spec, keys)
         reclaim = getattr(store, "reclaim", None)
@@ -475,8 +484,12 @@ class ForgetMethods:
         return redacted
 
     def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
-        """What storage keeps besides the outcomes: nothing for a plain base (a journaled
-        session rewrites its journal's past: it overrides this)."""
+        """What storage keeps besides the outcomes: nothing for a plain base; a session's
+        journal rewrites its past (:meth:`Journal.erase_stored
+        <corollary.facade.journaled.Journal.erase_stored>`)."""
+        journal = self.journal
+        if journal is not None and journal.erases():
+            return journal.erase_stored(spec, done)
         return 0, 0, 0
 
     @operation(REDACTED_OP, replay=lambda kb, entry: None)

@@ -110,7 +110,9 @@ def _default(obj: Any) -> Any:
 
 def _pack(obj: Any) -> bytes:
     try:
-        return msgpack.packb(obj, use_bin_type=True, strict_types=True, default=_default)
+        packed: bytes = msgpack.packb(obj, use_bin_type=True, strict_types=True,
+                                      default=_default)
+        return packed
     except (OverflowError, ValueError, TypeError) as exc:
         if isinstance(exc, InvalidInputError):
             raise
@@ -144,7 +146,8 @@ def encode_entry(body: Mapping[str, Any]) -> bytes:
             fields[name] = _pack(fields[name])
     data = _pack(fields)
     check = hashlib.blake2b(data, digest_size=16).digest()
-    return msgpack.packb([MAGIC, ENTRY_VERSION, check, data], use_bin_type=True)
+    sealed: bytes = msgpack.packb([MAGIC, ENTRY_VERSION, check, data], use_bin_type=True)
+    return sealed
 
 
 class Entry:
@@ -347,7 +350,7 @@ def history_entry(entry: Entry, key: str | None = None, value: Any = _ANY) -> Hi
                 valid = (row.get("valid_from"), row.get("valid_until"))
                 break
             if isinstance(row, (list, tuple)) and row and row[0] == chosen[0]:
-                valid = (*list(row[6:8]), None, None)[:2]  # type: ignore[assignment]
+                valid = (*list(row[6:8]), None, None)[:2]
                 break
     elif entry.op == "remember" and chosen is not None and len(entry.args) > 2:
         for row in reversed(entry.args[2]):  # a fact: [key, value, quote, doc, valid_from, ...]
@@ -396,5 +399,5 @@ class WatchEvent:
     entry: HistoryEntry
 
 
-#: ``callback(event)`` of :meth:`kb.watch <corollary.facade.journaled.JournaledMethods.watch>`.
+#: ``callback(event)`` of :meth:`kb.watch <corollary.facade.journaled.Journal.watch>`.
 WatchCallback = Callable[[WatchEvent], Any]

@@ -1,9 +1,10 @@
 """Journaled sessions: a base whose every change is one entry of a journal in the ledger's store.
 
-``BeliefBase.open_session(ledger, session_id)`` returns a :class:`~corollary.Session` (the
-:class:`JournaledMethods` mixin over the base's class), which installs itself as the base's
-operation log (:mod:`corollary.facade.operations`): each declared change reaches
-:meth:`JournaledMethods.run` and runs as:
+``BeliefBase.open_session(ledger, session_id)`` returns a base of the class it is called on
+that *has* a :class:`Journal` (``kb.journal``; ``isinstance(kb, corollary.Session)`` is true
+of it). The journal installs itself as the base's operation log
+(:mod:`corollary.facade.operations`): each declared change reaches :meth:`Journal.run` and
+runs as:
 
 1. take the session's write lock (:meth:`~corollary.storage.protocols.JournalStore.journal`);
 2. apply the entries other writers appended since this base last looked (in seq order);
@@ -47,7 +48,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..foundations._collector import collector_paused
 from ..foundations._fields import Fields
@@ -93,23 +94,21 @@ from .operations import (
     Kept,
     Operation,
     OperationCall,
-    OperationLog,
     install_log,
-    operations_of,
+    operation_named,
     undone_by_the_log,
 )
 from .saving import KEEP_SAVED
 from .watching import Watch
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..reasons.rule_engine import RuleEngine
-    from ..snapshot.state import BaseState
     from ..storage.base import JournalStore
     from .base import BeliefBase
-    from .lookup import Lookup
-    from .session import Session
 
-__all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "JournalClock", "JournaledMethods",
+#: The class of a base opened as a session: the one ``open_session`` is called on.
+B = TypeVar("B", bound="BeliefBase")
+
+__all__ = ["CHECKPOINT_EVERY", "CHECKPOINT_SECONDS", "Journal", "JournalClock",
            "Watch", "convert_to_journal", "open_journaled"]
 
 #: A checkpoint is written after this many entries since the last one...
@@ -219,126 +218,116 @@ def _journal_store(ledger: object) -> JournalStore:
     return store  # type: ignore[return-value]
 
 
-class JournaledMethods:
-    """The journaled half of a base opened with ``BeliefBase.open_session`` (see the module
-    docstring). Its class is made by :func:`journaled_class`; attributes are set by
-    :func:`open_journaled`, and class defaults keep a base under construction unjournaled."""
+class Journal:
+    """The journal of a base opened with ``BeliefBase.open_session`` (see the module
+    docstring): the base *has* one (``kb.journal``), installed as its operation log, and every
+    declared change of the base (its own, a subclass's) runs through :meth:`run` as one entry.
+    No class is made for a session: any base, of any subclass, is a session by holding one."""
 
-    _jsession: str | None = None
-    _jsid = ""  # the session id, once attached
-    _jdepth = 0
-    _jreplaying = False
-    _jreadonly = False
-    _jbroken = False
-    _jowner = 0  # the thread inside a change (while _jdepth > 0)
-    _jinc: str | None = None  # the journal's incarnation (None: no entry seen yet)
-    _jkept: dict[str, Any] | None = None  # what the session keeps (KEPT; None: made before)
-    _jnested = 0  # changes running inside the change this thread makes
-    _jmade = 0  # inner changes begun (a failed change that began one is undone by a reload)
-    _jresolved: dict[str, Any] | None = None  # what the running change announced
-
-    if TYPE_CHECKING:  # provided by BeliefBase
-        _ops: int
-        _uid: str
-        _engine: Engine
-        _lookup: Lookup
-        _rules: RuleEngine
-        _oplog: OperationLog | None
-        clock: Clock
-        ledger: TrustLedger
-
-        def _state(self) -> BaseState: ...
-
-        def _take_state(self, other: BeliefBase) -> None: ...
+    def __init__(self, base: BeliefBase) -> None:
+        #: the base this journal keeps (it holds this journal as its operation log)
+        self.base = base
+        self.session: str | None = None  # None: not attached yet (a base being built)
+        self.sid = ""  # the session id, once attached
+        self.depth = 0
+        self.replaying = False
+        self.readonly = False
+        self.broken = False
+        self.owner = 0  # the thread inside a change (while depth > 0)
+        self.inc: str | None = None  # the journal's incarnation (None: no entry seen yet)
+        self.kept: dict[str, Any] | None = None  # what the session keeps (KEPT; None: made before)
+        self.nested = 0  # changes running inside the change this thread makes
+        self.made = 0  # inner changes begun (a failed change that began one is undone by a reload)
+        self.announcing: dict[str, Any] | None = None  # what the running change announced
+        self.origin: bytes | None = None  # the digest of the first checkpoint (open_journaled)
+        self.feed_record: LabelRecord | None = None  # the label feed of a watch of every key
+        #: one change (or sync) of this base at a time: another thread waits for it
+        self.lock = threading.RLock()
+        self.watchers: list[Watch] = []
 
     # -- the journal machinery ------------------------------------------------------------
-    def _jattach(self, store: JournalStore, session_id: str, clock: JournalClock,
+    def attach(self, store: JournalStore, session_id: str, clock: JournalClock,
                  seen: int, options: dict[str, Any], every: int, seconds: float,
                  read_only: bool = False) -> None:
-        self._jstore = store
-        if "_jlock" not in vars(self):
-            #: one change (or sync) of this base at a time: another thread waits for it
-            self._jlock = threading.RLock()
-        self._jsession = session_id
-        self._jsid = session_id
-        self._jclock = clock
-        self._jseen = seen
-        self._jlast_at = -math.inf
-        self._jcp_seq = seen
-        self._jcp_time = time.monotonic()
-        self._jevery = every
-        self._jseconds = seconds
-        self._joptions = options
-        if "_jwatchers" not in vars(self):
-            self._jwatchers: list[Watch] = []
-        self._jreadonly = read_only
-        install_log(self, self)  # every declared change now runs as an entry (run, below)
-        self._engine.rewindable = True  # entries may be older than this base's reads (rewind)
-        self._jinc = None
-        self._uid = session_uid(session_id)
+        self.store = store
+        self.session = session_id
+        self.sid = session_id
+        self.clock = clock
+        self.seen = seen
+        self.last_at = -math.inf
+        self.cp_seq = seen
+        self.cp_time = time.monotonic()
+        self.every = every
+        self.seconds = seconds
+        self.options = options
+        self.readonly = read_only
+        install_log(self.base, self)  # every declared change now runs as an entry (run, below)
+        self.base._engine.rewindable = True  # entries may be older than this base's reads (rewind)
+        self.inc = None
+        self.base._uid = session_uid(session_id)
         if seen > 0:  # the operation count and time as they were after the checkpoint's entry
             rows = store.journal_entries(session_id, seen - 1, seen)
             if not rows:
-                raise JournalCorruptError(f"the journal of {self._jwhere()} lacks entry {seen}, "
-                                          "which its checkpoint was taken after", self._jwhere())
-            last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
-            self._ops = last.ops[1]
-            self._jlast_at = clock.floor = last.at
-            self._jsetinc(last.inc)
+                raise JournalCorruptError(f"the journal of {self.where()} lacks entry {seen}, "
+                                          "which its checkpoint was taken after", self.where())
+            last = decode_entry(rows[0][0], rows[0][1], self.where())
+            self.base._ops = last.ops[1]
+            self.last_at = clock.floor = last.at
+            self.setinc(last.inc)
 
-    def _jcheck_origin(self) -> None:
+    def check_origin(self) -> None:
         """The journal is still the one this base opened at its first checkpoint (seq 0): a
         base that has applied no entry has no incarnation to tell a replaced journal by
         (``convert_session(overwrite=True)``), so it compares that checkpoint's bytes."""
-        origin = getattr(self, "_jorigin", None)
+        origin = self.origin
         if origin is None:
             return
-        found = self._jstore.read_checkpoint(self._jsid, 0)
+        found = self.store.read_checkpoint(self.sid, 0)
         if found is None or _digest(found[1]) != origin:
-            raise JournalError(f"the journal of {self._jwhere()} was replaced since this base "
+            raise JournalError(f"the journal of {self.where()} was replaced since this base "
                                "opened it (its first checkpoint differs); open the session "
-                               "again", self._jwhere())
+                               "again", self.where())
 
-    def _jsetinc(self, inc: str) -> None:
+    def setinc(self, inc: str) -> None:
         """Take the journal's incarnation (outcome event ids derive from it)."""
-        self._jinc = inc
-        self._uid = session_uid(self._jsid, inc)
+        self.inc = inc
+        self.base._uid = session_uid(self.sid, inc)
 
-    def _jcheckinc(self, entry: Entry) -> None:
+    def checkinc(self, entry: Entry) -> None:
         """``entry`` belongs to the journal this base follows (else it was replaced)."""
-        if self._jinc is None:
-            self._jsetinc(entry.inc)
-        elif entry.inc != self._jinc:
-            raise JournalError(f"the journal of {self._jwhere()} was replaced (entry "
+        if self.inc is None:
+            self.setinc(entry.inc)
+        elif entry.inc != self.inc:
+            raise JournalError(f"the journal of {self.where()} was replaced (entry "
                                f"{entry.seq} is another journal's); open the session again",
-                               self._jwhere())
+                               self.where())
 
-    def _jwhere(self) -> str:
-        return f"session {self._jsession!r}"
+    def where(self) -> str:
+        return f"session {self.session!r}"
 
-    def _jinner(self) -> bool:
+    def inner(self) -> bool:
         """Whether this thread is inside a change of this base already (a change made by
         another change, or by a replay, is part of it: no entry of its own)."""
-        return bool(self._jdepth) and self._jowner == threading.get_ident()
+        return bool(self.depth) and self.owner == threading.get_ident()
 
-    def _jenter(self) -> None:
-        if not self._jdepth:
-            self._jowner = threading.get_ident()
-        self._jdepth += 1
+    def enter(self) -> None:
+        if not self.depth:
+            self.owner = threading.get_ident()
+        self.depth += 1
 
     # -- the operation log (corollary.facade.operations): each declared change is one entry --
     def run(self, call: OperationCall) -> Any:
         """Run one declared change as one journal entry (see the module docstring); a change
         made inside another one (or by a replay) is part of it: no entry of its own."""
-        if self._jsession is None:  # a base being built
+        if self.session is None:  # a base being built
             return call.proceed()
-        if self._jinner():
-            self._jmade += 1
-            self._jnested += 1  # what it announces is the outer change's business
+        if self.inner():
+            self.made += 1
+            self.nested += 1  # what it announces is the outer change's business
             try:
                 return call.proceed()
             finally:
-                self._jnested -= 1
+                self.nested -= 1
         declared = call.operation
         kept = Kept(call.args, call.kwargs) if declared.keep is None else declared.keep(call)
         if kept is None:
@@ -347,95 +336,93 @@ class JournaledMethods:
         run_kwargs = call.kwargs if kept.run_kwargs is None else kept.run_kwargs
         arguments = call.bind(run_args, run_kwargs)
         packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
-        with self._jlock:  # another thread's change of this base first
+        with self.lock:  # another thread's change of this base first
             try:
-                result = self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
+                result = self.locked(declared, lambda: call.proceed(*run_args, **run_kwargs),
                                        arguments, packed, kept.resolved,
                                        undone_by_the_log(call))
             except BaseException:
-                if self._jbroken:  # a forget whose rewrite failed: read the journal again
+                if self.broken:  # a forget whose rewrite failed: read the journal again
                     with contextlib.suppress(Exception):
-                        self._jreload()
+                        self.reload()
                 raise
         if declared.name == "forget":  # committed: the store frees the erased bytes now
-            self._jreclaim()
+            self.reclaim()
         return result
 
-    def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
+    def erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
         """``kb.forget`` in a session: the journal's past rewritten in the forget entry's
-        transaction (:mod:`corollary.facade.erasing`), with the ledger's outcomes."""
-        if self._jsession is None or self._jreplaying:
-            return super()._erase_stored(spec, done)  # type: ignore[misc,no-any-return]
+        transaction (:mod:`corollary.facade.erasing`), with the ledger's outcomes (the base
+        asks this only while the journal is attached and not replaying, :meth:`erases`)."""
         try:
             entries, checkpoints = rewrite_past(self, spec, done)
             keys = done.keys | {k for k, _ in done.values}
-            return entries, checkpoints, redact_outcomes(self._jstore, spec, keys)
+            return entries, checkpoints, redact_outcomes(self.store, spec, keys)
         except BaseException:
-            self._jbroken = True  # erased in memory, not in the journal: rebuilt from it
+            self.broken = True  # erased in memory, not in the journal: rebuilt from it
             raise
 
-    def _forget_outcomes(self, spec: ForgetSpec, keys: set[str]) -> int:
-        """In a session the outcomes are blanked in the forget entry's transaction
-        (:meth:`_erase_stored`)."""
-        if self._jsession is None or self._jreplaying:
-            return super()._forget_outcomes(spec, keys)  # type: ignore[misc,no-any-return]
-        return 0
+    def erases(self) -> bool:
+        """Whether a forget now erases the journal's past and its outcomes in its entry's
+        transaction (:meth:`erase_stored`): not while the journal is unattached or replaying
+        (a replayed forget's erasure was committed with its entry)."""
+        return self.session is not None and not self.replaying
 
-    def _jreclaim(self) -> None:
-        reclaim = getattr(self._jstore, "reclaim", None)
+    def reclaim(self) -> None:
+        reclaim = getattr(self.store, "reclaim", None)
         if reclaim is None:
             return
         try:
             reclaim()
         except Exception as exc:
-            _warn(f"{self._jwhere()} forgot, but its store could not free the erased bytes "
+            _warn(f"{self.where()} forgot, but its store could not free the erased bytes "
                   f"yet ({type(exc).__name__}: {exc}); they go at its next checkpoint or vacuum")
 
     def resolved(self, what: str, value: Any) -> None:
         """What the running change decided (kept in its entry when its declaration says so,
         else read by its history row)."""
-        found = self._jresolved
-        if found is not None and not self._jnested and self._jinner():
+        found = self.announcing
+        if found is not None and not self.nested and self.inner():
             found[what] = value
 
-    def _jlocked(self, declared: Operation, run: Callable[[], Any],
+    def locked(self, declared: Operation, run: Callable[[], Any],
                  arguments: Mapping[str, Any], packed: bytes,
                  resolved: Mapping[str, Any], user: bool = False) -> Any:
-        if self._jreadonly:
+        if self.readonly:
             raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
                                     f"time): {declared.name} changes nothing here")
-        if self._jbroken:
-            self._jreload()
+        if self.broken:
+            self.reload()
         events: list[WatchEvent] = []
         ran = fresh_inc = False
-        made = self._jmade
+        made = self.made
         try:
-            with self._jstore.journal(self._jsid) as w:
-                self._jcatch_up(w, events)
-                fresh_inc = self._jinc is None  # the first entry: its writer draws the id
+            with self.store.journal(self.sid) as w:
+                self.catch_up(w, events)
+                fresh_inc = self.inc is None  # the first entry: its writer draws the id
                 if fresh_inc:
-                    self._jsetinc(uuid.uuid4().hex)
-                at = max(check_number(self._jclock.inner(), "the clock's time"),
-                         self._jlast_at)
-                before = self._jbefore(declared.name) if self._jwatchers else None
-                ops = self._ops
-                self._jenter()
+                    self.setinc(uuid.uuid4().hex)
+                at = max(check_number(self.clock.inner(), "the clock's time"),
+                         self.last_at)
+                before = self.before(declared.name) if self.watchers else None
+                ops = self.base._ops
+                self.enter()
                 announced: dict[str, Any] = {}
                 picks: dict[str, Any] = {}
-                self._jresolved = announced
-                self._lookup.picks = picks  # the held values the change resolves (a replay's pins)
+                self.announcing = announced
+                self.base._lookup.picks = picks  # the held values the change resolves (a replay's pins)
                 try:
-                    with self._jclock.hold(at):
+                    with self.clock.hold(at):
                         result = run()
                         ran = True
-                        self._lookup.picks = self._jresolved = None
+                        self.base._lookup.picks = self.announcing = None
                         subj = declared.subjects(arguments, result, announced)
-                        after = self._jafters([s[0] for s in subj])
+                        after = self.afters([s[0] for s in subj])
                 finally:
-                    self._lookup.picks = self._jresolved = None
-                    self._jdepth -= 1
-                body = {"op": declared.name, "at": at, "a": packed, "ops": [ops, self._ops],
-                        "subj": subj, "after": after, "inc": self._jinc, "n": w.head + 1}
+                    self.base._lookup.picks = self.announcing = None
+                    self.depth -= 1
+                body = {"op": declared.name, "at": at, "a": packed, "ops": [ops, self.base._ops],
+                        "subj": subj, "after": after, "inc": self.inc, "n": w.head + 1}
                 decided = {**resolved, **{k: announced[k] for k in declared.records
                                           if k in announced}}
                 if picks:
@@ -443,184 +430,177 @@ class JournaledMethods:
                 if decided:
                     body["r"] = decided
                 if declared.snapshot:  # the entry carries its state: no checkpoint it needs
-                    body["snap"] = self._jsnapshot()
+                    body["snap"] = self.snapshot()
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
         except BaseException:
             # a change that raised after an inner change ran is undone too, and a user's
             # declared change whatever it did (its super() calls reach no log); the base's own
             # undo what they did before raising
-            self._jundo(ran or self._jmade != made or user, fresh_inc, events)
+            self.undo(ran or self.made != made or user, fresh_inc, events)
             raise
-        self._jcommitted(seq, at, raw, before, events)
+        self.committed(seq, at, raw, before, events)
         return result
 
-    def _jcatch_up(self, w: Any, events: list[WatchEvent]) -> None:
+    def catch_up(self, w: Any, events: list[WatchEvent]) -> None:
         """Under the write lock ``w``: apply the entries other writers appended, and check the
         journal is still the one this base follows, ending where this base does."""
-        if w.head < self._jseen:
-            raise JournalError(f"the journal of {self._jwhere()} is shorter ({w.head}) "
-                               f"than this base has applied ({self._jseen}): it was "
+        if w.head < self.seen:
+            raise JournalError(f"the journal of {self.where()} is shorter ({w.head}) "
+                               f"than this base has applied ({self.seen}): it was "
                                "deleted or replaced; open the session again")
-        if w.head > self._jseen:
-            self._japply(w.entries(self._jseen), events)
-        elif not self._jseen:  # no entry to tell the journal by: its first checkpoint
-            self._jcheck_origin()
-        elif self._jinc is not None:  # the same journal still?
-            rows = w.entries(self._jseen - 1)  # the head is this base's last entry
+        if w.head > self.seen:
+            self.apply(w.entries(self.seen), events)
+        elif not self.seen:  # no entry to tell the journal by: its first checkpoint
+            self.check_origin()
+        elif self.inc is not None:  # the same journal still?
+            rows = w.entries(self.seen - 1)  # the head is this base's last entry
             if not rows:
-                raise JournalCorruptError(f"the journal of {self._jwhere()} lacks "
-                                          f"entry {self._jseen}", self._jwhere())
-            self._jcheckinc(decode_entry(rows[0][0], rows[0][1], self._jwhere()))
-        if self._jseen != w.head:  # never append past a gap
-            raise JournalCorruptError(f"the journal of {self._jwhere()} ends at "
-                                      f"{self._jseen} but its head says {w.head}: "
-                                      "entries are missing", self._jwhere())
+                raise JournalCorruptError(f"the journal of {self.where()} lacks "
+                                          f"entry {self.seen}", self.where())
+            self.checkinc(decode_entry(rows[0][0], rows[0][1], self.where()))
+        if self.seen != w.head:  # never append past a gap
+            raise JournalCorruptError(f"the journal of {self.where()} ends at "
+                                      f"{self.seen} but its head says {w.head}: "
+                                      "entries are missing", self.where())
 
-    def _jundo(self, ran: bool, fresh_inc: bool, events: list[WatchEvent]) -> None:
+    def undo(self, ran: bool, fresh_inc: bool, events: list[WatchEvent]) -> None:
         """A change that did not commit: no incarnation drawn for it, and a base that ran it in
         memory rebuilt from the journal right away, so reads and checkpoints see committed
         changes only (else before the next change or sync); watchers hear of the other
         writers' entries applied before the failure."""
-        self._jwatch_stop()
+        self.watch_stop()
         if fresh_inc:  # no first entry after all: another writer's may come first
-            self._jinc = None
-            self._uid = session_uid(self._jsid)
+            self.inc = None
+            self.base._uid = session_uid(self.sid)
         if ran:
-            self._jbroken = True
+            self.broken = True
             with contextlib.suppress(Exception):
-                self._jreload()
-        self._jnotify(events)
+                self.reload()
+        self.notify(events)
 
-    def _jcommitted(self, seq: int, at: float, raw: bytes, before: Any,
+    def committed(self, seq: int, at: float, raw: bytes, before: Any,
                     events: list[WatchEvent]) -> None:
         """Entry ``seq`` is committed: from here on nothing may raise, or a caller would retry
         a change made."""
-        self._jseen = seq
-        self._jlast_at = self._jclock.floor = at
+        self.seen = seq
+        self.last_at = self.clock.floor = at
         try:
             if before is not None:
-                events.extend(self._jdiff(before, decode_entry(seq, raw)))
-            self._jnotify(events)
-            self._jmaybe_checkpoint()
+                events.extend(self.diff(before, decode_entry(seq, raw)))
+            self.notify(events)
+            self.maybe_checkpoint()
         except Exception as exc:
-            _warn(f"entry {seq} of {self._jwhere()} is committed, but what follows it failed "
+            _warn(f"entry {seq} of {self.where()} is committed, but what follows it failed "
                   f"({type(exc).__name__}: {exc}); the next change retries a due checkpoint")
 
-    def _japply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
+    def apply(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent]) -> int:
         """Apply other writers' entries, in order; return how many."""
-        where = self._jwhere()
+        where = self.where()
         with collector_paused() if len(rows) > 16 else contextlib.nullcontext():
-            return self._japply_rows(rows, events, where)
+            return self.apply_rows(rows, events, where)
 
-    def _japply_rows(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent],
+    def apply_rows(self, rows: Sequence[tuple[int, bytes]], events: list[WatchEvent],
                      where: str) -> int:
         for seq, raw in rows:
-            if seq != self._jseen + 1:
-                raise JournalError(f"the journal of {where} skips from {self._jseen} to {seq}")
-            if not self._jseen:
-                self._jcheck_origin()
+            if seq != self.seen + 1:
+                raise JournalError(f"the journal of {where} skips from {self.seen} to {seq}")
+            if not self.seen:
+                self.check_origin()
             entry = decode_entry(seq, raw, where)
-            self._jcheckinc(entry)
-            before = self._jbefore(entry.op) if self._jwatchers else None
+            self.checkinc(entry)
+            before = self.before(entry.op) if self.watchers else None
             try:
-                self._jreplay(entry)
+                self.replay(entry)
             except BaseException:
-                self._jwatch_stop()
+                self.watch_stop()
                 raise
-            self._jseen = seq
-            self._jlast_at = self._jclock.floor = max(self._jlast_at, entry.at)
+            self.seen = seq
+            self.last_at = self.clock.floor = max(self.last_at, entry.at)
             if before is not None:
-                events.extend(self._jdiff(before, entry))
+                events.extend(self.diff(before, entry))
         return len(rows)
 
-    def _jreplay(self, entry: Entry) -> None:
+    def replay(self, entry: Entry) -> None:
         """Run ``entry``'s operation again, at its time, recording no outcome."""
-        self._ops = entry.ops[0]
-        rules = self._rules
+        self.base._ops = entry.ops[0]
+        rules = self.base._rules
         budget, rules.max_seconds = rules.max_seconds, math.inf  # time budgets are not replayed
-        self._jenter()
-        self._jreplaying = True
+        self.enter()
+        self.replaying = True
         try:
-            engine = self._engine
+            engine = self.base._engine
             if entry.at < engine.expired_to:  # an entry older than expiries processed here
                 engine.rewind(entry.at)
-            with self._jclock.hold(entry.at):
-                declared = operations_of(type(self)).get(entry.op)
+            with self.clock.hold(entry.at):
+                declared = operation_named(type(self.base), entry.op)
                 if declared is None:
                     raise JournalReplayError(f"entry {entry.seq} is a {entry.op!r}, which "
-                                             f"{type(self).__name__} does not declare "
-                                             "(docs/extending.md)", self._jwhere())
+                                             f"{type(self.base).__name__} does not declare "
+                                             "(docs/extending.md)", self.where())
                 if declared.snapshot:
                     data = entry.snapshot
                     if data is None:  # an entry written before entries carried their state
-                        found = self._jstore.read_checkpoint(self._jsid, entry.seq)
+                        found = self.store.read_checkpoint(self.sid, entry.seq)
                         if found is None or found[0] != entry.seq:
                             raise JournalReplayError(f"entry {entry.seq} ({entry.op}) needs "
                                                      "the checkpoint written with it, which is "
                                                      "gone")
                         data = found[1]
-                    self._jadopt(self._jload(data))
+                    self.adopt(self.load(data))
                 else:
-                    self._lookup.pins = entry.resolved.get("held")
+                    self.base._lookup.pins = entry.resolved.get("held")
                     try:
                         if declared.replay is None:  # the method again, with its arguments
-                            getattr(self, declared.method)(*entry.args, **entry.kwargs)
+                            getattr(self.base, declared.method)(*entry.args, **entry.kwargs)
                         else:
-                            declared.replay(self, entry)
+                            declared.replay(self.base, entry)
                     finally:
-                        self._lookup.pins = None
+                        self.base._lookup.pins = None
         except JournalError:
             raise
         except Exception as exc:
-            self._jbroken = True
+            self.broken = True
             raise JournalReplayError(
-                f"entry {entry.seq} ({entry.op}) of {self._jwhere()} could not be replayed here "
+                f"entry {entry.seq} ({entry.op}) of {self.where()} could not be replayed here "
                 f"({type(exc).__name__}: {exc}); docs/journal.md says what a replay assumes "
-                "(the same rules and tools in every process)", self._jwhere()) from exc
+                "(the same rules and tools in every process)", self.where()) from exc
         finally:
-            self._jreplaying = False
-            self._jdepth -= 1
+            self.replaying = False
+            self.depth -= 1
             rules.max_seconds = budget
-        self._ops = entry.ops[1]
+        self.base._ops = entry.ops[1]
 
-    def _record(self, items: Any, *, at: float | None = None, topic: str | None = None) -> None:
-        if self._jreplaying:
-            if items:  # committed with the entry: only the numbering moves on
-                self._ops += 1
-            return
-        super()._record(items, at=at, topic=topic)  # type: ignore[misc]
-
-    def _jafters(self, keys: list[Any]) -> list[list[Any]]:
+    def afters(self, keys: list[Any]) -> list[list[Any]]:
         """``[key, label, confidence, value]`` of each key now (for the entry's history); many
         keys (a bulk load) are read after one synchronisation of everything."""
         if len(keys) <= 64:
-            return [self._jafter(k) for k in keys]
+            return [self.after(k) for k in keys]
         try:
-            self._lookup.sync()
+            self.base._lookup.sync()
         except CorollaryError:
             return [[k, None, None, None] for k in keys]
-        engine = self._engine
+        engine = self.base._engine
         out = []
         for key in keys:
             if not isinstance(key, str) or key not in engine.keys:
                 out.append([key, None, None, None])
                 continue
-            out.append(self._jlabel(key, [b for b in engine.values_of(key) if b.label is IN]))
+            out.append(self.label(key, [b for b in engine.values_of(key) if b.label is IN]))
         return out
 
-    def _jafter(self, key: object) -> list[Any]:
+    def after(self, key: object) -> list[Any]:
         """``[key, label, confidence, value]`` of ``key`` now."""
-        if not isinstance(key, str) or key not in self._engine.keys:
+        if not isinstance(key, str) or key not in self.base._engine.keys:
             return [key, None, None, None]
         try:
-            held = self._lookup.held(key)
+            held = self.base._lookup.held(key)
         except CorollaryError:
             return [key, None, None, None]
-        return self._jlabel(key, held)
+        return self.label(key, held)
 
     @staticmethod
-    def _jlabel(key: str, held: list[Any]) -> list[Any]:
+    def label(key: str, held: list[Any]) -> list[Any]:
         if not held:
             return [key, "OUT", 0.0, None]
         if len(held) > 1:
@@ -634,57 +614,57 @@ class JournaledMethods:
     # the label each belief had before a sweep
     # first settled it or it was removed, and keys made since are the last ones of the key table.
     # Both bring everything up to now before and after, as a look at every key would
-    # (:meth:`_jcapture`, which the tests compare with as the reference,
+    # (:meth:`capture`, which the tests compare with as the reference,
     # tests/support/journal_workers.py):
     # what time alone changed before the entry is not the entry's, and keys a rule made
     # during those synchronisations are not counted as the entry's.
-    def _jbefore(self, op: str) -> Any:
-        """What :meth:`_jdiff` compares with after the entry ``op``."""
-        declared = operations_of(type(self)).get(op)
+    def before(self, op: str) -> Any:
+        """What :meth:`diff` compares with after the entry ``op``."""
+        declared = operation_named(type(self.base), op)
         if (declared is None or declared.snapshot  # an entry replacing the engine wholesale
-                or all(w.keys is not None for w in self._jwatchers)):
-            return self._jcapture()
-        engine = self._engine
+                or all(w.keys is not None for w in self.watchers)):
+            return self.capture()
+        engine = self.base._engine
         known = len(engine.keys)
-        self._lookup.sync()
+        self.base._lookup.sync()
         made = len(engine.keys) - known  # keys a rule made while synchronising: not the entry's
         ignored = frozenset(itertools.islice(reversed(engine.keys), made)) if made > 0 else None
-        feed = self._jrecord = LabelRecord(engine.feed)  # the engine's change feed, from now
+        feed = self.feed_record = LabelRecord(engine.feed)  # the engine's change feed, from now
         return _Mark(engine, feed, engine.next_number(), len(engine.keys), ignored)
 
-    def _jwatch_stop(self) -> None:
+    def watch_stop(self) -> None:
         """No label feed any more (a change that failed, or the feed was read)."""
-        record = vars(self).pop("_jrecord", None)
+        record, self.feed_record = self.feed_record, None
         if record is not None:
             record.stop()
 
-    def _jcapture(self) -> dict[str, dict[Any, tuple[Any, str]]]:
+    def capture(self) -> dict[str, dict[Any, tuple[Any, str]]]:
         """The values and labels of every watched key (every key, for a watch of all)."""
         keys: Iterable[str]
-        every = any(w.keys is None for w in self._jwatchers)
+        every = any(w.keys is None for w in self.watchers)
         if every:  # one synchronisation of everything, not one walk per key
-            keys = list(self._engine.keys)
-            self._lookup.sync()
+            keys = list(self.base._engine.keys)
+            self.base._lookup.sync()
         else:
-            keys = {k for w in self._jwatchers for k in (w.keys or ())}
+            keys = {k for w in self.watchers for k in (w.keys or ())}
         state: dict[str, dict[Any, tuple[Any, str]]] = {}
         for key in keys:
-            beliefs = self._engine.values_of(key)
+            beliefs = self.base._engine.values_of(key)
             if not beliefs:
                 continue
             if not every:
-                self._lookup.sync(beliefs)
+                self.base._lookup.sync(beliefs)
             state[key] = {b.vid: (b.value, "IN" if b.label is IN else "OUT") for b in beliefs}
         return state
 
-    def _jchanged(self, mark: _Mark) -> tuple[dict[str, dict[Any, tuple[Any, str]]],
+    def changed(self, mark: _Mark) -> tuple[dict[str, dict[Any, tuple[Any, str]]],
                                                dict[str, dict[Any, tuple[Any, str]]]]:
         """The values and labels before and after, of the keys whose labels can have changed
-        since ``mark`` (see the comment above :meth:`_jbefore`)."""
+        since ``mark`` (see the comment above :meth:`before`)."""
         engine = mark.engine
-        if engine is not self._engine:  # replaced (a rebuild): a look at everything
-            self._jwatch_stop()
-            return {}, self._jcapture()
+        if engine is not self.base._engine:  # replaced (a rebuild): a look at everything
+            self.watch_stop()
+            return {}, self.capture()
         feed = mark.feed
         keys = engine.keys
         try:
@@ -692,9 +672,9 @@ class JournaledMethods:
             known = len(keys)
             grown = known - mark.count + feed.removed  # the keys made since are the last
             fresh = list(itertools.islice(reversed(keys), grown)) if grown > 0 else []
-            self._lookup.sync()
+            self.base._lookup.sync()
         finally:
-            self._jwatch_stop()
+            self.watch_stop()
         candidates = {b.key for b in feed.was_in}
         candidates.update(fresh)
         if mark.ignored:
@@ -725,46 +705,46 @@ class JournaledMethods:
                     old[b.vid] = (b.value, "IN" if b.label is IN else "OUT")
         return before, after
 
-    def _jdiff(self, before: Any, entry: Entry) -> list[WatchEvent]:
+    def diff(self, before: Any, entry: Entry) -> list[WatchEvent]:
         if isinstance(before, _Mark):
-            before, after = self._jchanged(before)
+            before, after = self.changed(before)
         else:
-            after = self._jcapture()
+            after = self.capture()
         found = []
         for key in sorted(before.keys() | after.keys()):
             old, new = before.get(key, {}), after.get(key, {})
             for vid in sorted(old.keys() | new.keys(), key=repr):
                 was, now = old.get(vid), new.get(vid)
                 if (was and was[1]) != (now and now[1]):
-                    value = (now or was)[0]  # type: ignore[index]
+                    value = (now or was)[0]
                     found.append(WatchEvent(key, value, was and was[1], now and now[1],
                                             history_entry(entry, key)))
         return found
 
-    def _jnotify(self, events: list[WatchEvent]) -> None:
+    def notify(self, events: list[WatchEvent]) -> None:
         for event in events:
-            for w in list(self._jwatchers):
+            for w in list(self.watchers):
                 if w.keys is None or event.key in w.keys:
                     w.hear(event)  # nothing once w.stop() has returned
 
     # -- checkpoints and rebuilding -------------------------------------------------------
-    def _jsnapshot(self) -> bytes:
-        doc = state_to_dict(self._state())
-        if self._jkept is not None:  # (a session made before sessions kept it: none)
-            doc[KEPT] = self._jkept
+    def snapshot(self) -> bytes:
+        doc = state_to_dict(self.base._state())
+        if self.kept is not None:  # (a session made before sessions kept it: none)
+            doc[KEPT] = self.kept
         return encode(doc, "msgpack")
 
-    def _jmaybe_checkpoint(self) -> None:
+    def maybe_checkpoint(self) -> None:
         """Checkpoint after this base's own entry when it is due: the entry's seq is a multiple
         of ``checkpoint_every`` (one writer appends it, so many writers write one checkpoint,
         not one each) or, below it, a power of two from :data:`CHECKPOINT_FIRST` on, or
         ``checkpoint_seconds`` have passed since this base's last one."""
-        seq = self._jseen
-        if seq <= self._jcp_seq:
+        seq = self.seen
+        if seq <= self.cp_seq:
             return
-        doubled = CHECKPOINT_FIRST <= seq < self._jevery and seq & (seq - 1) == 0
-        if (seq % self._jevery and not doubled
-                and time.monotonic() - self._jcp_time < self._jseconds):
+        doubled = CHECKPOINT_FIRST <= seq < self.every and seq & (seq - 1) == 0
+        if (seq % self.every and not doubled
+                and time.monotonic() - self.cp_time < self.seconds):
             return
         self.checkpoint()
 
@@ -776,63 +756,63 @@ class JournaledMethods:
         Older checkpoints but the first are pruned (:data:`CHECKPOINTS_KEPT`): a past state
         (``as_of``) replays from the newest one kept before it.
         """
-        self._jcheck_writable("checkpoint")
-        with self._jlock:
-            if self._jbroken:  # never a snapshot of a change that did not commit
-                self._jreload()
-            self._jstore.write_checkpoint(self._jsid, self._jseen, self._jsnapshot())
-            self._jstore.prune_checkpoints(self._jsid, CHECKPOINTS_KEPT)
-            self._jcp_seq = self._jseen
-            self._jcp_time = time.monotonic()
-            return self._jseen
+        self.check_writable("checkpoint")
+        with self.lock:
+            if self.broken:  # never a snapshot of a change that did not commit
+                self.reload()
+            self.store.write_checkpoint(self.sid, self.seen, self.snapshot())
+            self.store.prune_checkpoints(self.sid, CHECKPOINTS_KEPT)
+            self.cp_seq = self.seen
+            self.cp_time = time.monotonic()
+            return self.seen
 
-    def _jload(self, data: bytes) -> Any:
+    def load(self, data: bytes) -> BeliefBase:
         """A new base of this class from checkpoint bytes, on this base's ledger and clock."""
-        doc = decode_bytes(data, "snapshot", self._jwhere())
-        return _from_checkpoint(type(self), doc, self.ledger, self._jclock, self._joptions,
-                                self._jwhere())
+        doc = decode_bytes(data, "snapshot", self.where())
+        return _from_checkpoint(type(self.base), doc, self.base.ledger, self.clock,
+                                self.options, self.where())[0]
 
-    def _jadopt(self, fresh: BeliefBase) -> None:
+    def adopt(self, fresh: BeliefBase) -> None:
         """Take ``fresh``'s state as this base's own (:meth:`BeliefBase._take_state
         <corollary.facade.saving.SnapshotMethods._take_state>` lists what that is): the
         journal's attributes, the operation count and id, and this process's configuration
         (the conflict policy, rule budgets, whole-session versions) stay, for configuration is
         not an entry, so another writer's state never imposes its own."""
-        rules = self._rules
-        self._take_state(fresh)
-        self._rules.max_firings, self._rules.max_seconds = rules.max_firings, rules.max_seconds
-        self._engine.rewindable = True
+        rules = self.base._rules
+        self.base._take_state(fresh)
+        self.base._rules.max_firings, self.base._rules.max_seconds = rules.max_firings, rules.max_seconds
+        self.base._engine.rewindable = True
 
-    def _jreload(self) -> None:
+    def reload(self) -> None:
         """Rebuild from the journal (after a change that ran here but did not commit), up to
         the entry this base had applied: watchers heard of those already; later entries are
         applied (and heard of) by the next sync or change, as usual."""
-        upto, inc = self._jseen, self._jinc
-        found = self._jstore.read_checkpoint(self._jsid, upto)
+        upto, inc = self.seen, self.inc
+        found = self.store.read_checkpoint(self.sid, upto)
         if found is None:
-            raise JournalError(f"{self._jwhere()} has no checkpoint any more", self._jwhere())
+            raise JournalError(f"{self.where()} has no checkpoint any more", self.where())
         seq, data = found
-        self._jadopt(self._jload(data))
-        self._jseen = seq
-        self._jattach(self._jstore, self._jsid, self._jclock,
-                      seq, self._joptions, self._jevery, self._jseconds)
-        if inc is not None and self._jinc not in (None, inc):
-            raise JournalError(f"the journal of {self._jwhere()} was replaced; open the "
-                               "session again", self._jwhere())
-        watchers, self._jwatchers[:] = list(self._jwatchers), []
+        self.adopt(self.load(data))
+        self.seen = seq
+        self.attach(self.store, self.sid, self.clock,
+                      seq, self.options, self.every, self.seconds)
+        if inc is not None and self.inc not in (None, inc):
+            raise JournalError(f"the journal of {self.where()} was replaced; open the "
+                               "session again", self.where())
+        watchers, self.watchers[:] = list(self.watchers), []
         try:
-            rows = self._jstore.journal_entries(self._jsid, seq, upto)
-            self._japply(rows, [])
-            if self._jseen != upto:
-                raise JournalError(f"the journal of {self._jwhere()} ends at {self._jseen}, "
+            rows = self.store.journal_entries(self.sid, seq, upto)
+            self.apply(rows, [])
+            if self.seen != upto:
+                raise JournalError(f"the journal of {self.where()} ends at {self.seen}, "
                                    f"before entry {upto} this base had applied",
-                                   self._jwhere())
+                                   self.where())
         finally:
-            self._jwatchers[:] = watchers
-        self._jbroken = False
+            self.watchers[:] = watchers
+        self.broken = False
 
-    def _jcheck_writable(self, what: str) -> None:
-        if self._jreadonly:
+    def check_writable(self, what: str) -> None:
+        if self.readonly:
             raise ReadOnlyBaseError(f"this base is read-only (a session as it stood at a past "
                                     f"time): {what} changes nothing here")
 
@@ -840,12 +820,12 @@ class JournaledMethods:
     @property
     def session_id(self) -> str | None:
         """The journaled session this base belongs to."""
-        return self._jsession
+        return self.session
 
     @property
     def journal_seq(self) -> int:
         """The seq of the last entry this base has applied."""
-        return int(self._jseen)
+        return int(self.seen)
 
     def sync(self) -> int:
         """Apply the entries other writers appended since, and take in the ledger's new
@@ -855,20 +835,20 @@ class JournaledMethods:
         Watchers hear of what the entries changed.
         """
         applied = 0
-        with self._jlock:  # not while another thread's change of this base runs
-            if not self._jreadonly:
-                if self._jbroken:
-                    self._jreload()
-                store, session = self._jstore, self._jsid
-                if store.journal_changed(session, self._jseen):
+        with self.lock:  # not while another thread's change of this base runs
+            if not self.readonly:
+                if self.broken:
+                    self.reload()
+                store, session = self.store, self.sid
+                if store.journal_changed(session, self.seen):
                     events: list[WatchEvent] = []
-                    applied = self._japply(store.journal_entries(
-                        session, self._jseen), events)
-                    self._jnotify(events)
+                    applied = self.apply(store.journal_entries(
+                        session, self.seen), events)
+                    self.notify(events)
             # the ledger's new outcomes and the expiries due mark what rests on them stale;
             # reads recompute it when asked (a follower polling sync() pays for what changed,
             # not for every belief that decays)
-            self._lookup.catch_up()
+            self.base._lookup.catch_up()
         return applied
 
     def history(self, key: str | None = None, *, since: float | None = None,
@@ -893,26 +873,26 @@ class JournaledMethods:
         after = 0
         if since is not None:
             since = check_number(since, "since")
-            after = self._jstore.journal_seq_at(self._jsid, math.nextafter(since, -math.inf))
-        upto = self._jseen if self._jreadonly else None
+            after = self.store.journal_seq_at(self.sid, math.nextafter(since, -math.inf))
+        upto = self.seen if self.readonly else None
         if before is not None:
             upto = before - 1 if upto is None else min(upto, before - 1)
         if limit is None:
-            rows = self._jstore.journal_entries(self._jsid, after, upto)
-            return self._jhistory(rows, key)
-        top = self._jstore.journal_head(self._jsid) if upto is None else upto
+            rows = self.store.journal_entries(self.sid, after, upto)
+            return self.history_rows(rows, key)
+        top = self.store.journal_head(self.sid) if upto is None else upto
         found: list[HistoryEntry] = []
         chunk = max(limit, 64)
         while top > after and len(found) < limit:  # newest chunks first
             low = max(after, top - chunk)
-            rows = self._jstore.journal_entries(self._jsid, low, top)
-            found[:0] = self._jhistory(rows, key)
+            rows = self.store.journal_entries(self.sid, low, top)
+            found[:0] = self.history_rows(rows, key)
             top, chunk = low, min(chunk * 2, 4096)
         return found[-limit:]
 
-    def _jhistory(self, rows: Sequence[tuple[int, bytes]], key: str | None
+    def history_rows(self, rows: Sequence[tuple[int, bytes]], key: str | None
                   ) -> list[HistoryEntry]:
-        where = self._jwhere()
+        where = self.where()
         found = []
         for seq, raw in rows:
             entry = decode_entry(seq, raw, where)
@@ -920,7 +900,7 @@ class JournaledMethods:
                 found.extend(history_entries(entry, key))
         return found
 
-    def as_of(self, t: float) -> Session:
+    def as_of(self, t: float) -> BeliefBase:
         """A read-only base as this session stood at journal time ``t`` (every entry at or
         before ``t`` applied; queries read the time ``t``). Any change raises
         :class:`~corollary.foundations.errors.ReadOnlyBaseError`.
@@ -929,18 +909,21 @@ class JournaledMethods:
         ledger holding the outcomes of time ``t`` or before (see :func:`_ledger_as_of`).
         """
         t = check_number(t, "t")
-        store, session = self._jstore, self._jsid
+        store, session = self.store, self.sid
         seq = store.journal_seq_at(session, t)
         found = store.read_checkpoint(session, seq)
         if found is None:
-            raise JournalError(f"{self._jwhere()} has no checkpoint at or before entry {seq}")
+            raise JournalError(f"{self.where()} has no checkpoint at or before entry {seq}")
         clock = JournalClock(lambda: t)
-        doc = decode_bytes(found[1], "snapshot", self._jwhere())
-        past = _from_checkpoint(type(self), doc, _ledger_as_of(self.ledger, t, clock), clock,
-                                self._joptions, self._jwhere())
-        past._jattach(store, session, clock, found[0], self._joptions, self._jevery,
-                      self._jseconds, read_only=True)
-        past._japply(store.journal_entries(session, found[0], seq), [])
+        doc = decode_bytes(found[1], "snapshot", self.where())
+        past, kept = _from_checkpoint(type(self.base), doc,
+                                      _ledger_as_of(self.base.ledger, t, clock), clock,
+                                      self.options, self.where())
+        journal = Journal(past)
+        journal.kept = kept
+        journal.attach(store, session, clock, found[0], self.options, self.every,
+                       self.seconds, read_only=True)
+        journal.apply(store.journal_entries(session, found[0], seq), [])
         return past
 
     def watch(self, callback: WatchCallback, keys: Iterable[str] | None = None) -> Watch:
@@ -962,33 +945,9 @@ class JournaledMethods:
             for k in chosen:
                 if not isinstance(k, str) or not k:
                     raise InvalidInputError(f"watched keys are non-empty strings, not {k!r}")
-        handle = Watch(self._jwatchers, callback, chosen)
-        self._jwatchers.append(handle)
+        handle = Watch(self.watchers, callback, chosen)
+        self.watchers.append(handle)
         return handle
-
-
-#: The session class of each base class (``BeliefBase``'s is :class:`~corollary.Session`).
-SESSION_CLASSES: dict[type, type] = {}
-
-
-def journaled_class(cls: type) -> type:
-    """The session class of a base class: :class:`~corollary.Session` for ``BeliefBase`` (it
-    sets itself here, :mod:`corollary.facade.session`), and for a subclass of a base a subclass
-    of both, made once per class and holding nothing of its own: the subclass's changes reach
-    the journal through the operation log (:mod:`corollary.facade.operations`), its overrides
-    and its own declared changes alike. A class is made because the session of a subclass must
-    be an instance of the subclass and of :class:`~corollary.Session`; a subclass that
-    derives from ``Session`` itself is used as it is."""
-    if issubclass(cls, JournaledMethods):
-        return cls
-    made = SESSION_CLASSES.get(cls)
-    if made is None:
-        parent = next(SESSION_CLASSES[c] for c in cls.__mro__ if c in SESSION_CLASSES)
-        members = {"__module__": cls.__module__,
-                   "__doc__": f"{cls.__name__} kept as a session journal "
-                              "(BeliefBase.open_session; docs/journal.md)."}
-        made = SESSION_CLASSES[cls] = type(f"{cls.__name__}Session", (parent, cls), members)
-    return made
 
 
 # -- opening ------------------------------------------------------------------------------------
@@ -1075,8 +1034,11 @@ def _policy_text(saved: Mapping[str, Any] | None) -> str:
     return f"{saved['policy']}({settings})"
 
 
-def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClock,
-                     options: Mapping[str, Any], where: str) -> Any:
+def _from_checkpoint(cls: type[BeliefBase], doc: Any, ledger: TrustLedger,
+                     clock: JournalClock, options: Mapping[str, Any], where: str
+                     ) -> tuple[BeliefBase, dict[str, Any] | None]:
+    """A base of ``cls`` from a checkpoint's document, with what the session keeps of its
+    options (:data:`KEPT`; ``None``: a session made before it kept them)."""
     load = {k: options[k] for k in _LOAD if k in options}
     policy = options.get("conflict_policy")
     kept = doc.pop(KEPT, None) if isinstance(doc, dict) else None
@@ -1088,15 +1050,14 @@ def _from_checkpoint(cls: type, doc: Any, ledger: TrustLedger, clock: JournalClo
         # a session made before sessions kept their policy reads as it did: the policy is
         # this process's configuration, none unless given
         load["conflict_policy"] = policy
-    kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)  # type: ignore[attr-defined]
-    kb._jkept = kept
+    kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)
     if "max_rule_firings" in options:
         kb.max_rule_firings = kb._rules.max_firings = check_int(
             options["max_rule_firings"], "max_rule_firings", low=1, high=2**62)
     if "max_rule_seconds" in options:
         kb.max_rule_seconds = kb._rules.max_seconds = check_number(
             options["max_rule_seconds"], "max_rule_seconds", finite=False, low=1e-6)
-    return kb
+    return kb, kept
 
 
 def _convert_first(cls: type[BeliefBase], store: Any, ledger: TrustLedger, session_id: str,
@@ -1116,11 +1077,12 @@ def _convert_first(cls: type[BeliefBase], store: Any, ledger: TrustLedger, sessi
             raise
 
 
-def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, *,
+def open_journaled(cls: type[B], ledger: TrustLedger, session_id: str, *,
                    clock: Clock | None = None, checkpoint_every: int = CHECKPOINT_EVERY,
                    checkpoint_seconds: float = CHECKPOINT_SECONDS,
-                   **options: Any) -> Session:
-    """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
+                   **options: Any) -> B:
+    """Open (or create) the journaled session ``session_id`` in ``ledger``'s store: a base of
+    ``cls`` itself, holding a :class:`Journal` (no class is made for it).
 
     See :meth:`corollary.BeliefBase.open_session` and docs/journal.md.
     """
@@ -1131,7 +1093,6 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
     every = check_int(checkpoint_every, "checkpoint_every", low=1)
     seconds = check_number(checkpoint_seconds, "checkpoint_seconds", finite=False, low=0.0)
     options = _split_options(options)
-    jclass = journaled_class(cls)
     jclock = JournalClock(clock or system_clock)
     where = f"session {session_id!r}"
     found = store.read_checkpoint(session_id)
@@ -1152,14 +1113,17 @@ def open_journaled(cls: type[BeliefBase], ledger: TrustLedger, session_id: str, 
             raise JournalError("the session's first checkpoint vanished", where)
     seq, data = found
     doc = decode_bytes(data, "snapshot", where)
-    kb = _from_checkpoint(jclass, doc, ledger, jclock, options, where)
-    kb._jattach(store, session_id, jclock, seq, options, every, seconds)
-    kb._jorigin = _digest(data) if seq == 0 else None  # what a replaced journal differs in
+    kb, kept = _from_checkpoint(cls, doc, ledger, jclock, options, where)
+    journal = Journal(kb)
+    journal.kept = kept
+    journal.attach(store, session_id, jclock, seq, options, every, seconds)
+    journal.origin = _digest(data) if seq == 0 else None  # what a replaced journal differs in
     head = store.journal_head(session_id)  # before the entries: others may append meanwhile
-    kb._japply(store.journal_entries(session_id, seq), [])
-    if kb._jseen < head:
-        raise JournalCorruptError(f"the journal of {where} ends at {kb._jseen} but its head "
+    journal.apply(store.journal_entries(session_id, seq), [])
+    if journal.seen < head:
+        raise JournalCorruptError(f"the journal of {where} ends at {journal.seen} but its head "
                                   f"says {head}: entries are missing", where)
+    assert isinstance(kb, cls)  # from_dict makes a base of the class it is called on
     return kb
 
 

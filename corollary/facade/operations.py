@@ -70,8 +70,9 @@ from .undo import run_undoable
 if TYPE_CHECKING:  # pragma: no cover
     from .journal_entries import Entry
 
-__all__ = ["Kept", "Operation", "OperationCall", "OperationLog", "by_key", "declare_overrides",
-           "install_log", "names_nothing", "operation", "operations_of", "undone_by_the_log"]
+__all__ = ["Kept", "Operation", "OperationCall", "OperationLog", "by_key", "current_log",
+           "declare_change", "declare_overrides", "install_log", "names_nothing", "operation",
+           "operation_named", "operations_of", "undone_by_the_log"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -274,6 +275,29 @@ def operations_of(cls: type) -> dict[str, Operation]:
                 found[declared.name] = declared
         type.__setattr__(cls, "__operations__", found)
     return found
+
+
+#: The operations of the changes registered as values (:func:`corollary.changes.register_change`),
+#: by name: a base of any class replays their entries.
+_CHANGES: dict[str, Operation] = {}
+
+
+def declare_change(declared: Operation) -> None:
+    """Make ``declared`` (a registered change value's operation) known to every base's log."""
+    _CHANGES[declared.name] = declared
+
+
+def operation_named(cls: type, name: str) -> Operation | None:
+    """The operation ``name`` of a base of class ``cls``: a declared method of it, or a
+    registered change (``None``: neither)."""
+    found = operations_of(cls).get(name)
+    return found if found is not None else _CHANGES.get(name)
+
+
+def current_log(base: Any) -> OperationLog | None:
+    """The log ``base`` announces its changes to now (``None``: none)."""
+    log: OperationLog | None = base._oplog
+    return log
 
 
 def install_log(base: Any, log: OperationLog | None) -> OperationLog | None:

@@ -59,6 +59,7 @@ from .remember_request import (
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
+    from .journaled import Journal
 
 __all__ = ["Refused", "Remembered", "RememberedList", "RememberMethods", "document_key"]
 
@@ -283,6 +284,9 @@ class RememberMethods:
         _uid: str
         _ops: int
 
+        @property
+        def journal(self) -> Journal | None: ...
+
         def _record(self, items: Sequence[Verdict], *, at: float | None = None,
                     topic: str | None = None) -> None: ...
 
@@ -473,7 +477,8 @@ class RememberMethods:
         replay records nothing (the entry's outcomes were committed with it)."""
         if not (items or events):
             return
-        if not getattr(self, "_jreplaying", False):
+        journal = self.journal
+        if journal is None or not journal.replaying:
             self.ledger.record_many([  # type: ignore[attr-defined]
                 *outcome_events(self._uid, self._ops, items, self.now(), None), *events])
         self._ops += 1

@@ -226,7 +226,7 @@ class SnapshotMethods:
         if not keeps_journals(self.ledger.store):
             return None
         self.save_session(session_id)
-        return type(self).load_session(  # type: ignore[attr-defined, no-any-return]
+        return type(self).load_session(
             self.ledger, session_id, clock=self.clock, rules=list(self._rules.rules),
             conflict_policy=self.conflict_policy, embedder=self._embedder)
 
@@ -249,8 +249,8 @@ class SnapshotMethods:
             if ledger.store.read_checkpoint(session_id) is None:  # type: ignore[attr-defined]
                 read_session(ledger.store, session_id)  # none at all: SessionNotFoundError
             options.setdefault("conflict_policy", KEEP_SAVED)
-            return cls.open_session(ledger, session_id, clock=clock,  # type: ignore[attr-defined]
-                                    **options)
+            return cls.open_session(  # type: ignore[attr-defined,no-any-return]
+                ledger, session_id, clock=clock, **options)
         data, version = read_session(ledger.store, session_id)
         kb = cls.from_dict(data, ledger=ledger, clock=clock, path=f"session {session_id!r}",
                            **options)

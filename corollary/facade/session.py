@@ -1,20 +1,25 @@
 """``corollary.Session``: a belief base kept as a session journal (docs/journal.md).
 
-:meth:`BeliefBase.open_session <corollary.BeliefBase.open_session>` (and ``load_session`` on a
-store that keeps journals) returns a :class:`Session`. It is a :class:`~corollary.BeliefBase`
-whose every public change is one journal entry, plus the journal's own methods
-(:meth:`~Session.sync`, :meth:`~Session.history`, :meth:`~Session.as_of`,
-:meth:`~Session.watch`, :meth:`~Session.checkpoint`, :attr:`~Session.session_id`,
-:attr:`~Session.journal_seq`), all visible to type checkers. The machinery is
-:mod:`corollary.facade.journaled`; each change reaches it through the operation log
-(:mod:`corollary.facade.operations`).
+A session is *composed*, not made: :meth:`BeliefBase.open_session
+<corollary.BeliefBase.open_session>` (and ``load_session`` on a store that keeps journals)
+returns a base of the class it is called on, which *has* a journal
+(:class:`~corollary.facade.journaled.Journal`, ``kb.journal``) installed as its operation log
+(:mod:`corollary.facade.operations`): every public change is one journal entry, and the
+journal's questions (:meth:`~corollary.BeliefBase.sync`, :meth:`~corollary.BeliefBase.history`,
+:meth:`~corollary.BeliefBase.as_of`, :meth:`~corollary.BeliefBase.watch`,
+:meth:`~corollary.BeliefBase.checkpoint`, ``session_id``, ``journal_seq``) are the base's own
+methods, visible to type checkers on the base's class. No class is built at run time for it.
+
+:class:`Session` is the kind of such a base: ``isinstance(kb, Session)`` is true of a base that
+has a journal, whatever its class (a ``Shop`` opened as a session is a ``Shop`` and a
+``Session``). A subclass of ``Session`` is an ordinary subclass of the base.
 
 Examples
 --------
 >>> from corollary import BeliefBase, ManualClock, Session, TrustLedger
 >>> kb = BeliefBase.open_session(TrustLedger(), "team", clock=ManualClock(10))
->>> isinstance(kb, Session), isinstance(kb, BeliefBase)
-(True, True)
+>>> isinstance(kb, Session), isinstance(kb, BeliefBase), isinstance(BeliefBase(), Session)
+(True, True, False)
 >>> kb.assert_("hq", "Austin", source="tool:registry")
 >>> [h.operation for h in kb.history()], kb.as_of(10).value("hq")
 (['assert_'], 'Austin')
@@ -22,21 +27,28 @@ Examples
 
 from __future__ import annotations
 
+from typing import Any
+
 from .base import BeliefBase
-from .journaled import SESSION_CLASSES, JournaledMethods
 
 __all__ = ["Session"]
 
 
-class Session(JournaledMethods, BeliefBase):
-    """A :class:`~corollary.BeliefBase` kept as a session journal: made by
-    ``BeliefBase.open_session`` (see :mod:`corollary.facade.session`), never directly.
+class _SessionKind(type):
+    """The metaclass of :class:`Session`: a base is a ``Session`` when it has a journal."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        if cls is Session:
+            return isinstance(instance, BeliefBase) and instance.journal is not None
+        return super().__instancecheck__(instance)
+
+
+class Session(BeliefBase, metaclass=_SessionKind):
+    """A :class:`~corollary.BeliefBase` kept as a session journal (see
+    :mod:`corollary.facade.session`): ``isinstance(kb, Session)`` tells a base opened with
+    ``open_session`` (of any class) from one that is no session.
 
     Its changes (``assert_``, ``claim``, ``retract``, ``call``, ...) have the base's own
-    signatures; each one runs as one journal entry: the session installs its journal as the
-    base's operation log (:mod:`corollary.facade.operations`), so it holds no copy of any
-    change. A base's subclass opened as a session is a subclass of both (``<Name>Session``).
+    signatures; each one runs as one journal entry through the journal the base holds, so it
+    holds no copy of any change.
     """
-
-
-SESSION_CLASSES[BeliefBase] = Session  # what BeliefBase.open_session makes

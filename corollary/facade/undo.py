@@ -100,8 +100,11 @@ def run_undoable(base: Any, method: Callable[..., Any], args: tuple[Any, ...],
 def _restore(base: BeliefBase, saved: dict[str, Any], ops: int) -> None:
     """``base`` takes back the state ``saved`` (its :meth:`to_dict`), with the rules, tools
     and promise functions it holds now bound again (as a journaled session rebuilds)."""
-    rules = list(base._rules.rules)
-    tools: list[Any] = [_HeldTool(spec) for spec in base._trust.tools.values()]
+    # only the rules and tools the state before held: one the failed change added (an
+    # add_rule, an add_tool inside it) would otherwise join the restored base
+    rules = [r for r in base._rules.rules if r.name in set(saved.get("rules", ()))]
+    tools: list[Any] = [_HeldTool(spec) for spec in base._trust.tools.values()
+                        if spec.name in set(saved.get("tools", ()))]
     functions = [reader.fn for binding in base._promises.bindings.values()
                  for reader in (binding.signal, binding.groups)
                  if reader is not None and reader.fn is not None]

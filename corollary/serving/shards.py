@@ -39,7 +39,6 @@ from ..foundations.errors import InvalidTypeError
 from ..storage.checks import check_session
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..facade.session import Session
     from ..trust.ledger import TrustLedger
 
 __all__ = ["BELIEF_BYTES", "SESSION_BYTES", "CacheStats", "SessionCache", "estimate_bytes"]
@@ -98,7 +97,7 @@ class _Entry:
     __slots__ = ("kb", "lock", "users", "size")
 
     def __init__(self) -> None:
-        self.kb: Session | None = None
+        self.kb: BeliefBase | None = None  # a session (it has a journal)
         self.lock = threading.RLock()
         self.users = 0
         self.size = 0
@@ -165,7 +164,7 @@ class SessionCache:
         self._hits = self._misses = self._evictions = 0
 
     @contextmanager
-    def session(self, session_id: str) -> Iterator[Session]:
+    def session(self, session_id: str) -> Iterator[BeliefBase]:
         """The session ``session_id``, opened if it is not open, synced with other writers,
         held for this caller alone (other sessions' callers go on meanwhile).
 
@@ -215,7 +214,7 @@ class SessionCache:
             entry.users += 1
             return entry
 
-    def _ready(self, session_id: str, entry: _Entry) -> Session:
+    def _ready(self, session_id: str, entry: _Entry) -> BeliefBase:
         """The entry's base: opened (a miss), else synced with other writers (a hit)."""
         if entry.kb is None:
             kb = BeliefBase.open_session(self.ledger, session_id, **self.options)

@@ -9,6 +9,7 @@ import typing
 from typing import Any
 
 import numpy as np
+import typing_extensions
 from numpy.typing import NDArray
 
 import corollary
@@ -20,6 +21,9 @@ NOT_EXPORTED = {
     # kb.engine: the TMS for reading only, a view whose changing methods warn ("change the
     # base through its methods"): corollary.tms.reading
     "corollary.tms.reading.EngineView",
+    # kb.journal: a session's journal (issue 36, item 3), whose questions are the base's own
+    # methods (history, as_of, watch, checkpoint, sync): corollary.facade.journaled
+    "corollary.facade.journaled.Journal",
 }
 
 
@@ -38,7 +42,7 @@ def _namespace() -> dict[str, Any]:
     for cls in BeliefBase.__mro__[:-1]:
         names.update(vars(sys.modules[cls.__module__]))
     names.update({n: getattr(corollary, n) for n in corollary.__all__})
-    names.update(np=np, NDArray=NDArray)
+    names.update(np=np, NDArray=NDArray, Self=typing_extensions.Self)
     return names
 
 

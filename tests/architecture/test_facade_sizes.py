@@ -1,6 +1,6 @@
 """Issue 26, point 8 for the facade: ``BeliefBase`` is about 450 lines (groups of its methods
 live in the helper modules it composes), and its long functions are under about 80 lines each.
-Before: the class was 592 lines, ``JournaledMethods._jlocked`` 89, ``remember`` 99."""
+Before: the class was 592 lines, ``JournaledMethods._jlocked`` (now ``Journal.locked``) 89, ``remember`` 99."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_the_belief_base_class_is_about_450_lines() -> None:
 
 def test_the_facade_s_long_functions_are_under_80_lines() -> None:
     checked = {**_sizes("base.py"), **_sizes("journaled.py"), **_sizes("remembering.py")}
-    for name in ("BeliefBase.__init__", "JournaledMethods._jlocked", "RememberMethods.remember"):
+    for name in ("BeliefBase.__init__", "Journal.locked", "RememberMethods.remember"):
         assert checked[name] <= 80, (name, checked[name])
     long = {name: n for name, n in checked.items() if "." in name and n > 80}
     assert long == {}

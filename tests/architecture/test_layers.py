@@ -43,7 +43,7 @@ LAYERS: dict[int, set[str]] = {
     2: {"reasons", "storage", "retrieval"},
     3: {"trust"},
     4: {"promises", "snapshot"},
-    5: {"facade"},
+    5: {"facade", "changes"},
     6: {"render", "models", "agent", "serving"},
     7: {"cli", "mcp", "ui", "integrations", "__main__", ""},
 }

@@ -36,3 +36,22 @@ def test_a_log_is_installed_through_install_log_only() -> None:
                                      and node.value.value is None):
                     found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
     assert found == []
+
+
+def test_no_module_makes_a_class_with_type() -> None:
+    """Issue 36, item 3: no class is made at run time (a session is the base's own class with
+    a journal, corollary/facade/session.py): no module calls ``type()`` with three arguments.
+
+    One exception, outside the facade: the MCP server's strict argument models
+    (corollary/mcp/server.py, ``_strict_arguments``) subclass the argument model the MCP SDK
+    generates for each tool, at run time, because the SDK offers no switch to pydantic's strict
+    mode; no class of corollary's own is made there."""
+    allowed = {"corollary/mcp/server.py"}
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "type" and len(node.args) + len(node.keywords) >= 3
+                    and str(path.relative_to(PACKAGE.parent)) not in allowed):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert found == []

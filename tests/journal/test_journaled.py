@@ -117,7 +117,7 @@ def test_replay_records_no_outcome_twice_and_event_ids_are_deterministic(
     assert len(stored) >= 5
     fresh = reopen(ledger, 1000)
     record_on_replay(fresh)
-    fresh._jreload()  # type: ignore[attr-defined]  # replay recording outcomes: all known
+    fresh.journal.reload()  # replay recording outcomes: all known
     assert sorted(o.event_id for o in ledger.outcomes()) == stored
     assert state(fresh) == state(kb)
 
@@ -427,7 +427,9 @@ QUERIES = {"at", "beliefs", "calibration_pairs", "calls", "confidence", "conflic
            "now", "open_as_session", "open_session", "project", "recall", "refresh",
            "reliability", "replay", "save", "save_session", "sync", "timeline", "to_dict",
            "value", "what_to_check",
-           "add_retriever"}  # this process's recall configuration, as the embedder: no change
+           "add_retriever",  # this process's recall configuration, as the embedder: no change
+           # a session's journal, read (or checkpointed) through the base that has it
+           "as_of", "checkpoint", "history", "watch"}
 
 
 def test_every_public_method_is_journaled_or_a_query() -> None:

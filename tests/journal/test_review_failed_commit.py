@@ -50,7 +50,7 @@ def test_review_a_checkpoint_after_a_failed_commit_keeps_only_committed_changes(
 def test_review_watchers_hear_other_writers_entries_applied_by_the_rebuild(
         tmp_path: Path) -> None:
     """After a failed commit the base rebuilds from the journal with its watchers muted
-    (journaled.py ``_jreload``); entries other writers appended since are applied by that
+    (journaled.py ``Journal.reload``); entries other writers appended since are applied by that
     rebuild and never reported."""
     store, ledger, kb = _base(tmp_path)
     other = BeliefBase.open_session(TrustLedger(store=SQLiteStore(store.path)), "s",

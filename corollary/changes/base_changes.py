@@ -1,0 +1,305 @@
+"""One value per changing method of the base (issue 36, item 1).
+
+Each value's fields are its method's parameters, in their order and with their defaults; ``op``
+is the method's operation (the journal entry it makes), and applying it
+(:func:`corollary.changes.apply`) is calling that method with its fields: the method validates,
+changes the base all or nothing, and (in a session) writes the entry its ``@operation``
+declaration keeps (:mod:`corollary.facade.operations`), so an entry written through a value is
+byte for byte the one the method writes. A value's subjects are its method's history rows.
+
+Examples
+--------
+>>> from corollary import BeliefBase, ManualClock
+>>> from corollary.changes import Assert, Retract, apply
+>>> kb = BeliefBase(clock=ManualClock(0))
+>>> apply(kb, Assert("hq", "Austin", "tool:registry"))
+>>> kb.value("hq")
+'Austin'
+>>> Assert("hq", "Austin", "tool:registry").subjects(None, {})
+[['hq', 'Austin', 'tool:registry', None]]
+>>> apply(kb, Retract("hq")); kb.value("hq") is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+import attrs
+
+from ..facade.base_operations import (
+    claimed,
+    named_items,
+    named_rows,
+    outcome_of,
+    remembered,
+    resolved_conflict,
+    retracted,
+    the_key,
+    tool_result,
+)
+from ..facade.ending import ended
+from ..facade.forgetting import NO_VALUE, forget_subjects
+from ..facade.operations import Subjects, by_key, names_nothing
+from .change import Change, Subject
+
+__all__ = ["AddRule", "AddTool", "Answer", "Assert", "AssertMany", "BaseChange", "Call", "Claim",
+           "End",
+           "FitCalibrator", "Forget", "Guarantee", "Nogood", "RecordOutcome", "Remember",
+           "RemoveGuarantee", "RemoveRule", "Resolve", "Retract"]
+
+
+@attrs.frozen(slots=True)
+class BaseChange(Change):
+    """A change the base makes with one of its own methods (``method``), whose history rows
+    its declaration names (``named``: that function, the one item of a tuple)."""
+
+    method: ClassVar[str] = ""
+    named: ClassVar[tuple[Subjects]] = (names_nothing,)
+
+    def arguments(self) -> dict[str, Any]:
+        """Its fields by name: the method's keyword arguments."""
+        return {f.name: getattr(self, f.name) for f in attrs.fields(type(self))}
+
+    def apply_to(self, base: Any) -> Any:
+        """Make the change: the base's method, with the value's fields."""
+        method: Callable[..., Any] = getattr(base, self.method)
+        return method(**self.arguments())
+
+    def subjects(self, result: Any, resolved: Mapping[str, Any]) -> list[Subject]:
+        """Its method's history rows for these arguments."""
+        return type(self).named[0](self.arguments(), result, resolved)
+
+
+@attrs.frozen(slots=True)
+class Assert(BaseChange):
+    """``kb.assert_``: ``key = value`` on the word of ``source``."""
+
+    op = method = "assert_"
+    named = (by_key,)
+    key: str
+    value: Any
+    source: str
+    origin: str | None = None
+    half_life: Any = None
+    ttl: Any = None
+    certainty: float | None = None
+    valid_from: Any = None
+    valid_until: Any = None
+
+
+@attrs.frozen(slots=True)
+class AssertMany(BaseChange):
+    """``kb.assert_many``: many rows at once."""
+
+    op = method = "assert_many"
+    named = (named_rows,)
+    rows: Any
+
+
+@attrs.frozen(slots=True)
+class Claim(BaseChange):
+    """``kb.claim``: a model's claim reasoned from held inputs."""
+
+    op = method = "claim"
+    named = (claimed,)
+    key: str
+    value: Any
+    source: str = "model:default"
+    inputs: Any = ()
+    certainty: float | None = None
+    formula: str | None = None
+    citation: Any = None
+    unless: Any = ()
+    learn: bool | None = None
+    valid_from: Any = None
+    valid_until: Any = None
+
+
+@attrs.frozen(slots=True)
+class Retract(BaseChange):
+    """``kb.retract``: withdraw a held value, or one source's reasons for it."""
+
+    op = method = "retract"
+    named = (retracted,)
+    key: str
+    value: Any = None
+    reason: str | None = None
+    fault: str = "none"
+    source: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Nogood(BaseChange):
+    """``kb.nogood``: ``items`` cannot all be held."""
+
+    op = method = "nogood"
+    named = (named_items,)
+    items: tuple[Any, ...]
+    name: str | None = None
+
+    def to_entry(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The items as positional arguments, as ``kb.nogood(*items)`` keeps them."""
+        return tuple(self.items), ({} if self.name is None else {"name": self.name})
+
+    @classmethod
+    def from_entry(cls, args: tuple[Any, ...] | list[Any], kwargs: Mapping[str, Any]
+                   ) -> Change:
+        """The items from the entry's positional arguments."""
+        return cls(tuple(args), **kwargs)
+
+    def apply_to(self, base: Any) -> Any:
+        """``kb.nogood(*items, name=name)``."""
+        return base.nogood(*self.items, name=self.name)
+
+
+@attrs.frozen(slots=True)
+class Resolve(BaseChange):
+    """``kb.resolve``: a conflict settled by a person."""
+
+    op = method = "resolve"
+    named = (resolved_conflict,)
+    conflict: Any
+    winner: Any = None
+    learn: bool = True
+    give_up: Any = None
+
+
+@attrs.frozen(slots=True)
+class RecordOutcome(BaseChange):
+    """``kb.record_outcome``: your own ground truth about a source."""
+
+    op = method = "record_outcome"
+    named = (outcome_of,)
+    source: str
+    correct: bool
+    reason: str | None = None
+    at: float | None = None
+    topic: str | None = None
+    key: str | None = None
+
+
+@attrs.frozen(slots=True)
+class End(BaseChange):
+    """``kb.end``: a source says a fact no longer holds from a time on."""
+
+    op = method = "end"
+    named = (ended,)
+    key: str
+    value: Any = None
+    source: str = ""
+    at: Any = None
+    reason: str | None = None
+    certainty: float | None = None
+
+
+@attrs.frozen(slots=True)
+class Forget(BaseChange):
+    """``kb.forget``: a key, a document, a source or a scope erased."""
+
+    op = method = "forget"
+    named = (forget_subjects,)
+    key: str | None = None
+    value: Any = NO_VALUE
+    source: str | None = None
+    scope: Any = None
+    reason: str | None = None
+    by: str | None = None
+
+
+@attrs.frozen(slots=True)
+class AddTool(BaseChange):
+    """``kb.add_tool``: a tool's declared trust applied to its premises."""
+
+    op = method = "add_tool"
+    fn: Any
+
+
+@attrs.frozen(slots=True)
+class AddRule(BaseChange):
+    """``kb.add_rule``: a rule, fired at once for inputs already held."""
+
+    op = method = "add_rule"
+    r: Any
+
+
+@attrs.frozen(slots=True)
+class RemoveRule(BaseChange):
+    """``kb.remove_rule``: a rule and every justification it made removed."""
+
+    op = method = "remove_rule"
+    r: Any
+
+
+@attrs.frozen(slots=True)
+class Guarantee(BaseChange):
+    """``kb.guarantee``: a promise attached (``settings``: its keyword settings)."""
+
+    op = method = "guarantee"
+    name: str = "default"
+    examples: Any = None
+    options: Any = None
+    settings: Mapping[str, Any] = attrs.field(factory=dict)
+
+    def arguments(self) -> dict[str, Any]:
+        """The method's keyword arguments, the settings spread among them."""
+        return {"name": self.name, "examples": self.examples, "options": self.options,
+                **self.settings}
+
+
+@attrs.frozen(slots=True)
+class RemoveGuarantee(BaseChange):
+    """``kb.remove_guarantee``: a promise detached."""
+
+    op = method = "remove_guarantee"
+    name: str = "default"
+
+
+@attrs.frozen(slots=True)
+class FitCalibrator(BaseChange):
+    """``kb.fit_calibrator``: a Platt calibrator fitted."""
+
+    op = method = "fit_calibrator"
+    examples: Any = None
+    source: str | None = None
+    topic: str | None = None
+
+
+@attrs.frozen(slots=True)
+class Answer(BaseChange):
+    """``kb.answer``: a key answered alone or abstained on, under a promise (its verdict kept)."""
+
+    op = method = "answer"
+    named = (the_key,)
+    key: str
+    promise: str | None = "default"
+    group: Any = None
+
+
+@attrs.frozen(slots=True)
+class Call(BaseChange):
+    """A tool call's change: ``kb.call`` runs the tool first, then makes this change with its
+    ``result`` (a replay never calls the tool again)."""
+
+    op = "call"
+    method = "_called"
+    named = (tool_result,)
+    fn: Any
+    call: Any
+    result: Any
+
+
+@attrs.frozen(slots=True)
+class Remember(BaseChange):
+    """``kb.remember``'s change: a model is asked first, then the documents asserted and the
+    facts claimed, as plain data (:meth:`~corollary.facade.remembering.RememberMethods.remember`)."""
+
+    op = "remember"
+    method = "_remembered"
+    named = (remembered,)
+    docs: Any
+    source: str
+    facts: Any
+    refusals: Any
+    ends: Any = ()
