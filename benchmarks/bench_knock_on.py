@@ -355,42 +355,79 @@ def evaluate(path: str, feed: str, verbose: bool = False) -> None:
 
 
 # -- a real model's extraction ------------------------------------------------------------------
-def extraction(path: str, url: str, name: str) -> None:
-    """The share of the dependency sentences whose facts a real model gives the right field."""
+class Recording:
+    """A model that keeps every reply it passes on (what ``kb.remember`` was told)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.model = getattr(inner, "model", "model")
+        self.small_model = getattr(inner, "small_model", False)
+        self.replies: list[Any] = []
+
+    def complete(self, messages: Any, tools: Any, options: Any = None) -> Any:
+        reply = self.inner.complete(messages, tools, options)
+        self.replies.append(reply)
+        return reply
+
+
+def _names(fact: dict[str, Any], entity: str, value: Any) -> bool:
+    """Whether a fact the model gave is about ``entity`` (its attribute shares a word with it)
+    or says ``value``."""
+    said = set(re.findall(r"[a-z]+", str(fact.get("attribute", "")).lower()))
+    return bool(said & set(entity.split("_"))) or str(fact.get("value", "")).lower() == str(
+        value).lower()
+
+
+def extraction(path: str, url: str, name: str, timeout: float, small: bool) -> None:
+    """The share of the dependency sentences whose fact a real model gives the right field,
+    each sentence remembered by ``kb.remember`` on a base that holds the root (and, for a
+    request to delete, the fact to delete), as a conversation would have left it."""
     from corollary.models import OpenAIChat
 
     if not fields_built():
         print("the facts tool has no depends_on/if_changes/forget fields: nothing to measure")
         return
-    model = OpenAIChat(url, model=name)
     right: dict[str, list[bool]] = defaultdict(list)
+    spent = 0.0
     for episode in load_meme(path):
+        root: Any = None
         for session in episode.sessions:
             for turn in turns_of(episode, session):
                 for fact, declares in turn.facts:
+                    if fact.entity == episode.root:
+                        root = fact.value
                     if declares == "plain":
                         continue
-                    kb = BeliefBase(clock=ManualClock(turn.at), conflict_policy=PreferNewer())
-                    kb.assert_(f"{episode.subject}:{episode.root}", "someone", source="human:user")
-                    request = remember_request.build_request(
-                        [remember_request.Piece(turn.text, "human:user", turn.at, None)],
-                        [f"{episode.subject}:{episode.root} = \"someone\""], None)
+                    kb = BeliefBase(clock=ManualClock(turn.at - 60), conflict_policy=PreferNewer())
+                    kb.assert_(f"{episode.subject}:{episode.root}", root, source="human:user")
+                    if declares == "forget":
+                        kb.assert_(f"{episode.subject}:{fact.entity}", fact.value,
+                                   source="human:user")
+                    model = Recording(OpenAIChat(url, model=name, timeout=timeout,
+                                                 small_model=small))
+                    started = time.perf_counter()
                     try:
-                        reply = remember_request.ask_model(model, request,
-                                                           [remember_request.facts_tool()], None)
-                        facts = remember_request.read_reply(reply, 64)
+                        kb.remember(turn.text, source="human:user", model=model, at=turn.at)
                     except CorollaryError as exc:
-                        print(f"  {declares}: no facts ({type(exc).__name__})")
-                        right[declares].append(False)
-                        continue
-                    said = [f for f in facts if isinstance(f, dict)
-                            and f.get("attribute", "").replace(" ", "_") == fact.entity]
-                    got = any(f.get(declares) for f in said)
+                        print(f"  {declares}: {type(exc).__name__}: {str(exc)[:120]}")
+                    spent += time.perf_counter() - started
+                    facts: list[Any] = []
+                    for reply in model.replies:
+                        try:
+                            facts += remember_request.read_reply(reply, 10_000)
+                        except CorollaryError:
+                            pass
+                    about = [f for f in facts if isinstance(f, dict)
+                             and _names(f, fact.entity, fact.value)]
+                    got = any(f.get(declares) not in (None, False, [], {}) for f in about)
                     right[declares].append(got)
-                    print(f"  {declares}: {'right' if got else 'missed'} "
-                          f"({json.dumps(said)[:160]})")
+                    print(f"  {declares:<10} {'right' if got else 'missed'}: "
+                          f"{json.dumps(about, ensure_ascii=False)[:200]}")
+    total = [m for marks in right.values() for m in marks]
+    print(f"real model {name} at {url}: {sum(total)}/{len(total)} dependency sentences with "
+          f"the right field ({spent:.0f} s of requests)")
     for declares, marks in right.items():
-        print(f"{declares:<12} {sum(marks)}/{len(marks)}")
+        print(f"  {declares:<10} {sum(marks)}/{len(marks)}")
 
 
 # -- costs ----------------------------------------------------------------------------------------
@@ -484,7 +521,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--feed", choices=("remember", "api"), default="remember")
     parser.add_argument("--verbose", action="store_true", help="each question's answers")
     parser.add_argument("--real-model", help="an OpenAI-compatible server's URL (…/v1)")
-    parser.add_argument("--model-name", default="qwen")
+    parser.add_argument("--model-name", default="qwen0.5b")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds a request may take")
+    parser.add_argument("--small-model", action="store_true",
+                        help="requests in small-model mode (docs/models.md)")
     parser.add_argument("--costs", action="store_true")
     parser.add_argument("--beliefs", type=int, default=100_000)
     parser.add_argument("--dependents", default="1,10,100,1000")
@@ -495,7 +535,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.meme:
         evaluate(args.meme, args.feed, args.verbose)
         if args.real_model:
-            extraction(args.meme, args.real_model, args.model_name)
+            extraction(args.meme, args.real_model, args.model_name, args.timeout,
+                       args.small_model)
     if args.costs:
         ripple_cost(args.beliefs, [int(k) for k in args.dependents.split(",")], args.repeats)
         reopen_cost(args.replacements, args.repeats)
