@@ -24,10 +24,11 @@ A part of the facade (its methods are the base's own).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..foundations.clock import Instant
+from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, check_key
 from ..reasons.claims import named_inputs
@@ -83,12 +84,13 @@ class DependMethods:
                   valid_from: Instant | None = ..., valid_until: Instant | None = ...
                   ) -> Any: ...
         def now(self) -> float: ...
+        def timeline(self, key: str) -> Any: ...
 
     @operation(subjects=by_key)
     def depend(self, key: str, value: Any, on: Sequence[str] | Mapping[str, str], *,
                source: str = "model:default", citation: Any = None,
                certainty: float | None = None, formula: str | None = None,
-               valid_from: Instant | None = None) -> Any:
+               valid_from: Instant | None = None, learn: bool | None = None) -> Any:
         """Say that ``key = value`` rests on the values the keys of ``on`` hold now.
 
         A claim by ``source`` whose inputs are those values (and the cited document, when
@@ -97,7 +99,8 @@ class DependMethods:
         OUT until it is said again; when one is forgotten (or the declaring document is), the
         fact is erased with it (docs/model.md, "Dependencies and declared replacements"). A
         ``formula`` over the inputs' names (``on`` as a dict ``{name: key}``) is re-executed as
-        a claim's is. Each key of ``on`` must hold one value now. Returns the value believed.
+        a claim's is. Each key of ``on`` must hold one value now. ``certainty``, ``valid_from``
+        and ``learn`` are a claim's (:meth:`claim`). Returns the value believed.
 
         >>> from corollary import BeliefBase, ManualClock, PreferNewer
         >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
@@ -113,7 +116,7 @@ class DependMethods:
         if key in named.values():
             raise InvalidInputError(f"{key!r} cannot rest on itself")
         believed = self.claim(key, value, source, named, certainty, formula, citation,
-                              valid_from=valid_from)
+                              valid_from=valid_from, learn=learn)
         j = _the_claim(self._engine, key, believed, source, list(named.values()), ())
         if j is not None:
             j.info[RESTS_ON] = list(dict.fromkeys(named.values()))
@@ -122,7 +125,8 @@ class DependMethods:
     @operation(subjects=by_key)
     def replace_when(self, key: str, value: Any, changes: str, *,
                      source: str = "model:default", citation: Any = None,
-                     certainty: float | None = None, valid_from: Instant | None = None) -> Any:
+                     certainty: float | None = None, valid_from: Instant | None = None,
+                     learn: bool | None = None) -> Any:
         """Say that ``key`` becomes ``value`` once ``changes`` no longer holds the value it holds
         now; until then ``key`` keeps what it holds.
 
@@ -132,9 +136,10 @@ class DependMethods:
         forgetting of it) the claim is a value of ``key`` like any other, which under
         ``PreferNewer`` supersedes the value it replaces; retracting or forgetting the
         declaring document withdraws it. The claim is dated from ``valid_from`` (default: now,
-        when the replacement is declared), so a value said before the declaration is older than
-        it and one said after is newer. ``changes`` must hold one value now and differ from
-        ``key``. Returns ``value``.
+        when the replacement is declared; just after the start of the value it replaces when
+        that is not earlier, as when one message says both), so a value said before the
+        declaration is older than it and one said after is newer. ``changes`` must hold one value now and differ from
+        ``key``. ``certainty`` and ``learn`` are a claim's (:meth:`claim`). Returns ``value``.
 
         >>> from corollary import BeliefBase, ManualClock, PreferNewer
         >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
@@ -159,9 +164,13 @@ class DependMethods:
         now = self._lookup.held_belief(changes, "changing key").value
         held = self._lookup.held(key) if self._engine.values_of(key) else []
         exceptions = ((changes, now, canon(now)),)
+        start = self.now() if valid_from is None else to_instant(valid_from, "valid_from")
+        if len(held) == 1:  # said with it (one message): it still comes after what it replaces
+            began = [t.valid_from for t in self.timeline(key) if t.value == held[0].value]
+            if began and began[0] is not None and start is not None and began[0] >= start:
+                start = math.nextafter(began[0], math.inf)
         believed = self.claim(key, value, source, (), certainty, None, citation,
-                              unless=[(changes, now)],
-                              valid_from=self.now() if valid_from is None else valid_from)
+                              unless=[(changes, now)], learn=learn, valid_from=start)
         j = _the_claim(self._engine, key, believed, source, (), exceptions)
         if j is not None:
             j.info[SINCE] = changes
