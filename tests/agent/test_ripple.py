@@ -274,3 +274,46 @@ def test_gone_reason_reads_the_engine_not_the_operation() -> None:
     assert gone_reason(kb, b) is None
     kb.retract("a")
     assert gone_reason(kb, b, b.justs) == "it rested on a, which was retracted"
+
+
+def test_facts_remembered_with_their_dependencies_ripple() -> None:
+    """The issue's scenario through kb.remember (issue 37 item 2's fields, a perfect extractor
+    scripted): the medication said to depend on the condition, a routine declared for when
+    the condition changes, and a pharmacy that kb.depend rests on the medication. When the
+    condition changes, the next message names each with why."""
+    from corollary.models import ScriptedModel, ToolCall
+
+    clock = ManualClock(1.8e9)
+    kb = BeliefBase(clock=clock, conflict_policy=PreferNewer())
+
+    def remember(text: str, *facts: dict[str, Any]) -> None:
+        clock.advance(60)
+        said = kb.remember(text, source="human:user", model=ScriptedModel(
+            [Reply(None, [ToolCall("f", "facts", {"facts": list(facts)})])]))
+        assert said.refused == ()
+
+    condition = {"subject": "user", "attribute": "health_condition"}
+    remember("I have asthma.", {**condition, "value": "asthma", "quote": "I have asthma"})
+    remember("My medication is Thrynexol because of my condition. I go running. If my "
+             "condition changes, I will go cycling instead.",
+             {"subject": "user", "attribute": "medication", "value": "Thrynexol",
+              "quote": "My medication is Thrynexol because of my condition.",
+              "depends_on": [condition]},
+             {"subject": "user", "attribute": "exercise_routine", "value": "running",
+              "quote": "I go running."},
+             {"subject": "user", "attribute": "exercise_routine", "value": "cycling",
+              "quote": "If my condition changes, I will go cycling instead.",
+              "if_changes": condition})
+    kb.depend("user:pharmacy", "Boots", on=["user:medication"], source="model:x")
+    model, seen = scripted(kb, lambda: remember(
+        "I now have diabetes.", {**condition, "value": "diabetes", "quote": "I now have diabetes"}))
+    Agent(model, kb, max_steps=2, context_budget=None).run("What do you know about the user?")
+    gone = gone_lines(seen[1][-1]["content"])
+    assert gone["user:medication"] == ('user:medication = "Thrynexol": it rested on '
+                                       "user:health_condition, which changed")
+    assert gone["user:pharmacy"] == ('user:pharmacy = "Boots": it rested on user:medication, '
+                                     "which rested on user:health_condition, which changed")
+    assert gone["user:exercise_routine"].startswith(
+        'user:exercise_routine = "running": superseded by "cycling"')
+    assert gone["user:exercise_routine"].endswith(
+        ", which took effect when user:health_condition changed")
