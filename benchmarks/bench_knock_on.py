@@ -398,13 +398,15 @@ def extraction(path: str, url: str, name: str, timeout: float, small: bool) -> N
                         root = fact.value
                     if declares == "plain":
                         continue
-                    kb = BeliefBase(clock=ManualClock(turn.at - 60), conflict_policy=PreferNewer())
+                    clock = ManualClock(turn.at - 60)
+                    kb = BeliefBase(clock=clock, conflict_policy=PreferNewer())
                     kb.assert_(f"{episode.subject}:{episode.root}", root, source="human:user")
                     if declares == "forget":
                         kb.assert_(f"{episode.subject}:{fact.entity}", fact.value,
                                    source="human:user")
                     model = Recording(OpenAIChat(url, model=name, timeout=timeout,
                                                  small_model=small))
+                    clock.set(turn.at)
                     started = time.perf_counter()
                     try:
                         kb.remember(turn.text, source="human:user", model=model, at=turn.at)
@@ -422,7 +424,7 @@ def extraction(path: str, url: str, name: str, timeout: float, small: bool) -> N
                     got = any(f.get(declares) not in (None, False, [], {}) for f in about)
                     right[declares].append(got)
                     print(f"  {declares:<10} {'right' if got else 'missed'}: "
-                          f"{json.dumps(about, ensure_ascii=False)[:200]}")
+                          f"{json.dumps(about or facts, ensure_ascii=False)[:300]}")
     total = [m for marks in right.values() for m in marks]
     print(f"real model {name} at {url}: {sum(total)}/{len(total)} dependency sentences with "
           f"the right field ({spent:.0f} s of requests)")
