@@ -152,12 +152,12 @@ def _input_why(kb: BeliefBase, i: Belief, floor: float, depth: int,
         return prompts.WAS_FORGOTTEN
     if now.withdrawn is not None:
         return prompts.WAS_RETRACTED
+    if any(_held(kb, other.key, other.value) and not is_end(other.value)
+           for other in kb.engine.values_of(now.key) if other.vid != now.vid):
+        return prompts.CHANGED  # another value of its key holds instead (even after an end)
     entry = superseded(timeline_of(kb, now.key), now.value)
     if entry is not None:
         return prompts.ENDED if is_end(entry.superseded_by) else prompts.CHANGED
-    if any(_held(kb, other.key, other.value) for other in kb.engine.values_of(now.key)
-           if other.vid != now.vid):
-        return prompts.CHANGED  # another value of its key holds instead
     if depth > 1:
         deeper = _rested_on(kb, list(now.justs), floor, depth - 1, seen | {(now.key, now.vid)})
         if deeper:

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from corollary import (
     Agent,
@@ -317,3 +319,105 @@ def test_facts_remembered_with_their_dependencies_ripple() -> None:
         'user:exercise_routine = "running": superseded by "cycling"')
     assert gone["user:exercise_routine"].endswith(
         ", which took effect when user:health_condition changed")
+
+
+# -- over random changes: every cause named is what the base holds then -----------------------
+_EVENTS = st.lists(st.tuples(st.sampled_from(["change", "end", "retract", "forget",
+                                              "forget_dependent", "retract_dependent"]),
+                             st.integers(0, 2)), min_size=1, max_size=4)
+
+
+def _split(line: str) -> tuple[str, Any, str]:
+    """``key = value: why`` as its parts (the value is JSON, which may hold ': ')."""
+    key, rest = line.split(" = ", 1)
+    value, end = json.JSONDecoder().raw_decode(rest)
+    assert rest[end:end + 2] == ": ", line
+    return key, value, rest[end + 2:]
+
+
+def _check_input(kb: BeliefBase, key: str, why: str, was: dict[str, Any]) -> None:
+    """What a clause ``key, which <why>`` says of an input is so now."""
+    held = [b for b in kb.engine.values_of(key) if kb.label(b.key, b.value) == "IN"]
+    old = was.get(key)
+    if why.startswith("changed"):
+        assert [b.value for b in held] and old not in [b.value for b in held], (key, why)
+    elif why.startswith("ended"):  # nothing but the end holds
+        assert kb.value(key, None) is None, (key, why)
+    elif why.startswith("was forgotten"):
+        assert old is None or all(b.value != old for b in kb.engine.values_of(key)), (key, why)
+    elif why.startswith("was retracted"):
+        found = kb.engine.find(key, old)
+        assert found is not None and found.withdrawn is not None, (key, why)
+    elif why.startswith("rested on "):
+        inner = why[len("rested on "):]
+        _check_input(kb, inner.split(", which ", 1)[0], inner.split(", which ", 1)[1], was)
+    else:
+        assert why.startswith("no longer holds"), (key, why)
+
+
+@settings(max_examples=30, deadline=None)
+@given(events=_EVENTS)
+def test_over_random_changes_every_cause_named_is_so(events: list[tuple[str, int]]) -> None:
+    """Three roots, a claim resting on each, a dependency resting on that claim: random
+    changes, ends, retractions and forgets between two of the model's turns. Every line the
+    model was shown that went is named with a cause, and each cause is what the base holds
+    then (read afresh): a forgotten value is gone, a retracted one withdrawn, a root said to
+    have changed holds another value, one said to have ended holds none."""
+    clock = ManualClock(1.8e9)
+    kb = BeliefBase(clock=clock, conflict_policy=PreferNewer())
+    was: dict[str, Any] = {}
+    for k in range(3):
+        kb.assert_(f"root:{k}", f"r{k}", source="human:user")
+        was[f"root:{k}"] = f"r{k}"
+    clock.advance(60)
+    for k in range(3):
+        kb.claim(f"mid:{k}", f"m{k}", "model:x", [f"root:{k}"])
+        kb.depend(f"leaf:{k}", f"l{k}", on=[f"mid:{k}"], source="model:x")
+        was[f"mid:{k}"], was[f"leaf:{k}"] = f"m{k}", f"l{k}"
+
+    def world() -> None:
+        for n, (kind, k) in enumerate(events):
+            clock.advance(60)
+            root, mid = f"root:{k}", f"mid:{k}"
+            if kind == "change" and kb.engine.values_of(root):
+                kb.assert_(root, f"r{k}.{n}", source="human:user")
+            elif kind == "end" and kb.value(root, None) is not None:
+                kb.end(root, source="human:user", reason="over")
+            elif kind == "retract" and kb.value(root, None) is not None:
+                kb.retract(root)
+            elif kind == "forget" and kb.engine.values_of(root):
+                kb.forget(root)
+            elif kind == "forget_dependent" and kb.engine.values_of(mid):
+                kb.forget(mid)
+            elif kind == "retract_dependent" and kb.value(mid, None) is not None:
+                kb.retract(mid)
+
+    model, seen = scripted(kb, world)
+    Agent(model, kb, max_steps=2, context_budget=None).run("What holds?")
+    if len(seen) < 2 or not seen[1][-1]["content"].startswith(CHANGED):
+        return
+    message = seen[1][-1]["content"]
+    if GONE not in message:
+        return
+    for line in message.split(GONE)[1].splitlines():
+        key, value, why = _split(line)
+        assert why, line  # every line that went says why
+        found = kb.engine.find(key, value)
+        if why == "forgotten":
+            assert found is None, line
+        elif why.startswith("retracted"):
+            assert found is not None and found.withdrawn is not None, line
+        elif why.startswith("superseded by "):
+            newer = json.JSONDecoder().raw_decode(why[len("superseded by "):])[0]
+            assert [(e.status, e.superseded_by) for e in kb.timeline(key)
+                    if e.value == value] == [("superseded", newer)], line
+            assert kb.label(key, value) == "OUT", line
+        elif why.startswith("ended"):  # an end took its place (a value may follow since)
+            [entry] = [e for e in kb.timeline(key) if e.value == value]
+            assert entry.status == "superseded" and "$ended" in entry.superseded_by, line
+        else:
+            assert why.startswith("it rested on "), line
+            clause = why[len("it rested on "):]
+            for part in clause.split(", and on "):
+                name, said = part.split(", which ", 1)
+                _check_input(kb, name, said, was)
