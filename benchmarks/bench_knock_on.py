@@ -39,13 +39,15 @@ sends it; the share of them whose reply carries the right field is printed.
 the seconds per dependent (the change, and reading every dependent) as a ratio to a plain
 assert and read on the same base; and a journaled session with ``--replacements`` declared
 replacements reopened in a fresh process, as a ratio to the same session with plain facts in
-their place.
+their place; and (``--agent``) the agent's own time per turn when the facts it was shown go
+OUT before each turn, with the ripple named and without, interleaved in the same process.
 
 Usage::
 
     python benchmarks/bench_knock_on.py --meme sw033.json [--feed remember|api]
     python benchmarks/bench_knock_on.py --meme sw033.json --real-model http://127.0.0.1:8091/v1
     python benchmarks/bench_knock_on.py --costs [--beliefs 100000] [--replacements 10000]
+    python benchmarks/bench_knock_on.py --agent [--repeats 5]
 """
 
 from __future__ import annotations
@@ -524,6 +526,61 @@ def reopen_cost(replacements: int, repeats: int) -> None:
               f"(median of {repeats})")
 
 
+def agent_cost(beliefs: int, dependents: int, runs: int) -> None:
+    """The agent's own time per turn (the model's excluded) on a base of ``beliefs`` beliefs
+    where, before each turn, a root with ``dependents`` dependents shown changes; with the
+    ripple named (the run follows the change feed) and without (the same run with the feed not
+    followed, as before issue 37 item 5), interleaved in this process."""
+    import contextlib
+
+    from corollary import Agent
+    from corollary.agent.projector import View
+    from corollary.models import FunctionModel
+
+    following = View.following
+
+    def one(budget: int | None, ripple: bool) -> float:
+        clock = ManualClock(1.8e9)
+        kb = BeliefBase(clock=clock, conflict_policy=PreferNewer())
+        kb.assert_many((f"customer:{i}:email", f"c{i}@example.com", "tool:crm")
+                       for i in range(beliefs))
+        kb.assert_("root", "a", source="human:user")
+        clock.advance(1)
+        for i in range(dependents):
+            kb.claim(f"dep:{i}", i, "model:x", ["root"])
+        spent = [0.0]
+
+        def reply(messages: Any, tools: Any) -> Reply:
+            started = time.perf_counter()
+            clock.advance(60)
+            kb.assert_("root", f"v{clock()}", source="human:user")
+            for i in range(dependents):  # said again: the next turn has them to lose
+                kb.claim(f"dep:{i}", i, "model:x", ["root"])
+            spent[0] += time.perf_counter() - started
+            return Reply("hm")
+
+        View.following = following if ripple else (  # type: ignore[method-assign]
+            lambda self: contextlib.nullcontext(self))
+        try:
+            started = time.perf_counter()
+            Agent(FunctionModel(reply), kb, max_steps=10, context_budget=budget).run(
+                "dep root customer 7 email")
+            return (time.perf_counter() - started - spent[0]) / 10
+        finally:
+            View.following = following  # type: ignore[method-assign]
+
+    print(f"agent turn, {beliefs:,} beliefs, a root with {dependents} dependents changing "
+          f"before each turn (median of {runs}, interleaved):")
+    for budget in (2000, None):
+        with_, without = [], []
+        for _ in range(runs):
+            with_.append(one(budget, True))
+            without.append(one(budget, False))
+        w, wo = statistics.median(with_), statistics.median(without)
+        print(f"  context_budget={budget}: {w * 1000:.2f} ms with the ripple named, "
+              f"{wo * 1000:.2f} ms without: {w / wo:.2f}x")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--meme", help="a MEME file (see benchmarks/meme_data.py)")
@@ -539,6 +596,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--dependents", default="1,10,100,1000")
     parser.add_argument("--replacements", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--agent", action="store_true",
+                        help="the agent's time per turn with and without the ripple named")
     args = parser.parse_args(argv)
     print(f"python {platform.python_version()}, {platform.machine()}")
     if args.meme:
@@ -549,8 +608,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.costs:
         ripple_cost(args.beliefs, [int(k) for k in args.dependents.split(",")], args.repeats)
         reopen_cost(args.replacements, args.repeats)
-    if not (args.meme or args.costs):
-        parser.error("give --meme PATH, --costs, or both")
+    if args.agent:
+        agent_cost(10_000, 100, args.repeats)
+    if not (args.meme or args.costs or args.agent):
+        parser.error("give --meme PATH, --costs or --agent")
 
 
 if __name__ == "__main__":
