@@ -269,10 +269,18 @@ def _forget_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None
     forgetting.add_forget_command(add)
 
 
+def _depend_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """``corollary depend`` (corollary.cli.depending)."""
+    from . import depending
+
+    depending.add_depend_command(add)
+
+
 #: Every command, in the order ``corollary --help`` lists them: each group adds its own.
 COMMAND_GROUPS: tuple[Callable[[Callable[[str, str], argparse.ArgumentParser]], None], ...] = (
     _read_commands, _ledger_commands, _serve_commands, _remember_commands)
 COMMAND_GROUPS += (_forget_commands,)
+COMMAND_GROUPS += (_depend_commands,)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -351,6 +359,10 @@ def _run(args: argparse.Namespace) -> int:
         from .forgetting import forget
 
         return forget(args)
+    if args.command == "depend":
+        from .depending import depend
+
+        return depend(args)
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Engine, Justification
     from .lookup import Lookup
 
-__all__ = ["DependMethods", "RESTS_ON", "REPLACES", "SINCE"]
+__all__ = ["REPLACES", "RESTS_ON", "SINCE", "DependMethods", "declare"]
 
 #: The ``info`` field of a claim that is a dependency: the keys it rests on.
 RESTS_ON = "rests_on"
@@ -177,3 +177,28 @@ class DependMethods:
             if len(held) == 1 and held[0].vid != canon(believed):
                 j.info[REPLACES] = held[0].value
         return believed
+
+
+def declare(kb: Any, key: str, value: Any, *, source: str,
+            on: Sequence[str] | Mapping[str, str] | None = None, if_changes: str | None = None,
+            citation: Any = None, certainty: float | None = None) -> Any:
+    """``kb.depend`` (``on``) or ``kb.replace_when`` (``if_changes``): exactly one of them; the
+    one door the MCP tool, the toolsets and the CLI share. Returns the value believed.
+
+    >>> from corollary import BeliefBase, ManualClock
+    >>> kb = BeliefBase(clock=ManualClock(0))
+    >>> kb.assert_("user:condition", "asthma", source="human:ann")
+    >>> declare(kb, "user:medication", "inhaler", source="model:m", on=["user:condition"])
+    'inhaler'
+    >>> declare(kb, "user:medication", "x", source="model:m")
+    Traceback (most recent call last):
+    ...
+    corollary.foundations.errors.InvalidInputError: give the keys it rests on (on) or the key whose change it waits for (if_changes), one of them
+    """
+    if (not on) == (if_changes is None):
+        raise InvalidInputError("give the keys it rests on (on) or the key whose change it "
+                                "waits for (if_changes), one of them")
+    if if_changes is not None:
+        return kb.replace_when(key, value, if_changes, source=source, citation=citation,
+                               certainty=certainty)
+    return kb.depend(key, value, on=on, source=source, citation=citation, certainty=certainty)

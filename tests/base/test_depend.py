@@ -137,3 +137,13 @@ def test_bad_declarations_are_refused_and_change_nothing() -> None:
     kb.assert_("user:pet", "cat", source="human:bob")
     with pytest.raises(AmbiguousValueError):
         kb.depend("user:x", 1, on=["user:pet"], source="model:m")
+
+
+def test_an_end_left_alone_by_forgetting_its_value_reads_as_nothing_at_any_time() -> None:
+    # found by tests/tms/test_depend_oracle.py: kb.at(t).value gave the end's own value
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferNewer())
+    kb.assert_("c", 1, source="human:ann")
+    kb.end("c", source="human:ann", at=-50)
+    kb.forget("c", 1)
+    assert kb.at(-60).value("c") is None and kb.at(10).value("c") is None
+    assert kb.value("c") is None
