@@ -421,3 +421,17 @@ def test_over_random_changes_every_cause_named_is_so(events: list[tuple[str, int
             for part in clause.split(", and on "):
                 name, said = part.split(", which ", 1)
                 _check_input(kb, name, said, was)
+
+
+def test_a_value_after_an_end_is_marked_as_superseding_the_end() -> None:
+    """A key ended, then given a value again: the new value's line says it supersedes the end,
+    with its reason, not the end's reserved marker."""
+    def world(kb: BeliefBase) -> None:
+        kb.end("user:employer", source="human:user", reason="I quit")
+        later(kb)
+        kb.assert_("user:employer", "Globex", source="human:user")
+
+    _, seen = ripple(world)
+    change = seen[1][-1]["content"]
+    assert 'user:employer = "Globex" [IN 0.99, supersedes the end ("I quit") (valid ' in change
+    assert "$ended" not in change
