@@ -81,7 +81,9 @@ NO_LONGER_HOLDS = "no longer holds"
 FORGOTTEN = "forgotten"
 EXPIRED = "expired"
 EXCEPTION = "an exception holds: {item}"
-LOST = "lost to {value}"
+LOST = "lost to {value}"  # a rival, or the end, that won with no time policy
+REPLACED = "replaced by {value}"
+NOTHING_SUPPORTS = "nothing supports it any more"
 TOOK_EFFECT = ", which took effect when {key} changed"
 BELOW_FLOOR = "its confidence fell to {confidence:.2f}, below the floor {floor}"
 

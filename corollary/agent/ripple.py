@@ -30,7 +30,7 @@ from ..foundations.values import canon, is_end
 from ..tms import IN
 from ..tms.records import ANY
 from . import prompts
-from .marks import superseded, superseded_mark, timeline_of
+from .marks import mark_value, superseded, superseded_mark, timeline_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
@@ -113,10 +113,16 @@ def _cause(kb: BeliefBase, b: Belief, shown: list[Justification], floor: float, 
         held = [i for j in justs for i in j.unless if _item_held(kb, i)]
         return prompts.EXCEPTION.format(item=_item_text(held[0])) if held else note
     winner = now.defeated_by
-    if winner is not None:
-        return prompts.LOST.format(value=render_value(winner.value))
+    if winner is not None:  # no time policy: an end, or a rival, won against it
+        return prompts.LOST.format(value=mark_value(winner.value))
     rested = _rested_on(kb, justs, floor, depth, seen | {(now.key, now.vid)})
-    return prompts.RESTED_ON.format(inputs=rested) if rested else None
+    if rested:
+        return prompts.RESTED_ON.format(inputs=rested)
+    held = [other.value for other in kb.engine.values_of(now.key)
+            if other.vid != now.vid and _held(kb, other.key, other.value)]
+    if held:  # no reason left (its source said another value instead): what holds now
+        return prompts.REPLACED.format(value=mark_value(held[0]))
+    return prompts.NOTHING_SUPPORTS
 
 
 def _forgotten(kb: BeliefBase, justs: Iterable[Justification]) -> str:
@@ -158,6 +164,9 @@ def _input_why(kb: BeliefBase, i: Belief, floor: float, depth: int,
     entry = superseded(timeline_of(kb, now.key), now.value)
     if entry is not None:
         return prompts.ENDED if is_end(entry.superseded_by) else prompts.CHANGED
+    winner = now.defeated_by
+    if winner is not None and is_end(winner.value):  # ended, with no time policy
+        return prompts.ENDED
     if depth > 1:
         deeper = _rested_on(kb, list(now.justs), floor, depth - 1, seen | {(now.key, now.vid)})
         if deeper:
