@@ -252,17 +252,18 @@ def structured(q: Question, memory: Any, episode: Episode) -> bool:
     """Whether a memory that answers with values got ``q`` right."""
     entity = q.entities[0]
     if q.task == "Tr":
-        return [str(v) for v in memory.history(entity)] == [str(v) for v in q.values[entity]]
+        return [str(v) for v in memory.history(entity)] == [
+            str(v) for v in q.values.get(entity) or ()]
     held = memory.value(entity)
     if q.phase == "before":
-        return held == q.values[entity]
+        return held == q.values.get(entity)
     if q.task == "Cas":
-        return held == q.values[entity]
+        return held == q.values.get(entity)
     if q.task == "Abs":
         return held is None
     # Deletion: nothing held, and (for corollary) nothing of it recalled either
     recalled = memory.recalled(q.text) if hasattr(memory, "recalled") else ""
-    return held is None and not _has(recalled, q.values[entity])
+    return held is None and not _has(recalled, q.values.get(entity))
 
 
 def evidence(q: Question, recall: Recall, episode: Episode) -> bool:
@@ -272,12 +273,12 @@ def evidence(q: Question, recall: Recall, episode: Episode) -> bool:
     change = episode.root_change()
     changed = change is not None and _has(hits, change.value)
     if q.task == "Tr":
-        return all(_has(hits, v) for v in q.values[entity])
+        return all(_has(hits, v) for v in q.values.get(entity) or ())
     if q.phase == "before":
-        return _has(hits, q.values[entity])
+        return _has(hits, q.values.get(entity))
     if q.task in ("Cas", "Abs"):
-        return _has(hits, q.values[entity]) and changed
-    return any(_has(line, q.values[entity]) and re.search(r"\b(delete|remove|forget)\b", line,
+        return _has(hits, q.values.get(entity)) and changed
+    return any(_has(line, q.values.get(entity)) and re.search(r"\b(delete|remove|forget)\b", line,
                                                           re.IGNORECASE)
                for line in hits.splitlines())
 

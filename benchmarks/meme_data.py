@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -143,7 +143,7 @@ def _dataset(raw: dict[str, Any]) -> Episode:
     if not any(s.get("gold_facts") for s in sessions):
         raise ValueError(f"episode {raw.get('episode_id')!r}: its sessions carry no "
                          "gold_facts, which the structured feed needs")
-    questions = [q for phase in ("before", "after")
+    questions = [_values(q, raw.get("tasks") or ()) for phase in ("before", "after")
                  for item in (raw.get(f"{phase}_questions") or {}).get("questions", [])
                  if (q := _question(item, phase)) is not None]
     probe = raw.get("probe_before_idx")
@@ -153,6 +153,20 @@ def _dataset(raw: dict[str, Any]) -> Episode:
     return Episode(raw["episode_id"], raw["domain"], raw["root"],
                    tuple(_session(s, i) for i, s in enumerate(sessions)), tuple(questions),
                    int(probe))
+
+
+def _values(q: Question, tasks: Any) -> Question:
+    """``q`` with its entities' values: its own, else its task's (``entity_values`` of the
+    task of its type naming its entity), else, before the change, its gold answer."""
+    if q.values or not q.entities:
+        return q
+    for task in tasks:
+        if TASKS.get(task.get("type", "")) == q.task and q.entities[0] in (
+                task.get("target_entities") or ()):
+            values = task.get("entity_values")
+            if isinstance(values, dict) and q.entities[0] in values:
+                return replace(q, values=dict(values))
+    return replace(q, values={q.entities[0]: q.gold}) if q.phase == "before" else q
 
 
 def load_meme(path: str | Path) -> list[Episode]:
