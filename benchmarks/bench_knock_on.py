@@ -245,7 +245,7 @@ class Recall:
 
 # -- asking and scoring -------------------------------------------------------------------------
 def _has(text: str, value: Any) -> bool:
-    return str(value).lower() in text.lower()
+    return value is not None and str(value).lower() in text.lower()
 
 
 def structured(q: Question, memory: Any, episode: Episode) -> bool:
