@@ -9,7 +9,7 @@ reasons, whatever made them fail (docs/agent.md, "Why a fact no longer holds")::
     user:exercise = "swimming": it rested on user:medication, which rested on user:health_condition, which changed
     note:ops = "the ops note": retracted: closed
     user:partner = "James": forgotten
-    user:routine = "running": superseded by "cycling" (valid … → now), which took effect when user:health_condition changed
+    user:routine = "running": superseded by "cycling" (valid … → …), which took effect when user:health_condition changed
 
 The causes are the engine's, not a list of operations: a value superseded or ended (its key's
 timeline), retracted (withdrawn), forgotten (removed), expired, defeated by an exception, lost
@@ -69,8 +69,8 @@ def _reasons(b: Belief, shown: Sequence[Justification]) -> list[Justification]:
 
 def gone_reason(kb: BeliefBase, b: Belief, shown: Sequence[Justification] = (),
                 floor: float = 0.0) -> str | None:
-    """Why ``b``, a belief the model was shown, is no longer shown; ``None`` when the base says
-    nothing more than that (a line that left the scope, a value shown as ``None``).
+    """Why ``b``, a belief the model was shown, is no longer shown; ``None`` when it still
+    holds at or above ``floor`` (the base has nothing to say of it).
 
     ``shown``: its reasons when it was shown (a forgotten belief keeps none).
 
