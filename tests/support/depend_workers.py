@@ -8,7 +8,7 @@ from typing import Any
 
 from corollary import BeliefBase, ManualClock, PreferNewer, open_ledger
 
-SAID = "My inhaler depends on my asthma. If my asthma changes, I will cycle instead of running."
+SAID = "My inhaler depends on my asthma. If my asthma changes, I will go cycling instead of running."
 
 
 def write_declarations(target: str) -> None:
@@ -22,8 +22,30 @@ def write_declarations(target: str) -> None:
         kb.depend("user:medication", "inhaler", on=["user:condition"], source="model:m",
                   citation=("doc:said", "My inhaler depends on my asthma."))
         kb.replace_when("user:exercise", "cycling", changes="user:condition", source="model:m",
-                        citation=("doc:said", "If my asthma changes, I will cycle instead of "
+                        citation=("doc:said", "If my asthma changes, I will go cycling instead of "
                                               "running."))
+
+
+def write_remembered(target: str) -> None:
+    """The same, said in one message and written by ``kb.remember`` (a scripted model replying
+    as a perfect extractor would), with ``depends_on`` and ``if_changes``."""
+    from corollary.models import Reply, ScriptedModel, ToolCall
+
+    condition = {"subject": "user", "attribute": "condition"}
+    said = [("condition", "asthma", "I have asthma", {}),
+            ("exercise", "running", "I go running", {}),
+            ("medication", "inhaler", "My inhaler depends on my asthma",
+             {"depends_on": [condition]}),
+            ("exercise", "cycling", "I will go cycling instead of running", {"if_changes": condition})]
+    facts = [{"subject": "user", "attribute": a, "value": v, "quote": q, **more}
+             for a, v, q, more in said]
+    model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": facts})])])
+    with open_ledger(target) as ledger:
+        kb = BeliefBase.open_session(ledger, "ann", clock=ManualClock(1000),
+                                     conflict_policy=PreferNewer())
+        made = kb.remember("I have asthma. I go running. " + SAID, source="human:ann",
+                           model=model, at=102)
+        assert not made.refused, made.refused
 
 
 def read(kb: BeliefBase) -> dict[str, Any]:
