@@ -300,7 +300,8 @@ class Agent:
                                                     min_confidence=self.floor, expand=True,
                                                     scope=self.scope)
         return View(self.kb, self.floor, [(r.key, r.value) for r in found], scope=self.scope,
-                    sources={(r.key, canon(r.value)): r.source_of for r in found if r.source_of})
+                    sources={(r.key, canon(r.value)): r.source_of for r in found if r.source_of},
+                    budget=self.context_budget)
 
     # -- running -----------------------------------------------------------------------------
     def run(self, task: str, key: str = "answer", *, group: Any = None) -> Run:
@@ -404,6 +405,12 @@ class Agent:
         # The conversation only grows: a request is the previous one with messages appended,
         # so a provider's prompt cache can reuse it whole.
         messages = self._opening(task, view)
+        with view.following():  # what goes OUT is named, with why, in the next message
+            return (yield from self._turns(key, group, view, messages, steps))
+
+    def _turns(self, key: str, group: Any, view: View, messages: list[dict[str, Any]],
+               steps: list[Step]) -> _Effects:
+        """The model's turns, from the opening ``messages`` on, until it answers."""
         talked = False  # the last reply was text alone
         for turn in range(self.max_steps):
             if turn:

@@ -110,8 +110,21 @@ def supersedes_mark(entries: Sequence[TimelineEntry], value: Any) -> str | None:
     older = supersedes(entries, value)
     if not older:
         return None
-    return "supersedes " + ", ".join(f"{render_value(e.value)} (valid {valid_span(e)})"
+    return "supersedes " + ", ".join(f"{mark_value(e.value)} (valid {valid_span(e)})"
                                      for e in older)
+
+
+def mark_value(value: Any) -> str:
+    """A value as a mark names it: JSON, or for an end (``kb.end``) ``the end`` and its
+    reason, never the end's reserved marker.
+
+    >>> mark_value("Oak St"), mark_value({"$ended": "moved"})
+    ('"Oak St"', 'the end ("moved")')
+    """
+    if is_end(value):
+        why = end_reason(value)
+        return "the end" if why is None else f"the end ({render_value(why)})"
+    return render_value(value)
 
 
 def superseded(entries: Sequence[TimelineEntry], value: Any) -> TimelineEntry | None:

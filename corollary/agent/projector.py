@@ -11,12 +11,14 @@ what changed among the beliefs it watches (see ``docs/agent.md``, "What the mode
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..facade.recall import (
     Recalled,
     Supported,
+    count_tokens,
     render_key,
     render_recalled,
     render_value,
@@ -26,18 +28,20 @@ from ..foundations.errors import AmbiguousValueError, CorollaryError, InvalidTyp
 from ..foundations.scope import Scope
 from ..foundations.values import canon
 from ..tms import IN
+from ..tms.feed import LabelRecord
 from . import prompts
 from .marks import (
     by_time,
     conflicts_by_key,
     held_mark,
     superseded,
-    superseded_mark,
     timeline_of,
 )
+from .ripple import gone_reason
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
+    from ..tms.records import Belief, Justification
 
 Projector = Callable[["BeliefBase"], str]
 
@@ -133,8 +137,14 @@ class View:
 
     def __init__(self, kb: BeliefBase, floor: float, watched: list[tuple[str, Any]] | None,
                  projector: Projector | None = None, scope: Scope | None = None,
-                 sources: dict[tuple[str, Any], tuple[Supported, ...]] | None = None) -> None:
+                 sources: dict[tuple[str, Any], tuple[Supported, ...]] | None = None,
+                 budget: int | None = None) -> None:
         self.kb = kb
+        #: The most tokens a change message takes (``None``: no limit).
+        self.budget = budget
+        #: Each line shown's belief, with its reasons then (a forget takes them away), by head.
+        self.kept: dict[str, tuple[Belief, tuple[Justification, ...]]] = {}
+        self._record: LabelRecord | None = None  # the feed's labels while a run follows it
         #: The facts a recalled document is the source of, by ``(key, canon(value))``.
         self.sources: dict[tuple[str, Any], tuple[Supported, ...]] = dict(sources or {})
         self.scope = scope
@@ -256,7 +266,47 @@ class View:
     def opening(self) -> str:
         """The list after the task; what is shown from here on is compared with it."""
         self.shown = self.current()
+        self._keep(self.shown)
         return "\n".join(self.shown.values())
+
+    @contextlib.contextmanager
+    def following(self) -> Iterator[View]:
+        """Follow the engine's change feed while a run goes on: :meth:`changes` then names
+        the beliefs shown that went OUT (or were removed) with why
+        (:func:`corollary.agent.ripple.gone_reason`)."""
+        if self.projector is not None:  # lines of a custom text name no belief
+            yield self
+            return
+        self._record = LabelRecord(self.kb.engine.feed)
+        try:
+            yield self
+        finally:
+            record, self._record = self._record, None
+            record.stop()
+
+    def _keep(self, heads: Any) -> None:
+        """Keep the belief of each of ``heads`` (lines just shown) with its reasons now."""
+        find = self.kb.engine.find
+        for head in heads:
+            named = self.named.get(head)
+            if named is None:
+                continue
+            b = find(named[0], canon(named[1]))
+            if b is not None:
+                self.kept[head] = (b, tuple(b.justs))
+
+    def _went_out(self) -> set[tuple[str, Any]]:
+        """``(key, vid)`` of each belief the feed heard go from IN to OUT, or be removed, since
+        the last call (the record starts anew)."""
+        record = self._record
+        if record is None:
+            return set()
+        record.subscription.feed.publish()
+        went = {(b.key, b.vid) for b, was in record.was_in.items() if was and b.best is None}
+        went.update((b.key, b.vid) for b in record.gone)
+        record.was_in.clear()
+        record.gone.clear()
+        return went
 
     def told(self, key: str, value: Any, source_of: tuple[Supported, ...] = ()) -> None:
         """The model was just told of ``key = value`` (a tool message): watch it, and take its
@@ -271,25 +321,59 @@ class View:
         shown = self.line(key, value)
         if shown is not None:
             self.shown[shown[0]] = shown[1]
+            self._keep((shown[0],))
 
-    def _gone(self, head: str) -> str:
-        """A line no longer held: its head, and what superseded it if a newer value did."""
-        named = self.named.get(head)
-        if named is None:
+    def _gone(self, head: str, went: set[tuple[str, Any]]) -> str:
+        """A line no longer shown: its head and why, when the base says (``went``: the beliefs
+        the feed heard go OUT, whose cause is read from their reasons)."""
+        kept = self.kept.pop(head, None)
+        if kept is None:
             return head
-        entry = superseded(self.timeline(named[0]), named[1])
-        return head if entry is None else f"{head} ({superseded_mark(entry)})"
+        b, justs = kept
+        if (b.key, b.vid) in went:
+            why = gone_reason(self.kb, b, justs, self.floor)
+        else:  # still IN: below the floor, or a value shown as None that is another now
+            why = gone_reason(self.kb, b, (), self.floor) if self.kb.engine.find(
+                b.key, b.vid) is not None else None
+        return head if why is None else prompts.GONE.format(head=head, why=why)
 
     def changes(self) -> str | None:
-        """What changed since the model was last told, as a message text (``None``: nothing)."""
+        """What changed since the model was last told, as a message text (``None``: nothing):
+        the lines held now that it was not shown, then those it was shown that went, each with
+        why; within :attr:`budget` tokens, the lines that went first."""
         now = self.current()
-        added = [line for head, line in now.items() if self.shown.get(head) != line]
-        gone = [self._gone(head) for head in self.shown if head not in now]
+        went = self._went_out()
+        added = [head for head, line in now.items() if self.shown.get(head) != line]
+        gone = [self._gone(head, went) for head in self.shown if head not in now]
         self.shown = now
+        self._keep(added)
+        gone, left_gone = self._within(gone, self.budget)
+        room = None if self.budget is None else self.budget - sum(map(count_tokens, gone))
+        held, left_held = self._within([now[head] for head in added], room)
         sections = []
-        if added:
-            sections.append(prompts.NOW_HELD.format(lines="\n".join(added)))
-        if gone:
-            sections.append(prompts.NO_LONGER.format(lines="\n".join(gone)))
+        if held or left_held:
+            sections.append(prompts.NOW_HELD.format(lines="\n".join(
+                held + self._more(left_held))))
+        if gone or left_gone:
+            sections.append(prompts.NO_LONGER.format(lines="\n".join(
+                gone + self._more(left_gone))))
         return prompts.CHANGES.format(sections="\n".join(sections)) if sections else None
+
+    @staticmethod
+    def _within(lines: list[str], room: int | None) -> tuple[list[str], int]:
+        """The first of ``lines`` that fit in ``room`` tokens, and how many did not."""
+        if room is None:
+            return lines, 0
+        taken = []
+        for line in lines:
+            cost = count_tokens(line)
+            if cost > room:
+                break
+            taken.append(line)
+            room -= cost
+        return taken, len(lines) - len(taken)
+
+    @staticmethod
+    def _more(count: int) -> list[str]:
+        return [prompts.OVER_BUDGET.format(count=count)] if count else []
 

@@ -63,6 +63,29 @@ CHANGES = "The beliefs shown have changed:\n{sections}"
 #: Its sections (either may be absent).
 NOW_HELD = "held now:\n{lines}"
 NO_LONGER = "no longer held (or below the floor):\n{lines}"
+#: A line of it, with why it went (corollary.agent.ripple: the phrases below).
+GONE = "{head}: {why}"
+#: The lines the context budget left out of a change message.
+OVER_BUDGET = "and {count} more (over the context budget: recall shows what holds)"
+
+#: Why a fact shown no longer holds (docs/agent.md, "Why a fact no longer holds").
+RESTED_ON = "it rested on {inputs}"
+WHICH = "{key}, which {why}"
+AND_ON = ", and on "
+RESTED = "rested on {inputs}"
+CHANGED = "changed"
+ENDED = "ended"
+WAS_FORGOTTEN = "was forgotten"
+WAS_RETRACTED = "was retracted"
+NO_LONGER_HOLDS = "no longer holds"
+FORGOTTEN = "forgotten"
+EXPIRED = "expired"
+EXCEPTION = "an exception holds: {item}"
+LOST = "lost to {value}"  # a rival, or the end, that won with no time policy
+REPLACED = "replaced by {value}"
+NOTHING_SUPPORTS = "nothing supports it any more"
+TOOK_EFFECT = ", which took effect when {key} changed"
+BELOW_FLOOR = "its confidence fell to {confidence:.2f}, below the floor {floor}"
 
 #: The user message after a reply without a tool call.
 NUDGE = ("Continue: call a tool, claim what you have worked out, or call answer(value, inputs) "

@@ -269,9 +269,13 @@ def _forget_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None
     forgetting.add_forget_command(add)
 
 
-#: Every command, in the order ``corollary --help`` lists them: each group adds its own.
-COMMAND_GROUPS: tuple[Callable[[Callable[[str, str], argparse.ArgumentParser]], None], ...] = (
-    _read_commands, _ledger_commands, _serve_commands, _remember_commands)
+def _depend_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
+    """``corollary depend`` (corollary.cli.depending)."""
+    from . import depending
+
+    depending.add_depend_command(add)
+
+
 def _end_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     """``corollary end`` (corollary.cli.ending)."""
     from . import ending
@@ -279,7 +283,10 @@ def _end_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     ending.add_end_command(add)
 
 
-COMMAND_GROUPS += (_forget_commands, _end_commands)
+#: Every command, in the order ``corollary --help`` lists them: each group adds its own.
+COMMAND_GROUPS: tuple[Callable[[Callable[[str, str], argparse.ArgumentParser]], None], ...] = (
+    _read_commands, _ledger_commands, _serve_commands, _remember_commands, _forget_commands,
+    _end_commands, _depend_commands)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -362,6 +369,10 @@ def _run(args: argparse.Namespace) -> int:
         from .ending import end
 
         return end(args)
+    if args.command == "depend":
+        from .depending import depend
+
+        return depend(args)
     run: Callable[[argparse.Namespace], int] = getattr(commands, args.command)
     return run(args)
 

@@ -79,6 +79,7 @@ from .base_operations import (
 )
 from .blame import FAULTS, Verdict, blame, outcome_events
 from .calling import ToolCallMethods
+from .depending import DependMethods
 from .ending import EndMethods
 from .forgetting import ForgetMethods
 from .lookup import EngineSync, Lookup
@@ -99,7 +100,7 @@ __all__ = ["BeliefBase", "Faded", "Held"]
 
 class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                  RememberMethods, ConflictMethods, SessionMethods, ForgetMethods,
-                 EndMethods):
+                 EndMethods, DependMethods):
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters

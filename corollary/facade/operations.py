@@ -217,7 +217,7 @@ def _declared(method: F, declared: Operation) -> F:
 OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering",
                          "corollary.facade.promising", "corollary.facade.resolving",
                          "corollary.facade.calling", "corollary.facade.ending",
-                         "corollary.facade.forgetting"})
+                         "corollary.facade.forgetting", "corollary.facade.depending"})
 
 
 def _is_users(method: Callable[..., Any]) -> bool:

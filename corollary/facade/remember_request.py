@@ -3,8 +3,9 @@
 The model is offered one tool, ``facts``, whose argument ``facts`` is a list of objects with
 ``subject``, ``attribute``, ``value``, ``quote`` (the exact words of the text that say it) and
 optionally ``key`` (an existing key it was shown), ``valid_from`` (when the text says the fact
-starts), ``certainty``, and ``ended`` / ``valid_until`` (the fact no longer holds: from the
-message's time, or from ``valid_until``; docs/remember.md). The texts the model reads are the constants here: the instructions
+starts), ``certainty``, ``ended`` / ``valid_until`` (the fact no longer holds: from the
+message's time, or from ``valid_until``), ``depends_on`` / ``if_changes`` (the facts it rests
+on; the fact whose change makes it the key's value) and ``forget`` (docs/remember.md). The texts the model reads are the constants here: the instructions
 (:data:`INSTRUCTIONS`), the tool's description (:data:`FACTS_TOOL`) and the layout of the user
 message (:data:`REQUEST`).
 
@@ -75,6 +76,20 @@ INSTRUCTIONS = (
     "is {\"subject\": \"Ann\", \"attribute\": \"employer\", \"value\": \"Acme\", "
     "\"quote\": \"I left Acme in March 2026\", \"ended\": true, \"valid_until\": "
     "\"2026-03-01\"}.\n"
+    "- depends_on: the facts this one rests on (it holds only while they stay as they are), "
+    "each {\"subject\", \"attribute\"} or {\"key\"} of a listed key. 'I take Ventolin for my "
+    "asthma': {\"subject\": \"Ann\", \"attribute\": \"medication\", \"value\": \"Ventolin\", "
+    "\"quote\": \"I take Ventolin for my asthma\", \"depends_on\": [{\"subject\": \"Ann\", "
+    "\"attribute\": \"health condition\"}]}.\n"
+    "- if_changes: the fact whose change makes this value the key's (until then the key keeps "
+    "its value). 'If my condition changes, I will switch to cycling': {\"subject\": \"Ann\", "
+    "\"attribute\": \"exercise routine\", \"value\": \"cycling\", \"quote\": \"I will switch "
+    "to cycling\", \"if_changes\": {\"subject\": \"Ann\", \"attribute\": \"health "
+    "condition\"}}.\n"
+    "- forget: true when the text asks to forget the fact (value when named; quote: the words "
+    "that ask). 'Please forget that James is my partner': {\"subject\": \"Ann\", \"attribute\": "
+    "\"partner\", \"value\": \"James\", \"quote\": \"Please forget that James is my "
+    "partner\", \"forget\": true}.\n"
     "- Report only what the text states, not what you guess. If nothing is worth remembering, "
     "call facts with an empty list."
 )
@@ -112,6 +127,15 @@ NO_KEYS = "(none)"
 SCOPE = "Only facts about keys starting with {prefixes} are kept.\n\n"
 #: How one message of the chat form is shown.
 MESSAGE = "[{index}] {speaker}{at}: {text}"
+
+#: Another fact, as ``depends_on`` and ``if_changes`` name it: its subject and attribute, or
+#: an existing key shown (docs/remember.md, "Dependencies, replacements, forgetting").
+FACT_REF: dict[str, Any] = {
+    "type": "object",
+    "properties": {"subject": {"type": "string", "maxLength": 80},
+                   "attribute": {"type": "string", "maxLength": 80},
+                   "key": {"type": "string", "maxLength": 200}},
+}
 
 #: The one tool of a remember request, as an OpenAI function schema.
 FACTS_TOOL: dict[str, Any] = {
@@ -151,6 +175,14 @@ FACTS_TOOL: dict[str, Any] = {
                             "valid_until": {"type": "string",
                                             "description": "ISO 8601 time the fact stops "
                                                            "holding, when the text says"},
+                            "depends_on": {"type": "array", "maxItems": 8, "items": FACT_REF,
+                                           "description": "the facts this one rests on"},
+                            "if_changes": {**FACT_REF,
+                                           "description": "the fact whose change makes "
+                                                          "this value the key's"},
+                            "forget": {"type": "boolean",
+                                       "description": "true when the text asks to forget "
+                                                      "this fact"},
                         },
                         "required": ["quote", "subject", "attribute", "value"],
                     },

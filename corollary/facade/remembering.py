@@ -45,6 +45,7 @@ from .ending import corrected
 from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
 from .operations import operation
+from .remember_links import Links, read_links, resolve_ref, write_linked
 from .remember_request import (
     MAX_FACTS,
     REQUEST_TOKENS,
@@ -106,6 +107,11 @@ class Remembered:
     valid_from: float | None = None
     source: str = DEFAULT_MODEL_SOURCE
     ended: float | None = None  # when the fact stopped holding (a fact with ended/valid_until)
+    #: the keys it rests on (``depends_on``), the key whose change it waits for
+    #: (``if_changes``), and whether it was forgotten (``forget``): docs/remember.md
+    depends_on: tuple[str, ...] = ()
+    if_changes: str | None = None
+    forgotten: bool = False
 
 
 @attrs.frozen(slots=True)
@@ -218,6 +224,11 @@ class _Fact:
     #: whether the text said when it started (``valid_from``): then it is claimed for its
     #: interval; otherwise it ends what the key holds
     started: bool = False
+    #: what it says of other facts, as read (:mod:`corollary.facade.remember_links`), and
+    #: resolved: the keys it rests on, the key whose change it waits for
+    links: Links = Links()
+    depends: tuple[str, ...] = ()
+    changes: str | None = None
 
 
 def _until(raw: dict[str, Any], said: float) -> float | None:
@@ -251,6 +262,8 @@ def _fact_fields(raw: Any) -> tuple[str, str, Any, str, str | None, Any, float |
     elif isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidInputError("its value is not finite")
+    elif value is None and raw.get("forget") is True:
+        pass  # "forget my partner": the key, whatever it holds
     elif not isinstance(value, (bool, int)):
         raise InvalidInputError("its value is not a string, number or boolean")
     canon(value)
@@ -429,8 +442,10 @@ class RememberMethods:
     def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
                         cut: int) -> RememberedList:
         kept, refused = self._check_facts(named, plan.docs, plan.scopes, plan.claimer)
-        return self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups),
+        kept, forgets = linked_facts(self, kept, plan.docs, refused, plan.scopes)
+        made = self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups),
                                    cut)
+        return forget_facts(self, made, forgets, plan.docs)
 
     def _remember_kept(self, kept: list[_Fact], refused: list[tuple[Refused, str]],
                        docs: list[_Doc], claimer: str, requests: int, cut: int = 0
@@ -454,12 +469,19 @@ class RememberMethods:
             doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
             fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
                           f.merged_from] for f in new]
-            extra = {"ends": [[*e[:3], renumber[e[3]], *e[4:]] for e in ends]} if ends else {}
+            extra: dict[str, Any] = (
+                {"ends": [[*e[:3], renumber[e[3]], *e[4:]] for e in ends]} if ends else {})
+            links = [[i, list(f.depends), f.changes] for i, f in enumerate(new)
+                     if f.depends or f.changes is not None]
+            if links:
+                extra["links"] = links
             made = self._remembered(doc_rows, claimer, fact_rows, counted, **extra)
         fresh = iter(made)
         _sync_beliefs(self, [(f.key, f.value) for f in kept if f.known])
-        results = [_result(self, f.key, f.value, f.quote, docs[f.doc].key, f.valid_from,
-                           f.merged_from, claimer) if f.known else next(fresh) for f in kept]
+        results = [attrs.evolve(_result(self, f.key, f.value, f.quote, docs[f.doc].key,
+                                        f.valid_from, f.merged_from, claimer)
+                                if f.known else next(fresh),
+                                depends_on=f.depends, if_changes=f.changes) for f in kept]
         results.extend(fresh)  # the ends', after the facts'
         return RememberedList(results, [r for r, _ in refused], requests, cut)
 
@@ -633,7 +655,7 @@ class RememberMethods:
         its identity (:func:`_refusal_identity`), each once. Nothing changes here."""
         kept: list[_Fact] = []
         refused: dict[str, Refused] = {}
-        seen: set[tuple[str, Any, int]] = set()
+        seen: set[tuple[str, Any, int, bool]] = set()
         index = self._key_index()
         made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
         texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
@@ -641,6 +663,7 @@ class RememberMethods:
             raw = read_entities(raw, "\n".join(docs[d].text for d in candidates))
             try:
                 subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
+                links = read_links(raw)
             except InvalidInputError as exc:
                 _refuse(refused, Refused(raw, f"malformed: {exc}", True, _own_key(raw)),
                         docs, candidates)
@@ -652,7 +675,7 @@ class RememberMethods:
                                          scoped_key(subject, attribute, scopes)),
                         docs, candidates)
                 continue
-            if not value_in_quote(value, quote, attribute):  # docs/remember.md, "supported"
+            if not links.forget and not value_in_quote(value, quote, attribute):
                 _refuse(refused, Refused(raw, "value not in its quote", True,
                                          scoped_key(subject, attribute, scopes)),
                         docs, candidates)
@@ -663,7 +686,7 @@ class RememberMethods:
                 _refuse(refused, Refused(raw, "outside the scope", False, resolved.key),
                         docs, candidates)
                 continue
-            claim = (resolved.key, canon(value), doc)
+            claim = (resolved.key, canon(value), doc, links.forget)
             if claim in seen:  # a repeat in the reply: one claim, counted once
                 continue
             seen.add(claim)
@@ -679,7 +702,7 @@ class RememberMethods:
             kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
                               resolved.merged_from,
                               self._claimed(resolved.key, value, claimer, docs[doc].key),
-                              until=until, started=valid_from is not None))
+                              until=until, started=valid_from is not None, links=links))
         return kept, [(r, ident) for ident, r in refused.items()]
 
     def _claimed(self, key: str, value: Any, source: str, document: str) -> bool:
@@ -691,7 +714,8 @@ class RememberMethods:
 
     @operation("remember", subjects=remembered_facts)
     def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
-                    refusals: list[Any], ends: Sequence[list[Any]] = ()) -> list[Remembered]:
+                    refusals: list[Any], ends: Sequence[list[Any]] = (),
+                    links: Sequence[list[Any]] = ()) -> list[Remembered]:
         """The change of one remember: the documents asserted and the facts claimed, with the
         outcomes of the checks recorded first (all or nothing). Its arguments are plain data:
         a journaled base keeps them as its entry, and a replay runs this again with them."""
@@ -716,9 +740,13 @@ class RememberMethods:
         with self._rules.transaction() if rules else nullcontext():
             for key, text, speaker, at in docs:
                 kb.assert_(key, text, speaker, valid_from=at)  # said then, and true since
-            for key, value, quote, doc, valid_from, cert, merged in facts:
-                kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
-                         learn=False, valid_from=valid_from)  # ordered in time (PreferNewer)
+            linked = {link[0] for link in links}  # written once what they name is
+            for i, (key, value, quote, doc, valid_from, cert, _merged) in enumerate(facts):
+                if i not in linked:
+                    kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
+                             learn=False, valid_from=valid_from)  # ordered in time
+            write_linked(kb, source, docs, facts, links)
+            for key, value, quote, _doc, _vf, _cert, merged in facts:
                 if merged is not None:
                     _note_merge(self._engine, key, value, source, quote, merged)
             for key, value, quote, doc, until, cert, started, merged in ends:
@@ -857,3 +885,88 @@ def _superseded(kb: Any, key: str, value: Any) -> tuple[Any, ...]:
 
 def _shown_time(at: float) -> str:
     return datetime.fromtimestamp(at, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def linked_facts(kb: Any, kept: list[_Fact], docs: list[_Doc],
+                 refused: list[tuple[Refused, str]], scopes: Scope | None
+                 ) -> tuple[list[_Fact], list[_Fact]]:
+    """The facts to write, their ``depends_on``/``if_changes`` resolved to keys and each
+    placed after the facts of this call it names, and the facts asking to be forgotten
+    (docs/remember.md, "Dependencies, replacements, forgetting"). A fact naming another that
+    holds no value (nor is made by this call), or only facts that wait on each other, is
+    refused, not counted against the model; one naming its own key is malformed (counted)."""
+    engine = kb._engine
+    made = [f.key for f in kept if not f.links.forget and f.until is None]
+
+    def known(key: str) -> bool:
+        return bool(engine.values_of(key)) and len(kb._lookup.held(key)) == 1
+
+    def refuse(f: _Fact, why: str, counted: bool) -> None:
+        raw = {"key": f.key, "value": f.value, "quote": f.quote}
+        refusal = Refused(raw, why, counted, f.key)
+        refused.append((refusal, _refusal_identity(refusal, docs, [f.doc])))
+
+    plain: list[_Fact] = []
+    waiting: list[_Fact] = []
+    forgets: list[_Fact] = []
+    index = kb._key_index()
+    for f in kept:
+        if f.links.forget:
+            if f.value is not None and value_in_quote(f.value, f.quote, ""):
+                # the request says the value itself: claimed from its words, then forgotten
+                # with them, so its own message keeps no trace of it either
+                plain.append(attrs.evolve(f, links=Links()))
+                made.append(f.key)
+            held = bool(engine.values_of(f.key)) or f.key in made
+            if f.value is not None:
+                held = engine.find(f.key, canon(f.value)) is not None or any(
+                    g.key == f.key and canon(g.value) == canon(f.value) for g in plain)
+            if held:
+                forgets.append(f)
+            else:
+                refuse(f, f"nothing to forget: {f.key} holds no such value", False)
+            continue
+        refs = f.links.depends or (() if f.links.changes is None else (f.links.changes,))
+        if not refs:
+            plain.append(f)
+            continue
+        keys = [resolve_ref(r, index, kb._embedder, made, scopes, known) for r in refs]
+        if f.key in keys:
+            refuse(f, f"malformed: it names its own key {f.key}", True)
+        elif None in keys:
+            refuse(f, "it names a fact that holds no value", False)
+        elif f.links.depends:
+            waiting.append(attrs.evolve(f, depends=tuple(k for k in keys if k is not None)))
+        else:
+            waiting.append(attrs.evolve(f, changes=keys[0]))
+    ordered = plain
+    while waiting:  # each after the facts of this call it names
+        pending = {f.key for f in waiting}
+        ready = [f for f in waiting if pending.isdisjoint(f.depends or (f.changes,))]
+        if not ready:
+            for f in waiting:
+                refuse(f, "the facts it names depend on each other", False)
+            break
+        ordered += ready
+        waiting = [f for f in waiting if f not in ready]
+    return ordered, forgets
+
+
+def forget_facts(kb: Any, made: RememberedList, forgets: list[_Fact],
+                 docs: list[_Doc]) -> RememberedList:
+    """Forget what the text asked to forget, after the call's change, each as ``kb.forget``
+    forgets (its words with it), on the speaker's word; each a :class:`Remembered` marked
+    ``forgotten``."""
+    if not forgets:
+        return made
+    gone = {(f.key, None if f.value is None else canon(f.value)) for f in forgets}
+    out = [r for r in made if (r.key, None) not in gone and (r.key, canon(r.value)) not in gone]
+    for f in forgets:
+        speaker = docs[f.doc].source
+        if f.value is None:
+            kb.forget(f.key, reason=f"asked by {speaker}", by=speaker)
+        else:
+            kb.forget(f.key, f.value, reason=f"asked by {speaker}", by=speaker)
+        out.append(Remembered(f.key, f.value, f.quote, "OUT", 0.0, docs[f.doc].key,
+                              merged_from=f.merged_from, source=speaker, forgotten=True))
+    return RememberedList(out, made.refused, made.requests, made.cut)

@@ -173,8 +173,9 @@ class WorldView:
         """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
         raises)."""
         alone = self._alone(key)
-        if alone is not None:
-            return self._base._engine.keys[key].value if alone[0] else default  # type: ignore[union-attr]
+        if alone is not None:  # an end left alone (its value forgotten) holds no value either
+            held = self._base._engine.keys[key].value  # type: ignore[union-attr]
+            return held if alone[0] and not is_end(held) else default
         with self._reading():
             return self._base.value(key, default)
 

@@ -25,7 +25,8 @@ from ..tms.proof import Proof
 __all__ = ["NAMES", "Operations"]
 
 #: The operations, in the order a toolset lists them (``remember`` only when the base has it).
-NAMES = ("assert_fact", "claim", "retract", "end", "forget", "recall", "explain", "remember")
+NAMES = ("assert_fact", "claim", "retract", "end", "forget", "depend", "recall", "explain",
+         "remember")
 #: The most beliefs one recall returns.
 RECALL_MOST = 50
 
@@ -233,6 +234,34 @@ class Operations:
             return {"beliefs": gone.beliefs, "reasons": gone.reasons, "kept": gone.kept,
                     "entries": gone.entries, "checkpoints": gone.checkpoints,
                     "outcomes": gone.outcomes}
+
+    def depend(self, key: str, value: Any, on: list[str] | None = None,
+               if_changes: str | None = None) -> dict[str, Any]:
+        """Record that key = value rests on what other keys hold now (on: it stops holding
+        when one of them changes, ends or is forgotten), or that key becomes value once the
+        key if_changes changes from what it holds now (until then key keeps its value). Give
+        on or if_changes.
+
+        Parameters
+        ----------
+        key : str
+            The fact's key.
+        value : Any
+            Its value.
+        on : list of str, optional
+            The keys it rests on, as they hold now.
+        if_changes : str, optional
+            The key whose change makes value the key's.
+        """
+        from ..facade.depending import declare
+
+        self._inside(key)
+        self._inside(*(on or ()), *([] if if_changes is None else [if_changes]), what="input")
+        with self._lock:
+            self._sync()
+            believed = declare(self.kb, key, value, source=self.source, on=on,
+                               if_changes=if_changes)
+            return self._state(key, believed)
 
     def recall(self, query: str, k: int = 10) -> dict[str, Any]:
         """The held beliefs that bear on a query, most relevant and most trusted first; never

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._version import __version__
 from ..agent import prompts
 from ..facade.base import BeliefBase
+from ..facade.depending import declare
 from ..foundations.clock import parse_instant
 from ..foundations.errors import (
     CorollaryError,
@@ -678,11 +679,40 @@ def _forgetting_tools(server: MCPServer, served: Served) -> None:
                                outcomes=gone.outcomes, saved_version=version)
 
 
+def _depending_tools(server: MCPServer, served: Served) -> None:
+    """The tool that declares a dependency or a replacement: depend (docs/model.md,
+    "Dependencies and declared replacements")."""
+    @server.tool(annotations=_WRITE, description=(
+        "Record that key = value rests on what other keys hold now (on: it goes OUT when one "
+        "changes), or that key becomes value once if_changes changes from what it holds now "
+        "(until then key keeps its value). Give on or if_changes."))
+    def depend(
+        key: Key, value: Annotated[Any, Field(description="The value")], source: Source,
+        on: Annotated[list[str], Field(description="Keys it rests on, as they hold now")
+                      ] = [],  # noqa: B006 - pydantic copies defaults; the SDK needs a JSON default
+        if_changes: Annotated[str | None, Field(description=(
+            "The key whose change from its current value makes value key's"))] = None,
+        citation: Annotated[Citation | None, Field(description="The sentence that said it, "
+                                                               "in a held document")] = None,
+        certainty: Annotated[float | None, Field(description="How sure, in (0, 1]")] = None,
+    ) -> Changed:
+        cited = None if citation is None else citation.model_dump()
+        served.check(key)
+        served.check(*on, *([] if if_changes is None else [if_changes]), what="input")
+        served.check(*([] if citation is None else [citation.document]), what="cited document")
+
+        def apply(kb: BeliefBase) -> tuple[str, Any]:
+            return key, declare(kb, key, value, source=source, on=on, if_changes=if_changes,
+                                citation=cited, certainty=certainty)
+
+        return served.change_belief(apply)
+
+
 #: Every tool the server has, by group: a new tool goes in one of these (or a group of its own
 #: listed here), ``fn(server, served)`` adding it with ``@server.tool``.
 TOOL_GROUPS: tuple[Callable[[MCPServer, Served], None], ...] = (
     _assertion_tools, _settling_tools, _belief_tools, _problem_tools, _ending_tools,
-    _forgetting_tools)
+    _forgetting_tools, _depending_tools)
 
 
 def _narrowed(served: Served, scope: str | None) -> Scope | None:

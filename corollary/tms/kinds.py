@@ -39,8 +39,10 @@ VALID_TIME = ("valid_from", "valid_until")
 #: Fields of ``Justification.info`` that a proof copies into the step's node, when present.
 PROOF_FIELDS = ("names", "formula", "stated", "computed", "reproduced", "document", "quote",
                 "citation_found", "certainty", "samples", "agreed", "merged_from", "valid_from",
-                "valid_until")
+                "valid_until", "rests_on", "replaces", "since")
 _CLAIM = ("names", "certainty", "model")
+#: A dependency's and a declared replacement's fields (:mod:`corollary.facade.depending`).
+_DEPENDS = ("rests_on", "replaces", "since")
 _FORMULA = ("formula", "stated", "computed", "reproduced")
 _CITATION = ("document", "quote", "citation_found")
 #: A certainty from self-consistency (:func:`corollary.evidence.confidence.self_consistency`).
@@ -147,7 +149,8 @@ class _Claim(StepKind):
     samples agreed, when it came from self-consistency), and an optional citation check."""
 
     info_required: tuple[str, ...] = _CLAIM
-    info_optional: tuple[str, ...] = _CITATION + _SAMPLES + ("merged_from",) + VALID_TIME
+    info_optional: tuple[str, ...] = (_CITATION + _SAMPLES + ("merged_from",) + VALID_TIME
+                                      + _DEPENDS)
 
     @staticmethod
     def sampled(reason: dict[str, Any]) -> str:
@@ -155,6 +158,28 @@ class _Claim(StepKind):
         if "samples" not in reason:
             return ""
         return f"; {reason['samples']} samples, {reason['agreed']} agreed"
+
+    def proof_fields(self, j: Justification, reliability: Reliability,
+                     now: float) -> dict[str, Any]:
+        fields = super().proof_fields(j, reliability, now)
+        if "rests_on" in fields:  # the values it rests on are its inputs' (docs/model.md)
+            rests = set(fields["rests_on"])
+            fields["rests_on"] = [[x.key, x.value] for x in j.inputs if x.key in rests]
+        return fields
+
+    @staticmethod
+    def depends(reason: dict[str, Any]) -> str:
+        """``"; rests on k = 'v'"`` for a dependency, ``"; replaces 'v' since k changed"`` for
+        a declared replacement in effect (``"... once k changes"`` before), else ``""``."""
+        what = ""
+        if reason.get("rests_on"):
+            what += "; rests on " + ", ".join(f"{k} = {v!r}" for k, v in reason["rests_on"])
+        if "since" in reason:
+            old = f"replaces {reason['replaces']!r}" if "replaces" in reason else "holds"
+            held = any(e["held"] for e in reason.get("unless", ()))
+            what += (f"; {old} once {reason['since']} changes" if held
+                     else f"; {old} since {reason['since']} changed")
+        return what
 
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         super().check_info(f, name, info, field)
@@ -170,6 +195,13 @@ class _Claim(StepKind):
             f.boolean(info["citation_found"], f"{field}.citation_found")
         if "merged_from" in info:
             f.key(info["merged_from"], f"{field}.merged_from")
+        if "rests_on" in info:
+            for i, k in enumerate(f.items(info["rests_on"], f"{field}.rests_on")):
+                f.key(k, f"{field}.rests_on[{i}]")
+        if "since" in info:
+            f.key(info["since"], f"{field}.since")
+        if "replaces" in info:
+            f.value(info["replaces"], f"{field}.replaces")
         for k in VALID_TIME:
             if k in info and info[k] is not None:
                 f.number(info[k], f"{field}.{k}")
@@ -200,7 +232,8 @@ class FormulaStep(_Claim):
         else:
             what += (f", re-executed: stated {reason['stated']!r} but computes "
                      f"{reason['computed']!r} (believed)")
-        return what + f"; step 1.0 × certainty {num(reason['step'])}" + self.sampled(reason)
+        return (what + f"; step 1.0 × certainty {num(reason['step'])}" + self.sampled(reason)
+                + self.depends(reason))
 
     def caption(self, j: Justification) -> str:
         return f"formula {j.info.get('formula', '?')} by {j.name}"
@@ -229,7 +262,7 @@ class ModelStep(_Claim):
             what += f"; cites {reason['document']}: {reason['quote']!r} ({found})"
         if "merged_from" in reason:  # kb.remember resolved the fact's own key to this one
             what += f"; merged from {reason['merged_from']}"
-        return what + self.sampled(reason)
+        return what + self.sampled(reason) + self.depends(reason)
 
     def caption(self, j: Justification) -> str:
         return f"model judgement by {j.name}"

@@ -156,7 +156,7 @@ def test_the_changed_address_the_run_ends_ok_with_the_new_one() -> None:
     assert change == ("The beliefs shown have changed:\nheld now:\n"
                       f'{KEY} = "Pine Ave" [IN 0.90, {SUPERSEDES}]\n'
                       "no longer held (or below the floor):\n"
-                      f'{KEY} = "Oak St" ({SUPERSEDED})')
+                      f'{KEY} = "Oak St": {SUPERSEDED}')
     assert "supersedes 'Oak St' (valid 2024-01-02 → 2025-03-02)" in str(run.explain())
     # the old value is not blamed: the world changed
     assert agent.kb.ledger.outcomes("tool:dated_crm") == []
@@ -231,7 +231,7 @@ def test_listing_every_belief_marks_supersession_too() -> None:
     assert seen[1][-1]["content"] == ("The beliefs shown have changed:\nheld now:\n"
                                       f'{KEY} = "Pine Ave" [IN 0.90, {SUPERSEDES}]\n'
                                       "no longer held (or below the floor):\n"
-                                      f'{KEY} = "Oak St" ({SUPERSEDED})')
+                                      f'{KEY} = "Oak St": {SUPERSEDED}')
 
 
 # -- over random runs: what the model is told of change is what the base holds ------------------

@@ -154,7 +154,7 @@ def test_what_changed_travels_in_a_later_message(budget: int | None) -> None:
             'hunch:ops = "ops hunch" [IN 0.91]') in changes
     # the retraction: the note is no longer held (the tool message told of closed:note:ops)
     assert ("The beliefs shown have changed:\nno longer held (or below the floor):\n"
-            'note:ops = "the ops note"') in changes
+            'note:ops = "the ops note": retracted') in changes
     if budget is None:  # every held belief is shown: the rule's conclusion too
         assert any('doubled:ops = 220.0 [IN 0.99]' in c for c in changes)
     # the tool results were told in their tool messages and are not repeated as changes

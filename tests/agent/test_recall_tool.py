@@ -128,7 +128,8 @@ def test_what_the_recall_tool_found_is_watched_and_its_changes_told() -> None:
     Agent(model, kb, tools=[delete]).run("Tidy up the customers.")
     assert model.requests[2][0][-1] == {
         "role": "user", "content": "The beliefs shown have changed:\nno longer held (or below "
-                                   'the floor):\ncustomer:42:email = "customer42@example.com"'}
+                                   'the floor):\ncustomer:42:email = "customer42@example.com": '
+                                   "retracted"}
 
 
 def test_the_recall_tool_never_shows_below_the_floor_and_checks_k() -> None:

@@ -17,7 +17,7 @@ FACTS = [("revenue:Q2", 100.0), ("revenue:Q3", 110.0)]
 CLAIM = {"key": "growth", "value": 0.1, "inputs": {"q2": "revenue:Q2", "q3": "revenue:Q3"},
          "formula": "(q3 - q2) / q2"}
 OUTSIDE = {"key": "growth", "value": 1, "inputs": ["customer:7:plan"]}
-EXPECTED = {"assert_fact", "claim", "retract", "end", "forget", "recall", "explain"}
+EXPECTED = {"assert_fact", "claim", "retract", "end", "forget", "depend", "recall", "explain"}
 
 
 def base() -> BeliefBase:

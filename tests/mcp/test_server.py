@@ -32,7 +32,7 @@ from support.cli_support import ROOT, env_for, make_shop  # noqa: E402
 from corollary import BeliefBase, ManualClock, PreferHigherConfidence, open_ledger  # noqa: E402
 from corollary.mcp import make_server  # noqa: E402
 
-TOOLS = {"assert_fact", "claim", "retract", "end", "forget", "record_outcome", "belief", "beliefs", "explain",
+TOOLS = {"assert_fact", "claim", "retract", "end", "forget", "depend", "record_outcome", "belief", "beliefs", "explain",
          "conflicts", "resolve", "faded", "recall"}
 
 

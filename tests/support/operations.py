@@ -106,6 +106,31 @@ unless_in_time_operations = st.lists(
     min_size=4, max_size=30,
 )
 
+# dependencies and declared replacements (docs/model.md, "Dependencies and declared
+# replacements"; issue 37, item 1): kb.depend on the values keys hold now, kb.replace_when
+# waiting on a key's change (stated start or none), and forgetting a root or a value
+# (the roots a, b said by one person at distinct times, so that they often hold one value)
+root_op = st.tuples(st.just("assert_valid"), st.sampled_from(["a", "b"]), st.sampled_from(VALUES),
+                    st.just("human:ann"), st.just(None), st.just(None),
+                    st.sampled_from([None, -50.0, 0.0, 20.0, 100.0, 250.0]), st.just(None))
+depend_op = st.tuples(st.just("depend"), st.sampled_from(["c", "d"]), st.sampled_from(VALUES),
+                      st.lists(st.sampled_from(["a", "b"]), min_size=1, max_size=2,
+                               unique=True))
+replace_op = st.tuples(st.just("replace_when"), st.sampled_from(["c", "d"]),
+                       st.sampled_from(VALUES), st.sampled_from(["a", "b"]),
+                       st.sampled_from([None, None, 20.0, 100.0, 250.0]))
+forget_op = st.tuples(st.just("forget"), st.sampled_from(KEYS[:4]),
+                      st.sampled_from([None, *VALUES]))
+#: Valid-time assertions with dependencies and declared replacements over them, the roots
+#: changed, retracted and forgotten, among outcomes and clock moves. (No ends: the engine and
+#: the oracle disagree on an end of a key whose only value is a claim its exception defeats,
+#: with no policy, a case of ends, not of dependencies; tests/base/test_depend.py ends a root.)
+depend_operations = st.lists(
+    st.one_of(root_op, root_op, root_op, valid_op, depend_op, depend_op, replace_op, replace_op,
+              retract_op, withdraw_op, forget_op, outcome_op, advance_op),
+    min_size=6, max_size=30,
+)
+
 
 def apply(kb, clock, op):
     kind = op[0]
@@ -156,6 +181,18 @@ def apply(kb, clock, op):
             _, key, value, inputs, unless, valid_from = op
             kb.claim(key, value, source="model:m", inputs=inputs, unless=unless,
                      valid_from=valid_from)
+        elif kind == "depend":
+            _, key, value, on = op
+            kb.depend(key, value, on=on, source="model:m")
+        elif kind == "replace_when":
+            _, key, value, changes, valid_from = op
+            kb.replace_when(key, value, changes, source="model:m", valid_from=valid_from)
+        elif kind == "forget":
+            _, key, value = op
+            if value is None:
+                kb.forget(key)
+            else:
+                kb.forget(key, value)
         elif kind == "nogood":
             kb.nogood(*op[1])
         elif kind == "withdraw":
