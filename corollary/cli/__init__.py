@@ -18,6 +18,8 @@ from typing import NoReturn
 
 from .._version import __version__
 from ..foundations.errors import CorollaryError
+from .times import instant_arg as _instant
+from .times import seconds_arg as _seconds
 
 __all__ = ["build_parser", "main"]
 
@@ -30,38 +32,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"not a finite number of seconds: {text!r}")
-    return value
-
-
-def _instant(text: str) -> float:
-    """A time on the command line: ISO 8601 (``2025-03-02``, ``2025-03-02T09:00:00Z``) or
-    POSIX seconds, read by the one parser of times (``parse_instant``)."""
-    from ..foundations.clock import parse_instant
-    from ..foundations.errors import CorollaryError
-
-    try:
-        number = float(text)
-    except ValueError:
-        number = None
-    if number is not None:
-        return _seconds(text)  # seconds, as before (nan and inf refused the same way)
-    try:
-        value = parse_instant(text)
-    except CorollaryError:
-        value = None
-    if value is None:
-        raise argparse.ArgumentTypeError(f"not a time (ISO 8601 such as 2025-03-02, or POSIX "
-                                         f"seconds): {text!r}")
-    return value
 
 
 def _unit(text: str) -> float:

@@ -7,14 +7,13 @@ import argparse
 from typing import Any
 
 from .output import emit_json, say
+from .times import instant_arg
 
 __all__ = ["add_end_command", "end"]
 
 
 def add_end_command(add: Any) -> None:
     """Add ``corollary end`` through the parser's ``add(name, help)``."""
-    from . import _instant  # the CLI's one reader of times (ISO 8601 or POSIX seconds)
-
     cmd = add("end", "say that a fact no longer holds from a time on, on a source's word (kb.end)")
     cmd.add_argument("base", nargs="?", metavar="BASE",
                      help="a snapshot file (kb.save), written back")
@@ -22,7 +21,7 @@ def add_end_command(add: Any) -> None:
     cmd.add_argument("--value", metavar="V", help="only this value of KEY (JSON when it parses, "
                                                   "else text)")
     cmd.add_argument("--source", metavar="S", required=True, help="whose word the end is")
-    cmd.add_argument("--at", metavar="T", type=_instant, help="when it stopped holding: POSIX seconds or an "
+    cmd.add_argument("--at", metavar="T", type=instant_arg, help="when it stopped holding: POSIX seconds or an "
                                                "ISO 8601 time with a zone (default: now)")
     cmd.add_argument("--reason", metavar="TEXT", help="why (shown in the proof)")
     cmd.add_argument("--ledger", metavar="PATH", help="the ledger keeping --session (or the "
@@ -56,4 +55,5 @@ def end(args: argparse.Namespace) -> int:
     else:
         say(str(proof))
     return 0
+
 
