@@ -25,7 +25,7 @@ from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import is_end
 from ..tms.conflicts import span_of, superseder
-from ..tms.records import record_valid_at
+from ..tms.records import record_is_timed, record_valid_at
 from .blame import sources_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,18 +146,12 @@ class WorldView:
         t = self.t
         ev = b.evidence
         if type(ev) is tuple:
-            life = ev[3]
-            if life is None or len(life) < 5:  # no valid time: it counts from its assertion on
-                return (b.best is not None, b.conf) if ev[2] <= t else (False, 0.0)
-            if len(life) == 5:  # one interval: written out, as this is every such read
-                start = ev[2] if life[3] is None else life[3]
-                valid = start <= t and (life[4] is None or t < life[4])
-            else:
-                valid = record_valid_at(ev, t)
-            if not valid:
+            if not record_valid_at(ev, t):
                 return False, 0.0  # a lone premise outside its valid time at t
-            if b.best is not None:
-                return True, b.conf  # held now, so valid now as at t: it counts as it does now
+            if b.best is not None or not record_is_timed(ev):
+                # held now, so valid now as at t, or with no valid time (it counts from its
+                # assertion on): it counts as it does now
+                return b.best is not None, b.conf
         else:
             now = base._sync_engine.clock()  # a finite float: current() checked it
             if all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):

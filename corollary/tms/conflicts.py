@@ -37,16 +37,22 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..evidence.confidence import agreement, decay_weight
+from ..evidence.confidence import agreement
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, is_end
 from .kinds import DATED, counts_at, valid_time_of
-from .records import record_intervals
+from .records import (
+    record_expired,
+    record_intervals,
+    record_origin,
+    record_source,
+    record_strength,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
-    from .records import Belief, Justification
+    from .records import Belief, Justification, PremiseRecord
 
 
 @attrs.frozen(slots=True)
@@ -424,31 +430,7 @@ class _Dating:
         records = b.records()
         if not records:
             return self.through(b, seen)
-        world, now, engine = self.world, self.now, self.engine
-        holds: float | None = None
-        began: float | None = None
-        best: dict[str, float] = {}
-        for record in records:
-            source, origin, at, life = record
-            if life is not None and life[1] is not None and now >= at + life[1]:
-                continue
-            begun = [(s, e) for s, e in record_intervals(record) if s <= world]
-            if not begun:
-                continue
-            for s, e in begun:
-                if began is None or s > began:
-                    began = s
-                if (e is None or world < e) and (holds is None or s > holds):
-                    holds = s
-            r, _ = engine.reliability(source, now)
-            if life is not None:
-                if len(life) > 2:
-                    r *= life[2]  # type: ignore[operator]
-                if life[0] is not None:
-                    r *= decay_weight(max(now - at, 0.0), life[0])
-            if r > best.get(origin, -1.0):
-                best[origin] = r
-        strength = agreement(best, engine.corroboration) if best else 0.0
+        holds, began, strength = self.premise_dates(records)
         if b in seen:  # a cycle back here: its premises only (dates that depend on the path)
             return (holds, began, strength), True
         cut = False
@@ -457,12 +439,33 @@ class _Dating:
                 d, below = self.reason(j, seen | {b})
                 cut = cut or below
                 if d is not None:
-                    if d[1] is not None and (began is None or d[1] > began):
-                        began = d[1]
-                    if d[0] is not None and (holds is None or d[0] > holds):
-                        holds = d[0]
+                    began = _later(began, d[1])
+                    holds = _later(holds, d[0])
                     strength = max(strength, d[2])
         return (holds, began, strength), cut
+
+    def premise_dates(self, records: list[PremiseRecord]) -> Dates:
+        """The dates of a value's premises alone: those past their ttl count for none."""
+        world, now, engine = self.world, self.now, self.engine
+        holds: float | None = None
+        began: float | None = None
+        best: dict[str, float] = {}
+        for record in records:
+            if record_expired(record, now):
+                continue
+            begun = [(s, e) for s, e in record_intervals(record) if s <= world]
+            if not begun:
+                continue
+            for s, e in begun:
+                began = _later(began, s)
+                if e is None or world < e:
+                    holds = _later(holds, s)
+            r, _ = engine.reliability(record_source(record), now)
+            r, _ = record_strength(record, r, now)
+            origin = record_origin(record)
+            if r > best.get(origin, -1.0):
+                best[origin] = r
+        return holds, began, agreement(best, engine.corroboration) if best else 0.0
 
     def reason(self, j: Justification, seen: frozenset[Belief]) -> tuple[Dates | None, bool]:
         """One reason's dates (``None``: it has not begun), and whether a cycle was cut below.
@@ -533,6 +536,13 @@ class _Dating:
         if not cut:
             self.memo[b] = result
         return result, cut
+
+
+def _later(t: float | None, other: float | None) -> float | None:
+    """The later of two instants, ``None`` being none (earlier than any)."""
+    if other is None:
+        return t
+    return other if t is None or other > t else t
 
 
 def _claim_spans(b: Belief) -> list[tuple[float, float | None]]:
