@@ -94,6 +94,7 @@ def rollback(engine: Engine, batch: Batch) -> None:
                 for b in beliefs:
                     _drop_made(engine, b)
                 del keys[row[0]]
+                engine.world_reads.pop(row[0], None)
     engine.count = batch.count
     engine.continue_numbering(batch.next_seq)
     # the expiries the batch pushed (numbered from its start): their numbers are reused now

@@ -68,6 +68,7 @@ from .records import (
     record_valid_at,
 )
 from .sweep import Sweep
+from .world_reads import KeyTimes
 
 __all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine", "LabelFeed",
            "PremisePart", "OUTSIDE"]
@@ -215,6 +216,11 @@ class Engine:
         #: decided by time against the end, as under PreferNewer (docs/model.md, "Ending a
         #: fact"); empty in a base without ends, which then pays nothing for them
         self.ended: set[str] = set()
+        #: Bumped whenever a source's reliability may have changed (:meth:`mark_source`,
+        #: :meth:`mark_all`): what was computed from reliabilities before is stale.
+        self.trust_epoch = 0
+        #: key -> its answers at world times per stretch (:mod:`corollary.tms.world_reads`)
+        self.world_reads: dict[str, KeyTimes] = {}
         self.feed = ChangeFeed(self)
 
     # -- structure -----------------------------------------------------------------------
@@ -513,6 +519,7 @@ class Engine:
         """
         if b.evidence is not None or b.justs or b.withdrawn is not None or b.users:
             return False
+        self.world_reads.pop(b.key, None)  # it holds the key's values: gone with one of them
         slot = self.keys.get(b.key)
         if slot is b:
             del self.keys[b.key]
@@ -795,6 +802,7 @@ class Engine:
 
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
+        self.trust_epoch += 1
         for b in self.by_source.get(source, ()):
             if b.record_from(source) is not None:  # not an entry a dropped premise left
                 self.mark(b)
@@ -802,6 +810,7 @@ class Engine:
             self.mark(j.output)
 
     def mark_all(self) -> None:
+        self.trust_epoch += 1
         for b in self.beliefs():
             self.mark(b)
 
