@@ -25,7 +25,7 @@ from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import is_end
 from ..tms.conflicts import span_of, superseder
-from ..tms.records import record_is_timed, record_valid_at
+from ..tms.records import OUTSIDE_SPAN, UNDATED, record_valid_at, record_validity
 from ..tms.world_reads import held_at
 from .blame import sources_of
 
@@ -155,9 +155,10 @@ class WorldView:
         t = self.t
         ev = b.evidence
         if type(ev) is tuple:
-            if not record_valid_at(ev, t):
+            validity = record_validity(ev, t)
+            if validity == OUTSIDE_SPAN:
                 return False, 0.0, b  # a lone premise outside its valid time at t
-            if b.best is not None or not record_is_timed(ev):
+            if b.best is not None or validity == UNDATED:
                 # held now, so valid now as at t, or with no valid time (it counts from its
                 # assertion on): it counts as it does now
                 return b.best is not None, b.conf, b

@@ -55,16 +55,14 @@ from .records import (
     PremiseRecord,
     matches,
     plain_source,
-    record_at,
-    record_changes_validity,
+    record_changes,
     record_expired,
     record_expires_at,
-    record_intervals,
     record_is_timed,
     record_origin,
+    record_schedule,
     record_source,
     record_strength,
-    record_ttl,
     record_valid_at,
 )
 from .sweep import Sweep
@@ -255,8 +253,11 @@ class Engine:
         self.count += 1
         source = plain_source(record)
         if source is None:  # a ttl or a valid time may have instants to schedule
-            source = record_source(record)
-            self.schedule(b, record)
+            source, expires, dated = record_schedule(record)
+            if expires is not None:
+                self.push_expiry(b, record)
+            if dated:
+                self.push_valid_time(b, record)  # a start or an end still to come
         holders = self.by_source.get(source)
         if holders is None:
             self.by_source[source] = [b]
@@ -418,8 +419,11 @@ class Engine:
         old = None
         source = plain_source(record)
         if source is None:
-            source = record_source(record)
-            self.schedule(b, record)
+            source, expires, dated = record_schedule(record)
+            if expires is not None:
+                self.push_expiry(b, record)
+            if dated:
+                self.push_valid_time(b, record)  # a start or an end still to come
         ev = b.evidence
         if ev is None:
             b.evidence = record
@@ -447,14 +451,6 @@ class Engine:
         self.mark(b)
         return None if old is None else Premise.of(old)
 
-    def schedule(self, b: Belief, record: PremiseRecord) -> None:
-        """Schedule what of ``b``'s new premise ``record`` a clock can reach: its expiry (a
-        ttl), and the instants its valid time starts or stops holding after it was asserted."""
-        if record_ttl(record) is not None:
-            self.push_expiry(b, record)
-        if record_changes_validity(record):
-            self.push_valid_time(b, record)  # a start or an end still to come
-
     def push_expiry(self, b: Belief, record: PremiseRecord, number: int | None = None) -> None:
         """Schedule the expiry of ``b``'s premise ``record`` (it has a ttl), numbered ``number``
         (default: the next number), which orders expiries due at the same time."""
@@ -471,14 +467,8 @@ class Engine:
         the world (a ``valid_from`` after it was asserted, a ``valid_until``): at each the
         belief is re-evaluated, as at an expiry (the same heap, so a base read at the clock's
         time sees a fact begin and end by itself)."""
-        due = []
-        asserted = record_at(record)
-        for start, end in record_intervals(record):
-            if start > asserted:  # a start already past changes nothing
-                due.append((start, numbers[0]))
-            if end is not None:
-                due.append((end, numbers[1]))
-        for at, number in due:
+        for at, which in record_changes(record):
+            number = numbers[which]
             heapq.heappush(self._expiries,
                            (at, next(self._seq) if number is None else number, b, record))
             if at < self.next_expiry:

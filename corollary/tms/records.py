@@ -215,13 +215,57 @@ def record_valid_at(record: PremiseRecord, world: float) -> bool:
     return len(life) > 5 and any(s <= world and (e is None or world < e) for s, e in life[5])
 
 
-def record_changes_validity(record: PremiseRecord) -> bool:
-    """Whether its valid time has an instant at which it starts or stops holding that a clock
-    can reach after it was asserted (an end, another interval, or a start after ``at``): the
-    engine schedules a re-evaluation at each."""
+#: What :func:`record_validity` says of a premise at a world time: not valid then; valid then
+#: by the valid time its source stated; valid then, no valid time stated (it holds from when it
+#: was asserted on, so it counts at any later time as it does now).
+OUTSIDE_SPAN, IN_SPAN, UNDATED = 0, 1, 2
+
+
+def record_validity(record: PremiseRecord, world: float) -> int:
+    """:data:`OUTSIDE_SPAN`, :data:`IN_SPAN` or :data:`UNDATED` at world time ``world``: one
+    test where a read at a time would make two (:func:`record_valid_at`,
+    :func:`record_is_timed`).
+
+    >>> record = premise_record("tool:crm", "tool:crm", 10.0, None, None, valid_until=50.0)
+    >>> [record_validity(record, t) for t in (5.0, 20.0, 60.0)] == [OUTSIDE_SPAN, IN_SPAN,
+    ...                                                             OUTSIDE_SPAN]
+    True
+    """
     life = record[3]
-    return life is not None and len(life) > 4 and (
-        life[4] is not None or len(life) > 5 or (life[3] is not None and life[3] > record[2]))
+    if life is None or len(life) < 5:
+        return UNDATED if record[2] <= world else OUTSIDE_SPAN
+    start = record[2] if life[3] is None else life[3]
+    end = life[4]
+    if start <= world and (end is None or world < end):
+        return IN_SPAN
+    if len(life) > 5 and any(s <= world and (e is None or world < e) for s, e in life[5]):
+        return IN_SPAN
+    return OUTSIDE_SPAN
+
+
+def record_schedule(record: PremiseRecord) -> tuple[str, float | None, bool]:
+    """``(source, when it expires or None, whether its valid time starts or stops after it
+    was asserted)``: what the engine schedules for a new premise, in one call (the hot path
+    of an assertion with a ttl or a valid time)."""
+    source, _, at, life = record
+    if life is None:
+        return source, None, False
+    ttl = life[1]
+    return source, None if ttl is None else at + ttl, len(life) > 4 and (
+        life[4] is not None or len(life) > 5 or (life[3] is not None and life[3] > at))
+
+
+def record_changes(record: PremiseRecord) -> list[tuple[float, int]]:
+    """The instants at which it starts (``0``) or stops (``1``) holding in the world that a
+    clock reaches after it was asserted: a start after ``at``, every end."""
+    at = record[2]
+    due = []
+    for start, end in record_intervals(record):
+        if start > at:  # a start already past changes nothing
+            due.append((start, 0))
+        if end is not None:
+            due.append((end, 1))
+    return due
 
 
 def record_expires_at(record: PremiseRecord) -> float | None:

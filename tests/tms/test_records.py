@@ -11,11 +11,13 @@ from corollary.tms.records import (
     plain_source,
     record_at,
     record_certainty,
+    record_changes,
     record_earlier,
     record_expires_at,
     record_half_life,
     record_intervals,
     record_is_timed,
+    record_schedule,
     record_span,
     record_stated_span,
     record_strength,
@@ -109,6 +111,13 @@ def test_the_accessors_read_each_shape() -> None:
     assert (plain_source(plain), plain_source(fading)) == ("tool:a", None)
     assert record_strength(stated, 0.9, 100.0) == (0.9 * 0.7, False)
     assert record_strength(fading, 1.0, 160.0) == (0.5, True)
+    assert [record_schedule(r) for r in (plain, fading, dated, twice)] == [
+        ("tool:a", None, False), ("tool:a", 700.0, False), ("tool:a", None, True),
+        ("tool:a", None, True)]
+    assert record_changes(dated) == [(50.0, 1)]  # its start, 10, had passed when asserted
+    assert record_changes(twice) == [(20.0, 1)]
+    late = renewed(dated, 5.0)  # asserted at 5: its start comes later
+    assert record_changes(late) == [(10.0, 0), (50.0, 1)]
     again = renewed(twice, 200.0)
     assert (record_at(again), record_intervals(again)) == (200.0, record_intervals(twice))
     assert record_span(renewed(plain, 200.0, start=100.0)) == (100.0, None)
