@@ -212,7 +212,11 @@ def record_valid_at(record: PremiseRecord, world: float) -> bool:
     end = life[4]
     if start <= world and (end is None or world < end):
         return True
-    return len(life) > 5 and any(s <= world and (e is None or world < e) for s, e in life[5])
+    if len(life) > 5:
+        for s, e in life[5]:
+            if s <= world and (e is None or world < e):
+                return True
+    return False
 
 
 #: What :func:`record_validity` says of a premise at a world time: not valid then; valid then
@@ -238,8 +242,10 @@ def record_validity(record: PremiseRecord, world: float) -> int:
     end = life[4]
     if start <= world and (end is None or world < end):
         return IN_SPAN
-    if len(life) > 5 and any(s <= world and (e is None or world < e) for s, e in life[5]):
-        return IN_SPAN
+    if len(life) > 5:
+        for s, e in life[5]:  # a loop, not any(): no generator made on a read at a time
+            if s <= world and (e is None or world < e):
+                return IN_SPAN
     return OUTSIDE_SPAN
 
 

@@ -37,24 +37,37 @@ MAX_KEYS = 65_536
 class KeyTimes:
     """The answers for one key of several values, per stretch of world time, as of one state.
 
-    ``state`` is what the answers depend on (the clock's time, the engine's trust epoch, the
-    policy, and each value with its evidence, withdrawal and reasons, of which it has none); ``cuts`` the sorted instants at
-    which a premise of the key starts or stops holding; ``answers[i]`` the held values and
-    their confidences for world times in ``[cuts[i-1], cuts[i])`` (``None`` until first read).
+    What the answers depend on: the clock's time ``now``, the engine's trust ``epoch``, the
+    ``policy`` (its ``margin`` under a time policy, else ``None``), and ``kept``, each value
+    with its evidence, withdrawal and reasons (it has none) as they were. ``cuts`` are the
+    sorted instants at which a premise of the key starts or stops holding; ``answers[i]`` the
+    held values and their confidences for world times in ``[cuts[i-1], cuts[i])`` (``None``
+    until first read).
     """
 
-    __slots__ = ("state", "cuts", "answers")
+    __slots__ = ("now", "epoch", "policy", "margin", "kept", "cuts", "answers")
 
-    def __init__(self, state: tuple[Any, ...], cuts: list[float]) -> None:
-        self.state = state
-        self.cuts = cuts
-        self.answers: list[list[tuple[Belief, float]] | None] = [None] * (len(cuts) + 1)
+    def __init__(self, engine: Engine, slot: dict[Any, Belief], now: float,
+                 margin: float | None) -> None:
+        self.now = now
+        self.epoch = engine.trust_epoch
+        self.policy = engine.conflict_policy
+        self.margin = margin
+        self.kept = [(b, b.evidence, b.withdrawn, b.justs) for b in slot.values()]
+        self.cuts = sorted({x for b in slot.values() for r in b.records()
+                            for span in record_intervals(r) for x in span if x is not None})
+        self.answers: list[list[tuple[Belief, float]] | None] = [None] * (len(self.cuts) + 1)
 
-
-def _state(engine: Engine, values: list[Belief], now: float) -> tuple[Any, ...]:
-    # a value's reasons too: an answer is kept only while no value has any
-    return (now, engine.trust_epoch, engine.conflict_policy,
-            *[(b, b.evidence, b.withdrawn, b.justs) for b in values])
+    def holds(self, engine: Engine, slot: dict[Any, Belief], now: float) -> bool:
+        """Whether nothing the answers read has changed (identity checks, no copy made)."""
+        if (self.now != now or self.epoch != engine.trust_epoch
+                or self.policy is not engine.conflict_policy or len(self.kept) != len(slot)):
+            return False
+        for b, evidence, withdrawn, justs in self.kept:
+            if (b.evidence is not evidence or b.withdrawn is not withdrawn
+                    or b.justs is not justs or slot.get(b.vid) is not b):
+                return False
+        return True
 
 
 def held_at(engine: Engine, key: str, world: float, now: float) -> list[tuple[Belief, float]] | None:
@@ -76,32 +89,40 @@ def held_at(engine: Engine, key: str, world: float, now: float) -> list[tuple[Be
     ['Pine Ave']
     """
     slot = engine.keys.get(key)
-    if type(slot) is not dict:
-        return None
-    policy = engine.conflict_policy
-    timed = getattr(policy, "mode", None) == "time"
-    if (policy.decides and not timed) or engine.world is not None or engine._trial is not None:
+    if type(slot) is not dict or engine.world is not None or engine._trial is not None:
         return None
     if key in engine.nogoods_by_key or key in engine.ended:
         return None
-    values = list(slot.values())
-    memo = engine.world_reads
-    times = memo.get(key)
-    if times is None or times.state != _state(engine, values, now):
-        for b in values:
-            if b.justs or b.evidence is None:
-                return None  # a value derived, or held by nothing: the what-if decides it
-        cuts = sorted({x for b in values for r in b.records()
-                       for span in record_intervals(r) for x in span if x is not None})
-        if len(memo) >= MAX_KEYS:
-            memo.clear()
-        times = memo[key] = KeyTimes(_state(engine, values, now), cuts)
+    times = engine.world_reads.get(key)
+    if times is None or not times.holds(engine, slot, now):
+        times = _times(engine, key, slot, now)
+        if times is None:
+            return None
     i = bisect_right(times.cuts, world)
     answer = times.answers[i]
     if answer is None:
-        answer = times.answers[i] = _decide(engine, values, world, now,
-                                            policy.margin if timed else None)  # type: ignore[attr-defined]
+        answer = times.answers[i] = _decide(engine, [b for b, *_ in times.kept], world, now,
+                                            times.margin)
     return answer
+
+
+def _times(engine: Engine, key: str, slot: dict[Any, Belief], now: float) -> KeyTimes | None:
+    """A key's :class:`KeyTimes`, kept on the engine; ``None`` for a key :func:`held_at` does
+    not answer (a deciding policy other than a time policy, a value held by a reason or by
+    nothing)."""
+    policy = engine.conflict_policy
+    timed = getattr(policy, "mode", None) == "time"
+    if policy.decides and not timed:
+        return None
+    for b in slot.values():
+        if b.justs or b.evidence is None:
+            return None  # a value derived, or held by nothing: the what-if decides it
+    memo = engine.world_reads
+    if len(memo) >= MAX_KEYS:
+        memo.clear()
+    times = memo[key] = KeyTimes(engine, slot, now,
+                                 policy.margin if timed else None)  # type: ignore[attr-defined]
+    return times
 
 
 def _decide(engine: Engine, values: list[Belief], world: float, now: float,
