@@ -343,19 +343,38 @@ def supersede(engine: Engine, region: set[Belief], now: float, margin: float,
         if ends_only and standing[0].key not in ended:
             continue
         dated = [(r, *dating.dates(r)[0]) for r in standing]
-        for r, holds, _, strength in dated:
-            if holds is None:
-                continue
-            mine = ends_only and is_end(r.value)
-            successor = None
-            for other, _, began, other_strength in dated:
-                if (other is not r and began is not None and began > holds
-                        and (not ends_only or mine or is_end(other.value))
-                        and other_strength >= strength - margin - MARGIN_TOLERANCE
-                        and (successor is None or (began, other.seq) < successor[0])):
-                    successor = ((began, other.seq), other)
-            if successor is not None:
-                r.defeated_by = successor[1]
+        for r, successor in _successions(dated, margin, ends_only):
+            r.defeated_by = successor
+
+
+def _successions(dated: list[tuple[Belief, float | None, float | None, float]], margin: float,
+                 ends_only: bool = False) -> Iterator[tuple[Belief, Belief]]:
+    """PreferNewer's rule over one key's dated values ``(value, holds, began, strength)``:
+    each value a later-begun one supersedes, with its successor (the earliest of those)."""
+    for r, holds, _, strength in dated:
+        if holds is None:
+            continue
+        mine = ends_only and is_end(r.value)
+        successor = None
+        for other, _, began, other_strength in dated:
+            if (other is not r and began is not None and began > holds
+                    and (not ends_only or mine or is_end(other.value))
+                    and other_strength >= strength - margin - MARGIN_TOLERANCE
+                    and (successor is None or (began, other.seq) < successor[0])):
+                successor = ((began, other.seq), other)
+        if successor is not None:
+            yield r, successor[1]
+
+
+def superseded_at(engine: Engine, values: list[Belief], world: float, now: float,
+                  margin: float) -> set[Belief]:
+    """Of ``values``, one key's standing values each held by premises only, those a
+    later-begun one supersedes at world time ``world`` (evidence aging by ``now``): the rule
+    :func:`supersede` applies before a sweep, for a read that needs no sweep
+    (:mod:`corollary.tms.world_reads`)."""
+    dating = _Dating(engine, world, now)
+    dated = [(b, *dating.premise_dates(b.records())) for b in values]
+    return {r for r, _ in _successions(dated, margin)}
 
 
 def superseder(engine: Engine, b: Belief) -> Belief | None:

@@ -7,7 +7,7 @@ no nogood, no end) under :class:`~corollary.tms.conflicts.PreferNewer` or a poli
 not decide, that is far more than the answer needs: which values hold at ``t`` follows from
 each value's premises alone (their intervals, their ttl by ``now``, their strength), decided
 as the policy's step before the sweep decides it (:func:`~corollary.tms.conflicts.supersede`,
-through the same :class:`~corollary.tms.conflicts._Dating`). :func:`held_at` answers such a
+through :func:`~corollary.tms.conflicts.superseded_at`, the same rule). :func:`held_at` answers such a
 key directly, and says ``None`` for any other (the what-if then answers).
 
 Between two instants at which one of the key's premises starts or stops holding, nothing the
@@ -23,7 +23,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
-from .conflicts import MARGIN_TOLERANCE, _Dating
+from .conflicts import superseded_at
 from .records import Belief, record_intervals
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,7 +89,8 @@ def held_at(engine: Engine, key: str, world: float, now: float) -> list[tuple[Be
     ['Pine Ave']
     """
     slot = engine.keys.get(key)
-    if type(slot) is not dict or engine.world is not None or engine._trial is not None:
+    # (inside a what-if the renewed premises are other records: what was kept does not hold)
+    if type(slot) is not dict or engine.world is not None:
         return None
     if key in engine.nogoods_by_key or key in engine.ended:
         return None
@@ -134,14 +135,7 @@ def _decide(engine: Engine, values: list[Belief], world: float, now: float,
     standing = [b for b in values if b.withdrawn is None]
     defeated: set[Belief] = set()
     if margin is not None and len(standing) > 1:
-        dating = _Dating(engine, world, now)
-        dated = [(b, *dating.premise_dates(b.records())) for b in standing]
-        for b, holds, _, strength in dated:
-            if holds is not None and any(
-                    other is not b and began is not None and began > holds
-                    and other_strength >= strength - margin - MARGIN_TOLERANCE
-                    for other, _, began, other_strength in dated):
-                defeated.add(b)
+        defeated = superseded_at(engine, standing, world, now, margin)
     held = []
     engine.world = world
     try:
