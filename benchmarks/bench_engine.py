@@ -498,6 +498,70 @@ def bench_validtime(n: int, rounds: int = 3) -> dict[str, float]:
     return out
 
 
+#: The key shapes ``kb.at(t)`` is measured on (issue 36 item 5): each asserts key ``key`` with
+#: value ``i``, and reads it at a world time the shape picks.
+AT_SHAPES = ("one value", "two values, older holds", "two values, newer holds",
+             "two intervals, inside", "two intervals, between")
+
+
+def _at_shape(kb: BeliefBase, shape: str, key: str, i: int) -> tuple[float, Any]:
+    """Assert ``key`` in ``shape``; return a world time to read it at and the value then."""
+    if shape == "one value":
+        kb.assert_(key, i, source="tool:crm", valid_from=1e8 + i)
+        return 2e8, i
+    if shape.startswith("two values"):
+        kb.assert_(key, "old", source="tool:crm", valid_from=1e8)
+        kb.assert_(key, "new", source="document:mail", valid_from=5e8 + i)
+        return (2e8, "old") if shape.endswith("older holds") else (7e8, "new")
+    kb.assert_(key, i, source="tool:crm", valid_from=1e8, valid_until=2e8)
+    kb.assert_(key, i, source="tool:crm", valid_from=3e8 + i)
+    return (1.5e8, i) if shape.endswith("inside") else (2.5e8, None)
+
+
+def bench_at_shapes(m: int = 2_000, rounds: int = 5) -> dict[str, dict[str, float]]:
+    """``kb.at(t).value(key)`` per key shape (:data:`AT_SHAPES`), ``m`` keys a shape in one
+    base under PreferNewer, beside a plain ``kb.value(key)`` of the same keys after warm-up:
+    a first read (a new world time every read, so nothing read before at ``t`` helps) and a
+    repeated read (the same keys read again at the same world times, each through a new
+    ``kb.at(t)``). Best of ``rounds`` passes each, in us per read."""
+    kb = BeliefBase(clock=ManualClock(1e9), conflict_policy=PreferNewer())
+    probes = {}
+    for shape in AT_SHAPES:
+        probes[shape] = [(f"{shape}:{i}", *_at_shape(kb, shape, f"{shape}:{i}", i))
+                         for i in range(m)]
+    kb.refresh()
+    out = {}
+    for shape, rows in probes.items():
+        for key, t, want in rows:  # warm-up, and the answers checked once
+            assert kb.at(t).value(key) == want, (shape, key)
+            kb.value(key)
+        plain, first, again = [], [], []
+        for p in range(rounds):
+            start = time.perf_counter()
+            for key, _, _ in rows:
+                kb.value(key)
+            plain.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for j, (key, t, _) in enumerate(rows):
+                kb.at(t + (p + 1) * 1e-3 + j * 1e-6).value(key)  # a new t, within the shape
+            first.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            for key, t, _ in rows:
+                kb.at(t).value(key)
+            again.append(time.perf_counter() - start)
+        out[shape] = {"plain_us": min(plain) / m * 1e6, "first_us": min(first) / m * 1e6,
+                      "again_us": min(again) / m * 1e6}
+    return out
+
+
+def print_at_shapes(shapes: dict[str, dict[str, float]]) -> None:
+    for shape, v in shapes.items():
+        print(f"  kb.at(t).value, {shape}: first read {v['first_us']:.2f} us, repeated "
+              f"{v['again_us']:.2f} us vs plain kb.value {v['plain_us']:.2f} us -> "
+              f"{v['first_us'] / v['plain_us']:.1f}x / {v['again_us'] / v['plain_us']:.1f}x "
+              "(bar <= 2x)")
+
+
 def _timed_each(fn: Any, keys: list[str]) -> list[float]:
     times = []
     for j, key in enumerate(keys):
@@ -573,6 +637,7 @@ def main() -> None:
               f"{v['at_pair_us']:.1f} us mean, {v['at_pair_median_us']:.1f} us median vs the "
               f"same pair read at a new clock time {v['new_time_pair_us']:.1f} us -> "
               f"{v['at_pair_median_us'] / v['new_time_pair_us']:.1f}x")
+        print_at_shapes(bench_at_shapes(min(n, 2_000)))
     if "snapshot" in only:
         s = bench_snapshot(n)
         print(f"snapshot of {n:,}: save {s['save_s']:.2f} s + load {s['load_s']:.2f} s = "

@@ -25,7 +25,8 @@ from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import is_end
 from ..tms.conflicts import span_of, superseder
-from ..tms.records import record_valid_at
+from ..tms.records import OUTSIDE_SPAN, UNDATED, record_valid_at, record_validity
+from ..tms.world_reads import held_at
 from .blame import sources_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -129,52 +130,55 @@ class WorldView:
         with base._engine.at_world(self.t, now):
             yield
 
-    def _alone(self, key: object) -> tuple[bool, float] | None:
-        """The confidence at ``t`` of ``key``'s one value when nothing but its own premises
-        can decide it (one value, no reasons, no nogood) and the base has nothing to bring up
-        to date: read straight from its premises, as the sweep would (``None``: take the what-if
-        path)."""
+    def _alone(self, key: object) -> tuple[bool, float, Any] | None:
+        """``(held, confidence, belief)`` at ``t`` of ``key``'s value when nothing but the
+        premises of the key's values can decide it (no reasons, no nogood): one value the base
+        has nothing to bring up to date for, or several that
+        :func:`~corollary.tms.world_reads.held_at` decides, read straight from their premises
+        as the sweep would (``None``: take the what-if path)."""
         base = self._base
         b = base._lookup.current(key)
-        if b is None or b.justs or b.evidence is None:
+        if b is None:
+            if type(key) is not str:
+                return None
+            held = held_at(base._engine, key, self.t, base._lookup.catch_up())
+            if held is None or len(held) > 1:
+                return None  # not decided by premises alone, or an open conflict
+            return (True, held[0][1], held[0][0]) if held else (False, 0.0, None)
+        if b.justs or b.evidence is None:
             return None
         if b.withdrawn is not None:
-            return False, 0.0
+            return False, 0.0, b
         engine = base._engine
         if engine.nogoods_by_key and b.key in engine.nogoods_by_key:
             return None
         t = self.t
         ev = b.evidence
         if type(ev) is tuple:
-            life = ev[3]
-            if life is None or len(life) < 5:  # no valid time: it counts from its assertion on
-                return (b.best is not None, b.conf) if ev[2] <= t else (False, 0.0)
-            if len(life) == 5:  # one interval: written out, as this is every such read
-                start = ev[2] if life[3] is None else life[3]
-                valid = start <= t and (life[4] is None or t < life[4])
-            else:
-                valid = record_valid_at(ev, t)
-            if not valid:
-                return False, 0.0  # a lone premise outside its valid time at t
-            if b.best is not None:
-                return True, b.conf  # held now, so valid now as at t: it counts as it does now
+            validity = record_validity(ev, t)
+            if validity == OUTSIDE_SPAN:
+                return False, 0.0, b  # a lone premise outside its valid time at t
+            if b.best is not None or validity == UNDATED:
+                # held now, so valid now as at t, or with no valid time (it counts from its
+                # assertion on): it counts as it does now
+                return b.best is not None, b.conf, b
         else:
             now = base._sync_engine.clock()  # a finite float: current() checked it
             if all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
-                return b.best is not None, b.conf  # the same premises count at t as now
+                return b.best is not None, b.conf, b  # the same premises count at t as now
         engine.world = t  # valid at t but not counted now: computed at t
         try:
             c, _, _ = engine.premise_confidence(b, base._sync_engine.clock())
         finally:
             engine.world = None
-        return (False, 0.0) if c is None else (True, c)
+        return (False, 0.0, b) if c is None else (True, c, b)
 
     def value(self, key: str, default: Any = None) -> Any:
         """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
         raises)."""
         alone = self._alone(key)
         if alone is not None:  # an end left alone (its value forgotten) holds no value either
-            held = self._base._engine.keys[key].value  # type: ignore[union-attr]
+            held = alone[2].value
             return held if alone[0] and not is_end(held) else default
         with self._reading():
             return self._base.value(key, default)

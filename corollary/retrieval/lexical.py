@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 from ..foundations._collector import collector_paused
 from ..foundations.values import plain
 from ..tms import Belief, Engine
+from ..tms.records import record_source
 
 __all__ = ["LexicalIndex", "belief_words", "tokenize"]
 
@@ -137,7 +138,7 @@ def belief_words(b: Belief) -> list[str]:
     words = tokenize(b.key) * KEY_WEIGHT
     words += tokenize(value_text(b.value))
     for record in b.records():
-        words += tokenize(record[0])
+        words += tokenize(record_source(record))
     if b.justs:
         words += tokenize(_extra_text(b, every_name=True))
     return words

@@ -60,6 +60,7 @@ from ..storage.base import SessionStore, check_session
 from ..storage.memory import MemoryStore
 from ..tms import ANY, KINDS, Belief, Engine, Item, Justification, Nogood, StepKind, strata
 from ..tms.conflicts import ConflictPolicy, read_policy
+from ..tms.records import record_earlier, record_stated_span
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import LedgerDocument, validate_ledger_document
 from ..trust.policy import TrustPolicy, policy_fields
@@ -127,10 +128,10 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
             premises.append([i, source, -1 if p.origin == p.source else number(p.origin, len(strings)),
                              p.at, p.half_life, p.ttl])
             if p.stated_valid_time:  # a valid time: certainty, valid_from, valid_until
-                life: Any = p.record[3]
-                premises[-1].extend((p.certainty, life[3], life[4]))
-                if len(life) > 5:  # other intervals of the same value: a tenth column
-                    premises[-1].append([list(span) for span in life[5]])  # type: ignore[arg-type]
+                premises[-1].extend((p.certainty, *record_stated_span(p.record)))
+                earlier = record_earlier(p.record)
+                if earlier:  # other intervals of the same value: a tenth column
+                    premises[-1].append([list(span) for span in earlier])  # type: ignore[arg-type]
             elif p.certainty < 1.0:  # a certainty the source stated: a seventh column
                 premises[-1].append(p.certainty)
 

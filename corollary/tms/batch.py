@@ -27,7 +27,7 @@ import heapq
 import math
 from typing import TYPE_CHECKING, Any
 
-from .records import Belief, Premise
+from .records import Belief, Premise, record_is_timed, record_source, record_start, renewed
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
@@ -81,7 +81,7 @@ def rollback(engine: Engine, batch: Batch) -> None:
             b.justs = tuple(justs) if type(justs) is tuple else list(justs)
             engine._reasons.pop(b, None)  # rebuilt when next needed
             for r in b.records():
-                engine.by_source.setdefault(r[0], []).append(b)  # a repeat is harmless
+                engine.by_source.setdefault(record_source(r), []).append(b)  # a repeat is harmless
             engine.dirty.discard(b)
             engine.mark(b)
     made = batch.next_seq  # a belief numbered from here on was made by the batch
@@ -94,6 +94,7 @@ def rollback(engine: Engine, batch: Batch) -> None:
                 for b in beliefs:
                     _drop_made(engine, b)
                 del keys[row[0]]
+                engine.world_reads.pop(row[0], None)
     engine.count = batch.count
     engine.continue_numbering(batch.next_seq)
     # the expiries the batch pushed (numbered from its start): their numbers are reused now
@@ -158,18 +159,15 @@ class Trial:
             raise ValueError(f"{b!r} has no premise from {premise.source!r} to renew")
         if b not in self.evidence:
             self.evidence[b] = b.evidence
-        life: Any = premise.record[3]
-        valid = ((life[3], life[4], life[5] if len(life) > 5 else ())
-                 if premise.stated_valid_time else (None, None, ()))  # the world's time stays
-        if (not premise.stated_valid_time
+        record = premise.record
+        start = None  # the world's time stays
+        if (not record_is_timed(record)
                 and getattr(self.engine.conflict_policy, "mode", None) == "time"
-                and premise.valid_from < self.now):
+                and record_start(record) < self.now):
             # as a real renewal does under a time policy (facade/assertions.put): the value
             # keeps the start it was first seen holding from (a re-read must not look newer)
-            valid = (premise.valid_from, None, ())
-        self.engine.set_premise(b, Premise(premise.source, premise.origin, self.now,
-                                           premise.half_life, premise.ttl, premise.certainty,
-                                           *valid))
+            start = record_start(record)
+        self.engine.set_premise(b, Premise.of(renewed(record, self.now, start)))
 
     def confidence(self, b: Belief) -> float:
         """``b``'s confidence at ``now`` with the premises renewed so far (0.0 when OUT)."""

@@ -37,16 +37,22 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ..evidence.confidence import agreement, decay_weight
+from ..evidence.confidence import agreement
 from ..foundations._fields import Fields
 from ..foundations.errors import CorollaryError, InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, is_end, shown_value
 from .kinds import DATED, counts_at, valid_time_of
-from .records import record_intervals
+from .records import (
+    record_expired,
+    record_intervals,
+    record_origin,
+    record_source,
+    record_strength,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
-    from .records import Belief, Justification
+    from .records import Belief, Justification, PremiseRecord
 
 
 @attrs.frozen(slots=True)
@@ -338,19 +344,38 @@ def supersede(engine: Engine, region: set[Belief], now: float, margin: float,
         if ends_only and standing[0].key not in ended:
             continue
         dated = [(r, *dating.dates(r)[0]) for r in standing]
-        for r, holds, _, strength in dated:
-            if holds is None:
-                continue
-            mine = ends_only and is_end(r.value)
-            successor = None
-            for other, _, began, other_strength in dated:
-                if (other is not r and began is not None and began > holds
-                        and (not ends_only or mine or is_end(other.value))
-                        and other_strength >= strength - margin - MARGIN_TOLERANCE
-                        and (successor is None or (began, other.seq) < successor[0])):
-                    successor = ((began, other.seq), other)
-            if successor is not None:
-                r.defeated_by = successor[1]
+        for r, successor in _successions(dated, margin, ends_only):
+            r.defeated_by = successor
+
+
+def _successions(dated: list[tuple[Belief, float | None, float | None, float]], margin: float,
+                 ends_only: bool = False) -> Iterator[tuple[Belief, Belief]]:
+    """PreferNewer's rule over one key's dated values ``(value, holds, began, strength)``:
+    each value a later-begun one supersedes, with its successor (the earliest of those)."""
+    for r, holds, _, strength in dated:
+        if holds is None:
+            continue
+        mine = ends_only and is_end(r.value)
+        successor = None
+        for other, _, began, other_strength in dated:
+            if (other is not r and began is not None and began > holds
+                    and (not ends_only or mine or is_end(other.value))
+                    and other_strength >= strength - margin - MARGIN_TOLERANCE
+                    and (successor is None or (began, other.seq) < successor[0])):
+                successor = ((began, other.seq), other)
+        if successor is not None:
+            yield r, successor[1]
+
+
+def superseded_at(engine: Engine, values: list[Belief], world: float, now: float,
+                  margin: float) -> set[Belief]:
+    """Of ``values``, one key's standing values each held by premises only, those a
+    later-begun one supersedes at world time ``world`` (evidence aging by ``now``): the rule
+    :func:`supersede` applies before a sweep, for a read that needs no sweep
+    (:mod:`corollary.tms.world_reads`)."""
+    dating = _Dating(engine, world, now)
+    dated = [(b, *dating.premise_dates(b.records())) for b in values]
+    return {r for r, _ in _successions(dated, margin)}
 
 
 def superseder(engine: Engine, b: Belief) -> Belief | None:
@@ -425,31 +450,7 @@ class _Dating:
         records = b.records()
         if not records:
             return self.through(b, seen)
-        world, now, engine = self.world, self.now, self.engine
-        holds: float | None = None
-        began: float | None = None
-        best: dict[str, float] = {}
-        for record in records:
-            source, origin, at, life = record
-            if life is not None and life[1] is not None and now >= at + life[1]:
-                continue
-            begun = [(s, e) for s, e in record_intervals(record) if s <= world]
-            if not begun:
-                continue
-            for s, e in begun:
-                if began is None or s > began:
-                    began = s
-                if (e is None or world < e) and (holds is None or s > holds):
-                    holds = s
-            r, _ = engine.reliability(source, now)
-            if life is not None:
-                if len(life) > 2:
-                    r *= life[2]  # type: ignore[operator]
-                if life[0] is not None:
-                    r *= decay_weight(max(now - at, 0.0), life[0])
-            if r > best.get(origin, -1.0):
-                best[origin] = r
-        strength = agreement(best, engine.corroboration) if best else 0.0
+        holds, began, strength = self.premise_dates(records)
         if b in seen:  # a cycle back here: its premises only (dates that depend on the path)
             return (holds, began, strength), True
         cut = False
@@ -458,12 +459,33 @@ class _Dating:
                 d, below = self.reason(j, seen | {b})
                 cut = cut or below
                 if d is not None:
-                    if d[1] is not None and (began is None or d[1] > began):
-                        began = d[1]
-                    if d[0] is not None and (holds is None or d[0] > holds):
-                        holds = d[0]
+                    began = _later(began, d[1])
+                    holds = _later(holds, d[0])
                     strength = max(strength, d[2])
         return (holds, began, strength), cut
+
+    def premise_dates(self, records: list[PremiseRecord]) -> Dates:
+        """The dates of a value's premises alone: those past their ttl count for none."""
+        world, now, engine = self.world, self.now, self.engine
+        holds: float | None = None
+        began: float | None = None
+        best: dict[str, float] = {}
+        for record in records:
+            if record_expired(record, now):
+                continue
+            begun = [(s, e) for s, e in record_intervals(record) if s <= world]
+            if not begun:
+                continue
+            for s, e in begun:
+                began = _later(began, s)
+                if e is None or world < e:
+                    holds = _later(holds, s)
+            r, _ = engine.reliability(record_source(record), now)
+            r, _ = record_strength(record, r, now)
+            origin = record_origin(record)
+            if r > best.get(origin, -1.0):
+                best[origin] = r
+        return holds, began, agreement(best, engine.corroboration) if best else 0.0
 
     def reason(self, j: Justification, seen: frozenset[Belief]) -> tuple[Dates | None, bool]:
         """One reason's dates (``None``: it has not begun), and whether a cycle was cut below.
@@ -534,6 +556,13 @@ class _Dating:
         if not cut:
             self.memo[b] = result
         return result, cut
+
+
+def _later(t: float | None, other: float | None) -> float | None:
+    """The later of two instants, ``None`` being none (earlier than any)."""
+    if other is None:
+        return t
+    return other if t is None or other > t else t
 
 
 def _claim_spans(b: Belief) -> list[tuple[float, float | None]]:

@@ -54,10 +54,19 @@ from .records import (
     Premise,
     PremiseRecord,
     matches,
-    record_intervals,
+    plain_source,
+    record_changes,
+    record_expired,
+    record_expires_at,
+    record_is_timed,
+    record_origin,
+    record_schedule,
+    record_source,
+    record_strength,
     record_valid_at,
 )
 from .sweep import Sweep
+from .world_reads import KeyTimes
 
 __all__ = ["IN", "OUT", "OPEN", "PREMISES", "Batch", "ConflictStrategy", "Engine", "LabelFeed",
            "PremisePart", "OUTSIDE"]
@@ -205,6 +214,11 @@ class Engine:
         #: decided by time against the end, as under PreferNewer (docs/model.md, "Ending a
         #: fact"); empty in a base without ends, which then pays nothing for them
         self.ended: set[str] = set()
+        #: Bumped whenever a source's reliability may have changed (:meth:`mark_source`,
+        #: :meth:`mark_all`): what was computed from reliabilities before is stale.
+        self.trust_epoch = 0
+        #: key -> its answers at world times per stretch (:mod:`corollary.tms.world_reads`)
+        self.world_reads: dict[str, KeyTimes] = {}
         self.feed = ChangeFeed(self)
 
     # -- structure -----------------------------------------------------------------------
@@ -237,18 +251,18 @@ class Engine:
         b = self.keys[key] = Belief(key, value, vid, next(self._seq))
         b.evidence = record
         self.count += 1
-        holders = self.by_source.get(record[0])
+        source = plain_source(record)
+        if source is None:  # a ttl or a valid time may have instants to schedule
+            source, expires, dated = record_schedule(record)
+            if expires is not None:
+                self.push_expiry(b, record)
+            if dated:
+                self.push_valid_time(b, record)  # a start or an end still to come
+        holders = self.by_source.get(source)
         if holders is None:
-            self.by_source[record[0]] = [b]
+            self.by_source[source] = [b]
         else:
             holders.append(b)
-        life = record[3]
-        if life is not None:
-            if life[1] is not None:
-                self.push_expiry(b, record)
-            if len(life) > 4 and (life[4] is not None or len(life) > 5
-                                  or (life[3] is not None and life[3] > record[2])):
-                self.push_valid_time(b, record)  # a start or an end still to come
         if self.touched is None and not self.unless_watch:
             self.dirty.add(b)  # a new key has no readers, rivals or partners yet
         else:
@@ -403,12 +417,18 @@ class Engine:
         """Attach ``premise`` to ``b``, replacing any earlier one from the same source."""
         record = premise.record
         old = None
-        source = record[0]
+        source = plain_source(record)
+        if source is None:
+            source, expires, dated = record_schedule(record)
+            if expires is not None:
+                self.push_expiry(b, record)
+            if dated:
+                self.push_valid_time(b, record)  # a start or an end still to come
         ev = b.evidence
         if ev is None:
             b.evidence = record
         elif type(ev) is tuple:
-            if ev[0] == source:
+            if record_source(ev) == source:
                 old = ev
                 b.evidence = record
             else:
@@ -416,7 +436,7 @@ class Engine:
         else:
             kept = []
             for r in ev:
-                if r[0] == source:
+                if record_source(r) == source:
                     old = r
                 else:
                     kept.append(r)
@@ -428,20 +448,14 @@ class Engine:
                 self.by_source[source] = [b]
             else:
                 holders.append(b)
-        life = record[3]
-        if life is not None:
-            if life[1] is not None:
-                self.push_expiry(b, record)
-            if len(life) > 4 and (life[4] is not None or len(life) > 5
-                                  or (life[3] is not None and life[3] > record[2])):
-                self.push_valid_time(b, record)  # a start or an end still to come
         self.mark(b)
         return None if old is None else Premise.of(old)
 
     def push_expiry(self, b: Belief, record: PremiseRecord, number: int | None = None) -> None:
         """Schedule the expiry of ``b``'s premise ``record`` (it has a ttl), numbered ``number``
         (default: the next number), which orders expiries due at the same time."""
-        at = record[2] + record[3][1]  # type: ignore[index, operator]
+        at = record_expires_at(record)
+        assert at is not None, "push_expiry takes a premise with a ttl"
         heapq.heappush(self._expiries, (at, next(self._seq) if number is None else number, b,
                                         record))
         if at < self.next_expiry:
@@ -453,13 +467,8 @@ class Engine:
         the world (a ``valid_from`` after it was asserted, a ``valid_until``): at each the
         belief is re-evaluated, as at an expiry (the same heap, so a base read at the clock's
         time sees a fact begin and end by itself)."""
-        due = []
-        for start, end in record_intervals(record):
-            if start > record[2]:  # a start already past changes nothing
-                due.append((start, numbers[0]))
-            if end is not None:
-                due.append((end, numbers[1]))
-        for at, number in due:
+        for at, which in record_changes(record):
+            number = numbers[which]
             heapq.heappush(self._expiries,
                            (at, next(self._seq) if number is None else number, b, record))
             if at < self.next_expiry:
@@ -500,6 +509,7 @@ class Engine:
         """
         if b.evidence is not None or b.justs or b.withdrawn is not None or b.users:
             return False
+        self.world_reads.pop(b.key, None)  # it holds the key's values: gone with one of them
         slot = self.keys.get(b.key)
         if slot is b:
             del self.keys[b.key]
@@ -782,6 +792,7 @@ class Engine:
 
     def mark_source(self, source: str) -> None:
         """A source's reliability changed: everything resting on it is stale."""
+        self.trust_epoch += 1
         for b in self.by_source.get(source, ()):
             if b.record_from(source) is not None:  # not an entry a dropped premise left
                 self.mark(b)
@@ -789,6 +800,7 @@ class Engine:
             self.mark(j.output)
 
     def mark_all(self) -> None:
+        self.trust_epoch += 1
         for b in self.beliefs():
             self.mark(b)
 
@@ -949,44 +961,33 @@ class Engine:
             return None, False, False
         world = self.world
         if type(ev) is tuple:
-            source, _, at, life = ev
-            if life is None:
-                if world is not None and at > world:
-                    return None, False, OUTSIDE
+            source = plain_source(ev)
+            if source is not None and world is None:  # most premises: nothing else to read
                 r, timed = self.reliability(source, now)
                 return r, timed, False
-            if life[1] is not None and now >= at + life[1]:
+            if record_expired(ev, now):
                 return None, False, True
-            if (len(life) > 4 or world is not None) and not record_valid_at(
+            if (world is not None or record_is_timed(ev)) and not record_valid_at(
                     ev, now if world is None else world):
                 return None, False, OUTSIDE
-            r, timed = self.reliability(source, now)
-            if len(life) > 2:  # a certainty the source stated
-                r *= life[2]  # type: ignore[operator]
-            if life[0] is not None:
-                return r * formulas.decay_weight(max(now - at, 0.0), life[0]), True, False
-            return r, timed, False
+            r, timed = self.reliability(record_source(ev), now)
+            c, fades = record_strength(ev, r, now)
+            return c, timed or fades, False
         best: dict[str, float] = {}
         for record in ev:
-            source, origin, at, life = record
-            if life is not None and life[1] is not None and now >= at + life[1]:
+            if record_expired(record, now):
                 expired = True
                 continue
-            if (world is not None or (life is not None and len(life) > 4)) and not (
-                    record_valid_at(record, now if world is None else world)):
+            if (world is not None or record_is_timed(record)) and not record_valid_at(
+                    record, now if world is None else world):
                 if expired is False:
                     expired = OUTSIDE
                 continue
-            r, r_timed = self.reliability(source, now)
-            if life is not None and len(life) > 2:  # a certainty the source stated
-                r *= life[2]  # type: ignore[operator]
-            if life is not None and life[0] is not None:
+            r, r_timed = self.reliability(record_source(record), now)
+            c, fades = record_strength(record, r, now)
+            if r_timed or fades:
                 timed = True
-                c = r * formulas.decay_weight(max(now - at, 0.0), life[0])
-            else:
-                c = r
-            if r_timed:
-                timed = True
+            origin = record_origin(record)
             if c > best.get(origin, -1.0):
                 best[origin] = c
         if not best:

@@ -23,7 +23,7 @@ from operator import is_not, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..foundations.values import is_end
-from .records import PREMISES, Belief, Premise, PremiseRecord
+from .records import PREMISES, Belief, Premise, PremiseRecord, premise_record
 
 if TYPE_CHECKING:  # pragma: no cover
     from .batch import Batch
@@ -98,8 +98,7 @@ def add_rows(engine: Engine, rows: list[tuple[Any, ...]], start: int, stop: int,
                 b = Belief(key, value, vid, seq)
                 if keys.setdefault(key, b) is not b:
                     return i
-                record = b.evidence = (source, origin, now, None if half_life is None
-                                       and ttl is None else (half_life, ttl))
+                record = b.evidence = premise_record(source, origin, now, half_life, ttl)
                 seq += 1
                 if ttl is not None:
                     engine.push_expiry(b, record, seq)
@@ -223,20 +222,14 @@ def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[S
     for i, source, origin, at, half_life, ttl, *certainty in rows:
         b = beliefs[i]
         source = strings[source]
-        record: PremiseRecord
-        if len(certainty) >= 3:  # a valid time: certainty, valid_from, valid_until[, earlier]
-            earlier = tuple((float(s), None if e is None else float(e))
-                            for s, e in certainty[3]) if len(certainty) > 3 else ()
-            record = (source, source if origin == -1 else strings[origin], float(at), (
-                None if half_life is None else float(half_life),
-                None if ttl is None else float(ttl), float(certainty[0]),
-                *(None if x is None else float(x) for x in certainty[1:3]),
-                *((earlier,) if earlier else ())))
-        else:
-            record = (source, source if origin == -1 else strings[origin], float(at),
-                      None if half_life is None and ttl is None and not certainty else (
-                          None if half_life is None else float(half_life),
-                          None if ttl is None else float(ttl), *map(float, certainty)))
+        # the optional columns: certainty, then valid_from, valid_until[, earlier intervals]
+        record = premise_record(
+            source, source if origin == -1 else strings[origin], float(at), _seconds(half_life),
+            _seconds(ttl), float(certainty[0]) if certainty else None,
+            valid_from=_seconds(certainty[1]) if len(certainty) > 1 else None,
+            valid_until=_seconds(certainty[2]) if len(certainty) > 2 else None,
+            earlier=tuple((float(s), _seconds(e)) for s, e in certainty[3])
+            if len(certainty) > 3 else ())
         ev = b.evidence
         if ev is None:
             b.evidence = record
@@ -252,11 +245,15 @@ def restore_premises(engine: Engine, beliefs: Sequence[Belief], rows: Iterable[S
             holders = lists[source] = by_source.setdefault(source, [])
         holders.append(b)
         if ttl is not None:
-            engine.push_expiry(b, record)  # type: ignore[arg-type]
+            engine.push_expiry(b, record)
         if len(certainty) >= 3:
-            engine.push_valid_time(b, record)  # type: ignore[arg-type]
+            engine.push_valid_time(b, record)
         if b not in dirty:
             engine.mark(b)
+
+
+def _seconds(x: Any) -> float | None:
+    return None if x is None else float(x)
 
 
 class _Records(dict):  # type: ignore[type-arg]
@@ -267,7 +264,7 @@ class _Records(dict):  # type: ignore[type-arg]
         self.now = now
 
     def __missing__(self, source: str) -> PremiseRecord:
-        record = self[source] = (source, source, self.now, None)
+        record = self[source] = premise_record(source, source, self.now, None, None)
         return record
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..evidence.confidence import decay_weight
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import canon, check_key
 from .kinds import DATED
@@ -70,26 +71,43 @@ def item_text(item: Item) -> str:
     return key if vid is ANY else f"{key} = {value!r}"
 
 
-#: A premise as a belief keeps it: ``(source, origin, at, life)``, ``life`` being ``None`` (most
-#: premises: no fading, no expiry, no stated certainty) or ``(half_life, ttl)``, or
-#: ``(half_life, ttl, certainty)`` for a premise its source stated at a certainty below 1. An exact tuple of strings and numbers:
-#: the cyclic garbage collector stops tracking it after its first pass, so a base of a million
-#: premises costs the collector one object a belief, not two.
-PremiseRecord = tuple[str, str, float, "tuple[float | None, ...] | None"]
+#: A premise as a belief keeps it, an exact tuple of strings and numbers laid out as only this
+#: module knows (every other module reads it through the ``record_*`` accessors below or a
+#: :class:`Premise` view; tests/architecture/test_premise_records.py holds that):
+#: ``(source, origin, at, life)``, ``life`` being
+#:
+#: - ``None`` for most premises: no fading, no expiry, no stated certainty, no valid time;
+#: - ``(half_life, ttl)``, or ``(half_life, ttl, certainty)`` for a certainty below 1;
+#: - ``(half_life, ttl, certainty, valid_from, valid_until)`` for a stated valid time
+#:   (``valid_from`` ``None``: from ``at``), with a sixth field, the other intervals of the same
+#:   value ``((start, end or None), ...)``, when the source gave it more than one.
+#:
+#: A tuple and not a class: the cyclic garbage collector stops tracking a tuple of untracked
+#: items after its first pass, so a base of a million premises costs the collector one object
+#: a belief, not two (an instance of a class, or a named tuple, stays tracked; measured in
+#: benchmarks/RESULTS.md, "Issue 36 item 5").
+PremiseRecord = tuple[str, str, float, "tuple[Any, ...] | None"]
+
+#: An interval of valid time: ``(start, end or None)``, ``end`` excluded.
+Interval = tuple[float, "float | None"]
 
 
 def premise_record(source: str, origin: str, at: float, half_life: float | None,
                    ttl: float | None, certainty: float | None = None,
                    valid_from: float | None = None,
                    valid_until: float | None = None,
-                   earlier: tuple[tuple[float, float | None], ...] = ()) -> PremiseRecord:
+                   earlier: tuple[Interval, ...] = ()) -> PremiseRecord:
     """The record of a premise (see :data:`PremiseRecord`); a certainty of 1 (or ``None``) is
     not kept: it changes nothing. A valid time (when the fact holds in the world,
-    docs/model.md "Time and change") makes ``life`` five long: ``(half_life, ttl, certainty,
-    valid_from, valid_until)``, ``valid_from`` ``None`` meaning "from ``at``"; premises without
-    one keep their short record, so a base that never says when pays nothing. ``earlier``:
-    other intervals the source gave the same value (a sixth field: a value held twice, as a
-    manager who comes back to a club)."""
+    docs/model.md "Time and change") makes ``life`` five long; premises without one keep their
+    short record, so a base that never says when pays nothing. ``earlier``: other intervals
+    the source gave the same value (a value held twice, as a manager who comes back to a club).
+
+    >>> premise_record("tool:crm", "tool:crm", 10.0, None, None)
+    ('tool:crm', 'tool:crm', 10.0, None)
+    >>> record_span(premise_record("tool:crm", "tool:crm", 10.0, None, None, valid_until=50.0))
+    (10.0, 50.0)
+    """
     if valid_from is not None or valid_until is not None:
         life: tuple[Any, ...] = (half_life, ttl, 1.0 if certainty is None else certainty,
                                  valid_from, valid_until)
@@ -97,6 +115,204 @@ def premise_record(source: str, origin: str, at: float, half_life: float | None,
     if certainty is not None and certainty < 1.0:
         return (source, origin, at, (half_life, ttl, certainty))
     return (source, origin, at, None if half_life is None and ttl is None else (half_life, ttl))
+
+
+def plain_source(record: PremiseRecord) -> str | None:
+    """The source of a plain premise (no half-life, ttl, stated certainty or valid time: it
+    counts at its source's reliability from when it was asserted on), else ``None``: the one
+    test the hot paths make before reading anything else of a record."""
+    return record[0] if record[3] is None else None
+
+
+def record_source(record: PremiseRecord) -> str:
+    """Who said it (``kind:name``)."""
+    return record[0]
+
+
+def record_origin(record: PremiseRecord) -> str:
+    """Where it came from: premises of one origin do not confirm each other."""
+    return record[1]
+
+
+def record_at(record: PremiseRecord) -> float:
+    """When it was asserted (POSIX seconds)."""
+    return record[2]
+
+
+def record_half_life(record: PremiseRecord) -> float | None:
+    """Seconds for its weight to halve (``None``: it does not fade)."""
+    life = record[3]
+    return None if life is None else life[0]  # type: ignore[no-any-return]
+
+
+def record_ttl(record: PremiseRecord) -> float | None:
+    """Seconds it stays valid (``None``: it does not expire)."""
+    life = record[3]
+    return None if life is None else life[1]  # type: ignore[no-any-return]
+
+
+def record_certainty(record: PremiseRecord) -> float:
+    """The certainty its source stated, in (0, 1] (1: none was stated)."""
+    life = record[3]
+    return 1.0 if life is None or len(life) < 3 else life[2]  # type: ignore[no-any-return]
+
+
+def record_is_timed(record: PremiseRecord) -> bool:
+    """Whether its source stated a valid time (else it holds from when it was asserted)."""
+    life = record[3]
+    return life is not None and len(life) > 4
+
+
+def record_stated_span(record: PremiseRecord) -> tuple[float | None, float | None]:
+    """``(valid_from, valid_until)`` as the source stated them (``None``: not stated; both
+    ``None`` for a premise with no valid time)."""
+    life = record[3]
+    if life is None or len(life) < 5:
+        return None, None
+    return life[3], life[4]
+
+
+def record_span(record: PremiseRecord) -> Interval:
+    """The interval stated last: ``(valid_from, valid_until)``, ``valid_from`` being when it
+    was asserted unless one was stated, ``valid_until`` ``None`` while open."""
+    life = record[3]
+    if life is None or len(life) < 5:
+        return record[2], None
+    return (record[2] if life[3] is None else life[3]), life[4]
+
+
+def record_earlier(record: PremiseRecord) -> tuple[Interval, ...]:
+    """The other intervals the source gave the same value, before the one stated last."""
+    life = record[3]
+    return life[5] if life is not None and len(life) > 5 else ()  # type: ignore[no-any-return]
+
+
+def record_start(record: PremiseRecord) -> float:
+    """A premise record's valid-from: the stated one, else when it was asserted."""
+    return record_span(record)[0]
+
+
+def record_intervals(record: PremiseRecord) -> tuple[Interval, ...]:
+    """A premise record's intervals ``(start, end or None)``: from when it was asserted, open,
+    unless a valid time was stated; the interval stated last comes last."""
+    life = record[3]
+    if life is None or len(life) < 5:
+        return ((record[2], None),)
+    last = (record[2] if life[3] is None else life[3], life[4])
+    return (*life[5], last) if len(life) > 5 else (last,)
+
+
+def record_valid_at(record: PremiseRecord, world: float) -> bool:
+    """Whether one of a premise record's intervals ``[valid_from, valid_until)`` holds
+    ``world``."""
+    life = record[3]
+    if life is None or len(life) < 5:
+        return record[2] <= world
+    start = record[2] if life[3] is None else life[3]
+    end = life[4]
+    if start <= world and (end is None or world < end):
+        return True
+    if len(life) > 5:
+        for s, e in life[5]:
+            if s <= world and (e is None or world < e):
+                return True
+    return False
+
+
+#: What :func:`record_validity` says of a premise at a world time: not valid then; valid then
+#: by the valid time its source stated; valid then, no valid time stated (it holds from when it
+#: was asserted on, so it counts at any later time as it does now).
+OUTSIDE_SPAN, IN_SPAN, UNDATED = 0, 1, 2
+
+
+def record_validity(record: PremiseRecord, world: float) -> int:
+    """:data:`OUTSIDE_SPAN`, :data:`IN_SPAN` or :data:`UNDATED` at world time ``world``: one
+    test where a read at a time would make two (:func:`record_valid_at`,
+    :func:`record_is_timed`).
+
+    >>> record = premise_record("tool:crm", "tool:crm", 10.0, None, None, valid_until=50.0)
+    >>> [record_validity(record, t) for t in (5.0, 20.0, 60.0)] == [OUTSIDE_SPAN, IN_SPAN,
+    ...                                                             OUTSIDE_SPAN]
+    True
+    """
+    life = record[3]
+    if life is None or len(life) < 5:
+        return UNDATED if record[2] <= world else OUTSIDE_SPAN
+    start = record[2] if life[3] is None else life[3]
+    end = life[4]
+    if start <= world and (end is None or world < end):
+        return IN_SPAN
+    if len(life) > 5:
+        for s, e in life[5]:  # a loop, not any(): no generator made on a read at a time
+            if s <= world and (e is None or world < e):
+                return IN_SPAN
+    return OUTSIDE_SPAN
+
+
+def record_schedule(record: PremiseRecord) -> tuple[str, float | None, bool]:
+    """``(source, when it expires or None, whether its valid time starts or stops after it
+    was asserted)``: what the engine schedules for a new premise, in one call (the hot path
+    of an assertion with a ttl or a valid time)."""
+    source, _, at, life = record
+    if life is None:
+        return source, None, False
+    ttl = life[1]
+    return source, None if ttl is None else at + ttl, len(life) > 4 and (
+        life[4] is not None or len(life) > 5 or (life[3] is not None and life[3] > at))
+
+
+def record_changes(record: PremiseRecord) -> list[tuple[float, int]]:
+    """The instants at which it starts (``0``) or stops (``1``) holding in the world that a
+    clock reaches after it was asserted: a start after ``at``, every end."""
+    at = record[2]
+    due = []
+    for start, end in record_intervals(record):
+        if start > at:  # a start already past changes nothing
+            due.append((start, 0))
+        if end is not None:
+            due.append((end, 1))
+    return due
+
+
+def record_expires_at(record: PremiseRecord) -> float | None:
+    """When it expires (``at + ttl``), or ``None``."""
+    life = record[3]
+    return None if life is None or life[1] is None else record[2] + life[1]  # type: ignore[no-any-return]
+
+
+def record_expired(record: PremiseRecord, now: float) -> bool:
+    """Whether its ttl has run out at ``now``."""
+    life = record[3]
+    return life is not None and life[1] is not None and now >= record[2] + life[1]
+
+
+def record_strength(record: PremiseRecord, reliability: float, now: float) -> tuple[float, bool]:
+    """``(confidence, fades)`` at ``now`` given its source's ``reliability``: that times the
+    certainty the source stated, times its freshness when it has a half-life (then it fades:
+    the value reads the time)."""
+    life = record[3]
+    if life is None:
+        return reliability, False
+    if len(life) > 2:
+        reliability *= life[2]
+    if life[0] is None:
+        return reliability, False
+    return reliability * decay_weight(max(now - record[2], 0.0), life[0]), True
+
+
+def renewed(record: PremiseRecord, now: float, start: float | None = None) -> PremiseRecord:
+    """The record asserted again at ``now``: the same source, origin, half-life, ttl,
+    certainty and stated valid time; ``start`` gives a premise that stated no valid time one
+    from ``start`` on (a value keeps the start it was first seen holding from)."""
+    source, origin, _, life = record
+    if life is None and start is None:
+        return (source, origin, now, None)
+    if record_is_timed(record):
+        return premise_record(source, origin, now, record_half_life(record), record_ttl(record),
+                              record_certainty(record), *record_stated_span(record),
+                              record_earlier(record))
+    return premise_record(source, origin, now, record_half_life(record), record_ttl(record),
+                          record_certainty(record), start)
 
 
 class Premise:
@@ -143,21 +359,18 @@ class Premise:
     @property
     def half_life(self) -> float | None:
         """Seconds for the premise's weight to halve (``None``: it does not fade)."""
-        life = self.record[3]
-        return None if life is None else life[0]
+        return record_half_life(self.record)
 
     @property
     def ttl(self) -> float | None:
         """Seconds the premise stays valid (``None``: it does not expire)."""
-        life = self.record[3]
-        return None if life is None else life[1]
+        return record_ttl(self.record)
 
     @property
     def certainty(self) -> float:
         """How sure the source said it was of this assertion, in (0, 1] (1: no certainty was
         stated); the premise's confidence is the source's reliability times this."""
-        life = self.record[3]
-        return 1.0 if life is None or len(life) < 3 else life[2]  # type: ignore[return-value]
+        return record_certainty(self.record)
 
     @property
     def valid_from(self) -> float:
@@ -168,8 +381,7 @@ class Premise:
     @property
     def valid_until(self) -> float | None:
         """When the fact stops holding in the world (``None``: open-ended)."""
-        life = self.record[3]
-        return None if life is None or len(life) < 5 else life[4]  # type: ignore[return-value]
+        return record_span(self.record)[1]
 
     @property
     def intervals(self) -> tuple[tuple[float, float | None], ...]:
@@ -179,8 +391,7 @@ class Premise:
     @property
     def stated_valid_time(self) -> bool:
         """Whether the source said when the fact holds (else it holds from :attr:`at`)."""
-        life = self.record[3]
-        return life is not None and len(life) > 4
+        return record_is_timed(self.record)
 
     def valid_at(self, world: float) -> bool:
         """Whether the fact holds at world time ``world`` by its own interval."""
@@ -189,12 +400,11 @@ class Premise:
     @property
     def expires_at(self) -> float | None:
         """When the premise expires (``at + ttl``), or ``None``."""
-        return _expires_at(self.record)
+        return record_expires_at(self.record)
 
     def expired(self, now: float) -> bool:
         """Whether the premise's ttl has run out at ``now``."""
-        at = _expires_at(self.record)
-        return at is not None and now >= at
+        return record_expired(self.record, now)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Premise) and other.record is self.record
@@ -204,41 +414,6 @@ class Premise:
 
     def __repr__(self) -> str:
         return f"<Premise {self.source} at {self.at}>"
-
-
-def record_start(record: PremiseRecord) -> float:
-    """A premise record's valid-from: the stated one, else when it was asserted."""
-    life = record[3]
-    if life is not None and len(life) > 4 and life[3] is not None:
-        return life[3]  # type: ignore[return-value]
-    return record[2]
-
-
-def record_intervals(record: PremiseRecord) -> tuple[tuple[float, float | None], ...]:
-    """A premise record's intervals ``(start, end or None)``: from when it was asserted, open,
-    unless a valid time was stated; the interval stated last comes last."""
-    life: Any = record[3]
-    if life is None or len(life) < 5:
-        return ((record[2], None),)
-    last = (record[2] if life[3] is None else life[3], life[4])
-    return (*life[5], last) if len(life) > 5 else (last,)
-
-
-def record_valid_at(record: PremiseRecord, world: float) -> bool:
-    """Whether one of a premise record's intervals ``[valid_from, valid_until)`` holds
-    ``world``."""
-    life: Any = record[3]
-    if life is None or len(life) < 5:
-        return record[2] <= world
-    start = record[2] if life[3] is None else life[3]
-    if start <= world and (life[4] is None or world < life[4]):
-        return True
-    return len(life) > 5 and any(s <= world and (e is None or world < e) for s, e in life[5])
-
-
-def _expires_at(record: PremiseRecord) -> float | None:
-    life = record[3]
-    return None if life is None or life[1] is None else record[2] + life[1]
 
 
 class Justification:

@@ -25,10 +25,20 @@ from collections.abc import Callable, Iterator
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
-from ..evidence import confidence as formulas
 from .conflicts import END_MARGIN, supersede
 from .kinds import step_rule
-from .records import PREMISES, Belief, Justification, Nogood, matches
+from .records import (
+    PREMISES,
+    Belief,
+    Justification,
+    Nogood,
+    matches,
+    plain_source,
+    record_expired,
+    record_is_timed,
+    record_source,
+    record_strength,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Engine
@@ -188,30 +198,32 @@ class Sweep:
         """``(confidence, PREMISES or None, note)`` of premise ``b``'s own evidence at ``now``
         (confidence -1.0 when it holds none), noting whether it reads the time.
 
-        One premise with no valid time, ``(source, origin, at, life)``, is read here (most
-        premises of a large base); anything else asks the engine."""
+        One plain premise (no half-life, ttl, stated certainty or valid time) is read here:
+        most premises of a large base; anything else asks the engine."""
         now = self.now
         ev = b.evidence
-        if type(ev) is tuple and self.engine.world is None and (ev[3] is None or len(ev[3]) < 5):
-            life = ev[3]
-            if life is not None and life[1] is not None and now >= ev[2] + life[1]:
+        if type(ev) is tuple and self.engine.world is None:
+            source = plain_source(ev)
+            if source is not None:
+                memo = self.memo
+                found = memo.get(source)
+                if found is None:
+                    found = memo[source] = self.engine.reliability(source, now)
+                if found[1]:
+                    self.own_timed.add(b)
+                return found[0], PREMISES, None
+            if record_expired(ev, now):
                 self.own_timed.add(b)
                 return -1.0, None, "expired"
-            memo = self.memo
-            found = memo.get(ev[0])
-            if found is None:
-                found = memo[ev[0]] = self.engine.reliability(ev[0], now)
-            c = found[0]
-            timed = found[1]
-            if life is not None:
-                if len(life) > 2:  # a certainty the source stated
-                    c *= life[2]
-                if life[0] is not None:
-                    c *= formulas.decay_weight(max(now - ev[2], 0.0), life[0])
-                    timed = True
-            if timed:
-                self.own_timed.add(b)
-            return c, PREMISES, None
+            if not record_is_timed(ev):  # a half-life, a ttl or a stated certainty
+                source = record_source(ev)
+                found = self.memo.get(source)
+                if found is None:
+                    found = self.memo[source] = self.engine.reliability(source, now)
+                c, fades = record_strength(ev, found[0], now)
+                if found[1] or fades:
+                    self.own_timed.add(b)
+                return c, PREMISES, None
         # a read at a world time (every premise checks it), several premises, a valid time
         pc, timed, expired = self.engine.premise_confidence(b, now)
         if timed or expired:

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import plain
 from ..tms import IN, Belief
+from ..tms.records import record_at, record_source
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
@@ -43,9 +44,9 @@ def source_of(b: Belief) -> tuple[str, str]:
     >>> source_of(kb.engine.values_of("a")[0])
     ('tool:crm', 'tool')
     """
-    ev = b.evidence
-    if ev is not None:
-        source = ev[0] if type(ev) is tuple else ev[0][0]
+    records = b.records()
+    if records:
+        source = record_source(records[0])
         return source, source.partition(":")[0]
     if b.justs:
         j = b.justs[0]
@@ -61,12 +62,10 @@ def value_text(value: Any) -> str:
 
 
 def _latest(b: Belief) -> float:
-    ev = b.evidence
-    if ev is None:
+    records = b.records()
+    if not records:
         return float("nan")
-    if type(ev) is tuple:
-        return float(ev[2])
-    return float(max(r[2] for r in ev))
+    return float(max(record_at(r) for r in records))
 
 
 def row_of(b: Belief, now: float) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from support.key_reads import check_key_at
 from support.operations import POLICIES, apply, unless_in_time_operations, valid_operations
 from support.oracle import evaluate
 
@@ -29,6 +30,9 @@ def check_at(kb: BeliefBase, clock: ManualClock, t: float) -> None:
             assert view.confidence(key) == pytest.approx(conf, abs=1e-9)
             held = label == "IN" and not is_end(b.value)  # an end (kb.end) holds no value
             assert view.value(key) == (b.value if held else None)
+    for key in {key for key, _ in expected}:  # a key of several values, read as a key
+        if len(kb.engine.values_of(key)) > 1:  # (issue 36 item 5: read from their premises)
+            check_key_at(kb, view, expected, key, t)
 
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
