@@ -135,9 +135,18 @@ def serve(ledger: str | None = None, session: str = "default", transport: str = 
     """
     require("mcp.server", "mcp", _FEATURE)
     from ..serving.opening import Imported
+
+    imported = Imported(rules=tuple(rules), tools=tuple(tools))
+    if tokens_file is not None:
+        from .many import run_tokens_file
+
+        run_tokens_file(ledger, tokens_file=tokens_file, transport=transport, host=host,
+                        port=port, token_file=token_file, scope=scope,
+                        allowed_hosts=allowed_hosts, imported=imported, model=model,
+                        max_sessions=max_sessions)
+        return
     from .server import run
 
     run(ledger=ledger, session=session, transport=transport, host=host, port=port,
-        token_file=token_file, allowed_hosts=allowed_hosts,
-        imported=Imported(rules=tuple(rules), tools=tuple(tools)), model=model, scope=scope,
-        tokens_file=tokens_file, max_sessions=max_sessions)
+        token_file=token_file, allowed_hosts=allowed_hosts, imported=imported, model=model,
+        scope=scope)

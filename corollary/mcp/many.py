@@ -18,15 +18,18 @@ from typing import Any
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..serving import http
+from ..serving.opening import Imported
 from ..serving.session_tokens import SESSION_KEY, SessionTokens, sessions_guard
 from ..serving.shards import SessionCache
 from ..serving.tool_host import ToolHost
 from ..serving.tools import Tool
+from ..storage.targets import local_file
+from ..trust.ledger import open_ledger
 from . import sdk as sdk_server
 from .sdk import Server as MCPServer
 from .server import new
 
-__all__ = ["NO_SESSION", "build_many", "many_app", "run_many"]
+__all__ = ["NO_SESSION", "build_many", "many_app", "run_many", "run_tokens_file"]
 
 #: What a tool answers to a request that names no session checked by the guard.
 NO_SESSION = ("no session: a server of many users is served behind its token guard "
@@ -98,3 +101,24 @@ def run_many(ledger: Any, *, tokens: SessionTokens, host: str, port: int,
     config = uvicorn.Config(app, log_level="warning", access_log=False)
     with sock:
         uvicorn.Server(config).run(sockets=[sock])
+
+
+def run_tokens_file(ledger: str | None, *, tokens_file: str, transport: str, host: str,
+                    port: int, token_file: str | None, scope: Sequence[str] | None,
+                    allowed_hosts: Sequence[str], imported: Imported, model: Any,
+                    max_sessions: int) -> None:
+    """``corollary mcp --tokens-file``: every session of ``ledger`` (created if new) a token
+    may open, over HTTP."""
+    if transport != "http" or token_file is not None or scope:
+        raise InvalidInputError("--tokens-file serves many users over --transport http; it "
+                                "replaces --token-file, and each session is its own scope")
+    tokens = SessionTokens.read(tokens_file)
+    http.allowed_names(host, allowed_hosts)  # a bad name fails before anything is opened
+    listening = http.listen(host, port)
+    path = local_file(ledger)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with open_ledger(ledger) as opened:
+        run_many(opened, tokens=tokens, host=host, port=port, allowed_hosts=allowed_hosts,
+                 max_sessions=max_sessions, model=model, listening=listening,
+                 rules=list(imported.rules), tools=list(imported.tools))

@@ -435,17 +435,10 @@ def _as_resource_error() -> Iterator[None]:
 def run(*, ledger: str | None, session: str, transport: str, host: str, port: int,
         token_file: str | None = None, allowed_hosts: Sequence[str] = (),
         imported: Imported = NOTHING_IMPORTED, model: Any = None,
-        scope: Sequence[str] | None = None, tokens_file: str | None = None,
-        max_sessions: int = 1000) -> None:
+        scope: Sequence[str] | None = None) -> None:
     """``corollary mcp``: serve ``session`` in ``ledger`` (both created if new); ``model``
-    is the one the ``remember`` tool extracts with. With ``tokens_file``: every session a
-    token may open, over HTTP (corollary.mcp.many)."""
+    is the one the ``remember`` tool extracts with."""
     to_scope(scope)  # a bad --scope fails before anything is created
-    if tokens_file is not None:
-        _run_many(ledger, tokens_file=tokens_file, transport=transport, host=host, port=port,
-                  token_file=token_file, scope=scope, allowed_hosts=allowed_hosts,
-                  imported=imported, model=model, max_sessions=max_sessions)
-        return
     if transport == "http":  # refuse an exposed server before anything is created
         token = http.read_token(token_file)
         http.check_exposure(host, token)
@@ -464,29 +457,6 @@ def run(*, ledger: str | None, session: str, transport: str, host: str, port: in
             _serve_http(server, listening, host=host, token=token, allowed=allowed)
         else:
             server.run("stdio")
-
-
-def _run_many(ledger: str | None, *, tokens_file: str, transport: str, host: str, port: int,
-              token_file: str | None, scope: Sequence[str] | None,
-              allowed_hosts: Sequence[str], imported: Imported, model: Any,
-              max_sessions: int) -> None:
-    from ..serving.session_tokens import SessionTokens
-    from .many import run_many
-
-    if transport != "http" or token_file is not None or scope:
-        raise InvalidInputError("--tokens-file serves many users over --transport http; it "
-                                "replaces --token-file, and each session is its own scope")
-    tokens = SessionTokens.read(tokens_file)
-    allowed = http.allowed_names(host, allowed_hosts)  # a bad name fails before listening
-    del allowed
-    listening = http.listen(host, port)
-    path = local_file(ledger)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    with open_ledger(ledger) as opened:
-        run_many(opened, tokens=tokens, host=host, port=port, allowed_hosts=allowed_hosts,
-                 max_sessions=max_sessions, model=model, listening=listening,
-                 rules=list(imported.rules), tools=list(imported.tools))
 
 
 def _serve_http(server: MCPServer, listening: socket.socket, *, host: str, token: str | None,
