@@ -16,14 +16,21 @@ store in a process of its own (spawned, so its memory is its own):
   (journal entries are asked for on every use either way);
 * the process's resident memory (VmRSS) after its workload, the cache's bound and estimate,
   and the PostgreSQL connections the process holds;
-* puts per second with 1 and then 2 processes at once (different users), for ``--seconds``.
+* puts per second with 1 and then 2 processes at once (different users), for ``--seconds``;
+* with ``--mcp``: the same get/put/search sequence through MCP over HTTP, a server of many users
+  (``make_server(SessionCache(ledger), tokens=...)`` behind ``sessions_app``, uvicorn on
+  loopback, spawned) driven by the SDK's client over one connection, each request naming its
+  user's session in the ``Corollary-Session`` header: get is the ``belief`` tool, put
+  ``assert_fact``, search ``beliefs`` (limit 10) in the user's session; p50/p99, and the ratio
+  to the same tool run in the driver's process on a ``SessionCache`` of the same ledger just
+  before each call (interleaved: what HTTP, MCP and the server add).
 
 Storage per belief is the database size of each store divided by the beliefs loaded.
 
 Usage::
 
     COROLLARY_TEST_PG_URL=postgresql://... python benchmarks/bench_many_users.py \\
-        [--users 2000] [--beliefs 50] [--ops 600] [--max-sessions 200]
+        [--users 2000] [--beliefs 50] [--ops 600] [--max-sessions 200] [--mcp]
 
 Needs the ``postgres`` and ``langgraph`` extras and ``langgraph-checkpoint-postgres`` (the
 ``bench`` extra).
@@ -201,6 +208,113 @@ def _puts(store: Any, users: list[int], seconds: float) -> int:
     return done
 
 
+# -- through MCP over HTTP ----------------------------------------------------------------------
+MCP_TOKEN = "bench-token-for-every-user-0123456789"
+
+
+def serve_mcp(url: str, port: int, max_sessions: int) -> None:
+    """A server of many users over the sharded store's sessions (run in a process of its own)."""
+    import uvicorn
+
+    from corollary import open_ledger
+    from corollary.mcp import make_server, sessions_app
+    from corollary.serving.shards import SessionCache
+
+    ledger = open_ledger(url, namespace="bench", poll_interval=0.0)
+    server = make_server(SessionCache(ledger, max_sessions=max_sessions),
+                         tokens={MCP_TOKEN: [f"{NS}:*"]})
+    config = uvicorn.Config(sessions_app(server), host="127.0.0.1", port=port,
+                            log_level="warning", access_log=False)
+    uvicorn.Server(config).run()
+
+
+def drive_mcp(url: str, port: int, plan: list[tuple[str, int, int]],
+              max_sessions: int) -> dict[str, Any]:
+    """The plan through the SDK's client on one connection, naming each user's session; each
+    operation also run in this process, just before, as the same tool of the tool table on a
+    ``SessionCache`` of the same ledger (the baseline, interleaved)."""
+    import asyncio
+
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from corollary import open_ledger
+    from corollary.integrations.langgraph import SOURCE, belief_key, session_of_namespace
+    from corollary.serving.shards import SessionCache
+    from corollary.serving.tool_host import ToolHost
+    from corollary.serving.tools import tool_named
+
+    ledger = open_ledger(url, namespace="bench", poll_interval=0.0)
+    cache = SessionCache(ledger, max_sessions=max_sessions)
+    names = {"get": "belief", "put": "assert_fact", "search": "beliefs"}
+
+    def in_process(session: str, tool: str, arguments: dict[str, Any]) -> None:
+        with cache.session(session) as kb:
+            try:
+                tool_named(tool).call(ToolHost(kb), arguments)
+            except Exception:  # noqa: BLE001 - a get of a memory never put: an answer too
+                if tool != "belief":
+                    raise
+
+    async def go() -> dict[str, Any]:
+        times: dict[str, list[float]] = {k: [] for k in ("get", "put", "search")}
+        local: dict[str, list[float]] = {k: [] for k in ("get", "put", "search")}
+        first = str(session_of_namespace(namespace(plan[0][1])))  # the guard wants a session
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {MCP_TOKEN}",
+                                               "Corollary-Session": first}, timeout=60) as http:
+            async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp",
+                                                     http_client=http),
+                              read_timeout_seconds=60) as client:
+                for n, (kind, user, i) in enumerate(plan):
+                    session = str(session_of_namespace(namespace(user)))
+                    http.headers["Corollary-Session"] = session
+                    key = belief_key(namespace(user), f"m{i}")
+                    arguments: dict[str, Any] = (
+                        {"key": key} if kind == "get" else {"limit": 10} if kind == "search"
+                        else {"key": key, "value": value(user, i, n + 1), "source": SOURCE})
+                    t = time.perf_counter()
+                    in_process(session, names[kind], arguments)
+                    local[kind].append(time.perf_counter() - t)
+                    t = time.perf_counter()
+                    done = await client.call_tool(names[kind], arguments)
+                    times[kind].append(time.perf_counter() - t)
+                    # a get of a memory never put answers "no belief" (as the store's None)
+                    assert kind == "get" or not done.is_error, done.content
+        return {"mcp": {k: pcts(ts) for k, ts in times.items()},
+                "local": {k: pcts(ts) for k, ts in local.items()}}
+
+    try:
+        return asyncio.run(go())
+    finally:
+        ledger.close()
+
+
+def run_mcp(url: str, plan: list[tuple[str, int, int]], max_sessions: int,
+            ctx: Any) -> dict[str, Any]:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = ctx.Process(target=serve_mcp, args=(url, port, max_sessions), daemon=True)
+    server.start()
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if time.monotonic() > deadline or not server.is_alive():
+                raise SystemExit("the MCP server did not start")
+            time.sleep(0.1)
+        with ctx.Pool(1) as pool:
+            return dict(pool.apply(drive_mcp, (url, port, plan, max_sessions)))
+    finally:
+        server.terminate()
+        server.join(30)
+
+
 def database_bytes(url: str, schema: str) -> int:
     import psycopg
 
@@ -223,6 +337,8 @@ def main() -> None:
     parser.add_argument("--url", default=os.environ.get("COROLLARY_TEST_PG_URL"))
     parser.add_argument("--poll-interval", type=float, default=1.0,
                         help="the ledger's poll_interval of the second sharded run (seconds)")
+    parser.add_argument("--mcp", action="store_true",
+                        help="also drive get/put/search through MCP over HTTP")
     args = parser.parse_args()
     if not args.url:
         raise SystemExit("give --url or COROLLARY_TEST_PG_URL (a PostgreSQL server)")
@@ -271,6 +387,13 @@ def main() -> None:
         print(f"PostgreSQL connections held by the process: sharded {ours['connections']}, "
               f"PostgresStore {theirs['connections']}")
         print(f"cache: {ours['misses']} opens, {ours['hits']} hits")
+        if args.mcp:
+            over_mcp = run_mcp(url, plan, args.max_sessions, ctx)
+            for kind in ("get", "put", "search"):
+                (m50, m99), (l50, l99) = over_mcp["mcp"][kind], over_mcp["local"][kind]
+                print(f"{kind:>6} through MCP over HTTP (ms): p50 {m50:.2f} p99 {m99:.2f}; the "
+                      f"same tool in-process p50 {l50:.2f} p99 {l99:.2f} -> {m50 / l50:.1f}x "
+                      f"at p50")
         half = args.users // 2
         for kind in ("sharded", "PostgresStore"):
             with ctx.Pool(1) as pool:

@@ -1,9 +1,14 @@
 """The tools every agent offers (``recall``, ``claim`` and ``answer``), their schemas, and the
 check of a call's arguments against a schema before anything runs.
 
-The built-ins are declared as Python functions in :mod:`corollary.agent.prompts` (with every
-other text the model reads), so their schemas come from the same place as any tool's
-(:func:`corollary.models.tool_schema`: signature, annotations, docstring); they are never called.
+``claim`` and ``recall`` are tools of the tool table (:mod:`corollary.serving.tools`), the same
+the MCP server and the toolsets offer: their schemas are the table's, declared as Python
+functions (:func:`corollary.serving.tools.declared`) and read as any tool's
+(:func:`corollary.models.tool_schema`), without the arguments the agent fills itself
+(:data:`BOUND`: a claim is on the agent's own word, a recall reads at the agent's floor). The
+agent runs them its own way (a claim is checked, and may be sampled, before it is believed).
+``answer`` ends the agent's task and is no change to a base: it is declared in
+:mod:`corollary.agent.prompts`, with every other text the model reads. None is called.
 """
 
 from __future__ import annotations
@@ -12,27 +17,40 @@ import json
 from typing import Any
 
 from ..models import tool_schema
+from ..serving import tools
 from . import prompts
 
 #: The agent's own tools, offered after the tools it is given; no tool may take their names.
 BUILTINS = ("claim", "answer", "recall")
+#: The arguments of the table's tools the agent fills itself, not offered to the model.
+BOUND: dict[str, dict[str, Any]] = {"claim": {"source": "model:agent"},
+                                   "recall": {"min_confidence": None}}
+#: The arguments the agent requires though the table does not: its claims rest on beliefs.
+REQUIRED = {"claim": ("inputs",)}
 
 
 def builtin_schema(name: str) -> dict[str, Any]:
-    """The function schema of the built-in ``name``, from its declaration in
-    :mod:`corollary.agent.prompts` as it reads now.
+    """The function schema of the built-in ``name``: the tool table's (``claim``, ``recall``)
+    or :mod:`corollary.agent.prompts`' (``answer``), as they read now.
 
     >>> builtin_schema("recall")["function"]["parameters"]["required"]
     ['query']
     """
-    fn = getattr(prompts, name)
-    made = _SCHEMAS.get((name, fn.__doc__))  # reading a docstring costs more than a step
-    if made is None:
-        made = _SCHEMAS[name, fn.__doc__] = tool_schema(fn)
-    return made
+    if name == "answer":
+        source: Any = prompts.answer
+        fn = lambda: prompts.answer  # noqa: E731 - the declaration itself
+    else:
+        source = tools.tool_named(name)
+        fn = lambda: tools.declared(source, bound=BOUND[name],  # noqa: E731
+                                    required=REQUIRED.get(name, ()))
+    known = _SCHEMAS.get(name)
+    # reading a docstring costs more than a step: made again only when the text changed
+    if known is None or known[0] is not source or known[1] != getattr(source, "__doc__", None):
+        known = _SCHEMAS[name] = (source, getattr(source, "__doc__", None), tool_schema(fn()))
+    return known[2]
 
 
-_SCHEMAS: dict[tuple[str, str | None], dict[str, Any]] = {}
+_SCHEMAS: dict[str, tuple[Any, str | None, dict[str, Any]]] = {}
 
 
 def _json_kind(value: Any) -> str:

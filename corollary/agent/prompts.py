@@ -1,11 +1,12 @@
-"""Every text a model reads from corollary, in one place: the agent's system message, the
-messages that carry the task and the beliefs, the nudge, the self-consistency question, the
-built-in tools' descriptions, and the MCP server's instructions.
+"""Every text a model reads from corollary, in one place, but the tools' descriptions: the
+agent's system message, the messages that carry the task and the beliefs, the nudge, the
+self-consistency question, the ``answer`` tool's description, and the MCP server's
+instructions. The descriptions of the tools a base offers (``claim``, ``recall`` and every
+other) are in the tool table (:mod:`corollary.serving.tools`), one for every surface.
 
-The built-in tools (``claim``, ``answer``, ``recall``) are declared here as Python functions whose
-signatures and docstrings *are* their descriptions: :mod:`corollary.agent.builtins` turns them
-into schemas with :func:`corollary.models.tool_schema`, as it does any tool. They are never
-called.
+The agent's own ``answer`` is declared here as a Python function whose signature and docstring
+*are* its description: :mod:`corollary.agent.builtins` turns it into a schema with
+:func:`corollary.models.tool_schema`, as it does any tool. It is never called.
 
 The agent reads these names when it builds a request (``prompts.SYSTEM``, not a copy taken at
 import), so changing a text here changes what the model is sent. To change a text for one agent
@@ -130,30 +131,7 @@ MCP_INSTRUCTIONS = (
 )
 
 
-# -- the built-in tools, declared: their docstrings are what the model reads --------------------
-def claim(key: str, value: Any, inputs: list[str] | dict[str, str], formula: str | None = None,
-          citation: dict[str, str] | None = None, certainty: float | None = None) -> None:
-    """Record a conclusion of yours as a belief: key = value, resting on held beliefs.
-
-    Parameters
-    ----------
-    key : str
-        The key of the new belief.
-    value : Any
-        Its value (JSON: a number, string, boolean, list or object).
-    inputs : list[str] | dict[str, str]
-        The keys of the held beliefs it rests on: a list of keys, or an object that names each
-        input for the formula, e.g. {"q2": "revenue:Q2", "q3": "revenue:Q3"}.
-    formula : str | None
-        When the value is arithmetic over the inputs: the formula over their names, e.g.
-        "(q3 - q2) / q2". It is re-executed; a value it does not reproduce is refused.
-    citation : dict[str, str] | None
-        {"document": key of a held document, "quote": exact words from it}; it is checked.
-    certainty : float | None
-        How sure you are, from 0 to 1 (default 1).
-    """
-
-
+# -- the agent's own tool, declared: its docstring is what the model reads ---------------------
 def answer(value: Any, inputs: list[str] | dict[str, str], certainty: float | None = None) -> None:
     """Give your final answer, resting on held beliefs; this ends the task.
 
@@ -165,16 +143,4 @@ def answer(value: Any, inputs: list[str] | dict[str, str], certainty: float | No
         The keys of the held beliefs the answer rests on.
     certainty : float | None
         How sure you are, from 0 to 1 (default 1).
-    """
-
-
-def recall(query: str, k: int = 10) -> None:
-    """Search the held beliefs: the k that bear most on the query, most relevant first.
-
-    Parameters
-    ----------
-    query : str
-        Words to look for in the beliefs' keys, values and sources, e.g. "customer 7 email".
-    k : int
-        How many beliefs to return, from 1 to 50.
     """

@@ -203,6 +203,13 @@ def _serve_commands(add: Callable[[str, str], argparse.ArgumentParser]) -> None:
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000)")
     _http_options(serve, "COROLLARY_MCP_TOKEN")
+    serve.add_argument("--tokens-file", metavar="FILE",
+                       help="serve many users over HTTP: each request's session is the one its "
+                            "path (/sessions/ID/mcp) or Corollary-Session header names, if its "
+                            "bearer token may open it; FILE maps each token to its sessions "
+                            "(JSON; docs/many-users.md)")
+    serve.add_argument("--max-sessions", type=int, default=1000, metavar="N",
+                       help="with --tokens-file: at most N sessions open at once (default 1000)")
     serve.add_argument("--scope", dest="scope", action="append", default=None,
                        metavar="PREFIX",
                        help="confine the clients to keys equal to PREFIX or starting with "
@@ -327,7 +334,8 @@ def _run(args: argparse.Namespace) -> int:
         serve(ledger=args.ledger, session=args.session, transport=args.transport,
               host=args.host, port=args.port, token_file=args.token_file,
               allowed_hosts=args.allowed_hosts, rules=imported.rules, tools=imported.tools,
-              scope=args.scope, model=remembering.model_of(args))
+              scope=args.scope, model=remembering.model_of(args),
+              tokens_file=args.tokens_file, max_sessions=args.max_sessions)
         return 0
     if args.command == "remember":
         return remembering.remember(args)

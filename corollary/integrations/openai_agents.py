@@ -1,7 +1,8 @@
 """corollary's operations as OpenAI Agents SDK function tools, in-process (no MCP child).
 
-:func:`make_tools` gives a list of ``FunctionTool`` for ``Agent(tools=...)``: ``assert_fact``,
-``claim``, ``retract``, ``end``, ``recall``, ``explain`` (and ``remember`` with a model). A call the base
+:func:`make_tools` gives a list of ``FunctionTool`` for ``Agent(tools=...)``: every
+tool of the tool table (:mod:`corollary.serving.tools`: the MCP server's tools; ``remember``
+with a model). A call the base
 refuses goes back to the model as the tool's output, carrying corollary's message (the SDK's
 default hides every error behind one fixed sentence), with the base unchanged. Needs
 ``openai-agents`` (the ``frameworks`` extra).
@@ -67,8 +68,8 @@ def make_tools(kb: BeliefBase, *, source: str = "model:agent",
     Examples
     --------
     >>> from corollary import BeliefBase
-    >>> [t.name for t in make_tools(BeliefBase(), source="model:analyst")]
-    ['assert_fact', 'claim', 'retract', 'end', 'forget', 'recall', 'explain']
+    >>> [t.name for t in make_tools(BeliefBase(), source="model:analyst")][:5]
+    ['assert_fact', 'claim', 'retract', 'end', 'forget']
     """
     ops = Operations(kb, source=source, scope=scope, model=model)
     # values are any JSON: the SDK's strict schemas would refuse them, so the tools are loose

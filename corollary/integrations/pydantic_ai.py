@@ -1,8 +1,8 @@
 """corollary's operations as a pydantic-ai toolset, in-process (no MCP child).
 
 :func:`make_toolset` gives a ``FunctionToolset`` of :class:`~corollary.integrations.operations.Operations`:
-``assert_fact``, ``claim``, ``retract``, ``end``, ``recall``, ``explain`` (and ``remember`` with a
-model). A call the base refuses goes back to the model as a retry prompt carrying corollary's
+every tool of the tool table (:mod:`corollary.serving.tools`: the MCP server's tools;
+``remember`` with a model). A call the base refuses goes back to the model as a retry prompt carrying corollary's
 message (pydantic-ai's ``ModelRetry``), with the base unchanged. Needs pydantic-ai (the
 ``frameworks`` extra).
 """
@@ -61,8 +61,8 @@ def make_toolset(kb: BeliefBase, *, source: str = "model:agent",
     --------
     >>> from corollary import BeliefBase
     >>> toolset = make_toolset(BeliefBase(), source="model:analyst")
-    >>> sorted(toolset.tools)
-    ['assert_fact', 'claim', 'end', 'explain', 'forget', 'recall', 'retract']
+    >>> sorted(toolset.tools)[:4]
+    ['assert_fact', 'belief', 'beliefs', 'claim']
     """
     ops = Operations(kb, source=source, scope=scope, model=model)
     return _toolsets.FunctionToolset([_retrying(op) for op in ops.tools(asynchronous=True)],

@@ -39,14 +39,15 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 
 try:  # mcp 2
+    from mcp.server.mcpserver import Context, ResourceSecurity
     from mcp.server.mcpserver import MCPServer as Server
-    from mcp.server.mcpserver import ResourceSecurity
     from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
     from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
     from mcp.shared.subscriptions import ResourceUpdated
 
     MAJOR = 2
 except ImportError:  # mcp 1.24 and later
+    from mcp.server.fastmcp import Context  # type: ignore[no-redef,attr-defined]
     from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef,attr-defined]
     from mcp.server.fastmcp.exceptions import (  # type: ignore[no-redef,assignment]
         ResourceError,
@@ -61,7 +62,7 @@ except ImportError:  # mcp 1.24 and later
     ResourceUpdated = None  # type: ignore[misc,assignment]
     MAJOR = 1
 
-__all__ = ["MAJOR", "FuncMetadata", "ResourceError", "ResourceNotFoundError", "Server",
+__all__ = ["MAJOR", "Context", "FuncMetadata", "ResourceError", "ResourceNotFoundError", "Server",
            "ToolError", "http_app", "new_server", "resource_key", "resource_options",
            "resource_updates", "tool_hints"]
 

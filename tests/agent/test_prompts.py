@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+import attrs
 import pytest
 from agent_cases import call, calls, revenue, worked_script
 from hypothesis import given, settings
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from corollary import Agent, BeliefBase, InvalidInputError, ManualClock, ScriptedModel, rule, tool
 from corollary.agent import prompts
 from corollary.models import Reply
+from corollary.serving import tools
 
 
 def base(**options: Any) -> BeliefBase:
@@ -49,7 +51,10 @@ def test_changing_a_text_in_prompts_changes_what_the_model_sees(
              "NOW_HELD": "NOW-TEXT\n{lines}", "WITHHELD": "WITHHELD-TEXT {floor}"}
     for name, text in texts.items():
         monkeypatch.setattr(prompts, name, text)
-    monkeypatch.setattr(prompts.recall, "__doc__", "RECALL-TEXT.")
+    # the built-in recall's text is the tool table's (one for every surface)
+    monkeypatch.setattr(tools, "TOOLS", tuple(
+        attrs.evolve(t, description="RECALL-TEXT.") if t.name == "recall" else t
+        for t in tools.TOOLS))
 
     kb = base()
 

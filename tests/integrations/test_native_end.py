@@ -26,7 +26,8 @@ def test_end_is_an_operation_and_leaves_nothing_held() -> None:
     kb = moved()
     ops = Operations(kb, source="model:agent", scope="customer:42")
     state = ops.end(KEY, "human:ann", at="2026-03-01", reason="I moved abroad")
-    assert state == {"key": KEY, "value": None, "label": "OUT", "confidence": 0.0}
+    assert state == {"key": KEY, "value": None, "label": "OUT", "confidence": 0.0,
+                     "saved_version": None}  # the MCP tool's answer: one tool table
     assert ops.recall("customer 42 address")["beliefs"] == []
     assert ops.explain(KEY)["text"].startswith(
         f"{KEY} ended at 2026-03-01 by human:ann ('I moved abroad')")

@@ -194,3 +194,57 @@ def test_a_journaled_session_is_served_on_mcp1_and_subscribers_hear_of_changes(t
     assert (own.isError, own.structuredContent["saved_version"]) == (False, 1)
     assert (later.isError, later.structuredContent["saved_version"]) == (False, 4)
     assert value == "Dallas"
+
+
+def test_many_users_on_mcp1_each_on_the_session_its_token_may_open(tmp_path: Path) -> None:
+    """``corollary mcp --tokens-file`` on mcp 1 (whose tools read the request through a
+    ``Context`` of its own): each user's write lands in that user's session, and a token on
+    another user's path is refused (tests/mcp/test_many_users.py runs the whole of it on mcp 2)."""
+    import httpx
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamablehttp_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    tokens = {"user-7": f"{TOKEN}-seven", "user-42": f"{TOKEN}-forty-two"}
+    (tmp_path / "tokens.json").write_text(json.dumps({t: [u] for u, t in tokens.items()}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COROLLARY_")}
+    env.update(PYTHONPATH=str(ROOT))
+    ledger = tmp_path / "ledger.db"
+    child = subprocess.Popen([sys.executable, "-m", "corollary", "mcp", "--ledger", str(ledger),
+                              "--transport", "http", "--port", str(port), "--tokens-file",
+                              str(tmp_path / "tokens.json"), "--max-sessions", "1"],
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    async def write(user: str) -> Any:
+        url = f"http://127.0.0.1:{port}/sessions/{user}/mcp"
+        async with streamablehttp_client(url, headers={"Authorization": f"Bearer {tokens[user]}"}
+                                         ) as (read, send, _), ClientSession(read, send) as session:
+            await session.initialize()
+            return await session.call_tool("assert_fact", {"key": "city", "value": user,
+                                                           "source": "human:" + user})
+
+    try:
+        for _ in range(300):
+            if child.poll() is not None:
+                raise AssertionError(child.stderr.read() if child.stderr else "exited")
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        done = [asyncio.run(write(user)) for user in ("user-7", "user-42")]
+        intruder = httpx.post(f"http://127.0.0.1:{port}/sessions/user-42/mcp", json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"}}},
+            headers={"Accept": "application/json, text/event-stream",
+                     "Content-Type": "application/json",
+                     "Authorization": f"Bearer {tokens['user-7']}"})
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+    assert [d.isError for d in done] == [False, False] and intruder.status_code == 403
+    with open_ledger(ledger) as opened:
+        for user in ("user-7", "user-42"):
+            assert BeliefBase.open_session(opened, user).value("city") == user

@@ -727,18 +727,18 @@ def test_a_null_asserted_into_an_open_conflict_is_answered_and_saved(tmp_path: P
 def test_a_change_that_cannot_be_read_back_is_not_kept(tmp_path: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from corollary import CorollaryError
-    from corollary.mcp import server as served
+    from corollary.serving import tool_host
 
     with open_ledger(tmp_path / "ledger.json") as ledger:
         server = make_server(_ceo_in_conflict(ledger), session="s")
-        read_back = served._state
+        read_back = tool_host.belief_state
 
         def failing(kb: BeliefBase, key: str, value: Any) -> dict[str, Any]:
             if key == "cfo":  # a read-back fault, after the change was applied
                 raise CorollaryError("reading cfo failed")
             return read_back(kb, key, value)
 
-        monkeypatch.setattr(served, "_state", failing)
+        monkeypatch.setattr(tool_host, "belief_state", failing)
 
         async def body(client: Client) -> Any:
             lost = await client.call_tool("assert_fact", {"key": "cfo", "value": "Carol",
