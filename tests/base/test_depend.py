@@ -147,3 +147,12 @@ def test_an_end_left_alone_by_forgetting_its_value_reads_as_nothing_at_any_time(
     kb.forget("c", 1)
     assert kb.at(-60).value("c") is None and kb.at(10).value("c") is None
     assert kb.value("c") is None
+
+
+def test_forgetting_the_replaced_value_takes_its_name_out_of_the_replacement() -> None:
+    kb = _ann()
+    kb.forget("user:exercise", "running")
+    assert "running" not in repr(kb.to_dict())
+    assert "replaces" not in str(kb.explain("user:exercise", "cycling"))
+    kb.assert_("user:condition", "none", source="human:ann", valid_from=500)
+    assert "holds since user:condition changed" in str(kb.explain("user:exercise"))
