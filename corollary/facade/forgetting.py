@@ -249,6 +249,7 @@ def erase(engine: Engine, spec: ForgetSpec, promises: PromiseBook | None = None,
     if words:
         _redact_words(engine, done, set(words))
     _drop_exceptions(engine, done)
+    _drop_replaced(engine, done)
     _drop_nogoods(engine, done)
     if promises is not None and promises.verdicts:
         for slot in [s for s in promises.verdicts if s in done.values]:
@@ -338,6 +339,16 @@ def _drop_exceptions(engine: Engine, done: Erased) -> None:
             engine.remove_justification(j)
             engine.add_justification(Justification(j.kind, j.name, j.output, j.inputs, j.step,
                                                    j.info, kept))
+
+
+def _drop_replaced(engine: Engine, done: Erased) -> None:
+    """A declared replacement names the value it replaces (``info["replaces"]``,
+    :mod:`corollary.facade.depending`): an erased value is not named there either."""
+    for key in {key for key, _ in done.values}:
+        for b in engine.values_of(key):
+            for j in b.justs:
+                if "replaces" in j.info and (key, canon(j.info["replaces"])) in done.values:
+                    del j.info["replaces"]
 
 
 def _drop_nogoods(engine: Engine, done: Erased) -> None:

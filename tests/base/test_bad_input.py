@@ -183,6 +183,28 @@ BAD_CALLS = {
     # reasons, other
     "reason int": (lambda kb: kb.retract("q2", reason=3), InvalidTypeError),
     "retract unknown value": (lambda kb: kb.retract("q2", 99.0), UnknownBeliefError),
+    # dependencies and declared replacements (docs/model.md, "Dependencies and declared
+    # replacements")
+    "depend on one string": (lambda kb: kb.depend("g", 1, on="q2", source="model:m"),
+                             InvalidTypeError),
+    "depend on nothing": (lambda kb: kb.depend("g", 1, on=[], source="model:m"),
+                          InvalidInputError),
+    "depend on unknown": (lambda kb: kb.depend("g", 1, on=["nope"], source="model:m"),
+                          UnknownBeliefError),
+    "depend on itself": (lambda kb: kb.depend("q2", 1, on=["q2"], source="model:m"),
+                         InvalidInputError),
+    "depend value nan": (lambda kb: kb.depend("g", NAN, on=["q2"], source="model:m"),
+                         InvalidInputError),
+    "depend unknown kind": (lambda kb: kb.depend("g", 1, on=["q2"], source="oracle:o"),
+                            UnknownSourceError),
+    "replace_when itself": (lambda kb: kb.replace_when("q2", 1, "q2", source="model:m"),
+                            InvalidInputError),
+    "replace_when unknown": (lambda kb: kb.replace_when("g", 1, "nope", source="model:m"),
+                             UnknownBeliefError),
+    "replace_when key int": (lambda kb: kb.replace_when("g", 1, 7, source="model:m"),
+                             InvalidTypeError),
+    "replace_when value set": (lambda kb: kb.replace_when("g", {1, 2}, "q2", source="model:m"),
+                               InvalidTypeError),
 }
 
 

@@ -143,7 +143,18 @@ def test_an_end_left_alone_by_forgetting_its_value_reads_as_nothing_at_any_time(
     # found by tests/tms/test_depend_oracle.py: kb.at(t).value gave the end's own value
     kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferNewer())
     kb.assert_("c", 1, source="human:ann")
+    kb.assert_("a", 0, source="human:ann")
     kb.end("c", source="human:ann", at=-50)
     kb.forget("c", 1)
-    assert kb.at(-60).value("c") is None and kb.at(10).value("c") is None
-    assert kb.value("c") is None
+    # (in this order: the reads before settle what kb.at(0) finds)
+    assert kb.label("c") == "OUT" and kb.at(-60).value("c") is None
+    assert kb.at(0).value("c") is None
+
+
+def test_forgetting_the_replaced_value_takes_its_name_out_of_the_replacement() -> None:
+    kb = _ann()
+    kb.forget("user:exercise", "running")
+    assert "running" not in repr(kb.to_dict())
+    assert "replaces" not in str(kb.explain("user:exercise", "cycling"))
+    kb.assert_("user:condition", "none", source="human:ann", valid_from=500)
+    assert "holds since user:condition changed" in str(kb.explain("user:exercise"))

@@ -151,3 +151,21 @@ def test_a_journaled_remember_with_links_replays_in_another_base(policy: Any) ->
     again = BeliefBase.open_session(ledger, "ann", clock=ManualClock(1000))
     assert str(again.explain("ann:medication")) == str(kb.explain("ann:medication"))
     assert [h.operation for h in again.history()] == ["remember"]
+
+
+def test_a_forget_in_a_journaled_session_is_kept_by_a_reopened_base(tmp_path: Any) -> None:
+    from corollary import open_ledger
+
+    with open_ledger(tmp_path / "l.db") as ledger:
+        kb = BeliefBase.open_session(ledger, "ann", clock=ManualClock(1000))
+        (partner,) = kb.remember("Hi. My partner is James.", source="human:ann",
+                                 model=ScriptedModel([facts(
+                                     fact("Ann", "partner", "James", "My partner is James"))]))
+        kb.remember("Please forget that James is my partner.", source="human:ann",
+                    model=ScriptedModel([facts(
+                        {**fact("Ann", "partner", "James",
+                                "Please forget that James is my partner"), "forget": True})]))
+        again = BeliefBase.open_session(ledger, "ann", clock=ManualClock(1000))
+        assert "ann:partner" not in again and again.value(partner.document) == "Hi. [redacted]"
+        assert [h.operation for h in again.history()][-1] == "forget"
+    assert b"James" not in (tmp_path / "l.db").read_bytes()
