@@ -60,6 +60,7 @@ from ..foundations.errors import (
     InvalidTypeError,
     JournalCorruptError,
     JournalError,
+    JournalMovedError,
     JournalReplayError,
     JournalUnsupportedError,
     ReadOnlyBaseError,
@@ -119,6 +120,13 @@ CHECKPOINT_SECONDS = 600.0
 #: ...and, below ``checkpoint_every``, at each power of two from this entry on (16, 32, 64,
 #: ...), so a small session reopens replaying at most half its journal, not all of it.
 CHECKPOINT_FIRST = 16
+#: The changes appended on assumption where the store can (``journal_after``): none calls a
+#: tool or a model, so running one again after another writer's entry came first repeats
+#: nothing outside the base.
+ASSUMING = frozenset({"assert_", "assert_many", "retract", "end"})
+#: After an assumption failed (another writer appends to the session too), this many changes
+#: take the lock first, which applies the other writer's entries rather than rebuilding.
+CALM_AFTER_MOVED = 16
 #: Checkpoints kept besides the first (seq 0, which tells a replaced journal apart): writing a
 #: checkpoint prunes the older ones, so a session's storage grows with it, not its history.
 CHECKPOINTS_KEPT = 1
@@ -236,6 +244,8 @@ class JournaledMethods:
     _jnested = 0  # changes running inside the change this thread makes
     _jmade = 0  # inner changes begun (a failed change that began one is undone by a reload)
     _jresolved: dict[str, Any] | None = None  # what the running change announced
+    _jlast: tuple[int, bytes] | None = None  # the last entry applied here: (seq, bytes)
+    _jcalm = 0  # changes to make under the lock before appending on assumption again
 
     if TYPE_CHECKING:  # provided by BeliefBase
         _ops: int
@@ -282,6 +292,7 @@ class JournaledMethods:
                 raise JournalCorruptError(f"the journal of {self._jwhere()} lacks entry {seen}, "
                                           "which its checkpoint was taken after", self._jwhere())
             last = decode_entry(rows[0][0], rows[0][1], self._jwhere())
+            self._jlast = (rows[0][0], rows[0][1])
             self._ops = last.ops[1]
             self._jlast_at = clock.floor = last.at
             self._jsetinc(last.inc)
@@ -349,9 +360,17 @@ class JournaledMethods:
         packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
         with self._jlock:  # another thread's change of this base first
             try:
-                result = self._jlocked(declared, lambda: call.proceed(*run_args, **run_kwargs),
-                                       arguments, packed, kept.resolved,
-                                       undone_by_the_log(call))
+                try:
+                    result = self._jlocked(declared, lambda: call.proceed(*run_args,
+                                                                          **run_kwargs),
+                                           arguments, packed, kept.resolved,
+                                           undone_by_the_log(call))
+                except JournalMovedError:  # assumed the latest entry, and another came first
+                    self._jcalm = CALM_AFTER_MOVED
+                    result = self._jlocked(declared, lambda: call.proceed(*run_args,
+                                                                          **run_kwargs),
+                                           arguments, packed, kept.resolved,
+                                           undone_by_the_log(call))
             except BaseException:
                 if self._jbroken:  # a forget whose rewrite failed: read the journal again
                     with contextlib.suppress(Exception):
@@ -410,7 +429,7 @@ class JournaledMethods:
         ran = fresh_inc = False
         made = self._jmade
         try:
-            with self._jstore.journal(self._jsid) as w:
+            with self._jjournal(declared) as w:
                 self._jcatch_up(w, events)
                 fresh_inc = self._jinc is None  # the first entry: its writer draws the id
                 if fresh_inc:
@@ -455,9 +474,27 @@ class JournaledMethods:
         self._jcommitted(seq, at, raw, before, events)
         return result
 
+    def _jjournal(self, declared: Operation) -> contextlib.AbstractContextManager[Any]:
+        """The journal transaction of one change: on a store that can append on assumption
+        (``journal_after``, PostgreSQL), where this base holds the session's latest entry as
+        far as it knows and the change is one that may run again (:data:`ASSUMING`), a writer
+        that asks nothing before it appends and appends in one statement only if no other
+        entry came first (else ``JournalMovedError``: :meth:`run` runs the change again under
+        the lock). Otherwise the session's lock, taken first."""
+        after = getattr(self._jstore, "journal_after", None)
+        last = self._jlast
+        if self._jcalm:
+            self._jcalm -= 1
+        elif (after is not None and last is not None and last[0] == self._jseen > 0
+              and declared.name in ASSUMING and self._jinc is not None):
+            return after(self._jsid, self._jseen, last[1])  # type: ignore[no-any-return]
+        return self._jstore.journal(self._jsid)
+
     def _jcatch_up(self, w: Any, events: list[WatchEvent]) -> None:
         """Under the write lock ``w``: apply the entries other writers appended, and check the
         journal is still the one this base follows, ending where this base does."""
+        if getattr(w, "assumed", False):  # the writer checks the head where it appends
+            return
         if w.head < self._jseen:
             raise JournalError(f"the journal of {self._jwhere()} is shorter ({w.head}) "
                                f"than this base has applied ({self._jseen}): it was "
@@ -497,6 +534,7 @@ class JournaledMethods:
         """Entry ``seq`` is committed: from here on nothing may raise, or a caller would retry
         a change made."""
         self._jseen = seq
+        self._jlast = (seq, raw)
         self._jlast_at = self._jclock.floor = at
         try:
             if before is not None:
@@ -529,6 +567,7 @@ class JournaledMethods:
                 self._jwatch_stop()
                 raise
             self._jseen = seq
+            self._jlast = (seq, raw)
             self._jlast_at = self._jclock.floor = max(self._jlast_at, entry.at)
             if before is not None:
                 events.extend(self._jdiff(before, entry))

@@ -681,7 +681,8 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         for op in writes.values():
             by_session.setdefault(self._written_session(op.namespace), []).append(op)
         for session_id, session_ops in by_session.items():
-            with self.cache.session(session_id) as kb:
+            # no sync first: each change applies other writers' entries before its own
+            with self.cache.session(session_id, sync=False) as kb:
                 store = self._store(session_id, kb)
                 for op in session_ops:
                     store._write(op)

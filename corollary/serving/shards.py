@@ -165,21 +165,27 @@ class SessionCache:
         self._hits = self._misses = self._evictions = 0
 
     @contextmanager
-    def session(self, session_id: str) -> Iterator[Session]:
+    def session(self, session_id: str, *, sync: bool = True) -> Iterator[Session]:
         """The session ``session_id``, opened if it is not open, synced with other writers,
         held for this caller alone (other sessions' callers go on meanwhile).
+
+        ``sync=False`` skips the sync of a session already open (a round trip): for a caller
+        that only changes it, since each change applies other writers' entries first anyway
+        (docs/many-users.md, "Writes").
 
         Raises what :meth:`~corollary.BeliefBase.open_session` and ``sync`` raise (a
         :class:`~corollary.foundations.errors.CorollaryError`); a session that failed to open
         is not cached.
         """
         session_id = check_session(session_id)
+        if not isinstance(sync, bool):
+            raise InvalidTypeError("sync must be a bool")
         with self._turn():
             entry = self._take(session_id)
             size: int | None = None  # None: the session did not open
             try:
                 with entry.lock:
-                    kb = self._ready(session_id, entry)
+                    kb = self._ready(session_id, entry, sync)
                     try:
                         yield kb
                     finally:
@@ -215,7 +221,7 @@ class SessionCache:
             entry.users += 1
             return entry
 
-    def _ready(self, session_id: str, entry: _Entry) -> Session:
+    def _ready(self, session_id: str, entry: _Entry, sync: bool = True) -> Session:
         """The entry's base: opened (a miss), else synced with other writers (a hit)."""
         if entry.kb is None:
             kb = BeliefBase.open_session(self.ledger, session_id, **self.options)
@@ -223,7 +229,8 @@ class SessionCache:
             with self._lock:
                 self._misses += 1
             return kb
-        entry.kb.sync()
+        if sync:
+            entry.kb.sync()
         with self._lock:
             self._hits += 1
         return entry.kb

@@ -37,6 +37,7 @@ from typing import Any
 from ..foundations._validate import check_number
 from ..foundations.errors import (
     InvalidInputError,
+    JournalMovedError,
     StoreCorruptError,
     StoreError,
     StoreVersionError,
@@ -505,16 +506,28 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             yield writer
         except BaseException as exc:
             self._local.writer = None
-            with contextlib.suppress(Exception):
-                tx.__exit__(*sys.exc_info())  # ROLLBACK
-            with contextlib.suppress(Exception):
-                stack.__exit__(*sys.exc_info())
-            self._rolled_back(writer)
-            wrapped = self._wrapped(exc)  # a driver error met inside the block: StoreError
-            if wrapped is exc:
-                raise
-            raise wrapped from exc
+            self._journal_failed(stack, tx, writer, exc)
         self._local.writer = None
+        self._journal_done(stack, tx, writer)
+
+    def _journal_failed(self, stack: contextlib.ExitStack[Any], tx: Any,
+                        writer: PostgresJournalWriter, exc: BaseException) -> None:
+        """Roll back a journal transaction whose block raised ``exc``; raise it (a driver
+        error as a ``StoreError``). Called in the ``except`` clause."""
+        with contextlib.suppress(Exception):
+            tx.__exit__(*sys.exc_info())  # ROLLBACK
+        with contextlib.suppress(Exception):
+            stack.__exit__(*sys.exc_info())
+        self._rolled_back(writer)
+        wrapped = self._wrapped(exc)  # a driver error met inside the block: StoreError
+        if wrapped is exc:
+            raise exc
+        raise wrapped from exc
+
+    def _journal_done(self, stack: contextlib.ExitStack[Any], tx: Any,
+                      writer: PostgresJournalWriter) -> None:
+        """Commit a journal transaction whose block ended normally (the appends and COMMIT
+        in one round trip); a COMMIT whose connection broke is resolved by reading back."""
         try:
             if writer.failed is None:
                 with writer.conn.pipeline():  # the appends and COMMIT: one round trip
@@ -533,6 +546,94 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         if writer.failed is not None:  # a statement failed and the caller swallowed it
             self._rolled_back(writer)
             raise self._wrapped(writer.failed)
+
+    @contextlib.contextmanager
+    def journal_after(self, session_id: str, seq: int,
+                      last: bytes) -> Iterator[AssumedJournalWriter]:
+        """:meth:`journal` for a writer that holds the session's latest entry: ``seq``, whose
+        bytes are ``last``. Nothing is asked of the database until the block needs it.
+
+        A block that only appends (one entry) commits it in **one statement**: it advances the
+        head from ``seq`` and inserts the entry only if the head is still ``seq`` and its entry
+        still ``last``, atomically (the head row's lock orders it with every other writer), and
+        notifies followers. A block that reads or writes anything else through the store (an
+        outcome a change records) first takes the lock as :meth:`journal` does and finds the
+        same head and entry there. Either way, if another writer appended meanwhile (or the
+        journal was replaced), :class:`~corollary.foundations.errors.JournalMovedError` is
+        raised and nothing is written: the caller runs its change again under
+        :meth:`journal`. So a session's entries stay numbered in lock order with no gap, and an
+        acknowledged entry is committed, as with :meth:`journal`.
+
+        Examples
+        --------
+        >>> with store.journal_after("agent-1", 7, last_entry) as w:  # doctest: +SKIP
+        ...     seq = w.append(b"...", at=time.time())  # 8, committed in one round trip
+        """
+        check_session(session_id)
+        seq = check_seq(seq)
+        if seq < 1 or not isinstance(last, bytes):
+            raise InvalidInputError("journal_after takes the seq (>= 1) and bytes of the "
+                                    "session's last entry")
+        if getattr(self._local, "writer", None) is not None:
+            raise StoreError("a journal transaction is already open in this thread",
+                             self.location)
+        writer = AssumedJournalWriter(self, session_id, seq, hashlib.md5(last).hexdigest())
+        self._local.writer = writer
+        try:
+            yield writer
+        except BaseException as exc:
+            self._local.writer = None
+            if writer.held is not None:
+                self._journal_failed(*writer.held, exc)
+            wrapped = self._wrapped(exc)
+            if wrapped is exc:
+                raise
+            raise wrapped from exc
+        self._local.writer = None
+        if writer.held is not None:
+            if writer.moved is not None:  # the block swallowed it: still nothing is written
+                try:
+                    raise writer.moved
+                except JournalMovedError as exc:
+                    self._journal_failed(*writer.held, exc)
+            self._journal_done(*writer.held)
+            return
+        if writer.staged is not None:
+            self._append_after(writer)
+
+    def _append_after(self, writer: AssumedJournalWriter) -> None:
+        """The one statement of :meth:`journal_after`: the entry appended if the head is
+        still where the writer found it (else ``JournalMovedError``, nothing written)."""
+        assert writer.staged is not None
+        seq, blob, at = writer.staged
+        t = self._t
+        params = {"sid": writer.session_id, "prev": seq - 1, "seq": seq, "at": at,
+                  "entry": blob, "digest": writer.digest, "channel": self._channel,
+                  "note": f"{seq} {writer.session_id}"}
+        sql = (f"WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %(seq)s "
+               "WHERE session_id = %(sid)s AND seq = %(prev)s AND EXISTS (SELECT 1 FROM "
+               f"{t('corollary_journal')} WHERE session_id = %(sid)s AND seq = %(prev)s AND "
+               "md5(entry) = %(digest)s) RETURNING seq), "
+               f"j AS (INSERT INTO {t('corollary_journal')} (session_id, seq, at, entry) "
+               "SELECT %(sid)s, seq, %(at)s, %(entry)s FROM h RETURNING seq) "
+               "SELECT seq, pg_notify(%(channel)s, %(note)s) FROM j")
+
+        def again(conn: Any) -> Any:
+            # the first attempt may have committed before its connection broke: then our
+            # entry is there, at our seq
+            found = conn.execute(f"SELECT entry FROM {t('corollary_journal')} WHERE "
+                                 "session_id = %s AND seq = %s",
+                                 (writer.session_id, seq)).fetchall()
+            if found and bytes(found[0][0]) == blob:
+                return [(seq,)]
+            return conn.execute(sql, params).fetchall()
+
+        rows = self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True,
+                        again=again)
+        if not rows:
+            raise JournalMovedError(f"the journal of session {writer.session_id!r} moved past "
+                                    f"entry {seq - 1} (another writer appended): nothing was "
+                                    "written", self.location)
 
     def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
                                                        PostgresJournalWriter]:
@@ -775,6 +876,75 @@ class PostgresJournalWriter:
         except Exception as exc:
             self.failed = exc
             raise self._store._wrapped(exc) from exc
+
+
+class AssumedJournalWriter:
+    """The journal writer of :meth:`PostgresStore.journal_after`: it assumes the session's head
+    is ``head`` (whose entry's md5 is ``digest``) and holds no connection until it must.
+
+    Appending stages the entry (committed by one statement when the block ends). Reading the
+    journal, or any store statement the block runs (an outcome recorded), takes the lock first
+    (:meth:`PostgresStore._begin_journal`) and checks the head there; from then on it is a
+    :class:`PostgresJournalWriter`'s transaction (:attr:`held`).
+    """
+
+    #: what :meth:`~corollary.facade.journaled.JournaledMethods` reads to skip its own check of
+    #: the head (this writer checks it where it writes)
+    assumed = True
+
+    def __init__(self, store: PostgresStore, session_id: str, head: int, digest: str) -> None:
+        self._store = store
+        self.session_id = session_id
+        self.head = head
+        self.digest = digest
+        self.pid = os.getpid()
+        self.staged: tuple[int, bytes, float] | None = None  # the entry to append
+        self.moved: JournalMovedError | None = None  # found moved (even if swallowed)
+        #: the transaction once taken: ``(stack, tx, writer)`` of ``_begin_journal``
+        self.held: tuple[contextlib.ExitStack[Any], Any, PostgresJournalWriter] | None = None
+
+    def entries(self, after: int) -> list[tuple[int, bytes]]:
+        """Entries with ``seq > after`` (none past the assumed head: nothing is asked)."""
+        after = check_seq(after, "after")
+        if self.held is None and after >= self.head:
+            return []
+        return self._take().entries(after)
+
+    def append(self, entry: bytes, at: float) -> int:
+        """Stage one entry as ``head + 1`` (committed when the block ends)."""
+        if self.held is not None or self.staged is not None:
+            seq = self._take().append(entry, at)
+            self.head = seq
+            return seq
+        blob, at = check_entry(entry, at)
+        self.head += 1
+        self.staged = (self.head, blob, at)
+        return self.head
+
+    def run(self, body: Callable[[Any], Any], lock: bool) -> Any:
+        """A store statement inside the block: in the session's locked transaction."""
+        return self._take().run(body, lock)
+
+    def _take(self) -> PostgresJournalWriter:
+        """The locked transaction, taken now if not yet, at the assumed head (else
+        ``JournalMovedError``); an entry staged before is appended in it."""
+        if self.held is not None:
+            return self.held[2]
+        store = self._store
+        staged, self.staged = self.staged, None
+        expected = self.head - (staged is not None)
+        self.held = stack, tx, writer = store._begin_journal(self.session_id)
+        rows = writer._execute(f"SELECT md5(entry) FROM {store._t('corollary_journal')} "
+                               "WHERE session_id = %s AND seq = %s",
+                               (self.session_id, expected), fetch=True)
+        if writer.head != expected or not rows or rows[0][0] != self.digest:
+            self.moved = JournalMovedError(
+                f"the journal of session {self.session_id!r} moved past entry {expected} "
+                "(another writer appended): nothing was written", store.location)
+            raise self.moved
+        if staged is not None:
+            writer.append(staged[1], staged[2])
+        return writer
 
 
 class _Listener:
