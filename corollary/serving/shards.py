@@ -15,12 +15,10 @@ arrives after the writer's commit, not before the reader's next read, so it coul
 that; the cache asks. One ledger (one connection pool) serves every session; each session has
 a lock of its own, so callers of different sessions never wait for each other.
 
-At most ``max_concurrent`` callers use sessions at once (default: one less than a PostgreSQL
-ledger's pool, ``max_size - 1``; unbounded on other stores). A change holds a pooled
-connection for its journal transaction while it reads the ledger's shared trust totals, under
-the ledger's own lock; a caller holding that lock may need a connection in turn: with every
-connection held by changes waiting for the lock, both would wait forever (until the ledger's
-timeout). One connection kept free breaks the cycle. See docs/many-users.md.
+Any number of callers may use sessions at once (``max_concurrent`` bounds them if given):
+a change holds one pooled connection for its journal transaction and needs no other, and the
+store never waits for the database while holding its shared totals' lock, so callers beyond
+the pool's size wait for a connection, never for each other. See docs/many-users.md.
 """
 
 from __future__ import annotations
@@ -119,8 +117,7 @@ class SessionCache:
         (default 512 MiB). The session used last is kept even when it alone exceeds it.
     max_concurrent : int, optional
         At most this many callers inside sessions at once, the others waiting their turn
-        (default: ``max_size - 1`` of a PostgreSQL ledger's pool, at least 1; unbounded on
-        other stores). A caller already inside a session takes no second turn.
+        (default: no bound). A caller already inside a session takes no second turn.
     options
         Given to every :meth:`~corollary.BeliefBase.open_session` (``clock``, ``policy``,
         ``rules``, ``tools``, ``checkpoint_every``, ...).
@@ -150,9 +147,6 @@ class SessionCache:
         self.max_sessions = check_int(max_sessions, "max_sessions", low=1)
         self.max_bytes = check_int(max_bytes, "max_bytes", low=1)
         self.options = options
-        if max_concurrent is None:
-            pool = getattr(ledger.store, "max_size", None)
-            max_concurrent = max(1, int(pool) - 1) if isinstance(pool, int) else None
         #: how many callers may be inside sessions at once (None: any number)
         self.max_concurrent = (None if max_concurrent is None
                                else check_int(max_concurrent, "max_concurrent", low=1))
