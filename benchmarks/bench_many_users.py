@@ -173,13 +173,15 @@ def drive(store: Any, plan: list[tuple[str, int, int]]) -> dict[str, Any]:
     return {kind: pcts(ts) for kind, ts in times.items()}
 
 
-def put_for(kind: str, url: str, users: list[int], seconds: float) -> int:
-    """Puts made in ``seconds`` on ``users`` (one process: one replica)."""
+def put_for(kind: str, url: str, users: list[int], seconds: float,
+            poll: float = 0.0) -> tuple[int, float]:
+    """Puts made in ``seconds`` on ``users`` (one process: one replica), and the CPU seconds
+    the process spent making them."""
     if kind == "sharded":
         from corollary import open_ledger
         from corollary.integrations.langgraph import CorollaryStore
 
-        ledger = open_ledger(url, namespace="bench", poll_interval=0.0)
+        ledger = open_ledger(url, namespace="bench", poll_interval=poll)
         store: Any = CorollaryStore.sharded(ledger)
         done = _puts(store, users, seconds)
         ledger.close()
@@ -190,15 +192,18 @@ def put_for(kind: str, url: str, users: list[int], seconds: float) -> int:
         return _puts(pg, users, seconds)
 
 
-def _puts(store: Any, users: list[int], seconds: float) -> int:
+def _puts(store: Any, users: list[int], seconds: float) -> tuple[int, float]:
     rng = random.Random(users[0])
+    for u in users[:50]:  # the users' sessions opened (and connections made) before the clock
+        store.get(namespace(u), "m0")
+    cpu = time.process_time()
     deadline = time.perf_counter() + seconds
     done = 0
     while time.perf_counter() < deadline:
-        u = rng.choice(users)
+        u = rng.choice(users[:50])
         store.put(namespace(u), f"m{rng.randrange(50)}", value(u, done, done + 7))
         done += 1
-    return done
+    return done, time.process_time() - cpu
 
 
 def database_bytes(url: str, schema: str) -> int:
@@ -274,14 +279,19 @@ def main() -> None:
         half = args.users // 2
         for kind in ("sharded", "PostgresStore"):
             with ctx.Pool(1) as pool:
-                one = pool.apply(put_for, (kind, url, list(range(half)), args.seconds))
+                one, cpu1 = pool.apply(put_for, (kind, url, list(range(half)), args.seconds,
+                                                 args.poll_interval))
             with ctx.Pool(2) as pool:
-                two = pool.starmap(put_for, [(kind, url, list(range(half)), args.seconds),
-                                             (kind, url, list(range(half, args.users)),
-                                              args.seconds)])
-            rate1, rate2 = one / args.seconds, sum(two) / args.seconds
+                two = pool.starmap(put_for, [
+                    (kind, url, list(range(half)), args.seconds, args.poll_interval),
+                    (kind, url, list(range(half, args.users)), args.seconds,
+                     args.poll_interval)])
+            rate1, rate2 = one / args.seconds, sum(n for n, _ in two) / args.seconds
+            cpu2 = sum(c for _, c in two) / max(1, sum(n for n, _ in two))
             print(f"puts/s, {kind}: 1 replica {rate1:.0f}, 2 replicas on different users "
-                  f"{rate2:.0f} -> {rate2 / rate1:.2f}x")
+                  f"{rate2:.0f} -> {rate2 / rate1:.2f}x; client CPU a put {cpu1 / one * 1e3:.3f}"
+                  f" ms (1 replica), {cpu2 * 1e3:.3f} ms (2); load average "
+                  f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     finally:
         with psycopg.connect(args.url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -196,16 +196,19 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         return state is None or state.startswith(_GONE)
 
     def _tx(self, body: Callable[[Any], Any], *, lock: bool = False, single: bool = False,
-            again: Callable[[Any], Any] | None = None) -> Any:
+            again: Callable[[Any], Any] | None = None, read: bool = False) -> Any:
         """Run ``body(conn)`` in one transaction (holding the write lock if ``lock``).
 
         ``single``: body is one statement, run in autocommit (one round trip). Locked
         transactions are pipelined: BEGIN, the lock, the body and COMMIT go out together.
+        ``read``: body only reads (it joins a journal transaction the thread holds, but not one
+        that is only assumed and has taken nothing yet: it reads what everyone reads).
         A broken connection is retried (``again`` in place of ``body``, if given: it must
         recognise what a first attempt may have committed) until ``timeout`` has passed.
         """
         writer = getattr(self._local, "writer", None)
-        if writer is not None and writer.pid == os.getpid():
+        if writer is not None and writer.pid == os.getpid() and not (
+                read and isinstance(writer, AssumedJournalWriter) and writer.held is None):
             # this thread has a journal transaction open: the statement joins it, so a change
             # and the outcomes it records commit (or roll back) together
             return writer.run(body, lock)
@@ -278,7 +281,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         return exc
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True)
+        return self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True,
+                        read=True)
 
     _select = _fetch  # the one-statement read the shared queries use (corollary.storage.queries)
 
@@ -542,6 +546,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                 return
             self._rolled_back(writer)
             raise self._wrapped(writer.failed or exc) from exc
+        if writer.failed is None and writer.appended:
+            self._notify(writer.conn, writer.session_id, writer.appended[-1][0])
         stack.__exit__(None, None, None)  # the connection goes back to the pool
         if writer.failed is not None:  # a statement failed and the caller swallowed it
             self._rolled_back(writer)
@@ -610,13 +616,22 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         params = {"sid": writer.session_id, "prev": seq - 1, "seq": seq, "at": at,
                   "entry": blob, "digest": writer.digest, "channel": self._channel,
                   "note": f"{seq} {writer.session_id}"}
-        sql = (f"WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %(seq)s "
+        # the append, its own transaction, and then the notification in another (one round
+        # trip: a simple query of several statements; see _notification)
+        sql = (f"BEGIN; WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %(seq)s "
                "WHERE session_id = %(sid)s AND seq = %(prev)s AND EXISTS (SELECT 1 FROM "
                f"{t('corollary_journal')} WHERE session_id = %(sid)s AND seq = %(prev)s AND "
-               "md5(entry) = %(digest)s) RETURNING seq), "
-               f"j AS (INSERT INTO {t('corollary_journal')} (session_id, seq, at, entry) "
-               "SELECT %(sid)s, seq, %(at)s, %(entry)s FROM h RETURNING seq) "
-               "SELECT seq, pg_notify(%(channel)s, %(note)s) FROM j")
+               "md5(entry) = %(digest)s) RETURNING seq) "
+               f"INSERT INTO {t('corollary_journal')} (session_id, seq, at, entry) "
+               "SELECT %(sid)s, seq, %(at)s, %(entry)s FROM h RETURNING seq; COMMIT; "
+               + self._notification())
+
+        def append(conn: Any) -> list[Any]:
+            cursor = self._psycopg.ClientCursor(conn)
+            cursor.execute(sql, params)
+            while cursor.description is None and cursor.nextset():
+                pass  # to the INSERT's rows
+            return list(cursor.fetchall())
 
         def again(conn: Any) -> Any:
             # the first attempt may have committed before its connection broke: then our
@@ -626,14 +641,34 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                                  (writer.session_id, seq)).fetchall()
             if found and bytes(found[0][0]) == blob:
                 return [(seq,)]
-            return conn.execute(sql, params).fetchall()
+            return append(conn)
 
-        rows = self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True,
-                        again=again)
+        rows = self._tx(append, single=True, again=again)
         if not rows:
             raise JournalMovedError(f"the journal of session {writer.session_id!r} moved past "
                                     f"entry {seq - 1} (another writer appended): nothing was "
                                     "written", self.location)
+
+    def _notification(self) -> str:
+        """The statements that notify followers of an entry committed (``%(channel)s``,
+        ``%(note)s``, ``%(sid)s``, ``%(seq)s``), as a transaction of their own after the
+        entry's. A transaction that notifies takes a lock of the whole server at its commit
+        and holds it until the commit is durable (so that notifications are queued in commit
+        order): in the entry's transaction, every replica's commits of every session would
+        wait for each other's, one flush at a time. Alone, it does not wait for a flush
+        (``synchronous_commit`` off: a notification needs no durability) and holds the lock
+        for no longer than a queue insert. It notifies only if the entry is there."""
+        return ("BEGIN; SET LOCAL synchronous_commit TO off; SELECT pg_notify(%(channel)s, "
+                f"%(note)s) FROM {self._t('corollary_journal')} WHERE session_id = %(sid)s "
+                "AND seq = %(seq)s; COMMIT")
+
+    def _notify(self, conn: Any, session_id: str, seq: int) -> None:
+        """Notify followers of entry ``seq`` (committed) on ``conn``; a failure is not the
+        change's (it is committed): a follower misses this wake-up only."""
+        with contextlib.suppress(Exception):
+            self._psycopg.ClientCursor(conn).execute(
+                self._notification(), {"channel": self._channel, "note": f"{seq} {session_id}",
+                                       "sid": session_id, "seq": seq})
 
     def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
                                                        PostgresJournalWriter]:
@@ -827,14 +862,13 @@ class PostgresJournalWriter:
         seq = self.head + 1
         store = self._store
         ns = store.namespace
-        # sent with COMMIT (one round trip), or before the next statement of the transaction
+        # sent with COMMIT (one round trip), or before the next statement of the transaction;
+        # followers are notified after the commit (PostgresStore._notification)
         self._pending.append((
             f"WITH j AS (INSERT INTO {ns}.corollary_journal (session_id, seq, at, entry) "
-            "VALUES (%s, %s, %s, %s)), "
-            f"h AS (UPDATE {ns}.corollary_journal_head SET seq = %s WHERE session_id = %s) "
-            "SELECT pg_notify(%s, %s)",
-            (self.session_id, seq, at, blob, seq, self.session_id, store._channel,
-             f"{seq} {self.session_id}")))
+            "VALUES (%s, %s, %s, %s)) "
+            f"UPDATE {ns}.corollary_journal_head SET seq = %s WHERE session_id = %s",
+            (self.session_id, seq, at, blob, seq, self.session_id)))
         self.head = seq
         self.appended.append((seq, blob))
         return seq

@@ -133,3 +133,39 @@ def test_a_put_to_a_users_open_session_is_one_round_trip(namespace: str) -> None
     finally:
         ledger.close()
         proxy.close()
+
+
+def test_followers_are_notified_of_an_entry_appended_either_way(store: Any) -> None:
+    import threading
+
+    _append(store, "s", b"one")
+    store.wait_journal("s", 1, 0)  # starts the listening connection
+    listener = store._listener
+    for _ in range(300):  # up before the appends (a guard, not a timing)
+        if listener.connected:
+            break
+        threading.Event().wait(0.1)
+    heads: list[int] = []
+    waiting = threading.Thread(target=lambda: heads.append(store.wait_journal("s", 1, 30)))
+    waiting.start()
+    with store.journal_after("s", 1, b"one") as w:
+        w.append(b"two", 2.0)
+    waiting.join(60)
+    assert heads == [2]
+    assert listener.latest.get("s") == 2  # woken by the notification (its payload)
+    _append(store, "s", b"three")  # under the lock: notified after its commit too
+    assert store.wait_journal("s", 2, 30) == 3
+    for _ in range(300):
+        if listener.latest.get("s") == 3:
+            break
+        threading.Event().wait(0.1)
+    assert listener.latest.get("s") == 3
+
+
+def test_reads_in_the_block_take_no_lock(store: Any) -> None:
+    _append(store, "s", b"one")
+    with store.journal_after("s", 1, b"one") as w:
+        assert store.journal_head("s") == 1 and store.outcomes() == []  # read as anyone reads
+        assert w.held is None  # nothing taken: the append is still one statement
+        w.append(b"two", 2.0)
+    assert store.journal_entries("s", 1) == [(2, b"two")]
