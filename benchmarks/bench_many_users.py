@@ -16,7 +16,10 @@ store in a process of its own (spawned, so its memory is its own):
   (journal entries are asked for on every use either way);
 * the process's resident memory (VmRSS) after its workload, the cache's bound and estimate,
   and the PostgreSQL connections the process holds;
-* puts per second with 1 and then 2 processes at once (different users), for ``--seconds``.
+* puts per second with 1 and then 2 processes at once (different users: 50 of each half,
+  their sessions opened before the clock starts; the sharded ledger with
+  ``--poll-interval``), for ``--seconds``, and the CPU time each process spent a put (the
+  machine is shared: a replica that gets less CPU makes fewer puts).
 
 Storage per belief is the database size of each store divided by the beliefs loaded.
 

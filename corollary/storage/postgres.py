@@ -130,6 +130,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         self._degraded = False  # a connection broke: retry outside the pool until it heals
         self._local = threading.local()  # .writer: this thread's open journal transaction
         self._listener: _Listener | None = None
+        self._notifier: _Notifier | None = None
         self._channel = "corollary_journal_" + _lock_key(namespace).to_bytes(
             8, "big", signed=True).hex()
         self._owned = owned_by(self)
@@ -183,6 +184,9 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         listener, self._listener = self._listener, None
         if listener is not None:  # its thread is the parent's; its socket too
             keep_forever(listener)
+        notifier, self._notifier = self._notifier, None
+        if notifier is not None:  # its thread is the parent's
+            keep_forever(notifier)
         if forked:
             self._local = threading.local()
 
@@ -546,9 +550,9 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                 return
             self._rolled_back(writer)
             raise self._wrapped(writer.failed or exc) from exc
-        if writer.failed is None and writer.appended:
-            self._notify(writer.conn, writer.session_id, writer.appended[-1][0])
         stack.__exit__(None, None, None)  # the connection goes back to the pool
+        if writer.failed is None and writer.appended:
+            self._notify(writer.session_id, writer.appended[-1][0])
         if writer.failed is not None:  # a statement failed and the caller swallowed it
             self._rolled_back(writer)
             raise self._wrapped(writer.failed)
@@ -614,24 +618,16 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         seq, blob, at = writer.staged
         t = self._t
         params = {"sid": writer.session_id, "prev": seq - 1, "seq": seq, "at": at,
-                  "entry": blob, "digest": writer.digest, "channel": self._channel,
-                  "note": f"{seq} {writer.session_id}"}
-        # the append, its own transaction, and then the notification in another (one round
-        # trip: a simple query of several statements; see _notification)
-        sql = (f"BEGIN; WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %(seq)s "
+                  "entry": blob, "digest": writer.digest}
+        sql = (f"WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %(seq)s "
                "WHERE session_id = %(sid)s AND seq = %(prev)s AND EXISTS (SELECT 1 FROM "
                f"{t('corollary_journal')} WHERE session_id = %(sid)s AND seq = %(prev)s AND "
                "md5(entry) = %(digest)s) RETURNING seq) "
                f"INSERT INTO {t('corollary_journal')} (session_id, seq, at, entry) "
-               "SELECT %(sid)s, seq, %(at)s, %(entry)s FROM h RETURNING seq; COMMIT; "
-               + self._notification())
+               "SELECT %(sid)s, seq, %(at)s, %(entry)s FROM h RETURNING seq")
 
         def append(conn: Any) -> list[Any]:
-            cursor = self._psycopg.ClientCursor(conn)
-            cursor.execute(sql, params)
-            while cursor.description is None and cursor.nextset():
-                pass  # to the INSERT's rows
-            return list(cursor.fetchall())
+            return list(conn.execute(sql, params).fetchall())
 
         def again(conn: Any) -> Any:
             # the first attempt may have committed before its connection broke: then our
@@ -648,27 +644,18 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             raise JournalMovedError(f"the journal of session {writer.session_id!r} moved past "
                                     f"entry {seq - 1} (another writer appended): nothing was "
                                     "written", self.location)
+        self._notify(writer.session_id, seq)
 
-    def _notification(self) -> str:
-        """The statements that notify followers of an entry committed (``%(channel)s``,
-        ``%(note)s``, ``%(sid)s``, ``%(seq)s``), as a transaction of their own after the
-        entry's. A transaction that notifies takes a lock of the whole server at its commit
-        and holds it until the commit is durable (so that notifications are queued in commit
-        order): in the entry's transaction, every replica's commits of every session would
-        wait for each other's, one flush at a time. Alone, it does not wait for a flush
-        (``synchronous_commit`` off: a notification needs no durability) and holds the lock
-        for no longer than a queue insert. It notifies only if the entry is there."""
-        return ("BEGIN; SET LOCAL synchronous_commit TO off; SELECT pg_notify(%(channel)s, "
-                f"%(note)s) FROM {self._t('corollary_journal')} WHERE session_id = %(sid)s "
-                "AND seq = %(seq)s; COMMIT")
-
-    def _notify(self, conn: Any, session_id: str, seq: int) -> None:
-        """Notify followers of entry ``seq`` (committed) on ``conn``; a failure is not the
-        change's (it is committed): a follower misses this wake-up only."""
-        with contextlib.suppress(Exception):
-            self._psycopg.ClientCursor(conn).execute(
-                self._notification(), {"channel": self._channel, "note": f"{seq} {session_id}",
-                                       "sid": session_id, "seq": seq})
+    def _notify(self, session_id: str, seq: int) -> None:
+        """Have followers notified of entry ``seq`` (committed), off the writer's path: by
+        this process's :class:`_Notifier` thread, in a transaction of its own."""
+        with self._conn_lock:
+            if self._pid != os.getpid() or self._closed:
+                return
+            if self._notifier is None:
+                self._notifier = _Notifier(self)
+            notifier = self._notifier
+        notifier.tell(session_id, seq)
 
     def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
                                                        PostgresJournalWriter]:
@@ -802,6 +789,10 @@ class PostgresStore(SQLQueries, CachedSQLStore):
     def close(self) -> None:
         """Close this process's connection pool (one inherited from a parent is never
         closed: its connections are the parent's)."""
+        with self._conn_lock:
+            notifier, self._notifier = self._notifier, None
+        if notifier is not None and notifier.pid == os.getpid():
+            notifier.stop()  # sends what it was told first (outside the lock: it uses the pool)
         with self._conn_lock:
             self._closed = True
             listener, self._listener = self._listener, None
@@ -979,6 +970,64 @@ class AssumedJournalWriter:
         if staged is not None:
             writer.append(staged[1], staged[2])
         return writer
+
+
+class _Notifier:
+    """A thread sending the notifications of committed entries (``NOTIFY`` on the store's
+    channel, payload ``"<seq> <session>"``), off the writers' path.
+
+    A transaction that notifies takes a lock of the whole server at its commit and holds it
+    until the commit is durable (so that notifications queue in commit order): sent in the
+    entry's transaction, it would make every replica's commits, of every session, wait for each
+    other's, one flush at a time. Here the notifications go in a transaction of their own, with
+    ``synchronous_commit`` off (a notification needs no durability), those told meanwhile
+    together (the newest entry of each session), on a pooled connection.
+    """
+
+    def __init__(self, store: PostgresStore) -> None:
+        self._store = store
+        self.pid = os.getpid()
+        self._told: dict[str, int] = {}
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"corollary-notify-{store.namespace}")
+        self._thread.start()
+
+    def tell(self, session_id: str, seq: int) -> None:
+        """Notify followers of ``session_id``'s entry ``seq`` soon."""
+        with self._cond:
+            if seq > self._told.get(session_id, 0):
+                self._told[session_id] = seq
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._told and not self._stopping:
+                    self._cond.wait()
+                told, self._told = self._told, {}
+            if told:
+                self._send(told)
+            elif self._stopping:
+                return
+
+    def _send(self, told: dict[str, int]) -> None:
+        store = self._store
+        notes = [(store._channel, f"{seq} {sid}") for sid, seq in told.items()]
+        sql = ("SELECT set_config('synchronous_commit', 'off', true), "
+               + ", ".join("pg_notify(%s, %s)" for _ in notes))
+        params = [p for note in notes for p in note]
+        # a follower that misses a wake-up finds the entry at its next look (its timeout)
+        with contextlib.suppress(Exception):
+            store._tx(lambda conn: conn.execute(sql, params), single=True)
+
+    def stop(self) -> None:
+        """Send what was told, then end the thread."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify()
+        self._thread.join(self._store.timeout + 1)
 
 
 class _Listener:

@@ -29,6 +29,8 @@ class RoundTrips:
         self.url = urlunsplit(parts._replace(
             netloc=f"{netloc[0]}@{host}" if len(netloc) == 2 else host))
         self.count = 0
+        #: the first bytes each round trip sent, in order
+        self.sent: list[bytes] = []
         self._lock = threading.Lock()
         self._closing = False
         threading.Thread(target=self._accept, daemon=True).start()
@@ -58,6 +60,7 @@ class RoundTrips:
                         if spoke == "server":
                             with self._lock:
                                 self.count += 1
+                                self.sent.append(data[:512])
                         spoke = "client"
                     else:
                         client.sendall(data)
