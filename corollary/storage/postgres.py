@@ -131,6 +131,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         self._local = threading.local()  # .writer: this thread's open journal transaction
         self._listener: _Listener | None = None
         self._notifier: _Notifier | None = None
+        self._append_sql: str | None = None  # the statement of _append_after
         self._channel = "corollary_journal_" + _lock_key(namespace).to_bytes(
             8, "big", signed=True).hex()
         self._owned = owned_by(self)
@@ -617,14 +618,17 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         assert writer.staged is not None
         seq, blob, at = writer.staged
         t = self._t
-        params = {"sid": writer.session_id, "prev": seq - 1, "seq": seq, "at": at,
-                  "entry": blob, "digest": writer.digest}
-        sql = (f"WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %(seq)s "
-               "WHERE session_id = %(sid)s AND seq = %(prev)s AND EXISTS (SELECT 1 FROM "
-               f"{t('corollary_journal')} WHERE session_id = %(sid)s AND seq = %(prev)s AND "
-               "md5(entry) = %(digest)s) RETURNING seq) "
-               f"INSERT INTO {t('corollary_journal')} (session_id, seq, at, entry) "
-               "SELECT %(sid)s, seq, %(at)s, %(entry)s FROM h RETURNING seq")
+        sid = writer.session_id
+        params = (seq, sid, seq - 1, sid, seq - 1, writer.digest, sid, at, blob)
+        sql = self._append_sql
+        if sql is None:  # made once: the driver prepares it on the server after a few uses
+            sql = self._append_sql = (
+                f"WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %s "
+                "WHERE session_id = %s AND seq = %s AND EXISTS (SELECT 1 FROM "
+                f"{t('corollary_journal')} WHERE session_id = %s AND seq = %s AND "
+                "md5(entry) = %s) RETURNING seq) "
+                f"INSERT INTO {t('corollary_journal')} (session_id, seq, at, entry) "
+                "SELECT %s, seq, %s, %s FROM h RETURNING seq")
 
         def append(conn: Any) -> list[Any]:
             return list(conn.execute(sql, params).fetchall())
