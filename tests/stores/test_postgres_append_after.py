@@ -17,6 +17,7 @@ from support.ledger_targets import drop_namespace
 from support.roundtrips import RoundTrips
 
 from corollary import BeliefBase, ManualClock, open_ledger
+from corollary.facade.journaled import CALM_AFTER_MOVED
 from corollary.foundations.errors import ConcurrentWriteError, JournalMovedError
 from corollary.trust.outcomes import Outcome
 
@@ -175,3 +176,27 @@ def test_reads_in_the_block_take_no_lock(store: Any) -> None:
         assert w.held is None  # nothing taken: the append is still one statement
         w.append(b"two", 2.0)
     assert store.journal_entries("s", 1) == [(2, b"two")]
+
+
+def test_a_change_stopped_midway_by_another_writer_runs_again_whole(namespace: str) -> None:
+    ledger = open_ledger(PG_URL, namespace=namespace, poll_interval=1.0)
+    try:
+        a = BeliefBase.open_session(ledger, "team", clock=ManualClock(10))
+        b = BeliefBase.open_session(ledger, "team", clock=ManualClock(10))
+        a.assert_("hq", "Austin", source="tool:registry")
+        a.assert_("ceo", "Ann", source="tool:registry")  # a holds the latest entry
+        b.sync()
+        b.assert_("city", "Lisbon", source="tool:maps")  # ...no longer
+        # the retraction records a wrong outcome: the store is needed in the middle of the
+        # change, which finds b's entry there, is undone, and runs again under the lock
+        a.retract("hq", fault="source")
+        assert a._jcalm == CALM_AFTER_MOVED - 1  # it was stopped, and ran under the lock
+        assert a.label("hq") == "OUT" and a.value("city") == "Lisbon"
+        assert [o.correct for o in ledger.outcomes("tool:registry")] == [False]
+        b.sync()
+        fresh = BeliefBase.open_session(ledger, "team", clock=ManualClock(10))
+        for kb in (a, b, fresh):
+            assert kb.journal_seq == 4 and kb.label("hq") == "OUT"
+            assert kb.reliability("tool:registry") == a.reliability("tool:registry")
+    finally:
+        ledger.close()
