@@ -491,7 +491,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         ``timeout`` seconds, then :class:`~corollary.foundations.errors.StoreError`), so entries
         are numbered in lock order, ``head + 1``, with no gap. Outcomes this thread writes
         through :meth:`add` while the block runs join the transaction. A normal exit commits
-        (and notifies followers, see :meth:`wait_journal`); an exception rolls everything back.
+        (followers are notified after it, see :meth:`wait_journal`); an exception rolls
+        everything back.
 
         A connection that breaks before the lock is held is retried until ``timeout``, like
         every other operation; one that breaks during the block fails it (nothing is written).
@@ -566,9 +567,10 @@ class PostgresStore(SQLQueries, CachedSQLStore):
 
         A block that only appends (one entry) commits it in **one statement**: it advances the
         head from ``seq`` and inserts the entry only if the head is still ``seq`` and its entry
-        still ``last``, atomically (the head row's lock orders it with every other writer), and
-        notifies followers. A block that reads or writes anything else through the store (an
-        outcome a change records) first takes the lock as :meth:`journal` does and finds the
+        still ``last``, atomically (the head row's lock orders it with every other writer);
+        followers are notified after it (:class:`_Notifier`). A block that writes anything
+        else through the store (an outcome a change records) first takes the lock as
+        :meth:`journal` does and finds the
         same head and entry there. Either way, if another writer appended meanwhile (or the
         journal was replaced), :class:`~corollary.foundations.errors.JournalMovedError` is
         raised and nothing is written: the caller runs its change again under
