@@ -16,7 +16,10 @@ store in a process of its own (spawned, so its memory is its own):
   (journal entries are asked for on every use either way);
 * the process's resident memory (VmRSS) after its workload, the cache's bound and estimate,
   and the PostgreSQL connections the process holds;
-* puts per second with 1 and then 2 processes at once (different users), for ``--seconds``;
+* puts per second with 1 and then 2 processes at once (different users: 50 of each half,
+  their sessions opened before the clock starts; the sharded ledger with
+  ``--poll-interval``), for ``--seconds``, and the CPU time each process spent a put (the
+  machine is shared: a replica that gets less CPU makes fewer puts);
 * with ``--mcp``: the same get/put/search sequence through MCP over HTTP, a server of many users
   (``make_server(SessionCache(ledger), tokens=...)`` behind ``sessions_app``, uvicorn on
   loopback, spawned) driven by the SDK's client over one connection, each request naming its
@@ -167,8 +170,13 @@ def run_postgres_store(url: str, users: int, plan: list[tuple[str, int, int]], o
 
 
 def drive(store: Any, plan: list[tuple[str, int, int]]) -> dict[str, Any]:
+    """Each kind's p50/p99 (ms); for the sharded store also ``kind + " open"``: those whose
+    user's session was open in the cache already (the others open it first)."""
     times: dict[str, list[float]] = {"get": [], "put": [], "search": []}
+    cache = getattr(store, "cache", None)
+    warm: dict[str, list[float]] = {"get open": [], "put open": [], "search open": []}
     for n, (kind, user, i) in enumerate(plan):
+        was_open = cache is not None and f"{NS}:u{user}" in cache
         t = time.perf_counter()
         if kind == "get":
             store.get(namespace(user), f"m{i}")
@@ -177,16 +185,21 @@ def drive(store: Any, plan: list[tuple[str, int, int]]) -> dict[str, Any]:
         else:
             store.search(namespace(user), filter={"kind": i % 5}, limit=10)
         times[kind].append(time.perf_counter() - t)
+        if was_open:
+            warm[kind + " open"].append(times[kind][-1])
+    times.update({kind: ts for kind, ts in warm.items() if ts})
     return {kind: pcts(ts) for kind, ts in times.items()}
 
 
-def put_for(kind: str, url: str, users: list[int], seconds: float) -> int:
-    """Puts made in ``seconds`` on ``users`` (one process: one replica)."""
+def put_for(kind: str, url: str, users: list[int], seconds: float,
+            poll: float = 0.0) -> tuple[int, float]:
+    """Puts made in ``seconds`` on ``users`` (one process: one replica), and the CPU seconds
+    the process spent making them."""
     if kind == "sharded":
         from corollary import open_ledger
         from corollary.integrations.langgraph import CorollaryStore
 
-        ledger = open_ledger(url, namespace="bench", poll_interval=0.0)
+        ledger = open_ledger(url, namespace="bench", poll_interval=poll)
         store: Any = CorollaryStore.sharded(ledger)
         done = _puts(store, users, seconds)
         ledger.close()
@@ -197,15 +210,18 @@ def put_for(kind: str, url: str, users: list[int], seconds: float) -> int:
         return _puts(pg, users, seconds)
 
 
-def _puts(store: Any, users: list[int], seconds: float) -> int:
+def _puts(store: Any, users: list[int], seconds: float) -> tuple[int, float]:
     rng = random.Random(users[0])
+    for u in users[:50]:  # the users' sessions opened (and connections made) before the clock
+        store.get(namespace(u), "m0")
+    cpu = time.process_time()
     deadline = time.perf_counter() + seconds
     done = 0
     while time.perf_counter() < deadline:
-        u = rng.choice(users)
+        u = rng.choice(users[:50])
         store.put(namespace(u), f"m{rng.randrange(50)}", value(u, done, done + 7))
         done += 1
-    return done
+    return done, time.process_time() - cpu
 
 
 # -- through MCP over HTTP ----------------------------------------------------------------------
@@ -381,6 +397,11 @@ def main() -> None:
                   f"{b50:.2f} p99 {b99:.2f} -> {a50 / b50:.1f}x at p50; sharded with the "
                   f"ledger's poll_interval={args.poll_interval:g} s p50 {c50:.2f} p99 {c99:.2f} "
                   f"-> {c50 / b50:.1f}x")
+            if kind + " open" in polled and kind + " open" in ours:  # the session open already
+                (d50, d99), (e50, e99) = ours[kind + " open"], polled[kind + " open"]
+                print(f"{kind:>6} on an open session (ms): sharded p50 {d50:.2f} p99 {d99:.2f} "
+                      f"-> {d50 / b50:.1f}x; with poll_interval={args.poll_interval:g} s p50 "
+                      f"{e50:.2f} p99 {e99:.2f} -> {e50 / b50:.1f}x")
         print(f"process memory (VmRSS after the workload): sharded {ours['rss']:.0f} MiB with "
               f"{ours['sessions']} sessions open (estimate {ours['estimated']:.1f} MiB, cache "
               f"bound {args.max_sessions}); PostgresStore {theirs['rss']:.0f} MiB")
@@ -397,14 +418,19 @@ def main() -> None:
         half = args.users // 2
         for kind in ("sharded", "PostgresStore"):
             with ctx.Pool(1) as pool:
-                one = pool.apply(put_for, (kind, url, list(range(half)), args.seconds))
+                one, cpu1 = pool.apply(put_for, (kind, url, list(range(half)), args.seconds,
+                                                 args.poll_interval))
             with ctx.Pool(2) as pool:
-                two = pool.starmap(put_for, [(kind, url, list(range(half)), args.seconds),
-                                             (kind, url, list(range(half, args.users)),
-                                              args.seconds)])
-            rate1, rate2 = one / args.seconds, sum(two) / args.seconds
+                two = pool.starmap(put_for, [
+                    (kind, url, list(range(half)), args.seconds, args.poll_interval),
+                    (kind, url, list(range(half, args.users)), args.seconds,
+                     args.poll_interval)])
+            rate1, rate2 = one / args.seconds, sum(n for n, _ in two) / args.seconds
+            cpu2 = sum(c for _, c in two) / max(1, sum(n for n, _ in two))
             print(f"puts/s, {kind}: 1 replica {rate1:.0f}, 2 replicas on different users "
-                  f"{rate2:.0f} -> {rate2 / rate1:.2f}x")
+                  f"{rate2:.0f} -> {rate2 / rate1:.2f}x; client CPU a put {cpu1 / one * 1e3:.3f}"
+                  f" ms (1 replica), {cpu2 * 1e3:.3f} ms (2); load average "
+                  f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     finally:
         with psycopg.connect(args.url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -61,6 +61,7 @@ from ..foundations.errors import (
     InvalidTypeError,
     JournalCorruptError,
     JournalError,
+    JournalMovedError,
     JournalReplayError,
     JournalUnsupportedError,
     ReadOnlyBaseError,
@@ -118,6 +119,13 @@ CHECKPOINT_SECONDS = 600.0
 #: ...and, below ``checkpoint_every``, at each power of two from this entry on (16, 32, 64,
 #: ...), so a small session reopens replaying at most half its journal, not all of it.
 CHECKPOINT_FIRST = 16
+#: The changes appended on assumption where the store can (``journal_after``): none calls a
+#: tool or a model, so running one again after another writer's entry came first repeats
+#: nothing outside the base.
+ASSUMING = frozenset({"assert_", "assert_many", "retract", "end"})
+#: After an assumption failed (another writer appends to the session too), this many changes
+#: take the lock first, which applies the other writer's entries rather than rebuilding.
+CALM_AFTER_MOVED = 16
 #: Checkpoints kept besides the first (seq 0, which tells a replaced journal apart): writing a
 #: checkpoint prunes the older ones, so a session's storage grows with it, not its history.
 CHECKPOINTS_KEPT = 1
@@ -241,6 +249,8 @@ class Journal:
         self.announcing: dict[str, Any] | None = None  # what the running change announced
         self.origin: bytes | None = None  # the digest of the first checkpoint (open_journaled)
         self.feed_record: LabelRecord | None = None  # the label feed of a watch of every key
+        self.last: tuple[int, bytes] | None = None  # the last entry applied here: (seq, bytes)
+        self.calm = 0  # changes to make under the lock before appending on assumption again
         #: one change (or sync) of this base at a time: another thread waits for it
         self.lock = threading.RLock()
         self.watchers: list[Watch] = []
@@ -271,6 +281,7 @@ class Journal:
                 raise JournalCorruptError(f"the journal of {self.where()} lacks entry {seen}, "
                                           "which its checkpoint was taken after", self.where())
             last = decode_entry(rows[0][0], rows[0][1], self.where())
+            self.last = (rows[0][0], rows[0][1])
             self.base._ops = last.ops[1]
             self.last_at = clock.floor = last.at
             self.setinc(last.inc)
@@ -338,9 +349,15 @@ class Journal:
         packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
         with self.lock:  # another thread's change of this base first
             try:
-                result = self.locked(declared, lambda: call.proceed(*run_args, **run_kwargs),
-                                       arguments, packed, kept.resolved,
-                                       undone_by_the_log(call))
+                try:
+                    result = self.locked(declared, lambda: call.proceed(*run_args, **run_kwargs),
+                                         arguments, packed, kept.resolved,
+                                         undone_by_the_log(call))
+                except JournalMovedError:  # assumed the latest entry, and another came first
+                    self.calm = CALM_AFTER_MOVED
+                    result = self.locked(declared, lambda: call.proceed(*run_args, **run_kwargs),
+                                         arguments, packed, kept.resolved,
+                                         undone_by_the_log(call))
             except BaseException:
                 if self.broken:  # a forget whose rewrite failed: read the journal again
                     with contextlib.suppress(Exception):
@@ -397,7 +414,7 @@ class Journal:
         ran = fresh_inc = False
         made = self.made
         try:
-            with self.store.journal(self.sid) as w:
+            with self.transaction(declared) as w:
                 self.catch_up(w, events)
                 fresh_inc = self.inc is None  # the first entry: its writer draws the id
                 if fresh_inc:
@@ -442,9 +459,27 @@ class Journal:
         self.committed(seq, at, raw, before, events)
         return result
 
+    def transaction(self, declared: Operation) -> contextlib.AbstractContextManager[Any]:
+        """The journal transaction of one change: on a store that can append on assumption
+        (``journal_after``, PostgreSQL), where this base holds the session's latest entry as
+        far as it knows and the change is one that may run again (:data:`ASSUMING`), a writer
+        that asks nothing before it appends and appends in one statement only if no other
+        entry came first (else ``JournalMovedError``: :meth:`run` runs the change again under
+        the lock). Otherwise the session's lock, taken first."""
+        after = getattr(self.store, "journal_after", None)
+        last = self.last
+        if self.calm:
+            self.calm -= 1
+        elif (after is not None and last is not None and last[0] == self.seen > 0
+              and declared.name in ASSUMING and self.inc is not None):
+            return after(self.sid, self.seen, last[1])  # type: ignore[no-any-return]
+        return self.store.journal(self.sid)
+
     def catch_up(self, w: Any, events: list[WatchEvent]) -> None:
         """Under the write lock ``w``: apply the entries other writers appended, and check the
         journal is still the one this base follows, ending where this base does."""
+        if getattr(w, "assumed", False):  # the writer checks the head where it appends
+            return
         if w.head < self.seen:
             raise JournalError(f"the journal of {self.where()} is shorter ({w.head}) "
                                f"than this base has applied ({self.seen}): it was "
@@ -484,6 +519,7 @@ class Journal:
         """Entry ``seq`` is committed: from here on nothing may raise, or a caller would retry
         a change made."""
         self.seen = seq
+        self.last = (seq, raw)
         self.last_at = self.clock.floor = at
         try:
             if before is not None:
@@ -516,6 +552,7 @@ class Journal:
                 self.watch_stop()
                 raise
             self.seen = seq
+            self.last = (seq, raw)
             self.last_at = self.clock.floor = max(self.last_at, entry.at)
             if before is not None:
                 events.extend(self.diff(before, entry))

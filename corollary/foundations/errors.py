@@ -127,6 +127,11 @@ class JournalVersionError(JournalError, StoreVersionError):
     reads)."""
 
 
+class JournalMovedError(JournalError, ConcurrentWriteError):
+    """An append that assumed it held a session's latest entry found another writer's after
+    it (nothing was written; a journaled change runs again under the session's lock)."""
+
+
 class JournalReplayError(JournalError):
     """An entry another process appended that cannot be applied here (a rule or tool this
     process does not have, or an operation that fails on replay); see docs/journal.md."""

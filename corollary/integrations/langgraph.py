@@ -38,6 +38,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import Any
 
+import attrs
+
 from ..foundations.errors import InvalidInputError, InvalidTypeError, require
 from ..foundations.scope import Scope
 from ..foundations.values import canon, is_end, plain
@@ -681,7 +683,8 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         for op in writes.values():
             by_session.setdefault(self._written_session(op.namespace), []).append(op)
         for session_id, session_ops in by_session.items():
-            with self.cache.session(session_id) as kb:
+            # no sync first: each change applies other writers' entries before its own
+            with self.cache.session(session_id, sync=False) as kb:
                 store = self._store(session_id, kb)
                 for op in session_ops:
                     store._write(op)
@@ -690,6 +693,51 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
     async def abatch(self, ops: Iterable[Any]) -> list[Any]:
         """:meth:`batch`, in a worker thread (sessions wait on their database)."""
         return await asyncio.to_thread(self.batch, list(ops))
+
+    def forget(self, namespace: tuple[str, ...], key: str | None = None, *,
+               reason: str | None = None) -> Any:
+        """Erase the item ``key`` of ``namespace``, or (no ``key``) every item under the
+        namespace, nested ones too, as :meth:`CorollaryStore.forget` does (``kb.forget`` in
+        the session the items live in: no value, proof or history of them stays readable or
+        in the ledger's storage). A namespace that names no single session (``("memories",)``
+        under the default mapping) is forgotten in every session under it, one at a time.
+        Returns ``kb.forget``'s counts, summed over the sessions; a session that does not
+        exist is not made to forget nothing.
+
+        Raises
+        ------
+        UnknownBeliefError
+            An item ``key`` the store does not hold.
+
+        Examples
+        --------
+        >>> from corollary import TrustLedger
+        >>> store = CorollaryStore.sharded(TrustLedger())
+        >>> store.put(("memories", "u1"), "diet", {"text": "vegan"})
+        >>> store.put(("memories", "u2"), "diet", {"text": "vegetarian"})
+        >>> store.forget(("memories", "u1")).beliefs
+        1
+        >>> store.get(("memories", "u1"), "diet") is None, store.get(("memories", "u2"), "diet").value
+        (True, {'text': 'vegetarian'})
+        """
+        from ..facade.forgetting import Forgotten
+
+        namespace = _check_namespace(namespace)
+        if key is not None:
+            session_id = self._written_session(namespace)
+            with self.cache.session(session_id) as kb:
+                return self._store(session_id, kb).forget(namespace, key, reason=reason)
+        total = Forgotten()
+        store: Any = self.cache.ledger.store  # a journal store: the sessions are journals
+        for session_id in self._sessions_under(namespace):
+            if session_id not in self.cache and not store.journal_head(session_id) and (
+                    store.read_checkpoint(session_id) is None):
+                continue  # no such session: nothing to forget, and none made
+            with self.cache.session(session_id) as kb:
+                done = self._store(session_id, kb).forget(namespace, reason=reason)
+            total = Forgotten(**{f.name: getattr(total, f.name) + getattr(done, f.name)
+                                 for f in attrs.fields(Forgotten)})
+        return total
 
     def _search(self, op: Any) -> list[Any]:
         prefix = _check_namespace(tuple(op.namespace_prefix), empty=True)

@@ -15,12 +15,10 @@ arrives after the writer's commit, not before the reader's next read, so it coul
 that; the cache asks. One ledger (one connection pool) serves every session; each session has
 a lock of its own, so callers of different sessions never wait for each other.
 
-At most ``max_concurrent`` callers use sessions at once (default: one less than a PostgreSQL
-ledger's pool, ``max_size - 1``; unbounded on other stores). A change holds a pooled
-connection for its journal transaction while it reads the ledger's shared trust totals, under
-the ledger's own lock; a caller holding that lock may need a connection in turn: with every
-connection held by changes waiting for the lock, both would wait forever (until the ledger's
-timeout). One connection kept free breaks the cycle. See docs/many-users.md.
+Any number of callers may use sessions at once (``max_concurrent`` bounds them if given):
+a change holds one pooled connection for its journal transaction and needs no other, and the
+store never waits for the database while holding its shared totals' lock, so callers beyond
+the pool's size wait for a connection, never for each other. See docs/many-users.md.
 """
 
 from __future__ import annotations
@@ -118,8 +116,7 @@ class SessionCache:
         (default 512 MiB). The session used last is kept even when it alone exceeds it.
     max_concurrent : int, optional
         At most this many callers inside sessions at once, the others waiting their turn
-        (default: ``max_size - 1`` of a PostgreSQL ledger's pool, at least 1; unbounded on
-        other stores). A caller already inside a session takes no second turn.
+        (default: no bound). A caller already inside a session takes no second turn.
     options
         Given to every :meth:`~corollary.BeliefBase.open_session` (``clock``, ``policy``,
         ``rules``, ``tools``, ``checkpoint_every``, ...).
@@ -149,9 +146,6 @@ class SessionCache:
         self.max_sessions = check_int(max_sessions, "max_sessions", low=1)
         self.max_bytes = check_int(max_bytes, "max_bytes", low=1)
         self.options = options
-        if max_concurrent is None:
-            pool = getattr(ledger.store, "max_size", None)
-            max_concurrent = max(1, int(pool) - 1) if isinstance(pool, int) else None
         #: how many callers may be inside sessions at once (None: any number)
         self.max_concurrent = (None if max_concurrent is None
                                else check_int(max_concurrent, "max_concurrent", low=1))
@@ -164,21 +158,27 @@ class SessionCache:
         self._hits = self._misses = self._evictions = 0
 
     @contextmanager
-    def session(self, session_id: str) -> Iterator[BeliefBase]:
+    def session(self, session_id: str, *, sync: bool = True) -> Iterator[BeliefBase]:
         """The session ``session_id``, opened if it is not open, synced with other writers,
         held for this caller alone (other sessions' callers go on meanwhile).
+
+        ``sync=False`` skips the sync of a session already open (a round trip): for a caller
+        that only changes it, since each change applies other writers' entries first anyway
+        (docs/many-users.md, "Writes").
 
         Raises what :meth:`~corollary.BeliefBase.open_session` and ``sync`` raise (a
         :class:`~corollary.foundations.errors.CorollaryError`); a session that failed to open
         is not cached.
         """
         session_id = check_session(session_id)
+        if not isinstance(sync, bool):
+            raise InvalidTypeError("sync must be a bool")
         with self._turn():
             entry = self._take(session_id)
             size: int | None = None  # None: the session did not open
             try:
                 with entry.lock:
-                    kb = self._ready(session_id, entry)
+                    kb = self._ready(session_id, entry, sync)
                     try:
                         yield kb
                     finally:
@@ -214,7 +214,7 @@ class SessionCache:
             entry.users += 1
             return entry
 
-    def _ready(self, session_id: str, entry: _Entry) -> BeliefBase:
+    def _ready(self, session_id: str, entry: _Entry, sync: bool = True) -> BeliefBase:
         """The entry's base: opened (a miss), else synced with other writers (a hit)."""
         if entry.kb is None:
             kb = BeliefBase.open_session(self.ledger, session_id, **self.options)
@@ -222,7 +222,8 @@ class SessionCache:
             with self._lock:
                 self._misses += 1
             return kb
-        entry.kb.sync()
+        if sync:
+            entry.kb.sync()
         with self._lock:
             self._hits += 1
         return entry.kb

@@ -11,6 +11,11 @@ incrementally (``id > watermark``) at the first read after a write and on
 The fold is exact whatever fails part-way: the watermark advances with every row folded, and a
 source is loaded into a scratch table that replaces nothing until it is complete, so a read
 that breaks off (a server stopping, a corrupt row) never folds an outcome twice.
+
+The cache's lock guards the fold in memory only: rows are read from the database before it is
+taken, and outcomes written before it. A thread holding it never waits for the database (a
+pooled connection, the ledger's advisory lock), so it cannot wait for a thread that holds a
+connection (a journal transaction) and waits for the cache (tests/stores/test_postgres_lock_order.py).
 """
 
 from __future__ import annotations
@@ -63,6 +68,7 @@ class CachedSQLStore:
         self._pending: set[str] = set()
         self._own: set[str] = set()  # event ids we wrote and have not caught up with yet
         self._dirty = False
+        self._writes = 0  # writes made: a catch-up read before a write does not cover it
         self._pid = os.getpid()
         self._watermark = self._max_id()
         _LIVE.add(self)
@@ -113,14 +119,16 @@ class CachedSQLStore:
         batch = dedupe(outcomes)
         if not batch:
             return []
+        added = self._insert(batch)  # not under the cache's lock: it waits for the database
         with self._lock:
-            added = self._insert(batch)
             # catch up lazily, at the next read or poll: a process that only writes never
             # reads back the whole fleet's outcomes
             self._own |= added
             self._dirty = True
-            if len(self._own) > 100_000:
-                self._catch_up()
+            self._writes += 1
+            many = len(self._own) > 100_000
+        if many:
+            self._catch_up()
         return [o for o in batch if o.event_id in added]
 
     def totals(self, source: str, topic: str | None = None) -> Totals:
@@ -145,23 +153,22 @@ class CachedSQLStore:
 
     def changed_sources(self) -> set[str]:
         """Sources that other writers added outcomes to since the last call."""
+        if self._dirty or self._external_change():
+            self._catch_up()
         with self._lock:
-            if self._dirty or self._external_change():
-                self._catch_up()
             return self._take_pending()
 
     def sync(self) -> set[str]:
         """Catch up with every writer now, and return what :meth:`changed_sources` would."""
+        self._catch_up()
         with self._lock:
-            self._catch_up()
             return self._take_pending()
 
     # -- the cache -----------------------------------------------------------------------
     def _sync(self, source: str) -> None:
         """Fold in our own writes (if any) and make sure ``source`` is cached."""
         if self._dirty:
-            with self._lock:
-                self._catch_up()
+            self._catch_up()
         if source not in self._loaded:
             self._load(source)
 
@@ -175,30 +182,66 @@ class CachedSQLStore:
             self._topics.setdefault(source, set()).add(topic)
 
     def _load(self, source: str) -> None:
-        with self._lock:
+        for attempt in range(3):
             if source in self._loaded:
                 return
-            # into a scratch table first: a read that breaks off part-way leaves no trace
-            totals: dict[tuple[str, str | None], Totals] = {}
-            topics: set[str] = set()
-            where = self.location
-            for topic, outcome, at in self._rows_of(source, self._watermark):
-                _, topic, correct, at = checked_fold_row(source, topic, outcome, at, where)
-                fold_totals(totals, source, topic, correct, at, self.half_life)
-                if topic is not None:
-                    topics.add(topic)
-            self._totals.update(totals)
-            if topics:
-                self._topics.setdefault(source, set()).update(topics)
-            self._loaded.add(source)
+            # the rows up to the watermark, read before the lock: if a catch-up moved the
+            # watermark meanwhile (and skipped this source's rows), read again
+            mark = self._watermark
+            rows = None if attempt == 2 else list(self._rows_of(source, mark))
+            with self._lock:
+                if rows is None:  # moving all the time: read under the lock, as a last resort
+                    mark = self._watermark
+                    rows = list(self._rows_of(source, mark))
+                if self._watermark == mark:
+                    self._fold_source(source, rows)
+                    return
+
+    def _fold_source(self, source: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Fold ``source``'s rows (read up to the watermark) in, under the lock."""
+        if source in self._loaded:
+            return
+        # into a scratch table first: a row that fails its check leaves no trace
+        totals: dict[tuple[str, str | None], Totals] = {}
+        topics: set[str] = set()
+        where = self.location
+        for topic, outcome, at in rows:
+            _, topic, correct, at = checked_fold_row(source, topic, outcome, at, where)
+            fold_totals(totals, source, topic, correct, at, self.half_life)
+            if topic is not None:
+                topics.add(topic)
+        self._totals.update(totals)
+        if topics:
+            self._topics.setdefault(source, set()).update(topics)
+        self._loaded.add(source)
 
     def _catch_up(self) -> None:
+        """Read the rows past the watermark (before taking the lock), then fold those no other
+        thread folded meanwhile (under it)."""
+        writes = self._writes
+        failed: BaseException | None = None
+        rows: list[Sequence[Any]] = []
+        try:
+            for row in self._rows_since(self._watermark):
+                rows.append(row)
+        except BaseException as exc:  # fold what came (the watermark follows), then raise
+            failed = exc
+        with self._lock:
+            self._fold_rows(rows, writes if failed is None else None)
+        if failed is not None:
+            raise failed
+
+    def _fold_rows(self, rows: list[Sequence[Any]], writes: int | None) -> None:
+        """Fold rows read past the watermark, skipping those folded already; ``writes``: the
+        write count when they were read (``None``: the read failed part-way), which says
+        whether our own writes are all caught up with."""
         loaded = self._loaded
         own = self._own
         where = self.location
         try:
-            for row_id, event_id, source, topic, outcome, at in self._rows_since(
-                    self._watermark):
+            for row_id, event_id, source, topic, outcome, at in rows:
+                if row_id <= self._watermark:  # another thread folded it meanwhile
+                    continue
                 if not (type(source) is str and source
                         and (topic is None or (type(topic) is str and topic))
                         and type(outcome) is int and type(at) is float and _FINITE(at)):
@@ -216,6 +259,9 @@ class CachedSQLStore:
         except BaseException:
             self._dirty = True  # our own writes are still to be caught up with
             raise
+        if writes is None or writes != self._writes:
+            self._dirty = True  # read part-way, or a write came after the read began
+            return
         self._own = set()
         self._dirty = False
 

@@ -37,6 +37,7 @@ from typing import Any
 from ..foundations._validate import check_number
 from ..foundations.errors import (
     InvalidInputError,
+    JournalMovedError,
     StoreCorruptError,
     StoreError,
     StoreVersionError,
@@ -129,6 +130,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         self._degraded = False  # a connection broke: retry outside the pool until it heals
         self._local = threading.local()  # .writer: this thread's open journal transaction
         self._listener: _Listener | None = None
+        self._notifier: _Notifier | None = None
+        self._append_sql: str | None = None  # the statement of _append_after
         self._channel = "corollary_journal_" + _lock_key(namespace).to_bytes(
             8, "big", signed=True).hex()
         self._owned = owned_by(self)
@@ -182,6 +185,9 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         listener, self._listener = self._listener, None
         if listener is not None:  # its thread is the parent's; its socket too
             keep_forever(listener)
+        notifier, self._notifier = self._notifier, None
+        if notifier is not None:  # its thread is the parent's
+            keep_forever(notifier)
         if forked:
             self._local = threading.local()
 
@@ -195,16 +201,19 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         return state is None or state.startswith(_GONE)
 
     def _tx(self, body: Callable[[Any], Any], *, lock: bool = False, single: bool = False,
-            again: Callable[[Any], Any] | None = None) -> Any:
+            again: Callable[[Any], Any] | None = None, read: bool = False) -> Any:
         """Run ``body(conn)`` in one transaction (holding the write lock if ``lock``).
 
         ``single``: body is one statement, run in autocommit (one round trip). Locked
         transactions are pipelined: BEGIN, the lock, the body and COMMIT go out together.
+        ``read``: body only reads (it joins a journal transaction the thread holds, but not one
+        that is only assumed and has taken nothing yet: it reads what everyone reads).
         A broken connection is retried (``again`` in place of ``body``, if given: it must
         recognise what a first attempt may have committed) until ``timeout`` has passed.
         """
         writer = getattr(self._local, "writer", None)
-        if writer is not None and writer.pid == os.getpid():
+        if writer is not None and writer.pid == os.getpid() and not (
+                read and isinstance(writer, AssumedJournalWriter) and writer.held is None):
             # this thread has a journal transaction open: the statement joins it, so a change
             # and the outcomes it records commit (or roll back) together
             return writer.run(body, lock)
@@ -277,7 +286,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         return exc
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True)
+        return self._tx(lambda conn: conn.execute(sql, params).fetchall(), single=True,
+                        read=True)
 
     _select = _fetch  # the one-statement read the shared queries use (corollary.storage.queries)
 
@@ -481,7 +491,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         ``timeout`` seconds, then :class:`~corollary.foundations.errors.StoreError`), so entries
         are numbered in lock order, ``head + 1``, with no gap. Outcomes this thread writes
         through :meth:`add` while the block runs join the transaction. A normal exit commits
-        (and notifies followers, see :meth:`wait_journal`); an exception rolls everything back.
+        (followers are notified after it, see :meth:`wait_journal`); an exception rolls
+        everything back.
 
         A connection that breaks before the lock is held is retried until ``timeout``, like
         every other operation; one that breaks during the block fails it (nothing is written).
@@ -505,16 +516,28 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             yield writer
         except BaseException as exc:
             self._local.writer = None
-            with contextlib.suppress(Exception):
-                tx.__exit__(*sys.exc_info())  # ROLLBACK
-            with contextlib.suppress(Exception):
-                stack.__exit__(*sys.exc_info())
-            self._rolled_back(writer)
-            wrapped = self._wrapped(exc)  # a driver error met inside the block: StoreError
-            if wrapped is exc:
-                raise
-            raise wrapped from exc
+            self._journal_failed(stack, tx, writer, exc)
         self._local.writer = None
+        self._journal_done(stack, tx, writer)
+
+    def _journal_failed(self, stack: contextlib.ExitStack[Any], tx: Any,
+                        writer: PostgresJournalWriter, exc: BaseException) -> None:
+        """Roll back a journal transaction whose block raised ``exc``; raise it (a driver
+        error as a ``StoreError``). Called in the ``except`` clause."""
+        with contextlib.suppress(Exception):
+            tx.__exit__(*sys.exc_info())  # ROLLBACK
+        with contextlib.suppress(Exception):
+            stack.__exit__(*sys.exc_info())
+        self._rolled_back(writer)
+        wrapped = self._wrapped(exc)  # a driver error met inside the block: StoreError
+        if wrapped is exc:
+            raise exc
+        raise wrapped from exc
+
+    def _journal_done(self, stack: contextlib.ExitStack[Any], tx: Any,
+                      writer: PostgresJournalWriter) -> None:
+        """Commit a journal transaction whose block ended normally (the appends and COMMIT
+        in one round trip); a COMMIT whose connection broke is resolved by reading back."""
         try:
             if writer.failed is None:
                 with writer.conn.pipeline():  # the appends and COMMIT: one round trip
@@ -530,9 +553,115 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             self._rolled_back(writer)
             raise self._wrapped(writer.failed or exc) from exc
         stack.__exit__(None, None, None)  # the connection goes back to the pool
+        if writer.failed is None and writer.appended:
+            self._notify(writer.session_id, writer.appended[-1][0])
         if writer.failed is not None:  # a statement failed and the caller swallowed it
             self._rolled_back(writer)
             raise self._wrapped(writer.failed)
+
+    @contextlib.contextmanager
+    def journal_after(self, session_id: str, seq: int,
+                      last: bytes) -> Iterator[AssumedJournalWriter]:
+        """:meth:`journal` for a writer that holds the session's latest entry: ``seq``, whose
+        bytes are ``last``. Nothing is asked of the database until the block needs it.
+
+        A block that only appends (one entry) commits it in **one statement**: it advances the
+        head from ``seq`` and inserts the entry only if the head is still ``seq`` and its entry
+        still ``last``, atomically (the head row's lock orders it with every other writer);
+        followers are notified after it (:class:`_Notifier`). A block that writes anything
+        else through the store (an outcome a change records) first takes the lock as
+        :meth:`journal` does and finds the
+        same head and entry there. Either way, if another writer appended meanwhile (or the
+        journal was replaced), :class:`~corollary.foundations.errors.JournalMovedError` is
+        raised and nothing is written: the caller runs its change again under
+        :meth:`journal`. So a session's entries stay numbered in lock order with no gap, and an
+        acknowledged entry is committed, as with :meth:`journal`.
+
+        Examples
+        --------
+        >>> with store.journal_after("agent-1", 7, last_entry) as w:  # doctest: +SKIP
+        ...     seq = w.append(b"...", at=time.time())  # 8, committed in one round trip
+        """
+        check_session(session_id)
+        seq = check_seq(seq)
+        if seq < 1 or not isinstance(last, bytes):
+            raise InvalidInputError("journal_after takes the seq (>= 1) and bytes of the "
+                                    "session's last entry")
+        if getattr(self._local, "writer", None) is not None:
+            raise StoreError("a journal transaction is already open in this thread",
+                             self.location)
+        writer = AssumedJournalWriter(self, session_id, seq, hashlib.md5(last).hexdigest())
+        self._local.writer = writer
+        try:
+            yield writer
+        except BaseException as exc:
+            self._local.writer = None
+            if writer.held is not None:
+                self._journal_failed(*writer.held, exc)
+            wrapped = self._wrapped(exc)
+            if wrapped is exc:
+                raise
+            raise wrapped from exc
+        self._local.writer = None
+        if writer.held is not None:
+            if writer.moved is not None:  # the block swallowed it: still nothing is written
+                try:
+                    raise writer.moved
+                except JournalMovedError as exc:
+                    self._journal_failed(*writer.held, exc)
+            self._journal_done(*writer.held)
+            return
+        if writer.staged is not None:
+            self._append_after(writer)
+
+    def _append_after(self, writer: AssumedJournalWriter) -> None:
+        """The one statement of :meth:`journal_after`: the entry appended if the head is
+        still where the writer found it (else ``JournalMovedError``, nothing written)."""
+        assert writer.staged is not None
+        seq, blob, at = writer.staged
+        t = self._t
+        sid = writer.session_id
+        params = (seq, sid, seq - 1, sid, seq - 1, writer.digest, sid, at, blob)
+        sql = self._append_sql
+        if sql is None:  # made once: the driver prepares it on the server after a few uses
+            sql = self._append_sql = (
+                f"WITH h AS (UPDATE {t('corollary_journal_head')} SET seq = %s "
+                "WHERE session_id = %s AND seq = %s AND EXISTS (SELECT 1 FROM "
+                f"{t('corollary_journal')} WHERE session_id = %s AND seq = %s AND "
+                "md5(entry) = %s) RETURNING seq) "
+                f"INSERT INTO {t('corollary_journal')} (session_id, seq, at, entry) "
+                "SELECT %s, seq, %s, %s FROM h RETURNING seq")
+
+        def append(conn: Any) -> list[Any]:
+            return list(conn.execute(sql, params).fetchall())
+
+        def again(conn: Any) -> Any:
+            # the first attempt may have committed before its connection broke: then our
+            # entry is there, at our seq
+            found = conn.execute(f"SELECT entry FROM {t('corollary_journal')} WHERE "
+                                 "session_id = %s AND seq = %s",
+                                 (writer.session_id, seq)).fetchall()
+            if found and bytes(found[0][0]) == blob:
+                return [(seq,)]
+            return append(conn)
+
+        rows = self._tx(append, single=True, again=again)
+        if not rows:
+            raise JournalMovedError(f"the journal of session {writer.session_id!r} moved past "
+                                    f"entry {seq - 1} (another writer appended): nothing was "
+                                    "written", self.location)
+        self._notify(writer.session_id, seq)
+
+    def _notify(self, session_id: str, seq: int) -> None:
+        """Have followers notified of entry ``seq`` (committed), off the writer's path: by
+        this process's :class:`_Notifier` thread, in a transaction of its own."""
+        with self._conn_lock:
+            if self._pid != os.getpid() or self._closed:
+                return
+            if self._notifier is None:
+                self._notifier = _Notifier(self)
+            notifier = self._notifier
+        notifier.tell(session_id, seq)
 
     def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
                                                        PostgresJournalWriter]:
@@ -667,6 +796,10 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         """Close this process's connection pool (one inherited from a parent is never
         closed: its connections are the parent's)."""
         with self._conn_lock:
+            notifier, self._notifier = self._notifier, None
+        if notifier is not None and notifier.pid == os.getpid():
+            notifier.stop()  # sends what it was told first (outside the lock: it uses the pool)
+        with self._conn_lock:
             self._closed = True
             listener, self._listener = self._listener, None
             if listener is not None and listener.pid == os.getpid():
@@ -726,14 +859,13 @@ class PostgresJournalWriter:
         seq = self.head + 1
         store = self._store
         ns = store.namespace
-        # sent with COMMIT (one round trip), or before the next statement of the transaction
+        # sent with COMMIT (one round trip), or before the next statement of the transaction;
+        # followers are notified after the commit (PostgresStore._notification)
         self._pending.append((
             f"WITH j AS (INSERT INTO {ns}.corollary_journal (session_id, seq, at, entry) "
-            "VALUES (%s, %s, %s, %s)), "
-            f"h AS (UPDATE {ns}.corollary_journal_head SET seq = %s WHERE session_id = %s) "
-            "SELECT pg_notify(%s, %s)",
-            (self.session_id, seq, at, blob, seq, self.session_id, store._channel,
-             f"{seq} {self.session_id}")))
+            "VALUES (%s, %s, %s, %s)) "
+            f"UPDATE {ns}.corollary_journal_head SET seq = %s WHERE session_id = %s",
+            (self.session_id, seq, at, blob, seq, self.session_id)))
         self.head = seq
         self.appended.append((seq, blob))
         return seq
@@ -775,6 +907,133 @@ class PostgresJournalWriter:
         except Exception as exc:
             self.failed = exc
             raise self._store._wrapped(exc) from exc
+
+
+class AssumedJournalWriter:
+    """The journal writer of :meth:`PostgresStore.journal_after`: it assumes the session's head
+    is ``head`` (whose entry's md5 is ``digest``) and holds no connection until it must.
+
+    Appending stages the entry (committed by one statement when the block ends). Reading the
+    journal, or any store statement the block runs (an outcome recorded), takes the lock first
+    (:meth:`PostgresStore._begin_journal`) and checks the head there; from then on it is a
+    :class:`PostgresJournalWriter`'s transaction (:attr:`held`).
+    """
+
+    #: what :meth:`~corollary.facade.journaled.JournaledMethods` reads to skip its own check of
+    #: the head (this writer checks it where it writes)
+    assumed = True
+
+    def __init__(self, store: PostgresStore, session_id: str, head: int, digest: str) -> None:
+        self._store = store
+        self.session_id = session_id
+        self.head = head
+        self.digest = digest
+        self.pid = os.getpid()
+        self.staged: tuple[int, bytes, float] | None = None  # the entry to append
+        self.moved: JournalMovedError | None = None  # found moved (even if swallowed)
+        #: the transaction once taken: ``(stack, tx, writer)`` of ``_begin_journal``
+        self.held: tuple[contextlib.ExitStack[Any], Any, PostgresJournalWriter] | None = None
+
+    def entries(self, after: int) -> list[tuple[int, bytes]]:
+        """Entries with ``seq > after`` (none past the assumed head: nothing is asked)."""
+        after = check_seq(after, "after")
+        if self.held is None and after >= self.head:
+            return []
+        return self._take().entries(after)
+
+    def append(self, entry: bytes, at: float) -> int:
+        """Stage one entry as ``head + 1`` (committed when the block ends)."""
+        if self.held is not None or self.staged is not None:
+            seq = self._take().append(entry, at)
+            self.head = seq
+            return seq
+        blob, at = check_entry(entry, at)
+        self.head += 1
+        self.staged = (self.head, blob, at)
+        return self.head
+
+    def run(self, body: Callable[[Any], Any], lock: bool) -> Any:
+        """A store statement inside the block: in the session's locked transaction."""
+        return self._take().run(body, lock)
+
+    def _take(self) -> PostgresJournalWriter:
+        """The locked transaction, taken now if not yet, at the assumed head (else
+        ``JournalMovedError``); an entry staged before is appended in it."""
+        if self.held is not None:
+            return self.held[2]
+        store = self._store
+        staged, self.staged = self.staged, None
+        expected = self.head - (staged is not None)
+        self.held = stack, tx, writer = store._begin_journal(self.session_id)
+        rows = writer._execute(f"SELECT md5(entry) FROM {store._t('corollary_journal')} "
+                               "WHERE session_id = %s AND seq = %s",
+                               (self.session_id, expected), fetch=True)
+        if writer.head != expected or not rows or rows[0][0] != self.digest:
+            self.moved = JournalMovedError(
+                f"the journal of session {self.session_id!r} moved past entry {expected} "
+                "(another writer appended): nothing was written", store.location)
+            raise self.moved
+        if staged is not None:
+            writer.append(staged[1], staged[2])
+        return writer
+
+
+class _Notifier:
+    """A thread sending the notifications of committed entries (``NOTIFY`` on the store's
+    channel, payload ``"<seq> <session>"``), off the writers' path.
+
+    A transaction that notifies takes a lock of the whole server at its commit and holds it
+    until the commit is durable (so that notifications queue in commit order): sent in the
+    entry's transaction, it would make every replica's commits, of every session, wait for each
+    other's, one flush at a time. Here the notifications go in a transaction of their own, with
+    ``synchronous_commit`` off (a notification needs no durability), those told meanwhile
+    together (the newest entry of each session), on a pooled connection.
+    """
+
+    def __init__(self, store: PostgresStore) -> None:
+        self._store = store
+        self.pid = os.getpid()
+        self._told: dict[str, int] = {}
+        self._cond = threading.Condition()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, daemon=True,
+                                        name=f"corollary-notify-{store.namespace}")
+        self._thread.start()
+
+    def tell(self, session_id: str, seq: int) -> None:
+        """Notify followers of ``session_id``'s entry ``seq`` soon."""
+        with self._cond:
+            if seq > self._told.get(session_id, 0):
+                self._told[session_id] = seq
+            self._cond.notify()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._told and not self._stopping:
+                    self._cond.wait()
+                told, self._told = self._told, {}
+            if told:
+                self._send(told)
+            elif self._stopping:
+                return
+
+    def _send(self, told: dict[str, int]) -> None:
+        store = self._store
+        notes = [(store._channel, f"{seq} {sid}") for sid, seq in told.items()]
+        sql = ("SELECT set_config('synchronous_commit', 'off', true), "
+               + ", ".join("pg_notify(%s, %s)" for _ in notes))
+        params = [p for note in notes for p in note]
+        # a follower that misses a wake-up finds the entry at its next look (its timeout)
+        with contextlib.suppress(Exception):
+            store._tx(lambda conn: conn.execute(sql, params), single=True)
+
+    def stop(self) -> None:
+        """Send what was told, then end the thread."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify()
+        self._thread.join(self._store.timeout + 1)
 
 
 class _Listener:
