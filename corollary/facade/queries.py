@@ -96,7 +96,7 @@ class QueryMethods:
         nothing = None if default is _NO_DEFAULT else default
         try:
             b = self._lookup.current(key)
-            if b is not None:  # (never an end, kb.end: an end is never a key's only value)
+            if b is not None:  # (never an end, kb.end: current() leaves an end alone out)
                 return nothing if b.best is None else b.value
             b = self._lookup.one_held(key)
         except UnknownBeliefError:

@@ -178,8 +178,8 @@ class WorldView:
         raises)."""
         alone = self._alone(key)
         if alone is not None:  # an end left alone (its value forgotten) holds no value either
-            held = alone[2].value
-            return held if alone[0] and not is_end(held) else default
+            held, b = alone[0], alone[2]  # (no belief when nothing holds at t)
+            return b.value if held and not is_end(b.value) else default
         with self._reading():
             return self._base.value(key, default)
 

@@ -158,3 +158,36 @@ def test_forgetting_the_replaced_value_takes_its_name_out_of_the_replacement() -
     assert "replaces" not in str(kb.explain("user:exercise", "cycling"))
     kb.assert_("user:condition", "none", source="human:ann", valid_from=500)
     assert "holds since user:condition changed" in str(kb.explain("user:exercise"))
+
+
+def test_an_end_before_a_replacement_its_exception_defeats_holds() -> None:
+    # found by tests/tms/test_depend_oracle.py (docs/model.md, "Ending a fact", with no
+    # policy): the replacement counts for nothing while a = 0 holds, so it supersedes nothing,
+    # and the end of c from -50 holds alone: c reads as nothing held
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.assert_("a", 0, source="human:ann")
+    kb.replace_when("c", 0, "a", source="model:m")
+    kb.end("c", source="human:ann", at=-50)
+    ended = [b.value for b in kb.engine.values_of("c") if b.value != 0]
+    assert kb.label("c", 0) == "OUT" and kb.label("c", ended[0]) == "IN"
+    assert kb.label("c") == "OUT" and kb.value("c") is None
+    kb.assert_("a", 1, source="human:ann")  # a changes: the replacement counts, after the end
+    assert kb.value("c") == 0 and kb.label("c", ended[0]) == "OUT"
+
+
+def test_an_end_left_alone_reads_the_same_whatever_was_read_first() -> None:
+    # kb.value gave the end's own value, and kb.at(now).label said IN after kb.label said OUT:
+    # the fast read took a key's one value for a held value when it was an end left alone
+    for at_first in (False, True):
+        kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferNewer())
+        kb.assert_("c", 1, source="human:ann")
+        kb.end("c", source="human:ann", at=-50)
+        kb.forget("c", 1)
+        reads = []
+        for _ in range(2):
+            if at_first:
+                reads += [kb.at(0).label("c"), kb.at(0).value("c"), kb.at(0).confidence("c")]
+            reads += [kb.label("c"), kb.value("c"), kb.confidence("c")]
+            if not at_first:
+                reads += [kb.at(0).label("c"), kb.at(0).value("c"), kb.at(0).confidence("c")]
+        assert reads == ["OUT", None, 0.0] * 4, at_first

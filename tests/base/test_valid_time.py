@@ -439,3 +439,13 @@ def test_dating_through_a_deep_diamond_of_reasons_walks_each_value_once() -> Non
     kb.assert_("news", 1, source="human:ops", valid_from=PINE)
     kb.claim("top", "new", source="model:m", inputs=["news"])
     assert kb.value("top") == "new"  # began at PINE, after everything under "old"
+
+
+def test_a_key_read_before_any_of_its_values_began_holds_nothing() -> None:
+    # found by tests/tms/test_depend_oracle.py: kb.at(t).value raised AttributeError when
+    # the premises of a key's several values said nothing held at t
+    kb = BeliefBase(clock=ManualClock(0), conflict_policy=PreferNewer())
+    kb.assert_("a", 0, source="human:ann", valid_from=-50)
+    kb.assert_("a", 1, source="human:ann")
+    assert kb.at(-60).value("a", "none") == "none" and kb.at(-60).label("a") == "OUT"
+    assert kb.at(-10).value("a") == 0 and kb.value("a") == 1

@@ -119,15 +119,19 @@ depend_op = st.tuples(st.just("depend"), st.sampled_from(["c", "d"]), st.sampled
 replace_op = st.tuples(st.just("replace_when"), st.sampled_from(["c", "d"]),
                        st.sampled_from(VALUES), st.sampled_from(["a", "b"]),
                        st.sampled_from([None, None, 20.0, 100.0, 250.0]))
+# an end of a dependent or replaced key (end_op ends a, b and c)
+depend_end_op = st.tuples(st.just("end"), st.sampled_from(["c", "d"]),
+                          st.sampled_from([None, *VALUES]), st.sampled_from(SOURCES),
+                          st.sampled_from([None, -50.0, 20.0, 100.0, 250.0]))
 forget_op = st.tuples(st.just("forget"), st.sampled_from(KEYS[:4]),
                       st.sampled_from([None, *VALUES]))
 #: Valid-time assertions with dependencies and declared replacements over them, the roots
-#: changed, retracted and forgotten, among outcomes and clock moves. (No ends: the engine and
-#: the oracle disagree on an end of a key whose only value is a claim its exception defeats,
-#: with no policy, a case of ends, not of dependencies; tests/base/test_depend.py ends a root.)
+#: changed, retracted, ended and forgotten, among ends of the dependent keys, their
+#: retraction, outcomes and clock moves.
 depend_operations = st.lists(
     st.one_of(root_op, root_op, root_op, valid_op, depend_op, depend_op, replace_op, replace_op,
-              retract_op, withdraw_op, forget_op, outcome_op, advance_op),
+              retract_op, withdraw_op, forget_op, outcome_op, advance_op, end_op, depend_end_op,
+              retract_end_op),
     min_size=6, max_size=30,
 )
 

@@ -171,6 +171,15 @@ def evaluate(kb, now, world=None):
                 yield x, 0
             for x in partners(b):
                 yield x, 0
+        elif policy is None and ended(b.key):
+            # with no policy a key with an end has its values settled together, in the
+            # stratum of its highest exception (docs/model.md, "Ending a fact"): a value an
+            # exception defeats then has no dates when the end is decided against it
+            for x in engine.rivals(b):
+                yield x, 0
+
+    def ended(key):
+        return any(is_end(x.value) and x.withdrawn is None for x in engine.values_of(key))
 
     # strata: every exception strictly below what it defeats; deciding beliefs share a level
     level = {b: 0 for b in nodes}

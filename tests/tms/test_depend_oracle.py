@@ -1,8 +1,8 @@
 """Property: dependencies and declared replacements (``kb.depend``, ``kb.replace_when``; issue
-37, item 1) over random valid-time assertions whose roots change, are retracted and are
-forgotten, under every conflict policy, agree with the from-scratch evaluator
-(tests/support/oracle.py) now and at random world times: they are claims, with inputs and
-exceptions, and nothing else."""
+37, item 1) over random valid-time assertions whose roots change, are retracted, ended and
+forgotten, beside ends of the keys that rest on them, under every conflict policy, agree with
+the from-scratch evaluator (tests/support/oracle.py) now and at random world times: they are
+claims, with inputs and exceptions, and nothing else."""
 
 from __future__ import annotations
 
@@ -25,6 +25,12 @@ from tms.test_valid_time_oracle import TIMES, run_against_the_oracle
               ("assert_valid", "a", 1, "human:ann", None, None, 100.0, None),
               ("forget", "a", None)],
          times=[30.0, 120.0])
+# with no policy, an end of a key whose only value is a replacement its exception defeats:
+# the replacement supersedes nothing, the end holds (docs/model.md, "Ending a fact")
+@example(ops=[("assert_valid", "a", 0, "human:ann", None, None, None, None),
+              ("replace_when", "c", 0, "a", None), ("end", "c", None, "human:ann", -50.0),
+              ("assert_valid", "a", 1, "human:ann", None, None, None, None)],
+         times=[-60.0, 0.0])
 def test_dependencies_and_replacements_match_the_oracle(policy: str, ops: list,
                                                         times: list[float]) -> None:
     run_against_the_oracle(policy, ops, times)
