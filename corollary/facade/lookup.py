@@ -97,11 +97,6 @@ def current_reader(clock: Clock, trust: TrustView, engine: Engine,
         b = keys.get(key)
         if type(b) is not Belief:
             return None  # unknown, or several values
-        if type(b.value) is dict and is_end(b.value):
-            # an end left alone (kb.forget of what it ended): no value is held, which the
-            # readers of the one value do not ask, so it takes the full path (docs/model.md,
-            # "Dependencies and declared replacements", "A forgotten fact")
-            return None
         now = clock()
         if type(now) is not float or now - now != 0.0:
             return None  # not a float, or not finite
@@ -113,6 +108,11 @@ def current_reader(clock: Clock, trust: TrustView, engine: Engine,
         if stamp is not None and stamp != now:
             return None
         if rules.active and (rules.fired_at != now or engine.touched):
+            return None
+        if type(b.value) is dict and is_end(b.value):
+            # an end left alone (kb.forget of what it ended) holds no value, which the readers
+            # of the one value do not ask: it takes the full path (docs/model.md, "Ending a
+            # fact"); checked last, so that a read the memo sends there anyway pays nothing
             return None
         return b
 
