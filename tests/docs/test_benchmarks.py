@@ -29,6 +29,9 @@ EXTRAS = {
 SMOKE = {
     "bench_agent.py": ["--beliefs", "20", "--steps", "2", "--runs", "1", "--long", "3",
                        "--sizes", "10"],
+    "bench_depends.py": ["--size", "200", "--k", "5", "--replacements", "20", "--repeats", "1"],
+    "bench_knock_on.py": ["--costs", "--beliefs", "200", "--dependents", "2", "--replacements",
+                          "20", "--repeats", "1"],
 }
 
 
