@@ -74,8 +74,11 @@ class Timed:
     def __init__(self, steps: int, offset: int) -> None:
         self.replies = [Reply(None, [ToolCall(f"c{i}", "bench_observe", {"i": offset + i})])
                         for i in range(steps)]
+        # An answer must be one a cited belief holds (docs/agent.md, "Supported answers"):
+        # the value the first observation holds.
         self.replies.append(Reply(None, [ToolCall("end", "answer", {
-            "value": "done", "inputs": [f"obs:{offset}"]})]))
+            "value": offset * 1.5,
+            "inputs": [f"obs:{offset}"]})]))
         self.turn = 0
         self.seconds = 0.0
 
@@ -116,7 +119,7 @@ def agent_step(kb: BeliefBase, steps: int, offset: int, **options: Any) -> tuple
         total = time.perf_counter() - start
     finally:
         del kb.recall
-    assert run.status == "ok" and len(run.steps) == steps + 1, run.status
+    assert run.status == "ok" and len(run.steps) == steps + 1, (run.status, run.steps[-1:])
     return (total - timed.seconds) / (steps + 1), recalls.seconds / (steps + 1)
 
 

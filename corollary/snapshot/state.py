@@ -32,7 +32,7 @@ import attrs
 
 from .._version import __version__
 from ..foundations._collector import collector_paused
-from ..foundations._fields import MAX_INT, Fields
+from ..foundations._fields import MAX_INT, Fields, plain_key, plain_unit, plain_value
 from ..foundations._io import (
     SNAPSHOT_FORMAT,
     SNAPSHOT_VERSION,
@@ -559,13 +559,23 @@ def _premises_one_by_one(f: Fields, rows: Any, beliefs: int, strings: list[str],
 
 def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str], policy: TrustPolicy,
                     width: int) -> tuple[list[StepKind], list[tuple[Item, ...]]]:
-    """Check the justification rows; return each row's kind and exceptions."""
+    """Check the justification rows; return each row's kind and exceptions.
+
+    A checkpoint holds a reason a row (10,000 declared replacements are 10,000 rows), so the
+    common, valid row is checked inline and the field checker (which names the field in its
+    error) is called only for what the inline test does not accept: it accepts exactly what the
+    checker accepts or fails it with the same message. A source is checked once, not once a row.
+    """
     seen: set[tuple[Any, ...]] = set()
     kinds = []
     unless: list[tuple[Item, ...]] = []
+    sources: set[str] = set()
+    last = beliefs - 1
     for j, row in enumerate(rows):
         field = f"justifications[{j}]"
-        name_of_kind, name, out, inputs, step, info, *rest = f.items(row, field, width)
+        if type(row) is not list or len(row) != width:
+            f.items(row, field, width)
+        name_of_kind, name, out, inputs, step, info, *rest = row
         items = _items(f, rest[0], f"{field}[6] (unless)") if rest else ()
         kind = KINDS.get(name_of_kind) if type(name_of_kind) is str else None
         if kind is None:
@@ -573,12 +583,17 @@ def _justifications(f: Fields, rows: Any, beliefs: int, rules: set[str], policy:
         if kind.by_rule:
             if type(name) is not str or name not in rules:
                 f.fail(f"{field}[1] (rule)", f"names a rule the snapshot does not use: {name!r:.80}")
-        else:
-            f.source(name, f"{field}[1] (model)", policy)
-        f.integer(out, f"{field}[2] (output)", 0, beliefs - 1)
-        for k, x in enumerate(f.items(inputs, f"{field}[3] (inputs)")):
-            f.integer(x, f"{field}[3][{k}] (input)", 0, beliefs - 1)
-        f.unit(step, f"{field}[4] (step confidence)")
+        elif type(name) is not str or name not in sources:
+            sources.add(f.source(name, f"{field}[1] (model)", policy))
+        if type(out) is not int or not 0 <= out <= last:
+            f.integer(out, f"{field}[2] (output)", 0, last)
+        if type(inputs) is not list:
+            f.items(inputs, f"{field}[3] (inputs)")
+        for k, x in enumerate(inputs):
+            if type(x) is not int or not 0 <= x <= last:
+                f.integer(x, f"{field}[3][{k}] (input)", 0, last)
+        if not plain_unit(step):
+            f.unit(step, f"{field}[4] (step confidence)")
         kind.check_info(f, name, info, f"{field}[5]")
         ident = (name_of_kind, name, out, tuple(inputs), tuple((k, v) for k, _, v in items))
         if ident in seen:
@@ -601,6 +616,9 @@ def _items(f: Fields, value: Any, field: str, least: int = 0) -> tuple[Item, ...
     for i, entry in enumerate(f.items(value, field)):
         if isinstance(entry, str):
             item: Item = (f.key(entry, f"{field}[{i}]"), ANY, ANY)
+        elif (type(entry) is list and len(entry) == 2 and plain_key(entry[0])
+              and plain_value(entry[1])):  # a declared replacement's: checked inline
+            item = (entry[0], entry[1], entry[1])
         else:
             key, held = f.items(entry, f"{field}[{i}]", 2)
             item = (f.key(key, f"{field}[{i}][0]"), held, f.value(held, f"{field}[{i}][1]"))

@@ -14,9 +14,11 @@ reason (``by_rule``) is given to a rule as ``@rule(kind=...)``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..foundations._fields import plain_key, plain_unit, plain_value
 from ..foundations._format import format_number as num
 from ..foundations.errors import InvalidInputError, NameTakenError
 
@@ -123,8 +125,12 @@ class StepKind:
         """Check a snapshot's ``info`` of a justification of this kind (``f``: the snapshot's
         field checker, :class:`corollary.foundations._fields.Fields`)."""
         info = f.mapping(info, field, self.info_required, self.info_optional)
-        for i, n in enumerate(f.items(info["names"], f"{field}.names")):
-            f.text(n, f"{field}.names[{i}]")
+        names = info["names"]
+        if names:  # most reasons name nobody: no field name is formatted for them
+            for i, n in enumerate(f.items(names, f"{field}.names")):
+                f.text(n, f"{field}.names[{i}]")
+        elif type(names) is not list:
+            f.items(names, f"{field}.names")
 
     def __repr__(self) -> str:
         return f"<step kind {self.name}>"
@@ -183,9 +189,17 @@ class _Claim(StepKind):
 
     def check_info(self, f: Any, name: str, info: Any, field: str) -> None:
         super().check_info(f, name, info, field)
-        f.unit(info["certainty"], f"{field}.certainty")
+        if not plain_unit(info["certainty"]):
+            f.unit(info["certainty"], f"{field}.certainty")
         if info["model"] != name:
             f.fail(f"{field}.model", f"must name the step's model {name!r}")
+        if len(info) > len(_CLAIM):
+            self._check_optional(f, info, field)
+
+    @staticmethod
+    def _check_optional(f: Any, info: dict[str, Any], field: str) -> None:
+        """Check the optional fields of a claim's ``info`` (a citation, a dependency, a valid
+        time, a self-consistency count); the common, valid ones inline (``plain_*``)."""
         cited = [k for k in _CITATION if k in info]
         if cited:
             if len(cited) != len(_CITATION):
@@ -198,13 +212,14 @@ class _Claim(StepKind):
         if "rests_on" in info:
             for i, k in enumerate(f.items(info["rests_on"], f"{field}.rests_on")):
                 f.key(k, f"{field}.rests_on[{i}]")
-        if "since" in info:
+        if "since" in info and not plain_key(info["since"]):
             f.key(info["since"], f"{field}.since")
-        if "replaces" in info:
+        if "replaces" in info and not plain_value(info["replaces"]):
             f.value(info["replaces"], f"{field}.replaces")
         for k in VALID_TIME:
-            if k in info and info[k] is not None:
-                f.number(info[k], f"{field}.{k}")
+            value = info.get(k)
+            if value is not None and not (type(value) is float and math.isfinite(value)):
+                f.number(value, f"{field}.{k}")
         start, end = info.get("valid_from"), info.get("valid_until")
         if start is not None and end is not None and not end > start:
             f.fail(f"{field}.valid_until", "must come after valid_from")
