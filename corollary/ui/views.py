@@ -373,9 +373,10 @@ class Inspector:
     def summary(self) -> dict[str, Any]:
         """What the header shows: counts, the time, whether the base is journaled (live)."""
         t = self.table()
+        journaled = self.kb.journal is not None  # every base has history(): only a session logs it
         return {"at": t.now, "beliefs": len(t.beliefs), "held": int(t.held.sum()),
                 "keys": len(self.kb.engine.keys), "contested": t.contested,
-                "journal": hasattr(self.kb, "history"), "live": hasattr(self.kb, "watch")}
+                "journal": journaled, "live": journaled}
 
 
 def timeline_rows(kb: BeliefBase, key: str) -> list[dict[str, Any]]:

@@ -25,7 +25,11 @@ def check_at(kb: BeliefBase, clock: ManualClock, t: float) -> None:
         assert view.label(key, b.value) == label, f"at {t}: {key}={b.value!r}"
         assert view.confidence(key, b.value) == pytest.approx(conf, abs=1e-9), (
             f"at {t}: {key}={b.value!r}")
-        if len(kb.engine.values_of(key)) == 1:  # the direct read of a key with one value
+        if len(kb.engine.values_of(key)) == 1 and is_end(b.value):
+            # an end left alone (what it ended forgotten) holds nothing, read as a key: as a
+            # key whose value an end ended reads (docs/model.md, "Ending a fact")
+            assert (view.label(key), view.confidence(key), view.value(key)) == ("OUT", 0.0, None)
+        elif len(kb.engine.values_of(key)) == 1:  # the direct read of a key with one value
             assert view.label(key) == label
             assert view.confidence(key) == pytest.approx(conf, abs=1e-9)
             held = label == "IN" and not is_end(b.value)  # an end (kb.end) holds no value

@@ -89,6 +89,8 @@ def test_a_conflict_shows_both_values_and_every_source() -> None:
     assert sum(1 for n in page["graph"]["nodes"] if n.get("root")) == 2
     assert page["what_to_check"] is None  # what_to_check ranks one held value
     assert ins.summary()["contested"] == 1
+    # a plain base keeps no journal: the header says so (every base has history() to call)
+    assert (ins.summary()["journal"], ins.summary()["live"]) == (False, False)
     assert [c["key"] for c in ins.problems()["conflicts"]] == ["ceo"]
     with pytest.raises(UnknownBeliefError):
         ins.belief("cfo")
