@@ -100,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
                              "not started by then are left out (and the row says how many ran)")
     parser.add_argument("--part", action="append", choices=["remember", "agent"])
     parser.add_argument("--log", type=Path, help="a JSON line per request and its reply")
+    parser.add_argument("--running", action="store_true",
+                        help="use the server already serving the model on --port")
     parser.add_argument("--cases", action="append", choices=sorted(CASE_SETS),
                         help="dev (benchmarks/real_models/cases.py, looked at while fixing) "
                              "and/or heldout (benchmarks/real_models/heldout.py); default dev")
@@ -110,8 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.model or list(MODELS):
         server_log = (args.log.with_suffix(f".{name}.server.log").open("w") if args.log
                       else subprocess.DEVNULL)
-        server = serve(args.server_python, gguf(args.models_dir, name), name, args.port,
-                       server_log)
+        server = None if args.running else serve(
+            args.server_python, gguf(args.models_dir, name), name, args.port, server_log)
         try:
             for mode in args.mode or list(MODES):
                 model = OpenAIChat(f"http://127.0.0.1:{args.port}/v1", name, api_key="",
@@ -125,8 +127,9 @@ def main(argv: list[str] | None = None) -> int:
                         rows.append(row)
                         print(json.dumps(row), flush=True)
         finally:
-            server.terminate()
-            server.wait(30)
+            if server is not None:
+                server.terminate()
+                server.wait(30)
     if log is not None:
         log.close()
     if args.json:
