@@ -408,6 +408,8 @@ class Agent:
         messages = self._opening(task, view)
         talked = False  # the last reply was text alone
         worded = ""  # the model has answered in words (its last words): steps are named now
+        # a server that offers tools only when one is named: every step is named
+        always = getattr(self.model, "tools_only_when_named", False) is True
         for turn in range(self.max_steps):
             if turn:
                 changed = view.changes()
@@ -415,7 +417,7 @@ class Agent:
                     messages.append({"role": "user", "content": changed})
             last = turn == self.max_steps - 1
             ask = None
-            if self.force_answer is None and (worded or last):
+            if self.force_answer is None and (worded or always or last):
                 ask = self._named(messages, view, task, worded, steps, last)
             elif self.force_answer and (talked or last):
                 ask = self._forced(messages, view, task, steps)
@@ -423,7 +425,7 @@ class Agent:
             talked = not reply.tool_calls
             if reply.text:
                 steps.append(Step(turn, "text", text=reply.text))
-                worded = worded or (reply.text if talked else "")
+                worded = reply.text if talked else worded
             messages.append(assistant_message(reply))
             calls = list(reply.tool_calls)
             if not calls and self.force_answer is not False and reply.text:
