@@ -47,6 +47,7 @@ class Counting:
         self.inner = model
         self.model = getattr(model, "model", "model")
         self.small_model = getattr(model, "small_model", False)
+        self.tools_only_when_named = getattr(model, "tools_only_when_named", False)
         self.tokens = 0
         self.requests = 0
         self.seconds = 0.0
