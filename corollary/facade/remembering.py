@@ -55,6 +55,7 @@ from .remember_request import (
     cut_at_limit,
     read_reply,
     split_pieces,
+    uncovered,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -364,7 +365,11 @@ class RememberMethods:
             request, tools = plan.request(group)
             reply = ask_model(model, request, tools, "facts")
             cut += cut_at_limit(reply)
-            plan.read(reply, group, asked, named)
+            again = plan.again(group, plan.read(reply, group, asked, named))
+            if again:  # small-model mode: the clauses no fact quoted, asked about once more
+                reply = ask_model(model, *plan.request(group, again), "facts")
+                cut += cut_at_limit(reply)
+                plan.read(reply, group, asked, named)
         return self._remember_named(plan, named, cut)
 
     async def aremember(self, text: str | None = None, *, source: str | None = None,
@@ -399,7 +404,11 @@ class RememberMethods:
             request, tools = plan.request(group)
             reply = await aask_model(model, request, tools, "facts")
             cut += cut_at_limit(reply)
-            plan.read(reply, group, asked, named)
+            again = plan.again(group, plan.read(reply, group, asked, named))
+            if again:  # small-model mode: the clauses no fact quoted, asked about once more
+                reply = await aask_model(model, *plan.request(group, again), "facts")
+                cut += cut_at_limit(reply)
+                plan.read(reply, group, asked, named)
         return self._remember_named(plan, named, cut)
 
     def _remember_plan(self, text: Any, source: Any, model: Any, at: Any, document: Any,
@@ -758,21 +767,29 @@ class _Plan:
     max_facts: int
     small: bool  # small-model mode (docs/models.md)
 
-    def request(self, group: list[Piece]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def request(self, group: list[Piece], again: Sequence[str] = ()
+                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         return build_request(group, self.shown,
                              None if self.scopes is None else self.scopes.prefixes,
-                             self.max_facts, small=self.small)
+                             self.max_facts, small=self.small, again=again)
+
+    def again(self, group: list[Piece], facts: list[Any]) -> list[str]:
+        """The clauses a second request asks about (small-model mode only): those no fact
+        of the first reply quoted (:func:`uncovered`)."""
+        return uncovered(group, facts) if self.small else []
 
     def read(self, reply: Any, group: list[Piece], asked: int,
-             named: list[tuple[Any, tuple[int, ...]]]) -> None:
-        """Add the facts ``reply`` names to ``named``, each with the documents it may cite;
-        more than ``max_facts`` over the requests of one call refuses it whole."""
+             named: list[tuple[Any, tuple[int, ...]]]) -> list[Any]:
+        """Add the facts ``reply`` names to ``named``, each with the documents it may cite,
+        and return them; more than ``max_facts`` over the requests of one call refuses it
+        whole."""
         facts = read_reply(reply, self.max_facts)
         named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
         if len(named) > self.max_facts:
             raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
                                     f"{len(self.groups)} requests, over max_facts="
                                     f"{self.max_facts}: nothing was remembered")
+        return facts
 
 
 def _query(speakers: list[str], docs: list[_Doc]) -> str:
