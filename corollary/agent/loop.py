@@ -63,6 +63,7 @@ from .answers import (
     MAX_ANSWER_KEYS,
     answer_from_text,
     answer_tool,
+    held_values,
     nearest_keys,
     unsupported,
 )
@@ -473,13 +474,15 @@ class Agent:
         limited to the keys held and shown (in scope) that the run's tools made and those that
         share the most words with the task (:func:`corollary.agent.naming.nearest_held`), its value in small-model mode to their
         values; ``None`` when no key is held (a forced answer could cite nothing)."""
-        made = [s.key for s in steps if s.kind == "tool" and s.ok and s.key is not None]
+        made = [s.key for s in steps
+                if s.kind in ("tool", "claim") and s.ok and s.key is not None]
         held = nearest_held(task, self._answerable(view), made)
         if not held:
             return None
         description = builtin_schema("answer")["function"].get("description", "")
-        tool = answer_tool(description, list(held),
-                           [plain(v) for v in held.values()] if self.small_model else None)
+        # a supported answer is a value a cited belief holds: the value is chosen among them
+        # (Qwen2.5-Coder-0.5B, offered product:gizmo:price alone, answered 99.0 four times)
+        tool = answer_tool(description, list(held), held_values(held.values()))
         return _Ask(list(messages), [tool], RequestOptions(tool_choice=tool_named("answer")))
 
     @staticmethod

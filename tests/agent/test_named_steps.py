@@ -134,3 +134,13 @@ def test_a_model_calling_tools_unnamed_is_never_named_but_on_its_last_step() -> 
     run = Agent(model, base(), tools=[fx_rate], max_steps=3).run("EUR in dollars?")
     assert (run.status, run.answer) == ("ok", 1.08)
     assert [o.tool for o in model.options] == [None, None]
+
+
+def test_a_forced_answer_s_value_is_one_its_keys_hold(llama: LlamaLikeServer) -> None:
+    # Qwen2.5-Coder-0.5B, offered product:gizmo:price alone with a free value, answered another
+    # product's price four times, refused each time
+    run = Agent(chat(llama), base(), tools=[fx_rate], context_budget=None).run(
+        "What is Bo's phone extension?")
+    assert (run.status, run.answer) == ("ok", 4102)
+    value = llama.bodies[0]["tools"][0]["function"]["parameters"]["properties"]["value"]
+    assert value["enum"] == [4102]

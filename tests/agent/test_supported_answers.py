@@ -82,7 +82,8 @@ def test_after_a_text_reply_the_forced_answer_names_its_tool_and_the_held_keys()
     assert inputs["minItems"] == 1
     # the held keys sharing the most words with the task (docs/agent.md, "Named steps")
     assert inputs["items"]["enum"] == ["customer:7:email"]
-    assert "enum" not in tool["function"]["parameters"]["properties"]["value"]
+    # and its value is one those keys hold (a supported answer's is)
+    assert tool["function"]["parameters"]["properties"]["value"]["enum"] == ["bo@example.com"]
 
 
 def test_the_last_step_is_a_forced_answer() -> None:
