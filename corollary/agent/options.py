@@ -96,8 +96,8 @@ class AgentOptions:
     scope : key prefixes, optional
         The keys the model may see and reason from.
     small_model : bool, optional
-        Small-model mode (docs/models.md): a shorter system message and forced answers whose
-        value is one of the held values. ``None``: the model's ``small_model`` attribute.
+        Small-model mode (docs/models.md): a shorter system message. ``None``: the model's
+        ``small_model`` attribute.
     force_answer : bool, optional
         ``True``: after a reply without a tool call, and on the last step, the request
         requires the ``answer`` tool, its inputs limited to the keys held (docs/agent.md, "A

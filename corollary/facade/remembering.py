@@ -360,7 +360,7 @@ class RememberMethods:
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
                                    model_source, max_facts, request_tokens, small_model)
         named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = 0
+        cut = extra = 0  # replies cut at the limit; second requests (small-model mode)
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
             reply = ask_model(model, request, tools, "facts")
@@ -370,7 +370,8 @@ class RememberMethods:
                 reply = ask_model(model, *plan.request(group, again), "facts")
                 cut += cut_at_limit(reply)
                 plan.read(reply, group, asked, named)
-        return self._remember_named(plan, named, cut)
+                extra += 1
+        return self._remember_named(plan, named, cut, extra)
 
     async def aremember(self, text: str | None = None, *, source: str | None = None,
                         model: Any, at: Any = None, document: str | None = None,
@@ -399,7 +400,7 @@ class RememberMethods:
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
                                    model_source, max_facts, request_tokens, small_model)
         named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = 0
+        cut = extra = 0  # replies cut at the limit; second requests (small-model mode)
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
             reply = await aask_model(model, request, tools, "facts")
@@ -409,7 +410,8 @@ class RememberMethods:
                 reply = await aask_model(model, *plan.request(group, again), "facts")
                 cut += cut_at_limit(reply)
                 plan.read(reply, group, asked, named)
-        return self._remember_named(plan, named, cut)
+                extra += 1
+        return self._remember_named(plan, named, cut, extra)
 
     def _remember_plan(self, text: Any, source: Any, model: Any, at: Any, document: Any,
                        scope: Any, messages: Any, model_source: Any, max_facts: Any,
@@ -432,10 +434,10 @@ class RememberMethods:
                      max_facts, small)
 
     def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
-                        cut: int) -> RememberedList:
+                        cut: int, extra: int = 0) -> RememberedList:
         kept, refused = self._check_facts(named, plan.docs, plan.scopes, plan.claimer)
-        return self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups),
-                                   cut)
+        return self._remember_kept(kept, refused, plan.docs, plan.claimer,
+                                   len(plan.groups) + extra, cut)
 
     def _remember_kept(self, kept: list[_Fact], refused: list[tuple[Refused, str]],
                        docs: list[_Doc], claimer: str, requests: int, cut: int = 0

@@ -197,7 +197,7 @@ def test_small_model_mode_asks_again_about_the_clauses_no_fact_quoted(
     made = base().remember("I live in Lyon. I have a cat named Tom.", source="human:alice",
                            model=llama(server, small_model=True))
     assert sorted(r.value for r in made) == ["Lyon", "Tom"]
-    assert len(server.bodies) == 2
+    assert len(server.bodies) == made.requests == 2
     assert "- I have a cat named Tom" in server.bodies[1]["messages"][1]["content"]
     # every clause quoted: no second request; by default, never one
     server.bodies.clear()
