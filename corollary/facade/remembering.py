@@ -2,7 +2,8 @@
 (docs/remember.md).
 
 The model only extracts: one request (one per :data:`~corollary.facade.remember_request.REQUEST_TOKENS`
-of text for a long input, never one per fact) offers it the tool ``facts``
+of text for a long input, never one per fact; in small-model mode a second one about the
+clauses no fact quoted) offers it the tool ``facts``
 (:mod:`corollary.facade.remember_request`). The base does the rest, deterministically:
 
 1. each fact's quote is checked against the text it came from (the citation check of
