@@ -28,7 +28,10 @@ MODES: dict[str, dict[str, bool]] = {
     "default": {},
     "force": {"force_answer": True},
     "small": {"small_model": True},
+    "again": {"passes": 2},  # remember only: a second request (docs/remember.md)
 }
+_REMEMBER_OPTIONS = ("small_model", "passes")
+_AGENT_OPTIONS = ("small_model", "force_answer")
 NOW = 1_735_000_000.0  # 2024-12-24: the snippets are said then
 
 
@@ -120,7 +123,8 @@ def run_remember(model: Any, mode: str, budget: float = float("inf"),
         kb = BeliefBase(clock=ManualClock(NOW))
         try:
             made = kb.remember(text, source=speaker, model=counting,
-                               **{k: v for k, v in MODES[mode].items() if k == "small_model"})
+                               **{k: v for k, v in MODES[mode].items()
+                                  if k in _REMEMBER_OPTIONS})
         except (ModelError, CorollaryError):
             errors += 1
             continue
@@ -144,7 +148,7 @@ def run_agent(model: Any, mode: str, max_steps: int = 4, budget: float = float("
     started within ``budget`` seconds are counted as skipped."""
     counting = Counting(model, log)
     right = ok = accepted_unsupported = errors = done = 0
-    options = {k: v for k, v in MODES[mode].items()}
+    options = {k: v for k, v in MODES[mode].items() if k in _AGENT_OPTIONS}
     for index, (task, reference) in enumerate(cases.TASKS):
         if counting.seconds >= budget:
             break

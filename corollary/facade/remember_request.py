@@ -259,6 +259,10 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
     user = REQUEST.format(keys=shown, scope=scoped, speaker=speaker, text=text)
     if again:
         user += AGAIN.format(parts="\n".join(f"- {c}" for c in again))
+    # a second request is made as small-model mode's, whatever the mode: given the full
+    # instructions again, Qwen2.5-Coder-0.5B copied their example (Ann, employer, Acme) into
+    # 4 of 8 second replies (docs/models.md)
+    small = small or bool(again)
     system = SMALL_INSTRUCTIONS if small else INSTRUCTIONS
     quotes = ([c for p in pieces for c in clauses(p.text)] if small else None) if not again \
         else list(again)
@@ -292,7 +296,7 @@ def facts_tool(max_facts: int = MAX_FACTS, *, small: bool = False,
     for name, schema in item["properties"].items():
         if name in FIELD_LENGTHS and "string" in (schema.get("type") or ()):
             schema["maxLength"] = FIELD_LENGTHS[name]
-    if small and quotes:
+    if quotes:  # small-model mode's, and a second request's (:func:`uncovered`)
         item["properties"]["quote"]["enum"] = list(dict.fromkeys(quotes))[:MAX_CLAUSES]
     return tool
 
@@ -317,21 +321,23 @@ def clauses(text: str) -> list[str]:
 
 
 def uncovered(pieces: Sequence[Piece], facts: Sequence[Any]) -> list[str]:
-    """The clauses of ``pieces`` (:func:`clauses`, of two words or more) that no fact's quote
-    overlaps: what a second request in small-model mode asks about. Qwen2.5-Coder-0.5B
-    reported one fact a text, its other clauses unread (docs/models.md).
+    """The clauses of ``pieces`` (:func:`clauses`, of two words or more) in which no fact's
+    value is said (case and spacing aside): what a second request asks about.
+    Qwen2.5-Coder-0.5B reported one fact a text, quoting all of it, the other clauses unread
+    (docs/models.md).
 
     >>> uncovered([Piece(0, "I moved to Lyon, and my dog is Rex. Hi!")],
-    ...           [{"quote": "I moved to Lyon"}])
+    ...           [{"value": "Lyon", "quote": "I moved to Lyon, and my dog is Rex."}])
     ['and my dog is Rex']
     """
-    said = [" ".join(f["quote"].split()).casefold() for f in facts
-            if isinstance(f, dict) and isinstance(f.get("quote"), str) and f["quote"].strip()]
+    said = [" ".join(str(f["value"]).split()).casefold() for f in facts
+            if isinstance(f, dict) and isinstance(f.get("value"), (str, int, float))
+            and not isinstance(f.get("value"), bool) and str(f["value"]).strip()]
     left = []
     for piece in pieces:
         for clause in clauses(piece.text):
             folded = " ".join(clause.split()).casefold()
-            if len(folded.split()) >= 2 and not any(folded in q or q in folded for q in said):
+            if len(folded.split()) >= 2 and not any(value in folded for value in said):
                 left.append(clause)
     return list(dict.fromkeys(left))
 

@@ -2,8 +2,8 @@
 (docs/remember.md).
 
 The model only extracts: one request (one per :data:`~corollary.facade.remember_request.REQUEST_TOKENS`
-of text for a long input, never one per fact; in small-model mode a second one about the
-clauses no fact quoted) offers it the tool ``facts``
+of text for a long input, never one per fact; then a second one about the clauses in which
+no fact's value is said, when some are left) offers it the tool ``facts``
 (:mod:`corollary.facade.remember_request`). The base does the rest, deterministically:
 
 1. each fact's quote is checked against the text it came from (the citation check of
@@ -300,7 +300,8 @@ class RememberMethods:
                  messages: Sequence[Mapping[str, Any]] | None = None,
                  model_source: str | None = None, max_facts: int = MAX_FACTS,
                  request_tokens: int = REQUEST_TOKENS,
-                 small_model: bool | None = None) -> RememberedList:
+                 small_model: bool | None = None, passes: int | None = None
+                 ) -> RememberedList:
         """Remember what ``text`` (or the chat ``messages``) says, as cited beliefs.
 
         Parameters
@@ -331,6 +332,10 @@ class RememberMethods:
             The budget of text in one request; a longer input is sent in several.
         small_model : bool, optional
             Requests in small-model mode (docs/models.md); default: the model's ``small_model``.
+        passes : int, optional
+            ``2``: a second request asks about the clauses of the text in which no fact of the
+            first reply said its value (docs/remember.md, "A second pass"); ``1``: none.
+            Default: 2 in small-model mode, else 1.
 
         Returns
         -------
@@ -359,15 +364,16 @@ class RememberMethods:
         [('alice:city', 'Paris', 'IN')]
         """
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens, small_model)
+                                   model_source, max_facts, request_tokens, small_model,
+                                   passes)
         named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = extra = 0  # replies cut at the limit; second requests (small-model mode)
+        cut = extra = 0  # replies cut at the limit; second requests
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
             reply = ask_model(model, request, tools, "facts")
             cut += cut_at_limit(reply)
             again = plan.again(group, plan.read(reply, group, asked, named))
-            if again:  # small-model mode: the clauses no fact quoted, asked about once more
+            if again:  # the clauses no fact's value is in, asked about once more
                 reply = ask_model(model, *plan.request(group, again), "facts")
                 cut += cut_at_limit(reply)
                 plan.read(reply, group, asked, named)
@@ -379,7 +385,8 @@ class RememberMethods:
                         scope: Any = None, messages: Sequence[Mapping[str, Any]] | None = None,
                         model_source: str | None = None, max_facts: int = MAX_FACTS,
                         request_tokens: int = REQUEST_TOKENS,
-                        small_model: bool | None = None) -> RememberedList:
+                        small_model: bool | None = None, passes: int | None = None
+                        ) -> RememberedList:
         """:meth:`remember`, awaiting the model: its ``acomplete`` when it has one, else its
         ``complete`` in a worker thread, so the event loop is never blocked while the model
         answers. Arguments, result and errors as :meth:`remember`; the checks and the change
@@ -399,15 +406,16 @@ class RememberMethods:
         [('alice:city', 'IN')]
         """
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens, small_model)
+                                   model_source, max_facts, request_tokens, small_model,
+                                   passes)
         named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = extra = 0  # replies cut at the limit; second requests (small-model mode)
+        cut = extra = 0  # replies cut at the limit; second requests
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
             reply = await aask_model(model, request, tools, "facts")
             cut += cut_at_limit(reply)
             again = plan.again(group, plan.read(reply, group, asked, named))
-            if again:  # small-model mode: the clauses no fact quoted, asked about once more
+            if again:  # the clauses no fact's value is in, asked about once more
                 reply = await aask_model(model, *plan.request(group, again), "facts")
                 cut += cut_at_limit(reply)
                 plan.read(reply, group, asked, named)
@@ -416,7 +424,7 @@ class RememberMethods:
 
     def _remember_plan(self, text: Any, source: Any, model: Any, at: Any, document: Any,
                        scope: Any, messages: Any, model_source: Any, max_facts: Any,
-                       request_tokens: Any, small_model: Any) -> _Plan:
+                       request_tokens: Any, small_model: Any, passes: Any = None) -> _Plan:
         """Everything a call checks and prepares before the model is asked (nothing changes)."""
         if self.session_id is not None:
             self.sync()  # other writers' keys and documents count
@@ -431,8 +439,10 @@ class RememberMethods:
                         messages is not None) for i, d in enumerate(docs)]
         small = (getattr(model, "small_model", False) is True if small_model is None
                  else bool(small_model))
+        passes = (2 if small else 1) if passes is None else check_int(passes, "passes", low=1,
+                                                                      high=2)
         return _Plan(docs, scopes, claimer, shown, split_pieces(pieces, request_tokens),
-                     max_facts, small)
+                     max_facts, small, passes)
 
     def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
                         cut: int, extra: int = 0) -> RememberedList:
@@ -769,6 +779,7 @@ class _Plan:
     groups: list[list[Piece]]
     max_facts: int
     small: bool  # small-model mode (docs/models.md)
+    passes: int = 1  # 2: a second request about the clauses no fact's value is in
 
     def request(self, group: list[Piece], again: Sequence[str] = ()
                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -777,9 +788,9 @@ class _Plan:
                              self.max_facts, small=self.small, again=again)
 
     def again(self, group: list[Piece], facts: list[Any]) -> list[str]:
-        """The clauses a second request asks about (small-model mode only): those no fact
-        of the first reply quoted (:func:`uncovered`)."""
-        return uncovered(group, facts) if self.small else []
+        """The clauses a second request asks about: those in which no fact of the first
+        reply said its value (:func:`uncovered`)."""
+        return uncovered(group, facts) if self.passes > 1 else []
 
     def read(self, reply: Any, group: list[Piece], asked: int,
              named: list[tuple[Any, tuple[int, ...]]]) -> list[Any]:

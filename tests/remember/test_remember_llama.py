@@ -14,7 +14,7 @@ from support.llama_server import LlamaLikeServer, Seen
 
 from corollary import BeliefBase, ManualClock
 from corollary.facade.remember_request import SMALL_INSTRUCTIONS
-from corollary.foundations.errors import ModelResponseError
+from corollary.foundations.errors import InvalidInputError, ModelResponseError
 from corollary.models import FunctionModel, OpenAIChat
 
 APRIL = datetime.datetime(2024, 4, 20, 12, tzinfo=datetime.timezone.utc).timestamp()
@@ -212,3 +212,28 @@ def test_small_model_mode_is_chosen_by_remember_over_the_model(server: LlamaLike
     base().remember("I moved to Pine Ave last month.", source="human:alice",
                     model=llama(server, small_model=True), small_model=False)
     assert server.bodies[0]["messages"][0]["content"] != SMALL_INSTRUCTIONS
+
+
+def test_passes_2_asks_again_about_the_clauses_no_fact_s_value_is_in(
+        server: LlamaLikeServer, brain: list[Any]) -> None:
+    # Qwen2.5-Coder-0.5B by default: one fact a text, quoting all of it (docs/models.md)
+    def whole_text_then_clause(seen: Seen) -> dict[str, Any]:
+        assert seen.parameters is not None
+        quote = seen.parameters["properties"]["facts"]["items"]["properties"]["quote"]
+        if "enum" not in quote:  # the first request: the quote is free
+            return {"facts": [fact("alice", "city", "Lyon", "I live in Lyon. My cat is called Tom.")]}
+        return {"facts": [fact("alice", "cat", "Tom", quote["enum"][0])]}
+    brain[0] = whole_text_then_clause
+    text = "I live in Lyon. My cat is called Tom. Thanks!"
+    made = base().remember(text, source="human:alice", model=llama(server), passes=2)
+    assert sorted(r.value for r in made) == ["Lyon", "Tom"] and made.requests == 2
+    again = server.bodies[1]["tools"][0]["function"]["parameters"]["properties"]["facts"]
+    assert again["items"]["properties"]["quote"]["enum"] == ["My cat is called Tom"]
+    assert "- My cat is called Tom" in server.bodies[1]["messages"][1]["content"]
+    # by default, one request
+    server.bodies.clear()
+    assert [r.value for r in base().remember(text, source="human:alice",
+                                             model=llama(server))] == ["Lyon"]
+    assert len(server.bodies) == 1
+    with pytest.raises(InvalidInputError):
+        base().remember(text, source="human:alice", model=llama(server), passes=3)
