@@ -28,9 +28,8 @@ MODES: dict[str, dict[str, bool]] = {
     "default": {},
     "force": {"force_answer": True},
     "small": {"small_model": True},
-    "again": {"passes": 2},  # remember only: a second request (docs/remember.md)
 }
-_REMEMBER_OPTIONS = ("small_model", "passes")
+_REMEMBER_OPTIONS = ("small_model",)
 _AGENT_OPTIONS = ("small_model", "force_answer")
 NOW = 1_735_000_000.0  # 2024-12-24: the snippets are said then
 

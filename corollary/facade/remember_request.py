@@ -43,7 +43,7 @@ from .recall import count_tokens
 
 __all__ = ["FACTS_TOOL", "INSTRUCTIONS", "MAX_FACTS", "REQUEST_TOKENS", "SMALL_INSTRUCTIONS",
            "Piece", "aask_model", "ask_model", "build_request", "clauses", "complete_facts",
-           "cut_at_limit", "facts_tool", "read_reply", "split_pieces", "uncovered"]
+           "cut_at_limit", "facts_tool", "read_reply", "split_pieces"]
 
 #: The most facts one reply may name (``remember(max_facts=...)``); a reply naming more is
 #: refused whole.
@@ -106,10 +106,6 @@ SPEAKER = " said by {name} ({speaker})"
 REQUEST = "{keys}{scope}Text{speaker}:\n{text}"
 #: The existing keys shown.
 KEYS = "Existing keys (key = value):\n{keys}\n\n"
-#: The end of the user message of a second request in small-model mode: the clauses no fact
-#: of the first reply quoted (docs/models.md, "A small-model mode").
-AGAIN = ("\n\nParts of the text no fact was reported from yet:\n{parts}\nReport the facts "
-         "these parts state; an empty list if none.")
 #: What :data:`REQUEST` lists when no key is shown.
 NO_KEYS = "(none)"
 #: The line that names the scope, when there is one.
@@ -235,14 +231,11 @@ def split_pieces(pieces: Sequence[Piece], budget: int) -> list[list[Piece]]:
 
 
 def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[str] | None,
-                  max_facts: int = MAX_FACTS, *, small: bool = False,
-                  again: Sequence[str] = ()
+                  max_facts: int = MAX_FACTS, *, small: bool = False
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages and tools of one request: the instructions, then the keys shown and the
     text (a single text as it is, its heading naming its speaker; the chat form one
-    numbered line per message), and the ``facts`` tool made for it (:func:`facts_tool`).
-    ``again``: the clauses a second request asks about (:func:`uncovered`), listed after the
-    text and the only quotes offered."""
+    numbered line per message), and the ``facts`` tool made for it (:func:`facts_tool`)."""
     speaker = ""
     if len(pieces) == 1 and not pieces[0].numbered:
         text = pieces[0].text
@@ -257,15 +250,8 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
     # a small model copied the empty list's heading as a subject: it is left out
     shown = "" if small and not keys else KEYS.format(keys="\n".join(keys) or NO_KEYS)
     user = REQUEST.format(keys=shown, scope=scoped, speaker=speaker, text=text)
-    if again:
-        user += AGAIN.format(parts="\n".join(f"- {c}" for c in again))
-    # a second request is made as small-model mode's, whatever the mode: given the full
-    # instructions again, Qwen2.5-Coder-0.5B copied their example (Ann, employer, Acme) into
-    # 4 of 8 second replies (docs/models.md)
-    small = small or bool(again)
     system = SMALL_INSTRUCTIONS if small else INSTRUCTIONS
-    quotes = ([c for p in pieces for c in clauses(p.text)] if small else None) if not again \
-        else list(again)
+    quotes = [c for p in pieces for c in clauses(p.text)] if small else None
     return ([{"role": "system", "content": system}, {"role": "user", "content": user}],
             [facts_tool(max_facts, small=small, quotes=quotes)])
 
@@ -296,7 +282,7 @@ def facts_tool(max_facts: int = MAX_FACTS, *, small: bool = False,
     for name, schema in item["properties"].items():
         if name in FIELD_LENGTHS and "string" in (schema.get("type") or ()):
             schema["maxLength"] = FIELD_LENGTHS[name]
-    if quotes:  # small-model mode's, and a second request's (:func:`uncovered`)
+    if small and quotes:
         item["properties"]["quote"]["enum"] = list(dict.fromkeys(quotes))[:MAX_CLAUSES]
     return tool
 
@@ -318,28 +304,6 @@ def clauses(text: str) -> list[str]:
         if len(part) > 1:
             found.append(part)
     return found
-
-
-def uncovered(pieces: Sequence[Piece], facts: Sequence[Any]) -> list[str]:
-    """The clauses of ``pieces`` (:func:`clauses`, of two words or more) in which no fact's
-    value is said (case and spacing aside): what a second request asks about.
-    Qwen2.5-Coder-0.5B reported one fact a text, quoting all of it, the other clauses unread
-    (docs/models.md).
-
-    >>> uncovered([Piece(0, "I moved to Lyon, and my dog is Rex. Hi!")],
-    ...           [{"value": "Lyon", "quote": "I moved to Lyon, and my dog is Rex."}])
-    ['and my dog is Rex']
-    """
-    said = [" ".join(str(f["value"]).split()).casefold() for f in facts
-            if isinstance(f, dict) and isinstance(f.get("value"), (str, int, float))
-            and not isinstance(f.get("value"), bool) and str(f["value"]).strip()]
-    left = []
-    for piece in pieces:
-        for clause in clauses(piece.text):
-            folded = " ".join(clause.split()).casefold()
-            if len(folded.split()) >= 2 and not any(value in folded for value in said):
-                left.append(clause)
-    return list(dict.fromkeys(left))
 
 
 def _network(exc: BaseException) -> bool:

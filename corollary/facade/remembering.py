@@ -2,8 +2,7 @@
 (docs/remember.md).
 
 The model only extracts: one request (one per :data:`~corollary.facade.remember_request.REQUEST_TOKENS`
-of text for a long input, never one per fact; then a second one about the clauses in which
-no fact's value is said, when some are left) offers it the tool ``facts``
+of text for a long input, never one per fact) offers it the tool ``facts``
 (:mod:`corollary.facade.remember_request`). The base does the rest, deterministically:
 
 1. each fact's quote is checked against the text it came from (the citation check of
@@ -56,7 +55,6 @@ from .remember_request import (
     cut_at_limit,
     read_reply,
     split_pieces,
-    uncovered,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -300,8 +298,7 @@ class RememberMethods:
                  messages: Sequence[Mapping[str, Any]] | None = None,
                  model_source: str | None = None, max_facts: int = MAX_FACTS,
                  request_tokens: int = REQUEST_TOKENS,
-                 small_model: bool | None = None, passes: int | None = None
-                 ) -> RememberedList:
+                 small_model: bool | None = None) -> RememberedList:
         """Remember what ``text`` (or the chat ``messages``) says, as cited beliefs.
 
         Parameters
@@ -332,10 +329,6 @@ class RememberMethods:
             The budget of text in one request; a longer input is sent in several.
         small_model : bool, optional
             Requests in small-model mode (docs/models.md); default: the model's ``small_model``.
-        passes : int, optional
-            ``2``: a second request asks about the clauses of the text in which no fact of the
-            first reply said its value (docs/remember.md, "A second pass"); ``1``: none.
-            Default: 2 in small-model mode, else 1.
 
         Returns
         -------
@@ -364,29 +357,22 @@ class RememberMethods:
         [('alice:city', 'Paris', 'IN')]
         """
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens, small_model,
-                                   passes)
+                                   model_source, max_facts, request_tokens, small_model)
         named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = extra = 0  # replies cut at the limit; second requests
+        cut = 0
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
             reply = ask_model(model, request, tools, "facts")
             cut += cut_at_limit(reply)
-            again = plan.again(group, plan.read(reply, group, asked, named))
-            if again:  # the clauses no fact's value is in, asked about once more
-                reply = ask_model(model, *plan.request(group, again), "facts")
-                cut += cut_at_limit(reply)
-                plan.read(reply, group, asked, named)
-                extra += 1
-        return self._remember_named(plan, named, cut, extra)
+            plan.read(reply, group, asked, named)
+        return self._remember_named(plan, named, cut)
 
     async def aremember(self, text: str | None = None, *, source: str | None = None,
                         model: Any, at: Any = None, document: str | None = None,
                         scope: Any = None, messages: Sequence[Mapping[str, Any]] | None = None,
                         model_source: str | None = None, max_facts: int = MAX_FACTS,
                         request_tokens: int = REQUEST_TOKENS,
-                        small_model: bool | None = None, passes: int | None = None
-                        ) -> RememberedList:
+                        small_model: bool | None = None) -> RememberedList:
         """:meth:`remember`, awaiting the model: its ``acomplete`` when it has one, else its
         ``complete`` in a worker thread, so the event loop is never blocked while the model
         answers. Arguments, result and errors as :meth:`remember`; the checks and the change
@@ -406,25 +392,19 @@ class RememberMethods:
         [('alice:city', 'IN')]
         """
         plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens, small_model,
-                                   passes)
+                                   model_source, max_facts, request_tokens, small_model)
         named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = extra = 0  # replies cut at the limit; second requests
+        cut = 0
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
             reply = await aask_model(model, request, tools, "facts")
             cut += cut_at_limit(reply)
-            again = plan.again(group, plan.read(reply, group, asked, named))
-            if again:  # the clauses no fact's value is in, asked about once more
-                reply = await aask_model(model, *plan.request(group, again), "facts")
-                cut += cut_at_limit(reply)
-                plan.read(reply, group, asked, named)
-                extra += 1
-        return self._remember_named(plan, named, cut, extra)
+            plan.read(reply, group, asked, named)
+        return self._remember_named(plan, named, cut)
 
     def _remember_plan(self, text: Any, source: Any, model: Any, at: Any, document: Any,
                        scope: Any, messages: Any, model_source: Any, max_facts: Any,
-                       request_tokens: Any, small_model: Any, passes: Any = None) -> _Plan:
+                       request_tokens: Any, small_model: Any) -> _Plan:
         """Everything a call checks and prepares before the model is asked (nothing changes)."""
         if self.session_id is not None:
             self.sync()  # other writers' keys and documents count
@@ -439,16 +419,14 @@ class RememberMethods:
                         messages is not None) for i, d in enumerate(docs)]
         small = (getattr(model, "small_model", False) is True if small_model is None
                  else bool(small_model))
-        passes = (2 if small else 1) if passes is None else check_int(passes, "passes", low=1,
-                                                                      high=2)
         return _Plan(docs, scopes, claimer, shown, split_pieces(pieces, request_tokens),
-                     max_facts, small, passes)
+                     max_facts, small)
 
     def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
-                        cut: int, extra: int = 0) -> RememberedList:
+                        cut: int) -> RememberedList:
         kept, refused = self._check_facts(named, plan.docs, plan.scopes, plan.claimer)
-        return self._remember_kept(kept, refused, plan.docs, plan.claimer,
-                                   len(plan.groups) + extra, cut)
+        return self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups),
+                                   cut)
 
     def _remember_kept(self, kept: list[_Fact], refused: list[tuple[Refused, str]],
                        docs: list[_Doc], claimer: str, requests: int, cut: int = 0
@@ -779,31 +757,22 @@ class _Plan:
     groups: list[list[Piece]]
     max_facts: int
     small: bool  # small-model mode (docs/models.md)
-    passes: int = 1  # 2: a second request about the clauses no fact's value is in
 
-    def request(self, group: list[Piece], again: Sequence[str] = ()
-                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    def request(self, group: list[Piece]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         return build_request(group, self.shown,
                              None if self.scopes is None else self.scopes.prefixes,
-                             self.max_facts, small=self.small, again=again)
-
-    def again(self, group: list[Piece], facts: list[Any]) -> list[str]:
-        """The clauses a second request asks about: those in which no fact of the first
-        reply said its value (:func:`uncovered`)."""
-        return uncovered(group, facts) if self.passes > 1 else []
+                             self.max_facts, small=self.small)
 
     def read(self, reply: Any, group: list[Piece], asked: int,
-             named: list[tuple[Any, tuple[int, ...]]]) -> list[Any]:
-        """Add the facts ``reply`` names to ``named``, each with the documents it may cite,
-        and return them; more than ``max_facts`` over the requests of one call refuses it
-        whole."""
+             named: list[tuple[Any, tuple[int, ...]]]) -> None:
+        """Add the facts ``reply`` names to ``named``, each with the documents it may cite;
+        more than ``max_facts`` over the requests of one call refuses it whole."""
         facts = read_reply(reply, self.max_facts)
         named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
         if len(named) > self.max_facts:
             raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "
                                     f"{len(self.groups)} requests, over max_facts="
                                     f"{self.max_facts}: nothing was remembered")
-        return facts
 
 
 def _query(speakers: list[str], docs: list[_Doc]) -> str:

@@ -128,21 +128,3 @@ def test_the_agents_sdk_tools_await_remember_in_the_runs_loop() -> None:
     outputs = [item["output"] for item in model.seen[-1]["input"]
                if isinstance(item, dict) and item.get("type") == "function_call_output"]
     assert [r["key"] for r in json.loads(outputs[0])["remembered"]] == ["alice:city"]
-
-
-def test_aremember_in_small_model_mode_asks_again_about_unquoted_clauses() -> None:
-    # the second request of small-model mode (docs/remember.md) is awaited as the first
-    asked: list[Any] = []
-
-    async def one_fact_a_request(messages: Any, tools: Any) -> Reply:
-        item = tools[0]["function"]["parameters"]["properties"]["facts"]["items"]
-        quote = item["properties"]["quote"]["enum"][0]
-        asked.append(quote)
-        value = {"I live in Paris": "Paris", "I have a cat named Tom": "Tom"}[quote]
-        return facts(fact("alice", "x", value, quote))
-
-    made = asyncio.run(BeliefBase(clock=ManualClock(1000)).aremember(
-        "I live in Paris. I have a cat named Tom.", source="human:alice",
-        model=FunctionModel(one_fact_a_request), small_model=True))
-    assert sorted(r.value for r in made) == ["Paris", "Tom"] and made.requests == 2
-    assert asked == ["I live in Paris", "I have a cat named Tom"]

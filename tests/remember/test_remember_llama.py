@@ -14,7 +14,7 @@ from support.llama_server import LlamaLikeServer, Seen
 
 from corollary import BeliefBase, ManualClock
 from corollary.facade.remember_request import SMALL_INSTRUCTIONS
-from corollary.foundations.errors import InvalidInputError, ModelResponseError
+from corollary.foundations.errors import ModelResponseError
 from corollary.models import FunctionModel, OpenAIChat
 
 APRIL = datetime.datetime(2024, 4, 20, 12, tzinfo=datetime.timezone.utc).timestamp()
@@ -175,65 +175,15 @@ def test_small_model_mode_offers_the_text_s_clauses_as_quotes(server: LlamaLikeS
     made = base().remember("I moved to Pine Ave last month, but I still work at Acme.",
                            source="human:alice", model=llama(server, small_model=True))
     assert [(r.value, r.quote) for r in made] == [("Pine Ave", "I moved to Pine Ave last month")]
-    body, again = server.bodies  # the second asks about the clause no fact quoted
+    (body,) = server.bodies
     item = body["tools"][0]["function"]["parameters"]["properties"]["facts"]["items"]
     assert sorted(item["properties"]) == ["attribute", "quote", "subject", "value"]
     assert item["properties"]["quote"]["enum"] == ["I moved to Pine Ave last month",
                                                     "but I still work at Acme"]
     assert body["messages"][0]["content"] == SMALL_INSTRUCTIONS
-    item = again["tools"][0]["function"]["parameters"]["properties"]["facts"]["items"]
-    assert item["properties"]["quote"]["enum"] == ["but I still work at Acme"]
-
-
-def test_small_model_mode_asks_again_about_the_clauses_no_fact_quoted(
-        server: LlamaLikeServer, brain: list[Any]) -> None:
-    # Qwen2.5-Coder-0.5B reported one fact a text, the other clauses unread (docs/models.md)
-    def one_fact_a_request(seen: Seen) -> dict[str, Any]:
-        assert seen.parameters is not None
-        offered = seen.parameters["properties"]["facts"]["items"]["properties"]["quote"]["enum"]
-        value = {"I live in Lyon": "Lyon", "I have a cat named Tom": "Tom"}[offered[0]]
-        return {"facts": [fact("alice", "x", value, offered[0])]}
-    brain[0] = one_fact_a_request
-    made = base().remember("I live in Lyon. I have a cat named Tom.", source="human:alice",
-                           model=llama(server, small_model=True))
-    assert sorted(r.value for r in made) == ["Lyon", "Tom"]
-    assert len(server.bodies) == made.requests == 2
-    assert "- I have a cat named Tom" in server.bodies[1]["messages"][1]["content"]
-    # every clause quoted: no second request; by default, never one
-    server.bodies.clear()
-    brain[0] = lambda seen: {"facts": [fact("alice", "city", "Lyon", "I live in Lyon")]}
-    base().remember("I live in Lyon.", source="human:alice", model=llama(server, small_model=True))
-    base().remember("I live in Lyon. I have a cat named Tom.", source="human:alice",
-                    model=llama(server))
-    assert len(server.bodies) == 2
 
 
 def test_small_model_mode_is_chosen_by_remember_over_the_model(server: LlamaLikeServer) -> None:
     base().remember("I moved to Pine Ave last month.", source="human:alice",
                     model=llama(server, small_model=True), small_model=False)
     assert server.bodies[0]["messages"][0]["content"] != SMALL_INSTRUCTIONS
-
-
-def test_passes_2_asks_again_about_the_clauses_no_fact_s_value_is_in(
-        server: LlamaLikeServer, brain: list[Any]) -> None:
-    # Qwen2.5-Coder-0.5B by default: one fact a text, quoting all of it (docs/models.md)
-    def whole_text_then_clause(seen: Seen) -> dict[str, Any]:
-        assert seen.parameters is not None
-        quote = seen.parameters["properties"]["facts"]["items"]["properties"]["quote"]
-        if "enum" not in quote:  # the first request: the quote is free
-            return {"facts": [fact("alice", "city", "Lyon", "I live in Lyon. My cat is called Tom.")]}
-        return {"facts": [fact("alice", "cat", "Tom", quote["enum"][0])]}
-    brain[0] = whole_text_then_clause
-    text = "I live in Lyon. My cat is called Tom. Thanks!"
-    made = base().remember(text, source="human:alice", model=llama(server), passes=2)
-    assert sorted(r.value for r in made) == ["Lyon", "Tom"] and made.requests == 2
-    again = server.bodies[1]["tools"][0]["function"]["parameters"]["properties"]["facts"]
-    assert again["items"]["properties"]["quote"]["enum"] == ["My cat is called Tom"]
-    assert "- My cat is called Tom" in server.bodies[1]["messages"][1]["content"]
-    # by default, one request
-    server.bodies.clear()
-    assert [r.value for r in base().remember(text, source="human:alice",
-                                             model=llama(server))] == ["Lyon"]
-    assert len(server.bodies) == 1
-    with pytest.raises(InvalidInputError):
-        base().remember(text, source="human:alice", model=llama(server), passes=3)
