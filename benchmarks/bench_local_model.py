@@ -141,7 +141,9 @@ def run_policy(policy: str, url: str, name: str, tasks: int, max_steps: int,
                              tool_choice=answer_required(),
                              **dict(settings, max_tokens=answer_tokens))
             model = AnswerAfterText(EmptyContent(free), EmptyContent(forced))
-        agent = Agent(model, make_base(), max_steps=max_steps)
+        # the policies as first measured: requests that name no tool (the agent's named steps,
+        # docs/agent.md, are measured by benchmarks/bench_real_models.py)
+        agent = Agent(model, make_base(), max_steps=max_steps, force_answer=False)
         start = time.perf_counter()
         try:
             run = agent.run(task)

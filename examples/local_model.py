@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     kb = make_base()
     for task in TASKS:
         try:
-            run = Agent(model, kb, max_steps=args.max_steps, context_budget=None).run(task)
+            run = Agent(model, kb, max_steps=args.max_steps, context_budget=None,
+                        force_answer=False).run(task)  # AnswerAfterText names answer itself
         except ModelError as exc:
             print(f"the model server at {args.url} failed: {exc}", file=sys.stderr)
             return 1

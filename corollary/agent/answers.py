@@ -26,10 +26,10 @@ from typing import Any
 
 from ..facade.fact_support import value_in_quote
 from ..foundations.errors import CorollaryError
-from ..foundations.values import canon
+from ..foundations.values import canon, plain
 
 __all__ = ["DOUBTED_CERTAINTY", "MAX_ANSWER_KEYS", "answer_from_text", "answer_tool",
-           "nearest_keys", "unsupported"]
+           "held_values", "nearest_keys", "unsupported"]
 
 #: The certainty an unsupported answer is believed at, at most, under ``"doubt"``.
 DOUBTED_CERTAINTY = 0.2
@@ -69,6 +69,16 @@ def _holds_one(held: Any, value: Any, tolerance: float) -> bool:
     if isinstance(value, str) and isinstance(held, (str, int, float)) and not isinstance(held, bool):
         return value_in_quote(held, value)
     return False
+
+
+def held_values(values: Iterable[Any]) -> list[Any]:
+    """The answers held ``values`` allow, for a forced answer's ``value``: each value, and the
+    members of a list or object, as plain JSON.
+
+    >>> held_values([7.25, ["a", "b"]])
+    [7.25, ['a', 'b'], 'a', 'b']
+    """
+    return [s for value in values for s in _scalars(plain(value))]
 
 
 def unsupported(value: Any, cited: Sequence[tuple[str, Any]], tolerance: float) -> str | None:

@@ -63,6 +63,7 @@ from .answers import (
     MAX_ANSWER_KEYS,
     answer_from_text,
     answer_tool,
+    held_values,
     nearest_keys,
     unsupported,
 )
@@ -74,6 +75,7 @@ from .marks import (
     supersedes_mark,
     timeline_of,
 )
+from .naming import nearest_held, tool_for
 from .options import CONTEXT_BUDGET as _CONTEXT_BUDGET
 from .options import AgentOptions
 from .projector import View
@@ -219,8 +221,9 @@ class Agent:
         #: Small-model mode (docs/models.md): the option, else what the model says of itself
         self.small_model = (getattr(model, "small_model", False) is True
                             if o.small_model is None else o.small_model)
-        #: Whether the request after a text reply, and the last, require ``answer``
-        self.force_answer = self.small_model if o.force_answer is None else o.force_answer
+        #: Whether the request after a text reply, and the last, require ``answer`` (``None``:
+        #: they name a tool each, docs/agent.md "Named steps"; ``False``: never named)
+        self.force_answer = o.force_answer
         self.unsupported_answers = o.unsupported_answers
         default = prompts.SMALL_SYSTEM if self.small_model else prompts.SYSTEM
         self.system = default if o.system is None else o.system
@@ -412,20 +415,28 @@ class Agent:
                steps: list[Step]) -> _Effects:
         """The model's turns, from the opening ``messages`` on, until it answers."""
         talked = False  # the last reply was text alone
+        worded = ""  # the model has answered in words (its last words): steps are named now
+        # a server that offers tools only when one is named: every step is named
+        always = getattr(self.model, "tools_only_when_named", False) is True
         for turn in range(self.max_steps):
             if turn:
                 changed = view.changes()
                 if changed is not None:
                     messages.append({"role": "user", "content": changed})
-            forced = self.force_answer and (talked or turn == self.max_steps - 1)
-            ask = self._forced(messages, view) if forced else None
+            last = turn == self.max_steps - 1
+            ask = None
+            if self.force_answer is None and (worded or always or last):
+                ask = self._named(messages, view, task, worded, steps, last)
+            elif self.force_answer and (talked or last):
+                ask = self._forced(messages, view, task, steps)
             reply: Reply = yield ask or _Ask(list(messages), self.schemas)
             talked = not reply.tool_calls
             if reply.text:
                 steps.append(Step(turn, "text", text=reply.text))
+                worded = reply.text if talked else worded
             messages.append(assistant_message(reply))
             calls = list(reply.tool_calls)
-            if not calls and self.force_answer and reply.text:
+            if not calls and self.force_answer is not False and reply.text:
                 held = {k: plain(v) for k, v in self._answerable(view).items()}
                 said = answer_from_text(reply.text, held)
                 if said is not None:  # the words name one held belief: read the answer there
@@ -450,16 +461,35 @@ class Agent:
                 return self._finish(key, answered, steps, group)
         return self._unanswered(key, steps)
 
-    def _forced(self, messages: list[dict[str, Any]], view: View) -> _Ask | None:
+    def _named(self, messages: list[dict[str, Any]], view: View, task: str, worded: str,
+               steps: list[Step], last: bool) -> _Ask | None:
+        """The request of a named step (docs/agent.md, "Named steps"): the one tool of the
+        agent's that the task asks for (:func:`corollary.agent.naming.tool_for`), not yet
+        called, else the forced ``answer``; on the last step always ``answer``."""
+        called = [s.name for s in steps if s.kind == "tool" and s.ok and s.name]
+        tools = {s["function"]["name"]: s["function"].get("description", "")
+                 for s in self.schemas if s["function"]["name"] in self._tools}
+        name = None if last else tool_for(task, worded, tools, called, self._answerable(view))
+        if name is None:
+            return self._forced(messages, view, task, steps)
+        schema = next(s for s in self.schemas if s["function"]["name"] == name)
+        return _Ask(list(messages), [schema], RequestOptions(tool_choice=tool_named(name)))
+
+    def _forced(self, messages: list[dict[str, Any]], view: View, task: str,
+                steps: list[Step]) -> _Ask | None:
         """The request that requires ``answer`` (docs/agent.md, "A forced answer"): its inputs
-        limited to the keys held and shown (in scope), its value in small-model mode to their
+        limited to the keys held and shown (in scope) that the run's tools made and those that
+        share the most words with the task (:func:`corollary.agent.naming.nearest_held`), its value in small-model mode to their
         values; ``None`` when no key is held (a forced answer could cite nothing)."""
-        held = self._answerable(view)
+        made = [s.key for s in steps
+                if s.kind in ("tool", "claim") and s.ok and s.key is not None]
+        held = nearest_held(task, self._answerable(view), made)
         if not held:
             return None
         description = builtin_schema("answer")["function"].get("description", "")
-        tool = answer_tool(description, list(held),
-                           [plain(v) for v in held.values()] if self.small_model else None)
+        # a supported answer is a value a cited belief holds: the value is chosen among them
+        # (Qwen2.5-Coder-0.5B, offered product:gizmo:price alone, answered 99.0 four times)
+        tool = answer_tool(description, list(held), held_values(held.values()))
         return _Ask(list(messages), [tool], RequestOptions(tool_choice=tool_named("answer")))
 
     @staticmethod

@@ -96,12 +96,14 @@ class AgentOptions:
     scope : key prefixes, optional
         The keys the model may see and reason from.
     small_model : bool, optional
-        Small-model mode (docs/models.md): a shorter system message and forced answers whose
-        value is one of the held values. ``None``: the model's ``small_model`` attribute.
+        Small-model mode (docs/models.md): a shorter system message. ``None``: the model's
+        ``small_model`` attribute.
     force_answer : bool, optional
-        After a reply without a tool call, and on the last step, the request requires the
-        ``answer`` tool, its inputs limited to the keys held (docs/agent.md, "A forced
-        answer"). ``None``: in small-model mode.
+        ``True``: after a reply without a tool call, and on the last step, the request
+        requires the ``answer`` tool, its inputs limited to the keys held (docs/agent.md, "A
+        forced answer"). ``None`` (default): named steps, each request naming one tool once
+        the model answered in words or says its server needs it, and ``answer`` on the last
+        step (docs/agent.md, "Named steps"). ``False``: no request names a tool.
     unsupported_answers : str
         ``"refuse"`` (default) an answer citing nothing, or whose value no cited belief holds;
         ``"doubt"`` believes it at a certainty of 0.2 at most, and the run says why.

@@ -8,6 +8,10 @@ keeps talking ends the run with no answer. A server that constrains its output t
 to require the ``answer`` call, so the model must state its value and the beliefs it rests on,
 which the base checks like any answer (an input not held is refused and goes back to the model).
 benchmarks/bench_local_model.py measures both (docs/integrations.md, "A local model").
+
+The agent now does this itself by default (docs/agent.md, "Named steps": after a text reply it
+names ``answer``, its inputs limited to held keys); ``AnswerAfterText`` is for an agent made
+with ``force_answer=False``, whose requests name no tool.
 """
 
 from __future__ import annotations
@@ -59,7 +63,8 @@ class AnswerAfterText:
     >>> free = ScriptedModel(["Customer 7's email is bo@example.com."])
     >>> forced = ScriptedModel([Reply(None, [ToolCall("1", "answer", {
     ...     "value": "bo@example.com", "inputs": ["customer:7:email"]})])])
-    >>> run = Agent(AnswerAfterText(free, forced), kb).run("What is customer 7's email?")
+    >>> run = Agent(AnswerAfterText(free, forced), kb, force_answer=False).run(
+    ...     "What is customer 7's email?")
     >>> run.status, run.answer, len(free.requests), len(forced.requests)
     ('ok', 'bo@example.com', 1, 1)
     """

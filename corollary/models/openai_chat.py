@@ -61,6 +61,9 @@ DIALECTS: dict[str, tuple[str, tuple[str, ...]]] = {
     # every later request blocked (issue 39)
     "llama-cpp-python": ("json_object", ("auto",)),
 }
+#: The dialects whose server offers the tools only when ``tool_choice`` names one (tried for
+#: real: llama-cpp-python 0.3.36, docs/models.md).
+TOOLS_ONLY_WHEN_NAMED = frozenset({"llama-cpp-python"})
 #: Headers the connection itself must set.
 _MANAGED_HEADERS = {"host", "content-length", "transfer-encoding"}
 _CHUNK = 1 << 16
@@ -489,6 +492,18 @@ class OpenAIChat:
     def dialect(self) -> str:
         """The server's request forms (:data:`DIALECTS`)."""
         return self._dialect
+
+    @property
+    def tools_only_when_named(self) -> bool:
+        """Whether the server puts the tools in the model's prompt only when ``tool_choice``
+        names one (llama-cpp-python's ``chatml-function-calling``, seen in issue 39): an agent
+        then names a tool in every request (docs/agent.md, "Named steps").
+
+        >>> OpenAIChat("http://localhost:8000/v1", "m", api_key="",
+        ...            dialect="llama-cpp-python").tools_only_when_named
+        True
+        """
+        return self._dialect in TOOLS_ONLY_WHEN_NAMED
 
     @property
     def settings(self) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """AnswerAfterText: the request after a nudged plain-text reply goes to the model that must call
 ``answer``; every other request to the free one; a forced answer resting on nothing held is
-refused like any answer, and the message goes back to the model."""
+refused like any answer, and the message goes back to the model. With ``force_answer=False``:
+the agent's own named steps (docs/agent.md) otherwise name ``answer`` themselves."""
 
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ def test_only_the_request_after_a_nudge_is_forced() -> None:
     ])
     forced = ScriptedModel([answer("bo@example.com", ["customer:9:email"], 1),
                             answer("bo@example.com", ["customer:7:email"], 2)])
-    run = Agent(AnswerAfterText(free, forced), base(), max_steps=5).run("customer 7's email?")
+    run = Agent(AnswerAfterText(free, forced), base(), max_steps=5, force_answer=False).run(
+        "customer 7's email?")
     assert (run.status, run.answer) == ("ok", "bo@example.com")
     assert len(free.requests) == 3 and len(forced.requests) == 2
     assert all(m[-1]["content"] != prompts.NUDGE for m, _ in free.requests)
@@ -49,7 +51,8 @@ def test_only_the_request_after_a_nudge_is_forced() -> None:
 def test_async_and_bad_models() -> None:
     free = ScriptedModel(["talk"])
     forced = ScriptedModel([answer("bo@example.com", ["customer:7:email"], 1)])
-    run = asyncio.run(Agent(AnswerAfterText(free, forced), base()).arun("customer 7's email?"))
+    run = asyncio.run(Agent(AnswerAfterText(free, forced), base(), force_answer=False).arun(
+        "customer 7's email?"))
     assert run.status == "ok"
     with pytest.raises(InvalidTypeError):
         AnswerAfterText(free, object())
@@ -60,7 +63,7 @@ def test_the_forced_request_sends_answer_with_a_schema_a_grammar_takes() -> None
 
     free = ScriptedModel(["talk"])
     forced = ScriptedModel([answer("bo@example.com", ["customer:7:email"], 1)])
-    Agent(AnswerAfterText(free, forced), base()).run("customer 7's email?")
+    Agent(AnswerAfterText(free, forced), base(), force_answer=False).run("customer 7's email?")
     sent = {t["function"]["name"]: t["function"]["parameters"] for t in forced.requests[0][1]}
     assert sent["answer"] == ANSWER_PARAMETERS
     assert all("type" in p or "anyOf" in p for p in ANSWER_PARAMETERS["properties"].values())
