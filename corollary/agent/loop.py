@@ -409,11 +409,11 @@ class Agent:
         # so a provider's prompt cache can reuse it whole.
         messages = self._opening(task, view)
         with view.following():  # what goes OUT is named, with why, in the next message
-            return (yield from self._turns(key, group, view, messages, steps))
+            return (yield from self._turns(task, key, group, view, messages, steps))
 
-    def _turns(self, key: str, group: Any, view: View, messages: list[dict[str, Any]],
-               steps: list[Step]) -> _Effects:
-        """The model's turns, from the opening ``messages`` on, until it answers."""
+    def _turns(self, task: str, key: str, group: Any, view: View,
+               messages: list[dict[str, Any]], steps: list[Step]) -> _Effects:
+        """The model's turns on ``task``, from the opening ``messages`` on, until it answers."""
         talked = False  # the last reply was text alone
         worded = ""  # the model has answered in words (its last words): steps are named now
         # a server that offers tools only when one is named: every step is named
