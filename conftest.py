@@ -2,12 +2,12 @@
 
 import importlib.util
 
-# corollary/mcp/server.py, sdk.py and remember_tool.py import the MCP SDK (and pydantic, which it
+# corollary/mcp/server.py, sdk.py, remember_tool.py and many.py import the MCP SDK (and pydantic, which it
 # brings), the optional extra `mcp`: without it there is nothing of them to doctest (tests/mcp
 # skips with a reason).
 collect_ignore = ([] if importlib.util.find_spec("mcp")
                   else ["corollary/mcp/server.py", "corollary/mcp/sdk.py",
-                        "corollary/mcp/remember_tool.py"])
+                        "corollary/mcp/remember_tool.py", "corollary/mcp/many.py"])
 
 # corollary/integrations/*.py import their agent framework (the langgraph and frameworks extras)
 _FRAMEWORKS = {"langgraph.py": "langgraph", "pydantic_ai.py": "pydantic_ai",
