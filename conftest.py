@@ -14,3 +14,7 @@ _FRAMEWORKS = {"langgraph.py": "langgraph", "pydantic_ai.py": "pydantic_ai",
                "openai_agents.py": "agents"}
 collect_ignore += [f"corollary/integrations/{name}" for name, module in _FRAMEWORKS.items()
                    if importlib.util.find_spec(module) is None]
+
+# tests/data/*.py write fixture files (run by hand, docs in each): a test imports what it needs
+# from them, and collecting them as doctest modules too would define their tools twice
+collect_ignore_glob = ["tests/data/*.py"]

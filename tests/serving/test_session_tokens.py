@@ -80,13 +80,19 @@ def test_a_bad_mapping_is_refused(mapping: Any, error: type[Exception]) -> None:
         SessionTokens.of(mapping)
 
 
-def test_the_tokens_file_is_read_and_the_command_checks_its_options(tmp_path: Path) -> None:
+def test_the_tokens_file_is_read(tmp_path: Path) -> None:
     path = tmp_path / "tokens.json"
     path.write_text(json.dumps({SEVEN: "user-7"}))
     assert SessionTokens.read(path).session_for(SEVEN, None) == "user-7"
     path.write_text("{not json")
     with pytest.raises(InvalidInputError, match="tokens file"):
         SessionTokens.read(path)
+
+
+def test_the_command_checks_its_options(tmp_path: Path) -> None:
+    pytest.importorskip("mcp", reason="corollary mcp needs the optional extra corollary[mcp]")
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({SEVEN: "user-7"}))
     done = subprocess.run([sys.executable, "-m", "corollary", "mcp", "--ledger",
                            str(tmp_path / "l.db"), "--tokens-file", str(path)],
                           capture_output=True, text=True, cwd=ROOT, timeout=120)
