@@ -90,7 +90,8 @@ def test_the_tokens_file_is_read(tmp_path: Path) -> None:
 
 
 def test_the_command_checks_its_options(tmp_path: Path) -> None:
-    pytest.importorskip("mcp", reason="corollary mcp needs the optional extra corollary[mcp]")
+    # the SDK itself (tests/mcp is a package named mcp too, on the tests' path)
+    pytest.importorskip("mcp.types", reason="corollary mcp needs the optional extra corollary[mcp]")
     path = tmp_path / "tokens.json"
     path.write_text(json.dumps({SEVEN: "user-7"}))
     done = subprocess.run([sys.executable, "-m", "corollary", "mcp", "--ledger",
