@@ -90,6 +90,7 @@ def current_reader(clock: Clock, trust: TrustView, engine: Engine,
     change, as it runs on every read.
     """
     keys = engine.keys
+    ended = engine.ended  # the keys an end was ever said of (one set, only added to)
 
     def current(key: object) -> Belief | None:
         if type(key) is not str:
@@ -109,10 +110,12 @@ def current_reader(clock: Clock, trust: TrustView, engine: Engine,
             return None
         if rules.active and (rules.fired_at != now or engine.touched):
             return None
-        if type(b.value) is dict and is_end(b.value):
+        if ended and key in ended and type(b.value) is dict and is_end(b.value):
             # an end left alone (kb.forget of what it ended) holds no value, which the readers
             # of the one value do not ask: it takes the full path (docs/model.md, "Ending a
-            # fact"); checked last, so that a read the memo sends there anyway pays nothing
+            # fact"); checked last, so that a read the memo sends there anyway pays nothing,
+            # and only on keys an end was said of, so that a read of any other key touches
+            # no value object (a scan over many keys would miss the cache on each)
             return None
         return b
 
