@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .opening import add_change_options
 from .output import emit_json, say
 
 __all__ = ["add_depend_command", "depend"]
@@ -26,12 +27,7 @@ def add_depend_command(add: Any) -> None:
     cmd.add_argument("--source", required=True, metavar="S", help="who says so, 'kind:name'")
     cmd.add_argument("--document", metavar="KEY", help="the held document that said it")
     cmd.add_argument("--quote", metavar="TEXT", help="its words in --document")
-    cmd.add_argument("--ledger", metavar="PATH", help="the ledger keeping --session (or the "
-                                                       "snapshot's shared ledger)")
-    cmd.add_argument("--session", metavar="ID", help="change this session instead of BASE")
-    cmd.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                     help="import a module that defines the base's rules and tools first")
-    cmd.add_argument("--json", action="store_true", help="print one JSON document")
+    add_change_options(cmd, "change this session instead of BASE")
 
 
 def depend(args: argparse.Namespace) -> int:

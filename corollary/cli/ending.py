@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .opening import add_change_options
 from .output import emit_json, say
 from .times import instant_arg
 
@@ -24,12 +25,7 @@ def add_end_command(add: Any) -> None:
     cmd.add_argument("--at", metavar="T", type=instant_arg, help="when it stopped holding: POSIX seconds or an "
                                                "ISO 8601 time with a zone (default: now)")
     cmd.add_argument("--reason", metavar="TEXT", help="why (shown in the proof)")
-    cmd.add_argument("--ledger", metavar="PATH", help="the ledger keeping --session (or the "
-                                                       "snapshot's shared ledger)")
-    cmd.add_argument("--session", metavar="ID", help="end in this session instead of BASE")
-    cmd.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                     help="import a module that defines the base's rules and tools first")
-    cmd.add_argument("--json", action="store_true", help="print one JSON document")
+    add_change_options(cmd, "end in this session instead of BASE")
 
 
 def end(args: argparse.Namespace) -> int:

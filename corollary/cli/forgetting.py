@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .opening import add_change_options
 from .output import emit_json, say
 
 __all__ = ["add_forget_command", "forget"]
@@ -25,12 +26,7 @@ def add_forget_command(add: Any) -> None:
     cmd.add_argument("--scope", metavar="PREFIX", help="forget every key in this scope")
     cmd.add_argument("--by", metavar="WHO", help="who asked (kept in the journal)")
     cmd.add_argument("--reason", metavar="TEXT", help="why (kept in the journal: not what)")
-    cmd.add_argument("--ledger", metavar="PATH", help="the ledger keeping --session (or the "
-                                                       "snapshot's shared ledger)")
-    cmd.add_argument("--session", metavar="ID", help="forget in this session instead of BASE")
-    cmd.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
-                     help="import a module that defines the base's rules and tools first")
-    cmd.add_argument("--json", action="store_true", help="print one JSON document")
+    add_change_options(cmd, "forget in this session instead of BASE")
 
 
 def forget(args: argparse.Namespace) -> int:

@@ -49,7 +49,7 @@ from ..storage.targets import default_ledger_path, resolve_target
 from ..trust.ledger import TrustLedger, open_ledger
 from .output import warn
 
-__all__ = ["Imported", "Opened", "base_to_change", "check_bindings", "import_modules", "journal_doc",
+__all__ = ["Imported", "Opened", "add_change_options", "base_to_change", "check_bindings", "import_modules", "journal_doc",
            "journal_sessions", "ledger_kind", "ledger_name", "open_base", "open_ledger_to_read", "open_to_serve",
            "saved_policy", "NOTHING_IMPORTED"]
 
@@ -60,6 +60,19 @@ class Opened:
 
     kb: BeliefBase
     where: dict[str, Any]
+
+
+def add_change_options(cmd: Any, session_help: str) -> None:
+    """The options every command that changes a base shares: where the base is
+    (``--ledger``, ``--session``, with ``session_help`` saying what the command does there),
+    ``--import`` and ``--json`` (the base itself is the command's own ``BASE``; it is changed
+    through :func:`base_to_change`)."""
+    cmd.add_argument("--ledger", metavar="PATH", help="the ledger keeping --session (or the "
+                                                       "snapshot's shared ledger)")
+    cmd.add_argument("--session", metavar="ID", help=session_help)
+    cmd.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE",
+                     help="import a module that defines the base's rules and tools first")
+    cmd.add_argument("--json", action="store_true", help="print one JSON document")
 
 
 def import_modules(names: Sequence[str]) -> Imported:

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from ..foundations.errors import InvalidInputError
 
 __all__ = ["LOOPBACK", "TOKEN_ENV", "UI_TOKEN_ENV", "allowed_names", "check_exposure", "guard",
-           "listen", "read_token"]
+           "listen", "read_token", "send_refusal"]
 
 #: The names a server may be bound to without a token: the machine's own loopback names. Any
 #: other address (``0.0.0.0``, a LAN address, even ``127.0.0.2``) needs one.
@@ -145,14 +145,20 @@ def guard(app: App, *, token: str | None, allowed: frozenset[str]) -> App:
         if refusal is None:
             await app(scope, receive, send)
             return
-        status, text, extra = refusal
-        body = text.encode()
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"text/plain; charset=utf-8"),
-            (b"content-length", str(len(body)).encode()), *extra]})
-        await send({"type": "http.response.body", "body": body})
+        await send_refusal(send, *refusal)
 
     return guarded
+
+
+async def send_refusal(send: Any, status: int, text: str,
+                       extra: list[tuple[bytes, bytes]]) -> None:
+    """Answer an ASGI request with ``status`` and the plain text ``text`` (and ``extra``
+    headers): what every guard in front of a served app says when it refuses."""
+    body = text.encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()), *extra]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _refusal(headers: dict[str, str], expected: bytes | None, allowed: frozenset[str]

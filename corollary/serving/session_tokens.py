@@ -26,7 +26,7 @@ import attrs
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..storage.checks import check_session
-from .http import TOKEN_LEAST, App, Receive, Scope, Send, _refusal
+from .http import TOKEN_LEAST, App, Receive, Scope, Send, _refusal, send_refusal
 
 __all__ = ["SESSION_HEADER", "SESSION_KEY", "SessionTokens", "sessions_guard"]
 
@@ -144,11 +144,6 @@ def sessions_guard(app: App, *, tokens: SessionTokens, allowed: frozenset[str]) 
                     inner[SESSION_KEY] = session
                     await app(inner, receive, send)
                     return
-        status, text, extra = refusal
-        body = text.encode()
-        await send({"type": "http.response.start", "status": status, "headers": [
-            (b"content-type", b"text/plain; charset=utf-8"),
-            (b"content-length", str(len(body)).encode()), *extra]})
-        await send({"type": "http.response.body", "body": body})
+        await send_refusal(send, *refusal)
 
     return guarded
