@@ -78,17 +78,17 @@ def owned_by(store: object) -> Owned:
 
 def _before_fork() -> None:
     for store in list(_LIVE):
-        store._before_fork()
+        store.prepare_fork()
 
 
 def _after_fork_in_parent() -> None:
     for store in list(_LIVE):
-        store._after_fork_in_parent()
+        store.finish_fork_in_parent()
 
 
 def _after_fork_in_child() -> None:
     for store in list(_LIVE):
-        store._after_fork_in_child(forked=True)
+        store.finish_fork_in_child()
 
 
 if hasattr(os, "register_at_fork"):
