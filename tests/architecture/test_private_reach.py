@@ -41,10 +41,11 @@ ROOT = REPO / "corollary"
 #: The namedtuple methods and attributes, public though spelled with an underscore.
 NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_make", "_field_defaults"})
 
-#: file -> {private name of a third-party object: why we reach it}.
+#: file -> {private name of a third-party object: why we reach it}. The versions: pyproject's
+#: range for the ``mcp`` extra is ``>=1.24,<3``; 2.3.0 is the one installed and tested here.
 THIRD_PARTY: dict[str, dict[str, str]] = {
     "corollary/mcp/sdk.py": {
-        "_mcp_server": "mcp 1.x (checked with 1.24-1.26), FastMCP's low-level server: the "
+        "_mcp_server": "mcp 1.x (pyproject allows >=1.24), FastMCP's low-level server: the "
                        "server version clients read (mcp 1 takes none) and the resource "
                        "subscription handlers (no public way to register them on FastMCP)",
         "_subscriptions": "mcp 2.x (checked with 2.3.0), MCPServer's subscription bus: no "
@@ -56,8 +57,8 @@ THIRD_PARTY: dict[str, dict[str, str]] = {
                              "(no public way to wrap one)",
     },
     "corollary/mcp/server.py": {
-        "_tool_manager": "mcp 1.24-2.3, the server's tools: each tool's argument model is "
-                         "made strict (the SDK validates in pydantic's lax mode, no switch)",
+        "_tool_manager": "mcp 1.x and 2.x (2.3.0), the server's tools: each tool's argument "
+                         "model is made strict (the SDK validates in pydantic's lax mode, no switch)",
     },
 }
 
