@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from ..sources.outcomes import Outcome, Totals, fold_totals, totals_rows
 from .checks import checked_fold_row, dedupe
-from .processes import _LIVE
+from .processes import track
 
 _EMPTY = Totals()
 _FINITE = math.isfinite
@@ -71,7 +71,7 @@ class CachedSQLStore:
         self._writes = 0  # writes made: a catch-up read before a write does not cover it
         self._pid = os.getpid()
         self._watermark = self._max_id()
-        _LIVE.add(self)
+        track(self)
 
     # -- processes -----------------------------------------------------------------------
     # The three fork hooks :mod:`corollary.storage.processes` calls on every live store

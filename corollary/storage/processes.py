@@ -76,6 +76,12 @@ def owned_by(store: object) -> Owned:
     return owned
 
 
+def track(store: CachedSQLStore) -> None:
+    """Call ``store``'s fork hooks (``prepare_fork``, ``finish_fork_in_parent``,
+    ``finish_fork_in_child``) at every fork of this process while it is alive."""
+    _LIVE.add(store)
+
+
 def _before_fork() -> None:
     for store in list(_LIVE):
         store.prepare_fork()

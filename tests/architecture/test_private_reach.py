@@ -1,8 +1,10 @@
 """No module reads another object's underscore attributes (issue 36 item 2).
 
 A *private reach* is an attribute access ``x._name`` (one or two leading underscores, not a
-dunder such as ``__class__``) whose object ``x`` is not ``self`` or ``cls``: code that reads or
-changes state its owner has not offered. The owner offers it instead, under a public, named,
+dunder such as ``__class__``) whose object ``x`` is not ``self`` or ``cls``, or an import of
+another module's private name (``from .http import _refusal``): code that reads or changes
+state its owner has not offered. (A private *module*, such as ``foundations._deprecated``, is
+the package's own, imported by name across it: only the names imported are checked.) The owner offers it instead, under a public, named,
 documented method or attribute (docs/extending.md, "Private names"), or the code moves to the
 class that owns the state.
 
@@ -166,6 +168,14 @@ class _Finder(ast.NodeVisitor):
         self.found.append(Reach(self.path, node.lineno, name, ast.unparse(node)))
 
 
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = "." * node.level + (node.module or "")
+        for alias in node.names:
+            if is_private(alias.name):
+                self.found.append(Reach(self.path, node.lineno, alias.name,
+                                        f"from {module} import {alias.name}"))
+
+
 def private_reaches(source: str, path: str = "<source>") -> list[Reach]:
     """Every private reach in one module's source."""
     finder = _Finder(path)
@@ -231,6 +241,10 @@ if typing.TYPE_CHECKING:
     pass
 
 
+from .http import _refusal       # reach 0: another module's private function
+from ._version import __version__  # a dunder: allowed
+
+
 def helper(store, parts):
     store._conn.close()          # reach 1: another object's private attribute
     other = module._cache        # reach 2: a module's private global
@@ -277,15 +291,15 @@ class Stranger:
 def test_the_checker_finds_every_reach_in_a_crafted_module() -> None:
     found = private_reaches(CRAFTED, "crafted.py")
     assert [r.text for r in found] == [
-        "store._conn", "module._cache", "store.a.b._c", "store.__secret",
-        "other._not_ours", "kb._state", "kb._engine", "owner._kept"]
-    assert [r.name for r in found][:2] == ["_conn", "_cache"]
-    assert str(found[0]) == "crafted.py:10: store._conn"
+        "from .http import _refusal", "store._conn", "module._cache", "store.a.b._c",
+        "store.__secret", "other._not_ours", "kb._state", "kb._engine", "owner._kept"]
+    assert [r.name for r in found][:3] == ["_refusal", "_conn", "_cache"]
+    assert str(found[1]) == "crafted.py:14: store._conn"
 
 
 def test_an_unlisted_reach_fails_even_in_an_allowed_file() -> None:
     found = private_reaches(CRAFTED, "crafted.py")
-    lanes = {"crafted.py": ("a lane", frozenset({"_conn", "_cache"}))}
+    lanes = {"crafted.py": ("a lane", frozenset({"_refusal", "_conn", "_cache"}))}
     third = {"crafted.py": {"__secret": "why"}}
     left = unlisted(found, allowances(third, lanes))
     assert [r.text for r in left] == [
