@@ -15,13 +15,17 @@ The exceptions, each narrow and named:
    ``_make``, ``_field_defaults``): public methods of every namedtuple (``urllib.parse``'s
    ``SplitResult``, LangGraph's operations), spelled with an underscore so as not to clash
    with field names. No class of ours defines these names.
-3. The same class: inside the body of class ``C``, ``other._name`` where ``C`` itself defines
+3. The same class: inside the body of class ``C``, ``x._name`` where ``C`` itself defines
    ``_name`` (a method or a class attribute assigned in its body, an entry of its
-   ``__slots__``, or ``self._name = ...`` in one of its methods). Privacy is the class's, not
-   the instance's: ``__eq__`` comparing ``other._key``, or a classmethod building another
-   instance, read what the class owns. A name the class only annotates (``_x: T`` with no
-   value, or under ``if TYPE_CHECKING:``) or inherits is not its own: a mixin re-declaring its
-   host's state does not make that state its own.
+   ``__slots__``, or ``self._name = ...`` in one of its methods) and ``x`` is known, from the
+   method's own text, to be a ``C``: ``C`` itself; a parameter annotated ``C``; the other
+   operand of a dunder method (``__eq__(self, other)``); a local made by ``cls(...)``,
+   ``C(...)``, ``type(self)(...)`` or ``cls.__new__(cls)``. Privacy is the class's, not the
+   instance's (``__eq__`` comparing ``other._key``, a classmethod filling in the instance it
+   made). A name the class only annotates (``_x: T`` with no value, or under
+   ``if TYPE_CHECKING:``) or inherits is not its own, and an object of unknown class is not
+   taken for a ``C`` because ``C`` has a name of that spelling (a sharded store calling its
+   shard's ``_search`` from its own ``_search`` is a reach).
 4. Third-party private attributes we must reach (:data:`THIRD_PARTY`), by file and name, each
    with the reason and the versions of the package it was checked against.
 5. Other lanes' files this session (:data:`OTHER_LANES`): allowed whole, by file and the names
@@ -85,7 +89,7 @@ OTHER_LANES: dict[str, tuple[str, frozenset[str]]] = {
     "corollary/storage/postgres.py": (_PUT, frozenset({
         "_begin_journal", "_channel", "_execute", "_key", "_t", "_tx", "_wrapped"})),
     "corollary/integrations/langgraph.py": (_PUT, frozenset({
-        "_check_put", "_get", "_write"})),
+        "_check_put", "_get", "_list_namespaces", "_search", "_write"})),
 }
 
 
@@ -141,16 +145,72 @@ def _strings(node: ast.expr) -> Iterable[str]:
                 yield item.value
 
 
+def _names(node: ast.expr | None) -> set[str]:
+    """The class names an annotation mentions (``C``, ``"C"``, ``C | None``)."""
+    if node is None:
+        return set()
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return set()
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _makes_one(value: ast.expr, cls: str) -> bool:
+    """Whether ``value`` makes a new instance of class ``cls`` (within its own body)."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Name):
+        return func.id in ("cls", cls)
+    if isinstance(func, ast.Call):  # type(self)(...)
+        return (isinstance(func.func, ast.Name) and func.func.id == "type"
+                and len(func.args) == 1 and isinstance(func.args[0], ast.Name)
+                and func.args[0].id == "self")
+    if isinstance(func, ast.Attribute) and func.attr == "__new__":  # cls.__new__(cls)
+        return bool(value.args) and isinstance(value.args[0], ast.Name) and \
+            value.args[0].id in ("cls", cls)
+    return False
+
+
+def same_class_names(func: ast.FunctionDef | ast.AsyncFunctionDef, cls: str) -> set[str]:
+    """The names that hold a ``cls`` in method ``func`` of class ``cls`` (exception 3)."""
+    args = [*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs]
+    known = {cls}
+    known |= {a.arg for a in args if cls in _names(a.annotation)}
+    if func.name.startswith("__") and func.name.endswith("__"):
+        known |= {a.arg for a in args[1:2] if a.annotation is None}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign) and _makes_one(node.value, cls):
+            known |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return known
+
+
 class _Finder(ast.NodeVisitor):
     def __init__(self, path: str) -> None:
         self.path = path
-        self.classes: list[frozenset[str]] = []  # own names of the enclosing classes
+        self.classes: list[tuple[str, frozenset[str]]] = []  # enclosing classes, own names
+        self.known: list[tuple[frozenset[str], set[str]]] = []  # per method: own names, holders
         self.found: list[Reach] = []
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self.classes.append(own_names(node))
+        self.classes.append((node.name, own_names(node)))
+        saved, self.known = self.known, []  # a class body starts afresh
         self.generic_visit(node)
+        self.known = saved
         self.classes.pop()
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        method = bool(self.classes) and not self.known  # directly in the class body
+        if method:
+            name, own = self.classes[-1]
+            self.known.append((own, same_class_names(node, name)))
+        self.generic_visit(node)
+        if method:
+            self.known.pop()
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.generic_visit(node)
@@ -163,10 +223,18 @@ class _Finder(ast.NodeVisitor):
         if (isinstance(obj, ast.Call) and isinstance(obj.func, ast.Name)
                 and obj.func.id == "super"):
             return
-        if any(name in names for names in self.classes):
+        if isinstance(obj, ast.Name) and self._same_class(obj.id, name):
             return
         self.found.append(Reach(self.path, node.lineno, name, ast.unparse(node)))
 
+    def _same_class(self, holder: str, name: str) -> bool:
+        if self.known:
+            own, holders = self.known[-1]
+            return name in own and holder in holders
+        if self.classes:  # the class body itself
+            cls, own = self.classes[-1]
+            return name in own and holder == cls
+        return False
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = "." * node.level + (node.module or "")
@@ -270,7 +338,14 @@ class Owner:
 
     @classmethod
     def make(cls, other):
+        new = cls()
+        new._kept = Owner._table            # a new Owner, and the class itself: allowed
         return cls._table, other._not_ours   # reach 5: Owner does not define _not_ours
+
+    def merge(self, other: "Owner | None", stranger):
+        def inner():
+            return other._kept              # a parameter annotated Owner: allowed
+        return inner(), stranger._kept      # reach 6: a parameter of unknown class
 
 
 class Mixin:
@@ -279,12 +354,17 @@ class Mixin:
     _engine: object
 
     def read(self, kb):
-        return kb._state, kb._engine    # reaches 6 and 7: declared, not defined, here
+        return kb._state, kb._engine    # reaches 7 and 8: declared, not defined, here
 
 
 class Stranger:
     def peek(self, owner):
-        return owner._kept              # reach 8: Owner's name, read from another class
+        return owner._kept              # reach 9: Owner's name, read from another class
+
+
+class Sharded:
+    def _search(self, op):
+        return self._shard(op)._search(op)  # reach 10: a shard is no Sharded, same name or not
 '''
 
 
@@ -292,7 +372,8 @@ def test_the_checker_finds_every_reach_in_a_crafted_module() -> None:
     found = private_reaches(CRAFTED, "crafted.py")
     assert [r.text for r in found] == [
         "from .http import _refusal", "store._conn", "module._cache", "store.a.b._c",
-        "store.__secret", "other._not_ours", "kb._state", "kb._engine", "owner._kept"]
+        "store.__secret", "other._not_ours", "stranger._kept", "kb._state", "kb._engine",
+        "owner._kept", "self._shard(op)._search"]
     assert [r.name for r in found][:3] == ["_refusal", "_conn", "_cache"]
     assert str(found[1]) == "crafted.py:14: store._conn"
 
@@ -303,7 +384,8 @@ def test_an_unlisted_reach_fails_even_in_an_allowed_file() -> None:
     third = {"crafted.py": {"__secret": "why"}}
     left = unlisted(found, allowances(third, lanes))
     assert [r.text for r in left] == [
-        "store.a.b._c", "other._not_ours", "kb._state", "kb._engine", "owner._kept"]
+        "store.a.b._c", "other._not_ours", "stranger._kept", "kb._state", "kb._engine",
+        "owner._kept", "self._shard(op)._search"]
     assert unlisted(found, allowances({}, {})) == found
 
 
