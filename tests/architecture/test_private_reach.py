@@ -1,7 +1,8 @@
 """No module reads another object's underscore attributes (issue 36 item 2).
 
 A *private reach* is an attribute access ``x._name`` (one or two leading underscores, not a
-dunder such as ``__class__``) whose object ``x`` is not ``self`` or ``cls``, or an import of
+dunder such as ``__class__``) whose object ``x`` is not ``self`` or ``cls`` (or the same by
+name, ``getattr(x, "_name")``), or an import of
 another module's private name (``from .http import _refusal``): code that reads or changes
 state its owner has not offered. (A private *module*, such as ``foundations._deprecated``, is
 the package's own, imported by name across it: only the names imported are checked.) The owner offers it instead, under a public, named,
@@ -187,6 +188,10 @@ def same_class_names(func: ast.FunctionDef | ast.AsyncFunctionDef, cls: str) -> 
     return known
 
 
+#: The built-ins that reach an attribute by its name as a string: the same reach.
+_BY_NAME = frozenset({"getattr", "setattr", "hasattr", "delattr"})
+
+
 class _Finder(ast.NodeVisitor):
     def __init__(self, path: str) -> None:
         self.path = path
@@ -226,6 +231,15 @@ class _Finder(ast.NodeVisitor):
         if isinstance(obj, ast.Name) and self._same_class(obj.id, name):
             return
         self.found.append(Reach(self.path, node.lineno, name, ast.unparse(node)))
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        func, args = node.func, node.args
+        if (isinstance(func, ast.Name) and func.id in _BY_NAME and len(args) >= 2
+                and isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)
+                and is_private(args[1].value)
+                and not (isinstance(args[0], ast.Name) and args[0].id in ("self", "cls"))):
+            self.found.append(Reach(self.path, node.lineno, args[1].value, ast.unparse(node)))
 
     def _same_class(self, holder: str, name: str) -> bool:
         if self.known:
@@ -320,6 +334,7 @@ def helper(store, parts):
     store.a.b._c                 # reach 3: at the end of a chain
     type(store).__name__         # a dunder: allowed
     store.__secret               # reach 4: name-mangled is private too
+    getattr(store, "_conn", None)  # reach 4b: the same, by name
 
 
 class Owner:
@@ -372,7 +387,7 @@ def test_the_checker_finds_every_reach_in_a_crafted_module() -> None:
     found = private_reaches(CRAFTED, "crafted.py")
     assert [r.text for r in found] == [
         "from .http import _refusal", "store._conn", "module._cache", "store.a.b._c",
-        "store.__secret", "other._not_ours", "stranger._kept", "kb._state", "kb._engine",
+        "store.__secret", "getattr(store, '_conn', None)", "other._not_ours", "stranger._kept", "kb._state", "kb._engine",
         "owner._kept", "self._shard(op)._search"]
     assert [r.name for r in found][:3] == ["_refusal", "_conn", "_cache"]
     assert str(found[1]) == "crafted.py:14: store._conn"
