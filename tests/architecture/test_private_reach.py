@@ -1,13 +1,13 @@
 """No module reads another object's underscore attributes (issue 36 item 2).
 
 A *private reach* is an attribute access ``x._name`` (one or two leading underscores, not a
-dunder such as ``__class__``) whose object ``x`` is not ``self`` or ``cls`` (or the same by
-name, ``getattr(x, "_name")``), or an import of
-another module's private name (``from .http import _refusal``): code that reads or changes
-state its owner has not offered. (A private *module*, such as ``foundations._deprecated``, is
-the package's own, imported by name across it: only the names imported are checked.) The owner offers it instead, under a public, named,
-documented method or attribute (docs/extending.md, "Private names"), or the code moves to the
-class that owns the state.
+dunder such as ``__class__``) whose object ``x`` is not ``self`` or ``cls``, the same by name
+(``getattr(x, "_name")``), or an import of another module's private name
+(``from .http import _refusal``): code that reads or changes state its owner has not offered.
+The owner offers it instead, under a public, named, documented method or attribute
+(docs/extending.md, "Private names"), or the code moves to the class that owns the state.
+A private *module* (``foundations._deprecated``) is the package's own, imported by name across
+it: only the names imported from it are checked.
 
 The exceptions, each narrow and named:
 
@@ -65,7 +65,8 @@ THIRD_PARTY: dict[str, dict[str, str]] = {
     },
     "corollary/mcp/server.py": {
         "_tool_manager": "mcp 1.x and 2.x (2.3.0), the server's tools: each tool's argument "
-                         "model is made strict (the SDK validates in pydantic's lax mode, no switch)",
+                         "model is made strict (the SDK validates in pydantic's lax mode, "
+                         "with no switch)",
     },
 }
 
