@@ -37,7 +37,7 @@ from ..foundations.errors import (
 )
 from ..foundations.model_request import RequestOptions, request_options
 from .protocol import Messages, Tools, check_request
-from .reply import Reply, ToolCall, _strict_json
+from .reply import Reply, ToolCall, strict_json
 
 log = logging.getLogger(__name__)
 
@@ -172,7 +172,7 @@ def _settings(settings: dict[str, Any]) -> dict[str, Any]:
         if name in settings:
             raise InvalidInputError(f"the {name!r} setting is refused: {reason}")
     # A round trip through JSON checks the settings can be sent, and copies them.
-    copied: dict[str, Any] = json.loads(_strict_json(settings, "settings"))
+    copied: dict[str, Any] = json.loads(strict_json(settings, "settings"))
     return copied
 
 
@@ -576,7 +576,7 @@ class OpenAIChat:
 
     def _encode(self, messages: Messages, tools: Tools, options: Any = None) -> bytes:
         body = self.request_body(messages, tools, options)
-        return _strict_json(body, "the request", ascii_only=True).encode("ascii")
+        return strict_json(body, "the request", ascii_only=True).encode("ascii")
 
     def _request_headers(self, length: int) -> dict[str, str]:
         headers = {

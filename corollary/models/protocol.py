@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.model_request import RequestOptions, accepts_options, request_options
-from .reply import Reply, _strict_json
+from .reply import Reply, strict_json
 
 Messages = list[dict[str, Any]]
 Tools = list[dict[str, Any]]
@@ -86,8 +86,8 @@ def check_request(messages: Any, tools: Any) -> None:
     for index, schema in enumerate(tools):
         if not isinstance(schema, dict):
             raise InvalidTypeError(f"tool {index} must be a dict, not {type(schema).__name__}")
-    _strict_json(messages, "messages")
-    _strict_json(tools, "tools")
+    strict_json(messages, "messages")
+    strict_json(tools, "tools")
 
 
 def as_reply(value: Any, source: object) -> Reply:

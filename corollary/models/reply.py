@@ -16,11 +16,18 @@ import attrs
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 
 
-def _strict_json(value: Any, what: str, *, ascii_only: bool = False) -> str:
+def strict_json(value: Any, what: str, *, ascii_only: bool = False) -> str:
     """``value`` as strict JSON text (no NaN or infinity, which servers refuse), or a typed error.
 
     ``ascii_only`` escapes every non-ASCII character: text that is not valid Unicode (a lone
     surrogate) then still encodes.
+
+    >>> strict_json({"n": [1, 2]}, "settings")
+    '{"n": [1, 2]}'
+    >>> strict_json(float("nan"), "settings")
+    Traceback (most recent call last):
+    ...
+    corollary.foundations.errors.InvalidInputError: settings must be JSON-serialisable: Out of range float values are not JSON compliant
     """
     try:
         return json.dumps(value, allow_nan=False, ensure_ascii=ascii_only)
@@ -57,7 +64,7 @@ def _arguments(value: Any) -> dict[str, Any]:
         raise InvalidTypeError(f"a tool call's arguments must be a dict, not {type(value).__name__}")
     if not all(isinstance(key, str) for key in value):
         raise InvalidTypeError("a tool call's argument names must be str")
-    copied: dict[str, Any] = json.loads(_strict_json(value, "a tool call's arguments"))
+    copied: dict[str, Any] = json.loads(strict_json(value, "a tool call's arguments"))
     return copied
 
 
@@ -122,7 +129,7 @@ class ToolCall:
         return {
             "id": self.id,
             "type": "function",
-            "function": {"name": self.name, "arguments": _strict_json(self.arguments, "arguments")},
+            "function": {"name": self.name, "arguments": strict_json(self.arguments, "arguments")},
         }
 
 

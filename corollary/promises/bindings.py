@@ -382,7 +382,7 @@ def read_examples(examples: Iterable[Any], *, signal: Reader, groups: Reader | N
     >>> ex.signals.tolist(), ex.answers, ex.correct.tolist()
     ([0.9, 0.2], ['yes', 'no'], [True, False])
     """
-    from .calibration import _check_correct
+    from .checks import check_correct
 
     judged = judge is not None
     form = _Form.of(signal, groups, answer is not None, judged)
@@ -409,7 +409,7 @@ def read_examples(examples: Iterable[Any], *, signal: Reader, groups: Reader | N
     if not signals:
         raise InvalidInputError("examples is empty")
     arr = _signal_array(signals, unit, form.sig)
-    right = _check_correct(labels)
+    right = check_correct(labels)
     have_answers = len(answers) == len(signals)
     if answers and not have_answers:
         raise InvalidInputError("give every example in the same form: some carry an answer, "
@@ -477,10 +477,10 @@ def _signal_array(signals: list[float], unit: bool, sig: str) -> NDArray[np.floa
     """The signals as an array: in [0, 1] when ``unit``, else finite."""
     import numpy as np
 
-    from .calibration import _check_confidences
+    from .checks import check_confidences
 
     if unit:
-        return _check_confidences(signals, "confidences" if sig == "confidence" else "signals")
+        return check_confidences(signals, "confidences" if sig == "confidence" else "signals")
     arr = np.asarray(signals, dtype=np.float64)
     bad = ~np.isfinite(arr)
     if bad.any():

@@ -281,7 +281,7 @@ def _examples(
     """The pairs to calibrate on: ``examples`` validated, or the base's own."""
     import numpy as np
 
-    from .calibration import _check_confidences
+    from .checks import check_confidences
 
     if examples is None:
         conf, right = calibration_pairs(ledger, source, topic)
@@ -310,7 +310,7 @@ def _examples(
     if not confs:
         raise InvalidInputError("examples is empty")
     # confidences in [0, 1] here; the labels are checked by the calibrators (booleans or 0 / 1)
-    return _check_confidences(confs, "confidences"), labels
+    return check_confidences(confs, "confidences"), labels
 
 
 def _canonical(x: Any) -> Any:

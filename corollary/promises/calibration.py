@@ -14,13 +14,14 @@ constant is fitted: the calibrated confidence is then the share of right answers
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from corollary.foundations.errors import InvalidInputError, InvalidTypeError, NotFittedError
+
+from .checks import check_confidences, check_correct
 
 __all__ = ["MIN_EXAMPLES", "NotFittedError", "Platt"]
 
@@ -31,78 +32,6 @@ _EPS = 1e-6
 _MAX_ITER = 100
 _MIN_STEP = 1e-10
 _RIDGE = 1e-12
-
-
-# ---------------------------------------------------------------------------------------------
-# Validation helpers (shared with corollary.promises.guarantee)
-# ---------------------------------------------------------------------------------------------
-
-
-def _as_1d(values: Any, name: str) -> np.ndarray:
-    if values is None or isinstance(values, (str, bytes)):
-        raise InvalidTypeError(f"{name} must be a sequence or array, not {type(values).__name__}")
-    try:
-        arr = np.asarray(values)
-    except (ValueError, TypeError) as exc:  # ragged nesting, objects numpy cannot hold
-        raise InvalidInputError(f"{name} must be a flat sequence of numbers ({exc})") from None
-    if arr.ndim != 1:
-        raise InvalidInputError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    return arr
-
-
-def _check_correct(correct: Any, name: str = "correct") -> NDArray[np.bool_]:
-    """Return ``correct`` as a boolean array, accepting only booleans and the integers 0 / 1.
-
-    Floats (even ``1.0``), strings and ``None`` are refused: a correctness label that is not
-    plainly yes or no is more likely a bug (a probability passed by mistake) than a label.
-    """
-    arr = _as_1d(correct, name)
-    if arr.dtype == np.bool_:
-        return arr
-    if arr.size == 0:  # [] has dtype float64; emptiness is judged by the caller
-        return np.zeros(0, dtype=bool)
-    if np.issubdtype(arr.dtype, np.integer):
-        bad = ~np.isin(arr, (0, 1))
-        if bad.any():
-            raise InvalidInputError(f"{name} must hold booleans or 0 / 1, found {arr[bad][0]!r}")
-        return arr.astype(bool)
-    if arr.dtype == object:
-        out = np.empty(arr.size, dtype=bool)
-        for i, v in enumerate(arr):
-            if isinstance(v, (bool, np.bool_)):
-                out[i] = bool(v)
-            elif isinstance(v, (numbers.Integral, np.integer)):
-                if v not in (0, 1):
-                    raise InvalidInputError(f"{name} must hold booleans or 0 / 1, found {v!r}")
-                out[i] = bool(v)
-            else:
-                raise InvalidTypeError(
-                    f"{name} must hold booleans or 0 / 1, found {type(v).__name__} {v!r}"
-                )
-        return out
-    raise InvalidTypeError(
-        f"{name} must hold booleans or 0 / 1, got dtype {arr.dtype} (e.g. {arr.flat[0]!r})"
-    )
-
-
-def _check_numbers(values: Any, name: str) -> NDArray[np.float64]:
-    """Return ``values`` as a float array; refuse booleans, strings, objects and NaN."""
-    arr = _as_1d(values, name)
-    if arr.dtype == np.bool_ or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise InvalidTypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64, copy=False)
-    if np.isnan(arr).any():
-        raise InvalidInputError(f"{name} holds NaN at index {int(np.flatnonzero(np.isnan(arr))[0])}")
-    return arr
-
-
-def _check_confidences(values: Any, name: str = "confidences") -> NDArray[np.float64]:
-    arr = _check_numbers(values, name)
-    if arr.size and (arr.min() < 0.0 or arr.max() > 1.0):
-        raise InvalidInputError(f"{name} must lie in [0, 1], found {arr[(arr < 0) | (arr > 1)][0]!r}")
-    return arr
 
 
 def _logit(c: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -216,8 +145,8 @@ class Platt:
         >>> Platt().fit([0.2, 0.9], [False, True]).kind_   # too few examples for two parameters
         'constant'
         """
-        conf = _check_confidences(confidences)
-        y = _check_correct(correct)
+        conf = check_confidences(confidences)
+        y = check_correct(correct)
         if conf.size != y.size:
             raise InvalidInputError(
                 f"confidences and correct differ in length: {conf.size} != {y.size}"
@@ -299,7 +228,7 @@ class Platt:
         if scalar and isinstance(confidences, (bool, np.bool_)):
             raise InvalidTypeError("a confidence must be a number, not a boolean")
         arr = np.asarray(confidences)
-        flat = _check_confidences(arr.reshape(-1))
+        flat = check_confidences(arr.reshape(-1))
         if self.kind_ == "constant":
             out = np.full(flat.shape, float(self.constant_))  # type: ignore[arg-type]
         else:

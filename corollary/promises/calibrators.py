@@ -110,7 +110,7 @@ class Counts:
         keep = np.zeros(self.n, dtype=bool)
         keep[members] = True
         order = self.order[keep[self.order]]
-        return Counts._sorted(self.scores[order], self.wrong[order])
+        return self._sorted(self.scores[order], self.wrong[order])
 
     def index_of(self, threshold: float) -> int:
         """The position of ``threshold``, one of the distinct scores, in :attr:`thr`."""

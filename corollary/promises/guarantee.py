@@ -41,7 +41,6 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.stats import mannwhitneyu
 
 from corollary.foundations.errors import InvalidInputError, InvalidTypeError, WeakSignalError
-from corollary.promises.calibration import _as_1d, _check_correct, _check_numbers
 from corollary.promises.calibrators import (
     METHODS,
     PROCEDURES,
@@ -52,6 +51,7 @@ from corollary.promises.calibrators import (
     fmt_t,
     method_for,
 )
+from corollary.promises.checks import as_1d, check_correct, check_numbers
 from corollary.promises.options import CalibrationOptions
 
 __all__ = [
@@ -380,7 +380,7 @@ class GroupedPromise:
                 return False if p is None else bool(s >= p.threshold)
             arr = _score_array(score)
             return np.zeros(arr.shape, dtype=bool) if p is None else p.allows(arr)
-        labels = _as_1d(group, "groups")
+        labels = as_1d(group, "groups")
         if not isinstance(group, np.ndarray):  # keep each label's own type (2 is not "2")
             labels = np.empty(len(group), dtype=object)
             for i, v in enumerate(group):
@@ -459,7 +459,7 @@ def promise_from_dict(d: dict[str, Any]) -> Promise | GroupedPromise:
 
 
 def _check_scores(scores: Any) -> NDArray[np.float64]:
-    arr = _check_numbers(scores, "scores")
+    arr = check_numbers(scores, "scores")
     if np.isinf(arr).any():
         raise InvalidInputError(
             "scores must be finite (an infinite score would clear even an infinite threshold)"
@@ -706,7 +706,7 @@ def calibrate(scores: ArrayLike | None, correct: ArrayLike, *,
     # the method and the shared settings are checked before the examples are read
     chosen = method_for(o.max_error, o.max_risk, o.method, o.delta, o.procedure)
     settings = _Settings.checked(o.min_support, o.weak, None)
-    right = _check_correct(correct)
+    right = check_correct(correct)
     n = int(right.size)
     if n == 0:
         raise InvalidInputError("no calibration examples")
@@ -758,12 +758,12 @@ def _groups_of(groups: Any, answers: Any, n: int) -> tuple[str, dict[Any, Any]]:
             raise InvalidInputError(f'groups must be an array of labels or "answer", got {groups!r}')
         if answers is None:
             raise InvalidInputError('groups="answer" needs answers=, the answer of each example')
-        labels = _as_1d(answers, "answers")
+        labels = as_1d(answers, "answers")
         by = "answer"
     else:
         if answers is not None:
             raise InvalidInputError('answers= is only used with groups="answer"')
-        labels = _as_1d(groups, "groups")
+        labels = as_1d(groups, "groups")
         by = "label"
     if labels.size != n:
         raise InvalidInputError(f"{by}s and correct differ in length: {labels.size} != {n}")

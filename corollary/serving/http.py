@@ -30,8 +30,8 @@ from urllib.parse import urlsplit
 
 from ..foundations.errors import InvalidInputError
 
-__all__ = ["LOOPBACK", "TOKEN_ENV", "UI_TOKEN_ENV", "allowed_names", "check_exposure", "guard",
-           "listen", "read_token", "send_refusal"]
+__all__ = ["LOOPBACK", "TOKEN_ENV", "UI_TOKEN_ENV", "allowed_names", "check_exposure",
+           "check_request", "guard", "listen", "read_token", "send_refusal"]
 
 #: The names a server may be bound to without a token: the machine's own loopback names. Any
 #: other address (``0.0.0.0``, a LAN address, even ``127.0.0.2``) needs one.
@@ -141,7 +141,7 @@ def guard(app: App, *, token: str | None, allowed: frozenset[str]) -> App:
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
-        refusal = _refusal(headers, expected, allowed)
+        refusal = check_request(headers, expected, allowed)
         if refusal is None:
             await app(scope, receive, send)
             return
@@ -161,8 +161,20 @@ async def send_refusal(send: Any, status: int, text: str,
     await send({"type": "http.response.body", "body": body})
 
 
-def _refusal(headers: dict[str, str], expected: bytes | None, allowed: frozenset[str]
-             ) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+def check_request(headers: dict[str, str], expected: bytes | None, allowed: frozenset[str]
+                  ) -> tuple[int, str, list[tuple[bytes, bytes]]] | None:
+    """``None`` when a request with these ``headers`` (lower-case names) may go on, else its
+    refusal for :func:`send_refusal`: a Host or an Origin not among the ``allowed`` names, or
+    no bearer token equal to ``expected`` (``None``: no token asked).
+
+    >>> local = frozenset(LOOPBACK)
+    >>> check_request({"host": "localhost:8000"}, None, local) is None
+    True
+    >>> check_request({"host": "evil.example"}, None, local)[0]
+    421
+    >>> check_request({"host": "localhost"}, b"s3cret", local)[0]
+    401
+    """
     if _host_name(headers.get("host", "")).lower() not in allowed:
         return 421, "Host not allowed (see corollary mcp --allowed-host)\n", []
     origin = headers.get("origin")

@@ -62,10 +62,12 @@ class _FeedWatch:
     told once a publication (see :meth:`ServedBase.watch`)."""
 
     def __init__(self, served: ServedBase, callback: Callable[[Any], Any],
-                 keys: frozenset[str] | None) -> None:
+                 keys: frozenset[str] | None, among: list[_FeedWatch]) -> None:
         self.served = served
         self.callback = callback
         self.keys = keys
+        #: the served base's list of its feed watches, which :meth:`stop` leaves
+        self.among = among
         self.subscription: Subscription | None = None
         self.attach()
 
@@ -87,7 +89,7 @@ class _FeedWatch:
         if self.subscription is not None:
             self.subscription.stop()
         with contextlib.suppress(ValueError):
-            self.served._feed_watches.remove(self)
+            self.among.remove(self)
 
 
 class ServedBase:
@@ -267,7 +269,8 @@ class ServedBase:
         """
         if self.journaled:
             return self.kb.watch(callback, keys=keys)  # type: ignore[attr-defined]
-        watch = _FeedWatch(self, callback, None if keys is None else frozenset(keys))
+        watch = _FeedWatch(self, callback, None if keys is None else frozenset(keys),
+                           self._feed_watches)
         self._feed_watches.append(watch)
         return watch
 

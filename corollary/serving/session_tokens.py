@@ -26,7 +26,7 @@ import attrs
 
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..storage.checks import check_session
-from .http import TOKEN_LEAST, App, Receive, Scope, Send, _refusal, send_refusal
+from .http import TOKEN_LEAST, App, Receive, Scope, Send, check_request, send_refusal
 
 __all__ = ["SESSION_HEADER", "SESSION_KEY", "SessionTokens", "sessions_guard"]
 
@@ -122,7 +122,7 @@ def sessions_guard(app: App, *, tokens: SessionTokens, allowed: frozenset[str]) 
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1")
                    for k, v in scope.get("headers", [])}
-        refusal = _refusal(headers, None, allowed)
+        refusal = check_request(headers, None, allowed)
         path = scope.get("path", "")
         asked = headers.get(SESSION_HEADER)
         if path.startswith(_PREFIX) and path.endswith("/mcp"):

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from ..sources.outcomes import Outcome, Totals, fold_totals, totals_rows
 from .checks import checked_fold_row, dedupe
-from .processes import _LIVE
+from .processes import track
 
 _EMPTY = Totals()
 _FINITE = math.isfinite
@@ -71,14 +71,22 @@ class CachedSQLStore:
         self._writes = 0  # writes made: a catch-up read before a write does not cover it
         self._pid = os.getpid()
         self._watermark = self._max_id()
-        _LIVE.add(self)
+        track(self)
 
     # -- processes -----------------------------------------------------------------------
-    def _before_fork(self) -> None:
-        """Called in the parent just before a fork (subclasses may hold their locks)."""
+    # The three fork hooks :mod:`corollary.storage.processes` calls on every live store
+    # (``os.register_at_fork``); an application never calls them.
+    def prepare_fork(self) -> None:
+        """Get ready for a fork, in the parent just before it (a subclass may hold its locks,
+        so that no thread is inside a transaction when the child is made)."""
 
-    def _after_fork_in_parent(self) -> None:
-        """Called in the parent just after a fork."""
+    def finish_fork_in_parent(self) -> None:
+        """Go on in the parent just after a fork (let go of what :meth:`prepare_fork` held)."""
+
+    def finish_fork_in_child(self) -> None:
+        """Make this copy of the store the forked child's own, before anything else runs in
+        the child (:meth:`_after_fork_in_child` with ``forked=True``)."""
+        self._after_fork_in_child(forked=True)
 
     def _after_fork_in_child(self, forked: bool) -> None:
         """Make this copy of the store the child's own: no inherited connection in use.

@@ -29,7 +29,6 @@ import json
 import os
 import stat
 import threading
-from collections import ChainMap
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -63,7 +62,6 @@ from ..sources.outcomes import (
     Outcome,
     Totals,
     names_forgotten,
-    totals_rows,
     validate_ledger_document,
 )
 from .checks import check_expected_version, check_half_life, check_session, dedupe
@@ -293,7 +291,7 @@ class JSONFileStore:
         doc.setdefault("prior_weight", 10.0)
         doc.setdefault("max_history", 10_000)
         doc.setdefault("policy", _default_policy())
-        doc["totals"] = totals_rows(ChainMap(dict(totals), self._mem._totals))
+        doc["totals"] = self._mem.export_totals(totals)
         doc["outcomes"] = [o.to_dict() for o in self._order] + [o.to_dict() for o in added]
         data = json.dumps(doc, ensure_ascii=False, separators=(",", ":"),
                           allow_nan=False).encode()
@@ -330,7 +328,7 @@ class JSONFileStore:
     def export(self) -> tuple[list[list[Any]], list[Outcome]]:
         """Totals rows and outcomes as of the last read, taken at one moment."""
         with self._lock:
-            return totals_rows(self._mem._totals), list(self._order)
+            return self._mem.export_totals(), list(self._order)
 
     def changed_sources(self) -> set[str]:
         """Sources other writers added outcomes to since the last call."""

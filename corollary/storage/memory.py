@@ -163,7 +163,27 @@ class MemoryStore:
     def export(self) -> tuple[list[list[Any]], list[Outcome]]:
         """Totals rows (see :func:`totals_rows`) and kept outcomes, taken at one moment."""
         with self._lock:
-            return totals_rows(self._totals), self.outcomes()
+            return self.export_totals(), self.outcomes()
+
+    def export_totals(self, staged: Mapping[tuple[str, str | None], Totals] | None = None
+                      ) -> list[list[Any]]:
+        """The totals rows (see :func:`totals_rows`) of every source and topic, with the
+        totals ``staged`` (what :meth:`stage` returned) in place of the current ones: what a
+        store that writes its totals somewhere writes (a ledger file).
+
+        Examples
+        --------
+        >>> from corollary.sources.outcomes import Outcome
+        >>> store = MemoryStore()
+        >>> _ = store.add([Outcome("tool:a", True, 0.0, 0.0, "e1")])
+        >>> added, staged = store.stage([Outcome("tool:a", False, 0.0, 0.0, "e2")])
+        >>> store.export_totals()[0][:4], store.export_totals(staged)[0][:4]
+        (['tool:a', None, 1, 1], ['tool:a', None, 1, 2])
+        """
+        with self._lock:
+            if staged is None:
+                return totals_rows(self._totals)
+            return totals_rows(ChainMap(dict(staged), self._totals))
 
     def changed_sources(self) -> set[str]:
         """Nothing: no one else writes a store in this process's memory."""
@@ -230,7 +250,7 @@ class MemoryStore:
         with self._journal_lock:
             owner, undo = self._journal_owner, self._undo
             self._journal_owner, self._undo = threading.get_ident(), []
-            writer = _MemoryJournal(self, session_id)
+            writer = _MemoryJournal(self, session_id, len(self._journals.get(session_id, ())))
             try:
                 yield writer
             except BaseException:
@@ -373,10 +393,10 @@ class _MemoryJournal:
 
     __slots__ = ("store", "session_id", "head", "staged")
 
-    def __init__(self, store: MemoryStore, session_id: str) -> None:
+    def __init__(self, store: MemoryStore, session_id: str, head: int) -> None:
         self.store = store
         self.session_id = session_id
-        self.head = len(store._journals.get(session_id, ()))
+        self.head = head
         self.staged: list[tuple[int, float, bytes]] = []
 
     def entries(self, after: int) -> list[tuple[int, bytes]]:

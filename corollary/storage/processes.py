@@ -76,19 +76,25 @@ def owned_by(store: object) -> Owned:
     return owned
 
 
+def track(store: CachedSQLStore) -> None:
+    """Call ``store``'s fork hooks (``prepare_fork``, ``finish_fork_in_parent``,
+    ``finish_fork_in_child``) at every fork of this process while it is alive."""
+    _LIVE.add(store)
+
+
 def _before_fork() -> None:
     for store in list(_LIVE):
-        store._before_fork()
+        store.prepare_fork()
 
 
 def _after_fork_in_parent() -> None:
     for store in list(_LIVE):
-        store._after_fork_in_parent()
+        store.finish_fork_in_parent()
 
 
 def _after_fork_in_child() -> None:
     for store in list(_LIVE):
-        store._after_fork_in_child(forked=True)
+        store.finish_fork_in_child()
 
 
 if hasattr(os, "register_at_fork"):

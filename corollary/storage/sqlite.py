@@ -35,12 +35,13 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -347,11 +348,11 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
         return int(self._run("PRAGMA user_version")[0][0])
 
     # -- processes -----------------------------------------------------------------------
-    def _before_fork(self) -> None:
+    def prepare_fork(self) -> None:
         # no fork while another thread is inside one of our transactions (bounded wait)
         self._fork_held = self._conn_lock.acquire(timeout=min(self.timeout, FORK_WAIT))
 
-    def _after_fork_in_parent(self) -> None:
+    def finish_fork_in_parent(self) -> None:
         if self._fork_held:
             self._fork_held = False
             self._conn_lock.release()
@@ -557,10 +558,80 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
         return int(self._write(body))
 
     # -- session journals (corollary.storage.base.JournalStore) ------------------------
-    def journal(self, session_id: str) -> _SQLiteJournal:
-        """Take the session's write lock (``BEGIN IMMEDIATE``); a context manager yielding the
-        journal writer. Outcomes this thread adds meanwhile join the transaction."""
-        return _SQLiteJournal(self, check_session(session_id))
+    @contextlib.contextmanager
+    def journal(self, session_id: str) -> Iterator[_SQLiteJournal]:
+        """Take the session's write lock (``BEGIN IMMEDIATE``, holding the store's connection
+        lock until the block ends); yield the journal writer. Outcomes this thread adds
+        meanwhile join the transaction: a normal exit commits them with the entries, an
+        exception rolls everything back."""
+        session_id = check_session(session_id)
+        conn, head = self._begin_journal(session_id)
+        try:
+            self._journal_owner = threading.get_ident()
+            with self._lock:  # what the totals cache had folded when the transaction began
+                mark = (self._watermark, set(self._own))
+            writer = _SQLiteJournal(conn, session_id, head, self.path, self._wrap)
+            try:
+                yield writer
+            except BaseException:
+                writer.end()
+                if conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):  # the error raised says more
+                        conn.execute("ROLLBACK")
+                self._journal_rolled_back(mark)
+                raise
+            writer.end()
+            try:
+                conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                self._journal_rolled_back(mark)
+                raise self._wrap(exc) from exc
+        finally:
+            self._journal_owner = None
+            self._conn_lock.release()
+
+    def _begin_journal(self, session_id: str) -> tuple[sqlite3.Connection, int]:
+        """Take the connection lock and begin the journal's transaction; return the connection
+        and the session's head. On any error nothing is held."""
+        self._conn_lock.acquire()
+        try:
+            if self._journal_owner is not None:
+                raise StoreError("a journal is already open on this store "
+                                 "(journals do not nest)", self.path)
+            conn = self._connection()
+            conn.execute(SQLITE.write_lock)
+            try:
+                head = self._checked_head(conn.execute(
+                    "SELECT seq FROM corollary_journal_head WHERE session_id = ?",
+                    (session_id,)).fetchall())
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            self._conn_lock.release()
+            raise self._wrap(exc) from exc
+        except BaseException:
+            self._conn_lock.release()
+            raise
+        return conn, head
+
+    def _journal_rolled_back(self, mark: tuple[int, set[str]]) -> None:
+        """Forget what the totals cache folded from a journal transaction that did not commit:
+        its outcomes are gone and SQLite reuses their row ids, so a watermark left past them
+        would skip the next outcomes. The cache reloads from the store, from the watermark
+        ``mark`` the transaction began with."""
+        watermark, own = mark
+        with self._lock:
+            if self._watermark == watermark and self._own == own:
+                return  # nothing added or folded meanwhile
+            self._watermark = watermark
+            self._own = own
+            self._totals = {}
+            self._topics = {}
+            self._loaded = set()
+            self._dirty = True
 
     def journal_seq_at(self, session_id: str, at: float) -> int:
         """The last entry whose time is ``<= at`` (0: none)."""
@@ -608,89 +679,26 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
 
 
 class _SQLiteJournal:
-    """The journal writer of :meth:`SQLiteStore.journal`: a ``BEGIN IMMEDIATE`` transaction
-    on the store's connection, held (with the store's connection lock) until the block ends."""
+    """The journal writer of :meth:`SQLiteStore.journal`: appends and reads on the connection
+    of the store's ``BEGIN IMMEDIATE`` transaction, while the block runs."""
 
-    def __init__(self, store: SQLiteStore, session_id: str) -> None:
-        self.store = store
+    __slots__ = ("session_id", "head", "_conn", "_where", "_wrap")
+
+    def __init__(self, conn: sqlite3.Connection, session_id: str, head: int, where: object,
+                 wrap: Callable[[sqlite3.Error], StoreError]) -> None:
         self.session_id = session_id
-        self.head = 0
-        self._conn: sqlite3.Connection | None = None
-        self._mark: tuple[int, set[str]] = (0, set())
+        self.head = head
+        self._conn: sqlite3.Connection | None = conn
+        self._where = where
+        self._wrap = wrap  # the store's: a driver error as the StoreError it means
 
-    def __enter__(self) -> _SQLiteJournal:
-        store = self.store
-        store._conn_lock.acquire()
-        try:
-            if store._journal_owner is not None:
-                raise StoreError("a journal is already open on this store "
-                                 "(journals do not nest)", store.path)
-            conn = store._connection()
-            conn.execute(SQLITE.write_lock)
-            try:
-                self.head = store._checked_head(conn.execute(
-                    "SELECT seq FROM corollary_journal_head WHERE session_id = ?",
-                    (self.session_id,)).fetchall())
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        except sqlite3.Error as exc:
-            store._conn_lock.release()
-            raise store._wrap(exc) from exc
-        except BaseException:
-            store._conn_lock.release()
-            raise
-        self._conn = conn
-        store._journal_owner = threading.get_ident()
-        with store._lock:  # what the totals cache had folded when the transaction began
-            self._mark = (store._watermark, set(store._own))
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: Any) -> None:
-        store, conn = self.store, self._conn
-        assert conn is not None
-        store._journal_owner = None
+    def end(self) -> None:
+        """The transaction is over: later calls raise ``StoreError``."""
         self._conn = None
-        try:
-            if kind is None:
-                try:
-                    conn.execute("COMMIT")
-                except sqlite3.Error as exc:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    self._rolled_back()
-                    raise store._wrap(exc) from exc
-            else:
-                if conn.in_transaction:
-                    try:
-                        conn.execute("ROLLBACK")
-                    except sqlite3.Error:
-                        pass  # the error being raised says more
-                self._rolled_back()
-        finally:
-            store._conn_lock.release()
-
-    def _rolled_back(self) -> None:
-        """Forget what the totals cache folded from the transaction that did not commit: its
-        outcomes are gone and SQLite reuses their row ids, so a watermark left past them would
-        skip the next outcomes. The cache reloads from the store, from the watermark the
-        transaction began with."""
-        store = self.store
-        watermark, own = self._mark
-        with store._lock:
-            if store._watermark == watermark and store._own == own:
-                return  # nothing added or folded meanwhile
-            store._watermark = watermark
-            store._own = own
-            store._totals = {}
-            store._topics = {}
-            store._loaded = set()
-            store._dirty = True
 
     def _live(self) -> sqlite3.Connection:
         if self._conn is None:
-            raise StoreError("the journal's transaction has ended", self.store.path)
+            raise StoreError("the journal's transaction has ended", self._where)
         return self._conn
 
     def entries(self, after: int) -> list[tuple[int, bytes]]:
@@ -700,8 +708,8 @@ class _SQLiteJournal:
                 "SELECT seq, entry FROM corollary_journal WHERE session_id = ? AND seq > ? "
                 "ORDER BY seq", (self.session_id, after)).fetchall()
         except sqlite3.Error as exc:
-            raise self.store._wrap(exc) from exc
-        return [checked_entry_row(seq, entry, self.store.path) for seq, entry in rows]
+            raise self._wrap(exc) from exc
+        return [checked_entry_row(seq, entry, self._where) for seq, entry in rows]
 
     def append(self, entry: bytes, at: float) -> int:
         entry, when = check_entry(entry, at)
@@ -714,7 +722,6 @@ class _SQLiteJournal:
                          "ON CONFLICT (session_id) DO UPDATE SET seq = excluded.seq",
                          (self.session_id, seq))
         except sqlite3.Error as exc:
-            raise self.store._wrap(exc) from exc
+            raise self._wrap(exc) from exc
         self.head = seq
         return seq
-

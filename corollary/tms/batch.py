@@ -77,9 +77,9 @@ def rollback(engine: Engine, batch: Batch) -> None:
             b.withdrawn = withdrawn
             for j in justs:
                 if j not in b.justs:
-                    engine._link(j)  # a reason withdrawn by the batch
+                    engine.link_justification(j)  # a reason withdrawn by the batch
             b.justs = tuple(justs) if type(justs) is tuple else list(justs)
-            engine._reasons.pop(b, None)  # rebuilt when next needed
+            engine.reason_index.pop(b, None)  # rebuilt when next needed
             for r in b.records():
                 engine.by_source.setdefault(record_source(r), []).append(b)  # a repeat is harmless
             engine.dirty.discard(b)
@@ -98,7 +98,7 @@ def rollback(engine: Engine, batch: Batch) -> None:
     engine.count = batch.count
     engine.continue_numbering(batch.next_seq)
     # the expiries the batch pushed (numbered from its start): their numbers are reused now
-    heap = engine._expiries
+    heap = engine.expiries
     if heap and any(e[1] >= made for e in heap):
         heap[:] = [e for e in heap if e[1] < made]
         heapq.heapify(heap)
@@ -138,7 +138,7 @@ class Trial:
         self.count = engine.count
         self.dirty = engine.dirty
         self.touched = engine.touched
-        self.expiries = engine._expiries
+        self.expiries = engine.expiries
         self.next_expiry = engine.next_expiry
         # the evidence of each renewed belief, and the memo of each swept one, as they were
         self.evidence: dict[Belief, Any] = {}
@@ -150,7 +150,7 @@ class Trial:
         engine.dirty = set()
         if engine.touched is not None:
             engine.touched = set()
-        engine._expiries = []  # no expiry is due by now: the heap is not read during a trial
+        engine.expiries = []  # no expiry is due by now: the heap is not read during a trial
 
     def renew(self, b: Belief, premise: Premise) -> None:
         """Make ``b``'s premise ``premise`` (one of its own) fresh and valid at ``now``: the
@@ -211,7 +211,7 @@ class Trial:
                 losses[b] = loss
         engine.dirty = self.dirty
         engine.touched = self.touched
-        engine._expiries = self.expiries
+        engine.expiries = self.expiries
         engine.next_expiry = self.next_expiry
         engine.count = self.count
         engine.continue_numbering(self.next_seq)

@@ -188,7 +188,10 @@ class Engine:
         self.timed: set[Belief] = set()
         self.touched: set[str] | None = None
         self.settled: LabelFeed | None = None
-        self._expiries: list[tuple[float, int, Belief, PremiseRecord]] = []
+        #: The premise expiries to come, a heap of ``(time, number, belief, record)``: a
+        #: what-if (:class:`~corollary.tms.batch.Trial`) swaps in a heap of its own and puts
+        #: this one back, and a rolled-back batch drops the entries it pushed.
+        self.expiries: list[tuple[float, int, Belief, PremiseRecord]] = []
         #: When the next premise expires (``inf`` if none does): a query at an earlier time
         #: has no expiry to process.
         self.next_expiry = math.inf
@@ -198,10 +201,14 @@ class Engine:
         self._expired: list[tuple[float, int, Belief, PremiseRecord]] = []
         #: The latest expiry time processed and kept (``-inf``: none).
         self.expired_to = -math.inf
-        self._reasons: dict[Belief, dict[tuple[Any, ...], Justification]] = {}
+        #: belief -> its reasons by identity, for a belief with many (``_MANY``) reasons, built
+        #: when first needed: :meth:`add_justification` finds a duplicate by hash there; a
+        #: rolled-back batch drops a belief's entry (it is built again from its reasons)
+        self.reason_index: dict[Belief, dict[tuple[Any, ...], Justification]] = {}
         self._seq = itertools.count(1)
-        #: The what-if running now (:meth:`trial`), whose sweeps save the memos they write.
-        self._trial: Trial | None = None
+        #: The what-if running now (:meth:`trial`, :meth:`at_world`), whose sweeps save the
+        #: memos they write (``None``: none runs).
+        self.running_trial: Trial | None = None
         #: While a read at a world time runs (:meth:`at_world`): that time, and the beliefs
         #: settled at it so far; ``None`` otherwise (premises are then valid by the clock's time).
         self.world: float | None = None
@@ -291,19 +298,19 @@ class Engine:
         """A what-if on this engine: bring ``targets`` up to ``now``, then let the block renew
         premises and read confidences (:class:`~corollary.tms.batch.Trial`); when it ends,
         everything is exactly as it was after that first read."""
-        if self._trial is not None:
+        if self.running_trial is not None:
             raise RuntimeError("a what-if trial is already running on this engine")
         self.sync(now, targets)
         trial = Trial(self, now)  # changes nothing: what begin() changes, undo() puts back
         try:
             # set inside the try: an interrupt anywhere from here is undone, and no trial is
             # left standing to refuse every later what-if
-            self._trial = trial
+            self.running_trial = trial
             trial.begin()
             yield trial
         finally:
             trial.undo()
-            self._trial = None
+            self.running_trial = None
 
     def save_key(self, batch: Batch, key: str) -> None:
         """Note the state of ``key``'s beliefs before the batch first changes them
@@ -377,7 +384,7 @@ class Engine:
         """How many beliefs a full sync at ``now`` would recompute: the dirty ones (premises due
         to expire by ``now`` make their cones dirty first, as the sync would) and the
         time-dependent ones computed at another time, each once."""
-        if self._expiries and self._expiries[0][0] <= now:
+        if self.expiries and self.expiries[0][0] <= now:
             self.expire(now)
         dirty = self.dirty
         return len(dirty) + sum(1 for b in self.timed if b.as_of != now and b not in dirty)
@@ -456,7 +463,7 @@ class Engine:
         (default: the next number), which orders expiries due at the same time."""
         at = record_expires_at(record)
         assert at is not None, "push_expiry takes a premise with a ttl"
-        heapq.heappush(self._expiries, (at, next(self._seq) if number is None else number, b,
+        heapq.heappush(self.expiries, (at, next(self._seq) if number is None else number, b,
                                         record))
         if at < self.next_expiry:
             self.next_expiry = at
@@ -469,7 +476,7 @@ class Engine:
         time sees a fact begin and end by itself)."""
         for at, which in record_changes(record):
             number = numbers[which]
-            heapq.heappush(self._expiries,
+            heapq.heappush(self.expiries,
                            (at, next(self._seq) if number is None else number, b, record))
             if at < self.next_expiry:
                 self.next_expiry = at
@@ -541,9 +548,9 @@ class Engine:
         else:
             # a rule over an open conflict can give one belief thousands of reasons: find
             # duplicates by hash and grow a list in place, not a tuple copied on every add
-            index = self._reasons.get(out)
+            index = self.reason_index.get(out)
             if index is None:
-                index = self._reasons[out] = {_identity(o): o for o in justs}
+                index = self.reason_index[out] = {_identity(o): o for o in justs}
             found = index.get(_identity(j))
             if found is not None:
                 return found
@@ -555,11 +562,13 @@ class Engine:
             justs.append(j)
         else:
             out.justs = [*justs, j]
-        self._link(j)
+        self.link_justification(j)
         return j
 
-    def _link(self, j: Justification) -> None:
-        """Make ``j`` (already among its output's reasons) known to its inputs and indexes."""
+    def link_justification(self, j: Justification) -> None:
+        """Make ``j`` (already among its output's reasons) known to its inputs and indexes:
+        what :meth:`add_justification` does once ``j`` is added, and what a rolled-back batch
+        does for a reason it had withdrawn (:func:`corollary.tms.batch.rollback`)."""
         for x in j.distinct:
             users = x.users
             if len(users) < _MANY - 1:
@@ -586,12 +595,12 @@ class Engine:
             return
         if type(justs) is list:
             justs.remove(j)
-            index = self._reasons.get(out)
+            index = self.reason_index.get(out)
             if index is not None:
                 index.pop(_identity(j), None)
             if len(justs) < _MANY:
                 out.justs = tuple(justs)
-                self._reasons.pop(out, None)
+                self.reason_index.pop(out, None)
         else:
             out.justs = tuple(x for x in justs if x is not j)
         if j.unless:
@@ -806,7 +815,7 @@ class Engine:
 
     def expire(self, now: float) -> None:
         """Process every premise expiry at or before ``now``."""
-        heap = self._expiries
+        heap = self.expiries
         while heap and heap[0][0] <= now:
             item = heapq.heappop(heap)
             _, _, b, record = item
@@ -834,13 +843,13 @@ class Engine:
             if not self._stands(item[2], item[3]):
                 continue
             if item[0] > now:
-                heapq.heappush(self._expiries, item)
+                heapq.heappush(self.expiries, item)
                 self.mark(item[2])
             else:
                 kept.append(item)
         self._expired = kept
         self.expired_to = max((item[0] for item in kept), default=-math.inf)
-        heap = self._expiries
+        heap = self.expiries
         self.next_expiry = heap[0][0] if heap else math.inf
 
     def sync(self, now: float, targets: Iterable[Belief] | None = None) -> None:
@@ -865,7 +874,7 @@ class Engine:
             self._evaluate(region, now)
         else:
             return
-        if (self.touched or self.settled is not None) and self._trial is None:
+        if (self.touched or self.settled is not None) and self.running_trial is None:
             # a subscriber follows the engine: tell it after the sweep (a what-if's sweeps
             # are told after it is undone, when the labels they noted are back as they were)
             self.feed.publish()
@@ -876,11 +885,11 @@ class Engine:
         (premises count inside their valid time only; evidence ages by ``now``), as a what-if:
         when the block ends every memo is as it was. The caller has brought outcomes and
         expiries up to ``now`` first (they are marked on the base, not on the what-if)."""
-        if self._trial is not None:
+        if self.running_trial is not None:
             raise RuntimeError("a what-if trial is already running on this engine")
         trial = Trial(self, now)
         try:
-            self._trial = trial
+            self.running_trial = trial
             trial.begin()
             self.world = world
             self._world_done = set()
@@ -890,7 +899,7 @@ class Engine:
             self.world = None
             self._world_done = set()
             trial.undo()
-            self._trial = None
+            self.running_trial = None
 
     def _sync_world(self, now: float, targets: Iterable[Belief] | None) -> None:
         """Settle ``targets`` (default: everything) at the world time of :meth:`at_world`:

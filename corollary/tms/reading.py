@@ -20,10 +20,11 @@ __all__ = ["CHANGING", "EngineView"]
 CHANGING = frozenset({
     "add_justification", "add_nogood", "add_premised", "add_premised_rows", "at_world",
     "begin_batch", "belief", "continue_numbering", "drop_premise", "expire", "forget_if_unused",
-    "mark", "mark_all", "mark_source", "next_number", "note", "push_deciders", "push_expiry",
-    "push_valid_time", "reinstate", "remove_justification", "remove_rule_reasons",
-    "restore_belief", "restore_beliefs", "restore_premises", "rewind", "rollback", "save_key",
-    "set_premise", "stale", "sync", "trial", "withdraw", "withdraw_reasons",
+    "link_justification", "mark", "mark_all", "mark_source", "next_number", "note",
+    "push_deciders", "push_expiry", "push_valid_time", "reinstate", "remove_justification",
+    "remove_rule_reasons", "restore_belief", "restore_beliefs", "restore_premises", "rewind",
+    "rollback", "save_key", "set_premise", "stale", "sync", "trial", "withdraw",
+    "withdraw_reasons",
 })
 
 

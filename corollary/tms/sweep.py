@@ -93,8 +93,8 @@ class Sweep:
         """Settle ``region``: in order of creation where that is a topological order, then by
         confidence from the first belief where it is not; then the time stamps."""
         engine = self.engine
-        if engine._trial is not None:
-            engine._trial.keep(region)
+        if engine.running_trial is not None:
+            engine.running_trial.keep(region)
         if engine.settled is not None:
             engine.settled.note(region)
         losses = engine.nogood_losses
@@ -239,8 +239,8 @@ class Sweep:
         engine = self.engine
         if engine.conflict_policy.decides:
             self.add_tied_support(region)
-            if engine._trial is not None:
-                engine._trial.keep(region)  # the ties brought in settled beliefs: re-swept here
+            if engine.running_trial is not None:  # the ties brought in settled beliefs:
+                engine.running_trial.keep(region)  # re-swept here
             if engine.settled is not None:
                 engine.settled.note(region)
         heap: list[tuple[float, int, int, Belief, Any]] = []

@@ -104,7 +104,7 @@ def test_an_interrupt_at_any_line_of_a_what_if_leaves_the_base_as_it_was() -> No
         outcomes = len(kb.ledger.outcomes())
         assert _interrupted(kb, at)[0]
         assert engine_state(engine) == state, f"interrupted at line {at}"
-        assert engine.dirty is dirty and engine._trial is None, f"interrupted at line {at}"
+        assert engine.dirty is dirty and engine.running_trial is None, f"interrupted at line {at}"
         assert kb.to_dict() == data and len(kb.ledger.outcomes()) == outcomes
         assert kb.what_to_check("b", None) == expected, f"interrupted at line {at}"
     assert len(tried) > 500

@@ -75,7 +75,7 @@ def engine_state(engine: Engine) -> Any:
     return ([(b, b.seq, id(b.evidence), b.evidence, b.withdrawn, tuple(b.justs), b.best, b.conf,
               b.as_of, b.note) for b in beliefs],
             set(engine.dirty), set(engine.timed), dict(engine.nogood_losses),
-            list(engine._expiries), engine.next_expiry, engine.next_number(), engine.count,
+            list(engine.expiries), engine.next_expiry, engine.next_number(), engine.count,
             None if engine.touched is None else set(engine.touched),
             {source: list(holders) for source, holders in engine.by_source.items()})
 
