@@ -195,7 +195,10 @@ def declare(kb: Any, key: str, value: Any, *, source: str,
     ...
     corollary.foundations.errors.InvalidInputError: give the keys it rests on (on) or the key whose change it waits for (if_changes), one of them
     """
-    from ..changes import apply, dependency  # the changes import the facade
-
-    return apply(kb, dependency(key, value, source=source, on=on, if_changes=if_changes,
-                                citation=citation, certainty=certainty))
+    if (not on) == (if_changes is None):
+        raise InvalidInputError("give the keys it rests on (on) or the key whose change it "
+                                "waits for (if_changes), one of them")
+    if if_changes is not None:
+        return kb.replace_when(key, value, if_changes, source=source, citation=citation,
+                               certainty=certainty)
+    return kb.depend(key, value, on=on, source=source, citation=citation, certainty=certainty)

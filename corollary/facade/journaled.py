@@ -411,7 +411,7 @@ class Journal:
         if self.broken:
             self.reload()
         events: list[WatchEvent] = []
-        ran = fresh_inc = False
+        ran = fresh_inc = running = False
         made = self.made
         try:
             with self.transaction(declared) as w:
@@ -430,8 +430,9 @@ class Journal:
                 self.base._lookup.picks = picks  # the held values the change resolves (a replay's pins)
                 try:
                     with self.clock.hold(at):
+                        running = True
                         result = run()
-                        ran = True
+                        ran, running = True, False
                         self.base._lookup.picks = self.announcing = None
                         subj = declared.subjects(arguments, result, announced)
                         after = self.afters([s[0] for s in subj])
@@ -450,11 +451,13 @@ class Journal:
                     body["snap"] = self.snapshot()
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
-        except BaseException:
+        except BaseException as exc:
             # a change that raised after an inner change ran is undone too, and a user's
             # declared change whatever it did (its super() calls reach no log); the base's own
-            # undo what they did before raising
-            self.undo(ran or self.made != made or user, fresh_inc, events)
+            # undo what they did before refusing, not what a hook (a policy's after_change, a
+            # feed listener) raising after their change leaves (corollary.changes.applying)
+            self.undo(ran or self.made != made or user
+                      or (running and not isinstance(exc, CorollaryError)), fresh_inc, events)
             raise
         self.committed(seq, at, raw, before, events)
         return result
