@@ -92,6 +92,7 @@ from .journal_entries import (
     pack_args,
 )
 from .operations import (
+    HOOK_FAILED,
     Kept,
     Operation,
     OperationCall,
@@ -413,6 +414,7 @@ class Journal:
         events: list[WatchEvent] = []
         ran = fresh_inc = running = False
         made = self.made
+        announced: dict[str, Any] = {}
         try:
             with self.transaction(declared) as w:
                 self.catch_up(w, events)
@@ -424,7 +426,6 @@ class Journal:
                 before = self.before(declared.name) if self.watchers else None
                 ops = self.base._ops
                 self.enter()
-                announced: dict[str, Any] = {}
                 picks: dict[str, Any] = {}
                 self.announcing = announced
                 self.base._lookup.picks = picks  # the held values the change resolves (a replay's pins)
@@ -456,7 +457,7 @@ class Journal:
             # declared change whatever it did (its super() calls reach no log); the base's own
             # undo what they did before refusing, not what a hook (a policy's after_change, a
             # feed listener) raising after their change leaves (corollary.changes.applying)
-            self.undo(ran or self.made != made or user
+            self.undo(ran or self.made != made or user or HOOK_FAILED in announced
                       or (running and not isinstance(exc, CorollaryError)), fresh_inc, events)
             raise
         self.committed(seq, at, raw, before, events)

@@ -4,8 +4,9 @@ A random sequence of changes, with failures injected at random points, must leav
 journal and its checkpoints equal to the same sequence without the failed changes: on a plain
 base, on a SQLite session and on a PostgreSQL session (``COROLLARY_TEST_PG_URL``; skipped when
 unset). A failure is injected by a real mechanism, in one of two places, and raises an
-``Exception`` or a ``BaseException`` that is not one (``KeyboardInterrupt``, ``SystemExit``,
-``GeneratorExit``, a subclass of the test's own):
+``Exception`` (one that looks like the base's own refusal included) or a ``BaseException`` that
+is not one (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``, a subclass of the test's
+own):
 
 - *inside*: a registered change (``Failing``) whose apply makes its inner change, of any kind,
   through ``apply`` and then raises: the change is partly made when it raises;
@@ -49,7 +50,7 @@ from corollary.changes import (
     apply,
     register_change,
 )
-from corollary.foundations.errors import CorollaryError
+from corollary.foundations.errors import CorollaryError, InvalidInputError
 from corollary.tms.conflicts import ConflictPolicy
 
 KEYS = ("a", "b", "c")
@@ -69,9 +70,14 @@ class InjectedInterrupt(BaseException):
     """A failure a test injects that no ``except Exception`` catches."""
 
 
+class InjectedRefusal(InvalidInputError):
+    """A failure a test injects that looks like the base's own refusal (a hook reading a
+    conflicted key raises one)."""
+
+
 #: What an injected failure raises.
-FAILURES: tuple[type[BaseException], ...] = (Injected, InjectedInterrupt, KeyboardInterrupt,
-                                             SystemExit, GeneratorExit)
+FAILURES: tuple[type[BaseException], ...] = (Injected, InjectedInterrupt, InjectedRefusal,
+                                             KeyboardInterrupt, SystemExit, GeneratorExit)
 
 
 class InjectsAfterChange(ConflictPolicy):
