@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from ..changes import AddRule, AddTool, Answer, Claim, RecordOutcome, Retract, apply
 from ..evidence.confidence import SelfConsistency, self_consistency
 from ..facade.base import BeliefBase
 from ..facade.recall import count_tokens
@@ -254,9 +255,9 @@ class Agent:
                 raise InvalidInputError("conflict_policy is for the base the agent makes: the "
                                         "kb given keeps its own (BeliefBase(conflict_policy=))")
             for fn in tools:
-                kb.add_tool(fn)
+                apply(kb, AddTool(fn))
             for r in rules:
-                kb.add_rule(r)
+                apply(kb, AddRule(r))
         self.kb = kb
         kb.reliability(self.source)  # a policy that does not know "model:" refuses it here
         #: The function schemas offered to the model each turn: the tools', then the built-ins.
@@ -505,7 +506,7 @@ class Agent:
 
     def _finish(self, key: str, answered: Step, steps: list[Step], group: Any) -> Run:
         verdicts = tuple(
-            self.kb.answer(key, name, group=group if _grouped(p) else None)
+            apply(self.kb, Answer(key, name, group=group if _grouped(p) else None))
             for name, p in self.kb.promises.items())
         status = ABSTAIN if any(v.status == ABSTAIN for v in verdicts) else OK
         why = next((v.why for v in verdicts if v.status == ABSTAIN), None) or self._doubted(answered)
@@ -642,9 +643,9 @@ class Agent:
         if self.self_consistency > 1 and formula is None:
             certainty = yield from self._sample(checked.key, arguments["value"], turn, steps,
                                                 view)
-        believed = self.kb.claim(checked.key, arguments["value"], self.source,
-                                 arguments["inputs"], certainty, formula,
-                                 arguments.get("citation"), learn=self.learn_from_checks)
+        believed = apply(self.kb, Claim(checked.key, arguments["value"], self.source,
+                                        arguments["inputs"], certainty, formula,
+                                        arguments.get("citation"), learn=self.learn_from_checks))
         return self._made(turn, "claim", "claim", arguments, checked.key, believed)
 
     def _answer(self, arguments: dict[str, Any], key: str, turn: int
@@ -659,15 +660,16 @@ class Agent:
             raise InvalidInputError(prompts.UNSUPPORTED.format(why=why))
         if why is not None:  # "doubt": believed, at a certainty that says so
             certainty = min(DOUBTED_CERTAINTY, 1.0 if certainty is None else certainty)
-        believed = self.kb.claim(key, arguments["value"], self.source, arguments["inputs"],
-                                 certainty, learn=self.learn_from_checks)
+        believed = apply(self.kb, Claim(key, arguments["value"], self.source, arguments["inputs"],
+                                        certainty, learn=self.learn_from_checks))
         # the answer is the model's last word on its key: its own earlier claims of other
         # values are withdrawn (a change of mind, no outcome); other sources' values stay
         vid = canon(believed)
         for b in list(self.kb.engine.values_of(key)):
             if b.vid != vid and any(not j.kind.by_rule and j.name == self.source
                                     for j in b.justs):
-                self.kb.retract(key, b.value, "replaced by the answer", source=self.source)
+                apply(self.kb, Retract(key, b.value, "replaced by the answer",
+                                       source=self.source))
         step, content = self._made(turn, "answer", "answer", arguments, key, believed)
         if why is not None:
             content["unsupported"] = why
@@ -706,7 +708,7 @@ class Agent:
         if failed:
             if self.learn_from_checks:
                 for ok, why in checked.checks:
-                    self.kb.record_outcome(self.source, ok, reason=why)
+                    apply(self.kb, RecordOutcome(self.source, ok, reason=why))
             raise InvalidInputError(prompts.REFUSED.format(failed="; ".join(failed)))
         return checked
 

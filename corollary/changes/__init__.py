@@ -20,6 +20,7 @@ from .base_changes import (
     BaseChange,
     Call,
     Claim,
+    Depend,
     End,
     FitCalibrator,
     Forget,
@@ -29,12 +30,14 @@ from .base_changes import (
     Remember,
     RemoveGuarantee,
     RemoveRule,
+    ReplaceWhen,
     Resolve,
     Retract,
+    dependency,
 )
 from .change import Change
 
 __all__ = ["AddRule", "AddTool", "Answer", "Assert", "AssertMany", "BaseChange", "Call", "Change",
-           "Claim", "End", "FitCalibrator", "Forget", "Guarantee", "Nogood", "RecordOutcome",
-           "Remember", "RemoveGuarantee", "RemoveRule", "Resolve", "Retract", "apply",
-           "register_change", "registered"]
+           "Claim", "Depend", "End", "FitCalibrator", "Forget", "Guarantee", "Nogood",
+           "RecordOutcome", "Remember", "RemoveGuarantee", "RemoveRule", "ReplaceWhen", "Resolve",
+           "Retract", "apply", "dependency", "register_change", "registered"]

@@ -6,6 +6,12 @@ or nothing whatever raises:
 - a change of the base's own (:mod:`corollary.changes.base_changes`) is its method called with
   the value's fields: the method validates and changes the base all or nothing (the engine's
   batches, checks before any change), and in a session it is one journal entry;
+- a hook that runs once the base's own change is made (a conflict policy's ``after_change``,
+  a change feed's listener) may raise, an ``Exception`` or any ``BaseException``
+  (``KeyboardInterrupt`` at a person's prompt): the change is undone then too. A session
+  rebuilds itself from its journal (nothing was appended); a plain base whose policy watches
+  changes takes back its state as for a user's change (below: one snapshot of the base a
+  change, paid only under such a policy);
 - a user's change is the apply function registered for its class (:func:`register_change`): on
   a plain base, one that raises after some inner changes has them undone (the base takes back
   its state, :mod:`corollary.facade.undo`); in a session it is one journal entry (its
@@ -137,10 +143,17 @@ def registered() -> dict[type[Change], Registered]:
     return dict(_REGISTERED)
 
 
+def _apply_own(base: Any, change: BaseChange) -> Any:
+    return change.apply_to(base)
+
+
 def apply(base: Any, change: Change) -> Any:
     """Make ``change`` on ``base``, all or nothing whatever raises; return what it returns
     (see the module docstring)."""
     if isinstance(change, BaseChange):
+        policy = base.conflict_policy
+        if policy is not None and policy.watches_changes and current_log(base) is None:
+            return run_undoable(base, _apply_own, (change,), {}, install_log)
         return change.apply_to(base)
     found = _REGISTERED.get(type(change))
     if found is None:

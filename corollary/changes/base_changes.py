@@ -42,12 +42,13 @@ from ..facade.base_operations import (
 from ..facade.ending import ended
 from ..facade.forgetting import NO_VALUE, forget_subjects
 from ..facade.operations import Subjects, by_key, names_nothing
+from ..foundations.errors import InvalidInputError
 from .change import Change, Subject
 
 __all__ = ["AddRule", "AddTool", "Answer", "Assert", "AssertMany", "BaseChange", "Call", "Claim",
-           "End",
+           "Depend", "End",
            "FitCalibrator", "Forget", "Guarantee", "Nogood", "RecordOutcome", "Remember",
-           "RemoveGuarantee", "RemoveRule", "Resolve", "Retract"]
+           "RemoveGuarantee", "RemoveRule", "ReplaceWhen", "Resolve", "Retract", "dependency"]
 
 
 @attrs.frozen(slots=True)
@@ -62,10 +63,21 @@ class BaseChange(Change):
         """Its fields by name: the method's keyword arguments."""
         return {f.name: getattr(self, f.name) for f in attrs.fields(type(self))}
 
+    def said(self) -> dict[str, Any]:
+        """The method's keyword arguments as said: the fields not left at their default (so
+        a session's entry keeps what a call of the method with them keeps, not every
+        default: a LangGraph put's entry stays its size)."""
+        said: dict[str, Any] = {}
+        for field in attrs.fields(type(self)):
+            value = getattr(self, field.name)
+            if value is not field.default:
+                said[field.name] = value
+        return said
+
     def apply_to(self, base: Any) -> Any:
-        """Make the change: the base's method, with the value's fields."""
+        """Make the change: the base's method, with the value's fields (:meth:`said`)."""
         method: Callable[..., Any] = getattr(base, self.method)
-        return method(**self.arguments())
+        return method(**self.said())
 
     def subjects(self, result: Any, resolved: Mapping[str, Any]) -> list[Subject]:
         """Its method's history rows for these arguments."""
@@ -247,6 +259,10 @@ class Guarantee(BaseChange):
         return {"name": self.name, "examples": self.examples, "options": self.options,
                 **self.settings}
 
+    def said(self) -> dict[str, Any]:
+        """:meth:`arguments` (the settings are no argument of the method)."""
+        return self.arguments()
+
 
 @attrs.frozen(slots=True)
 class RemoveGuarantee(BaseChange):
@@ -303,3 +319,59 @@ class Remember(BaseChange):
     facts: Any
     refusals: Any
     ends: Any = ()
+
+
+@attrs.frozen(slots=True)
+class Depend(BaseChange):
+    """``kb.depend``: ``key = value`` resting on what the keys of ``on`` hold now."""
+
+    op = method = "depend"
+    named = (by_key,)
+    key: str
+    value: Any
+    on: Any
+    source: str = "model:default"
+    citation: Any = None
+    certainty: float | None = None
+    formula: str | None = None
+    valid_from: Any = None
+    learn: bool | None = None
+
+
+@attrs.frozen(slots=True)
+class ReplaceWhen(BaseChange):
+    """``kb.replace_when``: ``key`` becomes ``value`` once ``changes`` changes from what it
+    holds now."""
+
+    op = method = "replace_when"
+    named = (by_key,)
+    key: str
+    value: Any
+    changes: str
+    source: str = "model:default"
+    citation: Any = None
+    certainty: float | None = None
+    valid_from: Any = None
+    learn: bool | None = None
+
+
+def dependency(key: str, value: Any, *, source: str, on: Any = None,
+               if_changes: str | None = None, citation: Any = None,
+               certainty: float | None = None) -> Depend | ReplaceWhen:
+    """The change a declared dependency is: :class:`Depend` (``on``: the keys it rests on) or
+    :class:`ReplaceWhen` (``if_changes``: the key whose change it waits for), exactly one of
+    them (``InvalidInputError`` otherwise); what the ``depend`` tool and ``corollary depend``
+    apply.
+
+    >>> dependency("user:medication", "inhaler", source="model:m", on=["user:condition"])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    Depend(key='user:medication', value='inhaler', on=['user:condition'], source='model:m',
+           citation=None, certainty=None, formula=None, valid_from=None, learn=None)
+    """
+    if (not on) == (if_changes is None):
+        raise InvalidInputError("give the keys it rests on (on) or the key whose change it "
+                                "waits for (if_changes), one of them")
+    if if_changes is not None:
+        return ReplaceWhen(key, value, if_changes, source=source, citation=citation,
+                           certainty=certainty)
+    return Depend(key, value, on, source=source, citation=citation, certainty=certainty)

@@ -32,7 +32,7 @@ def add_depend_command(add: Any) -> None:
 
 def depend(args: argparse.Namespace) -> int:
     """Run ``corollary depend``."""
-    from ..facade.depending import declare
+    from ..changes import apply, dependency
     from .commands import parse_value
     from .opening import base_to_change, import_modules
 
@@ -46,8 +46,8 @@ def depend(args: argparse.Namespace) -> int:
     citation = None if args.document is None else (args.document, args.quote)
     imported = import_modules(args.imports)
     with base_to_change(base, args.ledger, args.session, imported) as kb:
-        believed = declare(kb, key, value, source=args.source, on=args.on or None,
-                           if_changes=args.if_changes, citation=citation)
+        believed = apply(kb, dependency(key, value, source=args.source, on=args.on or None,
+                                        if_changes=args.if_changes, citation=citation))
         label = kb.label(key, believed)
     if args.json:
         emit_json({"command": "depend", "key": key, "value": believed, "label": label,

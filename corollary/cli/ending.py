@@ -30,6 +30,7 @@ def add_end_command(add: Any) -> None:
 
 def end(args: argparse.Namespace) -> int:
     """Run ``corollary end``."""
+    from ..changes import End, apply
     from .commands import parse_value
     from .opening import base_to_change, import_modules
 
@@ -43,7 +44,7 @@ def end(args: argparse.Namespace) -> int:
     value = None if args.value is None else parse_value(args.value)
     at = args.at
     with base_to_change(args.base, args.ledger, args.session, imported) as kb:
-        kb.end(args.key, value, source=args.source, at=at, reason=args.reason)
+        apply(kb, End(args.key, value, source=args.source, at=at, reason=args.reason))
         proof = kb.explain(args.key)
     if args.json:
         emit_json({"command": "end", "key": args.key, "value": value, "source": args.source,

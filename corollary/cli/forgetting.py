@@ -31,6 +31,8 @@ def add_forget_command(add: Any) -> None:
 
 def forget(args: argparse.Namespace) -> int:
     """Run ``corollary forget``."""
+    from ..changes import Forget, apply
+    from ..facade.forgetting import NO_VALUE
     from .commands import parse_value
     from .opening import base_to_change, import_modules
 
@@ -39,10 +41,10 @@ def forget(args: argparse.Namespace) -> int:
     if (args.base is None) == (args.session is None):
         args.command_parser.error("give a snapshot BASE or --ledger PATH --session ID")
     imported = import_modules(args.imports)
-    value: dict[str, Any] = {} if args.value is None else {"value": parse_value(args.value)}
+    change = Forget(args.key, NO_VALUE if args.value is None else parse_value(args.value),
+                    source=args.source, scope=args.scope, reason=args.reason, by=args.by)
     with base_to_change(args.base, args.ledger, args.session, imported) as kb:
-        done = kb.forget(args.key, **value, source=args.source, scope=args.scope,
-                         reason=args.reason, by=args.by)
+        done = apply(kb, change)
     counts = {"beliefs": done.beliefs, "reasons": done.reasons, "kept": done.kept,
               "entries": done.entries, "checkpoints": done.checkpoints,
               "outcomes": done.outcomes}

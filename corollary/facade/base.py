@@ -84,7 +84,7 @@ from .ending import EndMethods
 from .forgetting import ForgetMethods
 from .lookup import EngineSync, Lookup
 from .opening import SessionMethods
-from .operations import OperationLog, by_key, declare_overrides, operation
+from .operations import OperationLog, by_key, declare_overrides, hook_failed, operation
 from .promising import PromiseMethods
 from .queries import Faded, Held, QueryMethods
 from .recall import Recaller
@@ -562,7 +562,11 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         self._rules.settle(extra_rules, batch, made, then)
         policy = self.conflict_policy
         if policy is not None and policy.watches_changes:
-            policy.after_change(self)
+            try:
+                policy.after_change(self)
+            except BaseException:
+                hook_failed(self)  # the change is made: undone, not taken for a refusal
+                raise
 
     def __repr__(self) -> str:
         return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"

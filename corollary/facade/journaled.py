@@ -92,6 +92,7 @@ from .journal_entries import (
     pack_args,
 )
 from .operations import (
+    HOOK_FAILED,
     Kept,
     Operation,
     OperationCall,
@@ -411,8 +412,9 @@ class Journal:
         if self.broken:
             self.reload()
         events: list[WatchEvent] = []
-        ran = fresh_inc = False
+        ran = fresh_inc = running = False
         made = self.made
+        announced: dict[str, Any] = {}
         try:
             with self.transaction(declared) as w:
                 self.catch_up(w, events)
@@ -424,14 +426,14 @@ class Journal:
                 before = self.before(declared.name) if self.watchers else None
                 ops = self.base._ops
                 self.enter()
-                announced: dict[str, Any] = {}
                 picks: dict[str, Any] = {}
                 self.announcing = announced
                 self.base._lookup.picks = picks  # the held values the change resolves (a replay's pins)
                 try:
                     with self.clock.hold(at):
+                        running = True
                         result = run()
-                        ran = True
+                        ran, running = True, False
                         self.base._lookup.picks = self.announcing = None
                         subj = declared.subjects(arguments, result, announced)
                         after = self.afters([s[0] for s in subj])
@@ -450,11 +452,13 @@ class Journal:
                     body["snap"] = self.snapshot()
                 raw = encode_entry(body)
                 seq = w.append(raw, at)
-        except BaseException:
+        except BaseException as exc:
             # a change that raised after an inner change ran is undone too, and a user's
             # declared change whatever it did (its super() calls reach no log); the base's own
-            # undo what they did before raising
-            self.undo(ran or self.made != made or user, fresh_inc, events)
+            # undo what they did before refusing, not what a hook (a policy's after_change, a
+            # feed listener) raising after their change leaves (corollary.changes.applying)
+            self.undo(ran or self.made != made or user or HOOK_FAILED in announced
+                      or (running and not isinstance(exc, CorollaryError)), fresh_inc, events)
             raise
         self.committed(seq, at, raw, before, events)
         return result

@@ -70,9 +70,10 @@ from .undo import run_undoable
 if TYPE_CHECKING:  # pragma: no cover
     from .journal_entries import Entry
 
-__all__ = ["Kept", "Operation", "OperationCall", "OperationLog", "by_key", "current_log",
-           "declare_change", "declare_overrides", "install_log", "names_nothing", "operation",
-           "operation_named", "operations_of", "undone_by_the_log"]
+__all__ = ["HOOK_FAILED", "Kept", "Operation", "OperationCall", "OperationLog", "by_key",
+           "current_log", "declare_change", "declare_overrides", "hook_failed", "install_log",
+           "names_nothing", "operation", "operation_named", "operations_of",
+           "undone_by_the_log"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -298,6 +299,20 @@ def current_log(base: Any) -> OperationLog | None:
     """The log ``base`` announces its changes to now (``None``: none)."""
     log: OperationLog | None = base._oplog
     return log
+
+
+#: What a base announces (``log.resolved(HOOK_FAILED, True)``) when a hook raised once its own
+#: change was made: the change is no refusal, and its log undoes it (docs/journal.md).
+HOOK_FAILED = "hook_failed"
+
+
+def hook_failed(base: Any) -> None:
+    """Tell ``base``'s log that a hook (its policy's ``after_change``) raised once the running
+    change was made: a journal then rebuilds the base rather than take the failure, even a
+    ``CorollaryError``, for a refusal that changed nothing."""
+    log = current_log(base)
+    if log is not None:
+        log.resolved(HOOK_FAILED, True)
 
 
 def install_log(base: Any, log: OperationLog | None) -> OperationLog | None:

@@ -40,6 +40,7 @@ from typing import Any
 
 import attrs
 
+from ..changes import Assert, End, Forget, Retract, apply
 from ..foundations.errors import InvalidInputError, InvalidTypeError, require
 from ..foundations.scope import Scope
 from ..foundations.values import canon, is_end, plain
@@ -403,8 +404,8 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         held = self._held(belief) if belief in kb.engine.keys else None
         if held is None:
             self._created[belief] = now
-        timed: dict[str, Any] = {"valid_from": now} if self._timed else {}
-        kb.assert_(belief, value, self._source(op.namespace), **timed)
+        apply(kb, Assert(belief, value, self._source(op.namespace),
+                         valid_from=now if self._timed else None))
 
 
     def forget(self, namespace: tuple[str, ...], key: str | None = None, *,
@@ -436,11 +437,11 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         if key is not None:
             belief = belief_key(namespace, str(key), self.prefix)
             self._created.pop(belief, None)
-            return self.kb.forget(belief, reason=reason)
+            return apply(self.kb, Forget(belief, reason=reason))
         scope = ":".join(_escape(label) for label in (*self.prefix, *namespace))
         for belief in [b for b in self._created if Scope.of(scope).contains(b)]:
             del self._created[belief]
-        return self.kb.forget(scope=scope, reason=reason)
+        return apply(self.kb, Forget(scope=scope, reason=reason))
 
     def _delete(self, belief: str, source: str) -> None:
         """Delete an item: under ``PreferNewer`` or no policy it ends now (``kb.end``: what it
@@ -461,13 +462,13 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
             fresh = [v for v in held if any(
                 p.valid_from == now for p in engine.find(belief, canon(v)).premises)]
             for value in fresh:
-                kb.retract(belief, value, reason="deleted from the store")
+                apply(kb, Retract(belief, value, reason="deleted from the store"))
             if any(not is_end(b.value) and kb.label(belief, b.value) == "IN"
                    for b in engine.values_of(belief)):
-                kb.end(belief, source=source, at=now, reason="deleted from the store")
+                apply(kb, End(belief, source=source, at=now, reason="deleted from the store"))
             return
         for value in held:
-            kb.retract(belief, value, reason="deleted from the store")
+            apply(kb, Retract(belief, value, reason="deleted from the store"))
 
 
 def _does_match(kind: str, path: tuple[str, ...], namespace: tuple[str, ...]) -> bool:

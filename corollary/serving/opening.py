@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 
+from ..changes import AddRule, AddTool, apply
 from ..facade.base import BeliefBase
 from ..foundations._io import decode_bytes
 from ..foundations.clock import Clock
@@ -202,7 +203,7 @@ def _add_imported(kb: BeliefBase, imported: Imported) -> bool:
     held = {r.name for r in kb.rules}
     rules = [r for r in imported.rules if r.name not in held]
     for t in tools:
-        kb.add_tool(t)
+        apply(kb, AddTool(t))
     for r in rules:
-        kb.add_rule(r)
+        apply(kb, AddRule(r))
     return bool(tools or rules)

@@ -42,8 +42,9 @@ class ToolHost(ServedBase):
     >>> from corollary import BeliefBase, ManualClock
     >>> from corollary.foundations.scope import Scope
     >>> host = ToolHost(BeliefBase(clock=ManualClock(0)), scope=Scope.of("user:7"))
+    >>> from corollary.changes import Assert, apply
     >>> def move(kb):
-    ...     kb.assert_("user:7:city", "Oslo", source="human:u7")
+    ...     apply(kb, Assert("user:7:city", "Oslo", "human:u7"))
     ...     return "user:7:city", "Oslo"
     >>> host.change_belief(move)["label"]
     'IN'

@@ -2,9 +2,12 @@
 
 Each :class:`Tool` holds a tool's name, its description (what a model reads), its arguments
 (:class:`Param`: name, type, description, default, bounds), what kind of change it makes
-(``effect``) and the change itself (``run``: a function of a
-:class:`~corollary.serving.tool_host.ToolHost` and the arguments, answering plain JSON data).
-Every surface derives its tools from :data:`TOOLS`:
+(``effect``), the value class of the change it makes (``changes``: a
+:class:`~corollary.changes.Change` subclass; none for a read) and the tool itself (``run``: a
+function of a :class:`~corollary.serving.tool_host.ToolHost` and the arguments, answering plain
+JSON data). A tool that changes the base builds its value and hands it to
+:func:`corollary.changes.apply`, the one door every change goes through (all or nothing
+whatever raises), never the base's method. Every surface derives its tools from :data:`TOOLS`:
 
 - the MCP server (:mod:`corollary.mcp.server`), one session or many;
 - the native toolsets for pydantic-ai and the OpenAI Agents SDK
@@ -26,7 +29,23 @@ from typing import Any
 
 import attrs
 
+from ..changes import (
+    Assert,
+    Change,
+    Claim,
+    Depend,
+    End,
+    Forget,
+    RecordOutcome,
+    Remember,
+    ReplaceWhen,
+    Resolve,
+    Retract,
+    apply,
+    dependency,
+)
 from ..facade.base import BeliefBase
+from ..facade.forgetting import NO_VALUE
 from ..foundations.clock import parse_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope
@@ -97,6 +116,11 @@ class Tool:
         An awaitable ``run`` for surfaces in an event loop (``remember`` awaits its model).
     needs_model : bool
         Whether a surface without a model leaves it out (the toolsets) or refuses it (MCP).
+    changes : tuple of Change classes
+        The value class of the change it makes (``depend``: one of two), each applied with
+        :func:`corollary.changes.apply`; empty for a read. ``remember``'s
+        :class:`~corollary.changes.Remember` is applied by ``kb.remember`` once its model
+        has answered.
     """
 
     name: str
@@ -106,6 +130,7 @@ class Tool:
     run: Callable[..., dict[str, Any]]
     arun: Callable[..., Any] | None = None
     needs_model: bool = False
+    changes: tuple[type[Change], ...] = ()
 
     def param(self, name: str) -> Param:
         """The argument ``name``."""
@@ -195,14 +220,15 @@ def _assert_fact(host: ToolHost, key: str, value: Any, source: str, origin: str 
                  certainty: float | None = None, valid_from: str | float | None = None,
                  valid_until: str | float | None = None) -> dict[str, Any]:
     host.check(key)
+    change = Assert(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s,
+                    certainty=certainty, valid_from=parse_instant(valid_from, "valid_from"),
+                    valid_until=parse_instant(valid_until, "valid_until"))
 
-    def apply(kb: BeliefBase) -> tuple[str, Any]:
-        kb.assert_(key, value, source, origin=origin, half_life=half_life_s, ttl=ttl_s,
-                   certainty=certainty, valid_from=parse_instant(valid_from, "valid_from"),
-                   valid_until=parse_instant(valid_until, "valid_until"))
+    def made(kb: BeliefBase) -> tuple[str, Any]:
+        apply(kb, change)
         return key, value
 
-    return host.change_belief(apply)
+    return host.change_belief(made)
 
 
 def _claim(host: ToolHost, key: str, value: Any, source: str,
@@ -214,11 +240,9 @@ def _claim(host: ToolHost, key: str, value: Any, source: str,
     if isinstance(citation, dict) and "document" in citation:
         host.check(citation["document"], what="cited document")
 
-    def apply(kb: BeliefBase) -> tuple[str, Any]:
-        return key, kb.claim(key, value, source, inputs=inputs, certainty=certainty,
-                             formula=formula, citation=citation)
-
-    done = host.change_belief(apply)
+    change = Claim(key, value, source, inputs=inputs, certainty=certainty, formula=formula,
+                   citation=citation)
+    done = host.change_belief(lambda kb: (key, apply(kb, change)))
     believed = done["value"]
     # the base believes the stated value when the formula reproduces it, else the computed
     # one (a bool is no number: True stated, 1.0 computed is refuted)
@@ -231,33 +255,37 @@ def _claim(host: ToolHost, key: str, value: Any, source: str,
 def _retract(host: ToolHost, key: str, value: Any = None, reason: str | None = None,
              fault: str = "none") -> dict[str, Any]:
     host.check(key)
+    change = Retract(key, value, reason=reason, fault=fault)
 
-    def apply(kb: BeliefBase) -> tuple[str, Any]:
+    def made(kb: BeliefBase) -> tuple[str, Any]:
         withdrawn = kb.value(key) if value is None else value
-        kb.retract(key, value, reason=reason, fault=fault)
+        apply(kb, change)
         return key, withdrawn
 
-    return host.change_belief(apply)
+    return host.change_belief(made)
 
 
 def _record_outcome(host: ToolHost, source: str, correct: bool,
                     reason: str | None = None) -> dict[str, Any]:
-    def apply(kb: BeliefBase) -> float:
-        kb.record_outcome(source, correct, reason=reason)
+    change = RecordOutcome(source, correct, reason=reason)
+
+    def made(kb: BeliefBase) -> float:
+        apply(kb, change)
         return kb.reliability(source)
 
-    reliability, version = host.change(apply)
+    reliability, version = host.change(made)
     return {"source": source, "reliability": reliability, "saved_version": version}
 
 
 def _resolve(host: ToolHost, conflict: str, winner: Any, learn: bool = True) -> dict[str, Any]:
     host.check(conflict)
+    change = Resolve(conflict, winner, learn=learn)
 
-    def apply(kb: BeliefBase) -> tuple[str, Any]:
-        kb.resolve(conflict, winner, learn=learn)
+    def made(kb: BeliefBase) -> tuple[str, Any]:
+        apply(kb, change)
         return conflict, winner
 
-    return host.change_belief(apply)
+    return host.change_belief(made)
 
 
 def _belief(host: ToolHost, key: str) -> dict[str, Any]:
@@ -336,13 +364,14 @@ def _end(host: ToolHost, key: str, source: str, value: Any = None,
          at: str | float | None = None, reason: str | None = None,
          certainty: float | None = None) -> dict[str, Any]:
     host.check(key)
+    change = End(key, value, source=source, at=parse_instant(at, "at"), reason=reason,
+                 certainty=certainty)
 
-    def apply(kb: BeliefBase) -> tuple[str, Any]:
-        kb.end(key, value, source=source, at=parse_instant(at, "at"), reason=reason,
-               certainty=certainty)
+    def made(kb: BeliefBase) -> tuple[str, Any]:
+        apply(kb, change)
         return key, None
 
-    return host.change_belief(apply)
+    return host.change_belief(made)
 
 
 def _forget(host: ToolHost, key: str | None = None, value: Any = None,
@@ -356,12 +385,9 @@ def _forget(host: ToolHost, key: str | None = None, value: Any = None,
         # a source's facts may lie outside the caller's scope: never erase those
         raise InvalidInputError("a scoped server forgets by key or scope, not by source")
 
-    def apply(kb: BeliefBase) -> Any:
-        if value is not None:
-            return kb.forget(key, value, scope=scope, source=source, reason=reason)
-        return kb.forget(key, scope=scope, source=source, reason=reason)
-
-    gone, version = host.change(apply)
+    change = Forget(key, NO_VALUE if value is None else value, source=source, scope=scope,
+                    reason=reason)
+    gone, version = host.change(lambda kb: apply(kb, change))
     return {"beliefs": gone.beliefs, "reasons": gone.reasons, "kept": gone.kept,
             "entries": gone.entries, "checkpoints": gone.checkpoints, "outcomes": gone.outcomes,
             "saved_version": version}
@@ -371,18 +397,13 @@ def _depend(host: ToolHost, key: str, value: Any, source: str,
             on: list[str] = [],  # noqa: B006 - never changed
             if_changes: str | None = None, citation: dict[str, str] | None = None,
             certainty: float | None = None) -> dict[str, Any]:
-    from ..facade.depending import declare
-
     host.check(key)
     host.check(*on, *([] if if_changes is None else [if_changes]), what="input")
     if isinstance(citation, dict) and "document" in citation:
         host.check(citation["document"], what="cited document")
-
-    def apply(kb: BeliefBase) -> tuple[str, Any]:
-        return key, declare(kb, key, value, source=source, on=on, if_changes=if_changes,
-                            citation=citation, certainty=certainty)
-
-    return host.change_belief(apply)
+    change = dependency(key, value, source=source, on=on, if_changes=if_changes,
+                        citation=citation, certainty=certainty)
+    return host.change_belief(lambda kb: (key, apply(kb, change)))
 
 
 def _remember_args(host: ToolHost, at: float | str | None) -> tuple[Any, list[str] | None]:
@@ -450,7 +471,7 @@ TOOLS: tuple[Tool, ...] = (
                    "when it is recorded. A newer value of the key supersedes an older one", None),
              Param("valid_until", str | float | None, "When it stops holding (ISO 8601 or POSIX "
                                                       "seconds); default: open-ended", None)),
-         "write", _assert_fact),
+         "write", _assert_fact, changes=(Assert,)),
     Tool("claim", "Record a model's conclusion key = value reasoned from held beliefs (inputs). "
          "With a formula over the inputs' names it is re-executed and the computed value is "
          "believed.", (
@@ -464,14 +485,14 @@ TOOLS: tuple[Tool, ...] = (
                    "document: {\"document\": its key, \"quote\": the exact words}", None),
              Param("certainty", float | None, "How sure the model is, in [0, 1] (default 1)",
                    None)),
-         "write", _claim),
+         "write", _claim, changes=(Claim,)),
     Tool("retract", "Withdraw the held value of key (or the given value): it was never right; "
          "everything resting on it goes OUT. fault='source' lowers its sources' reliability. A "
          "fact that was true and stopped holding is ended (end), not retracted.", (
              _KEY, Param("value", Any, "The value to withdraw (default: the held one)", None),
              Param("reason", str | None, "Why, shown in proofs", None),
              Param("fault", str, "'none' or 'source'", "none")),
-         "destroy", _retract),
+         "destroy", _retract, changes=(Retract,)),
     Tool("end", "Say that key (or its value) no longer holds from a time on ('I no longer work "
          "at Acme'): the key then holds nothing, earlier times still read the value, and "
          "retracting the end brings it back. Retract is for a value that was never right.", (
@@ -483,7 +504,7 @@ TOOLS: tuple[Tool, ...] = (
              Param("reason", str | None, "Why, or the words that said so; shown in proofs",
                    None),
              Param("certainty", float | None, "How sure the source is, in (0, 1]", None)),
-         "write", _end),
+         "write", _end, changes=(End,)),
     Tool("forget", "Erase for good (a user's or a conversation's data, on request): a key (or "
          "one value of it), all a source said, or every key under a scope; not readable "
          "afterwards, not even in the history. Give one of key, source, scope. End is for a "
@@ -495,7 +516,7 @@ TOOLS: tuple[Tool, ...] = (
              Param("source", str | None, "Erase everything this source said", None),
              Param("reason", str | None, "Why (kept in the history: keep what is forgotten out "
                                          "of it)", None)),
-         "write", _forget),
+         "write", _forget, changes=(Forget,)),
     Tool("depend", "Record that key = value rests on what other keys hold now (on: it goes OUT "
          "when one changes), or that key becomes value once if_changes changes from what it "
          "holds now (until then key keeps its value). Give on or if_changes.", (
@@ -506,18 +527,18 @@ TOOLS: tuple[Tool, ...] = (
              Param("citation", dict[str, str] | None, "The sentence that said it, in a held "
                    "document: {\"document\": its key, \"quote\": the exact words}", None),
              Param("certainty", float | None, "How sure, in (0, 1]", None)),
-         "write", _depend),
+         "write", _depend, changes=(Depend, ReplaceWhen)),
     Tool("record_outcome", "Record whether a source turned out right or wrong (an audit, a "
          "check); its reliability, and the confidence of everything it supports, follow.", (
              _SOURCE, Param("correct", bool, "Whether the source was right"),
              Param("reason", str | None, "Why", None)),
-         "write", _record_outcome),
+         "write", _record_outcome, changes=(RecordOutcome,)),
     Tool("resolve", "Settle a conflict over key as a person would: winner holds, the other "
          "values are rejected; with learn, their sources' reliability moves.", (
              Param("conflict", str, "The key in conflict"),
              Param("winner", Any, "The value that holds"),
              Param("learn", bool, "Whether the losing sources' reliability moves", True)),
-         "write", _resolve),
+         "write", _resolve, changes=(Resolve,)),
     Tool("belief", "The value held for key now, IN or OUT, with its confidence (value null if "
          "none is held). Fails while two values of key conflict: see conflicts.", (_KEY,),
          "read", _belief),
@@ -567,7 +588,7 @@ TOOLS: tuple[Tool, ...] = (
                                   "'document:handbook'"),
              Param("at", float | str | None, "When it was said: POSIX seconds or ISO 8601 with "
                                              "a zone (default: now)", None)),
-         "ask", _remember, arun=_aremember, needs_model=True),
+         "ask", _remember, changes=(Remember,), arun=_aremember, needs_model=True),
 )
 
 

@@ -3,10 +3,19 @@
 A random sequence of changes, with failures injected at random points, must leave the base, its
 journal and its checkpoints equal to the same sequence without the failed changes: on a plain
 base, on a SQLite session and on a PostgreSQL session (``COROLLARY_TEST_PG_URL``; skipped when
-unset). A failure is injected by a real mechanism, a registered change (``Failing``) whose apply
-makes its inner change, of any kind, through ``apply`` and then raises: the change is partly made
-when it raises. Changes the base refuses (a retraction of a key it does not hold) fail alike in
-both runs and change nothing either.
+unset). A failure is injected by a real mechanism, in one of two places, and raises an
+``Exception`` (one that looks like the base's own refusal included) or a ``BaseException`` that
+is not one (``KeyboardInterrupt``, ``SystemExit``, ``GeneratorExit``, a subclass of the test's
+own):
+
+- *inside*: a registered change (``Failing``) whose apply makes its inner change, of any kind,
+  through ``apply`` and then raises: the change is partly made when it raises;
+- *after*: the base's conflict policy watches changes, and its ``after_change`` hook raises
+  after the change (any kind, applied as itself) is made; a change that runs no hook is made,
+  and the run without the failed changes makes it too.
+
+Changes the base refuses (a retraction of a key it does not hold) fail alike in both runs and
+change nothing either.
 """
 
 from __future__ import annotations
@@ -30,16 +39,19 @@ from corollary.changes import (
     AssertMany,
     Change,
     Claim,
+    Depend,
     End,
     Forget,
     Nogood,
     RecordOutcome,
     RemoveRule,
+    ReplaceWhen,
     Retract,
     apply,
     register_change,
 )
-from corollary.foundations.errors import CorollaryError
+from corollary.foundations.errors import CorollaryError, InvalidInputError
+from corollary.tms.conflicts import ConflictPolicy
 
 KEYS = ("a", "b", "c")
 SOURCES = ("tool:x", "tool:y")
@@ -51,7 +63,36 @@ def double_a(a: Any) -> Any:
 
 
 class Injected(RuntimeError):
-    """The failure a test injects."""
+    """A failure a test injects (an ``Exception``)."""
+
+
+class InjectedInterrupt(BaseException):
+    """A failure a test injects that no ``except Exception`` catches."""
+
+
+class InjectedRefusal(InvalidInputError):
+    """A failure a test injects that looks like the base's own refusal (a hook reading a
+    conflicted key raises one)."""
+
+
+#: What an injected failure raises.
+FAILURES: tuple[type[BaseException], ...] = (Injected, InjectedInterrupt, InjectedRefusal,
+                                             KeyboardInterrupt, SystemExit, GeneratorExit)
+
+
+class InjectsAfterChange(ConflictPolicy):
+    """A policy whose ``after_change`` hook raises ``armed`` once, when armed (a policy of the
+    default kind otherwise: a reopened session makes a new one, unarmed)."""
+
+    watches_changes = True
+
+    def __init__(self) -> None:
+        self.armed: type[BaseException] | None = None
+
+    def after_change(self, base: Any) -> None:
+        failure, self.armed = self.armed, None
+        if failure is not None:
+            raise failure("injected after the change was made")
 
 
 @attrs.frozen(slots=True)
@@ -77,11 +118,12 @@ class Failing(Change):
 
     op = "test_failing"
     inner: Any
+    failure: Any = Injected
 
 
 def failing(kb: BeliefBase, change: Failing) -> None:
     apply(kb, change.inner)
-    raise Injected("injected after the change was made")
+    raise change.failure("injected after the change was made")
 
 
 register_change(ListPrice, list_price)
@@ -102,30 +144,46 @@ KINDS: dict[type[Change], st.SearchStrategy[Change]] = {
     RecordOutcome: st.builds(lambda s, ok, k: RecordOutcome(s, ok, key=k), source,
                              st.booleans(), key),
     End: st.builds(lambda k, s: End(k, source=s), key, source),
+    Depend: st.builds(lambda k, v, on: Depend(k, v, [on], source="model:m"), key, small, key),
+    ReplaceWhen: st.builds(lambda k, v, c: ReplaceWhen(k, v, c, source="model:m"), key, small,
+                           key),
     Forget: st.builds(lambda k: Forget(k), key),
     AddRule: st.just(AddRule(double_a)),
     RemoveRule: st.just(RemoveRule(double_a)),
     ListPrice: st.builds(ListPrice, st.sampled_from(("tea", "jam")), small),
 }
 CHANGES = st.one_of(*KINDS.values())
-STEPS = st.lists(st.tuples(CHANGES, st.booleans()), min_size=1, max_size=8)
+#: Each step: a change, where a failure is injected in it (``None``: nowhere) and what it raises.
+Step = tuple[Change, str | None, type[BaseException]]
+STEPS = st.lists(st.tuples(CHANGES, st.sampled_from((None, "inside", "after")),
+                           st.sampled_from(FAILURES)), min_size=1, max_size=8)
 
 
-def run(kb: BeliefBase, steps: list[tuple[Change, bool]], inject: bool) -> list[str]:
-    """Apply the steps (each failing one wrapped in ``Failing`` when ``inject``, left out
-    otherwise); return how each ended."""
-    ended = []
-    for change, fails in steps:
-        if fails and not inject:
+def run(kb: BeliefBase, steps: list[Step], inject: bool,
+        injected: Sequence[bool] = ()) -> list[bool]:
+    """Apply the steps, with their failures when ``inject``; without, leave out the steps
+    with a failure that ``injected`` says raised (refused or failed: not made). Return
+    whether each step raised."""
+    failed = []
+    for i, (change, where, failure) in enumerate(steps):
+        if not inject and where is not None and injected[i]:
             continue
+        if inject and where == "after":
+            policy = kb.conflict_policy
+            assert isinstance(policy, InjectsAfterChange)
+            policy.armed = failure
         try:
-            apply(kb, Failing(change) if fails else change)
-            ended.append("made")
-        except Injected:
-            ended.append("injected")
-        except CorollaryError as exc:
-            ended.append(type(exc).__name__)
-    return ended
+            apply(kb, Failing(change, failure) if inject and where == "inside" else change)
+            failed.append(False)
+        except FAILURES as exc:
+            assert type(exc) is failure, exc
+            failed.append(True)
+        except CorollaryError:
+            failed.append(True)
+        finally:
+            if isinstance(kb.conflict_policy, InjectsAfterChange):
+                kb.conflict_policy.armed = None  # a change that ran no hook: made
+    return failed
 
 
 def seen(kb: BeliefBase) -> dict[str, Any]:
@@ -147,23 +205,23 @@ COMMON = settings(max_examples=25, deadline=None,
 
 @COMMON
 @given(STEPS)
-def test_a_plain_base_ends_as_without_the_failed_changes(steps: list[tuple[Change, bool]]
-                                                         ) -> None:
-    failed = BeliefBase(clock=ManualClock(100))
-    clean = BeliefBase(clock=ManualClock(100))
+def test_a_plain_base_ends_as_without_the_failed_changes(steps: list[Step]) -> None:
+    failed = BeliefBase(clock=ManualClock(100), conflict_policy=InjectsAfterChange())
+    clean = BeliefBase(clock=ManualClock(100), conflict_policy=InjectsAfterChange())
     outcomes = run(failed, steps, inject=True)
-    run(clean, steps, inject=False)
+    run(clean, steps, inject=False, injected=outcomes)
     assert seen(failed) == seen(clean), outcomes
 
 
-def _sessions(ledgers: Sequence[TrustLedger], steps: list[tuple[Change, bool]]
-              ) -> None:
+def _sessions(ledgers: Sequence[TrustLedger], steps: list[Step]) -> None:
     """The two runs in two ledgers of their own (what one learns of a source's outcomes is
     not the other's)."""
-    failed = BeliefBase.open_session(ledgers[0], "s", clock=ManualClock(100), checkpoint_every=2)
-    clean = BeliefBase.open_session(ledgers[1], "s", clock=ManualClock(100), checkpoint_every=2)
+    failed, clean = (BeliefBase.open_session(ledger, "s", clock=ManualClock(100),
+                                             checkpoint_every=2,
+                                             conflict_policy=InjectsAfterChange())
+                     for ledger in ledgers)
     outcomes = run(failed, steps, inject=True)
-    run(clean, steps, inject=False)
+    run(clean, steps, inject=False, injected=outcomes)
     assert journal_of(failed) == journal_of(clean), outcomes
     assert seen(failed) == seen(clean), outcomes
     failed.checkpoint()
@@ -176,7 +234,7 @@ def _sessions(ledgers: Sequence[TrustLedger], steps: list[tuple[Change, bool]]
 @settings(COMMON, max_examples=12)
 @given(STEPS)
 def test_a_sqlite_session_ends_as_without_the_failed_changes(
-        tmp_path: Path, steps: list[tuple[Change, bool]]) -> None:
+        tmp_path: Path, steps: list[Step]) -> None:
     ledgers = tuple(open_ledger(str(tmp_path / f"{uuid.uuid4().hex}.db")) for _ in range(2))
     try:
         _sessions(ledgers, steps)
@@ -190,7 +248,7 @@ def test_a_sqlite_session_ends_as_without_the_failed_changes(
 @settings(COMMON, max_examples=8)
 @given(STEPS)
 def test_a_postgres_session_ends_as_without_the_failed_changes(
-        tmp_path: Path, steps: list[tuple[Change, bool]]) -> None:
+        tmp_path: Path, steps: list[Step]) -> None:
     targets = [Target("postgres", tmp_path) for _ in range(2)]
     ledgers = tuple(target.open() for target in targets)
     try:
