@@ -23,6 +23,7 @@ the pool's size wait for a connection, never for each other. See docs/many-users
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -173,7 +174,7 @@ class SessionCache:
         session_id = check_session(session_id)
         if not isinstance(sync, bool):
             raise InvalidTypeError("sync must be a bool")
-        with self._turn():
+        with self._turn(), self._look(sync):
             entry = self._take(session_id)
             size: int | None = None  # None: the session did not open
             try:
@@ -204,6 +205,14 @@ class SessionCache:
         finally:
             self._inside.depth = 0
             self._turns.release()
+
+    def _look(self, sync: bool) -> contextlib.AbstractContextManager[Any]:
+        """One look at other writers' outcomes for the whole use (a store that asks the server
+        on every confidence read, PostgreSQL, offers ``one_look``): a read asks once, with
+        the sync's own statement; a write (``sync=False``) asks nothing, and takes the
+        outcomes as of this process's last look (docs/many-users.md, "Writes")."""
+        one_look = getattr(self.ledger.store, "one_look", None)
+        return contextlib.nullcontext() if one_look is None else one_look(ask=sync)
 
     def _take(self, session_id: str) -> _Entry:
         with self._lock:

@@ -394,12 +394,66 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                                )[0][0])
 
     def _external_change(self) -> bool:
+        look = getattr(self._local, "look", None)
+        if look is not None:  # inside one_look(): at most one look for the whole block
+            if look.taken:
+                return False  # what the look found was caught up with then
+            look.taken = True
+            if look.newest is not None:  # asked with the journal's head (journal_changed)
+                return look.newest > self._watermark
+            if not look.ask:
+                return False  # a write: the outcomes as of this process's last look
         if self.poll_interval:
             now = time.monotonic()
             if now - self._last_check < self.poll_interval:
                 return False
             self._last_check = now
         return self._max_id() > self._watermark  # one backward step along the primary key
+
+    @contextlib.contextmanager
+    def one_look(self, *, ask: bool = True) -> Iterator[None]:
+        """Within the block, this thread asks for other writers' outcomes at most once.
+
+        With ``poll_interval=0`` every confidence a base reads asks the server whether other
+        processes recorded outcomes (one ``max(id)`` round trip each). One use of a session
+        reads many (a get reads a label and a confidence, a search one for each item): in the
+        block, the first check asks (``ask=True``; it rides on :meth:`journal_changed`'s
+        statement when the block syncs a session first, so it costs no round trip of its own)
+        and every later check answers from it, so the block sees every outcome committed
+        before it began, as one read would. ``ask=False`` (a block that only writes) asks
+        nothing: its checks answer as of this process's last look (what a change reads of
+        the outcomes goes into its journal entry's history row only; docs/many-users.md,
+        "Writes"). A block inside another takes the outer one's look.
+
+        Examples
+        --------
+        >>> with store.one_look():  # doctest: +SKIP
+        ...     kb.sync(); kb.value("diet"); kb.confidence("diet")  # one round trip in all
+        """
+        if getattr(self._local, "look", None) is not None:
+            yield
+            return
+        self._local.look = _Look(ask)
+        try:
+            yield
+        finally:
+            self._local.look = None
+
+    def journal_changed(self, session_id: str, after: int) -> bool:
+        """Whether there is an entry after ``after`` (one indexed lookup); inside
+        :meth:`one_look`, the same statement also reads the newest outcome id, which answers
+        the block's look at the outcomes."""
+        look = getattr(self._local, "look", None)
+        if look is None or look.taken or not look.ask or self.poll_interval:
+            return bool(super().journal_changed(session_id, after))
+        check_session(session_id)
+        after = check_seq(after, "after")
+        rows = self._fetch(
+            f"SELECT (SELECT seq FROM {self._t('corollary_journal_head')} WHERE session_id = %s),"
+            f" (SELECT coalesce(max(id), 0) FROM {self._t('outcomes')})", (session_id,))
+        head, newest = rows[0]
+        look.newest = int(newest)
+        return self._checked_head([] if head is None else [(head,)]) > after
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome, oldest recorded first."""
@@ -663,6 +717,19 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             notifier = self._notifier
         notifier.tell(session_id, seq)
 
+    def close_notifier(self) -> None:
+        """Send the notifications told so far and end the thread that sends them (one starts
+        again with the next append): nothing of this store runs in the background after it.
+
+        Examples
+        --------
+        >>> store.close_notifier()  # doctest: +SKIP
+        """
+        with self._conn_lock:
+            notifier, self._notifier = self._notifier, None
+        if notifier is not None and notifier.pid == os.getpid():
+            notifier.stop()
+
     def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
                                                        PostgresJournalWriter]:
         """Open a transaction holding the session's head row (retried while the server is away)."""
@@ -795,10 +862,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
     def close(self) -> None:
         """Close this process's connection pool (one inherited from a parent is never
         closed: its connections are the parent's)."""
-        with self._conn_lock:
-            notifier, self._notifier = self._notifier, None
-        if notifier is not None and notifier.pid == os.getpid():
-            notifier.stop()  # sends what it was told first (outside the lock: it uses the pool)
+        self.close_notifier()  # sends what it was told first (outside the lock: it uses the pool)
         with self._conn_lock:
             self._closed = True
             listener, self._listener = self._listener, None
@@ -817,6 +881,18 @@ POLL_INTERVAL = 0.25
 def _run_alone(statement: str, conn: Any) -> None:
     """One statement on an autocommit connection (``VACUUM`` runs outside transactions)."""
     conn.execute(statement)
+
+
+class _Look:
+    """One :meth:`PostgresStore.one_look` block: whether it may ask, the newest outcome id a
+    statement brought back with the journal's head, and whether a check has used it."""
+
+    __slots__ = ("ask", "newest", "taken")
+
+    def __init__(self, ask: bool) -> None:
+        self.ask = ask
+        self.newest: int | None = None
+        self.taken = False
 
 
 class PostgresJournalWriter:

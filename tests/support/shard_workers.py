@@ -31,3 +31,16 @@ def put_elsewhere(url: str, options: dict[str, Any], namespace: tuple[str, ...],
         CorollaryStore.sharded(ledger).put(namespace, key, value)
     finally:
         ledger.close()
+
+
+def record_elsewhere(url: str, options: dict[str, Any], source: str, wrong: int) -> int:
+    """Record ``wrong`` outcomes against ``source`` through a ledger of this process's own (an
+    agent elsewhere learning that the source was wrong); return how many the ledger holds
+    (acknowledged: committed before this returns)."""
+    ledger = open_ledger(url, **options)
+    try:
+        for _ in range(wrong):
+            ledger.record_outcome(source, False)
+        return len(ledger.store.outcomes(source))
+    finally:
+        ledger.close()
