@@ -24,7 +24,9 @@ the pool's size wait for a connection, never for each other. See docs/many-users
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -33,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..facade.base import BeliefBase
-from ..foundations._validate import check_int
+from ..facade.journaled import CHECKPOINT_FIRST
+from ..foundations._validate import check_int, check_number
 from ..foundations.errors import InvalidTypeError
 from ..storage.checks import check_session
 
@@ -102,6 +105,67 @@ class _Entry:
         self.size = 0
 
 
+class _Checkpoints:
+    """The cache's writer of due checkpoints: a thread, started on the first one, writing each
+    session's (:meth:`Journal.checkpoint <corollary.facade.journaled.Journal.checkpoint>`)
+    while holding the session's lock as a caller does, so that no change waits for a snapshot
+    and its write. A checkpoint not written yet loses nothing: the journal holds every entry,
+    and opening replays the entries after the newest checkpoint there is."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        #: by id: an entry once, however often it is due; and whether it is written even if
+        #: no checkpoint is due by size or age
+        self._due: dict[int, tuple[_Entry, bool]] = {}
+        self._busy = False
+        self._thread: threading.Thread | None = None
+
+    def due(self, entry: _Entry, force: bool = False) -> None:
+        """A change of ``entry``'s session made a checkpoint due (called inside the change:
+        it only takes note); ``force``: write one even if none is due by size or age."""
+        with self._cond:
+            self._due[id(entry)] = (entry, force or self._due.get(id(entry), (entry, False))[1])
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="corollary-checkpoints")
+                self._thread.start()
+            self._cond.notify_all()
+
+    def wait(self, timeout: float | None) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._due and not self._busy, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._due:
+                    self._cond.wait()
+                _, (entry, force) = self._due.popitem()
+                self._busy = True
+            try:
+                self._write(entry, force)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    @staticmethod
+    def _write(entry: _Entry, force: bool) -> None:
+        with entry.lock:  # as a caller: no change or read of the session meanwhile
+            kb = entry.kb
+            journal = kb.journal if kb is not None else None
+            if journal is None or journal.seen <= journal.cp_seq or not (
+                    force or journal.checkpoint_due()):
+                return  # written meanwhile (another due of the same session)
+            try:
+                journal.checkpoint()
+            except Exception as exc:  # the next due one tries again; nothing is lost meanwhile
+                with contextlib.suppress(Exception):
+                    warnings.warn(f"the checkpoint of session {journal.sid!r} could not be "
+                                  f"written ({type(exc).__name__}: {exc}); its journal holds "
+                                  "every entry", RuntimeWarning, stacklevel=1)
+
+
 class SessionCache:
     """Journaled sessions of one ledger, opened on demand and kept within bounds.
 
@@ -157,6 +221,7 @@ class SessionCache:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
         self._bytes = 0
         self._hits = self._misses = self._evictions = 0
+        self._checkpoints = _Checkpoints()
 
     @contextmanager
     def session(self, session_id: str, *, sync: bool = True) -> Iterator[BeliefBase]:
@@ -227,7 +292,15 @@ class SessionCache:
         """The entry's base: opened (a miss), else synced with other writers (a hit)."""
         if entry.kb is None:
             kb = BeliefBase.open_session(self.ledger, session_id, **self.options)
+            journal = kb.journal
+            assert journal is not None  # open_session makes a session
+            # a checkpoint a change makes due is written by the cache's writer, not the change
+            journal.on_due = functools.partial(self._checkpoints.due, entry)
             entry.kb = kb
+            if journal.seen - journal.cp_seq >= CHECKPOINT_FIRST:
+                # it replayed many entries (a writer died before its checkpoint was written):
+                # one now, so that the next open replays few
+                self._checkpoints.due(entry, force=True)
             with self._lock:
                 self._misses += 1
             return kb
@@ -272,6 +345,27 @@ class SessionCache:
                 return False
             self._drop(session_id)
             return True
+
+    def wait_checkpoints(self, timeout: float | None = None) -> bool:
+        """Wait until every checkpoint made due so far is written (at most ``timeout``
+        seconds; ``None``: as long as it takes); whether it is. Checkpoints are written by a
+        thread of the cache's, each holding its session as a caller does, never by the change
+        that made it due (docs/many-users.md, "Checkpoints").
+
+        Examples
+        --------
+        >>> from corollary import TrustLedger
+        >>> cache = SessionCache(TrustLedger())
+        >>> with cache.session("u1") as kb:
+        ...     _ = kb.assert_many([(f"k{i}", i, "tool:app") for i in range(20)])
+        ...     for i in range(15):
+        ...         kb.assert_(f"k{i}", -i, source="tool:app")  # the 16th entry: one is due
+        >>> cache.wait_checkpoints(30), cache.ledger.store.read_checkpoint("u1")[0]
+        (True, 16)
+        """
+        if timeout is not None:
+            timeout = check_number(timeout, "timeout", low=0)
+        return self._checkpoints.wait(timeout)
 
     def open_sessions(self) -> list[str]:
         """The sessions open now, least recently used first."""
