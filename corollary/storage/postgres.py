@@ -1078,6 +1078,7 @@ class _Notifier:
         self._told: dict[str, int] = {}
         self._cond = threading.Condition()
         self._stopping = False
+        self._resting = False  # between two sends: what is told waits for the gap's end
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name=f"corollary-notify-{store.namespace}")
         self._thread.start()
@@ -1087,7 +1088,8 @@ class _Notifier:
         with self._cond:
             if seq > self._told.get(session_id, 0):
                 self._told[session_id] = seq
-            self._cond.notify()
+            if not self._resting:
+                self._cond.notify()
 
     def _run(self) -> None:
         while True:
@@ -1098,8 +1100,11 @@ class _Notifier:
             if told:
                 self._send(told)
                 with self._cond:  # a stream of appends: what comes meanwhile goes together
-                    if not self._stopping:
-                        self._cond.wait(NOTIFY_GAP)
+                    self._resting = True  # tell() wakes no one meanwhile (stop() does)
+                    deadline = time.monotonic() + NOTIFY_GAP
+                    while not self._stopping and (left := deadline - time.monotonic()) > 0:
+                        self._cond.wait(left)
+                    self._resting = False
             elif self._stopping:
                 return
 
