@@ -250,8 +250,15 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         """The value of belief ``key`` an item shows (the most confident held one, at or above
         the floor), with its confidence; ``None`` if there is none."""
         kb = self.kb
+        values = list(kb.engine.values_of(key))
+        if len(values) == 1:  # its one value: read by the key alone, no canonical form made
+            value = values[0].value
+            if is_end(value) or kb.label(key) != "IN":
+                return None
+            confidence = kb.confidence(key)
+            return (value, confidence) if confidence >= self.floor else None
         best: tuple[Any, float] | None = None
-        for b in list(kb.engine.values_of(key)):
+        for b in values:
             value = b.value
             if is_end(value) or kb.label(key, value) != "IN":
                 continue

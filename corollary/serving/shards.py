@@ -15,6 +15,12 @@ arrives after the writer's commit, not before the reader's next read, so it coul
 that; the cache asks. One ledger (one connection pool) serves every session; each session has
 a lock of its own, so callers of different sessions never wait for each other.
 
+On PostgreSQL a use takes one look at other processes' trust outcomes, in the sync's own
+statement for a read and none for a write, not a round trip for every confidence it reads;
+and a checkpoint a change makes due is written by a thread of the cache's after the change
+returns, never by the change (docs/many-users.md, "Reads and other writers' outcomes" and
+"Checkpoints").
+
 Any number of callers may use sessions at once (``max_concurrent`` bounds them if given):
 a change holds one pooled connection for its journal transaction and needs no other, and the
 store never waits for the database while holding its shared totals' lock, so callers beyond
@@ -325,6 +331,8 @@ class SessionCache:
     def _shrink(self) -> None:
         """Drop least recently used sessions nobody uses until within both bounds (the one
         used last stays)."""
+        if len(self._entries) <= self.max_sessions and self._bytes <= self.max_bytes:
+            return  # within both (every use ends here: no walk over the cached sessions)
         for sid in list(self._entries)[:-1]:
             if len(self._entries) <= self.max_sessions and self._bytes <= self.max_bytes:
                 return
