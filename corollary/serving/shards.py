@@ -111,6 +111,10 @@ class _Entry:
         self.size = 0
 
 
+#: Seconds the cache's checkpoint writer waits for work before its thread ends.
+IDLE_SECONDS = 1.0
+
+
 class _Checkpoints:
     """The cache's writer of due checkpoints: a thread, started on the first one, writing each
     session's (:meth:`Journal.checkpoint <corollary.facade.journaled.Journal.checkpoint>`)
@@ -120,17 +124,16 @@ class _Checkpoints:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        #: by id: an entry once, however often it is due; and whether it is written even if
-        #: no checkpoint is due by size or age
-        self._due: dict[int, tuple[_Entry, bool]] = {}
+        self._due: dict[int, _Entry] = {}  # by id: an entry once, however often it is due
         self._busy = False
         self._thread: threading.Thread | None = None
 
-    def due(self, entry: _Entry, force: bool = False) -> None:
-        """A change of ``entry``'s session made a checkpoint due (called inside the change:
-        it only takes note); ``force``: write one even if none is due by size or age."""
+    def due(self, entry: _Entry) -> None:
+        """A checkpoint of ``entry``'s session is due (called inside the change that made it
+        due: it only takes note). The one written is at the session's last entry when the
+        writer gets to it, however many came after the one that made it due."""
         with self._cond:
-            self._due[id(entry)] = (entry, force or self._due.get(id(entry), (entry, False))[1])
+            self._due[id(entry)] = entry
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, daemon=True,
                                                 name="corollary-checkpoints")
@@ -145,23 +148,24 @@ class _Checkpoints:
         while True:
             with self._cond:
                 while not self._due:
-                    self._cond.wait()
-                _, (entry, force) = self._due.popitem()
+                    if not self._cond.wait(IDLE_SECONDS) and not self._due:
+                        self._thread = None  # idle: ended (the next due starts another)
+                        return
+                _, entry = self._due.popitem()
                 self._busy = True
             try:
-                self._write(entry, force)
+                self._write(entry)
             finally:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
 
     @staticmethod
-    def _write(entry: _Entry, force: bool) -> None:
+    def _write(entry: _Entry) -> None:
         with entry.lock:  # as a caller: no change or read of the session meanwhile
             kb = entry.kb
             journal = kb.journal if kb is not None else None
-            if journal is None or journal.seen <= journal.cp_seq or not (
-                    force or journal.checkpoint_due()):
+            if journal is None or journal.seen <= journal.cp_seq:
                 return  # written meanwhile (another due of the same session)
             try:
                 journal.checkpoint()
@@ -306,7 +310,7 @@ class SessionCache:
             if journal.seen - journal.cp_seq >= CHECKPOINT_FIRST:
                 # it replayed many entries (a writer died before its checkpoint was written):
                 # one now, so that the next open replays few
-                self._checkpoints.due(entry, force=True)
+                self._checkpoints.due(entry)
             with self._lock:
                 self._misses += 1
             return kb
