@@ -432,21 +432,23 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         before it began, as one read would. ``ask=False`` (a block that only writes) asks
         nothing: its checks answer as of this process's last look (what a change reads of
         the outcomes goes into its journal entry's history row only; docs/many-users.md,
-        "Writes"). A block inside another takes the outer one's look.
+        "Writes"). A block inside another takes the outer one's look, but for a block that
+        may ask inside one that may not, which takes a look of its own.
 
         Examples
         --------
         >>> with store.one_look():  # doctest: +SKIP
         ...     kb.sync(); kb.value("diet"); kb.confidence("diet")  # one round trip in all
         """
-        if getattr(self._local, "look", None) is not None:
+        outer = getattr(self._local, "look", None)
+        if outer is not None and (outer.ask or not ask):
             yield
             return
-        self._local.look = _Look(ask)
+        self._local.look = _Look(ask)  # a read inside a write's block takes a look of its own
         try:
             yield
         finally:
-            self._local.look = None
+            self._local.look = outer
 
     def journal_changed(self, session_id: str, after: int) -> bool:
         """Whether there is an entry after ``after`` (one indexed lookup); inside
