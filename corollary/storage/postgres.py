@@ -450,21 +450,19 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         finally:
             self._local.look = outer
 
-    def journal_changed(self, session_id: str, after: int) -> bool:
-        """Whether there is an entry after ``after`` (one indexed lookup); inside
-        :meth:`one_look`, the same statement also reads the newest outcome id, which answers
-        the block's look at the outcomes."""
+    def wants_newest_outcome(self) -> bool:
+        """Inside :meth:`one_look`, before its look is taken, in a block that may ask (and
+        with ``poll_interval=0``): then :meth:`journal_changed` reads the newest outcome id
+        with the head, and the block's look costs no round trip of its own."""
         look = getattr(self._local, "look", None)
-        if look is None or look.taken or not look.ask or self.poll_interval:
-            return bool(super().journal_changed(session_id, after))
-        check_session(session_id)
-        after = check_seq(after, "after")
-        rows = self._fetch(
-            f"SELECT (SELECT seq FROM {self._t('corollary_journal_head')} WHERE session_id = %s),"
-            f" (SELECT coalesce(max(id), 0) FROM {self._t('outcomes')})", (session_id,))
-        head, newest = rows[0]
-        look.newest = int(newest)
-        return self._checked_head([] if head is None else [(head,)]) > after
+        return (look is not None and not look.taken and look.ask and look.newest is None
+                and not self.poll_interval)
+
+    def take_newest_outcome(self, newest: int) -> None:
+        """Keep the newest outcome id for the block's look (:meth:`one_look`)."""
+        look = getattr(self._local, "look", None)
+        if look is not None and not look.taken:
+            look.newest = int(newest)
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome, oldest recorded first."""
