@@ -788,7 +788,16 @@ class Journal:
         """Whether a checkpoint is due: this base's last entry's seq is a multiple of
         ``checkpoint_every`` (one writer appends it, so many writers write one checkpoint,
         not one each) or, below it, a power of two from :data:`CHECKPOINT_FIRST` on, or
-        ``checkpoint_seconds`` have passed since this base's last one."""
+        ``checkpoint_seconds`` have passed since this base's last one.
+
+        >>> from corollary import BeliefBase, TrustLedger
+        >>> kb = BeliefBase.open_session(TrustLedger(), "s")
+        >>> kb.journal.on_due = lambda: None  # someone else writes them: none written here
+        >>> for i in range(16):
+        ...     kb.assert_("k", i, source="tool:a")
+        >>> kb.journal.checkpoint_due(), kb.journal.checkpoint()
+        (True, 16)
+        """
         seq = self.seen
         if seq <= self.cp_seq:
             return False
