@@ -18,22 +18,25 @@ store in a process of its own (spawned, so its memory is its own):
   and the PostgreSQL connections the process holds;
 * puts per second with 1 and then 2 processes at once (different users: 50 of each half,
   their sessions opened before the clock starts; the sharded ledger with
-  ``--poll-interval``), for ``--seconds``, and the CPU time each process spent a put (the
-  machine is shared: a replica that gets less CPU makes fewer puts);
+  ``--poll-interval``), for ``--seconds``, the CPU time each process spent a put (the
+  machine is shared: a replica that gets less CPU makes fewer puts), and the puts' p50/p99
+  with 1 replica (a put that writes a checkpoint on its way shows in the p99);
 * with ``--mcp``: the same get/put/search sequence through MCP over HTTP, a server of many users
   (``make_server(SessionCache(ledger), tokens=...)`` behind ``sessions_app``, uvicorn on
   loopback, spawned) driven by the SDK's client over one connection, each request naming its
   user's session in the ``Corollary-Session`` header: get is the ``belief`` tool, put
   ``assert_fact``, search ``beliefs`` (limit 10) in the user's session; p50/p99, and the ratio
   to the same tool run in the driver's process on a ``SessionCache`` of the same ledger just
-  before each call (interleaved: what HTTP, MCP and the server add).
+  before each call (interleaved: what HTTP, MCP and the server add);
+* with ``--rounds n``: the get/put/search mix run n times, the two stores interleaved, each
+  round's ratio at p50 printed (the spread, on a shared machine).
 
 Storage per belief is the database size of each store divided by the beliefs loaded.
 
 Usage::
 
     COROLLARY_TEST_PG_URL=postgresql://... python benchmarks/bench_many_users.py \\
-        [--users 2000] [--beliefs 50] [--ops 600] [--max-sessions 200] [--mcp]
+        [--users 2000] [--beliefs 50] [--ops 600] [--max-sessions 200] [--rounds 1] [--mcp]
 
 Needs the ``postgres`` and ``langgraph`` extras and ``langgraph-checkpoint-postgres`` (the
 ``bench`` extra).
@@ -192,9 +195,10 @@ def drive(store: Any, plan: list[tuple[str, int, int]]) -> dict[str, Any]:
 
 
 def put_for(kind: str, url: str, users: list[int], seconds: float,
-            poll: float = 0.0) -> tuple[int, float]:
-    """Puts made in ``seconds`` on ``users`` (one process: one replica), and the CPU seconds
-    the process spent making them."""
+            poll: float = 0.0) -> tuple[int, float, float, float]:
+    """Puts made in ``seconds`` on ``users`` (one process: one replica), the CPU seconds
+    the process spent making them, and the puts' p50 and p99 (ms): a put that wrote a
+    checkpoint on its way is in the p99."""
     if kind == "sharded":
         from corollary import open_ledger
         from corollary.integrations.langgraph import CorollaryStore
@@ -210,18 +214,21 @@ def put_for(kind: str, url: str, users: list[int], seconds: float,
         return _puts(pg, users, seconds)
 
 
-def _puts(store: Any, users: list[int], seconds: float) -> tuple[int, float]:
+def _puts(store: Any, users: list[int], seconds: float) -> tuple[int, float, float, float]:
+    """Puts made, CPU seconds, and each put's p50 and p99 (ms)."""
     rng = random.Random(users[0])
     for u in users[:50]:  # the users' sessions opened (and connections made) before the clock
         store.get(namespace(u), "m0")
     cpu = time.process_time()
     deadline = time.perf_counter() + seconds
     done = 0
-    while time.perf_counter() < deadline:
+    times = []
+    while (start := time.perf_counter()) < deadline:
         u = rng.choice(users[:50])
         store.put(namespace(u), f"m{rng.randrange(50)}", value(u, done, done + 7))
+        times.append(time.perf_counter() - start)
         done += 1
-    return done, time.process_time() - cpu
+    return (done, time.process_time() - cpu, *pcts(times))
 
 
 # -- through MCP over HTTP ----------------------------------------------------------------------
@@ -353,6 +360,9 @@ def main() -> None:
     parser.add_argument("--url", default=os.environ.get("COROLLARY_TEST_PG_URL"))
     parser.add_argument("--poll-interval", type=float, default=1.0,
                         help="the ledger's poll_interval of the second sharded run (seconds)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="run the get/put/search mix this many times, the stores "
+                             "interleaved, and print each round's ratio")
     parser.add_argument("--mcp", action="store_true",
                         help="also drive get/put/search through MCP over HTTP")
     args = parser.parse_args()
@@ -382,10 +392,14 @@ def main() -> None:
               f"B/belief ({theirs_bytes / 2**20:.1f} MiB)")
         plan = workload(args.users, args.ops, 38)
         run_args = (url, args.users, plan, args.opens, args.max_sessions, 7)
-        with ctx.Pool(1) as pool:
-            ours = pool.apply(run_sharded, run_args)
-        with ctx.Pool(1) as pool:
-            theirs = pool.apply(run_postgres_store, run_args)
+        spread: dict[str, list[float]] = {"get": [], "put": [], "search": []}
+        for _ in range(args.rounds):  # the stores interleaved: each round's ratio at p50
+            with ctx.Pool(1) as pool:
+                ours = pool.apply(run_sharded, run_args)
+            with ctx.Pool(1) as pool:
+                theirs = pool.apply(run_postgres_store, run_args)
+            for kind, ratios in spread.items():
+                ratios.append(ours[kind][0] / theirs[kind][0])
         with ctx.Pool(1) as pool:
             polled = pool.apply(run_sharded, (*run_args, args.poll_interval))
         print("open a user's session (ms): cold p50 {:.2f} p99 {:.2f}; cached p50 {:.2f} "
@@ -402,6 +416,12 @@ def main() -> None:
                 print(f"{kind:>6} on an open session (ms): sharded p50 {d50:.2f} p99 {d99:.2f} "
                       f"-> {d50 / b50:.1f}x; with poll_interval={args.poll_interval:g} s p50 "
                       f"{e50:.2f} p99 {e99:.2f} -> {e50 / b50:.1f}x")
+        if args.rounds > 1:
+            print(f"{args.rounds} rounds, the stores interleaved: sharded / PostgresStore at p50, "
+                  + "; ".join(f"{kind} " + " ".join(f"{r:.2f}x" for r in ratios)
+                              + f" (median {statistics.median(ratios):.2f}x)"
+                              for kind, ratios in spread.items())
+                  + " (the figures above: the last round)")
         print(f"process memory (VmRSS after the workload): sharded {ours['rss']:.0f} MiB with "
               f"{ours['sessions']} sessions open (estimate {ours['estimated']:.1f} MiB, cache "
               f"bound {args.max_sessions}); PostgresStore {theirs['rss']:.0f} MiB")
@@ -418,19 +438,20 @@ def main() -> None:
         half = args.users // 2
         for kind in ("sharded", "PostgresStore"):
             with ctx.Pool(1) as pool:
-                one, cpu1 = pool.apply(put_for, (kind, url, list(range(half)), args.seconds,
-                                                 args.poll_interval))
+                one, cpu1, p50, p99 = pool.apply(put_for, (kind, url, list(range(half)),
+                                                           args.seconds, args.poll_interval))
             with ctx.Pool(2) as pool:
                 two = pool.starmap(put_for, [
                     (kind, url, list(range(half)), args.seconds, args.poll_interval),
                     (kind, url, list(range(half, args.users)), args.seconds,
                      args.poll_interval)])
-            rate1, rate2 = one / args.seconds, sum(n for n, _ in two) / args.seconds
-            cpu2 = sum(c for _, c in two) / max(1, sum(n for n, _ in two))
+            rate1, rate2 = one / args.seconds, sum(r[0] for r in two) / args.seconds
+            cpu2 = sum(r[1] for r in two) / max(1, sum(r[0] for r in two))
             print(f"puts/s, {kind}: 1 replica {rate1:.0f}, 2 replicas on different users "
                   f"{rate2:.0f} -> {rate2 / rate1:.2f}x; client CPU a put {cpu1 / one * 1e3:.3f}"
-                  f" ms (1 replica), {cpu2 * 1e3:.3f} ms (2); load average "
-                  f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+                  f" ms (1 replica), {cpu2 * 1e3:.3f} ms (2); a put (1 replica) p50 {p50:.2f} "
+                  f"p99 {p99:.2f} ms; load average {os.getloadavg()[0]:.1f} on "
+                  f"{os.cpu_count()} cores")
     finally:
         with psycopg.connect(args.url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -252,6 +252,9 @@ class Journal:
         self.feed_record: LabelRecord | None = None  # the label feed of a watch of every key
         self.last: tuple[int, bytes] | None = None  # the last entry applied here: (seq, bytes)
         self.calm = 0  # changes to make under the lock before appending on assumption again
+        #: called, instead of writing it, when a change makes a checkpoint due: whoever set it
+        #: writes it off the change's path (corollary.serving.shards.SessionCache)
+        self.on_due: Callable[[], None] | None = None
         #: one change (or sync) of this base at a time: another thread waits for it
         self.lock = threading.RLock()
         self.watchers: list[Watch] = []
@@ -776,18 +779,35 @@ class Journal:
         return encode(doc, "msgpack")
 
     def maybe_checkpoint(self) -> None:
-        """Checkpoint after this base's own entry when it is due: the entry's seq is a multiple
-        of ``checkpoint_every`` (one writer appends it, so many writers write one checkpoint,
-        not one each) or, below it, a power of two from :data:`CHECKPOINT_FIRST` on, or
-        ``checkpoint_seconds`` have passed since this base's last one."""
-        seq = self.seen
-        if seq <= self.cp_seq:
+        """Checkpoint after this base's own entry when it is due (:meth:`checkpoint_due`);
+        with :attr:`on_due` set, hand it over instead (written off the change's path)."""
+        if not self.checkpoint_due():
             return
-        doubled = CHECKPOINT_FIRST <= seq < self.every and seq & (seq - 1) == 0
-        if (seq % self.every and not doubled
-                and time.monotonic() - self.cp_time < self.seconds):
+        if self.on_due is not None:
+            self.on_due()
             return
         self.checkpoint()
+
+    def checkpoint_due(self) -> bool:
+        """Whether a checkpoint is due: this base's last entry's seq is a multiple of
+        ``checkpoint_every`` (one writer appends it, so many writers write one checkpoint,
+        not one each) or, below it, a power of two from :data:`CHECKPOINT_FIRST` on, or
+        ``checkpoint_seconds`` have passed since this base's last one.
+
+        >>> from corollary import BeliefBase, TrustLedger
+        >>> kb = BeliefBase.open_session(TrustLedger(), "s")
+        >>> kb.journal.on_due = lambda: None  # someone else writes them: none written here
+        >>> for i in range(16):
+        ...     kb.assert_("k", i, source="tool:a")
+        >>> kb.journal.checkpoint_due(), kb.journal.checkpoint()
+        (True, 16)
+        """
+        seq = self.seen
+        if seq <= self.cp_seq:
+            return False
+        doubled = CHECKPOINT_FIRST <= seq < self.every and seq & (seq - 1) == 0
+        return not (seq % self.every and not doubled
+                    and time.monotonic() - self.cp_time < self.seconds)
 
     def checkpoint(self) -> int:
         """Write a checkpoint of this base now (at the last entry it applied); return its seq.

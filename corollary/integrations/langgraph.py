@@ -221,7 +221,7 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
                     if op.value is None and not _writable(_check_labels(op.namespace)):
                         results.append(None)  # a delete where nothing can have been put
                         continue
-                    self._check_put(op)
+                    self.check_put(op)
                     writes.pop((op.namespace, op.key), None)  # the last write keeps its place
                     writes[(op.namespace, op.key)] = op
                     results.append(None)
@@ -251,8 +251,15 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         """The value of belief ``key`` an item shows (the most confident held one, at or above
         the floor), with its confidence; ``None`` if there is none."""
         kb = self.kb
+        values = list(kb.engine.values_of(key))
+        if len(values) == 1:  # its one value: read by the key alone, no canonical form made
+            value = values[0].value
+            if is_end(value) or kb.label(key) != "IN":
+                return None
+            confidence = kb.confidence(key)
+            return (value, confidence) if confidence >= self.floor else None
         best: tuple[Any, float] | None = None
-        for b in list(kb.engine.values_of(key)):
+        for b in values:
             value = b.value
             if is_end(value) or kb.label(key, value) != "IN":
                 continue
@@ -371,8 +378,62 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
             namespaces = list({ns[:op.max_depth] for ns in namespaces})
         return sorted(namespaces)[op.offset:op.offset + op.limit]
 
+    # -- one operation, for a caller that holds the base (ShardedStore, through its cache) --
+    def read(self, op: Any) -> Any:
+        """Run one read (a ``GetOp``, ``SearchOp`` or ``ListNamespacesOp``) against the base
+        as it is now: no sync first and not under the store's lock, for a caller that holds
+        the base and has synced it (:class:`ShardedStore`, through its cache). ``batch`` is
+        the way in otherwise.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase
+        >>> store = CorollaryStore(BeliefBase())
+        >>> store.put(("memories", "u1"), "diet", {"text": "vegan"})
+        >>> store.read(GetOp(("memories", "u1"), "diet")).value
+        {'text': 'vegan'}
+        """
+        if isinstance(op, GetOp):
+            namespace = _check_labels(op.namespace)
+            return self._get(namespace, str(op.key)) if _writable(namespace) else None
+        if isinstance(op, SearchOp):
+            return self._search(op)
+        if isinstance(op, ListNamespacesOp):
+            return self._list_namespaces(op)
+        raise InvalidTypeError(f"not a store read: {type(op).__name__}")
+
+    def write(self, op: Any) -> None:
+        """Apply one ``PutOp`` (a put, or a delete with ``value=None``) now, checked first
+        (:meth:`check_put`): no sync first and not under the store's lock, for a caller that
+        holds the base (:class:`ShardedStore`). ``batch`` is the way in otherwise.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase
+        >>> kb = BeliefBase()
+        >>> CorollaryStore(kb).write(PutOp(("memories", "u1"), "diet", {"text": "vegan"}))
+        >>> kb.value("memories:u1:diet")
+        {'text': 'vegan'}
+        """
+        self.check_put(op)
+        self._write(op)
+
     # -- writes ------------------------------------------------------------------------------
-    def _check_put(self, op: Any) -> None:
+    @staticmethod
+    def check_put(op: Any) -> None:
+        """Check a ``PutOp`` as LangGraph's stores do before anything is written: its
+        namespace (:class:`InvalidNamespaceError`), a string key, a mapping value (or
+        ``None``, a delete) (:class:`~corollary.foundations.errors.InvalidTypeError`), and
+        no TTL (``NotImplementedError``: this store does not expire items by one).
+
+        Examples
+        --------
+        >>> CorollaryStore.check_put(PutOp(("memories", "u1"), "diet", {"text": "vegan"}))
+        >>> CorollaryStore.check_put(PutOp(("memories", "u1"), 7, {}))
+        Traceback (most recent call last):
+        ...
+        corollary.foundations.errors.InvalidTypeError: an item's key is a string, not int
+        """
         _check_namespace(op.namespace)
         if not isinstance(op.key, str):
             raise InvalidTypeError(f"an item's key is a string, not {type(op.key).__name__}")
@@ -667,13 +728,13 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
                 namespace = _check_namespace(op.namespace)
                 session_id = self._written_session(namespace)
                 with self.cache.session(session_id) as kb:
-                    results.append(self._store(session_id, kb)._get(namespace, str(op.key)))
+                    results.append(self._store(session_id, kb).read(op))
             elif isinstance(op, SearchOp):
                 results.append(self._search(op))
             elif isinstance(op, ListNamespacesOp):
                 results.append(self._list_namespaces(op))
             elif isinstance(op, PutOp):
-                CorollaryStore._check_put(None, op)  # type: ignore[arg-type]
+                CorollaryStore.check_put(op)
                 self._written_session(op.namespace)  # a namespace that maps to no session fails here
                 writes.pop((op.namespace, op.key), None)  # the last write keeps its place
                 writes[(op.namespace, op.key)] = op
@@ -688,7 +749,7 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
             with self.cache.session(session_id, sync=False) as kb:
                 store = self._store(session_id, kb)
                 for op in session_ops:
-                    store._write(op)
+                    store.write(op)
         return results
 
     async def abatch(self, ops: Iterable[Any]) -> list[Any]:
@@ -748,13 +809,13 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         sessions = self._sessions_under(prefix)
         if len(sessions) == 1:
             with self.cache.session(sessions[0]) as kb:
-                found: list[Any] = self._store(sessions[0], kb)._search(op)
+                found: list[Any] = self._store(sessions[0], kb).read(op)
             return found
         found = []
         wide = op._replace(offset=0, limit=offset + limit)  # each session's first pages
         for session_id in sessions:
             with self.cache.session(session_id) as kb:
-                found.extend(self._store(session_id, kb)._search(wide))
+                found.extend(self._store(session_id, kb).read(wide))
         if op.query:  # best first across sessions, as within one
             found.sort(key=lambda item: -(item.score or 0.0))
         else:
@@ -771,7 +832,7 @@ class ShardedStore(BaseStore):  # type: ignore[misc,valid-type]
         found: set[tuple[str, ...]] = set()
         for session_id in self._sessions_under(prefix):
             with self.cache.session(session_id) as kb:
-                found.update(self._store(session_id, kb)._list_namespaces(every))
+                found.update(self._store(session_id, kb).read(every))
         if op.max_depth is not None:
             found = {ns[:op.max_depth] for ns in found}
         return sorted(found)[op.offset:op.offset + op.limit]

@@ -15,6 +15,12 @@ arrives after the writer's commit, not before the reader's next read, so it coul
 that; the cache asks. One ledger (one connection pool) serves every session; each session has
 a lock of its own, so callers of different sessions never wait for each other.
 
+On PostgreSQL a use takes one look at other processes' trust outcomes, in the sync's own
+statement for a read and none for a write, not a round trip for every confidence it reads;
+and a checkpoint a change makes due is written by a thread of the cache's after the change
+returns, never by the change (docs/many-users.md, "Reads and other writers' outcomes" and
+"Checkpoints").
+
 Any number of callers may use sessions at once (``max_concurrent`` bounds them if given):
 a change holds one pooled connection for its journal transaction and needs no other, and the
 store never waits for the database while holding its shared totals' lock, so callers beyond
@@ -23,7 +29,10 @@ the pool's size wait for a connection, never for each other. See docs/many-users
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +41,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..facade.base import BeliefBase
-from ..foundations._validate import check_int
+from ..facade.journaled import CHECKPOINT_FIRST
+from ..foundations._validate import check_int, check_number
 from ..foundations.errors import InvalidTypeError
 from ..storage.checks import check_session
 
@@ -101,6 +111,71 @@ class _Entry:
         self.size = 0
 
 
+#: Seconds the cache's checkpoint writer waits for work before its thread ends.
+IDLE_SECONDS = 1.0
+
+
+class _Checkpoints:
+    """The cache's writer of due checkpoints: a thread, started on the first one, writing each
+    session's (:meth:`Journal.checkpoint <corollary.facade.journaled.Journal.checkpoint>`)
+    while holding the session's lock as a caller does, so that no change waits for a snapshot
+    and its write. A checkpoint not written yet loses nothing: the journal holds every entry,
+    and opening replays the entries after the newest checkpoint there is."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[int, _Entry] = {}  # by id: an entry once, however often it is due
+        self._busy = False
+        self._thread: threading.Thread | None = None
+
+    def due(self, entry: _Entry) -> None:
+        """A checkpoint of ``entry``'s session is due (called inside the change that made it
+        due: it only takes note). The one written is at the session's last entry when the
+        writer gets to it, however many came after the one that made it due."""
+        with self._cond:
+            self._due[id(entry)] = entry
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, daemon=True,
+                                                name="corollary-checkpoints")
+                self._thread.start()
+            self._cond.notify_all()
+
+    def wait(self, timeout: float | None) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._due and not self._busy, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._due:
+                    if not self._cond.wait(IDLE_SECONDS) and not self._due:
+                        self._thread = None  # idle: ended (the next due starts another)
+                        return
+                _, entry = self._due.popitem()
+                self._busy = True
+            try:
+                self._write(entry)
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
+
+    @staticmethod
+    def _write(entry: _Entry) -> None:
+        with entry.lock:  # as a caller: no change or read of the session meanwhile
+            kb = entry.kb
+            journal = kb.journal if kb is not None else None
+            if journal is None or journal.seen <= journal.cp_seq:
+                return  # written meanwhile (another due of the same session)
+            try:
+                journal.checkpoint()
+            except Exception as exc:  # the next due one tries again; nothing is lost meanwhile
+                with contextlib.suppress(Exception):
+                    warnings.warn(f"the checkpoint of session {journal.sid!r} could not be "
+                                  f"written ({type(exc).__name__}: {exc}); its journal holds "
+                                  "every entry", RuntimeWarning, stacklevel=1)
+
+
 class SessionCache:
     """Journaled sessions of one ledger, opened on demand and kept within bounds.
 
@@ -156,6 +231,7 @@ class SessionCache:
         self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
         self._bytes = 0
         self._hits = self._misses = self._evictions = 0
+        self._checkpoints = _Checkpoints()
 
     @contextmanager
     def session(self, session_id: str, *, sync: bool = True) -> Iterator[BeliefBase]:
@@ -173,7 +249,7 @@ class SessionCache:
         session_id = check_session(session_id)
         if not isinstance(sync, bool):
             raise InvalidTypeError("sync must be a bool")
-        with self._turn():
+        with self._turn(), self._look(sync):
             entry = self._take(session_id)
             size: int | None = None  # None: the session did not open
             try:
@@ -205,6 +281,14 @@ class SessionCache:
             self._inside.depth = 0
             self._turns.release()
 
+    def _look(self, sync: bool) -> contextlib.AbstractContextManager[Any]:
+        """One look at other writers' outcomes for the whole use (a store that asks the server
+        on every confidence read, PostgreSQL, offers ``one_look``): a read asks once, with
+        the sync's own statement; a write (``sync=False``) asks nothing, and takes the
+        outcomes as of this process's last look (docs/many-users.md, "Writes")."""
+        one_look = getattr(self.ledger.store, "one_look", None)
+        return contextlib.nullcontext() if one_look is None else one_look(ask=sync)
+
     def _take(self, session_id: str) -> _Entry:
         with self._lock:
             entry = self._entries.get(session_id)
@@ -218,7 +302,15 @@ class SessionCache:
         """The entry's base: opened (a miss), else synced with other writers (a hit)."""
         if entry.kb is None:
             kb = BeliefBase.open_session(self.ledger, session_id, **self.options)
+            journal = kb.journal
+            assert journal is not None  # open_session makes a session
+            # a checkpoint a change makes due is written by the cache's writer, not the change
+            journal.on_due = functools.partial(self._checkpoints.due, entry)
             entry.kb = kb
+            if journal.seen - journal.cp_seq >= CHECKPOINT_FIRST:
+                # it replayed many entries (a writer died before its checkpoint was written):
+                # one now, so that the next open replays few
+                self._checkpoints.due(entry)
             with self._lock:
                 self._misses += 1
             return kb
@@ -243,6 +335,8 @@ class SessionCache:
     def _shrink(self) -> None:
         """Drop least recently used sessions nobody uses until within both bounds (the one
         used last stays)."""
+        if len(self._entries) <= self.max_sessions and self._bytes <= self.max_bytes:
+            return  # within both (every use ends here: no walk over the cached sessions)
         for sid in list(self._entries)[:-1]:
             if len(self._entries) <= self.max_sessions and self._bytes <= self.max_bytes:
                 return
@@ -263,6 +357,27 @@ class SessionCache:
                 return False
             self._drop(session_id)
             return True
+
+    def wait_checkpoints(self, timeout: float | None = None) -> bool:
+        """Wait until every checkpoint made due so far is written (at most ``timeout``
+        seconds; ``None``: as long as it takes); whether it is. Checkpoints are written by a
+        thread of the cache's, each holding its session as a caller does, never by the change
+        that made it due (docs/many-users.md, "Checkpoints").
+
+        Examples
+        --------
+        >>> from corollary import TrustLedger
+        >>> cache = SessionCache(TrustLedger())
+        >>> with cache.session("u1") as kb:
+        ...     _ = kb.assert_many([(f"k{i}", i, "tool:app") for i in range(20)])
+        ...     for i in range(15):
+        ...         kb.assert_(f"k{i}", -i, source="tool:app")  # the 16th entry: one is due
+        >>> cache.wait_checkpoints(30), cache.ledger.store.read_checkpoint("u1")[0]
+        (True, 16)
+        """
+        if timeout is not None:
+            timeout = check_number(timeout, "timeout", low=0)
+        return self._checkpoints.wait(timeout)
 
     def open_sessions(self) -> list[str]:
         """The sessions open now, least recently used first."""

@@ -166,6 +166,35 @@ class CachedSQLStore:
         with self._lock:
             return self._take_pending()
 
+    def wants_newest_outcome(self) -> bool:
+        """Whether the store's next check for other writers' outcomes would ask the database,
+        and would rather take the newest outcome id from a statement it runs anyway (the
+        journal's head: :meth:`~corollary.storage.queries.SQLQueries.journal_changed`). No,
+        unless a store says so (PostgreSQL inside ``one_look``).
+
+        Examples
+        --------
+        >>> from corollary.storage.sqlite import SQLiteStore
+        >>> store = SQLiteStore(":memory:")
+        >>> store.wants_newest_outcome()  # its check is a PRAGMA, a few microseconds
+        False
+        >>> store.close()
+        """
+        return False
+
+    def take_newest_outcome(self, newest: int) -> None:
+        """The newest outcome id, read with another statement because
+        :meth:`wants_newest_outcome` said so (a store that says so keeps it for its next
+        check; the others have nothing to keep).
+
+        Examples
+        --------
+        >>> from corollary.storage.sqlite import SQLiteStore
+        >>> store = SQLiteStore(":memory:")
+        >>> store.take_newest_outcome(7)
+        >>> store.close()
+        """
+
     def sync(self) -> set[str]:
         """Catch up with every writer now, and return what :meth:`changed_sources` would."""
         self._catch_up()

@@ -31,7 +31,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..foundations._validate import check_number
@@ -121,7 +121,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         self._sizes = (min_size, max_size)
         #: the most connections this process's pool opens (a bound on concurrent operations)
         self.max_size = int(max_size)
-        self._key = _lock_key(namespace)
+        #: the key of the advisory lock this ledger's writers take (outcome ids in commit order)
+        self.lock_key = _lock_key(namespace)
         self.poll_interval = float(poll_interval)
         self._last_check = float("-inf")
         self._conn_lock = threading.RLock()
@@ -132,7 +133,8 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         self._listener: _Listener | None = None
         self._notifier: _Notifier | None = None
         self._append_sql: str | None = None  # the statement of _append_after
-        self._channel = "corollary_journal_" + _lock_key(namespace).to_bytes(
+        #: the channel followers of this namespace's journals LISTEN on (docs/journal.md)
+        self.channel = "corollary_journal_" + _lock_key(namespace).to_bytes(
             8, "big", signed=True).hex()
         self._owned = owned_by(self)
         self._pool = self._open_pool()
@@ -263,7 +265,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                 with conn.transaction():
                     conn.execute("SELECT set_config('lock_timeout', %s, true), "
                                  "pg_advisory_xact_lock(%s)",
-                                 (f"{int(self.timeout * 1000)}ms", self._key))
+                                 (f"{int(self.timeout * 1000)}ms", self.lock_key))
                     cursor = body(conn)
             # the pipeline is synced and COMMIT has returned: only now is success reported
             return cursor.fetchall() if cursor is not None else None
@@ -277,8 +279,15 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                                          connect_timeout=max(2, int(left + 1)))
         return self._current_pool().connection(timeout=left)
 
-    def _wrapped(self, exc: BaseException) -> BaseException:
-        """A psycopg error as the :class:`StoreError` the caller sees (others unchanged)."""
+    def as_store_error(self, exc: BaseException) -> BaseException:
+        """A psycopg error as the :class:`StoreError` the caller sees (others unchanged): a
+        broken connection, or any other driver error, named with this store's location.
+
+        Examples
+        --------
+        >>> store.as_store_error(ValueError("x"))  # doctest: +SKIP
+        ValueError('x')
+        """
         if self._gone(exc):
             return StoreError(f"the ledger database connection broke: {exc}", self.location)
         if isinstance(exc, self._psycopg.Error) or type(exc).__module__.startswith("psycopg"):
@@ -394,12 +403,66 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                                )[0][0])
 
     def _external_change(self) -> bool:
+        look = getattr(self._local, "look", None)
+        if look is not None:  # inside one_look(): at most one look for the whole block
+            if look.taken:
+                return False  # what the look found was caught up with then
+            look.taken = True
+            if look.newest is not None:  # asked with the journal's head (journal_changed)
+                return look.newest > self._watermark
+            if not look.ask:
+                return False  # a write: the outcomes as of this process's last look
         if self.poll_interval:
             now = time.monotonic()
             if now - self._last_check < self.poll_interval:
                 return False
             self._last_check = now
         return self._max_id() > self._watermark  # one backward step along the primary key
+
+    @contextlib.contextmanager
+    def one_look(self, *, ask: bool = True) -> Iterator[None]:
+        """Within the block, this thread asks for other writers' outcomes at most once.
+
+        With ``poll_interval=0`` every confidence a base reads asks the server whether other
+        processes recorded outcomes (one ``max(id)`` round trip each). One use of a session
+        reads many (a get reads a label and a confidence, a search one for each item): in the
+        block, the first check asks (``ask=True``; it rides on :meth:`journal_changed`'s
+        statement when the block syncs a session first, so it costs no round trip of its own)
+        and every later check answers from it, so the block sees every outcome committed
+        before it began, as one read would. ``ask=False`` (a block that only writes) asks
+        nothing: its checks answer as of this process's last look (what a change reads of
+        the outcomes goes into its journal entry's history row only; docs/many-users.md,
+        "Writes"). A block inside another takes the outer one's look, but for a block that
+        may ask inside one that may not, which takes a look of its own.
+
+        Examples
+        --------
+        >>> with store.one_look():  # doctest: +SKIP
+        ...     kb.sync(); kb.value("diet"); kb.confidence("diet")  # one round trip in all
+        """
+        outer = getattr(self._local, "look", None)
+        if outer is not None and (outer.ask or not ask):
+            yield
+            return
+        self._local.look = _Look(ask)  # a read inside a write's block takes a look of its own
+        try:
+            yield
+        finally:
+            self._local.look = outer
+
+    def wants_newest_outcome(self) -> bool:
+        """Inside :meth:`one_look`, before its look is taken, in a block that may ask (and
+        with ``poll_interval=0``): then :meth:`journal_changed` reads the newest outcome id
+        with the head, and the block's look costs no round trip of its own."""
+        look = getattr(self._local, "look", None)
+        return (look is not None and not look.taken and look.ask and look.newest is None
+                and not self.poll_interval)
+
+    def take_newest_outcome(self, newest: int) -> None:
+        """Keep the newest outcome id for the block's look (:meth:`one_look`)."""
+        look = getattr(self._local, "look", None)
+        if look is not None and not look.taken:
+            look.newest = int(newest)
 
     def outcomes(self, source: str | None = None, topic: str | None = None) -> list[Outcome]:
         """Every stored outcome, oldest recorded first."""
@@ -510,7 +573,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         if getattr(self._local, "writer", None) is not None:
             raise StoreError("a journal transaction is already open in this thread",
                              self.location)
-        stack, tx, writer = self._begin_journal(session_id)
+        stack, tx, writer = self.begin_journal(session_id)
         self._local.writer = writer
         try:
             yield writer
@@ -529,7 +592,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         with contextlib.suppress(Exception):
             stack.__exit__(*sys.exc_info())
         self._rolled_back(writer)
-        wrapped = self._wrapped(exc)  # a driver error met inside the block: StoreError
+        wrapped = self.as_store_error(exc)  # a driver error met inside the block: StoreError
         if wrapped is exc:
             raise exc
         raise wrapped from exc
@@ -551,13 +614,13 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             if writer.failed is None and self._gone(exc) and self._committed(writer):
                 return
             self._rolled_back(writer)
-            raise self._wrapped(writer.failed or exc) from exc
+            raise self.as_store_error(writer.failed or exc) from exc
         stack.__exit__(None, None, None)  # the connection goes back to the pool
         if writer.failed is None and writer.appended:
             self._notify(writer.session_id, writer.appended[-1][0])
         if writer.failed is not None:  # a statement failed and the caller swallowed it
             self._rolled_back(writer)
-            raise self._wrapped(writer.failed)
+            raise self.as_store_error(writer.failed)
 
     @contextlib.contextmanager
     def journal_after(self, session_id: str, seq: int,
@@ -598,7 +661,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             self._local.writer = None
             if writer.held is not None:
                 self._journal_failed(*writer.held, exc)
-            wrapped = self._wrapped(exc)
+            wrapped = self.as_store_error(exc)
             if wrapped is exc:
                 raise
             raise wrapped from exc
@@ -663,9 +726,49 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             notifier = self._notifier
         notifier.tell(session_id, seq)
 
-    def _begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
-                                                       PostgresJournalWriter]:
-        """Open a transaction holding the session's head row (retried while the server is away)."""
+    def notify_followers(self, told: Mapping[str, int]) -> None:
+        """Tell the followers of each session in ``told`` (``LISTEN`` on :attr:`channel`) of
+        its entry ``told[session]`` now: one ``NOTIFY`` each, payload ``"<seq> <session>"``,
+        in one transaction of their own with ``synchronous_commit`` off (a notification needs
+        no durability). Appends call it through this store's notifier thread, off the
+        writer's path; a follower that misses one finds the entry at its next look.
+
+        Examples
+        --------
+        >>> store.notify_followers({"agent-1": 8})  # doctest: +SKIP
+        """
+        notes = [(self.channel, f"{int(seq)} {check_session(sid)}") for sid, seq in told.items()]
+        if not notes:
+            return
+        sql = ("SELECT set_config('synchronous_commit', 'off', true), "
+               + ", ".join("pg_notify(%s, %s)" for _ in notes))
+        params = [p for note in notes for p in note]
+        self._tx(lambda conn: conn.execute(sql, params), single=True)
+
+    def close_notifier(self) -> None:
+        """Send the notifications told so far and end the thread that sends them (one starts
+        again with the next append): nothing of this store runs in the background after it.
+
+        Examples
+        --------
+        >>> store.close_notifier()  # doctest: +SKIP
+        """
+        with self._conn_lock:
+            notifier, self._notifier = self._notifier, None
+        if notifier is not None and notifier.pid == os.getpid():
+            notifier.stop()
+
+    def begin_journal(self, session_id: str) -> tuple[contextlib.ExitStack[Any], Any,
+                                                      PostgresJournalWriter]:
+        """Open a transaction holding the session's head row (retried while the server is
+        away): ``(stack, tx, writer)``, closed by :meth:`journal`'s end (or, for
+        :meth:`journal_after`'s writer, by the same steps when its block ends). A
+        lower-level step of :meth:`journal`, which callers use instead.
+
+        Examples
+        --------
+        >>> stack, tx, writer = store.begin_journal("agent-1")  # doctest: +SKIP
+        """
         ns = self.namespace
         deadline = time.monotonic() + self.timeout
         delay = 0.05
@@ -703,7 +806,7 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                 if self._gone(exc):
                     raise StoreError(f"the ledger database stayed unreachable for "
                                      f"{self.timeout:g} s: {exc}", self.location) from exc
-                raise self._wrapped(exc) from exc
+                raise self.as_store_error(exc) from exc
             if direct and self._pool is not None and self._pool.get_stats().get(
                     "pool_available", 0):
                 self._degraded = False
@@ -789,16 +892,13 @@ class PostgresStore(SQLQueries, CachedSQLStore):
             if self._closed:
                 raise StoreError("the ledger is closed", self.location)
             if self._listener is None:
-                self._listener = _Listener(self.url, self._channel)
+                self._listener = _Listener(self.url, self.channel)
             return self._listener
 
     def close(self) -> None:
         """Close this process's connection pool (one inherited from a parent is never
         closed: its connections are the parent's)."""
-        with self._conn_lock:
-            notifier, self._notifier = self._notifier, None
-        if notifier is not None and notifier.pid == os.getpid():
-            notifier.stop()  # sends what it was told first (outside the lock: it uses the pool)
+        self.close_notifier()  # sends what it was told first (outside the lock: it uses the pool)
         with self._conn_lock:
             self._closed = True
             listener, self._listener = self._listener, None
@@ -810,6 +910,9 @@ class PostgresStore(SQLQueries, CachedSQLStore):
         return f"PostgresStore({self.location!r}, namespace={self.namespace!r})"
 
 
+#: Seconds the notifier waits after sending before it sends again: followers of a session
+#: written many times a second hear of its newest entry at most this late.
+NOTIFY_GAP = 0.005
 #: Seconds between looks at the journal head while no notification can arrive.
 POLL_INTERVAL = 0.25
 
@@ -817,6 +920,18 @@ POLL_INTERVAL = 0.25
 def _run_alone(statement: str, conn: Any) -> None:
     """One statement on an autocommit connection (``VACUUM`` runs outside transactions)."""
     conn.execute(statement)
+
+
+class _Look:
+    """One :meth:`PostgresStore.one_look` block: whether it may ask, the newest outcome id a
+    statement brought back with the journal's head, and whether a check has used it."""
+
+    __slots__ = ("ask", "newest", "taken")
+
+    def __init__(self, ask: bool) -> None:
+        self.ask = ask
+        self.newest: int | None = None
+        self.taken = False
 
 
 class PostgresJournalWriter:
@@ -844,7 +959,7 @@ class PostgresJournalWriter:
         if after >= self.head:
             return []
         ns = self._store.namespace
-        rows = self._execute(f"SELECT seq, entry FROM {ns}.corollary_journal "
+        rows = self.execute(f"SELECT seq, entry FROM {ns}.corollary_journal "
                              "WHERE session_id = %s AND seq > %s ORDER BY seq",
                              (self.session_id, after), fetch=True)
         where = self._store.location
@@ -876,7 +991,7 @@ class PostgresJournalWriter:
         try:
             if lock and not self._ledger_locked:
                 # outcome ids follow commit order, as for every other writer
-                self.conn.execute(POSTGRES.write_lock, (self._store._key,))
+                self.conn.execute(POSTGRES.write_lock, (self._store.lock_key,))
                 self._ledger_locked = True
             self.flush()
             result = body(self.conn)
@@ -885,15 +1000,15 @@ class PostgresJournalWriter:
             return result
         except Exception as exc:
             self.failed = exc
-            raise self._store._wrapped(exc) from exc
+            raise self._store.as_store_error(exc) from exc
 
     def flush(self) -> None:
         """Send the appends not sent yet (in order, before anything else of the transaction)."""
         pending, self._pending = self._pending, []
         for sql, params in pending:
-            self._execute(sql, params)
+            self.execute(sql, params)
 
-    def _execute(self, sql: str, params: Sequence[Any], *, fetch: bool = False) -> Any:
+    def execute(self, sql: str, params: Sequence[Any], *, fetch: bool = False) -> Any:
         """Run one statement of the transaction (and, with ``fetch``, read its rows): any
         driver error, from either, is a ``StoreError``."""
         if self.failed is not None:
@@ -906,7 +1021,7 @@ class PostgresJournalWriter:
             return cursor.fetchall() if fetch else cursor
         except Exception as exc:
             self.failed = exc
-            raise self._store._wrapped(exc) from exc
+            raise self._store.as_store_error(exc) from exc
 
 
 class AssumedJournalWriter:
@@ -915,7 +1030,7 @@ class AssumedJournalWriter:
 
     Appending stages the entry (committed by one statement when the block ends). Reading the
     journal, or any store statement the block runs (an outcome recorded), takes the lock first
-    (:meth:`PostgresStore._begin_journal`) and checks the head there; from then on it is a
+    (:meth:`PostgresStore.begin_journal`) and checks the head there; from then on it is a
     :class:`PostgresJournalWriter`'s transaction (:attr:`held`).
     """
 
@@ -931,7 +1046,7 @@ class AssumedJournalWriter:
         self.pid = os.getpid()
         self.staged: tuple[int, bytes, float] | None = None  # the entry to append
         self.moved: JournalMovedError | None = None  # found moved (even if swallowed)
-        #: the transaction once taken: ``(stack, tx, writer)`` of ``_begin_journal``
+        #: the transaction once taken: ``(stack, tx, writer)`` of ``begin_journal``
         self.held: tuple[contextlib.ExitStack[Any], Any, PostgresJournalWriter] | None = None
 
     def entries(self, after: int) -> list[tuple[int, bytes]]:
@@ -964,8 +1079,8 @@ class AssumedJournalWriter:
         store = self._store
         staged, self.staged = self.staged, None
         expected = self.head - (staged is not None)
-        self.held = stack, tx, writer = store._begin_journal(self.session_id)
-        rows = writer._execute(f"SELECT md5(entry) FROM {store._t('corollary_journal')} "
+        self.held = stack, tx, writer = store.begin_journal(self.session_id)
+        rows = writer.execute(f"SELECT md5(entry) FROM {store.namespace}.corollary_journal "
                                "WHERE session_id = %s AND seq = %s",
                                (self.session_id, expected), fetch=True)
         if writer.head != expected or not rows or rows[0][0] != self.digest:
@@ -987,7 +1102,10 @@ class _Notifier:
     entry's transaction, it would make every replica's commits, of every session, wait for each
     other's, one flush at a time. Here the notifications go in a transaction of their own, with
     ``synchronous_commit`` off (a notification needs no durability), those told meanwhile
-    together (the newest entry of each session), on a pooled connection.
+    together (the newest entry of each session), on a pooled connection. After sending, it
+    waits :data:`NOTIFY_GAP` seconds (or until stopped) before the next: the first append after
+    a quiet spell is notified at once, a stream of appends once every gap (one notification
+    a put cost the writer's process more CPU than the put's own statement).
     """
 
     def __init__(self, store: PostgresStore) -> None:
@@ -996,6 +1114,7 @@ class _Notifier:
         self._told: dict[str, int] = {}
         self._cond = threading.Condition()
         self._stopping = False
+        self._resting = False  # between two sends: what is told waits for the gap's end
         self._thread = threading.Thread(target=self._run, daemon=True,
                                         name=f"corollary-notify-{store.namespace}")
         self._thread.start()
@@ -1005,7 +1124,8 @@ class _Notifier:
         with self._cond:
             if seq > self._told.get(session_id, 0):
                 self._told[session_id] = seq
-            self._cond.notify()
+            if not self._resting:
+                self._cond.notify()
 
     def _run(self) -> None:
         while True:
@@ -1015,18 +1135,19 @@ class _Notifier:
                 told, self._told = self._told, {}
             if told:
                 self._send(told)
+                with self._cond:  # a stream of appends: what comes meanwhile goes together
+                    self._resting = True  # tell() wakes no one meanwhile (stop() does)
+                    deadline = time.monotonic() + NOTIFY_GAP
+                    while not self._stopping and (left := deadline - time.monotonic()) > 0:
+                        self._cond.wait(left)
+                    self._resting = False
             elif self._stopping:
                 return
 
     def _send(self, told: dict[str, int]) -> None:
-        store = self._store
-        notes = [(store._channel, f"{seq} {sid}") for sid, seq in told.items()]
-        sql = ("SELECT set_config('synchronous_commit', 'off', true), "
-               + ", ".join("pg_notify(%s, %s)" for _ in notes))
-        params = [p for note in notes for p in note]
         # a follower that misses a wake-up finds the entry at its next look (its timeout)
         with contextlib.suppress(Exception):
-            store._tx(lambda conn: conn.execute(sql, params), single=True)
+            self._store.notify_followers(told)
 
     def stop(self) -> None:
         """Send what was told, then end the thread."""

@@ -50,6 +50,10 @@ class SQLQueries:
 
     dialect: Dialect
     location: object
+    #: the outcome-following half's (:class:`~corollary.storage.cached.CachedSQLStore`):
+    #: whether :meth:`journal_changed` reads the newest outcome id too, and where it goes
+    wants_newest_outcome: Any
+    take_newest_outcome: Any
 
     def _select(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:  # pragma: no cover
         raise NotImplementedError
@@ -141,8 +145,21 @@ class SQLQueries:
         return int(seq)
 
     def journal_changed(self, session_id: str, after: int) -> bool:
-        """Whether there is an entry after ``after`` (one indexed lookup)."""
-        return self.journal_head(session_id) > check_seq(after, "after")
+        """Whether there is an entry after ``after`` (one indexed lookup). When the store
+        wants the newest outcome id now (``wants_newest_outcome()``: a PostgreSQL store inside
+        ``one_look``, whose reads ask for other writers' outcomes), the same statement reads
+        it and hands it over (``take_newest_outcome(newest)``): one round trip for both."""
+        after = check_seq(after, "after")
+        if not self.wants_newest_outcome():
+            return self.journal_head(session_id) > after
+        check_session(session_id)
+        rows = self._select(
+            f"SELECT (SELECT seq FROM {self._t('corollary_journal_head')} WHERE session_id = "
+            f"{self._p}), (SELECT coalesce(max(id), 0) FROM {self._t('outcomes')})",
+            (session_id,))
+        head, newest = rows[0]
+        self.take_newest_outcome(int(newest))
+        return self._checked_head([] if head is None else [(head,)]) > after
 
     def read_checkpoint(self, session_id: str,
                         upto: int | None = None) -> tuple[int, bytes] | None:

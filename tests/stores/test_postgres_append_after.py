@@ -127,11 +127,10 @@ def test_a_put_to_a_users_open_session_is_one_round_trip(namespace: str) -> None
         store = CorollaryStore.sharded(ledger)
         store.put(("memories", "u1"), "diet", {"text": "vegetarian"})
         store.put(("memories", "u1"), "city", {"text": "Lisbon"})
-        ledger.store._notifier.stop()  # its notifications are off the writer's path
-        ledger.store._notifier = None
+        ledger.store.close_notifier()  # its notifications are off the writer's path
         before = proxy.count
         store.put(("memories", "u1"), "diet", {"text": "vegan"})
-        ledger.store._notifier.stop()  # sent, then stopped: every round trip is counted
+        ledger.store.close_notifier()  # sent, then stopped: every round trip is counted
         # statements only (a Parse, Bind or Query message first): not a connection the pool
         # opens meanwhile, in the background
         sent = [trip for trip in proxy.sent[before:] if trip[:1] in (b"P", b"B", b"Q")]

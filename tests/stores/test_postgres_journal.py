@@ -253,7 +253,7 @@ def test_a_follower_keeps_waking_after_its_listening_connection_is_cut(
         while not listener.connected and time.time() < deadline:
             time.sleep(0.05)
         _server_rows(namespace, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                     f"WHERE query LIKE 'LISTEN \"{store._channel}\"%'")
+                     f"WHERE query LIKE 'LISTEN \"{store.channel}\"%'")
 
         def append_later() -> None:
             time.sleep(0.5)
