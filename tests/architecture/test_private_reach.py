@@ -71,7 +71,6 @@ THIRD_PARTY: dict[str, dict[str, str]] = {
 }
 
 _FACADE = "facade lane removes these (issue 36 item 2)"
-_PUT = "put lane removes these (issue 38)"
 #: file -> (the lane that removes them, the private names reached there today).
 OTHER_LANES: dict[str, tuple[str, frozenset[str]]] = {
     "corollary/facade/base_operations.py": (_FACADE, frozenset({
@@ -88,10 +87,6 @@ OTHER_LANES: dict[str, tuple[str, frozenset[str]]] = {
     "corollary/facade/undo.py": (_FACADE, frozenset({
         "_embedder", "_ops", "_promises", "_rules", "_take_state", "_trust"})),
     "corollary/facade/world.py": (_FACADE, frozenset({"_engine", "_lookup", "_sync_engine"})),
-    "corollary/storage/postgres.py": (_PUT, frozenset({
-        "_begin_journal", "_channel", "_execute", "_key", "_t", "_tx", "_wrapped"})),
-    "corollary/integrations/langgraph.py": (_PUT, frozenset({
-        "_check_put", "_get", "_list_namespaces", "_search", "_write"})),
 }
 
 
