@@ -287,11 +287,14 @@ def _redact_citations(engine: Engine, done: Erased) -> None:
 
 
 def _redact_words(engine: Engine, done: Erased, words: set[str]) -> None:
-    """``words`` (sentences redacted from a document in the present) out of every text."""
+    """``words`` (sentences redacted from a document in the present) out of every text, the
+    longest first: a run of sentences that holds a shorter word goes whole, whatever a set's
+    order (a string's hash changes with the process)."""
+    ordered = sorted(words, key=lambda w: (-len(w), w))
     for b in [b for b in engine.beliefs() if isinstance(b.value, str)
               and any(w in b.value for w in words)]:
         text = b.value
-        for w in words:
+        for w in ordered:
             text = text.replace(w, MARK)
         done.words.update(w for w in words if w in b.value)
         _rehome(engine, b, text)

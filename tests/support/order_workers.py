@@ -1,12 +1,14 @@
-"""Helpers of tests/base/test_forget_order.py, importable by name in spawned children: a base
-built from one fixed sequence of operations, and what it reads, built several times."""
+"""Helpers of tests/base/test_forget_order.py and tests/journal/test_forget_words_order.py,
+importable by name in spawned children: a base built from one fixed sequence of operations and
+what it reads, built several times; a journaled session whose forget redacts nested words."""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any
 
-from corollary import BeliefBase, ManualClock
+from corollary import BeliefBase, ManualClock, open_ledger
 
 
 def replaced_twice_then_forgotten() -> BeliefBase:
@@ -35,3 +37,24 @@ def readings(times: int) -> tuple[int, list[tuple[Any, ...]]]:
     ``times`` times (each base kept alive meanwhile, so none reuses another's memory)."""
     built = [replaced_twice_then_forgotten() for _ in range(times)]
     return os.getpid(), [reading(kb) for kb in built]
+
+
+#: Words a forget redacts in two documents, one inside the other, and what must go with them.
+RUN, SENTENCE, REST = "I live in Paris. I work at ACME.", "I live in Paris.", b"I work at ACME"
+
+
+def journal_after_forgetting(directory: str) -> tuple[str, bool]:
+    """In a journaled SQLite session, two documents (checkpointed) and then two claims citing
+    them, one a run of two sentences, the other its first sentence; the claims' scope is
+    forgotten. Returns the first document's text now and whether the session's files still
+    hold the second sentence (a rewritten checkpoint redacts its words from the old text)."""
+    path = Path(directory) / "l.db"
+    kb = BeliefBase.open_session(open_ledger(str(path)), "s", clock=ManualClock(1000.0))
+    kb.assert_("doc:1", f"Hi. {RUN}", source="human:ann")
+    kb.assert_("doc:2", SENTENCE, source="human:ann")
+    kb.checkpoint()  # the documents before the claims: no citation to redact them by there
+    kb.claim("ann:job", "ACME", source="model:m", citation=("doc:1", RUN))
+    kb.claim("ann:city", "Paris", source="model:m", citation=("doc:2", SENTENCE))
+    kb.forget(scope="ann")
+    held = b"".join(p.read_bytes() for p in path.parent.glob(path.name + "*"))
+    return kb.value("doc:1"), REST in held
