@@ -287,11 +287,14 @@ def _redact_citations(engine: Engine, done: Erased) -> None:
 
 
 def _redact_words(engine: Engine, done: Erased, words: set[str]) -> None:
-    """``words`` (sentences redacted from a document in the present) out of every text."""
+    """``words`` (sentences redacted from a document in the present) out of every text, the
+    longest first: a run of sentences that holds a shorter word goes whole, whatever a set's
+    order (a string's hash changes with the process)."""
+    ordered = sorted(words, key=lambda w: (-len(w), w))
     for b in [b for b in engine.beliefs() if isinstance(b.value, str)
               and any(w in b.value for w in words)]:
         text = b.value
-        for w in words:
+        for w in ordered:
             text = text.replace(w, MARK)
         done.words.update(w for w in words if w in b.value)
         _rehome(engine, b, text)
@@ -325,20 +328,40 @@ def _users(b: Belief) -> list[Justification]:
 def _drop_exceptions(engine: Engine, done: Erased) -> None:
     """An exception naming an erased value, or a key with no value left, is taken out of the
     justifications that list it: they read the same (nothing it names is held), and what was
-    forgotten is not kept in them."""
+    forgotten is not kept in them. Two reasons of one belief left the same (same kind, name,
+    inputs and exceptions) are one reason, the one made first (docs/model.md, "Forgetting")."""
     touched = {b.key for b in done.gone}
 
     def erased(item: Any) -> bool:
         return item[0] in done.keys or (item[0], item[2]) in done.values
 
-    for key in [k for k in engine.unless_watch if k in touched]:
-        for j in {j for js in engine.unless_watch.get(key, {}).values() for j in js}:
-            kept = tuple(i for i in j.unless if not erased(i))
-            if len(kept) == len(j.unless):
-                continue
-            engine.remove_justification(j)
-            engine.add_justification(Justification(j.kind, j.name, j.output, j.inputs, j.step,
-                                                   j.info, kept))
+    listing = {j: None for key in [k for k in engine.unless_watch if k in touched]
+               for js in engine.unless_watch[key].values() for j in js}
+    # Rewritten in the order they were made, never by identity (a set's order): two reasons
+    # of one belief that differ only in what is taken out become one, and which one is kept
+    # decides its valid time, so it must not depend on where objects live in memory
+    made: dict[Justification, int] = {}  # a rewritten reason -> when its original was made
+    for j in sorted(listing, key=lambda j: j.seq):
+        kept = tuple(i for i in j.unless if not erased(i))
+        if len(kept) == len(j.unless):
+            continue
+        engine.remove_justification(j)
+        twin = _twin(j, kept)
+        if twin is not None and made.get(twin, twin.seq) > j.seq:
+            engine.remove_justification(twin)  # the same reason made later: j's is kept
+        fresh = Justification(j.kind, j.name, j.output, j.inputs, j.step, j.info, kept)
+        if engine.add_justification(fresh) is fresh:
+            made[fresh] = j.seq
+
+
+def _twin(j: Justification, unless: tuple[Any, ...]) -> Justification | None:
+    """The reason of ``j``'s belief that ``j`` with only the exceptions ``unless`` is the same
+    reason as (docs/model.md, "Forgetting"), if there is one."""
+    for other in j.output.justs:
+        if (other.kind == j.kind and other.name == j.name and other.inputs == j.inputs
+                and other.unless == unless):
+            return other
+    return None
 
 
 def _drop_replaced(engine: Engine, done: Erased) -> None:

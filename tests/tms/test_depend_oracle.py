@@ -31,6 +31,13 @@ from tms.test_valid_time_oracle import TIMES, run_against_the_oracle
               ("replace_when", "c", 0, "a", None), ("end", "c", None, "human:ann", -50.0),
               ("assert_valid", "a", 1, "human:ann", None, None, None, None)],
          times=[-60.0, 0.0])
+# two replacements of c left the same reason by forgetting a: one reason, the first declared
+# (docs/model.md, "Forgetting"; tests/base/test_forget_order.py)
+@example(ops=[("assert_valid", "a", 1, "human:ann", None, None, None, None),
+              ("replace_when", "c", 0, "a", None), ("replace_when", "c", 0, "a", None),
+              ("assert_valid", "a", 0, "human:ann", None, None, None, None),
+              ("replace_when", "c", 0, "a", None), ("forget", "a", None)],
+         times=[-60.0, 0.0])
 def test_dependencies_and_replacements_match_the_oracle(policy: str, ops: list,
                                                         times: list[float]) -> None:
     run_against_the_oracle(policy, ops, times)

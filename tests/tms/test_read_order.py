@@ -44,6 +44,12 @@ def _read(reader: Any, key: str) -> tuple[Any, ...]:
 # an end left alone by forgetting the value it ended (tests/base/test_depend.py)
 @example(ops=[("assert_valid", "c", 1, "human:ann", None, None, None, None),
               ("end", "c", None, "human:ann", -50.0), ("forget", "c", 1)])
+# two replacements of c left the same reason by forgetting a: the one kept (and so c's label)
+# went by identity (tests/base/test_forget_order.py)
+@example(ops=[("assert_valid", "a", 1, "human:ann", None, None, None, None),
+              ("replace_when", "c", 0, "a", None), ("replace_when", "c", 0, "a", None),
+              ("assert_valid", "a", 0, "human:ann", None, None, None, None),
+              ("replace_when", "c", 0, "a", None), ("forget", "a", None)])
 def test_reads_now_and_at_now_agree_in_either_order(policy: str, ops: list) -> None:
     now_first, at_first = _build(policy, ops), _build(policy, ops)
     known = [key for key in KEYS if now_first.engine.values_of(key)]
