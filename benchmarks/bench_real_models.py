@@ -52,6 +52,7 @@ from corollary.models import OpenAIChat  # noqa: E402
 MODELS = {
     "smollm2": "site/**/SmolLM2-135M-Instruct*.gguf",
     "qwen0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    "qwen1.5b": "qwen2.5-coder-1.5b-instruct*.gguf",  # setup.sh with QWEN15=1
 }
 
 

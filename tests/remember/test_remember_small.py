@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -134,8 +135,8 @@ def test_a_model_without_options_is_offered_its_clause_as_the_only_quote() -> No
     def answer(messages: Any, tools: Any) -> str:  # written before per-request options
         seen.append(tools[0]["function"]["parameters"]["properties"]["facts"]["items"])
         quote = seen[-1]["properties"]["quote"]["enum"][0]
-        return ('{"facts": [{"quote": "%s", "subject": "bo", "attribute": "city", '
-                '"value": "Lyon"}]}' % quote)
+        return json.dumps({"facts": [{"quote": quote, "subject": "bo", "attribute": "city",
+                                      "value": "Lyon"}]})
     made = base().remember("I live in Lyon.", source="human:bo", model=FunctionModel(answer),
                            small_model=True)
     assert [(r.key, r.value, r.quote) for r in made] == [("bo:city", "Lyon", "I live in Lyon")]
