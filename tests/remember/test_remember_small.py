@@ -157,3 +157,24 @@ def test_clauses_split_before_and_with_a_pronoun() -> None:
     assert clauses("I moved to Lisbon in January and I work at Feedzai now.") == [
         "I moved to Lisbon in January", "and I work at Feedzai now"]
     assert clauses("I like salt and pepper.") == ["I like salt and pepper"]
+
+
+def test_the_chat_form_asks_about_each_message_s_clauses(server: LlamaLikeServer,
+                                                         brain: list[Any]) -> None:
+    def names_the_pet(seen: Seen) -> dict[str, Any]:
+        if part(seen) == "with my cat":
+            return {"facts": [{"subject": "Bob", "attribute": "pet", "value": "cat"}]}
+        return {"facts": []}
+    brain[0] = names_the_pet
+    kb = base()
+    (pet,) = kb.remember(messages=[
+        {"speaker": "human:alice", "text": "I live in Paris.", "at": 10},
+        {"speaker": "human:bob", "text": "Same here, with my cat.", "at": 20}],
+        model=small(server))
+    # three clauses, three requests, each showing both messages; the fact rests on the
+    # message its clause is in
+    assert [part(Seen(b["messages"], None, None, None)) for b in server.bodies] == [
+        "I live in Paris", "Same here", "with my cat"]
+    assert "[1] human:alice" in server.bodies[2]["messages"][1]["content"]
+    assert (pet.key, pet.quote, kb.value(pet.document)) == (
+        "bob:pet", "with my cat", "Same here, with my cat.")
