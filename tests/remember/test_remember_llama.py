@@ -46,7 +46,9 @@ def server(brain: list[Any]) -> Iterator[LlamaLikeServer]:
 
 
 def llama(server: LlamaLikeServer, **settings: Any) -> OpenAIChat:
-    return OpenAIChat(server.url, "qwen2.5-coder-0.5b", dialect="llama-cpp-python",
+    # a name that states no size: small-model mode only when asked (test_remember_small.py
+    # tests the rule that picks it by the size a name states)
+    return OpenAIChat(server.url, "qwen2.5-coder", dialect="llama-cpp-python",
                       **FAST, **settings)
 
 

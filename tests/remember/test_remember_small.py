@@ -23,6 +23,7 @@ from corollary.facade.remember_request import (
     SUBJECT_PATTERN,
     clauses,
 )
+from corollary.foundations.errors import InvalidTypeError
 from corollary.models import FunctionModel, OpenAIChat, ScriptedModel
 
 FAST = {"backoff_base": 0.001, "backoff_cap": 0.01, "api_key": "", "max_retries": 0}
@@ -178,3 +179,35 @@ def test_the_chat_form_asks_about_each_message_s_clauses(server: LlamaLikeServer
     assert "[1] human:alice" in server.bodies[2]["messages"][1]["content"]
     assert (pet.key, pet.quote, kb.value(pet.document)) == (
         "bob:pet", "with my cat", "Same here, with my cat.")
+
+
+@pytest.mark.parametrize(("name", "chosen"), [
+    ("qwen2.5-coder-0.5b-instruct", True), ("SmolLM2-135M-Instruct", True),
+    ("Qwen2.5-Coder-1.5B-Instruct", True), ("Qwen/Qwen2.5-7B-Instruct", False),
+    ("gpt-4o-mini", False), ("qwen2.5-coder", False)])
+def test_a_name_stating_under_two_billion_parameters_picks_the_mode(
+        server: LlamaLikeServer, brain: list[Any], name: str, chosen: bool) -> None:
+    fact = {"subject": "alice", "attribute": "street", "value": "Pine Ave"}
+    brain[0] = lambda seen: {"facts": [fact if seen.schema else {**fact, "quote": "Pine Ave"}]}
+    model = OpenAIChat(server.url, name, dialect="llama-cpp-python", **FAST)
+    assert model.small_model is chosen
+    base().remember("I moved to Pine Ave last month.", source="human:alice", model=model)
+    assert ("response_format" in server.bodies[0]) is chosen
+    assert ("tools" in server.bodies[0]) is not chosen
+
+
+def test_the_mode_said_explicitly_overrides_the_name(server: LlamaLikeServer) -> None:
+    assert not OpenAIChat(server.url, "qwen2.5-coder-0.5b", dialect="llama-cpp-python",
+                          small_model=False, **FAST).small_model
+    assert OpenAIChat(server.url, "gpt-4o", small_model=True, **FAST).small_model
+    with pytest.raises(InvalidTypeError, match="small_model must be a bool or None"):
+        OpenAIChat(server.url, "gpt-4o", small_model="yes", **FAST)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dialect", ["llama.cpp", "ollama", "vllm"])
+def test_only_a_local_server_s_dialect_is_guessed_small(server: LlamaLikeServer,
+                                                        dialect: str) -> None:
+    # the default "openai" dialect sends the reply schema in the form llama-cpp-python refuses
+    # (HTTP 500): a model named small behind it keeps the one request a text that works there
+    assert not OpenAIChat(server.url, "qwen2.5-coder-0.5b", **FAST).small_model
+    assert OpenAIChat(server.url, "qwen2.5-coder-0.5b", dialect=dialect, **FAST).small_model
