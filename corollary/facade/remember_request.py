@@ -7,7 +7,9 @@ starts), ``certainty``, ``ended`` / ``valid_until`` (the fact no longer holds: f
 message's time, or from ``valid_until``), ``depends_on`` / ``if_changes`` (the facts it rests
 on; the fact whose change makes it the key's value) and ``forget`` (docs/remember.md). The texts the model reads are the constants here: the instructions
 (:data:`INSTRUCTIONS`), the tool's description (:data:`FACTS_TOOL`) and the layout of the user
-message (:data:`REQUEST`).
+message (:data:`REQUEST`). In small-model mode (docs/models.md) each clause of the text is a
+request of its own (:func:`clause_groups`, :data:`PART`), its reply a schema
+(:func:`reply_schema`) and each fact's quote that clause (:func:`with_part_quoted`).
 
 This module sits in the facade, below the model layer: it reads a model's reply by its
 attributes (``text``, ``tool_calls``, each with ``name``, ``arguments``, ``arguments_error``), the
