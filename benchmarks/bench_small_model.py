@@ -15,6 +15,7 @@ then each mode's tokens per request as a ratio of the default's.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import sys
 import time
@@ -42,6 +43,11 @@ def knows_the_answers(seen: Seen) -> dict[str, Any] | str:
     snippet = _snippet(seen.text)
     if snippet is not None:
         speaker, text, facts = snippet
+        if seen.schema is not None:  # small-model mode: one clause a request, no quote
+            part = html.unescape(seen.text).rpartition('The part: "')[2].rstrip('"')
+            return {"facts": [{"subject": speaker.split(":")[1], "attribute": attribute,
+                               "value": str(value)} for attribute, value in facts
+                              if str(value) in part]}
         if seen.tool != "facts":
             return "facts([...])"
         offered = None

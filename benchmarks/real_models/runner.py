@@ -22,12 +22,15 @@ from .cases import RATES
 #: fixes of branch models and never changed since (benchmarks/real_models/heldout.py).
 CASE_SETS: dict[str, Any] = {"dev": development, "heldout": heldout}
 
-#: The modes compared: the library's defaults (no option given), forced answers alone, and
-#: small-model mode (the one option, with what it implies by default).
+#: The modes compared: the library's defaults (no option given: small-model mode when the
+#: model's name and dialect say it is small, docs/models.md), forced answers alone, small-model
+#: mode said explicitly, and its opposite (``text``: one remember request a text, as the
+#: defaults were before the rule).
 MODES: dict[str, dict[str, bool]] = {
     "default": {},
     "force": {"force_answer": True},
     "small": {"small_model": True},
+    "text": {"small_model": False},
 }
 _REMEMBER_OPTIONS = ("small_model",)
 _AGENT_OPTIONS = ("small_model", "force_answer")

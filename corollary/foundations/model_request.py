@@ -143,7 +143,13 @@ def accepts_options(method: Callable[..., Any]) -> bool:
     True
     >>> accepts_options(lambda messages, tools: None)
     False
+
+    A model whose method takes them but passes them on to something that may not (a
+    :class:`~corollary.models.FunctionModel`) says which with a bool ``takes_options``.
     """
+    flag = getattr(getattr(method, "__self__", None), "takes_options", None)
+    if isinstance(flag, bool):
+        return flag
     try:
         parameters = inspect.signature(method).parameters.values()
     except (TypeError, ValueError):

@@ -38,6 +38,7 @@ from ..foundations.errors import (
 from ..foundations.model_request import RequestOptions, request_options
 from .protocol import Messages, Tools, check_request
 from .reply import Reply, ToolCall, strict_json
+from .sizes import small_by_name
 
 log = logging.getLogger(__name__)
 
@@ -370,9 +371,14 @@ class OpenAIChat:
         ``"llama-cpp-python"`` refuses ``tool_choice="auto"`` (its function-calling format then
         generates without end), and sends ``""`` for an assistant message's ``null`` content
         (that server refuses ``null`` beside ``tool_calls`` with HTTP 500).
-    small_model : bool, default False
+    small_model : bool, optional
         Says the model is small: ``kb.remember`` and the agent then make its requests in their
         small-model mode (docs/models.md, "A small-model mode") unless told otherwise.
+        ``None`` (the default): small when ``dialect`` names a local server (any but
+        ``"openai"``) and ``model`` states a size under two billion parameters
+        (``"qwen2.5-coder-0.5b"``, ``"SmolLM2-135M"``: :func:`~corollary.models.sizes.
+        small_by_name`). The ``"openai"`` dialect is never guessed small: its reply schema's
+        form is refused by llama-cpp-python's server, which small-model remember needs.
     on_retry : callable, optional
         ``on_retry(attempt, error, delay)`` is called before each retry's wait, with the retry's
         number (1, 2, ...), the :class:`~corollary.foundations.errors.ModelError` that caused it, and the
@@ -424,17 +430,20 @@ class OpenAIChat:
         max_response_bytes: int = 16 << 20,
         on_retry: Callable[[int, ModelError, float], Any] | None = None,
         dialect: str = "openai",
-        small_model: bool = False,
+        small_model: bool | None = None,
         **settings: Any,
     ) -> None:
         parts = _url(base_url)
         if dialect not in DIALECTS:
             raise InvalidInputError(f"dialect is one of {sorted(DIALECTS)}, not {dialect!r}")
-        if not isinstance(small_model, bool):
-            raise InvalidTypeError(f"small_model must be a bool, not {type(small_model).__name__}")
+        if not isinstance(small_model, (bool, type(None))):
+            raise InvalidTypeError(f"small_model must be a bool or None, not "
+                                   f"{type(small_model).__name__}")
         self._dialect = dialect
         #: Whether remember and the agent make this model's requests in small-model mode
-        self.small_model = small_model
+        self.small_model = (small_model is True if small_model is not None
+                            else dialect != "openai" and isinstance(model, str)
+                            and small_by_name(model))
         if not isinstance(model, str):
             raise InvalidTypeError(f"model must be a str, not {type(model).__name__}")
         if not model.strip():

@@ -131,6 +131,17 @@ class FunctionModel:
             raise InvalidTypeError(f"FunctionModel needs a function, not {type(fn).__name__}")
         self.fn = fn
 
+    @property
+    def takes_options(self) -> bool:
+        """Whether ``fn`` takes ``options=`` (:func:`~corollary.foundations.model_request.
+        accepts_options` asks this of a model: one whose function does not is sent what a
+        model without options is, e.g. ``remember``'s tools rather than a reply schema).
+
+        >>> FunctionModel(lambda messages, tools: "").takes_options
+        False
+        """
+        return accepts_options(self.fn)
+
     def _is_async(self) -> bool:
         return inspect.iscoroutinefunction(self.fn) or inspect.iscoroutinefunction(
             getattr(self.fn, "__call__", None)  # noqa: B004 - an async __call__ on an object

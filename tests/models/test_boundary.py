@@ -39,7 +39,7 @@ SHARED = {"corollary.foundations.errors", "corollary.foundations.model_request"}
 
 def test_the_model_layer_imports_only_errors_attrs_and_the_standard_library():
     files = sorted(PACKAGE.glob("*.py"))
-    assert len(files) == 6
+    assert len(files) == 7
     outside = {}
     options = ROOT / "corollary" / "foundations" / "model_request.py"
     for path in [*files, options]:
@@ -57,7 +57,7 @@ def test_the_model_layer_imports_only_errors_attrs_and_the_standard_library():
 def test_every_public_name_is_exported_and_every_model_error_is_a_corollary_error():
     assert sorted(corollary.models.__all__) == sorted(
         name for name in dir(corollary.models) if not name.startswith("_")
-        and name not in {"openai_chat", "protocol", "reply", "schema", "scripted"})
+        and name not in {"openai_chat", "protocol", "reply", "schema", "scripted", "sizes"})
     names = ["ModelError", "ScriptExhaustedError", "ModelHTTPError", "ModelTimeoutError",
              "ModelConnectionError", "ModelResponseError"]
     for name in names:

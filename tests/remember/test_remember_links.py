@@ -139,7 +139,9 @@ def test_the_instructions_say_when_to_use_each_field_and_small_mode_offers_none(
     for small in (False, True):
         model = ScriptedModel([facts()])
         kb.remember("Hello.", source="human:ann", model=model, small_model=small)
-        item = model.requests[0][1][0]["function"]["parameters"]["properties"]["facts"]["items"]
+        schema = model.options[0].schema  # small-model mode: a reply schema, no tool
+        parameters = (schema if small else model.requests[0][1][0]["function"]["parameters"])
+        item = parameters["properties"]["facts"]["items"]
         assert ({"depends_on", "if_changes", "forget"} <= set(item["properties"])) is not small
 
 
