@@ -575,8 +575,30 @@ def _timed_each(fn: Any, keys: list[str]) -> list[float]:
     return times
 
 
+def bench_reassert(n: int, m: int = 2_000) -> dict[str, float]:
+    """``n`` keys asserted from one source, then ``m`` of them asserted again, the same value,
+    from a second source: each is a confirmation (an outcome for both sources, whose
+    reliability moves, so what rests on them is stale), in a base of ``n`` beliefs. Beside it,
+    the same ``m`` keys asserted afresh from the second source (no confirmation)."""
+    sources = ("tool:a", "tool:b")
+    out = {}
+    for again in (True, False):
+        kb = BeliefBase(clock=ManualClock(0))
+        for i in range(n):
+            kb.assert_(f"k{i}", i, source=sources[0])
+        t = time.perf_counter()
+        for i in range(m):
+            if again:
+                kb.assert_(f"k{i}", i, source=sources[1])
+            else:
+                kb.assert_(f"new{i}", i, source=sources[1])
+        out["again_per_s" if again else "fresh_per_s"] = m / (time.perf_counter() - t)
+        del kb
+    return out
+
+
 SECTIONS = ("dag", "assert", "retract", "ftl", "defaults", "cascade", "time", "snapshot",
-            "validtime")
+            "validtime", "reassert")
 
 
 def main() -> None:
@@ -642,6 +664,12 @@ def main() -> None:
               f"same pair read at a new clock time {v['new_time_pair_us']:.1f} us -> "
               f"{v['at_pair_median_us'] / v['new_time_pair_us']:.1f}x")
         print_at_shapes(bench_at_shapes(min(n, 2_000)))
+    if "reassert" in only:
+        for size in sorted({min(n, 10_000), min(n, 50_000)}):
+            r = bench_reassert(size)
+            print(f"re-asserting 2,000 of {size:,} keys from a second source (a confirmation "
+                  f"each): {r['again_per_s']:,.0f}/s; asserting 2,000 new keys from it "
+                  f"{r['fresh_per_s']:,.0f}/s")
     if "snapshot" in only:
         s = bench_snapshot(n)
         print(f"snapshot of {n:,}: save {s['save_s']:.2f} s + load {s['load_s']:.2f} s = "
