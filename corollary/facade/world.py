@@ -148,18 +148,20 @@ class WorldView:
             return HELD  # held now, so valid now as at t: it counts as it does now
         return NOT_HELD if validity == UNDATED else OTHERWISE
 
-    def _alone(self, key: object) -> tuple[bool, float, Any] | None:
+    def _alone(self, key: object, b: Any) -> tuple[bool, float, Any] | None:
         """``(held, confidence, belief)`` at ``t`` of ``key``'s value when nothing but the
         premises of the key's values can decide it (no reasons, no nogood): one value the base
         has nothing to bring up to date for, or several that
         :func:`~corollary.tms.world_reads.held_at` decides, read straight from their premises
-        as the sweep would (``None``: take the what-if path)."""
+        as the sweep would (``None``: take the what-if path). ``b``: what ``current(key)``
+        gave."""
         base = self._base
-        b = base._lookup.current(key)
         if b is None:
             if type(key) is not str:
                 return None
-            held = held_at(base._engine, key, self.t, base._lookup.catch_up())
+            now = base._lookup.quiet()  # nothing due: no catching up to do (a fifth of a read)
+            held = held_at(base._engine, key, self.t,
+                           base._lookup.catch_up() if now is None else now)
             if held is None or len(held) > 1:
                 return None  # not decided by premises alone, or an open conflict
             return (True, held[0][1], held[0][0]) if held else (False, 0.0, None)
@@ -203,7 +205,16 @@ class WorldView:
                     return b.value
                 if validity == UNDATED:
                     return default
-        alone = self._alone(key)
+        elif type(key) is str:  # several values (or none): _alone's first step written out
+            lookup = base._lookup
+            now = lookup.quiet()
+            values = held_at(base._engine, key, self.t,
+                             lookup.catch_up() if now is None else now)
+            if values is not None and len(values) < 2:  # (no key an end was said of)
+                return values[0][0].value if values else default
+            with self._reading():  # a what-if decides it (_alone would say so again)
+                return base.value(key, default)
+        alone = self._alone(key, b)
         if alone is not None:  # an end left alone (its value forgotten) holds no value either
             held, b = alone[0], alone[2]  # (no belief when nothing holds at t)
             return b.value if held and not is_end(b.value) else default
@@ -218,7 +229,7 @@ class WorldView:
                 lone = self._lone(b)
                 if lone != OTHERWISE:
                     return b.conf if lone == HELD else 0.0
-            alone = self._alone(key)
+            alone = self._alone(key, b)
             if alone is not None:
                 return alone[1]
         with self._reading():
@@ -232,7 +243,7 @@ class WorldView:
                 lone = self._lone(b)
                 if lone != OTHERWISE:
                     return "IN" if lone == HELD else "OUT"
-            alone = self._alone(key)
+            alone = self._alone(key, b)
             if alone is not None:
                 return "IN" if alone[0] else "OUT"
         with self._reading():
