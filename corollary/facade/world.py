@@ -224,11 +224,18 @@ class WorldView:
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
         if value is None:
-            b = self._base._lookup.current(key)
-            if b is not None:
-                lone = self._lone(b)
-                if lone != OTHERWISE:
-                    return b.conf if lone == HELD else 0.0
+            base = self._base
+            b = base._lookup.current(key)
+            if b is not None:  # _lone written out, as in value()
+                validity = lone_validity(b, self.t)
+                if validity is not None and not (base._engine.nogoods_by_key
+                                                 and key in base._engine.nogoods_by_key):
+                    if validity == OUTSIDE_SPAN:
+                        return 0.0
+                    if b.best is not None:
+                        return b.conf  # type: ignore[no-any-return]
+                    if validity == UNDATED:
+                        return 0.0
             alone = self._alone(key, b)
             if alone is not None:
                 return alone[1]
