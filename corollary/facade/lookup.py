@@ -122,10 +122,67 @@ def current_reader(clock: Clock, trust: TrustView, engine: Engine,
     return current
 
 
+def quiet_reader(clock: Clock, trust: TrustView, engine: Engine,
+                 rules: RuleEngine) -> Callable[[], float | None]:
+    """A function giving the clock's time when nothing is due to be brought up to it (what
+    :meth:`Lookup.catch_up` would do nothing for: the conditions of :func:`current_reader`
+    that do not depend on the belief read), else ``None``. The one-value read keeps its own
+    copy of these checks written out, as it runs on every read and a call would cost it a
+    fifth."""
+
+    def quiet() -> float | None:
+        now = clock()
+        if type(now) is not float or now - now != 0.0:
+            return None
+        if trust.polls:
+            trust.poll()
+        if trust.changed or now >= engine.next_expiry:
+            return None
+        if rules.active and (rules.fired_at != now or engine.touched):
+            return None
+        return now
+
+    return quiet
+
+
+def held_reader(engine: Engine,
+                quiet: Callable[[], float | None]) -> Callable[[str], list[Belief] | None]:
+    """A function of a key of several values: the values held now when reading them needs no
+    synchronisation (nothing is due, ``quiet``, and no value is stale: none dirty, none
+    computed at another time if it reads the time), else ``None``, as for a key of one value
+    or never seen, or a key an end was said of (the full path reads those). A value's memo is
+    current under the same conditions as :func:`current_reader`'s one value: its rivals and
+    nogood partners are marked with it (docs/model.md, "Incremental evaluation")."""
+    keys = engine.keys
+    ended = engine.ended
+
+    def held_now(key: str) -> list[Belief] | None:
+        slot = keys.get(key)
+        if type(slot) is not dict or (ended and key in ended):
+            return None
+        now = quiet()
+        if now is None:
+            return None
+        dirty = engine.dirty
+        held = []
+        for b in slot.values():
+            if b in dirty:
+                return None
+            stamp = b.as_of
+            if stamp is not None and stamp != now:
+                return None
+            if b.best is not None:
+                held.append(b)
+        return held
+
+    return held_now
+
+
 class Lookup:
     """The beliefs a query names, synchronised to now (see the module docstring)."""
 
-    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine", "current", "pins", "picks")
+    __slots__ = ("clock", "trust", "engine", "rules", "sync_engine", "current", "quiet",
+                 "held_now", "pins", "picks")
 
     def __init__(self, clock: Clock, trust: TrustView, engine: Engine, rules: RuleEngine,
                  sync_engine: EngineSync) -> None:
@@ -137,6 +194,12 @@ class Lookup:
         #: ``current(key)``: the one value of ``key`` when reading it needs no
         #: synchronisation now, else ``None`` (see :func:`current_reader`).
         self.current = current_reader(clock, trust, engine, rules)
+        #: ``quiet()``: the clock's time when nothing is due, else ``None`` (see
+        #: :func:`quiet_reader`).
+        self.quiet = quiet_reader(clock, trust, engine, rules)
+        #: ``held_now(key)``: the held values of a key of several values when reading them
+        #: needs no synchronisation now, else ``None`` (see :func:`held_reader`).
+        self.held_now = held_reader(engine, self.quiet)
         #: A journaled base's record of "the held value" a change resolved (``picks``: key ->
         #: value, filled while the change runs) and, while an entry is replayed, the values it
         #: resolved then (``pins``), so a replay resolves the same (docs/journal.md).
@@ -182,6 +245,9 @@ class Lookup:
     def held(self, key: str) -> list[Belief]:
         """The values of ``key`` held now (an end that holds is no value: alone it leaves
         nothing held, beside a value it did not end it stands in an open conflict with it)."""
+        held = self.held_now(key) if type(key) is str else None
+        if held is not None:  # (no end: held_now leaves the keys of ends to this path)
+            return held
         return without_ends([b for b in self.values(key) if b.label is IN])
 
     def held_belief(self, key: str, what: str) -> Belief:

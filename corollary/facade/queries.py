@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from ..foundations._validate import check_int, check_unit
-from ..foundations.clock import Instant
 from ..foundations.errors import UnknownBeliefError
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, is_end
@@ -25,7 +24,7 @@ from ..tms.proof import Proof, build_proof
 from .blame import sources_of
 from .recall import Recalled, Recaller, check_recall_args
 from .sensitivity import Check, what_to_check
-from .world import TimelineEntry, WorldView, timeline
+from .world import TimelineEntry, timeline, world_at
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -279,18 +278,9 @@ class QueryMethods:
     def __contains__(self, key: object) -> bool:
         return isinstance(key, str) and key in self._engine.keys
 
-    def at(self, t: Instant) -> WorldView:
-        """A read-only view of what the base holds at world time ``t`` (POSIX seconds or an
-        aware datetime): ``value``, ``label``, ``confidence``, ``explain``, ``keys``,
-        ``beliefs`` and ``recall`` answer for ``t`` (see :mod:`corollary.facade.world`).
-
-        >>> from corollary import BeliefBase, ManualClock
-        >>> kb = BeliefBase(clock=ManualClock(100))
-        >>> kb.assert_("ceo", "Ann", source="tool:registry", valid_from=0, valid_until=50)
-        >>> kb.at(10).value("ceo"), kb.label("ceo")
-        ('Ann', 'OUT')
-        """
-        return WorldView(self, t)
+    #: ``kb.at(t)``: see :func:`corollary.facade.world.world_at` (bound as it is, one call
+    #: where a method building the view would be two: a view is made for each read at a time)
+    at = world_at
 
     def timeline(self, key: str) -> list[TimelineEntry]:
         """Every value ``key`` has had, oldest validity first, each with its effective

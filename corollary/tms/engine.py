@@ -65,6 +65,7 @@ from .records import (
     record_strength,
     record_valid_at,
 )
+from .source_marks import SourceMarks
 from .sweep import Sweep
 from .world_reads import KeyTimes
 
@@ -226,6 +227,8 @@ class Engine:
         self.trust_epoch = 0
         #: key -> its answers at world times per stretch (:mod:`corollary.tms.world_reads`)
         self.world_reads: dict[str, KeyTimes] = {}
+        #: what marking a source stale visits again (:mod:`corollary.tms.source_marks`)
+        self.source_marks = SourceMarks()
         self.feed = ChangeFeed(self)
 
     # -- structure -----------------------------------------------------------------------
@@ -496,6 +499,7 @@ class Engine:
                 if dropped * 2 > len(holders):  # compact: amortised, one pass per many drops
                     holders[:] = [x for x in dict.fromkeys(holders)
                                   if x.record_from(source) is not None]
+                    self.source_marks.forget(source)
                     dropped = 0
                     if not holders:
                         del self.by_source[source]
@@ -517,6 +521,7 @@ class Engine:
         if b.evidence is not None or b.justs or b.withdrawn is not None or b.users:
             return False
         self.world_reads.pop(b.key, None)  # it holds the key's values: gone with one of them
+        self.source_marks.clear()  # its log of swept beliefs must not keep this one alive
         slot = self.keys.get(b.key)
         if slot is b:
             del self.keys[b.key]
@@ -800,11 +805,18 @@ class Engine:
                 stack.extend(slot.values())  # type: ignore[union-attr]
 
     def mark_source(self, source: str) -> None:
-        """A source's reliability changed: everything resting on it is stale."""
+        """A source's reliability changed: everything resting on it is stale. What was
+        marked for it last and is still dirty is not walked again
+        (:mod:`corollary.tms.source_marks`)."""
         self.trust_epoch += 1
-        for b in self.by_source.get(source, ()):
-            if b.record_from(source) is not None:  # not an entry a dropped premise left
-                self.mark(b)
+        holders = self.by_source.get(source)
+        if holders:
+            dirty = self.dirty
+            for b in self.source_marks.to_visit(source, holders, dirty):
+                # (not an entry a dropped premise left)
+                if b not in dirty and b.record_from(source) is not None:
+                    self.mark(b)
+            self.source_marks.marked(source, holders, dirty)
         for j in self.by_step_source.get(source, ()):
             self.mark(j.output)
 
@@ -862,6 +874,7 @@ class Engine:
         if targets is None:
             region = self.dirty
             self.dirty = set()
+            self.source_marks.clear()  # what it knew of the dirty set is swept whole
             region.update(b for b in self.timed if b.as_of != now)
         else:
             region = self._region(targets, now)
@@ -1031,6 +1044,7 @@ class Engine:
         return formulas.agreement(best, self.corroboration)
 
     def _evaluate(self, region: set[Belief], now: float) -> None:
+        self.source_marks.swept(region, self.count)
         if self.unless_count and any(j.unless for b in region for j in b.justs):
             # a justification is valid only once its exceptions are settled OUT: sweep the
             # region stratum by stratum, each exception in a stratum below what it defeats

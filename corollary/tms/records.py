@@ -219,22 +219,32 @@ def record_valid_at(record: PremiseRecord, world: float) -> bool:
     return False
 
 
-#: What :func:`record_validity` says of a premise at a world time: not valid then; valid then
-#: by the valid time its source stated; valid then, no valid time stated (it holds from when it
-#: was asserted on, so it counts at any later time as it does now).
+#: What :func:`lone_validity` says of a belief at a world time: its premise is not valid then
+#: (or it is withdrawn: it counts at no time); valid then by the valid time its source stated;
+#: valid then, no valid time stated (it holds from when it was asserted on, so it counts at any
+#: later time as it does now).
 OUTSIDE_SPAN, IN_SPAN, UNDATED = 0, 1, 2
 
 
-def record_validity(record: PremiseRecord, world: float) -> int:
-    """:data:`OUTSIDE_SPAN`, :data:`IN_SPAN` or :data:`UNDATED` at world time ``world``: one
-    test where a read at a time would make two (:func:`record_valid_at`,
-    :func:`record_is_timed`).
+def lone_validity(b: Belief, world: float) -> int | None:
+    """:data:`OUTSIDE_SPAN`, :data:`IN_SPAN` or :data:`UNDATED` at world time ``world`` for a
+    belief held by one premise and nothing else (no reason), else ``None``: the one call a read
+    at a time makes of a key with one value, checks of the belief included (``kb.at(t)`` costs
+    a plain read's calls and this one).
 
-    >>> record = premise_record("tool:crm", "tool:crm", 10.0, None, None, valid_until=50.0)
-    >>> [record_validity(record, t) for t in (5.0, 20.0, 60.0)] == [OUTSIDE_SPAN, IN_SPAN,
-    ...                                                             OUTSIDE_SPAN]
+    >>> b = Belief("ceo", "Ann", "Ann", 0, premise_record("tool:crm", "tool:crm", 10.0, None,
+    ...                                                   None, valid_until=50.0))
+    >>> [lone_validity(b, t) for t in (5.0, 20.0, 60.0)] == [OUTSIDE_SPAN, IN_SPAN,
+    ...                                                      OUTSIDE_SPAN]
     True
     """
+    if b.justs:
+        return None
+    record = b.evidence
+    if type(record) is not tuple:
+        return None  # several premises, or none
+    if b.withdrawn is not None:
+        return OUTSIDE_SPAN
     life = record[3]
     if life is None or len(life) < 5:
         return UNDATED if record[2] <= world else OUTSIDE_SPAN

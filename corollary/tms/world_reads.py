@@ -58,16 +58,6 @@ class KeyTimes:
                             for span in record_intervals(r) for x in span if x is not None})
         self.answers: list[list[tuple[Belief, float]] | None] = [None] * (len(self.cuts) + 1)
 
-    def holds(self, engine: Engine, slot: dict[Any, Belief], now: float) -> bool:
-        """Whether nothing the answers read has changed (identity checks, no copy made)."""
-        if (self.now != now or self.epoch != engine.trust_epoch
-                or self.policy is not engine.conflict_policy or len(self.kept) != len(slot)):
-            return False
-        for b, evidence, withdrawn, justs in self.kept:
-            if (b.evidence is not evidence or b.withdrawn is not withdrawn
-                    or b.justs is not justs or slot.get(b.vid) is not b):
-                return False
-        return True
 
 
 def held_at(engine: Engine, key: str, world: float, now: float) -> list[tuple[Belief, float]] | None:
@@ -92,10 +82,23 @@ def held_at(engine: Engine, key: str, world: float, now: float) -> list[tuple[Be
     # (inside a what-if the renewed premises are other records: what was kept does not hold)
     if type(slot) is not dict or engine.world is not None:
         return None
-    if key in engine.nogoods_by_key or key in engine.ended:
+    if (engine.nogoods_by_key and key in engine.nogoods_by_key
+            or engine.ended and key in engine.ended):
         return None
     times = engine.world_reads.get(key)
-    if times is None or not times.holds(engine, slot, now):
+    # whether nothing the answers read has changed (identity checks, no copy made; written
+    # here, not as a method: it runs on every read)
+    if times is not None and (times.now != now or times.epoch != engine.trust_epoch
+                              or times.policy is not engine.conflict_policy
+                              or len(times.kept) != len(slot)):
+        times = None
+    if times is not None:
+        for b, evidence, withdrawn, justs in times.kept:
+            if (b.evidence is not evidence or b.withdrawn is not withdrawn
+                    or b.justs is not justs or slot.get(b.vid) is not b):
+                times = None
+                break
+    if times is None:
         times = _times(engine, key, slot, now)
         if times is None:
             return None
