@@ -847,8 +847,25 @@ class Journal:
     def reload(self) -> None:
         """Rebuild from the journal (after a change that ran here but did not commit), up to
         the entry this base had applied: watchers heard of those already; later entries are
-        applied (and heard of) by the next sync or change, as usual."""
+        applied (and heard of) by the next sync or change, as usual.
+
+        A rebuild that raises (a replayed entry's hook, the policy's ``after_change``, raising
+        this time) leaves the base broken and still owing that entry: the next rebuild, before
+        any change, sync or checkpoint, goes up to it again, never to the checkpoint it began
+        from (which would drop committed entries from the base without a word).
+        """
         upto, inc = self.seen, self.inc
+        try:
+            self.rebuild(upto, inc)
+        except BaseException:
+            self.seen, self.broken = upto, True
+            if inc is not None:
+                self.setinc(inc)
+            raise
+
+    def rebuild(self, upto: int, inc: str | None) -> None:
+        """:meth:`reload` once: the newest checkpoint at or before ``upto``, then the entries
+        after it up to ``upto`` (of the journal incarnation ``inc``, when known)."""
         found = self.store.read_checkpoint(self.sid, upto)
         if found is None:
             raise JournalError(f"{self.where()} has no checkpoint any more", self.where())
