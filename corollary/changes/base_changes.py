@@ -293,7 +293,7 @@ class Call(BaseChange):
 @attrs.frozen(slots=True)
 class Remember(BaseChange):
     """``kb.remember``'s change: a model is asked first, then the documents asserted and the
-    facts claimed, as plain data (:meth:`~corollary.facade.remembering.RememberMethods.remember`)."""
+    facts claimed, as plain data (:func:`~corollary.facade.remembering.remember`)."""
 
     op = "remember"
     method = "_remembered"
@@ -303,3 +303,4 @@ class Remember(BaseChange):
     facts: Any
     refusals: Any
     ends: Any = ()
+    links: Any = ()

@@ -42,6 +42,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .saving import take_state
+
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
     from .operations import OperationCall
@@ -67,7 +69,7 @@ class UndoLog:
     def save(self, base: Any) -> None:
         """Copy ``base``'s state, unless copied already."""
         if self.saved is None:
-            self.ops = base._ops
+            self.ops = base.parts.ops
             self.saved = base.to_dict()
 
     def resolved(self, what: str, value: Any) -> None:
@@ -77,7 +79,7 @@ class UndoLog:
 def run_undoable(base: Any, method: Callable[..., Any], args: tuple[Any, ...],
                  kwargs: Mapping[str, Any], install: Callable[[Any, Any], Any],
                  at_once: bool = False) -> Any:
-    """Run a user's declared change on a plain base (``base._oplog`` is ``None``); when it
+    """Run a user's declared change on a plain base (``base.parts.log`` is ``None``); when it
     raises, the base takes back its state from before the change. ``install`` is
     :func:`corollary.facade.operations.install_log` (passed in: that module imports this);
     ``at_once``: copy the state before the change starts (an override calling ``super()``,
@@ -102,20 +104,20 @@ def _restore(base: BeliefBase, saved: dict[str, Any], ops: int) -> None:
     and promise functions it holds now bound again (as a journaled session rebuilds)."""
     # only the rules and tools the state before held: one the failed change added (an
     # add_rule, an add_tool inside it) would otherwise join the restored base
-    rules = [r for r in base._rules.rules if r.name in set(saved.get("rules", ()))]
-    tools: list[Any] = [_HeldTool(spec) for spec in base._trust.tools.values()
+    rules = [r for r in base.parts.rules.rules if r.name in set(saved.get("rules", ()))]
+    tools: list[Any] = [_HeldTool(spec) for spec in base.parts.trust.tools.values()
                         if spec.name in set(saved.get("tools", ()))]
-    functions = [reader.fn for binding in base._promises.bindings.values()
+    functions = [reader.fn for binding in base.parts.promises.bindings.values()
                  for reader in (binding.signal, binding.groups)
                  if reader is not None and reader.fn is not None]
     fresh = type(base).from_dict(
         saved, ledger=base.ledger if base.shared_ledger else None, clock=base.clock,
         rules=rules, tools=tools, functions=functions, conflict_policy=base.conflict_policy,
-        embedder=base._embedder)
-    firings, seconds = base._rules.max_firings, base._rules.max_seconds
-    base._take_state(fresh)
-    base._rules.max_firings, base._rules.max_seconds = firings, seconds
-    base._ops = ops
+        embedder=base.parts.embedder)
+    firings, seconds = base.parts.rules.max_firings, base.parts.rules.max_seconds
+    take_state(base, fresh)
+    base.parts.rules.max_firings, base.parts.rules.max_seconds = firings, seconds
+    base.parts.ops = ops
 
 
 class _HeldTool:

@@ -31,7 +31,8 @@ from .blame import sources_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms.proof import Proof
-    from .queries import Held, QueryMethods
+    from .base import BeliefBase
+    from .queries import Held
     from .recall import Recalled
 
 __all__ = ["TimelineEntry", "WorldView", "timeline"]
@@ -76,11 +77,11 @@ class TimelineEntry:
     superseded_by: Any = None
 
 
-def timeline(base: QueryMethods, key: str) -> list[TimelineEntry]:
+def timeline(base: BeliefBase, key: str) -> list[TimelineEntry]:
     """Every value of ``key``, oldest validity first (see :class:`TimelineEntry`)."""
-    values = base._lookup.values(key)
-    now = base._lookup.catch_up()
-    engine = base._engine
+    values = base.parts.lookup.values(key)
+    now = base.parts.lookup.catch_up()
+    engine = base.parts.engine
     held = [b for b in values if b.best is not None]
     entries = []
     for b in values:
@@ -113,7 +114,7 @@ class WorldView:
 
     __slots__ = ("_base", "t")
 
-    def __init__(self, base: QueryMethods, t: Instant) -> None:
+    def __init__(self, base: BeliefBase, t: Instant) -> None:
         world = t if type(t) is float and t - t == 0.0 else to_instant(t, "t")
         if world is None:
             raise InvalidInputError("kb.at(t) needs a time (POSIX seconds or an aware datetime)")
@@ -126,8 +127,8 @@ class WorldView:
         base = self._base
         # outcomes, due rules and expiries first, on the base itself: the what-if below is
         # undone whole, and what it marked would be lost with it
-        now = base._lookup.catch_up()
-        with base._engine.at_world(self.t, now):
+        now = base.parts.lookup.catch_up()
+        with base.parts.engine.at_world(self.t, now):
             yield
 
     def _alone(self, key: object) -> tuple[bool, float, Any] | None:
@@ -137,11 +138,11 @@ class WorldView:
         :func:`~corollary.tms.world_reads.held_at` decides, read straight from their premises
         as the sweep would (``None``: take the what-if path)."""
         base = self._base
-        b = base._lookup.current(key)
+        b = base.parts.lookup.current(key)
         if b is None:
             if type(key) is not str:
                 return None
-            held = held_at(base._engine, key, self.t, base._lookup.catch_up())
+            held = held_at(base.parts.engine, key, self.t, base.parts.lookup.catch_up())
             if held is None or len(held) > 1:
                 return None  # not decided by premises alone, or an open conflict
             return (True, held[0][1], held[0][0]) if held else (False, 0.0, None)
@@ -149,7 +150,7 @@ class WorldView:
             return None
         if b.withdrawn is not None:
             return False, 0.0, b
-        engine = base._engine
+        engine = base.parts.engine
         if engine.nogoods_by_key and b.key in engine.nogoods_by_key:
             return None
         t = self.t
@@ -163,12 +164,12 @@ class WorldView:
                 # assertion on): it counts as it does now
                 return b.best is not None, b.conf, b
         else:
-            now = base._sync_engine.clock()  # a finite float: current() checked it
+            now = base.parts.sync.clock()  # a finite float: current() checked it
             if all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
                 return b.best is not None, b.conf, b  # the same premises count at t as now
         engine.world = t  # valid at t but not counted now: computed at t
         try:
-            c, _, _ = engine.premise_confidence(b, base._sync_engine.clock())
+            c, _, _ = engine.premise_confidence(b, base.parts.sync.clock())
         finally:
             engine.world = None
         return (False, 0.0, b) if c is None else (True, c, b)
@@ -214,8 +215,8 @@ class WorldView:
     def keys(self) -> list[str]:
         """The keys holding a value at ``t``, in the base's order."""
         with self._reading():
-            self._base._lookup.sync()
-            return [key for key, slot in self._base._engine.keys.items()
+            self._base.parts.lookup.sync()
+            return [key for key, slot in self._base.parts.engine.keys.items()
                     if (slot.best is not None and not is_end(slot.value)
                         if not isinstance(slot, dict)
                         else any(b.best is not None and not is_end(b.value)

@@ -156,7 +156,7 @@ def test_recall_and_vectors_drop_the_forgotten() -> None:
     assert [r.key for r in kb.recall("pin 73914682")][:1] == ["ann:pin"]
     kb.forget("ann:pin")
     assert all(r.key != "ann:pin" for r in kb.recall("pin 73914682", limit=10))
-    recaller = kb._recaller
+    recaller = kb.parts.recaller
     assert recaller is not None and recaller.vectors is not None
     assert all(b is None or b.key != "ann:pin" for b in recaller.vectors.rows)
 
