@@ -23,8 +23,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import attrs
 
@@ -44,6 +44,16 @@ from ..facade.forgetting import NO_VALUE, forget_subjects
 from ..facade.operations import Subjects, by_key, names_nothing
 from .change import Change, Subject
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..facade.base import BeliefBase
+    from ..foundations.clock import Duration, Instant
+    from ..foundations.scope import Scope
+    from ..foundations.values import Value
+    from ..promises.options import GuaranteeOptions
+    from ..reasons.calls import PreparedCall
+    from ..reasons.rules import Rule
+    from ..tms.conflicts import Conflict
+
 __all__ = ["AddRule", "AddTool", "Answer", "Assert", "AssertMany", "BaseChange", "Call", "Claim",
            "End",
            "FitCalibrator", "Forget", "Guarantee", "Nogood", "RecordOutcome", "Remember",
@@ -58,16 +68,16 @@ class BaseChange(Change):
     method: ClassVar[str] = ""
     named: ClassVar[tuple[Subjects]] = (names_nothing,)
 
-    def arguments(self) -> dict[str, Any]:
+    def arguments(self) -> dict[str, object]:
         """Its fields by name: the method's keyword arguments."""
         return {f.name: getattr(self, f.name) for f in attrs.fields(type(self))}
 
-    def apply_to(self, base: Any) -> Any:
+    def apply_to(self, base: BeliefBase) -> object:
         """Make the change: the base's method, with the value's fields."""
-        method: Callable[..., Any] = getattr(base, self.method)
+        method: Callable[..., object] = getattr(base, self.method)
         return method(**self.arguments())
 
-    def subjects(self, result: Any, resolved: Mapping[str, Any]) -> list[Subject]:
+    def subjects(self, result: object, resolved: Mapping[str, object]) -> list[Subject]:
         """Its method's history rows for these arguments."""
         return type(self).named[0](self.arguments(), result, resolved)
 
@@ -79,14 +89,14 @@ class Assert(BaseChange):
     op = method = "assert_"
     named = (by_key,)
     key: str
-    value: Any
+    value: Value
     source: str
     origin: str | None = None
-    half_life: Any = None
-    ttl: Any = None
+    half_life: Duration | None = None
+    ttl: Duration | None = None
     certainty: float | None = None
-    valid_from: Any = None
-    valid_until: Any = None
+    valid_from: Instant | None = None
+    valid_until: Instant | None = None
 
 
 @attrs.frozen(slots=True)
@@ -95,7 +105,7 @@ class AssertMany(BaseChange):
 
     op = method = "assert_many"
     named = (named_rows,)
-    rows: Any
+    rows: Iterable[Sequence[object] | Mapping[str, object]]
 
 
 @attrs.frozen(slots=True)
@@ -105,16 +115,16 @@ class Claim(BaseChange):
     op = method = "claim"
     named = (claimed,)
     key: str
-    value: Any
+    value: Value
     source: str = "model:default"
-    inputs: Any = ()
+    inputs: Sequence[str] | Mapping[str, str] = ()
     certainty: float | None = None
     formula: str | None = None
-    citation: Any = None
-    unless: Any = ()
+    citation: object = None
+    unless: Sequence[str | tuple[str, Value]] = ()
     learn: bool | None = None
-    valid_from: Any = None
-    valid_until: Any = None
+    valid_from: Instant | None = None
+    valid_until: Instant | None = None
 
 
 @attrs.frozen(slots=True)
@@ -124,7 +134,7 @@ class Retract(BaseChange):
     op = method = "retract"
     named = (retracted,)
     key: str
-    value: Any = None
+    value: Value = None
     reason: str | None = None
     fault: str = "none"
     source: str | None = None
@@ -136,20 +146,19 @@ class Nogood(BaseChange):
 
     op = method = "nogood"
     named = (named_items,)
-    items: tuple[Any, ...]
+    items: tuple[str | tuple[str, Value], ...]
     name: str | None = None
 
-    def to_entry(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
         """The items as positional arguments, as ``kb.nogood(*items)`` keeps them."""
         return tuple(self.items), ({} if self.name is None else {"name": self.name})
 
     @classmethod
-    def from_entry(cls, args: tuple[Any, ...] | list[Any], kwargs: Mapping[str, Any]
-                   ) -> Change:
+    def from_entry(cls, args: Sequence[object], kwargs: Mapping[str, object]) -> Change:
         """The items from the entry's positional arguments."""
-        return cls(tuple(args), **kwargs)
+        return cls(tuple(args), **kwargs)  # type: ignore[arg-type]  # checked by kb.nogood
 
-    def apply_to(self, base: Any) -> Any:
+    def apply_to(self, base: BeliefBase) -> object:
         """``kb.nogood(*items, name=name)``."""
         return base.nogood(*self.items, name=self.name)
 
@@ -160,10 +169,10 @@ class Resolve(BaseChange):
 
     op = method = "resolve"
     named = (resolved_conflict,)
-    conflict: Any
-    winner: Any = None
+    conflict: Conflict | str
+    winner: Value = None
     learn: bool = True
-    give_up: Any = None
+    give_up: object = None
 
 
 @attrs.frozen(slots=True)
@@ -187,9 +196,9 @@ class End(BaseChange):
     op = method = "end"
     named = (ended,)
     key: str
-    value: Any = None
+    value: Value = None
     source: str = ""
-    at: Any = None
+    at: Instant | None = None
     reason: str | None = None
     certainty: float | None = None
 
@@ -201,9 +210,9 @@ class Forget(BaseChange):
     op = method = "forget"
     named = (forget_subjects,)
     key: str | None = None
-    value: Any = NO_VALUE
+    value: object = NO_VALUE
     source: str | None = None
-    scope: Any = None
+    scope: str | Iterable[str] | Scope | None = None
     reason: str | None = None
     by: str | None = None
 
@@ -213,7 +222,7 @@ class AddTool(BaseChange):
     """``kb.add_tool``: a tool's declared trust applied to its premises."""
 
     op = method = "add_tool"
-    fn: Any
+    fn: Callable[..., object]
 
 
 @attrs.frozen(slots=True)
@@ -221,7 +230,7 @@ class AddRule(BaseChange):
     """``kb.add_rule``: a rule, fired at once for inputs already held."""
 
     op = method = "add_rule"
-    r: Any
+    r: Rule
 
 
 @attrs.frozen(slots=True)
@@ -229,7 +238,7 @@ class RemoveRule(BaseChange):
     """``kb.remove_rule``: a rule and every justification it made removed."""
 
     op = method = "remove_rule"
-    r: Any
+    r: Rule
 
 
 @attrs.frozen(slots=True)
@@ -238,11 +247,11 @@ class Guarantee(BaseChange):
 
     op = method = "guarantee"
     name: str = "default"
-    examples: Any = None
-    options: Any = None
-    settings: Mapping[str, Any] = attrs.field(factory=dict)
+    examples: Iterable[object] | None = None
+    options: GuaranteeOptions | None = None
+    settings: Mapping[str, object] = attrs.field(factory=dict)
 
-    def arguments(self) -> dict[str, Any]:
+    def arguments(self) -> dict[str, object]:
         """The method's keyword arguments, the settings spread among them."""
         return {"name": self.name, "examples": self.examples, "options": self.options,
                 **self.settings}
@@ -261,7 +270,7 @@ class FitCalibrator(BaseChange):
     """``kb.fit_calibrator``: a Platt calibrator fitted."""
 
     op = method = "fit_calibrator"
-    examples: Any = None
+    examples: Iterable[object] | None = None
     source: str | None = None
     topic: str | None = None
 
@@ -274,7 +283,7 @@ class Answer(BaseChange):
     named = (the_key,)
     key: str
     promise: str | None = "default"
-    group: Any = None
+    group: object = None
 
 
 @attrs.frozen(slots=True)
@@ -285,9 +294,9 @@ class Call(BaseChange):
     op = "call"
     method = "_called"
     named = (tool_result,)
-    fn: Any
-    call: Any
-    result: Any
+    fn: Callable[..., object]
+    call: PreparedCall
+    result: object
 
 
 @attrs.frozen(slots=True)
@@ -298,9 +307,9 @@ class Remember(BaseChange):
     op = "remember"
     method = "_remembered"
     named = (remembered,)
-    docs: Any
+    docs: Sequence[Sequence[object]]
     source: str
-    facts: Any
-    refusals: Any
-    ends: Any = ()
-    links: Any = ()
+    facts: Sequence[Sequence[object]]
+    refusals: Sequence[object]
+    ends: Sequence[Sequence[object]] = ()
+    links: Sequence[Sequence[object]] = ()

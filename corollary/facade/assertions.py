@@ -372,7 +372,7 @@ def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float
 
 
 @operation(subjects=named_rows, keep=keep_rows)
-def assert_many(kb: BeliefBase, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
+def assert_many(kb: BeliefBase, rows: Iterable[Sequence[object] | Mapping[str, object]]) -> int:
     """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
 
     A row holds :meth:`assert_`'s arguments: a tuple ``(key, value, source[, origin[,

@@ -37,7 +37,7 @@ from ..foundations.errors import (
     InvalidTypeError,
     NameTakenError,
 )
-from ..foundations.values import check_key
+from ..foundations.values import Value, check_key
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..retrieval.vectors import check_embedder
@@ -153,12 +153,12 @@ class BeliefBase:
         ledger: TrustLedger | None = None,
         clock: Clock | None = None,
         conflict_policy: ConflictPolicy | None = None,
-        tools: Iterable[Callable[..., Any]] = (),
+        tools: Iterable[Callable[..., object]] = (),
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
         max_rule_firings: int = 10_000,
         max_rule_seconds: float = 2.0,
-        embedder: Callable[[list[str]], Any] | None = None,
+        embedder: Callable[[list[str]], object] | None = None,
     ) -> None:
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
@@ -221,7 +221,7 @@ class BeliefBase:
         return dict(self.parts.trust.tools)
 
     @operation(keep=keep_tool, replay=replay_add_tool)
-    def add_tool(self, fn: Callable[..., Any]) -> None:
+    def add_tool(self, fn: Callable[..., object]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises.
 
         A tool of a name this base holds with another declaration is refused
@@ -295,7 +295,7 @@ class BeliefBase:
 
     # -- changes ---------------------------------------------------------------------------
     @operation(subjects=by_key)
-    def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
+    def assert_(self, key: str, value: Value, source: str, origin: str | None = None,
                 half_life: Duration | None = None, ttl: Duration | None = None,
                 certainty: float | None = None, *, valid_from: Instant | None = None,
                 valid_until: Instant | None = None) -> None:
@@ -433,7 +433,7 @@ class BeliefBase:
         return self.parts.promises.promises
 
     @property
-    def verdicts(self) -> dict[tuple[str, Any], dict[str, Any]]:
+    def verdicts(self) -> dict[tuple[str, Value], dict[str, Any]]:
         """The verdict record of the last answer given for each belief, by ``(key, value
         identity)`` (:func:`corollary.foundations.values.canon` of the value)."""
         return dict(self.parts.promises.verdicts)
@@ -459,7 +459,7 @@ class BeliefBase:
     def open_session(cls, ledger: TrustLedger, session_id: str, *, clock: Clock | None = None,
                      checkpoint_every: int = CHECKPOINT_EVERY,
                      checkpoint_seconds: float = CHECKPOINT_SECONDS,
-                     **options: Any) -> Self:
+                     **options: object) -> Self:
         """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
 
         Every change of the base returned (``assert_``, ``claim``, ``retract``, ``call``, ...)
@@ -495,7 +495,9 @@ class BeliefBase:
 
     @classmethod
     def convert_session(cls, ledger: TrustLedger, session_id: str, *, overwrite: bool = False,
-                        **options: Any) -> int:
+                        functions: Iterable[Callable[..., object]] = (),
+                        rules: Iterable[Rule] = (),
+                        tools: Iterable[Callable[..., object]] = ()) -> int:
         """Turn the whole-snapshot session ``session_id`` (:meth:`save_session`) into a journaled
         session (its snapshot is the journal's checkpoint at seq 0); return 0. ``options``:
         ``rules``, ``tools``, ``functions`` to check the snapshot with. The whole-snapshot
@@ -510,8 +512,8 @@ class BeliefBase:
         ...     shared, "notes").journal_seq
         (0, 0)
         """
-        return convert_to_journal(cls, ledger, session_id,
-                                  overwrite=overwrite, **options)
+        return convert_to_journal(cls, ledger, session_id, overwrite=overwrite,
+                                  functions=functions, rules=rules, tools=tools)
 
     @property
     def session_id(self) -> str | None:
@@ -526,12 +528,12 @@ class BeliefBase:
         return 0 if journal is None else int(journal.seen)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], ledger: TrustLedger | None = None,
+    def from_dict(cls, data: Mapping[str, object], ledger: TrustLedger | None = None,
                   clock: Clock | None = None, *, rules: Iterable[Rule] = (),
                   tools: Iterable[Callable[..., object]] = (),
                   conflict_policy: object = saving.KEEP_SAVED,
                   functions: Iterable[Callable[..., object]] = (), path: object = None,
-                  embedder: Callable[[list[str]], Any] | None = None) -> Self:
+                  embedder: Callable[[list[str]], object] | None = None) -> Self:
         """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
         the signal and group functions of promises from ``functions`` (by qualified name).
 

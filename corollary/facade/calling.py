@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..foundations.errors import AsyncToolError, RuleError
-from ..foundations.values import canon, check_key
+from ..foundations.values import Value, canon, check_key
 from ..reasons.calls import PreparedCall, ToolCallRecord, prepare_call
 from ..reasons.tools import is_async
 from ..reasons.valid import unwrap
@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
 
-def call(kb: BeliefBase, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
+def call(kb: BeliefBase, fn: Callable[..., object], key: str | None, *args: object,
+         **kwargs: object) -> Value:
     """Call a ``@tool`` and assert its result as ``key``; return the result.
 
     ``key=None`` uses the tool's key template (``@tool(key="price:{symbol}")``), else
@@ -43,11 +44,12 @@ def call(kb: BeliefBase, fn: Callable[..., Any], key: str | None, *args: Any, **
             result.close()  # never awaited: close it so Python does not warn
         raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
                              "asserted: use await kb.acall(...)")
-    return perform(kb, "call", fn, call, result)
+    believed: Value = perform(kb, "call", fn, call, result)  # the declared "call" (_called)
+    return believed
 
 
-async def acall(kb: BeliefBase, fn: Callable[..., Any], key: str | None, *args: Any,
-                **kwargs: Any) -> Any:
+async def acall(kb: BeliefBase, fn: Callable[..., object], key: str | None, *args: object,
+                **kwargs: object) -> Value:
     """:meth:`call` for ``async def`` tools: the result is awaited, then asserted. A plain
     tool runs in a worker thread (``asyncio.to_thread``), so it never blocks the event
     loop; the base itself is only touched from the caller's thread."""
@@ -58,27 +60,30 @@ async def acall(kb: BeliefBase, fn: Callable[..., Any], key: str | None, *args: 
         result = await asyncio.to_thread(fn, *args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
-    return perform(kb, "call", fn, call, result)
+    believed: Value = perform(kb, "call", fn, call, result)  # the declared "call" (_called)
+    return believed
 
 
-def called(kb: BeliefBase, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
+def called(kb: BeliefBase, fn: Callable[..., object], call: PreparedCall,
+           result: object) -> Value:
     """The change of one tool call (the base's declared ``_called``): its result asserted
     (a tool not known yet added first) and the call remembered with the premise it made."""
     # a result wrapped as Valid(value, valid_from=...) holds from that world time
-    result, valid_from, valid_until = unwrap(result)
+    value, valid_from, valid_until = unwrap(result)
     if call.spec.name not in kb.parts.trust.tools:
-        canon(result)  # a result that cannot be a belief leaves the base as it was
+        canon(value)  # a result that cannot be a belief leaves the base as it was
         kb.add_tool(fn)
     try:
-        kb.assert_(call.key, result, source=call.spec.source,  # noqa: UP005 (our method)
-                     valid_from=valid_from, valid_until=valid_until)
+        kb.assert_(call.key, value, source=call.spec.source,  # noqa: UP005 (our method)
+                   valid_from=valid_from, valid_until=valid_until)
     except RuleError:  # the rules failed: the assertion was undone with their firings
         raise
     except BaseException:  # remembered whenever the premise stands
-        kb.parts.calls.remember(kb.parts.engine, call, result)
+        kb.parts.calls.remember(kb.parts.engine, call, value)
         raise
-    kb.parts.calls.remember(kb.parts.engine, call, result)
-    return result
+    kb.parts.calls.remember(kb.parts.engine, call, value)
+    believed: Value = value  # canon accepted it
+    return believed
 
 
 def calls(kb: BeliefBase, key: str | None = None) -> list[ToolCallRecord]:

@@ -9,10 +9,11 @@ justification. What a claim's checks mean is :mod:`corollary.reasons.claims`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..foundations._validate import check_bool, plain_text
 from ..foundations.clock import Instant
+from ..foundations.values import Value
 from ..reasons.claims import check_claim
 from ..tms import Justification, make_items, strata
 from .assertions import check_valid_time
@@ -30,18 +31,18 @@ __all__ = ["claim"]
 def claim(
     kb: BeliefBase,
     key: str,
-    value: Any,
+    value: Value,
     source: str = "model:default",
     inputs: Sequence[str] | Mapping[str, str] = (),
     certainty: float | None = None,
     formula: str | None = None,
-    citation: Any = None,
+    citation: object = None,
     *,
-    unless: Sequence[str | tuple[str, Any]] = (),
+    unless: Sequence[str | tuple[str, Value]] = (),
     learn: bool | None = None,
     valid_from: Instant | None = None,
     valid_until: Instant | None = None,
-) -> Any:
+) -> Value:
     """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
 
     A ``formula`` over the inputs' names is re-executed: if it reproduces ``value`` the step
@@ -85,4 +86,5 @@ def claim(
     j = engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
                                                checked.certainty, info, exceptions))
     kb.parts.after_change(kb, batch=batch, made=[j], then=kb.parts.recorder(batch, items))
-    return checked.believed
+    believed: Value = checked.believed
+    return believed

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
-from ..foundations.values import canon, check_key
+from ..foundations.values import Value, canon, check_key
 from ..reasons.claims import named_inputs
 from .operations import by_key, operation
 
@@ -72,10 +72,10 @@ def _the_claim(engine: Engine, key: str, value: Any, source: str,
 
 
 @operation(subjects=by_key)
-def depend(kb: BeliefBase, key: str, value: Any, on: Sequence[str] | Mapping[str, str], *,
-           source: str = "model:default", citation: Any = None,
+def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[str, str], *,
+           source: str = "model:default", citation: object = None,
            certainty: float | None = None, formula: str | None = None,
-           valid_from: Instant | None = None, learn: bool | None = None) -> Any:
+           valid_from: Instant | None = None, learn: bool | None = None) -> Value:
     """Say that ``key = value`` rests on the values the keys of ``on`` hold now.
 
     A claim by ``source`` whose inputs are those values (and the cited document, when
@@ -109,10 +109,10 @@ def depend(kb: BeliefBase, key: str, value: Any, on: Sequence[str] | Mapping[str
 
 
 @operation(subjects=by_key)
-def replace_when(kb: BeliefBase, key: str, value: Any, changes: str, *,
-                 source: str = "model:default", citation: Any = None,
+def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
+                 source: str = "model:default", citation: object = None,
                  certainty: float | None = None, valid_from: Instant | None = None,
-                 learn: bool | None = None) -> Any:
+                 learn: bool | None = None) -> Value:
     """Say that ``key`` becomes ``value`` once ``changes`` no longer holds the value it holds
     now; until then ``key`` keeps what it holds.
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ..foundations._validate import plain_text
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
-from ..foundations.values import canon, check_key, check_text, end_value, is_end
+from ..foundations.values import Value, canon, check_key, check_text, end_value, is_end
 from .assertions import check_assertion, check_certainty, confirmations, put
 from .operations import operation
 
@@ -64,7 +64,7 @@ def check_end_time(at: Any, now: float) -> float:
 
 
 @operation(subjects=ended)
-def end(kb: BeliefBase, key: str, value: Any = None, *, source: str, at: Instant | None = None,
+def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Instant | None = None,
         reason: str | None = None, certainty: float | None = None) -> None:
     """Say, on the word of ``source``, that ``key`` (or its value ``value``) no longer
     holds from world time ``at`` on (POSIX seconds or an aware ``datetime``; default now).

@@ -413,8 +413,8 @@ REDACTED_OP = "redacted"
 
 
 @operation(subjects=forget_subjects, keep=keep_forget, snapshot=True)
-def forget(kb: BeliefBase, key: str | None = None, value: Any = _NO_VALUE, *,
-           source: str | None = None, scope: Any = None, reason: str | None = None,
+def forget(kb: BeliefBase, key: str | None = None, value: object = _NO_VALUE, *,
+           source: str | None = None, scope: str | Iterable[str] | Scope | None = None, reason: str | None = None,
            by: str | None = None) -> Forgotten:
     """Erase a key (or one ``value`` of it; a ``doc:...`` document), everything a
     ``source`` said, or every key in a ``scope``; return what went, as counts.

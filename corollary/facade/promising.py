@@ -7,7 +7,8 @@ the held beliefs and the time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import canon, check_key
@@ -35,9 +36,10 @@ def calibration_pairs(kb: BeliefBase, source: str | None = None, topic: str | No
 
 
 @operation(keep=keep_name, snapshot=True)
-def guarantee(kb: BeliefBase, name: str = "default", examples: Any = None, *,
+def guarantee(kb: BeliefBase, name: str = "default",
+              examples: Iterable[object] | None = None, *,
               options: GuaranteeOptions | None = None,
-              **kwargs: Any) -> Promise | GroupedPromise | None:
+              **kwargs: object) -> Promise | GroupedPromise | None:
     """Attach a promise; returns it (:meth:`remove_guarantee` detaches one).
 
     Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, with
@@ -61,7 +63,7 @@ def remove_guarantee(kb: BeliefBase, name: str = "default") -> Promise | Grouped
 
 
 @operation(keep=keep_name, snapshot=True)
-def fit_calibrator(kb: BeliefBase, examples: Any = None, *, source: str | None = None,
+def fit_calibrator(kb: BeliefBase, examples: Iterable[object] | None = None, *, source: str | None = None,
                    topic: str | None = None) -> Platt:
     """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
 
@@ -71,7 +73,8 @@ def fit_calibrator(kb: BeliefBase, examples: Any = None, *, source: str | None =
 
 
 @operation(subjects=the_key, replay=replay_answer, records=("verdict",))
-def answer(kb: BeliefBase, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:
+def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
+           group: object = None) -> Answer:
     """Answer ``key`` alone (``ok``) or abstain, under a promise; see
     :meth:`corollary.promises.PromiseBook.answer`."""
     key = check_key(key)
@@ -86,7 +89,7 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *, group: 
     return answered
 
 
-def replay(kb: BeliefBase, record: Any, *, live: bool = False) -> Replay:
+def replay(kb: BeliefBase, record: Mapping[str, object], *, live: bool = False) -> Replay:
     """Re-derive a verdict record against the current promise; see
     :meth:`corollary.promises.PromiseBook.replay`."""
     return kb.parts.promises.replay(record, kb.parts.lookup.held, live=live, base=kb)

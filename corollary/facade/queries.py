@@ -8,7 +8,7 @@ fast path reading a key that needs nothing recomputed.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 
@@ -16,7 +16,7 @@ from ..foundations._validate import check_int, check_unit
 from ..foundations.clock import Instant
 from ..foundations.errors import UnknownBeliefError
 from ..foundations.scope import Scope, to_scope
-from ..foundations.values import canon, is_end
+from ..foundations.values import Value, canon, is_end
 from ..reasons.calls import Expired
 from ..reasons.calls import expired as expired_calls
 from ..reasons.nogoods import describe_loss
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: ``kb.value(key)`` given no default: a key never seen raises, one holding nothing is None.
 _NO_DEFAULT: Any = object()
+D = TypeVar("D")
 
 
 @attrs.frozen(slots=True)
@@ -57,7 +58,15 @@ class Held:
     confidence: float
 
 
-def value(kb: BeliefBase, key: str, default: Any = _NO_DEFAULT) -> Any:
+@overload
+def value(kb: BeliefBase, key: str) -> Value: ...
+
+
+@overload
+def value(kb: BeliefBase, key: str, default: D) -> Value | D: ...
+
+
+def value(kb: BeliefBase, key: str, default: object = _NO_DEFAULT) -> object:
     """The value held for ``key``, or ``default`` (``None`` when not given) if none is held.
 
     ``None`` is a value a key can hold (a tool that returned nothing, JSON ``null``): pass
@@ -90,7 +99,7 @@ def value(kb: BeliefBase, key: str, default: Any = _NO_DEFAULT) -> Any:
     return nothing if b is None else b.value
 
 
-def confidence(kb: BeliefBase, key: str, value: Any = None) -> float:
+def confidence(kb: BeliefBase, key: str, value: Value = None) -> float:
     """The confidence of the held value of ``key`` (or of ``value``) now; 0.0 when OUT."""
     b = kb.parts.lookup.current(key)
     if b is not None and (value is None or b.vid == canon(value)):
@@ -101,7 +110,7 @@ def confidence(kb: BeliefBase, key: str, value: Any = None) -> float:
     return 0.0 if b is None else b.conf
 
 
-def label(kb: BeliefBase, key: str, value: Any = None) -> str:
+def label(kb: BeliefBase, key: str, value: Value = None) -> str:
     """``"IN"`` if ``key`` (or ``key = value``) is held now, else ``"OUT"``."""
     b = kb.parts.lookup.current(key)
     if b is not None and (value is None or b.vid == canon(value)):
@@ -205,7 +214,7 @@ def add_retriever(kb: BeliefBase, retriever: Retriever) -> None:
     kb.parts.recaller.add(retriever)
 
 
-def project(kb: BeliefBase) -> dict[str, Any]:
+def project(kb: BeliefBase) -> dict[str, Value]:
     """What a model should be shown: held values at or above ``policy.min_confidence``."""
     floor = kb.policy.min_confidence
     return {h.key: h.value for h in kb.beliefs() if h.confidence >= floor}
@@ -301,7 +310,7 @@ def timeline(kb: BeliefBase, key: str) -> list[TimelineEntry]:
     return world_timeline(kb, key)
 
 
-def explain(kb: BeliefBase, key: str, value: Any = None) -> Proof:
+def explain(kb: BeliefBase, key: str, value: Value = None) -> Proof:
     """The proof of ``key`` (or ``key = value``): print it, or ``.to_dict()`` it."""
     if value is not None:
         roots = [kb.parts.lookup.target(key, value)]

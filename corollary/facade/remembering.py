@@ -58,6 +58,8 @@ from .remember_request import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..foundations.clock import Instant
+    from ..models.protocol import AsyncModel, Model
     from .base import BeliefBase
 
 __all__ = ["Refused", "Remembered", "RememberedList", "document_key"]
@@ -280,9 +282,10 @@ def _fact_fields(raw: Any) -> tuple[str, str, Any, str, str | None, Any, float |
             certainty)
 
 
-def remember(kb: BeliefBase, text: str | None = None, *, source: str | None = None, model: Any,
-             at: Any = None, document: str | None = None, scope: Any = None,
-             messages: Sequence[Mapping[str, Any]] | None = None,
+def remember(kb: BeliefBase, text: str | None = None, *, source: str | None = None,
+             model: Model, at: Instant | None = None, document: str | None = None,
+             scope: str | Iterable[str] | Scope | None = None,
+             messages: Sequence[Mapping[str, object]] | None = None,
              model_source: str | None = None, max_facts: int = MAX_FACTS,
              request_tokens: int = REQUEST_TOKENS,
              small_model: bool | None = None) -> RememberedList:
@@ -356,8 +359,9 @@ def remember(kb: BeliefBase, text: str | None = None, *, source: str | None = No
 
 
 async def aremember(kb: BeliefBase, text: str | None = None, *, source: str | None = None,
-                    model: Any, at: Any = None, document: str | None = None,
-                    scope: Any = None, messages: Sequence[Mapping[str, Any]] | None = None,
+                    model: Model | AsyncModel, at: Instant | None = None,
+                    document: str | None = None, scope: str | Iterable[str] | Scope | None = None,
+                    messages: Sequence[Mapping[str, object]] | None = None,
                     model_source: str | None = None, max_facts: int = MAX_FACTS,
                     request_tokens: int = REQUEST_TOKENS,
                     small_model: bool | None = None) -> RememberedList:

@@ -17,7 +17,7 @@ import attrs
 
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError
-from ..foundations.values import canon, check_key
+from ..foundations.values import Value, canon, check_key
 from ..reasons.nogoods import conflict_of, give_up_target, make_nogood
 from ..tms import IN, Belief, Engine
 from ..tms.conflicts import Conflict
@@ -109,7 +109,7 @@ def _nogood(engine: Engine, name: str, give_up: Any, learn: bool) -> Resolution:
 
 
 @operation(subjects=named_items)
-def nogood(kb: BeliefBase, *items: str | tuple[str, Any], name: str | None = None) -> str:
+def nogood(kb: BeliefBase, *items: str | tuple[str, Value], name: str | None = None) -> str:
     """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
 
     While every item is held, the conflict policy settles it: a deciding policy gives up
@@ -132,8 +132,8 @@ def conflicts(kb: BeliefBase) -> list[Conflict]:
 
 
 @operation(subjects=resolved_conflict, keep=keep_resolve, replay=replay_resolve)
-def resolve(kb: BeliefBase, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
-            give_up: Any = None) -> None:
+def resolve(kb: BeliefBase, conflict: Conflict | str, winner: Value = None, learn: bool = True,
+            *, give_up: object = None) -> None:
     """Settle a conflict as a person would (see :mod:`corollary.facade.resolving`).
 
     For two values of a key: ``winner`` holds and the other values are rejected; with

@@ -7,11 +7,11 @@ change (who is accountable: :mod:`corollary.facade.blame`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
-from ..foundations.values import check_key, check_text
+from ..foundations.values import Value, check_key, check_text
 from .base_operations import retracted
 from .blame import FAULTS, Verdict, blame
 from .operations import operation
@@ -23,7 +23,7 @@ __all__ = ["retract"]
 
 
 @operation(subjects=retracted)
-def retract(kb: BeliefBase, key: str, value: Any = None, reason: str | None = None,
+def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = None,
             fault: str = "none", *, source: str | None = None) -> None:
     """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
 

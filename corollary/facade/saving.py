@@ -16,6 +16,7 @@ from ..foundations._collector import collector_paused
 from ..foundations._validate import check_bool
 from ..foundations.clock import Clock
 from ..foundations.errors import InvalidTypeError
+from ..foundations.values import Value
 from ..reasons.rules import Rule
 from ..snapshot.state import (
     BaseState,
@@ -71,7 +72,7 @@ def take_state(kb: BeliefBase, other: BeliefBase) -> None:
     kb.parts.take_state(other.parts)
 
 
-def to_dict(kb: BeliefBase) -> dict[str, Any]:
+def to_dict(kb: BeliefBase) -> dict[str, Value]:
     """The whole base as plain data (schema-versioned); see :mod:`corollary.snapshot`."""
     return state_to_dict(state_of(kb))
 
