@@ -13,14 +13,16 @@ composes, and answers queries at the clock's current time.
 Operations that record outcomes hand the ledger one batch, before anything changes, so an
 operation and its outcomes are all or nothing.
 
-This module holds the base's making, its parts, and the operations that change beliefs. What an
-assertion means is :mod:`corollary.facade.assertions`, who is blamed :mod:`corollary.facade.blame`, settling
-a conflict by a person :mod:`corollary.facade.resolving`. The rest of the base's methods come from its
-parts, one concept each: queries (:mod:`corollary.facade.queries`), tool calls
-(:mod:`corollary.facade.calling`), promises (:mod:`corollary.facade.promising`), snapshots
-(:mod:`corollary.facade.saving`), nogoods and conflicts (:mod:`corollary.facade.resolving`) and
-the doors to journaled sessions (:mod:`corollary.facade.opening`). Each changing method is
-declared once with ``@operation`` (:mod:`corollary.facade.operations`).
+The base is one class, with no mixins: this module holds its making, ``assert_`` (the hot
+path) and the class body that binds its other methods, each a function ``name(kb, ...)`` of the
+module of its concept: claims (:mod:`corollary.facade.claiming`), retractions
+(:mod:`corollary.facade.retracting`), many assertions (:mod:`corollary.facade.assertions`),
+queries (:mod:`corollary.facade.queries`), tool calls (:mod:`corollary.facade.calling`),
+promises (:mod:`corollary.facade.promising`), snapshots (:mod:`corollary.facade.saving`),
+nogoods and conflicts (:mod:`corollary.facade.resolving`), remember, end, forget, depend and
+the doors to journaled sessions (:mod:`corollary.facade.opening`). What they share is one
+object, ``kb.parts`` (:mod:`corollary.facade.parts`), never the base's private attributes.
+Each changing method is declared once with ``@operation`` (:mod:`corollary.facade.operations`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ of text for a long input, never one per fact) offers it the tool ``facts``
    it, valid from the time the text gives or the message's.
 
 A journaled base keeps the change as one entry holding the model's facts, so that a replay or
-another process never asks the model again (see :meth:`RememberMethods._remembered`).
+another process never asks the model again (see :func:`remembered`).
 """
 
 from __future__ import annotations

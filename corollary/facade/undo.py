@@ -6,15 +6,14 @@ subclass's method declared with ``@operation`` (:mod:`corollary.facade.operation
 those: one that raises after some of its inner changes ran would leave them in the base. On a
 journaled session the journal undoes it (the base is rebuilt from its committed entries); on a
 plain base, this module does: while the user's change runs, the base's operation log is an
-:class:`UndoLog`, which copies the base's state (its snapshot, :meth:`BeliefBase.to_dict
-<corollary.facade.saving.SnapshotMethods.to_dict>`) just before the first inner change, and
+:class:`UndoLog`, which copies the base's state (its snapshot, :func:`~corollary.facade.saving.to_dict`) just before the first inner change, and
 when the change raises, whatever it raised, the base takes that state back.
 
 A change that makes no inner change copies nothing; one that does pays one snapshot of the base
 (its cost grows with the base: docs/journal.md, "A change that fails"). An override that calls
 the base's method through ``super()`` reaches the method itself, which no log hears: it copies
 the state before it starts (so such an override pays a snapshot on every call of a plain base). What is undone is the
-base's state (:attr:`~corollary.facade.saving.SnapshotMethods.STATE_PARTS`) and its operation
+base's state (:func:`~corollary.facade.saving.take_state`) and its operation
 count; outcomes a failed change wrote to a *shared* ledger's store are the store's (a session
 writes them in its entry's transaction, so a session undoes them too).
 
