@@ -400,8 +400,8 @@ def assert_many(kb: BeliefBase, rows: Iterable[Sequence[object] | Mapping[str, o
             with kb.parts.rules.transaction() if kb.parts.rules.active else nullcontext():
                 for row in checked:
                     kb.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
-                                 row.half_life, row.ttl, valid_from=row.valid_from,
-                                 valid_until=row.valid_until)
+                               row.half_life, row.ttl, valid_from=row.valid_from,
+                               valid_until=row.valid_until)
             return len(checked)
         return assert_rows(kb.parts.engine, kb.parts.lookup, checked, kb.now(),
                            kb.parts.record)

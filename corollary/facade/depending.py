@@ -101,7 +101,7 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     if key in named.values():
         raise InvalidInputError(f"{key!r} cannot rest on itself")
     believed = kb.claim(key, value, source, named, certainty, formula, citation,
-                          valid_from=valid_from, learn=learn)
+                        valid_from=valid_from, learn=learn)
     j = _the_claim(kb.parts.engine, key, believed, source, list(named.values()), ())
     if j is not None:
         j.info[RESTS_ON] = list(dict.fromkeys(named.values()))
@@ -156,7 +156,7 @@ def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
         if began and began[0] is not None and start is not None and began[0] >= start:
             start = math.nextafter(began[0], math.inf)
     believed = kb.claim(key, value, source, (), certainty, None, citation,
-                          unless=[(changes, now)], learn=learn, valid_from=start)
+                        unless=[(changes, now)], learn=learn, valid_from=start)
     j = _the_claim(kb.parts.engine, key, believed, source, (), exceptions)
     if j is not None:
         j.info[SINCE] = changes

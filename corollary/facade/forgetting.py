@@ -310,7 +310,7 @@ def _rehome(engine: Engine, old: Belief, text: str) -> None:
     for j in list(old.justs):
         engine.remove_justification(j)
         engine.add_justification(Justification(j.kind, j.name, new, j.inputs, j.step, j.info,
-                                                j.unless))
+                                               j.unless))
     new.withdrawn, old.withdrawn = old.withdrawn, None
     engine.forget_if_unused(old)
 

@@ -62,7 +62,7 @@ def history(kb: BeliefBase, key: str | None = None, *, since: float | None = Non
     <corollary.facade.journaled.Journal.history>`); a base that is no session raises
     :class:`~corollary.foundations.errors.JournalError`."""
     return _session_journal(kb, "history").history(key, since=since, limit=limit,
-                                                     before=before)
+                                                   before=before)
 
 
 def as_of(kb: B, t: float) -> B:

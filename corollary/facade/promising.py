@@ -81,7 +81,7 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
     kb.parts.promises.check_request(promise, group)  # fails before the key is read
     held = kb.parts.lookup.held(key)
     answered = kb.parts.promises.answer(key, held, kb.now(), conflict_between, promise,
-                                     group=group, held_of=kb.parts.lookup.held, base=kb)
+                                        group=group, held_of=kb.parts.lookup.held, base=kb)
     if kb.parts.log is not None:  # the verdict kept is replayed as given, not decided again
         kept = kb.parts.promises.verdicts.get((answered.key, canon(answered.value)))
         kb.parts.log.resolved("verdict", [answered.key, answered.value, kept]

@@ -191,7 +191,7 @@ def recall(kb: BeliefBase, query: str, limit: int = 10, *, budget: float | None 
         kb.parts.recaller = Recaller(kb.parts.engine, kb.parts.lookup, kb.parts.embedder)
     floor = kb.policy.min_confidence if floor is None else floor
     return kb.parts.recaller.recall(query, k, floor, budget, expand, to_scope(scope),
-                                 documents)
+                                    documents)
 
 
 def add_retriever(kb: BeliefBase, retriever: Retriever) -> None:

@@ -465,8 +465,8 @@ def _remember_kept(kb: BeliefBase, kept: list[_Fact], refused: list[tuple[Refuse
 
 
 def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[list[Any]],
-                refusals: list[Any], ends: Sequence[list[Any]] = (),
-                links: Sequence[list[Any]] = ()) -> list[Remembered]:
+               refusals: list[Any], ends: Sequence[list[Any]] = (),
+               links: Sequence[list[Any]] = ()) -> list[Remembered]:
     """The change of one remember (the base's declared ``_remembered``): the documents
     asserted and the facts claimed, with the outcomes of the checks recorded first (all or
     nothing). Its arguments are plain data: a journaled base keeps them as its entry, and a
