@@ -43,7 +43,6 @@ from ..foundations.values import Value, check_key
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..retrieval.vectors import check_embedder
-from ..snapshot.state import read_file
 from ..tms import premise_record
 from ..tms.conflicts import ConflictPolicy
 from ..tms.reading import EngineView
@@ -435,7 +434,7 @@ class BeliefBase:
         return self.parts.promises.promises
 
     @property
-    def verdicts(self) -> dict[tuple[str, Value], dict[str, Any]]:
+    def verdicts(self) -> dict[tuple[str, Value], dict[str, Value]]:
         """The verdict record of the last answer given for each belief, by ``(key, value
         identity)`` (:func:`corollary.foundations.values.canon` of the value)."""
         return dict(self.parts.promises.verdicts)
@@ -549,14 +548,14 @@ class BeliefBase:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], ledger: TrustLedger | None = None,
-             clock: Clock | None = None, **options: Any) -> Self:
+             clock: Clock | None = None, **options: object) -> Self:
         """Read a snapshot written by :meth:`save`; a corrupt, truncated, foreign or newer file
         raises ``SnapshotError``."""
-        return cls.from_dict(read_file(path), ledger=ledger, clock=clock, path=path, **options)
+        return saving.load(cls, path, ledger, clock, **options)
 
     @classmethod
     def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
-                     **options: Any) -> Self:
+                     **options: object) -> Self:
         """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to it.
 
         On a store that keeps journals (memory, SQLite, PostgreSQL) the session is read

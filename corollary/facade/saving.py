@@ -21,6 +21,7 @@ from ..reasons.rules import Rule
 from ..snapshot.state import (
     BaseState,
     SnapshotPlan,
+    read_file,
     read_session,
     read_snapshot,
     restore_engine,
@@ -183,6 +184,13 @@ def from_plan(cls: type[B], plan: SnapshotPlan, clock: Clock | None,
     if parts.engine.touched:
         parts.engine.touched.clear()
     return kb
+
+
+def load(cls: type[B], path: str | os.PathLike[str], ledger: TrustLedger | None = None,
+         clock: Clock | None = None, **options: Any) -> B:
+    """The ``cls`` a snapshot file holds (see :meth:`BeliefBase.load <corollary.BeliefBase.load>`;
+    ``options``: those of :func:`from_dict`, checked there)."""
+    return from_dict(cls, read_file(path), ledger=ledger, clock=clock, path=path, **options)
 
 
 def load_session(cls: type[B], ledger: TrustLedger, session_id: str,

@@ -19,14 +19,7 @@ from corollary import BeliefBase
 ANY = re.compile(r"\bAny\b")
 
 #: The signatures that keep an ``Any``, each with its reason.
-REMAINING = {
-    # keyword options handed on to from_dict / open_session, whose own signatures type each
-    "BeliefBase.load": "options",
-    "BeliefBase.load_session": "options",
-    # a verdict record: plain data whose fields the promises module writes (a TypedDict of
-    # corollary.promises.book's VERDICT_FIELDS is the way to type it)
-    "BeliefBase.verdicts": "return",
-}
+REMAINING: dict[str, str] = {}
 
 
 def _signatures() -> Iterator[tuple[str, Callable[..., object]]]:
