@@ -456,7 +456,7 @@ def forget(kb: BeliefBase, key: str | None = None, value: object = _NO_VALUE, *,
     done = erase(kb.parts.engine, spec, kb.parts.promises, planned=found)
     if kb.parts.recaller is not None:
         reindex(kb.parts.recaller)
-    vars(kb).pop("_remember_keys", None)  # remember's key index: built again when asked
+    kb.parts.key_index = None  # remember's key index: built again when asked
     for _ in kb.parts.calls.entries(kb.parts.engine):  # the calls behind erased premises go
         pass
     kb.parts.after_change(kb)
