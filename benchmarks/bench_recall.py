@@ -189,7 +189,7 @@ def speed(sizes: list[int]) -> None:
         t0 = time.perf_counter()
         kb.recall(qs[0])
         first = time.perf_counter() - t0
-        index = kb._recaller.index  # type: ignore[union-attr]
+        index = kb.parts.recaller.index  # type: ignore[union-attr]
         named = [q for q in qs if _field(q) != "?"]
         right = sum(kb.recall(q, limit=1)[0].key.endswith(_field(q)) for q in named)
         print(f"n = {n:,}: recall p50 {p50(kb, qs):.3f} ms; first recall (builds the index) "
@@ -215,7 +215,7 @@ def build(n: int) -> None:
     t0 = time.perf_counter()
     loaded.recall(qs[0])
     first = time.perf_counter() - t0
-    index = loaded._recaller.index  # type: ignore[union-attr]
+    index = loaded.parts.recaller.index  # type: ignore[union-attr]
     print(f"after loading {n:,} beliefs (load {load:.2f} s, no index work): first recall "
           f"{first:.2f} s = {first / load:.2f}x the load (builds the index; bar <= 3 s); "
           f"then recall p50 "
@@ -231,7 +231,7 @@ def engines(n: int) -> None:
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_many(rows)
     t0 = time.perf_counter()
-    index = LexicalIndex(kb._engine)  # the engine itself, not the reading view
+    index = LexicalIndex(kb.parts.engine)  # the engine itself, not the reading view
     index.catch_up()
     own_build = time.perf_counter() - t0
     times = []

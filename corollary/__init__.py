@@ -64,6 +64,7 @@ from .foundations.errors import (
     WeakSignalError,
 )
 from .foundations.scope import Scope
+from .foundations.values import Value
 from .models import AsyncModel, FunctionModel, Model, OpenAIChat, Reply, ScriptedModel, ToolCall
 from .promises.book import Answer, Replay
 from .promises.options import GuaranteeOptions
@@ -147,3 +148,4 @@ __all__ = [
 __all__ += ["AgentOptions", "Registry"]  # rules and tools by name, refusing a taken one (docs/extending.md)
 __all__ += ["Refused", "Remembered", "RememberedList"]  # kb.remember (docs/remember.md)
 __all__ += ["Forgotten"]  # kb.forget (docs/model.md, "Forgetting")
+__all__ += ["Value"]  # what a belief's value is, as the API types it (corollary.foundations.values)

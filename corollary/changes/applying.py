@@ -51,7 +51,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import attrs
 
@@ -68,10 +68,16 @@ from ..facade.operations import (
 )
 from ..facade.undo import run_undoable
 from ..foundations.errors import InvalidInputError, InvalidTypeError, NameTakenError
-from .base_changes import BaseChange
+from .base_changes import Answer, BaseChange, Depend, Forget, ReplaceWhen
 from .change import Change
 
 __all__ = ["Registered", "apply", "register_change", "registered"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..facade.base import BeliefBase
+    from ..facade.forgetting import Forgotten
+    from ..foundations.values import Value
+    from ..promises.book import Answer as Verdict
 
 C = TypeVar("C", bound=Change)
 
@@ -81,14 +87,14 @@ class Registered:
     """A user's change class, its apply function, and the operation its entries are."""
 
     kind: type[Change]
-    run: Callable[[Any, Any], Any]
+    run: Callable[[BeliefBase, Change], object]
     operation: Operation
 
 
 _REGISTERED: dict[type[Change], Registered] = {}
 
 
-def register_change(kind: type[C], run: Callable[[Any, C], Any]) -> None:
+def register_change(kind: type[C], run: Callable[[BeliefBase, C], object]) -> None:
     """Make ``apply(kb, value)`` of a ``kind`` value call ``run(kb, value)``, all or nothing,
     and a journal entry of it replay the same way. ``kind`` is a frozen attrs subclass of
     :class:`~corollary.changes.change.Change` whose ``op`` no other change has; registering the
@@ -112,7 +118,7 @@ def register_change(kind: type[C], run: Callable[[Any, C], Any]) -> None:
                                               if r.kind is not kind):
         raise NameTakenError(f"another change is named {op!r}: give {kind.__name__} another op")
 
-    def runner(base: Any, change: Any) -> Any:
+    def runner(base: BeliefBase, change: Any) -> object:
         return run(base, change)
 
     runner.__qualname__ = runner.__name__ = f"apply_{op}"
@@ -143,11 +149,19 @@ def registered() -> dict[type[Change], Registered]:
     return dict(_REGISTERED)
 
 
-def _apply_own(base: Any, change: BaseChange) -> Any:
+def _apply_own(base: BeliefBase, change: BaseChange) -> object:
     return change.apply_to(base)
 
 
-def apply(base: Any, change: Change) -> Any:
+@overload
+def apply(base: BeliefBase, change: Forget) -> Forgotten: ...
+@overload
+def apply(base: BeliefBase, change: Answer) -> Verdict: ...
+@overload
+def apply(base: BeliefBase, change: Depend | ReplaceWhen) -> Value: ...
+@overload
+def apply(base: BeliefBase, change: Change) -> object: ...
+def apply(base: BeliefBase, change: Change) -> object:
     """Make ``change`` on ``base``, all or nothing whatever raises; return what it returns
     (see the module docstring)."""
     if isinstance(change, BaseChange):

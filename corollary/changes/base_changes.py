@@ -23,8 +23,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar
 
 import attrs
 
@@ -45,6 +45,16 @@ from ..facade.operations import Subjects, by_key, names_nothing
 from ..foundations.errors import InvalidInputError
 from .change import Change, Subject
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..facade.base import BeliefBase
+    from ..foundations.clock import Duration, Instant
+    from ..foundations.scope import Scope
+    from ..foundations.values import Value
+    from ..promises.options import GuaranteeOptions
+    from ..reasons.calls import PreparedCall
+    from ..reasons.rules import Rule
+    from ..tms.conflicts import Conflict
+
 __all__ = ["AddRule", "AddTool", "Answer", "Assert", "AssertMany", "BaseChange", "Call", "Claim",
            "Depend", "End",
            "FitCalibrator", "Forget", "Guarantee", "Nogood", "RecordOutcome", "Remember",
@@ -59,27 +69,27 @@ class BaseChange(Change):
     method: ClassVar[str] = ""
     named: ClassVar[tuple[Subjects]] = (names_nothing,)
 
-    def arguments(self) -> dict[str, Any]:
+    def arguments(self) -> dict[str, object]:
         """Its fields by name: the method's keyword arguments."""
         return {f.name: getattr(self, f.name) for f in attrs.fields(type(self))}
 
-    def said(self) -> dict[str, Any]:
+    def said(self) -> dict[str, object]:
         """The method's keyword arguments as said: the fields not left at their default (so
         a session's entry keeps what a call of the method with them keeps, not every
         default: a LangGraph put's entry stays its size)."""
-        said: dict[str, Any] = {}
+        said: dict[str, object] = {}
         for field in attrs.fields(type(self)):
             value = getattr(self, field.name)
             if value is not field.default:
                 said[field.name] = value
         return said
 
-    def apply_to(self, base: Any) -> Any:
+    def apply_to(self, base: BeliefBase) -> object:
         """Make the change: the base's method, with the value's fields (:meth:`said`)."""
-        method: Callable[..., Any] = getattr(base, self.method)
+        method: Callable[..., object] = getattr(base, self.method)
         return method(**self.said())
 
-    def subjects(self, result: Any, resolved: Mapping[str, Any]) -> list[Subject]:
+    def subjects(self, result: object, resolved: Mapping[str, object]) -> list[Subject]:
         """Its method's history rows for these arguments."""
         return type(self).named[0](self.arguments(), result, resolved)
 
@@ -91,14 +101,14 @@ class Assert(BaseChange):
     op = method = "assert_"
     named = (by_key,)
     key: str
-    value: Any
+    value: Value
     source: str
     origin: str | None = None
-    half_life: Any = None
-    ttl: Any = None
+    half_life: Duration | None = None
+    ttl: Duration | None = None
     certainty: float | None = None
-    valid_from: Any = None
-    valid_until: Any = None
+    valid_from: Instant | None = None
+    valid_until: Instant | None = None
 
 
 @attrs.frozen(slots=True)
@@ -107,7 +117,7 @@ class AssertMany(BaseChange):
 
     op = method = "assert_many"
     named = (named_rows,)
-    rows: Any
+    rows: Iterable[Sequence[object] | Mapping[str, object]]
 
 
 @attrs.frozen(slots=True)
@@ -117,16 +127,16 @@ class Claim(BaseChange):
     op = method = "claim"
     named = (claimed,)
     key: str
-    value: Any
+    value: Value
     source: str = "model:default"
-    inputs: Any = ()
+    inputs: Sequence[str] | Mapping[str, str] = ()
     certainty: float | None = None
     formula: str | None = None
-    citation: Any = None
-    unless: Any = ()
+    citation: object = None
+    unless: Sequence[str | tuple[str, Value]] = ()
     learn: bool | None = None
-    valid_from: Any = None
-    valid_until: Any = None
+    valid_from: Instant | None = None
+    valid_until: Instant | None = None
 
 
 @attrs.frozen(slots=True)
@@ -136,7 +146,7 @@ class Retract(BaseChange):
     op = method = "retract"
     named = (retracted,)
     key: str
-    value: Any = None
+    value: Value = None
     reason: str | None = None
     fault: str = "none"
     source: str | None = None
@@ -148,20 +158,19 @@ class Nogood(BaseChange):
 
     op = method = "nogood"
     named = (named_items,)
-    items: tuple[Any, ...]
+    items: tuple[str | tuple[str, Value], ...]
     name: str | None = None
 
-    def to_entry(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
         """The items as positional arguments, as ``kb.nogood(*items)`` keeps them."""
         return tuple(self.items), ({} if self.name is None else {"name": self.name})
 
     @classmethod
-    def from_entry(cls, args: tuple[Any, ...] | list[Any], kwargs: Mapping[str, Any]
-                   ) -> Change:
+    def from_entry(cls, args: Sequence[object], kwargs: Mapping[str, object]) -> Change:
         """The items from the entry's positional arguments."""
-        return cls(tuple(args), **kwargs)
+        return cls(tuple(args), **kwargs)  # type: ignore[arg-type]  # checked by kb.nogood
 
-    def apply_to(self, base: Any) -> Any:
+    def apply_to(self, base: BeliefBase) -> object:
         """``kb.nogood(*items, name=name)``."""
         return base.nogood(*self.items, name=self.name)
 
@@ -172,10 +181,10 @@ class Resolve(BaseChange):
 
     op = method = "resolve"
     named = (resolved_conflict,)
-    conflict: Any
-    winner: Any = None
+    conflict: Conflict | str
+    winner: Value = None
     learn: bool = True
-    give_up: Any = None
+    give_up: object = None
 
 
 @attrs.frozen(slots=True)
@@ -199,9 +208,9 @@ class End(BaseChange):
     op = method = "end"
     named = (ended,)
     key: str
-    value: Any = None
+    value: Value = None
     source: str = ""
-    at: Any = None
+    at: Instant | None = None
     reason: str | None = None
     certainty: float | None = None
 
@@ -213,9 +222,9 @@ class Forget(BaseChange):
     op = method = "forget"
     named = (forget_subjects,)
     key: str | None = None
-    value: Any = NO_VALUE
+    value: object = NO_VALUE
     source: str | None = None
-    scope: Any = None
+    scope: str | Iterable[str] | Scope | None = None
     reason: str | None = None
     by: str | None = None
 
@@ -225,7 +234,7 @@ class AddTool(BaseChange):
     """``kb.add_tool``: a tool's declared trust applied to its premises."""
 
     op = method = "add_tool"
-    fn: Any
+    fn: Callable[..., object]
 
 
 @attrs.frozen(slots=True)
@@ -233,7 +242,7 @@ class AddRule(BaseChange):
     """``kb.add_rule``: a rule, fired at once for inputs already held."""
 
     op = method = "add_rule"
-    r: Any
+    r: Rule
 
 
 @attrs.frozen(slots=True)
@@ -241,7 +250,7 @@ class RemoveRule(BaseChange):
     """``kb.remove_rule``: a rule and every justification it made removed."""
 
     op = method = "remove_rule"
-    r: Any
+    r: Rule
 
 
 @attrs.frozen(slots=True)
@@ -250,16 +259,16 @@ class Guarantee(BaseChange):
 
     op = method = "guarantee"
     name: str = "default"
-    examples: Any = None
-    options: Any = None
-    settings: Mapping[str, Any] = attrs.field(factory=dict)
+    examples: Iterable[object] | None = None
+    options: GuaranteeOptions | None = None
+    settings: Mapping[str, object] = attrs.field(factory=dict)
 
-    def arguments(self) -> dict[str, Any]:
+    def arguments(self) -> dict[str, object]:
         """The method's keyword arguments, the settings spread among them."""
         return {"name": self.name, "examples": self.examples, "options": self.options,
                 **self.settings}
 
-    def said(self) -> dict[str, Any]:
+    def said(self) -> dict[str, object]:
         """:meth:`arguments` (the settings are no argument of the method)."""
         return self.arguments()
 
@@ -277,7 +286,7 @@ class FitCalibrator(BaseChange):
     """``kb.fit_calibrator``: a Platt calibrator fitted."""
 
     op = method = "fit_calibrator"
-    examples: Any = None
+    examples: Iterable[object] | None = None
     source: str | None = None
     topic: str | None = None
 
@@ -290,7 +299,7 @@ class Answer(BaseChange):
     named = (the_key,)
     key: str
     promise: str | None = "default"
-    group: Any = None
+    group: object = None
 
 
 @attrs.frozen(slots=True)
@@ -301,24 +310,25 @@ class Call(BaseChange):
     op = "call"
     method = "_called"
     named = (tool_result,)
-    fn: Any
-    call: Any
-    result: Any
+    fn: Callable[..., object]
+    call: PreparedCall
+    result: object
 
 
 @attrs.frozen(slots=True)
 class Remember(BaseChange):
     """``kb.remember``'s change: a model is asked first, then the documents asserted and the
-    facts claimed, as plain data (:meth:`~corollary.facade.remembering.RememberMethods.remember`)."""
+    facts claimed, as plain data (:func:`~corollary.facade.remembering.remember`)."""
 
     op = "remember"
     method = "_remembered"
     named = (remembered,)
-    docs: Any
+    docs: Sequence[Sequence[object]]
     source: str
-    facts: Any
-    refusals: Any
-    ends: Any = ()
+    facts: Sequence[Sequence[object]]
+    refusals: Sequence[object]
+    ends: Sequence[Sequence[object]] = ()
+    links: Sequence[Sequence[object]] = ()
 
 
 @attrs.frozen(slots=True)
@@ -328,13 +338,13 @@ class Depend(BaseChange):
     op = method = "depend"
     named = (by_key,)
     key: str
-    value: Any
-    on: Any
+    value: Value
+    on: Sequence[str] | Mapping[str, str]
     source: str = "model:default"
-    citation: Any = None
+    citation: object = None
     certainty: float | None = None
     formula: str | None = None
-    valid_from: Any = None
+    valid_from: Instant | None = None
     learn: bool | None = None
 
 
@@ -346,17 +356,18 @@ class ReplaceWhen(BaseChange):
     op = method = "replace_when"
     named = (by_key,)
     key: str
-    value: Any
+    value: Value
     changes: str
     source: str = "model:default"
-    citation: Any = None
+    citation: object = None
     certainty: float | None = None
-    valid_from: Any = None
+    valid_from: Instant | None = None
     learn: bool | None = None
 
 
-def dependency(key: str, value: Any, *, source: str, on: Any = None,
-               if_changes: str | None = None, citation: Any = None,
+def dependency(key: str, value: Value, *, source: str,
+               on: Sequence[str] | Mapping[str, str] | None = None,
+               if_changes: str | None = None, citation: object = None,
                certainty: float | None = None) -> Depend | ReplaceWhen:
     """The change a declared dependency is: :class:`Depend` (``on``: the keys it rests on) or
     :class:`ReplaceWhen` (``if_changes``: the key whose change it waits for), exactly one of
@@ -374,4 +385,4 @@ def dependency(key: str, value: Any, *, source: str, on: Any = None,
     if if_changes is not None:
         return ReplaceWhen(key, value, if_changes, source=source, citation=citation,
                            certainty=certainty)
-    return Depend(key, value, on, source=source, citation=citation, certainty=certainty)
+    return Depend(key, value, on or (), source=source, citation=citation, certainty=certainty)

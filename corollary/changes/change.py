@@ -25,8 +25,8 @@ Rename(key='hq', to='head office')
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
 
 import attrs
 
@@ -35,7 +35,7 @@ from ..foundations.errors import InvalidInputError
 __all__ = ["Change"]
 
 #: ``[key, value, source, reason]`` of each belief a change names, for its history row.
-Subject = list[Any]
+Subject = list[object]
 
 
 @attrs.frozen(slots=True)
@@ -48,10 +48,10 @@ class Change:
 
     op: ClassVar[str] = ""
 
-    def to_entry(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
         """The arguments its journal entry keeps: every field by name, those left at their
         default omitted (an entry holds what was said, as a call's keyword arguments)."""
-        kept: dict[str, Any] = {}
+        kept: dict[str, object] = {}
         for field in attrs.fields(type(self)):
             value = getattr(self, field.name)
             if field.default is attrs.NOTHING or value != field.default:
@@ -59,8 +59,7 @@ class Change:
         return (), kept
 
     @classmethod
-    def from_entry(cls, args: tuple[Any, ...] | list[Any], kwargs: Mapping[str, Any]
-                   ) -> Change:
+    def from_entry(cls, args: Sequence[object], kwargs: Mapping[str, object]) -> Change:
         """The value an entry's arguments make (positional arguments in field order, as the
         change's method takes them); ``InvalidInputError`` when they do not fit."""
         try:
@@ -69,7 +68,7 @@ class Change:
             raise InvalidInputError(f"an entry of {cls.op!r} whose arguments do not make a "
                                     f"{cls.__name__}: {exc}") from None
 
-    def subjects(self, result: Any, resolved: Mapping[str, Any]) -> list[Subject]:
+    def subjects(self, result: object, resolved: Mapping[str, object]) -> list[Subject]:
         """``[key, value, source, reason]`` of each belief it names (its history rows);
         ``result`` is what applying it returned, ``resolved`` what it decided on the way."""
         return []

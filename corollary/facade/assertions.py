@@ -16,10 +16,12 @@ source of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
+from ..foundations._collector import collector_paused
 from ..foundations._validate import plain_text
 from ..foundations.clock import Duration, to_instant, to_seconds
 from ..foundations.errors import (
@@ -32,10 +34,13 @@ from ..foundations.values import INT_MAX, INT_MIN, canon, check_key, check_text,
 from ..tms import Premise
 from ..trust.policy import STEP_KINDS
 from ..trust.view import TrustView
+from .base_operations import keep_rows, named_rows
 from .blame import Verdict
+from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Belief, Engine
+    from .base import BeliefBase
     from .lookup import Lookup
 
 #: The fields of a row of ``BeliefBase.assert_many``, in order.
@@ -364,3 +369,39 @@ def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float
 
 
 # a checked assertion was a bare tuple type; it is a Row now (or Checked, its plain fields)
+
+
+@operation(subjects=named_rows, keep=keep_rows)
+def assert_many(kb: BeliefBase, rows: Iterable[Sequence[object] | Mapping[str, object]]) -> int:
+    """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
+
+    A row holds :meth:`assert_`'s arguments: a tuple ``(key, value, source[, origin[,
+    half_life[, ttl]]])`` or a dict with those names. Every row is checked before anything
+    changes: a bad row raises the error :meth:`assert_` would, naming the row, and the base
+    is left as it was. The rows then take effect in order, all at the clock's time now,
+    with :meth:`assert_`'s meaning (renewals, replacements, a tool's declared half-life,
+    ttl and origin), and the outcomes of confirmations are recorded as one ledger batch:
+    if the ledger fails, no row takes effect. Written together, those outcomes keep the
+    reliabilities of the batch's start in their confidences (one by one, a later
+    confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or
+    a policy that watches changes, the rows are asserted one by one (rules fire after each
+    row, as after each :meth:`assert_`, each row with the rules' budget of its own); a
+    rule failing on any row undoes every row, and the confirmations are recorded once all
+    rows have fired.
+    """
+    if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
+        raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
+    with collector_paused():  # a bulk load allocates objects it keeps
+        checked = check_rows(kb.parts.trust, rows)
+        if not checked.rows:
+            return 0
+        if kb.parts.hooks:
+            # a rule failing on any row undoes them all
+            with kb.parts.rules.transaction() if kb.parts.rules.active else nullcontext():
+                for row in checked:
+                    kb.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
+                               row.half_life, row.ttl, valid_from=row.valid_from,
+                               valid_until=row.valid_until)
+            return len(checked)
+        return assert_rows(kb.parts.engine, kb.parts.lookup, checked, kb.now(),
+                           kb.parts.record)

@@ -13,24 +13,24 @@ composes, and answers queries at the clock's current time.
 Operations that record outcomes hand the ledger one batch, before anything changes, so an
 operation and its outcomes are all or nothing.
 
-This module holds the base's making, its parts, and the operations that change beliefs. What an
-assertion means is :mod:`corollary.facade.assertions`, who is blamed :mod:`corollary.facade.blame`, settling
-a conflict by a person :mod:`corollary.facade.resolving`. The rest of the base's methods come from its
-parts, one concept each: queries (:mod:`corollary.facade.queries`), tool calls
-(:mod:`corollary.facade.calling`), promises (:mod:`corollary.facade.promising`), snapshots
-(:mod:`corollary.facade.saving`), nogoods and conflicts (:mod:`corollary.facade.resolving`) and
-the doors to journaled sessions (:mod:`corollary.facade.opening`). Each changing method is
-declared once with ``@operation`` (:mod:`corollary.facade.operations`).
+The base is one class, with no mixins: this module holds its making, ``assert_`` (the hot
+path) and the class body that binds its other methods, each a function ``name(kb, ...)`` of the
+module of its concept: claims (:mod:`corollary.facade.claiming`), retractions
+(:mod:`corollary.facade.retracting`), many assertions (:mod:`corollary.facade.assertions`),
+queries (:mod:`corollary.facade.queries`), tool calls (:mod:`corollary.facade.calling`),
+promises (:mod:`corollary.facade.promising`), snapshots (:mod:`corollary.facade.saving`),
+nogoods and conflicts (:mod:`corollary.facade.resolving`), remember, end, forget, depend and
+the doors to journaled sessions (:mod:`corollary.facade.opening`). What they share is one
+object, ``kb.parts`` (:mod:`corollary.facade.parts`), never the base's private attributes.
+Each changing method is declared once with ``@operation`` (:mod:`corollary.facade.operations`).
 """
 
 from __future__ import annotations
 
-import uuid
+import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ..foundations._collector import collector_paused
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
@@ -38,69 +38,76 @@ from ..foundations.errors import (
     InvalidInputError,
     InvalidTypeError,
     NameTakenError,
-    UnknownBeliefError,
 )
-from ..foundations.values import check_key, check_text
-from ..promises.book import PromiseBook
-from ..reasons.calls import CallMemory
-from ..reasons.claims import check_claim
-from ..reasons.rule_engine import RuleEngine
+from ..foundations.values import Value, check_key
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..retrieval.vectors import check_embedder
-from ..tms import Engine, Justification, make_items, premise_record, strata
-from ..tms.batch import Batch
+from ..tms import premise_record
 from ..tms.conflicts import ConflictPolicy
 from ..tms.reading import EngineView
 from ..trust.ledger import TrustLedger
 from ..trust.policy import STEP_KINDS, TrustPolicy
-from ..trust.view import TrustView
+from . import (
+    assertions,
+    calling,
+    claiming,
+    depending,
+    ending,
+    forgetting,
+    opening,
+    promising,
+    queries,
+    remembering,
+    resolving,
+    retracting,
+    saving,
+)
 from .assertions import (
-    assert_rows,
     check_assertion,
     check_certainty,
-    check_rows,
     check_span,
     check_valid_time,
     confirmations,
     put,
 )
 from .base_operations import (
-    claimed,
-    keep_rows,
+    keep_call,
     keep_rule,
     keep_tool,
-    named_rows,
     outcome_of,
+    remembered,
     replay_add_rule,
     replay_add_tool,
+    replay_call,
     replay_remove_rule,
-    retracted,
+    tool_result,
 )
-from .blame import FAULTS, Verdict, blame, outcome_events
-from .calling import ToolCallMethods
-from .depending import DependMethods
-from .ending import EndMethods
-from .forgetting import ForgetMethods
-from .lookup import EngineSync, Lookup
-from .opening import SessionMethods
-from .operations import OperationLog, by_key, declare_overrides, hook_failed, operation
-from .promising import PromiseMethods
-from .queries import Faded, Held, QueryMethods
-from .recall import Recaller
-from .remembering import RememberMethods
-from .resolving import ConflictMethods
-from .saving import SnapshotMethods
+from .blame import Verdict
+from .forgetting import REDACTED_OP
+from .journaled import (
+    CHECKPOINT_EVERY,
+    CHECKPOINT_SECONDS,
+    Journal,
+    convert_to_journal,
+    open_journaled,
+)
+from .operations import by_key, declare_overrides, operation
+from .parts import Parts
+from .queries import Faded, Held
 
 if TYPE_CHECKING:  # pragma: no cover
-    pass
+    from typing_extensions import Self
+
+    from ..promises.guarantee import GroupedPromise, Promise
+    from ..promises.platt import Platt
+    from ..reasons.calls import PreparedCall
+    from .remembering import Remembered
 
 __all__ = ["BeliefBase", "Faded", "Held"]
 
 
-class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
-                 RememberMethods, ConflictMethods, SessionMethods, ForgetMethods,
-                 EndMethods, DependMethods):
+class BeliefBase:
     """Beliefs with their reasons, labels and confidences, kept right as evidence changes.
 
     Parameters
@@ -147,16 +154,13 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         ledger: TrustLedger | None = None,
         clock: Clock | None = None,
         conflict_policy: ConflictPolicy | None = None,
-        tools: Iterable[Callable[..., Any]] = (),
+        tools: Iterable[Callable[..., object]] = (),
         rules: Iterable[Rule] = (),
         learn_from_checks: bool = True,
         max_rule_firings: int = 10_000,
         max_rule_seconds: float = 2.0,
-        embedder: Callable[[list[str]], Any] | None = None,
+        embedder: Callable[[list[str]], object] | None = None,
     ) -> None:
-        #: the operation log every declared change announces itself to (docs/extending.md):
-        #: none on a plain base; a journaled Session installs its journal
-        self._oplog: OperationLog | None = None
         if policy is not None and not isinstance(policy, TrustPolicy):
             raise InvalidTypeError("policy must be a TrustPolicy")
         if ledger is not None and not isinstance(ledger, TrustLedger):
@@ -176,25 +180,11 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         shared = ledger is not None
         if ledger is None:
             ledger = TrustLedger(policy=self.policy, clock=self.clock)
-        self._trust = TrustView(self.policy, ledger, shared)
-        self._engine = Engine(self._trust.reliability, self.policy.corroboration,
-                              conflict_policy)
-        self._sync_engine = EngineSync(self.clock, self._trust, self._engine)
-        self._rules = RuleEngine(self._engine, self._sync_engine.beliefs, self.max_rule_firings,
-                                 self.max_rule_seconds)
-        self._lookup = Lookup(self.clock, self._trust, self._engine, self._rules,
-                              self._sync_engine)
-        self._promises = PromiseBook()
-        self._calls = CallMemory()
-        # outcome event ids derive from this base and the operation count, so that retrying an
-        # operation whose outcomes may have been stored records nothing twice
-        self._uid = uuid.uuid4().hex
-        self._ops = 0
-        self._sessions: dict[str, int] = {}
-        self._recaller: Recaller | None = None  # made on the first recall (corollary.facade.recall)
-        self._embedder = check_embedder(embedder)
-        self._hooks = False
-        self._watch_changes()
+        #: the base's collaborators, owned by one object (:mod:`corollary.facade.parts`)
+        self.parts = Parts(self.policy, ledger, shared, self.clock, conflict_policy,
+                           self.max_rule_firings, self.max_rule_seconds,
+                           check_embedder(embedder))
+        self.parts.watch_changes(self.conflict_policy)
         for t in tools:
             self.add_tool(t)
         for r in rules:
@@ -208,31 +198,31 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
     @property
     def ledger(self) -> TrustLedger:
         """The trust ledger."""
-        return self._trust.ledger
+        return self.parts.trust.ledger
 
     @property
     def shared_ledger(self) -> bool:
         """Whether the ledger was passed in (and is saved apart from this base's snapshots)."""
-        return self._trust.shared
+        return self.parts.trust.shared
 
     @property
     def engine(self) -> EngineView:
         """The TMS, for reading (tools, pictures, tests): a view whose changing methods warn
         (:class:`~corollary.tms.reading.EngineView`); change the base through its methods."""
-        return EngineView(self._engine)
+        return EngineView(self.parts.engine)
 
     @property
     def rules(self) -> tuple[Rule, ...]:
         """The rules, in the order they were added."""
-        return self._rules.rules
+        return self.parts.rules.rules
 
     @property
     def tools(self) -> dict[str, ToolSpec]:
         """The tools' declarations, by name."""
-        return dict(self._trust.tools)
+        return dict(self.parts.trust.tools)
 
     @operation(keep=keep_tool, replay=replay_add_tool)
-    def add_tool(self, fn: Callable[..., Any]) -> None:
+    def add_tool(self, fn: Callable[..., object]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises.
 
         A tool of a name this base holds with another declaration is refused
@@ -240,26 +230,26 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         nothing.
         """
         spec = spec_of(fn)
-        held = self._trust.tools.get(spec.name)
+        held = self.parts.trust.tools.get(spec.name)
         if held is not None and held != spec:
             raise NameTakenError(f"this base has another tool named {spec.name!r} ({held}); "
                                  "give the new one another name")
-        self._trust.add_tool(spec)
-        self._engine.mark_source(spec.source)
+        self.parts.trust.add_tool(spec)
+        self.parts.engine.mark_source(spec.source)
 
     @operation(keep=keep_rule, replay=replay_add_rule)
     def add_rule(self, r: Rule) -> None:
         """Add a rule; it fires at once for inputs already held."""
         if not isinstance(r, Rule):
             raise InvalidTypeError("rules must be @rule functions")
-        if self._rules.add(r):
-            self._watch_changes()
+        if self.parts.rules.add(r):
+            self.parts.watch_changes(self.conflict_policy)
             try:
-                self._after_change(extra_rules=[r])
+                self.parts.after_change(self, extra_rules=[r])
             except BaseException:
                 # its firings are undone; so is adding it
-                self._rules.remove(r)
-                self._watch_changes()
+                self.parts.rules.remove(r)
+                self.parts.watch_changes(self.conflict_policy)
                 raise
 
     @operation(keep=keep_rule, replay=replay_remove_rule)
@@ -267,30 +257,24 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
         if not isinstance(r, Rule):
             raise InvalidTypeError("remove_rule takes a @rule function")
-        if r not in self._rules:
+        if r not in self.parts.rules:
             raise InvalidInputError(f"rule {r.name} is not in this base")
-        self._rules.remove(r)
-        self._engine.remove_rule_reasons(r.name)
-        self._watch_changes()
-        self._after_change()
-
-    def _watch_changes(self) -> None:
-        """Note whether anything must run after a change: rules, or a policy that watches
-        changes (read on every change, so kept as a flag)."""
-        policy = self.conflict_policy
-        self._hooks = self._rules.active or (policy is not None and policy.watches_changes)
+        self.parts.rules.remove(r)
+        self.parts.engine.remove_rule_reasons(r.name)
+        self.parts.watch_changes(self.conflict_policy)
+        self.parts.after_change(self)
 
     def now(self) -> float:
         """The clock's current time."""
-        return self._sync_engine.now()
+        return self.parts.sync.now()
 
     # -- trust and outcomes ----------------------------------------------------------------
     def reliability(self, source: str) -> float:
         """``source``'s learned reliability now (its prior until outcomes come in)."""
         source = plain_text(source)
-        self._trust.check_source(source, "only sources have a reliability")
-        self._trust.poll()
-        return self._trust.reliability(source, self._sync_engine.outcomes())[0]
+        self.parts.trust.check_source(source, "only sources have a reliability")
+        self.parts.trust.poll()
+        return self.parts.trust.reliability(source, self.parts.sync.outcomes())[0]
 
     @operation(subjects=outcome_of)
     def record_outcome(self, source: str, correct: bool, *, reason: str | None = None,
@@ -302,32 +286,17 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         that raised (a store that failed) may be repeated: it never records twice.
         """
         source = plain_text(source)
-        if self._trust.kind_of(source) in STEP_KINDS:
+        if self.parts.trust.kind_of(source) in STEP_KINDS:
             raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
         conf = None
         if key is not None:
             key = check_key(key)
-            conf = self._lookup.held_confidence(key)
-        self._record([(source, correct, reason, key, conf)], at=at, topic=topic)
-
-    def _record(self, items: Sequence[Verdict], *, at: float | None = None,
-                topic: str | None = None) -> None:
-        """Record one operation's outcomes at once, before the operation changes the base: the
-        ledger stores the batch in one transaction (all or nothing), so a failing store leaves
-        both unchanged (event ids: :func:`corollary.facade.blame.outcome_events`)."""
-        if not items:
-            return
-        journal = self.journal
-        if journal is not None and journal.replaying:
-            self._ops += 1  # committed with the entry: only the numbering moves on
-            return
-        self.ledger.record_many(outcome_events(
-            self._uid, self._ops, items, self.now() if at is None else at, topic))
-        self._ops += 1
+            conf = self.parts.lookup.held_confidence(key)
+        self.parts.record([(source, correct, reason, key, conf)], at=at, topic=topic)
 
     # -- changes ---------------------------------------------------------------------------
     @operation(subjects=by_key)
-    def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
+    def assert_(self, key: str, value: Value, source: str, origin: str | None = None,
                 half_life: Duration | None = None, ttl: Duration | None = None,
                 certainty: float | None = None, *, valid_from: Instant | None = None,
                 valid_until: Instant | None = None) -> None:
@@ -353,8 +322,9 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
         >>> round(kb.confidence("capital:au"), 3)            # 0.9 (a model's prior) x 0.83
         0.747
         """
+        parts = self.parts
         key, value, vid, source, origin, hl, tl = check_assertion(
-            self._trust, key, value, source, origin, half_life, ttl)
+            parts.trust, key, value, source, origin, half_life, ttl)
         if certainty is not None:
             certainty = check_certainty(certainty)
         vf = vu = None
@@ -367,10 +337,11 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
             now = self.now()
         if vu is not None:
             check_span(vf, vu, now)
-        engine = self._engine
+        engine = parts.engine
         # with rules, the change is noted so that a rule failing undoes it (and its outcomes
         # are recorded after the rules, with it: all or nothing)
-        batch = self._rules.batch() if self._rules.active else None
+        rules = parts.rules
+        batch = rules.batch() if rules.active else None
         items: list[Verdict] = []
         if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
             if batch is not None:
@@ -379,194 +350,222 @@ class BeliefBase(QueryMethods, ToolCallMethods, PromiseMethods, SnapshotMethods,
                                 premise_record(source, origin, now, hl, tl, certainty, vf, vu))
         else:
             b = engine.find(key, vid)
-            items = confirmations(self._lookup, b, key, value, source, origin, now)
+            items = confirmations(parts.lookup, b, key, value, source, origin, now)
             if batch is None:
-                self._record(items)
+                parts.record(items)
             else:
                 engine.save_key(batch, key)
             put(engine, b, key, value, vid, source, origin, hl, tl, now, certainty, vf, vu)
-        if self._hooks:
-            self._after_change(batch=batch, then=self._recorder(batch, items))
+        if parts.hooks:
+            parts.after_change(self, batch=batch, then=parts.recorder(batch, items))
 
-    @operation(subjects=named_rows, keep=keep_rows)
-    def assert_many(self, rows: Iterable[Sequence[Any] | Mapping[str, Any]]) -> int:
-        """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
+    # -- the base's other methods, one concept per module, bound here (one class) -----------
+    # changes (each declared with @operation in its module)
+    assert_many = assertions.assert_many
+    claim = claiming.claim
+    retract = retracting.retract
+    end = ending.end
+    forget = forgetting.forget
+    depend = depending.depend
+    replace_when = depending.replace_when
+    nogood = resolving.nogood
+    resolve = resolving.resolve
+    call = calling.call
+    acall = calling.acall
+    remember = remembering.remember
+    aremember = remembering.aremember
+    guarantee = promising.guarantee
+    remove_guarantee = promising.remove_guarantee
+    fit_calibrator = promising.fit_calibrator
+    answer = promising.answer
+    # queries
+    value = queries.value
+    confidence = queries.confidence
+    label = queries.label
+    beliefs = queries.beliefs
+    recall = queries.recall
+    add_retriever = queries.add_retriever
+    project = queries.project
+    faded = queries.faded
+    expired = queries.expired
+    what_to_check = queries.what_to_check
+    refresh = queries.refresh
+    keys = queries.keys
+    __len__ = queries.length
+    __contains__ = queries.contains
+    at = queries.at
+    timeline = queries.timeline
+    explain = queries.explain
+    conflicts = resolving.conflicts
+    calls = calling.calls
+    calibration_pairs = promising.calibration_pairs
+    replay = promising.replay
+    # snapshots and sessions
+    to_dict = saving.to_dict
+    save = saving.save
+    save_session = saving.save_session
+    open_as_session = saving.open_as_session
+    sync = opening.sync
+    history = opening.history
+    as_of = opening.as_of
+    watch = opening.watch
+    checkpoint = opening.checkpoint
 
-        A row holds :meth:`assert_`'s arguments: a tuple ``(key, value, source[, origin[,
-        half_life[, ttl]]])`` or a dict with those names. Every row is checked before anything
-        changes: a bad row raises the error :meth:`assert_` would, naming the row, and the base
-        is left as it was. The rows then take effect in order, all at the clock's time now,
-        with :meth:`assert_`'s meaning (renewals, replacements, a tool's declared half-life,
-        ttl and origin), and the outcomes of confirmations are recorded as one ledger batch:
-        if the ledger fails, no row takes effect. Written together, those outcomes keep the
-        reliabilities of the batch's start in their confidences (one by one, a later
-        confirmation would see the earlier ones' outcomes; see docs/model.md). With rules, or
-        a policy that watches changes, the rows are asserted one by one (rules fire after each
-        row, as after each :meth:`assert_`, each row with the rules' budget of its own); a
-        rule failing on any row undoes every row, and the confirmations are recorded once all
-        rows have fired.
+    # the changes other methods make through their values (corollary.changes): a tool call's
+    # and a remember's, made after the tool or the model answered (a replay asks neither)
+    @operation("call", subjects=tool_result, keep=keep_call, replay=replay_call)
+    def _called(self, fn: Callable[..., object], call: PreparedCall, result: Any) -> Any:
+        return calling.called(self, fn, call, result)
+
+    @operation("remember", subjects=remembered)
+    def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
+                    refusals: list[Any], ends: Sequence[list[Any]] = (),
+                    links: Sequence[list[Any]] = ()) -> list[Remembered]:
+        return remembering.remembered(self, docs, source, facts, refusals, ends, links)
+
+    @operation(REDACTED_OP, replay=lambda kb, entry: None)
+    def _redacted(self) -> None:
+        """What an entry ``kb.forget`` erased replays as: nothing (never called otherwise;
+        declared so that every process replays the operation, docs/journal.md)."""
+
+    @property
+    def promises(self) -> dict[str, Promise | GroupedPromise]:
+        """The attached promises, by name (see :meth:`guarantee`)."""
+        return self.parts.promises.promises
+
+    @property
+    def verdicts(self) -> dict[tuple[str, Value], dict[str, Value]]:
+        """The verdict record of the last answer given for each belief, by ``(key, value
+        identity)`` (:func:`corollary.foundations.values.canon` of the value)."""
+        return dict(self.parts.promises.verdicts)
+
+    @property
+    def calibrator(self) -> Platt | None:
+        """The calibrator fitted by :meth:`fit_calibrator` (``None`` until then)."""
+        return self.parts.promises.calibrator
+
+
+    @property
+    def journal(self) -> Journal | None:
+        """The session journal this base keeps its changes in (``None``: it is no session).
+
+        >>> from corollary import BeliefBase, TrustLedger
+        >>> BeliefBase().journal is None, BeliefBase.open_session(TrustLedger(), "s").journal.sid
+        (True, 's')
         """
-        if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
-            raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
-        with collector_paused():  # a bulk load allocates objects it keeps
-            checked = check_rows(self._trust, rows)
-            if not checked.rows:
-                return 0
-            if self._hooks:
-                # a rule failing on any row undoes them all
-                with self._rules.transaction() if self._rules.active else nullcontext():
-                    for row in checked:
-                        self.assert_(row.key, row.value, row.source, row.origin,  # noqa: UP005
-                                     row.half_life, row.ttl, valid_from=row.valid_from,
-                                     valid_until=row.valid_until)
-                return len(checked)
-            return assert_rows(self._engine, self._lookup, checked, self.now(), self._record)
+        log = self.parts.log
+        return log if type(log) is Journal else None
 
-    @operation(subjects=claimed)
-    def claim(
-        self,
-        key: str,
-        value: Any,
-        source: str = "model:default",
-        inputs: Sequence[str] | Mapping[str, str] = (),
-        certainty: float | None = None,
-        formula: str | None = None,
-        citation: Any = None,
-        *,
-        unless: Sequence[str | tuple[str, Any]] = (),
-        learn: bool | None = None,
-        valid_from: Instant | None = None,
-        valid_until: Instant | None = None,
-    ) -> Any:
-        """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
+    @classmethod
+    def open_session(cls, ledger: TrustLedger, session_id: str, *, clock: Clock | None = None,
+                     checkpoint_every: int = CHECKPOINT_EVERY,
+                     checkpoint_seconds: float = CHECKPOINT_SECONDS,
+                     **options: object) -> Self:
+        """Open (or create) the journaled session ``session_id`` in ``ledger``'s store.
 
-        A ``formula`` over the inputs' names is re-executed: if it reproduces ``value`` the step
-        is verified (``1.0 × certainty``), otherwise the re-executed value is believed instead
-        and the model is wrong. A ``citation`` (document key and quote) is checked against the
-        document's text. ``unless`` lists exceptions (keys, or ``(key, value)`` pairs): the
-        claim holds only while none of them is held, and comes back by itself when they go.
-        ``learn`` says whether the checks are outcomes of ``source`` for this claim (default
-        ``None``: the base's ``learn_from_checks``). ``valid_from``/``valid_until`` (POSIX
-        seconds or timezone-aware ``datetime``) say when the claimed value holds in the world:
-        outside that interval the claim does not count, and under ``PreferNewer`` a claim with
-        a ``valid_from`` is ordered in time as a premise with one is (docs/model.md, "Time and
-        change"). Returns the value believed. See :mod:`corollary.reasons.claims`.
+        Every change of the base returned (``assert_``, ``claim``, ``retract``, ``call``, ...)
+        is one entry of the session's journal, committed with the outcomes it records before
+        the change returns; many processes may open one session and change it together (one
+        order, the store's). ``kb.sync()`` applies other writers' entries; ``kb.history()``,
+        ``kb.as_of(t)`` and ``kb.watch(callback)`` read the journal. A checkpoint (a snapshot)
+        is written after ``checkpoint_every`` entries or ``checkpoint_seconds`` seconds, so
+        opening reads the newest one and replays the rest. ``options`` are the base's
+        (``policy``, ``conflict_policy``, ``rules``, ``tools``, ``learn_from_checks``,
+        ``max_rule_firings``, ``max_rule_seconds``, ``embedder``; ``functions`` for promises):
+        ``policy`` and ``learn_from_checks`` apply to a new session only. The session keeps the
+        ``conflict_policy`` it was created with, and every open reads with it: another one
+        given is refused with :class:`~corollary.foundations.errors.SessionPolicyError` (a
+        session created before sessions kept it takes the one given, as before; docs/journal.md,
+        "What a session keeps"). The ledger must be
+        SQLite, PostgreSQL or in memory (:class:`~corollary.foundations.errors.JournalUnsupportedError`
+        otherwise). See docs/journal.md.
+
+        Examples
+        --------
+        >>> from corollary import BeliefBase, ManualClock, TrustLedger
+        >>> ledger = TrustLedger()
+        >>> kb = BeliefBase.open_session(ledger, "demo", clock=ManualClock(10))
+        >>> kb.assert_("hq", "Austin", source="tool:registry")
+        >>> BeliefBase.open_session(ledger, "demo").history()[0].operation
+        'assert_'
         """
-        learn = self.learn_from_checks if learn is None else check_bool(learn, "learn")
-        vf, vu = check_valid_time(valid_from, valid_until)
-        source = plain_text(source)
-        self._trust.check_source(source, "claims come from sources")
-        exceptions = make_items(unless, "unless")
-        checked = check_claim(key, value, source, inputs, certainty, formula, citation,
-                              self._lookup.held_belief)
-        strata.check_reason(self._engine, checked.key, checked.vid, checked.inputs, exceptions)
-        items: list[Verdict] = []
-        if learn and checked.checks:
-            now = self._sync_engine.outcomes()
-            rel, _ = self._trust.reliability(source, now)
-            signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
-            items = [(source, ok, why, checked.key, signal) for ok, why in checked.checks]
-        engine = self._engine
-        batch = self._noting(checked.key)
-        if batch is None:
-            self._record(items)
-        out = engine.belief(checked.key, checked.believed, checked.vid)
-        if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
-            engine.withdraw_reasons(out)
-            engine.reinstate(out)
-        info = checked.info
-        if vf is not None or vu is not None:  # the claim's own valid time (kinds.VALID_TIME)
-            info = {**info, **({} if vf is None else {"valid_from": vf}),
-                    **({} if vu is None else {"valid_until": vu})}
-        j = engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
-                                                   checked.certainty, info, exceptions))
-        self._after_change(batch=batch, made=[j], then=self._recorder(batch, items))
-        return checked.believed
+        opened = open_journaled(cast("type[BeliefBase]", cls), ledger, session_id, clock=clock,
+                                checkpoint_every=checkpoint_every,
+                                checkpoint_seconds=checkpoint_seconds, **options)
+        return cast("Self", opened)
 
-    @operation(subjects=retracted)
-    def retract(self, key: str, value: Any = None, reason: str | None = None,
-                fault: str = "none", *, source: str | None = None) -> None:
-        """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
+    @classmethod
+    def convert_session(cls, ledger: TrustLedger, session_id: str, *, overwrite: bool = False,
+                        functions: Iterable[Callable[..., object]] = (),
+                        rules: Iterable[Rule] = (),
+                        tools: Iterable[Callable[..., object]] = ()) -> int:
+        """Turn the whole-snapshot session ``session_id`` (:meth:`save_session`) into a journaled
+        session (its snapshot is the journal's checkpoint at seq 0); return 0. ``options``:
+        ``rules``, ``tools``, ``functions`` to check the snapshot with. The whole-snapshot
+        session is left as it is. See :func:`corollary.facade.journaled.convert_to_journal`.
 
-        ``fault="source"`` says the value was wrong when given: every accountable source (the
-        premise sources, or the model behind an unverified claim) gets a wrong outcome.
-        ``fault="none"`` (the default) says the world changed, and records nothing.
-
-        With ``source``, only that source's reasons are withdrawn: its premise, or the claims
-        that model made for the value; the belief stays IN if other reasons hold it, and blame
-        (``fault="source"``) falls on that source alone.
+        Examples
+        --------
+        >>> from corollary import BeliefBase, TrustLedger
+        >>> shared = TrustLedger()
+        >>> _ = BeliefBase(ledger=shared).save_session("notes")   # a whole-snapshot session
+        >>> BeliefBase.convert_session(shared, "notes"), BeliefBase.open_session(
+        ...     shared, "notes").journal_seq
+        (0, 0)
         """
-        key = check_key(key)
-        if type(fault) is not str or fault not in FAULTS:
-            raise InvalidInputError(f"fault must be 'none' or 'source', got {fault!r}")
-        if reason is not None:
-            if not isinstance(reason, str):
-                raise InvalidTypeError("reason must be a string")
-            reason = check_text(plain_text(reason), "a reason")
-        if source is not None:
-            source = plain_text(source)
-            self._trust.check_source(source, "only a source's reasons can be withdrawn")
-        b = self._lookup.target(key, value)
-        if value is None and self._oplog is not None:  # history names the value it took
-            self._oplog.resolved("retracted", b.value)
-        premise, claims = None, []
-        if source is not None:
-            premise = b.premise_from(source)
-            claims = [j for j in b.justs if not j.kind.by_rule and j.name == source]
-            if premise is None and not claims:
-                raise UnknownBeliefError(f"{key} = {b.value!r} has no reason from {source}")
-        items: list[Verdict] = []
-        if fault == "source":
-            blamed = blame(b, source, premise is not None, claims)
-            conf = self._lookup.confidence_of(b)
-            why = reason or f"{key} = {b.value!r} was wrong"
-            items = [(s, False, why, key, conf) for s in blamed]
-        batch = self._noting(key)
-        if batch is None:
-            self._record(items)
-        if source is None:
-            self._engine.withdraw(b, "retracted" + (f": {reason}" if reason else ""))
-        else:
-            if premise is not None:
-                self._engine.drop_premise(b, source)
-            for j in claims:
-                self._engine.remove_justification(j)
-        self._after_change(batch=batch, then=self._recorder(batch, items))
+        return convert_to_journal(cls, ledger, session_id, overwrite=overwrite,
+                                  functions=functions, rules=rules, tools=tools)
 
-    def _noting(self, *keys: str) -> Batch | None:
-        """With rules, a batch noting ``keys`` before the operation changes them, so that a
-        rule failing after it undoes it (:meth:`_after_change`); ``None`` without rules."""
-        if not self._rules.active:
-            return None
-        engine = self._engine
-        batch = self._rules.batch()
-        for key in keys:
-            if key in engine.keys:
-                engine.save_key(batch, key)
-            else:
-                batch.runs.append(([(key,)], 0, 1))
-        return batch
+    @property
+    def session_id(self) -> str | None:
+        """The journaled session this base belongs to (``None``: none, this base)."""
+        journal = self.journal
+        return None if journal is None else journal.session
 
-    def _recorder(self, batch: Batch | None, items: Sequence[Verdict]
-                  ) -> Callable[[], None] | None:
-        """With a batch (rules), the operation's outcomes are recorded after its rules have
-        fired, and a failing ledger undoes the change with them; without, they were recorded
-        before the change."""
-        if batch is None or not items:
-            return None
-        return lambda: self._record(items)
+    @property
+    def journal_seq(self) -> int:
+        """The seq of the last journal entry this base has applied (0: no journal)."""
+        journal = self.journal
+        return 0 if journal is None else int(journal.seen)
 
-    def _after_change(self, extra_rules: Sequence[Rule] = (), batch: Batch | None = None,
-                      made: Sequence[Justification] = (),
-                      then: Callable[[], None] | None = None) -> None:
-        self._rules.settle(extra_rules, batch, made, then)
-        policy = self.conflict_policy
-        if policy is not None and policy.watches_changes:
-            try:
-                policy.after_change(self)
-            except BaseException:
-                hook_failed(self)  # the change is made: undone, not taken for a refusal
-                raise
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object], ledger: TrustLedger | None = None,
+                  clock: Clock | None = None, *, rules: Iterable[Rule] = (),
+                  tools: Iterable[Callable[..., object]] = (),
+                  conflict_policy: object = saving.KEEP_SAVED,
+                  functions: Iterable[Callable[..., object]] = (), path: object = None,
+                  embedder: Callable[[list[str]], object] | None = None) -> Self:
+        """Rebuild a base from :meth:`to_dict` output, re-binding rules and tools by name, and
+        the signal and group functions of promises from ``functions`` (by qualified name).
+
+        The document is checked field by field first (:func:`corollary.snapshot.read_snapshot`);
+        nothing is built from a document that fails. ``conflict_policy`` replaces the saved
+        policy (needed for :class:`~corollary.AskHuman`, whose person is not saved).
+        """
+        return saving.from_dict(cls, data, ledger, clock, rules=rules, tools=tools,
+                                conflict_policy=conflict_policy, functions=functions, path=path,
+                                embedder=embedder)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], ledger: TrustLedger | None = None,
+             clock: Clock | None = None, **options: object) -> Self:
+        """Read a snapshot written by :meth:`save`; a corrupt, truncated, foreign or newer file
+        raises ``SnapshotError``."""
+        return saving.load(cls, path, ledger, clock, **options)
+
+    @classmethod
+    def load_session(cls, ledger: TrustLedger, session_id: str, clock: Clock | None = None,
+                     **options: object) -> Self:
+        """Resume the base saved under ``session_id`` in ``ledger``'s store, attached to it.
+
+        On a store that keeps journals (memory, SQLite, PostgreSQL) the session is read
+        through its journal: this is :meth:`open_session` (a whole-snapshot session becomes the
+        journal's start on this first open), except that a conflict policy not given is the
+        one the session was saved with. On a JSON-file ledger it is the whole snapshot last
+        saved, and the base remembers the version it loaded, for its next
+        :meth:`save_session`. No session under that id: ``SessionNotFoundError``.
+        """
+        return saving.load_session(cls, ledger, session_id, clock, **options)
 
     def __repr__(self) -> str:
-        return f"<BeliefBase {len(self)} beliefs, {len(self._engine.keys)} keys>"
+        return f"<BeliefBase {len(self)} beliefs, {len(self.parts.engine.keys)} keys>"

@@ -30,7 +30,7 @@ from ..reasons.tools import ToolSpec, spec_of
 from ..reasons.valid import Valid, unwrap
 from ..tms.conflicts import Conflict
 from .journal_entries import Entry
-from .operations import Kept, OperationCall
+from .operations import Kept, OperationCall, perform
 
 __all__ = ["claimed", "keep_call", "keep_name", "keep_resolve", "keep_rows", "keep_rule",
            "keep_tool", "named_items", "named_rows", "outcome_of", "remembered", "replay_add_rule",
@@ -179,7 +179,7 @@ def replay_answer(kb: Any, entry: Entry) -> None:
         return
     if resolved["verdict"] is not None:
         key, value, record = resolved["verdict"]
-        kb._promises.verdicts[(key, canon(value))] = record
+        kb.parts.promises.verdicts[(key, canon(value))] = record
 
 
 def replay_resolve(kb: Any, entry: Entry) -> None:
@@ -198,18 +198,18 @@ def replay_call(kb: Any, entry: Entry) -> None:
     """The tool's result as it was returned (the tool is not called)."""
     fields, key, arguments, result, *times = entry.args  # times: a Valid(...) result's
     spec = ToolSpec(**fields)
-    if spec.name not in kb._trust.tools:  # as the call did: a known tool's spec is kept
-        kb._trust.add_tool(spec)
-        kb._engine.mark_source(spec.source)
-    kb._called(None, PreparedCall(spec, key, arguments), Valid(result, *times) if times
-               else result)
+    if spec.name not in kb.parts.trust.tools:  # as the call did: a known tool's spec is kept
+        kb.parts.trust.add_tool(spec)
+        kb.parts.engine.mark_source(spec.source)
+    perform(kb, "call", None, PreparedCall(spec, key, arguments),
+            Valid(result, *times) if times else result)
 
 
 def replay_add_tool(kb: Any, entry: Entry) -> None:
     """The tool's declaration as it was added."""
     spec = ToolSpec(**entry.args[0])
-    kb._trust.add_tool(spec)
-    kb._engine.mark_source(spec.source)
+    kb.parts.trust.add_tool(spec)
+    kb.parts.engine.mark_source(spec.source)
 
 
 def _rule_named(kb: Any, name: str) -> Rule:

@@ -9,94 +9,85 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..foundations.errors import AsyncToolError, RuleError
-from ..foundations.values import canon, check_key
-from ..reasons.calls import CallMemory, PreparedCall, ToolCallRecord, prepare_call
+from ..foundations.values import Value, canon, check_key
+from ..reasons.calls import PreparedCall, ToolCallRecord, prepare_call
 from ..reasons.tools import is_async
 from ..reasons.valid import unwrap
-from .base_operations import keep_call, replay_call, tool_result
-from .operations import operation
+from .operations import perform
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..foundations.clock import Duration, Instant
-    from ..tms import Engine
-    from ..trust.view import TrustView
+    from .base import BeliefBase
 
 
-class ToolCallMethods:
-    """``kb.call``, ``await kb.acall`` and ``kb.calls``."""
+def call(kb: BeliefBase, fn: Callable[..., object], key: str | None, *args: object,
+         **kwargs: object) -> Value:
+    """Call a ``@tool`` and assert its result as ``key``; return the result.
 
-    _calls: CallMemory
-    _engine: Engine
-    _trust: TrustView
+    ``key=None`` uses the tool's key template (``@tool(key="price:{symbol}")``), else
+    ``name(arg=value, ...)``. The call (tool and bound arguments, when they are plain data)
+    is remembered with the premise it makes (:meth:`calls`), for a re-fetch. Arguments that
+    do not fit the tool's signature raise ``InvalidTypeError`` before it runs; a tool that
+    raises changes nothing. A result wrapped as ``Valid(value, valid_from=...,
+    valid_until=...)`` (:class:`~corollary.reasons.valid.Valid`) is believed as holding
+    from that world time, and the value itself is returned. An ``async def`` tool raises
+    :class:`~corollary.foundations.errors.AsyncToolError`: await :meth:`acall` instead.
+    """
+    call = prepare_call(fn, key, args, kwargs)
+    if is_async(fn):
+        raise AsyncToolError(f"{call.spec.name} is an async tool: use await kb.acall(...)")
+    result = fn(*args, **kwargs)
+    if inspect.isawaitable(result):
+        if inspect.iscoroutine(result):
+            result.close()  # never awaited: close it so Python does not warn
+        raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
+                             "asserted: use await kb.acall(...)")
+    believed: Value = perform(kb, "call", fn, call, result)  # the declared "call" (_called)
+    return believed
 
-    if TYPE_CHECKING:  # provided by BeliefBase
-        def add_tool(self, fn: Callable[..., Any]) -> None: ...
 
-        def assert_(self, key: str, value: Any, source: str, origin: str | None = None,
-                    half_life: Duration | None = None, ttl: Duration | None = None,
-                    certainty: float | None = None, *, valid_from: Instant | None = None,
-                    valid_until: Instant | None = None) -> None: ...
-
-    def call(self, fn: Callable[..., Any], key: str | None, *args: Any, **kwargs: Any) -> Any:
-        """Call a ``@tool`` and assert its result as ``key``; return the result.
-
-        ``key=None`` uses the tool's key template (``@tool(key="price:{symbol}")``), else
-        ``name(arg=value, ...)``. The call (tool and bound arguments, when they are plain data)
-        is remembered with the premise it makes (:meth:`calls`), for a re-fetch. Arguments that
-        do not fit the tool's signature raise ``InvalidTypeError`` before it runs; a tool that
-        raises changes nothing. A result wrapped as ``Valid(value, valid_from=...,
-        valid_until=...)`` (:class:`~corollary.reasons.valid.Valid`) is believed as holding
-        from that world time, and the value itself is returned. An ``async def`` tool raises
-        :class:`~corollary.foundations.errors.AsyncToolError`: await :meth:`acall` instead.
-        """
-        call = prepare_call(fn, key, args, kwargs)
-        if is_async(fn):
-            raise AsyncToolError(f"{call.spec.name} is an async tool: use await kb.acall(...)")
+async def acall(kb: BeliefBase, fn: Callable[..., object], key: str | None, *args: object,
+                **kwargs: object) -> Value:
+    """:meth:`call` for ``async def`` tools: the result is awaited, then asserted. A plain
+    tool runs in a worker thread (``asyncio.to_thread``), so it never blocks the event
+    loop; the base itself is only touched from the caller's thread."""
+    call = prepare_call(fn, key, args, kwargs)
+    if is_async(fn):
         result = fn(*args, **kwargs)
-        if inspect.isawaitable(result):
-            if inspect.iscoroutine(result):
-                result.close()  # never awaited: close it so Python does not warn
-            raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
-                                 "asserted: use await kb.acall(...)")
-        return self._called(fn, call, result)
+    else:
+        result = await asyncio.to_thread(fn, *args, **kwargs)
+    if inspect.isawaitable(result):
+        result = await result
+    believed: Value = perform(kb, "call", fn, call, result)  # the declared "call" (_called)
+    return believed
 
-    async def acall(self, fn: Callable[..., Any], key: str | None, *args: Any,
-                    **kwargs: Any) -> Any:
-        """:meth:`call` for ``async def`` tools: the result is awaited, then asserted. A plain
-        tool runs in a worker thread (``asyncio.to_thread``), so it never blocks the event
-        loop; the base itself is only touched from the caller's thread."""
-        call = prepare_call(fn, key, args, kwargs)
-        if is_async(fn):
-            result = fn(*args, **kwargs)
-        else:
-            result = await asyncio.to_thread(fn, *args, **kwargs)
-        if inspect.isawaitable(result):
-            result = await result
-        return self._called(fn, call, result)
 
-    @operation("call", subjects=tool_result, keep=keep_call, replay=replay_call)
-    def _called(self, fn: Callable[..., Any], call: PreparedCall, result: Any) -> Any:
-        # a result wrapped as Valid(value, valid_from=...) holds from that world time
-        result, valid_from, valid_until = unwrap(result)
-        if call.spec.name not in self._trust.tools:
-            canon(result)  # a result that cannot be a belief leaves the base as it was
-            self.add_tool(fn)
-        try:
-            self.assert_(call.key, result, source=call.spec.source,  # noqa: UP005 (our method)
-                         valid_from=valid_from, valid_until=valid_until)
-        except RuleError:  # the rules failed: the assertion was undone with their firings
-            raise
-        except BaseException:  # remembered whenever the premise stands
-            self._calls.remember(self._engine, call, result)
-            raise
-        self._calls.remember(self._engine, call, result)
-        return result
+def called(kb: BeliefBase, fn: Callable[..., object], call: PreparedCall,
+           result: object) -> Value:
+    """The change of one tool call (the base's declared ``_called``): its result asserted
+    (a tool not known yet added first) and the call remembered with the premise it made."""
+    # a result wrapped as Valid(value, valid_from=...) holds from that world time
+    value, valid_from, valid_until = unwrap(result)
+    if call.spec.name not in kb.parts.trust.tools:
+        canon(value)  # a result that cannot be a belief leaves the base as it was
+        kb.add_tool(fn)
+    try:
+        kb.assert_(call.key, value, source=call.spec.source,  # noqa: UP005 (our method)
+                   valid_from=valid_from, valid_until=valid_until)
+    except RuleError:  # the rules failed: the assertion was undone with their firings
+        raise
+    except BaseException:  # remembered whenever the premise stands
+        kb.parts.calls.remember(kb.parts.engine, call, value)
+        raise
+    kb.parts.calls.remember(kb.parts.engine, call, value)
+    believed: Value = value  # canon accepted it
+    return believed
 
-    def calls(self, key: str | None = None) -> list[ToolCallRecord]:
-        """The tool calls remembered with the premises they made (of ``key`` only, if given),
-        while those premises stand; see :mod:`corollary.reasons.calls`."""
-        return self._calls.records(self._engine, None if key is None else check_key(key))
+
+def calls(kb: BeliefBase, key: str | None = None) -> list[ToolCallRecord]:
+    """The tool calls remembered with the premises they made (of ``key`` only, if given),
+    while those premises stand; see :mod:`corollary.reasons.calls`."""
+    return kb.parts.calls.records(kb.parts.engine, None if key is None else check_key(key))
 

@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
-from ..foundations.values import canon, check_key
+from ..foundations.values import Value, canon, check_key
 from ..reasons.claims import named_inputs
 from .operations import by_key, operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Engine, Justification
-    from .lookup import Lookup
+    from .base import BeliefBase
 
-__all__ = ["REPLACES", "RESTS_ON", "SINCE", "DependMethods", "declare"]
+__all__ = ["REPLACES", "RESTS_ON", "SINCE", "declare"]
 
 #: The ``info`` field of a claim that is a dependency: the keys it rests on.
 RESTS_ON = "rests_on"
@@ -71,112 +71,98 @@ def _the_claim(engine: Engine, key: str, value: Any, source: str,
     return None
 
 
-class DependMethods:
-    """``kb.depend`` and ``kb.replace_when``."""
+@operation(subjects=by_key)
+def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[str, str], *,
+           source: str = "model:default", citation: object = None,
+           certainty: float | None = None, formula: str | None = None,
+           valid_from: Instant | None = None, learn: bool | None = None) -> Value:
+    """Say that ``key = value`` rests on the values the keys of ``on`` hold now.
 
-    _engine: Engine
-    _lookup: Lookup
+    A claim by ``source`` whose inputs are those values (and the cited document, when
+    ``citation=(document, quote)`` names the sentence that said it): it holds only while
+    each of them holds as it was. When one changes, ends or is retracted, the fact goes
+    OUT until it is said again; when one is forgotten (or the declaring document is), the
+    fact is erased with it (docs/model.md, "Dependencies and declared replacements"). A
+    ``formula`` over the inputs' names (``on`` as a dict ``{name: key}``) is re-executed as
+    a claim's is. Each key of ``on`` must hold one value now. ``certainty``, ``valid_from``
+    and ``learn`` are a claim's (:meth:`claim`). Returns the value believed.
 
-    if TYPE_CHECKING:  # provided by BeliefBase
-        def claim(self, key: str, value: Any, source: str = ..., inputs: Any = ...,
-                  certainty: float | None = ..., formula: str | None = ..., citation: Any = ...,
-                  *, unless: Any = ..., learn: bool | None = ...,
-                  valid_from: Instant | None = ..., valid_until: Instant | None = ...
-                  ) -> Any: ...
-        def now(self) -> float: ...
-        def timeline(self, key: str) -> Any: ...
+    >>> from corollary import BeliefBase, ManualClock, PreferNewer
+    >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
+    >>> kb.assert_("user:condition", "asthma", source="human:ann", valid_from=100)
+    >>> kb.depend("user:medication", "inhaler", on=["user:condition"], source="model:m")
+    'inhaler'
+    >>> kb.assert_("user:condition", "none", source="human:ann", valid_from=500)
+    >>> kb.value("user:medication") is None
+    True
+    """
+    named = _on_keys(on)
+    key = check_key(key)
+    if key in named.values():
+        raise InvalidInputError(f"{key!r} cannot rest on itself")
+    believed = kb.claim(key, value, source, named, certainty, formula, citation,
+                        valid_from=valid_from, learn=learn)
+    j = _the_claim(kb.parts.engine, key, believed, source, list(named.values()), ())
+    if j is not None:
+        j.info[RESTS_ON] = list(dict.fromkeys(named.values()))
+    return believed
 
-    @operation(subjects=by_key)
-    def depend(self, key: str, value: Any, on: Sequence[str] | Mapping[str, str], *,
-               source: str = "model:default", citation: Any = None,
-               certainty: float | None = None, formula: str | None = None,
-               valid_from: Instant | None = None, learn: bool | None = None) -> Any:
-        """Say that ``key = value`` rests on the values the keys of ``on`` hold now.
 
-        A claim by ``source`` whose inputs are those values (and the cited document, when
-        ``citation=(document, quote)`` names the sentence that said it): it holds only while
-        each of them holds as it was. When one changes, ends or is retracted, the fact goes
-        OUT until it is said again; when one is forgotten (or the declaring document is), the
-        fact is erased with it (docs/model.md, "Dependencies and declared replacements"). A
-        ``formula`` over the inputs' names (``on`` as a dict ``{name: key}``) is re-executed as
-        a claim's is. Each key of ``on`` must hold one value now. ``certainty``, ``valid_from``
-        and ``learn`` are a claim's (:meth:`claim`). Returns the value believed.
+@operation(subjects=by_key)
+def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
+                 source: str = "model:default", citation: object = None,
+                 certainty: float | None = None, valid_from: Instant | None = None,
+                 learn: bool | None = None) -> Value:
+    """Say that ``key`` becomes ``value`` once ``changes`` no longer holds the value it holds
+    now; until then ``key`` keeps what it holds.
 
-        >>> from corollary import BeliefBase, ManualClock, PreferNewer
-        >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
-        >>> kb.assert_("user:condition", "asthma", source="human:ann", valid_from=100)
-        >>> kb.depend("user:medication", "inhaler", on=["user:condition"], source="model:m")
-        'inhaler'
-        >>> kb.assert_("user:condition", "none", source="human:ann", valid_from=500)
-        >>> kb.value("user:medication") is None
-        True
-        """
-        named = _on_keys(on)
-        key = check_key(key)
-        if key in named.values():
-            raise InvalidInputError(f"{key!r} cannot rest on itself")
-        believed = self.claim(key, value, source, named, certainty, formula, citation,
-                              valid_from=valid_from, learn=learn)
-        j = _the_claim(self._engine, key, believed, source, list(named.values()), ())
-        if j is not None:
-            j.info[RESTS_ON] = list(dict.fromkeys(named.values()))
-        return believed
+    A claim by ``source`` (over the cited document, when ``citation=(document, quote)``)
+    with the exception ``unless=[(changes, its value now)]``: it counts for nothing while
+    that value holds, and once it stops holding (a newer value, an end, a retraction or a
+    forgetting of it) the claim is a value of ``key`` like any other, which under
+    ``PreferNewer`` supersedes the value it replaces; retracting or forgetting the
+    declaring document withdraws it. The claim is dated from ``valid_from`` (default: now,
+    when the replacement is declared; just after the start of the value it replaces when
+    that is not earlier, as when one message says both), so a value said before the
+    declaration is older than it and one said after is newer. ``changes`` must hold one value now and differ from
+    ``key``. ``certainty`` and ``learn`` are a claim's (:meth:`claim`). Returns ``value``.
 
-    @operation(subjects=by_key)
-    def replace_when(self, key: str, value: Any, changes: str, *,
-                     source: str = "model:default", citation: Any = None,
-                     certainty: float | None = None, valid_from: Instant | None = None,
-                     learn: bool | None = None) -> Any:
-        """Say that ``key`` becomes ``value`` once ``changes`` no longer holds the value it holds
-        now; until then ``key`` keeps what it holds.
-
-        A claim by ``source`` (over the cited document, when ``citation=(document, quote)``)
-        with the exception ``unless=[(changes, its value now)]``: it counts for nothing while
-        that value holds, and once it stops holding (a newer value, an end, a retraction or a
-        forgetting of it) the claim is a value of ``key`` like any other, which under
-        ``PreferNewer`` supersedes the value it replaces; retracting or forgetting the
-        declaring document withdraws it. The claim is dated from ``valid_from`` (default: now,
-        when the replacement is declared; just after the start of the value it replaces when
-        that is not earlier, as when one message says both), so a value said before the
-        declaration is older than it and one said after is newer. ``changes`` must hold one value now and differ from
-        ``key``. ``certainty`` and ``learn`` are a claim's (:meth:`claim`). Returns ``value``.
-
-        >>> from corollary import BeliefBase, ManualClock, PreferNewer
-        >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
-        >>> kb.assert_("user:condition", "asthma", source="human:ann", valid_from=100)
-        >>> kb.assert_("user:exercise", "running", source="human:ann", valid_from=101)
-        >>> kb.replace_when("user:exercise", "cycling", changes="user:condition",
-        ...                 source="model:m")
-        'cycling'
-        >>> kb.value("user:exercise")
-        'running'
-        >>> kb.assert_("user:condition", "none", source="human:ann", valid_from=500)
-        >>> kb.value("user:exercise")
-        'cycling'
-        """
-        key = check_key(key)
-        if not isinstance(changes, str):
-            raise InvalidTypeError("changes is the key whose change the replacement waits for")
-        changes = check_key(changes)
-        if changes == key:
-            raise InvalidInputError(f"{key!r} cannot be replaced when it changes itself: say "
-                                    "its new value")
-        now = self._lookup.held_belief(changes, "changing key").value
-        held = self._lookup.held(key) if self._engine.values_of(key) else []
-        exceptions = ((changes, now, canon(now)),)
-        start = self.now() if valid_from is None else to_instant(valid_from, "valid_from")
-        if len(held) == 1:  # said with it (one message): it still comes after what it replaces
-            began = [t.valid_from for t in self.timeline(key) if t.value == held[0].value]
-            if began and began[0] is not None and start is not None and began[0] >= start:
-                start = math.nextafter(began[0], math.inf)
-        believed = self.claim(key, value, source, (), certainty, None, citation,
-                              unless=[(changes, now)], learn=learn, valid_from=start)
-        j = _the_claim(self._engine, key, believed, source, (), exceptions)
-        if j is not None:
-            j.info[SINCE] = changes
-            if len(held) == 1 and held[0].vid != canon(believed):
-                j.info[REPLACES] = held[0].value
-        return believed
+    >>> from corollary import BeliefBase, ManualClock, PreferNewer
+    >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
+    >>> kb.assert_("user:condition", "asthma", source="human:ann", valid_from=100)
+    >>> kb.assert_("user:exercise", "running", source="human:ann", valid_from=101)
+    >>> kb.replace_when("user:exercise", "cycling", changes="user:condition",
+    ...                 source="model:m")
+    'cycling'
+    >>> kb.value("user:exercise")
+    'running'
+    >>> kb.assert_("user:condition", "none", source="human:ann", valid_from=500)
+    >>> kb.value("user:exercise")
+    'cycling'
+    """
+    key = check_key(key)
+    if not isinstance(changes, str):
+        raise InvalidTypeError("changes is the key whose change the replacement waits for")
+    changes = check_key(changes)
+    if changes == key:
+        raise InvalidInputError(f"{key!r} cannot be replaced when it changes itself: say "
+                                "its new value")
+    now = kb.parts.lookup.held_belief(changes, "changing key").value
+    held = kb.parts.lookup.held(key) if kb.parts.engine.values_of(key) else []
+    exceptions = ((changes, now, canon(now)),)
+    start = kb.now() if valid_from is None else to_instant(valid_from, "valid_from")
+    if len(held) == 1:  # said with it (one message): it still comes after what it replaces
+        began = [t.valid_from for t in kb.timeline(key) if t.value == held[0].value]
+        if began and began[0] is not None and start is not None and began[0] >= start:
+            start = math.nextafter(began[0], math.inf)
+    believed = kb.claim(key, value, source, (), certainty, None, citation,
+                        unless=[(changes, now)], learn=learn, valid_from=start)
+    j = _the_claim(kb.parts.engine, key, believed, source, (), exceptions)
+    if j is not None:
+        j.info[SINCE] = changes
+        if len(held) == 1 and held[0].vid != canon(believed):
+            j.info[REPLACES] = held[0].value
+    return believed
 
 
 def declare(kb: Any, key: str, value: Any, *, source: str,

@@ -21,16 +21,15 @@ from typing import TYPE_CHECKING, Any
 from ..foundations._validate import plain_text
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
-from ..foundations.values import canon, check_key, check_text, end_value, is_end
+from ..foundations.values import Value, canon, check_key, check_text, end_value, is_end
 from .assertions import check_assertion, check_certainty, confirmations, put
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Belief, Engine
-    from ..trust.view import TrustView
-    from .lookup import Lookup
+    from .base import BeliefBase
 
-__all__ = ["EndMethods", "corrected", "ended"]
+__all__ = ["corrected", "ended"]
 
 
 def ended(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
@@ -64,106 +63,88 @@ def check_end_time(at: Any, now: float) -> float:
     return seconds
 
 
-class EndMethods:
-    """``kb.end``."""
+@operation(subjects=ended)
+def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Instant | None = None,
+        reason: str | None = None, certainty: float | None = None) -> None:
+    """Say, on the word of ``source``, that ``key`` (or its value ``value``) no longer
+    holds from world time ``at`` on (POSIX seconds or an aware ``datetime``; default now).
 
-    conflict_policy: Any
-    _engine: Engine
-    _trust: TrustView
-    _lookup: Lookup
-    _oplog: Any
+    The end is a premise like any other (docs/model.md, "Ending a fact"): its confidence
+    is ``source``'s reliability (times ``certainty``, as for :meth:`assert_`), and under
+    ``PreferNewer`` it supersedes the value held before ``at`` exactly as a newer value
+    would, unless it is far less trusted (the margin): then the two stand as an open
+    conflict. Reads then find nothing held (``kb.value`` gives the default), ``kb.at(t)``
+    before ``at`` still reads the value, ``kb.explain`` says ``ended at ... by source
+    ('reason')`` and ``kb.timeline`` shows the end. Retracting the end
+    (``kb.retract(key, source=source)`` while it holds) brings back what it ended. A value
+    starting after ``at`` supersedes the end in turn.
 
-    if TYPE_CHECKING:  # provided by BeliefBase
-        def now(self) -> float: ...
-        def at(self, t: Instant) -> Any: ...
-        def _noting(self, *keys: str) -> Any: ...
-        def _record(self, items: Any) -> None: ...
-        def _recorder(self, batch: Any, items: Any) -> Any: ...
-        def _after_change(self, extra_rules: Any = (), batch: Any = None, made: Any = (),
-                          then: Any = None) -> None: ...
+    ``value`` names the value being ended: it must hold at ``at`` (else nothing of what
+    the source meant to end is there, and the call is refused). An end from the source of
+    a value at that value's own start is refused too: it would say the value never held,
+    which is a retraction (so an end is never the only value of its key). Ending orders
+    facts in time: under ``PreferNewer``, and with no conflict policy (where an end is
+    decided by time against the values of its key, with PreferNewer's default margin,
+    and the other values stay independent); a policy that decides by something else
+    (confidence, source, a person) refuses it
+    (:class:`~corollary.foundations.errors.InvalidInputError`), and so does a key never
+    seen (:class:`~corollary.foundations.errors.UnknownBeliefError`).
 
-    @operation(subjects=ended)
-    def end(self, key: str, value: Any = None, *, source: str, at: Instant | None = None,
-            reason: str | None = None, certainty: float | None = None) -> None:
-        """Say, on the word of ``source``, that ``key`` (or its value ``value``) no longer
-        holds from world time ``at`` on (POSIX seconds or an aware ``datetime``; default now).
-
-        The end is a premise like any other (docs/model.md, "Ending a fact"): its confidence
-        is ``source``'s reliability (times ``certainty``, as for :meth:`assert_`), and under
-        ``PreferNewer`` it supersedes the value held before ``at`` exactly as a newer value
-        would, unless it is far less trusted (the margin): then the two stand as an open
-        conflict. Reads then find nothing held (``kb.value`` gives the default), ``kb.at(t)``
-        before ``at`` still reads the value, ``kb.explain`` says ``ended at ... by source
-        ('reason')`` and ``kb.timeline`` shows the end. Retracting the end
-        (``kb.retract(key, source=source)`` while it holds) brings back what it ended. A value
-        starting after ``at`` supersedes the end in turn.
-
-        ``value`` names the value being ended: it must hold at ``at`` (else nothing of what
-        the source meant to end is there, and the call is refused). An end from the source of
-        a value at that value's own start is refused too: it would say the value never held,
-        which is a retraction (so an end is never the only value of its key). Ending orders
-        facts in time: under ``PreferNewer``, and with no conflict policy (where an end is
-        decided by time against the values of its key, with PreferNewer's default margin,
-        and the other values stay independent); a policy that decides by something else
-        (confidence, source, a person) refuses it
-        (:class:`~corollary.foundations.errors.InvalidInputError`), and so does a key never
-        seen (:class:`~corollary.foundations.errors.UnknownBeliefError`).
-
-        >>> from corollary import BeliefBase, ManualClock, PreferNewer
-        >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
-        >>> kb.assert_("ann:employer", "Acme", source="human:ann", valid_from=100)
-        >>> kb.end("ann:employer", "Acme", source="human:ann", at=500,
-        ...        reason="I no longer work at Acme")
-        >>> kb.value("ann:employer"), kb.at(400).value("ann:employer")
-        (None, 'Acme')
-        >>> kb.retract("ann:employer", source="human:ann")  # the end was wrong
-        >>> kb.value("ann:employer")
-        'Acme'
-        """
-        key = check_key(key)
-        if self.conflict_policy is not None and getattr(
-                self.conflict_policy, "mode", None) != "time":
-            raise InvalidInputError(
-                "ending a fact orders it in time: kb.end needs a base that prefers newer values "
-                "(conflict_policy=PreferNewer()) or has no conflict policy; under "
-                f"{type(self.conflict_policy).__name__} retract the value instead "
-                "(docs/model.md, 'Ending a fact')")
-        if not self._engine.values_of(key):
-            raise UnknownBeliefError(f"no belief about {key!r}: there is nothing to end")
-        if reason is not None:
-            if not isinstance(reason, str):
-                raise InvalidTypeError("reason must be a string")
-            reason = check_text(plain_text(reason), "a reason")
-        if certainty is not None:
-            certainty = check_certainty(certainty)
-        now = self.now()
-        start = check_end_time(at, now)
-        ending = end_value(reason)
-        # the source, its origin and a tool's declared half-life and ttl, checked as for an
-        # assertion (the end's own value is reserved: it is checked here, not there)
-        key, _, _, source, origin, hl, tl = check_assertion(
-            self._trust, key, "ended", source, None, None, None)
-        if value is not None:
-            if is_end(value):
-                raise InvalidInputError("value names the value being ended, not an end")
-            if self._engine.find(key, canon(value)) is None:
-                raise UnknownBeliefError(f"no belief {key} = {value!r}: there is nothing to end")
-            if self.at(start).label(key, value) != "IN":
-                raise InvalidInputError(f"{key} = {value!r} does not hold at {start!r}: there is "
-                                        "nothing of it to end then")
-        engine = self._engine
-        own = corrected(engine, key, source, start)
-        if own is not None:
-            raise InvalidInputError(
-                f"{source} says {key} = {own.value!r} from that very time: ending it then "
-                f"says it never held; retract it instead (kb.retract({key!r}, {own.value!r}, "
-                f"source={source!r}))")
-        vid = canon(ending)
-        b = engine.find(key, vid)
-        items = confirmations(self._lookup, b, key, ending, source, origin, now)
-        batch = self._noting(key)
-        if batch is None:
-            self._record(items)
-        put(engine, b, key, ending, vid, source, origin, hl, tl, now, certainty, start, None,
-            history=True)
-        self._after_change(batch=batch, then=self._recorder(batch, items))
+    >>> from corollary import BeliefBase, ManualClock, PreferNewer
+    >>> kb = BeliefBase(clock=ManualClock(1000), conflict_policy=PreferNewer())
+    >>> kb.assert_("ann:employer", "Acme", source="human:ann", valid_from=100)
+    >>> kb.end("ann:employer", "Acme", source="human:ann", at=500,
+    ...        reason="I no longer work at Acme")
+    >>> kb.value("ann:employer"), kb.at(400).value("ann:employer")
+    (None, 'Acme')
+    >>> kb.retract("ann:employer", source="human:ann")  # the end was wrong
+    >>> kb.value("ann:employer")
+    'Acme'
+    """
+    key = check_key(key)
+    if kb.conflict_policy is not None and getattr(
+            kb.conflict_policy, "mode", None) != "time":
+        raise InvalidInputError(
+            "ending a fact orders it in time: kb.end needs a base that prefers newer values "
+            "(conflict_policy=PreferNewer()) or has no conflict policy; under "
+            f"{type(kb.conflict_policy).__name__} retract the value instead "
+            "(docs/model.md, 'Ending a fact')")
+    if not kb.parts.engine.values_of(key):
+        raise UnknownBeliefError(f"no belief about {key!r}: there is nothing to end")
+    if reason is not None:
+        if not isinstance(reason, str):
+            raise InvalidTypeError("reason must be a string")
+        reason = check_text(plain_text(reason), "a reason")
+    if certainty is not None:
+        certainty = check_certainty(certainty)
+    now = kb.now()
+    start = check_end_time(at, now)
+    ending = end_value(reason)
+    # the source, its origin and a tool's declared half-life and ttl, checked as for an
+    # assertion (the end's own value is reserved: it is checked here, not there)
+    key, _, _, source, origin, hl, tl = check_assertion(
+        kb.parts.trust, key, "ended", source, None, None, None)
+    if value is not None:
+        if is_end(value):
+            raise InvalidInputError("value names the value being ended, not an end")
+        if kb.parts.engine.find(key, canon(value)) is None:
+            raise UnknownBeliefError(f"no belief {key} = {value!r}: there is nothing to end")
+        if kb.at(start).label(key, value) != "IN":
+            raise InvalidInputError(f"{key} = {value!r} does not hold at {start!r}: there is "
+                                    "nothing of it to end then")
+    engine = kb.parts.engine
+    own = corrected(engine, key, source, start)
+    if own is not None:
+        raise InvalidInputError(
+            f"{source} says {key} = {own.value!r} from that very time: ending it then "
+            f"says it never held; retract it instead (kb.retract({key!r}, {own.value!r}, "
+            f"source={source!r}))")
+    vid = canon(ending)
+    b = engine.find(key, vid)
+    items = confirmations(kb.parts.lookup, b, key, ending, source, origin, now)
+    batch = kb.parts.noting(key)
+    if batch is None:
+        kb.parts.record(items)
+    put(engine, b, key, ending, vid, source, origin, hl, tl, now, certainty, start, None,
+        history=True)
+    kb.parts.after_change(kb, batch=batch, then=kb.parts.recorder(batch, items))

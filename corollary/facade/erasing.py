@@ -37,6 +37,7 @@ from ..foundations.values import canon
 from ..snapshot.state import state_to_dict
 from .forgetting import REDACTED_OP, Erased, ForgetSpec, erase
 from .journal_entries import Entry, decode_entry, encode_entry, pack_args
+from .saving import state_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .journaled import Journal
@@ -124,7 +125,7 @@ def _redacted(entry: Entry) -> bytes:
 
 def _body(entry: Entry, **changed: Any) -> bytes:
     """``entry`` encoded again with some fields changed."""
-    body: dict[str, Any] = {"op": entry.op, "at": entry.at, "a": entry._blobs[0],
+    body: dict[str, Any] = {"op": entry.op, "at": entry.at, "a": entry.packed_args,
                             "ops": list(entry.ops), "subj": [list(s) for s in entry.subjects],
                             "after": [list(a) for a in entry.after], "inc": entry.inc,
                             "n": entry.seq}
@@ -153,10 +154,10 @@ def _erased_state(journal: Journal, data: bytes, spec: ForgetSpec,
     """A snapshot's bytes with the forgetting applied (``None``: it held nothing of it)."""
     doc = decode_bytes(data, "snapshot", journal.where())
     past = journal.load(data)
-    done = erase(past._engine, spec, past._promises, words)
+    done = erase(past.parts.engine, spec, past.parts.promises, words)
     if not done.beliefs and not done.reasons and not done.words:
         return None
-    fresh = state_to_dict(past._state())
+    fresh = state_to_dict(state_of(past))
     fresh["taken_at"] = doc["taken_at"]
     return encode(fresh, "msgpack")
 

@@ -59,12 +59,10 @@ from .operations import Kept, OperationCall, operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
-    from ..reasons.calls import CallMemory
-    from ..trust.view import TrustView
-    from .journaled import Journal
+    from .base import BeliefBase
     from .recall import Recaller
 
-__all__ = ["ForgetMethods", "ForgetSpec", "Forgotten", "Plan", "erase", "forget_subjects",
+__all__ = ["ForgetSpec", "Forgotten", "Plan", "erase", "forget_subjects",
            "keep_forget", "plan", "redact_outcomes"]
 
 
@@ -315,7 +313,7 @@ def _rehome(engine: Engine, old: Belief, text: str) -> None:
     for j in list(old.justs):
         engine.remove_justification(j)
         engine.add_justification(Justification(j.kind, j.name, new, j.inputs, j.step, j.info,
-                                                j.unless))
+                                               j.unless))
     new.withdrawn, old.withdrawn = old.withdrawn, None
     engine.forget_if_unused(old)
 
@@ -437,99 +435,81 @@ NO_VALUE: Any = _NO_VALUE
 REDACTED_OP = "redacted"
 
 
-class ForgetMethods:
-    """``kb.forget`` (a mixin of :class:`~corollary.BeliefBase`)."""
+@operation(subjects=forget_subjects, keep=keep_forget, snapshot=True)
+def forget(kb: BeliefBase, key: str | None = None, value: object = _NO_VALUE, *,
+           source: str | None = None, scope: str | Iterable[str] | Scope | None = None, reason: str | None = None,
+           by: str | None = None) -> Forgotten:
+    """Erase a key (or one ``value`` of it; a ``doc:...`` document), everything a
+    ``source`` said, or every key in a ``scope``; return what went, as counts.
 
-    if TYPE_CHECKING:  # provided by BeliefBase
-        _engine: Engine
-        _trust: TrustView
-        _promises: PromiseBook
-        _recaller: Recaller | None
-        _calls: CallMemory
+    What rested only on what is forgotten is erased with it; what has other support stays
+    IN, with its proof. Nothing forgotten is readable afterwards, here or (in a journaled
+    session) in the journal's past, its checkpoints, or other processes once they sync
+    (docs/model.md, "Forgetting"; docs/journal.md, "Forgetting"). ``reason`` and ``by``
+    (who asked) are kept in the journal's one entry saying that something was forgotten:
+    keep what was forgotten out of them. Records no outcome.
 
-        def _after_change(self, *args: Any, **kwargs: Any) -> None: ...
+    Raises
+    ------
+    InvalidInputError
+        Not exactly one of ``key``, ``source``, ``scope``; an empty scope.
+    UnknownBeliefError
+        A key (or value) the base does not hold. A source or scope with nothing in it
+        forgets nothing (an erasure asked twice is done).
 
-        @property
-        def journal(self) -> Journal | None: ...
+    Examples
+    --------
+    >>> from corollary import BeliefBase, ManualClock
+    >>> kb = BeliefBase(clock=ManualClock(0))
+    >>> kb.assert_("customer:42:email", "a@b.c", source="tool:crm")
+    >>> kb.assert_("customer:7:email", "x@y.z", source="tool:crm")
+    >>> kb.forget(scope="customer:42").beliefs
+    1
+    >>> sorted(kb.keys())
+    ['customer:7:email']
+    """
+    has_value = value is not _NO_VALUE
+    spec = check_spec(key, value if has_value else None, has_value, source, scope)
+    reason, by = _note(reason, "reason"), _note(by, "by (who asked)")
+    if spec.key is not None and not spec.targets(kb.parts.engine):
+        what = spec.key if not has_value else f"{spec.key} = {value!r}"
+        raise UnknownBeliefError(f"{what} is not in this base: nothing to forget")
+    found = plan(kb.parts.engine, spec)
+    early = _forget_outcomes(kb, spec, found.keys)  # a store that fails: nothing changed
+    done = erase(kb.parts.engine, spec, kb.parts.promises, planned=found)
+    if kb.parts.recaller is not None:
+        reindex(kb.parts.recaller)
+    kb.parts.key_index = None  # remember's key index: built again when asked
+    for _ in kb.parts.calls.entries(kb.parts.engine):  # the calls behind erased premises go
+        pass
+    kb.parts.after_change(kb)
+    entries, checkpoints, late = _erase_stored(kb, spec, done)
+    return Forgotten(done.beliefs, done.reasons, done.kept, entries, checkpoints,
+                     early + late)
 
-    @operation(subjects=forget_subjects, keep=keep_forget, snapshot=True)
-    def forget(self, key: str | None = None, value: Any = _NO_VALUE, *,
-               source: str | None = None, scope: Any = None, reason: str | None = None,
-               by: str | None = None) -> Forgotten:
-        """Erase a key (or one ``value`` of it; a ``doc:...`` document), everything a
-        ``source`` said, or every key in a ``scope``; return what went, as counts.
 
-        What rested only on what is forgotten is erased with it; what has other support stays
-        IN, with its proof. Nothing forgotten is readable afterwards, here or (in a journaled
-        session) in the journal's past, its checkpoints, or other processes once they sync
-        (docs/model.md, "Forgetting"; docs/journal.md, "Forgetting"). ``reason`` and ``by``
-        (who asked) are kept in the journal's one entry saying that something was forgotten:
-        keep what was forgotten out of them. Records no outcome.
+def _forget_outcomes(kb: BeliefBase, spec: ForgetSpec, keys: set[str]) -> int:
+    """A plain base's ledger: the outcomes about what goes blanked, their bytes freed, before
+    the base changes (a journaled session does it in the forget entry's transaction)."""
+    journal = kb.journal
+    if journal is not None and journal.erases():
+        return 0  # blanked in the forget entry's transaction (_erase_stored)
+    store = kb.parts.trust.ledger.store
+    redacted = redact_outcomes(store, spec, keys)
+    reclaim = getattr(store, "reclaim", None)
+    if redacted and reclaim is not None:
+        reclaim()
+    return redacted
 
-        Raises
-        ------
-        InvalidInputError
-            Not exactly one of ``key``, ``source``, ``scope``; an empty scope.
-        UnknownBeliefError
-            A key (or value) the base does not hold. A source or scope with nothing in it
-            forgets nothing (an erasure asked twice is done).
 
-        Examples
-        --------
-        >>> from corollary import BeliefBase, ManualClock
-        >>> kb = BeliefBase(clock=ManualClock(0))
-        >>> kb.assert_("customer:42:email", "a@b.c", source="tool:crm")
-        >>> kb.assert_("customer:7:email", "x@y.z", source="tool:crm")
-        >>> kb.forget(scope="customer:42").beliefs
-        1
-        >>> sorted(kb.keys())
-        ['customer:7:email']
-        """
-        has_value = value is not _NO_VALUE
-        spec = check_spec(key, value if has_value else None, has_value, source, scope)
-        reason, by = _note(reason, "reason"), _note(by, "by (who asked)")
-        if spec.key is not None and not spec.targets(self._engine):
-            what = spec.key if not has_value else f"{spec.key} = {value!r}"
-            raise UnknownBeliefError(f"{what} is not in this base: nothing to forget")
-        found = plan(self._engine, spec)
-        early = self._forget_outcomes(spec, found.keys)  # a store that fails: nothing changed
-        done = erase(self._engine, spec, self._promises, planned=found)
-        if self._recaller is not None:
-            reindex(self._recaller)
-        vars(self).pop("_remember_keys", None)  # remember's key index: built again when asked
-        for _ in self._calls.entries(self._engine):  # the calls behind erased premises go
-            pass
-        self._after_change()
-        entries, checkpoints, late = self._erase_stored(spec, done)
-        return Forgotten(done.beliefs, done.reasons, done.kept, entries, checkpoints,
-                         early + late)
-
-    def _forget_outcomes(self, spec: ForgetSpec, keys: set[str]) -> int:
-        """A plain base's ledger: the outcomes about what goes blanked, their bytes freed, before
-        the base changes (a journaled session does it in the forget entry's transaction)."""
-        journal = self.journal
-        if journal is not None and journal.erases():
-            return 0  # blanked in the forget entry's transaction (_erase_stored)
-        store = self._trust.ledger.store
-        redacted = redact_outcomes(store, spec, keys)
-        reclaim = getattr(store, "reclaim", None)
-        if redacted and reclaim is not None:
-            reclaim()
-        return redacted
-
-    def _erase_stored(self, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
-        """What storage keeps besides the outcomes: nothing for a plain base; a session's
-        journal rewrites its past (:meth:`Journal.erase_stored
-        <corollary.facade.journaled.Journal.erase_stored>`)."""
-        journal = self.journal
-        if journal is not None and journal.erases():
-            return journal.erase_stored(spec, done)
-        return 0, 0, 0
-
-    @operation(REDACTED_OP, replay=lambda kb, entry: None)
-    def _redacted(self) -> None:
-        """What an entry ``kb.forget`` erased replays as: nothing (never called otherwise;
-        declared so that every process replays the operation, docs/journal.md)."""
+def _erase_stored(kb: BeliefBase, spec: ForgetSpec, done: Erased) -> tuple[int, int, int]:
+    """What storage keeps besides the outcomes: nothing for a plain base; a session's
+    journal rewrites its past (:meth:`Journal.erase_stored
+    <corollary.facade.journaled.Journal.erase_stored>`)."""
+    journal = kb.journal
+    if journal is not None and journal.erases():
+        return journal.erase_stored(spec, done)
+    return 0, 0, 0
 
 
 def redact_outcomes(store: Any, spec: ForgetSpec, keys: Iterable[str]) -> int:

@@ -206,6 +206,11 @@ class Entry:
         return found
 
     @property
+    def packed_args(self) -> bytes:
+        """The arguments as the entry holds them (packed), to write again unread."""
+        return self._blobs[0]
+
+    @property
     def args(self) -> tuple[Any, ...]:
         return self._read()[0]  # type: ignore[no-any-return]
 

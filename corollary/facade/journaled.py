@@ -100,7 +100,7 @@ from .operations import (
     operation_named,
     undone_by_the_log,
 )
-from .saving import KEEP_SAVED
+from .saving import KEEP_SAVED, state_of, take_state
 from .watching import Watch
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -276,9 +276,9 @@ class Journal:
         self.options = options
         self.readonly = read_only
         install_log(self.base, self)  # every declared change now runs as an entry (run, below)
-        self.base._engine.rewindable = True  # entries may be older than this base's reads (rewind)
+        self.base.parts.engine.rewindable = True  # entries may be older than this base's reads (rewind)
         self.inc = None
-        self.base._uid = session_uid(session_id)
+        self.base.parts.uid = session_uid(session_id)
         if seen > 0:  # the operation count and time as they were after the checkpoint's entry
             rows = store.journal_entries(session_id, seen - 1, seen)
             if not rows:
@@ -286,7 +286,7 @@ class Journal:
                                           "which its checkpoint was taken after", self.where())
             last = decode_entry(rows[0][0], rows[0][1], self.where())
             self.last = (rows[0][0], rows[0][1])
-            self.base._ops = last.ops[1]
+            self.base.parts.ops = last.ops[1]
             self.last_at = clock.floor = last.at
             self.setinc(last.inc)
 
@@ -306,7 +306,7 @@ class Journal:
     def setinc(self, inc: str) -> None:
         """Take the journal's incarnation (outcome event ids derive from it)."""
         self.inc = inc
-        self.base._uid = session_uid(self.sid, inc)
+        self.base.parts.uid = session_uid(self.sid, inc)
 
     def checkinc(self, entry: Entry) -> None:
         """``entry`` belongs to the journal this base follows (else it was replaced)."""
@@ -427,23 +427,23 @@ class Journal:
                 at = max(check_number(self.clock.inner(), "the clock's time"),
                          self.last_at)
                 before = self.before(declared.name) if self.watchers else None
-                ops = self.base._ops
+                ops = self.base.parts.ops
                 self.enter()
                 picks: dict[str, Any] = {}
                 self.announcing = announced
-                self.base._lookup.picks = picks  # the held values the change resolves (a replay's pins)
+                self.base.parts.lookup.picks = picks  # the held values the change resolves (a replay's pins)
                 try:
                     with self.clock.hold(at):
                         running = True
                         result = run()
                         ran, running = True, False
-                        self.base._lookup.picks = self.announcing = None
+                        self.base.parts.lookup.picks = self.announcing = None
                         subj = declared.subjects(arguments, result, announced)
                         after = self.afters([s[0] for s in subj])
                 finally:
-                    self.base._lookup.picks = self.announcing = None
+                    self.base.parts.lookup.picks = self.announcing = None
                     self.depth -= 1
-                body = {"op": declared.name, "at": at, "a": packed, "ops": [ops, self.base._ops],
+                body = {"op": declared.name, "at": at, "a": packed, "ops": [ops, self.base.parts.ops],
                         "subj": subj, "after": after, "inc": self.inc, "n": w.head + 1}
                 decided = {**resolved, **{k: announced[k] for k in declared.records
                                           if k in announced}}
@@ -514,7 +514,7 @@ class Journal:
         self.watch_stop()
         if fresh_inc:  # no first entry after all: another writer's may come first
             self.inc = None
-            self.base._uid = session_uid(self.sid)
+            self.base.parts.uid = session_uid(self.sid)
         if ran:
             self.broken = True
             with contextlib.suppress(Exception):
@@ -567,13 +567,13 @@ class Journal:
 
     def replay(self, entry: Entry) -> None:
         """Run ``entry``'s operation again, at its time, recording no outcome."""
-        self.base._ops = entry.ops[0]
-        rules = self.base._rules
+        self.base.parts.ops = entry.ops[0]
+        rules = self.base.parts.rules
         budget, rules.max_seconds = rules.max_seconds, math.inf  # time budgets are not replayed
         self.enter()
         self.replaying = True
         try:
-            engine = self.base._engine
+            engine = self.base.parts.engine
             if entry.at < engine.expired_to:  # an entry older than expiries processed here
                 engine.rewind(entry.at)
             with self.clock.hold(entry.at):
@@ -593,14 +593,14 @@ class Journal:
                         data = found[1]
                     self.adopt(self.load(data))
                 else:
-                    self.base._lookup.pins = entry.resolved.get("held")
+                    self.base.parts.lookup.pins = entry.resolved.get("held")
                     try:
                         if declared.replay is None:  # the method again, with its arguments
                             getattr(self.base, declared.method)(*entry.args, **entry.kwargs)
                         else:
                             declared.replay(self.base, entry)
                     finally:
-                        self.base._lookup.pins = None
+                        self.base.parts.lookup.pins = None
         except JournalError:
             raise
         except Exception as exc:
@@ -613,7 +613,7 @@ class Journal:
             self.replaying = False
             self.depth -= 1
             rules.max_seconds = budget
-        self.base._ops = entry.ops[1]
+        self.base.parts.ops = entry.ops[1]
 
     def afters(self, keys: list[Any]) -> list[list[Any]]:
         """``[key, label, confidence, value]`` of each key now (for the entry's history); many
@@ -621,10 +621,10 @@ class Journal:
         if len(keys) <= 64:
             return [self.after(k) for k in keys]
         try:
-            self.base._lookup.sync()
+            self.base.parts.lookup.sync()
         except CorollaryError:
             return [[k, None, None, None] for k in keys]
-        engine = self.base._engine
+        engine = self.base.parts.engine
         out = []
         for key in keys:
             if not isinstance(key, str) or key not in engine.keys:
@@ -635,10 +635,10 @@ class Journal:
 
     def after(self, key: object) -> list[Any]:
         """``[key, label, confidence, value]`` of ``key`` now."""
-        if not isinstance(key, str) or key not in self.base._engine.keys:
+        if not isinstance(key, str) or key not in self.base.parts.engine.keys:
             return [key, None, None, None]
         try:
-            held = self.base._lookup.held(key)
+            held = self.base.parts.lookup.held(key)
         except CorollaryError:
             return [key, None, None, None]
         return self.label(key, held)
@@ -668,9 +668,9 @@ class Journal:
         if (declared is None or declared.snapshot  # an entry replacing the engine wholesale
                 or all(w.keys is not None for w in self.watchers)):
             return self.capture()
-        engine = self.base._engine
+        engine = self.base.parts.engine
         known = len(engine.keys)
-        self.base._lookup.sync()
+        self.base.parts.lookup.sync()
         made = len(engine.keys) - known  # keys a rule made while synchronising: not the entry's
         ignored = frozenset(itertools.islice(reversed(engine.keys), made)) if made > 0 else None
         feed = self.feed_record = LabelRecord(engine.feed)  # the engine's change feed, from now
@@ -687,17 +687,17 @@ class Journal:
         keys: Iterable[str]
         every = any(w.keys is None for w in self.watchers)
         if every:  # one synchronisation of everything, not one walk per key
-            keys = list(self.base._engine.keys)
-            self.base._lookup.sync()
+            keys = list(self.base.parts.engine.keys)
+            self.base.parts.lookup.sync()
         else:
             keys = {k for w in self.watchers for k in (w.keys or ())}
         state: dict[str, dict[Any, tuple[Any, str]]] = {}
         for key in keys:
-            beliefs = self.base._engine.values_of(key)
+            beliefs = self.base.parts.engine.values_of(key)
             if not beliefs:
                 continue
             if not every:
-                self.base._lookup.sync(beliefs)
+                self.base.parts.lookup.sync(beliefs)
             state[key] = {b.vid: (b.value, "IN" if b.label is IN else "OUT") for b in beliefs}
         return state
 
@@ -706,7 +706,7 @@ class Journal:
         """The values and labels before and after, of the keys whose labels can have changed
         since ``mark`` (see the comment above :meth:`before`)."""
         engine = mark.engine
-        if engine is not self.base._engine:  # replaced (a rebuild): a look at everything
+        if engine is not self.base.parts.engine:  # replaced (a rebuild): a look at everything
             self.watch_stop()
             return {}, self.capture()
         feed = mark.feed
@@ -716,7 +716,7 @@ class Journal:
             known = len(keys)
             grown = known - mark.count + feed.removed  # the keys made since are the last
             fresh = list(itertools.islice(reversed(keys), grown)) if grown > 0 else []
-            self.base._lookup.sync()
+            self.base.parts.lookup.sync()
         finally:
             self.watch_stop()
         candidates = {b.key for b in feed.was_in}
@@ -773,7 +773,7 @@ class Journal:
 
     # -- checkpoints and rebuilding -------------------------------------------------------
     def snapshot(self) -> bytes:
-        doc = state_to_dict(self.base._state())
+        doc = state_to_dict(state_of(self.base))
         if self.kept is not None:  # (a session made before sessions kept it: none)
             doc[KEPT] = self.kept
         return encode(doc, "msgpack")
@@ -834,15 +834,15 @@ class Journal:
                                 self.options, self.where())[0]
 
     def adopt(self, fresh: BeliefBase) -> None:
-        """Take ``fresh``'s state as this base's own (:meth:`BeliefBase._take_state
-        <corollary.facade.saving.SnapshotMethods._take_state>` lists what that is): the
+        """Take ``fresh``'s state as this base's own (:func:`~corollary.facade.saving.take_state`
+        says what that is): the
         journal's attributes, the operation count and id, and this process's configuration
         (the conflict policy, rule budgets, whole-session versions) stay, for configuration is
         not an entry, so another writer's state never imposes its own."""
-        rules = self.base._rules
-        self.base._take_state(fresh)
-        self.base._rules.max_firings, self.base._rules.max_seconds = rules.max_firings, rules.max_seconds
-        self.base._engine.rewindable = True
+        rules = self.base.parts.rules
+        take_state(self.base, fresh)
+        self.base.parts.rules.max_firings, self.base.parts.rules.max_seconds = rules.max_firings, rules.max_seconds
+        self.base.parts.engine.rewindable = True
 
     def reload(self) -> None:
         """Rebuild from the journal (after a change that ran here but did not commit), up to
@@ -926,7 +926,7 @@ class Journal:
             # the ledger's new outcomes and the expiries due mark what rests on them stale;
             # reads recompute it when asked (a follower polling sync() pays for what changed,
             # not for every belief that decays)
-            self.base._lookup.catch_up()
+            self.base.parts.lookup.catch_up()
         return applied
 
     def history(self, key: str | None = None, *, since: float | None = None,
@@ -1130,10 +1130,10 @@ def _from_checkpoint(cls: type[BeliefBase], doc: Any, ledger: TrustLedger,
         load["conflict_policy"] = policy
     kb = cls.from_dict(doc, ledger=ledger, clock=clock, path=where, **load)
     if "max_rule_firings" in options:
-        kb.max_rule_firings = kb._rules.max_firings = check_int(
+        kb.max_rule_firings = kb.parts.rules.max_firings = check_int(
             options["max_rule_firings"], "max_rule_firings", low=1, high=2**62)
     if "max_rule_seconds" in options:
-        kb.max_rule_seconds = kb._rules.max_seconds = check_number(
+        kb.max_rule_seconds = kb.parts.rules.max_seconds = check_number(
             options["max_rule_seconds"], "max_rule_seconds", finite=False, low=1e-6)
     return kb, kept
 
@@ -1183,7 +1183,7 @@ def open_journaled(cls: type[B], ledger: TrustLedger, session_id: str, *,
                 made = {k: options[k] for k in OPTIONS
                         if k in options and k != "functions" and options[k] is not KEEP_SAVED}
                 fresh = cls(ledger=ledger, clock=jclock, **made)
-                first = state_to_dict(fresh._state())
+                first = state_to_dict(state_of(fresh))
                 first[KEPT] = kept_options(fresh)
                 store.write_checkpoint(session_id, 0, encode(first, "msgpack"))
         found = store.read_checkpoint(session_id)
@@ -1258,5 +1258,5 @@ def convert_to_journal(cls: type[BeliefBase], ledger: TrustLedger, session_id: s
             store.delete_journal(session_id)
         if mine is not None:  # in the conversion's transaction: a refusal records nothing
             ledger.record_many(mine.ledger.outcomes())
-        store.write_checkpoint(session_id, 0, encode(state_to_dict(kb._state()), "msgpack"))
+        store.write_checkpoint(session_id, 0, encode(state_to_dict(state_of(kb)), "msgpack"))
     return 0

@@ -72,7 +72,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["HOOK_FAILED", "Kept", "Operation", "OperationCall", "OperationLog", "by_key",
            "current_log", "declare_change", "declare_overrides", "hook_failed", "install_log",
-           "names_nothing", "operation", "operation_named", "operations_of",
+           "names_nothing", "operation", "operation_named", "operations_of", "perform",
            "undone_by_the_log"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -258,6 +258,8 @@ def _declared(method: F, declared: Operation) -> F:
 #: declared method (a subclass's, a doctest's, a module not listed here) is undone by
 #: :mod:`corollary.facade.undo` when it raises: listing a module is an optimisation only.
 OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering",
+                         "corollary.facade.assertions", "corollary.facade.claiming",
+                         "corollary.facade.retracting",
                          "corollary.facade.promising", "corollary.facade.resolving",
                          "corollary.facade.calling", "corollary.facade.ending",
                          "corollary.facade.forgetting", "corollary.facade.depending"})
@@ -284,7 +286,7 @@ def _changing(method: Callable[..., Any], declared: Operation, undoable: bool
     at_once = "__class__" in getattr(getattr(method, "__code__", None), "co_freevars", ())
 
     def changing(self: Any, *args: Any, **kwargs: Any) -> Any:
-        log = self._oplog
+        log = self.parts.log
         if log is not None:
             return log.run(OperationCall(self, declared, method, args, kwargs))
         if undoable:
@@ -337,9 +339,20 @@ def operation_named(cls: type, name: str) -> Operation | None:
     return found if found is not None else _CHANGES.get(name)
 
 
+def perform(base: Any, name: str, *args: Any, **kwargs: Any) -> Any:
+    """Make the declared change ``name`` of ``base`` with these arguments, as calling its
+    method would (through the base's log): how a method makes a change it declares under a
+    name of its own (``kb.call`` makes ``"call"``, ``kb.remember`` makes ``"remember"``),
+    and a replay makes one again."""
+    declared = operation_named(type(base), name)
+    if declared is None:
+        raise InvalidTypeError(f"{type(base).__name__} declares no operation {name!r}")
+    return getattr(base, declared.method)(*args, **kwargs)
+
+
 def current_log(base: Any) -> OperationLog | None:
     """The log ``base`` announces its changes to now (``None``: none)."""
-    log: OperationLog | None = base._oplog
+    log: OperationLog | None = base.parts.log
     return log
 
 
@@ -362,8 +375,8 @@ def install_log(base: Any, log: OperationLog | None) -> OperationLog | None:
     if log is not None and not (callable(getattr(log, "run", None))
                                 and callable(getattr(log, "resolved", None))):
         raise InvalidTypeError("an operation log has run(call) and resolved(what, value)")
-    before: OperationLog | None = base._oplog
-    base._oplog = log
+    before: OperationLog | None = base.parts.log
+    base.parts.log = log
     own = vars(base)
     for attr, logged in _logged_methods(type(base)).items():
         held = own.get(attr)

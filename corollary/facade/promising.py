@@ -7,15 +7,17 @@ the held beliefs and the time.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import canon, check_key
-from ..promises.book import Answer, PromiseBook, Replay, calibration_pairs
+from ..promises.book import Answer, Replay
+from ..promises.book import calibration_pairs as ledger_pairs
 from ..promises.options import GuaranteeOptions
 from .base_operations import keep_name, replay_answer, the_key
 from .lookup import conflict_between
-from .operations import OperationLog, operation
+from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -23,95 +25,72 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ..promises.calibration import Platt
     from ..promises.guarantee import GroupedPromise, Promise
-    from ..trust.ledger import TrustLedger
-    from .lookup import Lookup
+    from .base import BeliefBase
 
 
-class PromiseMethods:
-    """``kb.guarantee``, ``kb.answer`` and their kin (see ``docs/guarantees.md``)."""
+def calibration_pairs(kb: BeliefBase, source: str | None = None, topic: str | None = None
+                      ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
+    """``(confidences, correct)`` arrays from the ledger's outcomes that carry a
+    confidence; see :func:`corollary.promises.calibration_pairs`."""
+    return ledger_pairs(kb.ledger, source, topic)
 
-    _promises: PromiseBook
-    _lookup: Lookup
-    _oplog: OperationLog | None
 
-    if TYPE_CHECKING:  # provided by BeliefBase
-        @property
-        def ledger(self) -> TrustLedger: ...
+@operation(keep=keep_name, snapshot=True)
+def guarantee(kb: BeliefBase, name: str = "default",
+              examples: Iterable[object] | None = None, *,
+              options: GuaranteeOptions | None = None,
+              **kwargs: object) -> Promise | GroupedPromise | None:
+    """Attach a promise; returns it (:meth:`remove_guarantee` detaches one).
 
-        def now(self) -> float: ...
+    Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, with
+    the keyword arguments of :class:`~corollary.GuaranteeOptions` (``max_error=`` or
+    ``max_risk=``, ``method``, ``delta``, ``procedure``, ``min_support``, ``weak``, ``source``,
+    ``topic``, ``signal``, ``groups``, ``answer``, ``correct``, ``folds``) or one
+    ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
+    ``docs/guarantees.md``.
+    """
+    if options is None:
+        options = GuaranteeOptions.of(kwargs)
+    elif kwargs:
+        raise InvalidInputError("pass options= or keyword options, not both")
+    return kb.parts.promises.guarantee(kb.ledger, name, examples, options)
 
-    @property
-    def promises(self) -> dict[str, Promise | GroupedPromise]:
-        """The attached promises, by name (see :meth:`guarantee`)."""
-        return self._promises.promises
 
-    @property
-    def verdicts(self) -> dict[tuple[str, Any], dict[str, Any]]:
-        """The verdict record of the last answer given for each belief, by ``(key, value
-        identity)`` (:func:`corollary.foundations.values.canon` of the value)."""
-        return dict(self._promises.verdicts)
+@operation(keep=keep_name, snapshot=True)
+def remove_guarantee(kb: BeliefBase, name: str = "default") -> Promise | GroupedPromise | None:
+    """Detach the promise ``name``; return it (``None`` if there was none)."""
+    return kb.parts.promises.remove(name)
 
-    @property
-    def calibrator(self) -> Platt | None:
-        """The calibrator fitted by :meth:`fit_calibrator` (``None`` until then)."""
-        return self._promises.calibrator
 
-    def calibration_pairs(self, source: str | None = None, topic: str | None = None
-                          ) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-        """``(confidences, correct)`` arrays from the ledger's outcomes that carry a
-        confidence; see :func:`corollary.promises.calibration_pairs`."""
-        return calibration_pairs(self.ledger, source, topic)
+@operation(keep=keep_name, snapshot=True)
+def fit_calibrator(kb: BeliefBase, examples: Iterable[object] | None = None, *, source: str | None = None,
+                   topic: str | None = None) -> Platt:
+    """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
 
-    @operation(keep=keep_name, snapshot=True)
-    def guarantee(self, name: str = "default", examples: Any = None, *,
-                  options: GuaranteeOptions | None = None,
-                  **kwargs: Any) -> Promise | GroupedPromise | None:
-        """Attach a promise; returns it (:meth:`remove_guarantee` detaches one).
+    See :meth:`corollary.promises.PromiseBook.fit_calibrator`.
+    """
+    return kb.parts.promises.fit_calibrator(kb.ledger, examples, source=source, topic=topic)
 
-        Calibrated on ``examples`` or on the base's own ``(confidence, correct)`` pairs, with
-        the keyword arguments of :class:`~corollary.GuaranteeOptions` (``max_error=`` or
-        ``max_risk=``, ``method``, ``delta``, ``procedure``, ``min_support``, ``weak``, ``source``,
-        ``topic``, ``signal``, ``groups``, ``answer``, ``correct``, ``folds``) or one
-        ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
-        ``docs/guarantees.md``.
-        """
-        if options is None:
-            options = GuaranteeOptions.of(kwargs)
-        elif kwargs:
-            raise InvalidInputError("pass options= or keyword options, not both")
-        return self._promises.guarantee(self.ledger, name, examples, options)
 
-    @operation(keep=keep_name, snapshot=True)
-    def remove_guarantee(self, name: str = "default") -> Promise | GroupedPromise | None:
-        """Detach the promise ``name``; return it (``None`` if there was none)."""
-        return self._promises.remove(name)
+@operation(subjects=the_key, replay=replay_answer, records=("verdict",))
+def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
+           group: object = None) -> Answer:
+    """Answer ``key`` alone (``ok``) or abstain, under a promise; see
+    :meth:`corollary.promises.PromiseBook.answer`."""
+    key = check_key(key)
+    kb.parts.promises.check_request(promise, group)  # fails before the key is read
+    held = kb.parts.lookup.held(key)
+    answered = kb.parts.promises.answer(key, held, kb.now(), conflict_between, promise,
+                                        group=group, held_of=kb.parts.lookup.held, base=kb)
+    if kb.parts.log is not None:  # the verdict kept is replayed as given, not decided again
+        kept = kb.parts.promises.verdicts.get((answered.key, canon(answered.value)))
+        kb.parts.log.resolved("verdict", [answered.key, answered.value, kept]
+                             if kept is not None and kept is answered.record else None)
+    return answered
 
-    @operation(keep=keep_name, snapshot=True)
-    def fit_calibrator(self, examples: Any = None, *, source: str | None = None,
-                       topic: str | None = None) -> Platt:
-        """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
 
-        See :meth:`corollary.promises.PromiseBook.fit_calibrator`.
-        """
-        return self._promises.fit_calibrator(self.ledger, examples, source=source, topic=topic)
-
-    @operation(subjects=the_key, replay=replay_answer, records=("verdict",))
-    def answer(self, key: str, promise: str | None = "default", *, group: Any = None) -> Answer:
-        """Answer ``key`` alone (``ok``) or abstain, under a promise; see
-        :meth:`corollary.promises.PromiseBook.answer`."""
-        key = check_key(key)
-        self._promises.check_request(promise, group)  # fails before the key is read
-        held = self._lookup.held(key)
-        answered = self._promises.answer(key, held, self.now(), conflict_between, promise,
-                                         group=group, held_of=self._lookup.held, base=self)
-        if self._oplog is not None:  # the verdict kept is replayed as given, not decided again
-            kept = self._promises.verdicts.get((answered.key, canon(answered.value)))
-            self._oplog.resolved("verdict", [answered.key, answered.value, kept]
-                                 if kept is not None and kept is answered.record else None)
-        return answered
-
-    def replay(self, record: Any, *, live: bool = False) -> Replay:
-        """Re-derive a verdict record against the current promise; see
-        :meth:`corollary.promises.PromiseBook.replay`."""
-        return self._promises.replay(record, self._lookup.held, live=live, base=self)
+def replay(kb: BeliefBase, record: Mapping[str, object], *, live: bool = False) -> Replay:
+    """Re-derive a verdict record against the current promise; see
+    :meth:`corollary.promises.PromiseBook.replay`."""
+    return kb.parts.promises.replay(record, kb.parts.lookup.held, live=live, base=kb)
 

@@ -16,7 +16,7 @@ of text for a long input, never one per fact) offers it the tool ``facts``
    it, valid from the time the text gives or the message's.
 
 A journaled base keeps the change as one entry holding the model's facts, so that a replay or
-another process never asks the model again (see :meth:`RememberMethods._remembered`).
+another process never asks the model again (see :func:`remembered`).
 """
 
 from __future__ import annotations
@@ -39,12 +39,11 @@ from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key
 from ..tms import IN
-from .base_operations import remembered as remembered_facts
 from .blame import Verdict, outcome_events
 from .ending import corrected
 from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
-from .operations import operation
+from .operations import perform
 from .remember_links import Links, read_links, resolve_ref, write_linked
 from .remember_request import (
     MAX_FACTS,
@@ -63,10 +62,11 @@ from .remember_request import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..foundations.clock import Instant
+    from ..models.protocol import AsyncModel, Model
     from .base import BeliefBase
-    from .journaled import Journal
 
-__all__ = ["Refused", "Remembered", "RememberedList", "RememberMethods", "document_key"]
+__all__ = ["Refused", "Remembered", "RememberedList", "document_key"]
 
 #: How many existing keys a request may show (within KEYS_TOKENS of lines).
 SHOWN_KEYS = 20
@@ -286,497 +286,483 @@ def _fact_fields(raw: Any) -> tuple[str, str, Any, str, str | None, Any, float |
             certainty)
 
 
-class RememberMethods:
-    """``remember``: the base's front door for conversations and documents (see the module
-    docstring). Mixed into :class:`~corollary.facade.base.BeliefBase`."""
+def remember(kb: BeliefBase, text: str | None = None, *, source: str | None = None,
+             model: Model, at: Instant | None = None, document: str | None = None,
+             scope: str | Iterable[str] | Scope | None = None,
+             messages: Sequence[Mapping[str, object]] | None = None,
+             model_source: str | None = None, max_facts: int = MAX_FACTS,
+             request_tokens: int = REQUEST_TOKENS,
+             small_model: bool | None = None) -> RememberedList:
+    """Remember what ``text`` (or the chat ``messages``) says, as cited beliefs.
 
-    if TYPE_CHECKING:  # provided by BeliefBase
-        _engine: Any
-        _lookup: Any
-        _rules: Any
-        _trust: Any
-        _sync_engine: Any
-        _embedder: Any
-        learn_from_checks: bool
-        _uid: str
-        _ops: int
+    Parameters
+    ----------
+    text : str, optional
+        The text, said by ``source`` at ``at``.
+    source : str
+        Who said it (``"human:alice"``, ``"document:handbook"``): the document's source.
+    model : Model
+        Any object with ``complete(messages, tools)`` (:mod:`corollary.models`).
+    at : float or datetime, optional
+        When it was said (default: the clock's now): the facts hold from then, unless the
+        text says when they started.
+    document : str, optional
+        The key of the document belief (default ``doc:<hash of source, time and text>``).
+    scope : str or list of str, optional
+        Key prefixes: only keys in them are shown to the model, and a fact whose key falls
+        outside is refused (not counted against the model).
+    messages : list of dict, optional
+        The chat form, instead of ``text``: ``{"speaker": source, "text": str, "at": t}``
+        each (``at`` optional, ``document`` optional), each message its own document.
+    model_source : str, optional
+        The facts' source (default: the model's name as ``model:<name>``, else
+        ``model:remember``).
+    max_facts : int
+        A reply naming more facts is refused whole (``InvalidInputError``), nothing changed.
+    request_tokens : int
+        The budget of text in one request; a longer input is sent in several.
+    small_model : bool, optional
+        Requests in small-model mode (docs/models.md); default: the model's ``small_model``.
 
-        @property
-        def journal(self) -> Journal | None: ...
+    Returns
+    -------
+    RememberedList
+        A list of :class:`Remembered`, with ``.refused``, ``.requests`` and ``.cut``.
 
-        def _record(self, items: Sequence[Verdict], *, at: float | None = None,
-                    topic: str | None = None) -> None: ...
+    Raises
+    ------
+    InvalidInputError, InvalidTypeError
+        Bad arguments, or a reply over ``max_facts``; nothing changed.
+    ModelConnectionError
+        The model could not be reached; nothing changed.
+    ModelResponseError
+        The reply's ``facts`` call is malformed; nothing changed.
 
-        def now(self) -> float: ...
+    Examples
+    --------
+    >>> from corollary import BeliefBase, ManualClock
+    >>> from corollary.models import Reply, ScriptedModel, ToolCall
+    >>> fact = {"subject": "Alice", "attribute": "city", "value": "Paris",
+    ...         "quote": "I live in Paris"}
+    >>> model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [fact]})])])
+    >>> kb = BeliefBase(clock=ManualClock(0))
+    >>> [(r.key, r.value, r.label) for r in kb.remember(
+    ...     "I live in Paris.", source="human:alice", model=model)]
+    [('alice:city', 'Paris', 'IN')]
+    """
+    plan = _remember_plan(kb, text, source, model, at, document, scope, messages,
+                               model_source, max_facts, request_tokens, small_model)
+    named: list[tuple[Any, tuple[int, ...]]] = []
+    cut = 0
+    for asked, group in enumerate(plan.groups, 1):
+        request, tools = plan.request(group)
+        reply = ask_model(model, request, tools, "facts", reply_schema(group, plan.max_facts))
+        cut += cut_at_limit(reply)
+        plan.read(reply, group, asked, named)
+    return _remember_named(kb, plan, named, cut)
 
-        @property
-        def session_id(self) -> str | None: ...
 
-        def sync(self) -> int: ...
+async def aremember(kb: BeliefBase, text: str | None = None, *, source: str | None = None,
+                    model: Model | AsyncModel, at: Instant | None = None,
+                    document: str | None = None, scope: str | Iterable[str] | Scope | None = None,
+                    messages: Sequence[Mapping[str, object]] | None = None,
+                    model_source: str | None = None, max_facts: int = MAX_FACTS,
+                    request_tokens: int = REQUEST_TOKENS,
+                    small_model: bool | None = None) -> RememberedList:
+    """:meth:`remember`, awaiting the model: its ``acomplete`` when it has one, else its
+    ``complete`` in a worker thread, so the event loop is never blocked while the model
+    answers. Arguments, result and errors as :meth:`remember`; the checks and the change
+    run in the caller's thread once the replies are in.
 
-    def remember(self, text: str | None = None, *, source: str | None = None, model: Any,
-                 at: Any = None, document: str | None = None, scope: Any = None,
-                 messages: Sequence[Mapping[str, Any]] | None = None,
-                 model_source: str | None = None, max_facts: int = MAX_FACTS,
-                 request_tokens: int = REQUEST_TOKENS,
-                 small_model: bool | None = None) -> RememberedList:
-        """Remember what ``text`` (or the chat ``messages``) says, as cited beliefs.
+    Examples
+    --------
+    >>> import asyncio
+    >>> from corollary import BeliefBase, ManualClock
+    >>> from corollary.models import Reply, ScriptedModel, ToolCall
+    >>> fact = {"subject": "Alice", "attribute": "city", "value": "Paris",
+    ...         "quote": "I live in Paris"}
+    >>> model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [fact]})])])
+    >>> kb = BeliefBase(clock=ManualClock(0))
+    >>> [(r.key, r.label) for r in asyncio.run(kb.aremember(
+    ...     "I live in Paris.", source="human:alice", model=model))]
+    [('alice:city', 'IN')]
+    """
+    plan = _remember_plan(kb, text, source, model, at, document, scope, messages,
+                               model_source, max_facts, request_tokens, small_model)
+    named: list[tuple[Any, tuple[int, ...]]] = []
+    cut = 0
+    for asked, group in enumerate(plan.groups, 1):
+        request, tools = plan.request(group)
+        reply = await aask_model(model, request, tools, "facts",
+                                 reply_schema(group, plan.max_facts))
+        cut += cut_at_limit(reply)
+        plan.read(reply, group, asked, named)
+    return _remember_named(kb, plan, named, cut)
 
-        Parameters
-        ----------
-        text : str, optional
-            The text, said by ``source`` at ``at``.
-        source : str
-            Who said it (``"human:alice"``, ``"document:handbook"``): the document's source.
-        model : Model
-            Any object with ``complete(messages, tools)`` (:mod:`corollary.models`).
-        at : float or datetime, optional
-            When it was said (default: the clock's now): the facts hold from then, unless the
-            text says when they started.
-        document : str, optional
-            The key of the document belief (default ``doc:<hash of source, time and text>``).
-        scope : str or list of str, optional
-            Key prefixes: only keys in them are shown to the model, and a fact whose key falls
-            outside is refused (not counted against the model).
-        messages : list of dict, optional
-            The chat form, instead of ``text``: ``{"speaker": source, "text": str, "at": t}``
-            each (``at`` optional, ``document`` optional), each message its own document.
-        model_source : str, optional
-            The facts' source (default: the model's name as ``model:<name>``, else
-            ``model:remember``).
-        max_facts : int
-            A reply naming more facts is refused whole (``InvalidInputError``), nothing changed.
-        request_tokens : int
-            The budget of text in one request; a longer input is sent in several.
-        small_model : bool, optional
-            Requests in small-model mode (docs/models.md); default: the model's ``small_model``.
 
-        Returns
-        -------
-        RememberedList
-            A list of :class:`Remembered`, with ``.refused``, ``.requests`` and ``.cut``.
+def _remember_plan(kb: BeliefBase, text: Any, source: Any, model: Any, at: Any, document: Any,
+                   scope: Any, messages: Any, model_source: Any, max_facts: Any,
+                   request_tokens: Any, small_model: Any) -> _Plan:
+    """Everything a call checks and prepares before the model is asked (nothing changes)."""
+    if kb.session_id is not None:
+        kb.sync()  # other writers' keys and documents count
+    scopes = to_scope(scope)
+    docs = _remember_docs(kb, text, source, at, document, messages, scopes)
+    max_facts = check_int(max_facts, "max_facts", low=0)
+    request_tokens = check_int(request_tokens, "request_tokens", low=16)
+    claimer = _remember_source(kb, model, model_source)
+    speakers = [d.source.partition(":")[2] for d in docs]
+    shown = _shown_keys(kb, _query(speakers, docs), scopes)
+    pieces = [Piece(i, d.text, d.source, _shown_time(d.at) if messages is not None else "",
+                    messages is not None) for i, d in enumerate(docs)]
+    small = (getattr(model, "small_model", False) is True if small_model is None
+             else bool(small_model))
+    groups = (clause_groups(split_pieces(pieces, min(request_tokens, SMALL_REQUEST_TOKENS)))
+              if small else split_pieces(pieces, request_tokens))
+    return _Plan(docs, scopes, claimer, shown, groups, max_facts, small)
 
-        Raises
-        ------
-        InvalidInputError, InvalidTypeError
-            Bad arguments, or a reply over ``max_facts``; nothing changed.
-        ModelConnectionError
-            The model could not be reached; nothing changed.
-        ModelResponseError
-            The reply's ``facts`` call is malformed; nothing changed.
 
-        Examples
-        --------
-        >>> from corollary import BeliefBase, ManualClock
-        >>> from corollary.models import Reply, ScriptedModel, ToolCall
-        >>> fact = {"subject": "Alice", "attribute": "city", "value": "Paris",
-        ...         "quote": "I live in Paris"}
-        >>> model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [fact]})])])
-        >>> kb = BeliefBase(clock=ManualClock(0))
-        >>> [(r.key, r.value, r.label) for r in kb.remember(
-        ...     "I live in Paris.", source="human:alice", model=model)]
-        [('alice:city', 'Paris', 'IN')]
-        """
-        plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens, small_model)
-        named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = 0
-        for asked, group in enumerate(plan.groups, 1):
-            request, tools = plan.request(group)
-            reply = ask_model(model, request, tools, "facts", reply_schema(group, plan.max_facts))
-            cut += cut_at_limit(reply)
-            plan.read(reply, group, asked, named)
-        return self._remember_named(plan, named, cut)
+def _remember_named(kb: BeliefBase, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
+                    cut: int) -> RememberedList:
+    kept, refused = _check_facts(kb, named, plan.docs, plan.scopes, plan.claimer)
+    kept, forgets = linked_facts(kb, kept, plan.docs, refused, plan.scopes)
+    made = _remember_kept(kb, kept, refused, plan.docs, plan.claimer, len(plan.groups),
+                               cut)
+    return forget_facts(kb, made, forgets, plan.docs)
 
-    async def aremember(self, text: str | None = None, *, source: str | None = None,
-                        model: Any, at: Any = None, document: str | None = None,
-                        scope: Any = None, messages: Sequence[Mapping[str, Any]] | None = None,
-                        model_source: str | None = None, max_facts: int = MAX_FACTS,
-                        request_tokens: int = REQUEST_TOKENS,
-                        small_model: bool | None = None) -> RememberedList:
-        """:meth:`remember`, awaiting the model: its ``acomplete`` when it has one, else its
-        ``complete`` in a worker thread, so the event loop is never blocked while the model
-        answers. Arguments, result and errors as :meth:`remember`; the checks and the change
-        run in the caller's thread once the replies are in.
 
-        Examples
-        --------
-        >>> import asyncio
-        >>> from corollary import BeliefBase, ManualClock
-        >>> from corollary.models import Reply, ScriptedModel, ToolCall
-        >>> fact = {"subject": "Alice", "attribute": "city", "value": "Paris",
-        ...         "quote": "I live in Paris"}
-        >>> model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [fact]})])])
-        >>> kb = BeliefBase(clock=ManualClock(0))
-        >>> [(r.key, r.label) for r in asyncio.run(kb.aremember(
-        ...     "I live in Paris.", source="human:alice", model=model))]
-        [('alice:city', 'IN')]
-        """
-        plan = self._remember_plan(text, source, model, at, document, scope, messages,
-                                   model_source, max_facts, request_tokens, small_model)
-        named: list[tuple[Any, tuple[int, ...]]] = []
-        cut = 0
-        for asked, group in enumerate(plan.groups, 1):
-            request, tools = plan.request(group)
-            reply = await aask_model(model, request, tools, "facts",
-                                     reply_schema(group, plan.max_facts))
-            cut += cut_at_limit(reply)
-            plan.read(reply, group, asked, named)
-        return self._remember_named(plan, named, cut)
+def _remember_kept(kb: BeliefBase, kept: list[_Fact], refused: list[tuple[Refused, str]],
+                   docs: list[_Doc], claimer: str, requests: int, cut: int = 0
+                   ) -> RememberedList:
+    """The new checked facts remembered (one change, :meth:`_remembered`, with the
+    documents they cite), and the ends the facts state (:meth:`_ending_facts`); the facts
+    already remembered from their document returned as they stand, nothing written for
+    them; nothing new: only the outcomes of the refusals counted against the model (each
+    refusal's once: :func:`_refusal_identity`)."""
+    kept, ends = _ending_facts(kb, kept, docs, refused)
+    counted = [[r.reason, ident] for r, ident in refused if r.counted]
+    new = [f for f in kept if not f.known]
+    made: list[Remembered] = []
+    if not new and not ends:
+        if counted and kb.learn_from_checks:  # the outcomes alone: no document, no entry
+            kb.ledger.record_many(
+                _refusal_events(kb, claimer, counted))
+    else:
+        used = sorted({f.doc for f in new} | {int(e[3]) for e in ends})
+        renumber = {d: i for i, d in enumerate(used)}
+        doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
+        fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
+                      f.merged_from] for f in new]
+        extra: dict[str, Any] = (
+            {"ends": [[*e[:3], renumber[e[3]], *e[4:]] for e in ends]} if ends else {})
+        links = [[i, list(f.depends), f.changes] for i, f in enumerate(new)
+                 if f.depends or f.changes is not None]
+        if links:
+            extra["links"] = links
+        made = perform(kb, "remember", doc_rows, claimer, fact_rows, counted, **extra)
+    fresh = iter(made)
+    _sync_beliefs(kb, [(f.key, f.value) for f in kept if f.known])
+    results = [attrs.evolve(_result(kb, f.key, f.value, f.quote, docs[f.doc].key,
+                                    f.valid_from, f.merged_from, claimer)
+                            if f.known else next(fresh),
+                            depends_on=f.depends, if_changes=f.changes) for f in kept]
+    results.extend(fresh)  # the ends', after the facts'
+    return RememberedList(results, [r for r, _ in refused], requests, cut)
 
-    def _remember_plan(self, text: Any, source: Any, model: Any, at: Any, document: Any,
-                       scope: Any, messages: Any, model_source: Any, max_facts: Any,
-                       request_tokens: Any, small_model: Any) -> _Plan:
-        """Everything a call checks and prepares before the model is asked (nothing changes)."""
-        if self.session_id is not None:
-            self.sync()  # other writers' keys and documents count
-        scopes = to_scope(scope)
-        docs = self._remember_docs(text, source, at, document, messages, scopes)
-        max_facts = check_int(max_facts, "max_facts", low=0)
-        request_tokens = check_int(request_tokens, "request_tokens", low=16)
-        claimer = self._remember_source(model, model_source)
-        speakers = [d.source.partition(":")[2] for d in docs]
-        shown = self._shown_keys(_query(speakers, docs), scopes)
-        pieces = [Piece(i, d.text, d.source, _shown_time(d.at) if messages is not None else "",
-                        messages is not None) for i, d in enumerate(docs)]
-        small = (getattr(model, "small_model", False) is True if small_model is None
-                 else bool(small_model))
-        groups = (clause_groups(split_pieces(pieces, min(request_tokens, SMALL_REQUEST_TOKENS)))
-                  if small else split_pieces(pieces, request_tokens))
-        return _Plan(docs, scopes, claimer, shown, groups, max_facts, small)
 
-    def _remember_named(self, plan: _Plan, named: list[tuple[Any, tuple[int, ...]]],
-                        cut: int) -> RememberedList:
-        kept, refused = self._check_facts(named, plan.docs, plan.scopes, plan.claimer)
-        kept, forgets = linked_facts(self, kept, plan.docs, refused, plan.scopes)
-        made = self._remember_kept(kept, refused, plan.docs, plan.claimer, len(plan.groups),
-                                   cut)
-        return forget_facts(self, made, forgets, plan.docs)
+def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[list[Any]],
+               refusals: list[Any], ends: Sequence[list[Any]] = (),
+               links: Sequence[list[Any]] = ()) -> list[Remembered]:
+    """The change of one remember (the base's declared ``_remembered``): the documents
+    asserted and the facts claimed, with the outcomes of the checks recorded first (all or
+    nothing). Its arguments are plain data: a journaled base keeps them as its entry, and a
+    replay runs this again with them."""
+    learn = kb.learn_from_checks
+    items: list[Verdict] = []
+    events: list[dict[str, Any]] = []
+    if learn:
+        rel = kb.parts.trust.reliability(source, kb.parts.sync.outcomes())[0]
+        # an entry written before issue 35 kept each refusal as its reason alone
+        items = [(source, False, f"remember: {why}", None, None) for why in refusals
+                 if isinstance(why, str)]
+        events = _refusal_events(kb, source, [r for r in refusals if not isinstance(r, str)])
+        for key, _value, _quote, doc, _vf, cert, _m in facts:
+            items.append((source, True, f"citation in {docs[doc][0]} for {key} found", key,
+                          rel * (1.0 if cert is None else cert)))
+    for key, *_ in facts:
+        check_key(key)
+    rules = kb.parts.rules.active
+    if not rules:  # recorded before the change, as the base's operations do
+        _record_checks(kb, items, events)
+    with kb.parts.rules.transaction() if rules else nullcontext():
+        for key, text, speaker, at in docs:
+            kb.assert_(key, text, speaker, valid_from=at)  # said then, and true since
+        linked = {link[0] for link in links}  # written once what they name is
+        for i, (key, value, quote, doc, valid_from, cert, _merged) in enumerate(facts):
+            if i not in linked:
+                kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
+                         learn=False, valid_from=valid_from)  # ordered in time
+        write_linked(kb, source, docs, facts, links)
+        for key, value, quote, _doc, _vf, _cert, merged in facts:
+            if merged is not None:
+                _note_merge(kb.parts.engine, key, value, source, quote, merged)
+        for key, value, quote, doc, until, cert, started, merged in ends:
+            if started is None:  # what the key holds ends then, on the speaker's word
+                kb.end(key, value, source=docs[doc][2], at=until, reason=quote,
+                       certainty=cert)
+            else:  # a fact said to have held for an interval
+                kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
+                         learn=False, valid_from=started, valid_until=until)
+                if merged is not None:
+                    _note_merge(kb.parts.engine, key, value, source, quote, merged)
+        if rules:  # after the rules fired: a rule failing undoes the outcomes too
+            _record_checks(kb, items, events)
+    _sync_beliefs(kb, [(f[0], f[1]) for f in facts])
+    out = [_result(kb, key, value, quote, docs[doc][0], valid_from, merged, source)
+           for key, value, quote, doc, valid_from, _cert, merged in facts]
+    for key, value, quote, doc, until, _cert, started, merged in ends:
+        b = None if value is None else kb.parts.engine.find(key, canon(value))
+        kb.parts.lookup.sync([b] if b is not None else [])
+        held = b is not None and b.label is IN
+        out.append(Remembered(key, value, quote, "IN" if held else "OUT",
+                              b.conf if held and b is not None else 0.0, docs[doc][0], (),
+                              merged, started, source, until))
+    return out
 
-    def _remember_kept(self, kept: list[_Fact], refused: list[tuple[Refused, str]],
-                       docs: list[_Doc], claimer: str, requests: int, cut: int = 0
-                       ) -> RememberedList:
-        """The new checked facts remembered (one change, :meth:`_remembered`, with the
-        documents they cite), and the ends the facts state (:meth:`_ending_facts`); the facts
-        already remembered from their document returned as they stand, nothing written for
-        them; nothing new: only the outcomes of the refusals counted against the model (each
-        refusal's once: :func:`_refusal_identity`)."""
-        kept, ends = self._ending_facts(kept, docs, refused)
-        counted = [[r.reason, ident] for r, ident in refused if r.counted]
-        new = [f for f in kept if not f.known]
-        made: list[Remembered] = []
-        if not new and not ends:
-            if counted and self.learn_from_checks:  # the outcomes alone: no document, no entry
-                self.ledger.record_many(  # type: ignore[attr-defined]
-                    self._refusal_events(claimer, counted))
-        else:
-            used = sorted({f.doc for f in new} | {int(e[3]) for e in ends})
-            renumber = {d: i for i, d in enumerate(used)}
-            doc_rows = [[docs[d].key, docs[d].text, docs[d].source, docs[d].at] for d in used]
-            fact_rows = [[f.key, f.value, f.quote, renumber[f.doc], f.valid_from, f.certainty,
-                          f.merged_from] for f in new]
-            extra: dict[str, Any] = (
-                {"ends": [[*e[:3], renumber[e[3]], *e[4:]] for e in ends]} if ends else {})
-            links = [[i, list(f.depends), f.changes] for i, f in enumerate(new)
-                     if f.depends or f.changes is not None]
-            if links:
-                extra["links"] = links
-            made = self._remembered(doc_rows, claimer, fact_rows, counted, **extra)
-        fresh = iter(made)
-        _sync_beliefs(self, [(f.key, f.value) for f in kept if f.known])
-        results = [attrs.evolve(_result(self, f.key, f.value, f.quote, docs[f.doc].key,
-                                        f.valid_from, f.merged_from, claimer)
-                                if f.known else next(fresh),
-                                depends_on=f.depends, if_changes=f.changes) for f in kept]
-        results.extend(fresh)  # the ends', after the facts'
-        return RememberedList(results, [r for r, _ in refused], requests, cut)
 
-    def _refusal_events(self, source: str, refusals: Sequence[Any]) -> list[dict[str, Any]]:
-        """The ledger events of refusals given as ``[reason, identity]``: each event's id
-        derives from the base and the refusal's identity, so the same refusal is stored once."""
-        now = self.now()
-        return [event for reason, ident in refusals for event in outcome_events(
-            f"{self._uid}:remember:{ident}", 0,
-            [(source, False, f"remember: {reason}", None, None)], now, None)]
+def _refusal_events(kb: BeliefBase, source: str, refusals: Sequence[Any]) -> list[dict[str, Any]]:
+    """The ledger events of refusals given as ``[reason, identity]``: each event's id
+    derives from the base and the refusal's identity, so the same refusal is stored once."""
+    now = kb.now()
+    return [event for reason, ident in refusals for event in outcome_events(
+        f"{kb.parts.uid}:remember:{ident}", 0,
+        [(source, False, f"remember: {reason}", None, None)], now, None)]
 
-    def _record_checks(self, items: list[Verdict], events: list[dict[str, Any]]) -> None:
-        """Record one remember's outcomes as one ledger batch: ``items`` numbered by the
-        operation (as :meth:`_record` numbers them), ``events`` made already. A journal's
-        replay records nothing (the entry's outcomes were committed with it)."""
-        if not (items or events):
-            return
-        journal = self.journal
-        if journal is None or not journal.replaying:
-            self.ledger.record_many([  # type: ignore[attr-defined]
-                *outcome_events(self._uid, self._ops, items, self.now(), None), *events])
-        self._ops += 1
 
-    def _ending_facts(self, kept: list[_Fact], docs: list[_Doc],
-                      refused: list[tuple[Refused, str]]
-                      ) -> tuple[list[_Fact], list[list[Any]]]:
-        """The facts that hold on, and the rows of those that stop holding: ``[key, value or
-        None, quote, doc, until, certainty, valid_from or None, merged_from]``. A fact whose
-        text said when it started is claimed for its interval; one that did not ends what the
-        key holds then (``kb.end`` on the speaker's word, the quote as its reason; the value
-        named when it is one the key has now; a key this call's other facts make is ended
-        whatever it holds then). An end the base cannot take is refused, not
-        counted against the model: a policy deciding by something else than time, a key never
-        seen, a value that does not hold then (docs/remember.md, "Ending a fact")."""
-        held, ends = [], []
-        claimed = {f.key for f in kept if f.until is None}  # keys this call's facts make
-        for f in kept:
-            if f.until is None:
-                held.append(f)
-                continue
-            raw = {"key": f.key, "value": f.value, "quote": f.quote}
-            if f.started:
-                if not f.until > f.valid_from:
-                    refusal = Refused(raw, "malformed: its valid_until is not after its "
-                                           "valid_from", True, f.key)
-                    refused.append((refusal, _refusal_identity(refusal, docs, [f.doc])))
-                    continue
-                ends.append([f.key, f.value, f.quote, f.doc, f.until, f.certainty,
-                             f.valid_from, f.merged_from])
-                continue
-            why = None
-            value = f.value if self._engine.find(f.key, canon(f.value)) is not None else None
-            policy = self.conflict_policy  # type: ignore[attr-defined]
-            if policy is not None and getattr(policy, "mode", None) != "time":
-                why = "ending a fact needs conflict_policy=PreferNewer() or no policy"
-            elif not self._engine.values_of(f.key) and f.key not in claimed:
-                why = f"nothing to end: {f.key} holds no value"
-            elif value is not None and self.at(f.until).label(f.key, value) != "IN":  # type: ignore[attr-defined]
-                why = f"nothing to end: {f.key} = {value!r} does not hold then"
-            elif corrected(self._engine, f.key, docs[f.doc].source, f.until) is not None:
-                why = f"nothing to end: {docs[f.doc].source} said it from that very time"
-            if why is not None:
-                refusal = Refused(raw, why, False, f.key)
+def _record_checks(kb: BeliefBase, items: list[Verdict], events: list[dict[str, Any]]) -> None:
+    """Record one remember's outcomes as one ledger batch: ``items`` numbered by the
+    operation (as :meth:`_record` numbers them), ``events`` made already. A journal's
+    replay records nothing (the entry's outcomes were committed with it)."""
+    if not (items or events):
+        return
+    journal = kb.journal
+    if journal is None or not journal.replaying:
+        kb.ledger.record_many([
+            *outcome_events(kb.parts.uid, kb.parts.ops, items, kb.now(), None), *events])
+    kb.parts.ops += 1
+
+
+def _ending_facts(kb: BeliefBase, kept: list[_Fact], docs: list[_Doc],
+                  refused: list[tuple[Refused, str]]
+                  ) -> tuple[list[_Fact], list[list[Any]]]:
+    """The facts that hold on, and the rows of those that stop holding: ``[key, value or
+    None, quote, doc, until, certainty, valid_from or None, merged_from]``. A fact whose
+    text said when it started is claimed for its interval; one that did not ends what the
+    key holds then (``kb.end`` on the speaker's word, the quote as its reason; the value
+    named when it is one the key has now; a key this call's other facts make is ended
+    whatever it holds then). An end the base cannot take is refused, not
+    counted against the model: a policy deciding by something else than time, a key never
+    seen, a value that does not hold then (docs/remember.md, "Ending a fact")."""
+    held, ends = [], []
+    claimed = {f.key for f in kept if f.until is None}  # keys this call's facts make
+    for f in kept:
+        if f.until is None:
+            held.append(f)
+            continue
+        raw = {"key": f.key, "value": f.value, "quote": f.quote}
+        if f.started:
+            if not f.until > f.valid_from:
+                refusal = Refused(raw, "malformed: its valid_until is not after its "
+                                       "valid_from", True, f.key)
                 refused.append((refusal, _refusal_identity(refusal, docs, [f.doc])))
                 continue
-            ends.append([f.key, value, f.quote, f.doc, f.until, f.certainty, None, f.merged_from])
-        return held, ends
+            ends.append([f.key, f.value, f.quote, f.doc, f.until, f.certainty,
+                         f.valid_from, f.merged_from])
+            continue
+        why = None
+        value = f.value if kb.parts.engine.find(f.key, canon(f.value)) is not None else None
+        policy = kb.conflict_policy
+        if policy is not None and getattr(policy, "mode", None) != "time":
+            why = "ending a fact needs conflict_policy=PreferNewer() or no policy"
+        elif not kb.parts.engine.values_of(f.key) and f.key not in claimed:
+            why = f"nothing to end: {f.key} holds no value"
+        elif value is not None and kb.at(f.until).label(f.key, value) != "IN":
+            why = f"nothing to end: {f.key} = {value!r} does not hold then"
+        elif corrected(kb.parts.engine, f.key, docs[f.doc].source, f.until) is not None:
+            why = f"nothing to end: {docs[f.doc].source} said it from that very time"
+        if why is not None:
+            refusal = Refused(raw, why, False, f.key)
+            refused.append((refusal, _refusal_identity(refusal, docs, [f.doc])))
+            continue
+        ends.append([f.key, value, f.quote, f.doc, f.until, f.certainty, None, f.merged_from])
+    return held, ends
 
-    # -- the steps -------------------------------------------------------------------------
-    def _remember_docs(self, text: Any, source: Any, at: Any, document: Any,
-                       messages: Any, scopes: Scope | None) -> list[_Doc]:
-        if (text is None) == (messages is None):
-            raise InvalidInputError("remember takes a text or messages=, not both or neither")
-        if messages is None:
-            if not isinstance(text, str):
-                raise InvalidTypeError(f"text must be a str, not {type(text).__name__}")
-            if source is None:
-                raise InvalidInputError("remember(text) needs source=: who said it")
-            items: list[Mapping[str, Any]] = [{"speaker": source, "text": text, "at": at,
-                                               "document": document}]
+
+def _remember_docs(kb: BeliefBase, text: Any, source: Any, at: Any, document: Any,
+                   messages: Any, scopes: Scope | None) -> list[_Doc]:
+    if (text is None) == (messages is None):
+        raise InvalidInputError("remember takes a text or messages=, not both or neither")
+    if messages is None:
+        if not isinstance(text, str):
+            raise InvalidTypeError(f"text must be a str, not {type(text).__name__}")
+        if source is None:
+            raise InvalidInputError("remember(text) needs source=: who said it")
+        items: list[Mapping[str, Any]] = [{"speaker": source, "text": text, "at": at,
+                                           "document": document}]
+    else:
+        if source is not None or document is not None:
+            raise InvalidInputError("with messages=, each message names its speaker and "
+                                    "document: pass no source= or document=")
+        if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+            raise InvalidTypeError("messages must be a list of dicts")
+        if not messages:
+            raise InvalidInputError("messages must not be empty")
+        items = list(messages)
+    now = kb.now()
+    docs: list[_Doc] = []
+    for i, m in enumerate(items):
+        where = "" if messages is None else f"message {i}: "
+        if not isinstance(m, Mapping):
+            raise InvalidTypeError(f"{where}a message is a dict, not {type(m).__name__}")
+        extra = set(m) - {"speaker", "text", "at", "document"}
+        if extra:
+            raise InvalidInputError(f"{where}unknown fields {sorted(map(str, extra))}")
+        body, speaker = m.get("text"), m.get("speaker")
+        if not isinstance(body, str):
+            raise InvalidTypeError(f"{where}text must be a str")
+        body = plain_text(body)
+        if not body.strip():
+            raise InvalidInputError(f"{where}the text is empty")
+        if not isinstance(speaker, str):
+            raise InvalidTypeError(f"{where}the speaker must be a source 'kind:name'")
+        speaker = plain_text(speaker)
+        kb.parts.trust.check_source(speaker, "a text's speaker is a source")
+        stated = to_instant(m.get("at"), f"{where}at")  # None: not given
+        when = now if stated is None else stated
+        if when > now:  # its document would hold only from then: nothing to rest on now
+            raise InvalidInputError(f"{where}at {when!r} is after the clock's now ({now!r})")
+        key = m.get("document")
+        key = document_key(speaker, when, body, scopes) if key is None else check_key(key)
+        if scopes is not None:  # a scoped caller's document is its own to forget
+            scopes.check(key, f"{where}document")
+        docs.append(_Doc(key, body, speaker, when))
+    if len({d.key for d in docs}) != len(docs):
+        raise InvalidInputError("two messages have one document key")
+    for d in docs:
+        held = [b for b in kb.parts.engine.values_of(d.key) if b.value != d.text]
+        if held:
+            raise InvalidInputError(f"document {d.key!r} already holds another text")
+    return docs
+
+
+def _remember_source(kb: BeliefBase, model: Any, model_source: Any) -> str:
+    if model_source is None:
+        name = getattr(model, "name", None)
+        if not isinstance(name, str):
+            name = getattr(model, "model", None)
+        if isinstance(name, str) and name.strip():
+            model_source = name if ":" in name else f"model:{name}"
         else:
-            if source is not None or document is not None:
-                raise InvalidInputError("with messages=, each message names its speaker and "
-                                        "document: pass no source= or document=")
-            if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
-                raise InvalidTypeError("messages must be a list of dicts")
-            if not messages:
-                raise InvalidInputError("messages must not be empty")
-            items = list(messages)
-        now = self.now()
-        docs: list[_Doc] = []
-        for i, m in enumerate(items):
-            where = "" if messages is None else f"message {i}: "
-            if not isinstance(m, Mapping):
-                raise InvalidTypeError(f"{where}a message is a dict, not {type(m).__name__}")
-            extra = set(m) - {"speaker", "text", "at", "document"}
-            if extra:
-                raise InvalidInputError(f"{where}unknown fields {sorted(map(str, extra))}")
-            body, speaker = m.get("text"), m.get("speaker")
-            if not isinstance(body, str):
-                raise InvalidTypeError(f"{where}text must be a str")
-            body = plain_text(body)
-            if not body.strip():
-                raise InvalidInputError(f"{where}the text is empty")
-            if not isinstance(speaker, str):
-                raise InvalidTypeError(f"{where}the speaker must be a source 'kind:name'")
-            speaker = plain_text(speaker)
-            self._trust.check_source(speaker, "a text's speaker is a source")
-            stated = to_instant(m.get("at"), f"{where}at")  # None: not given
-            when = now if stated is None else stated
-            if when > now:  # its document would hold only from then: nothing to rest on now
-                raise InvalidInputError(f"{where}at {when!r} is after the clock's now ({now!r})")
-            key = m.get("document")
-            key = document_key(speaker, when, body, scopes) if key is None else check_key(key)
-            if scopes is not None:  # a scoped caller's document is its own to forget
-                scopes.check(key, f"{where}document")
-            docs.append(_Doc(key, body, speaker, when))
-        if len({d.key for d in docs}) != len(docs):
-            raise InvalidInputError("two messages have one document key")
-        for d in docs:
-            held = [b for b in self._engine.values_of(d.key) if b.value != d.text]
-            if held:
-                raise InvalidInputError(f"document {d.key!r} already holds another text")
-        return docs
+            model_source = DEFAULT_MODEL_SOURCE
+    source = plain_text(model_source)
+    kb.parts.trust.check_source(source, "facts are claims by the model's source")
+    return source  # type: ignore[no-any-return]
 
-    def _remember_source(self, model: Any, model_source: Any) -> str:
-        if model_source is None:
-            name = getattr(model, "name", None)
-            if not isinstance(name, str):
-                name = getattr(model, "model", None)
-            if isinstance(name, str) and name.strip():
-                model_source = name if ":" in name else f"model:{name}"
-            else:
-                model_source = DEFAULT_MODEL_SOURCE
-        source = plain_text(model_source)
-        self._trust.check_source(source, "facts are claims by the model's source")
-        return source  # type: ignore[no-any-return]
 
-    def _shown_keys(self, text: str, scopes: Scope | None) -> list[str]:
-        """The existing keys the request shows (the keys recall finds for the text, documents
-        left out, within the key budget)."""
-        if not self._engine.keys:
-            return []
-        from .remember_request import KEYS_TOKENS
-        lines: list[str] = []
-        used = 0
-        hits = self.recall(text, limit=SHOWN_KEYS + 8)  # type: ignore[attr-defined]
-        for r in hits:
-            if DOCUMENT_KEY.fullmatch(r.key) or not (scopes is None or scopes.contains(r.key)):
-                continue
-            line = f"{r.key} = {r.value!r}"[:200]
-            used += len(line) // 4 + 1
-            if used > KEYS_TOKENS or len(lines) >= SHOWN_KEYS:
-                break
-            lines.append(line)
-        return lines
+def _shown_keys(kb: BeliefBase, text: str, scopes: Scope | None) -> list[str]:
+    """The existing keys the request shows (the keys recall finds for the text, documents
+    left out, within the key budget)."""
+    if not kb.parts.engine.keys:
+        return []
+    from .remember_request import KEYS_TOKENS
+    lines: list[str] = []
+    used = 0
+    hits = kb.recall(text, limit=SHOWN_KEYS + 8)
+    for r in hits:
+        if DOCUMENT_KEY.fullmatch(r.key) or not (scopes is None or scopes.contains(r.key)):
+            continue
+        line = f"{r.key} = {r.value!r}"[:200]
+        used += len(line) // 4 + 1
+        if used > KEYS_TOKENS or len(lines) >= SHOWN_KEYS:
+            break
+        lines.append(line)
+    return lines
 
-    def _key_index(self) -> KeyIndex:
-        index: KeyIndex | None = vars(self).get("_remember_keys")
-        if index is None or index.engine is not self._engine:
-            index = KeyIndex(self._engine)
-            self._remember_keys = index
-        return index
 
-    def _check_facts(self, named: list[tuple[Any, tuple[int, ...]]], docs: list[_Doc],
-                     scopes: Scope | None, claimer: str
-                     ) -> tuple[list[_Fact], list[tuple[Refused, str]]]:
-        """Each fact's checks (the quote, the shape, the scope) and its resolved key, each
-        distinct claim once (same key, value and document: the first of a reply's repeats), a
-        claim this source already made from the document marked ``known``; each refusal with
-        its identity (:func:`_refusal_identity`), each once. Nothing changes here."""
-        kept: list[_Fact] = []
-        refused: dict[str, Refused] = {}
-        seen: set[tuple[str, Any, int, bool]] = set()
-        index = self._key_index()
-        made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
-        texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
-        for raw, candidates in named:
-            raw = read_entities(raw, "\n".join(docs[d].text for d in candidates))
-            try:
-                subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
-                links = read_links(raw)
-            except InvalidInputError as exc:
-                _refuse(refused, Refused(raw, f"malformed: {exc}", True, _own_key(raw)),
-                        docs, candidates)
-                continue
-            needle = normalise(quote)  # check_quote's exact match, on the texts normalised once
-            found = [d for d in candidates if needle and needle in texts[d]]
-            if not found:
-                _refuse(refused, Refused(raw, "quote not found", True,
-                                         scoped_key(subject, attribute, scopes)),
-                        docs, candidates)
-                continue
-            if not links.forget and not value_in_quote(value, quote, attribute):
-                _refuse(refused, Refused(raw, "value not in its quote", True,
-                                         scoped_key(subject, attribute, scopes)),
-                        docs, candidates)
-                continue
-            doc = max(found, key=lambda d: (docs[d].at, d))  # the latest message saying it
-            resolved = index.resolve(subject, attribute, given, self._embedder, made, scopes)
-            if not (scopes is None or scopes.contains(resolved.key)):
-                _refuse(refused, Refused(raw, "outside the scope", False, resolved.key),
-                        docs, candidates)
-                continue
-            claim = (resolved.key, canon(value), doc, links.forget)
-            if claim in seen:  # a repeat in the reply: one claim, counted once
-                continue
-            seen.add(claim)
-            if resolved.how == "new":
-                made.setdefault(words(subject), {})[resolved.key] = words(attribute)
-            when = stated_time(valid_from, docs[doc].text, docs[doc].at)
-            try:
-                until = _until(raw, docs[doc].at)
-            except InvalidInputError as exc:
-                _refuse(refused, Refused(raw, f"malformed: {exc}", True, resolved.key),
-                        docs, candidates)
-                continue
-            kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
-                              resolved.merged_from,
-                              self._claimed(resolved.key, value, claimer, docs[doc].key),
-                              until=until, started=valid_from is not None, links=links))
-        return kept, [(r, ident) for ident, r in refused.items()]
+def _key_index(kb: BeliefBase) -> KeyIndex:
+    parts = kb.parts
+    index = parts.key_index
+    if index is None or index.engine is not parts.engine:
+        index = parts.key_index = KeyIndex(parts.engine)
+    return index
 
-    def _claimed(self, key: str, value: Any, source: str, document: str) -> bool:
-        """Whether ``source`` already claims ``key = value`` citing ``document`` (the text was
-        remembered before): claiming it again would count one check twice."""
-        b = self._engine.find(key, canon(value))
-        return b is not None and any(j.name == source and j.info.get("document") == document
-                                     for j in b.justs)
 
-    @operation("remember", subjects=remembered_facts)
-    def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
-                    refusals: list[Any], ends: Sequence[list[Any]] = (),
-                    links: Sequence[list[Any]] = ()) -> list[Remembered]:
-        """The change of one remember: the documents asserted and the facts claimed, with the
-        outcomes of the checks recorded first (all or nothing). Its arguments are plain data:
-        a journaled base keeps them as its entry, and a replay runs this again with them."""
-        learn = self.learn_from_checks
-        items: list[Verdict] = []
-        events: list[dict[str, Any]] = []
-        if learn:
-            rel = self._trust.reliability(source, self._sync_engine.outcomes())[0]
-            # an entry written before issue 35 kept each refusal as its reason alone
-            items = [(source, False, f"remember: {why}", None, None) for why in refusals
-                     if isinstance(why, str)]
-            events = self._refusal_events(source, [r for r in refusals if not isinstance(r, str)])
-            for key, _value, _quote, doc, _vf, cert, _m in facts:
-                items.append((source, True, f"citation in {docs[doc][0]} for {key} found", key,
-                              rel * (1.0 if cert is None else cert)))
-        for key, *_ in facts:
-            check_key(key)
-        rules = self._rules.active
-        if not rules:  # recorded before the change, as the base's operations do
-            self._record_checks(items, events)
-        kb: BeliefBase = self  # type: ignore[assignment]
-        with self._rules.transaction() if rules else nullcontext():
-            for key, text, speaker, at in docs:
-                kb.assert_(key, text, speaker, valid_from=at)  # said then, and true since
-            linked = {link[0] for link in links}  # written once what they name is
-            for i, (key, value, quote, doc, valid_from, cert, _merged) in enumerate(facts):
-                if i not in linked:
-                    kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
-                             learn=False, valid_from=valid_from)  # ordered in time
-            write_linked(kb, source, docs, facts, links)
-            for key, value, quote, _doc, _vf, _cert, merged in facts:
-                if merged is not None:
-                    _note_merge(self._engine, key, value, source, quote, merged)
-            for key, value, quote, doc, until, cert, started, merged in ends:
-                if started is None:  # what the key holds ends then, on the speaker's word
-                    kb.end(key, value, source=docs[doc][2], at=until, reason=quote,
-                           certainty=cert)
-                else:  # a fact said to have held for an interval
-                    kb.claim(key, value, source, certainty=cert, citation=(docs[doc][0], quote),
-                             learn=False, valid_from=started, valid_until=until)
-                    if merged is not None:
-                        _note_merge(self._engine, key, value, source, quote, merged)
-            if rules:  # after the rules fired: a rule failing undoes the outcomes too
-                self._record_checks(items, events)
-        _sync_beliefs(self, [(f[0], f[1]) for f in facts])
-        out = [_result(self, key, value, quote, docs[doc][0], valid_from, merged, source)
-               for key, value, quote, doc, valid_from, _cert, merged in facts]
-        for key, value, quote, doc, until, _cert, started, merged in ends:
-            b = None if value is None else self._engine.find(key, canon(value))
-            self._lookup.sync([b] if b is not None else [])
-            held = b is not None and b.label is IN
-            out.append(Remembered(key, value, quote, "IN" if held else "OUT",
-                                  b.conf if held and b is not None else 0.0, docs[doc][0], (),
-                                  merged, started, source, until))
-        return out
+def _check_facts(kb: BeliefBase, named: list[tuple[Any, tuple[int, ...]]], docs: list[_Doc],
+                 scopes: Scope | None, claimer: str
+                 ) -> tuple[list[_Fact], list[tuple[Refused, str]]]:
+    """Each fact's checks (the quote, the shape, the scope) and its resolved key, each
+    distinct claim once (same key, value and document: the first of a reply's repeats), a
+    claim this source already made from the document marked ``known``; each refusal with
+    its identity (:func:`_refusal_identity`), each once. Nothing changes here."""
+    kept: list[_Fact] = []
+    refused: dict[str, Refused] = {}
+    seen: set[tuple[str, Any, int, bool]] = set()
+    index = _key_index(kb)
+    made: dict[tuple[str, ...], dict[str, tuple[str, ...]]] = {}  # this call's new keys
+    texts = [normalise(d.text) for d in docs]  # each text normalised once, not per fact
+    for raw, candidates in named:
+        raw = read_entities(raw, "\n".join(docs[d].text for d in candidates))
+        try:
+            subject, attribute, value, quote, given, valid_from, certainty = _fact_fields(raw)
+            links = read_links(raw)
+        except InvalidInputError as exc:
+            _refuse(refused, Refused(raw, f"malformed: {exc}", True, _own_key(raw)),
+                    docs, candidates)
+            continue
+        needle = normalise(quote)  # check_quote's exact match, on the texts normalised once
+        found = [d for d in candidates if needle and needle in texts[d]]
+        if not found:
+            _refuse(refused, Refused(raw, "quote not found", True,
+                                     scoped_key(subject, attribute, scopes)),
+                    docs, candidates)
+            continue
+        if not links.forget and not value_in_quote(value, quote, attribute):
+            _refuse(refused, Refused(raw, "value not in its quote", True,
+                                     scoped_key(subject, attribute, scopes)),
+                    docs, candidates)
+            continue
+        doc = max(found, key=lambda d: (docs[d].at, d))  # the latest message saying it
+        resolved = index.resolve(subject, attribute, given, kb.parts.embedder, made, scopes)
+        if not (scopes is None or scopes.contains(resolved.key)):
+            _refuse(refused, Refused(raw, "outside the scope", False, resolved.key),
+                    docs, candidates)
+            continue
+        claim = (resolved.key, canon(value), doc, links.forget)
+        if claim in seen:  # a repeat in the reply: one claim, counted once
+            continue
+        seen.add(claim)
+        if resolved.how == "new":
+            made.setdefault(words(subject), {})[resolved.key] = words(attribute)
+        when = stated_time(valid_from, docs[doc].text, docs[doc].at)
+        try:
+            until = _until(raw, docs[doc].at)
+        except InvalidInputError as exc:
+            _refuse(refused, Refused(raw, f"malformed: {exc}", True, resolved.key),
+                    docs, candidates)
+            continue
+        kept.append(_Fact(resolved.key, value, quote, doc, when, certainty,
+                          resolved.merged_from,
+                          _claimed(kb, resolved.key, value, claimer, docs[doc].key),
+                          until=until, started=valid_from is not None, links=links))
+    return kept, [(r, ident) for ident, r in refused.items()]
+
+
+def _claimed(kb: BeliefBase, key: str, value: Any, source: str, document: str) -> bool:
+    """Whether ``source`` already claims ``key = value`` citing ``document`` (the text was
+    remembered before): claiming it again would count one check twice."""
+    b = kb.parts.engine.find(key, canon(value))
+    return b is not None and any(j.name == source and j.info.get("document") == document
+                                 for j in b.justs)
 
 
 #: How many distinct words of the input the recall of existing keys reads: a request's cost
@@ -831,7 +817,7 @@ def _result(kb: Any, key: str, value: Any, quote: str, document: str, valid_from
             merged: str | None, source: str) -> Remembered:
     """What a fact is now, as :class:`Remembered` (its belief brought up to now first:
     :func:`_sync_beliefs`)."""
-    b = kb._engine.find(key, canon(value))
+    b = kb.parts.engine.find(key, canon(value))
     held = b is not None and b.label is IN
     return Remembered(key, value, quote, "IN" if held else "OUT", b.conf if held else 0.0,
                       document, _superseded(kb, key, value), merged, valid_from, source)
@@ -839,8 +825,8 @@ def _result(kb: Any, key: str, value: Any, quote: str, document: str, valid_from
 
 def _sync_beliefs(kb: Any, facts: Sequence[tuple[str, Any]]) -> None:
     """Bring the beliefs of ``facts`` (key, value) up to now, at once."""
-    found = [kb._engine.find(key, canon(value)) for key, value in facts]
-    kb._lookup.sync([b for b in found if b is not None])
+    found = [kb.parts.engine.find(key, canon(value)) for key, value in facts]
+    kb.parts.lookup.sync([b for b in found if b is not None])
 
 
 def _refusal_identity(refusal: Refused, docs: list[_Doc], candidates: Sequence[int]) -> str:
@@ -901,11 +887,11 @@ def linked_facts(kb: Any, kept: list[_Fact], docs: list[_Doc],
     (docs/remember.md, "Dependencies, replacements, forgetting"). A fact naming another that
     holds no value (nor is made by this call), or only facts that wait on each other, is
     refused, not counted against the model; one naming its own key is malformed (counted)."""
-    engine = kb._engine
+    engine = kb.parts.engine
     made = [f.key for f in kept if not f.links.forget and f.until is None]
 
     def known(key: str) -> bool:
-        return bool(engine.values_of(key)) and len(kb._lookup.held(key)) == 1
+        return bool(engine.values_of(key)) and len(kb.parts.lookup.held(key)) == 1
 
     def refuse(f: _Fact, why: str, counted: bool) -> None:
         raw = {"key": f.key, "value": f.value, "quote": f.quote}
@@ -915,7 +901,7 @@ def linked_facts(kb: Any, kept: list[_Fact], docs: list[_Doc],
     plain: list[_Fact] = []
     waiting: list[_Fact] = []
     forgets: list[_Fact] = []
-    index = kb._key_index()
+    index = _key_index(kb)
     for f in kept:
         if f.links.forget:
             if f.value is not None and value_in_quote(f.value, f.quote, ""):
@@ -936,7 +922,7 @@ def linked_facts(kb: Any, kept: list[_Fact], docs: list[_Doc],
         if not refs:
             plain.append(f)
             continue
-        keys = [resolve_ref(r, index, kb._embedder, made, scopes, known) for r in refs]
+        keys = [resolve_ref(r, index, kb.parts.embedder, made, scopes, known) for r in refs]
         if f.key in keys:
             refuse(f, f"malformed: it names its own key {f.key}", True)
         elif None in keys:

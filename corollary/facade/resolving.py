@@ -10,14 +10,14 @@ failing ledger leaves the conflict open.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError
-from ..foundations.values import canon, check_key
+from ..foundations.values import Value, canon, check_key
 from ..reasons.nogoods import conflict_of, give_up_target, make_nogood
 from ..tms import IN, Belief, Engine
 from ..tms.conflicts import Conflict
@@ -27,10 +27,9 @@ from .lookup import conflict_between
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..tms.batch import Batch
-    from .lookup import Lookup
+    from .base import BeliefBase
 
-__all__ = ["ConflictMethods", "Resolution", "open_conflicts", "resolution"]
+__all__ = ["Resolution", "open_conflicts", "resolution"]
 
 
 @attrs.frozen(slots=True)
@@ -109,62 +108,44 @@ def _nogood(engine: Engine, name: str, give_up: Any, learn: bool) -> Resolution:
     return Resolution(outcomes, [(b, f"rejected: nogood {name} resolved by a person")])
 
 
-class ConflictMethods:
-    """``kb.nogood``, ``kb.conflicts`` and ``kb.resolve``: a part of the facade (its methods are
-    the base's own)."""
+@operation(subjects=named_items)
+def nogood(kb: BeliefBase, *items: str | tuple[str, Value], name: str | None = None) -> str:
+    """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
 
-    _engine: Engine
-    _lookup: Lookup
+    While every item is held, the conflict policy settles it: a deciding policy gives up
+    the least confident item (its proof names the nogood and the culprit premise); with
+    no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
+    nogood's name. See :mod:`corollary.reasons.nogoods`.
+    """
+    kb.parts.lookup.sync()
+    ng = make_nogood(kb.parts.engine, items, name, len(kb.parts.engine.nogoods) + 1)
+    kb.parts.engine.add_nogood(ng)
+    kb.parts.after_change(kb)
+    return ng.name
 
-    if TYPE_CHECKING:  # provided by BeliefBase
-        def _noting(self, *keys: str) -> Batch | None: ...
 
-        def _record(self, items: Sequence[Verdict], *, at: float | None = None,
-                    topic: str | None = None) -> None: ...
+def conflicts(kb: BeliefBase) -> list[Conflict]:
+    """Open conflicts: keys holding two or more values, and nogoods whose items are all
+    held, that no policy has settled."""
+    kb.parts.lookup.sync()
+    return open_conflicts(kb.parts.engine)
 
-        def _recorder(self, batch: Batch | None, items: Sequence[Verdict]
-                      ) -> Callable[[], None] | None: ...
 
-        def _after_change(self, extra_rules: Sequence[Any] = (), batch: Batch | None = None,
-                          made: Sequence[Any] = (),
-                          then: Callable[[], None] | None = None) -> None: ...
+@operation(subjects=resolved_conflict, keep=keep_resolve, replay=replay_resolve)
+def resolve(kb: BeliefBase, conflict: Conflict | str, winner: Value = None, learn: bool = True,
+            *, give_up: object = None) -> None:
+    """Settle a conflict as a person would (see :mod:`corollary.facade.resolving`).
 
-    @operation(subjects=named_items)
-    def nogood(self, *items: str | tuple[str, Any], name: str | None = None) -> str:
-        """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
-
-        While every item is held, the conflict policy settles it: a deciding policy gives up
-        the least confident item (its proof names the nogood and the culprit premise); with
-        no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
-        nogood's name. See :mod:`corollary.reasons.nogoods`.
-        """
-        self._lookup.sync()
-        ng = make_nogood(self._engine, items, name, len(self._engine.nogoods) + 1)
-        self._engine.add_nogood(ng)
-        self._after_change()
-        return ng.name
-
-    def conflicts(self) -> list[Conflict]:
-        """Open conflicts: keys holding two or more values, and nogoods whose items are all
-        held, that no policy has settled."""
-        self._lookup.sync()
-        return open_conflicts(self._engine)
-
-    @operation(subjects=resolved_conflict, keep=keep_resolve, replay=replay_resolve)
-    def resolve(self, conflict: Conflict | str, winner: Any = None, learn: bool = True, *,
-                give_up: Any = None) -> None:
-        """Settle a conflict as a person would (see :mod:`corollary.facade.resolving`).
-
-        For two values of a key: ``winner`` holds and the other values are rejected; with
-        ``learn`` the winners' sources get right outcomes and the losers' wrong ones. For a
-        nogood (its conflict, or its name): ``give_up`` (an item or a culprit premise, as a key
-        or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
-        resolution is final.
-        """
-        settled = resolution(self._engine, conflict, winner, learn, give_up, self._lookup.sync)
-        batch = self._noting(*(b.key for b, _ in settled.rejected))
-        if batch is None:
-            self._record(settled.outcomes)
-        for b, why in settled.rejected:
-            self._engine.withdraw(b, why)
-        self._after_change(batch=batch, then=self._recorder(batch, settled.outcomes))
+    For two values of a key: ``winner`` holds and the other values are rejected; with
+    ``learn`` the winners' sources get right outcomes and the losers' wrong ones. For a
+    nogood (its conflict, or its name): ``give_up`` (an item or a culprit premise, as a key
+    or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
+    resolution is final.
+    """
+    settled = resolution(kb.parts.engine, conflict, winner, learn, give_up, kb.parts.lookup.sync)
+    batch = kb.parts.noting(*(b.key for b, _ in settled.rejected))
+    if batch is None:
+        kb.parts.record(settled.outcomes)
+    for b, why in settled.rejected:
+        kb.parts.engine.withdraw(b, why)
+    kb.parts.after_change(kb, batch=batch, then=kb.parts.recorder(batch, settled.outcomes))

@@ -105,7 +105,7 @@ def whatif_confidence(engine: Engine, root: Belief, now: float,
     >>> kb.assert_("price", 101.5, source="tool:quote", half_life=60)
     >>> _ = clock.advance(60)
     >>> b = kb.engine.find("price", 101.5)
-    >>> kb.confidence("price"), whatif_confidence(kb._engine, b, kb.now(), [(b, b.premises[0])])
+    >>> kb.confidence("price"), whatif_confidence(kb.parts.engine, b, kb.now(), [(b, b.premises[0])])
     (0.475, 0.95)
     >>> kb.confidence("price")
     0.475

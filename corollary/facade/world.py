@@ -31,7 +31,8 @@ from .blame import sources_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms.proof import Proof
-    from .queries import Held, QueryMethods
+    from .base import BeliefBase
+    from .queries import Held
     from .recall import Recalled
 
 __all__ = ["TimelineEntry", "WorldView", "timeline", "world_at"]
@@ -79,11 +80,11 @@ class TimelineEntry:
     superseded_by: Any = None
 
 
-def timeline(base: QueryMethods, key: str) -> list[TimelineEntry]:
+def timeline(base: BeliefBase, key: str) -> list[TimelineEntry]:
     """Every value of ``key``, oldest validity first (see :class:`TimelineEntry`)."""
-    values = base._lookup.values(key)
-    now = base._lookup.catch_up()
-    engine = base._engine
+    values = base.parts.lookup.values(key)
+    now = base.parts.lookup.catch_up()
+    engine = base.parts.engine
     held = [b for b in values if b.best is not None]
     entries = []
     for b in values:
@@ -116,18 +117,39 @@ class WorldView:
 
     __slots__ = ("_base", "t")
 
-    def __init__(self, base: QueryMethods, t: Instant) -> None:
+    def __init__(self, base: BeliefBase, t: Instant) -> None:
         self._base = base
         #: The world time read, in POSIX seconds.
         self.t = world_time(t)
+
+    @staticmethod
+    def made_for(base: BeliefBase, t: Instant) -> WorldView:
+        """A read-only view of what ``base`` holds at world time ``t`` (POSIX seconds or an
+        aware datetime): ``value``, ``label``, ``confidence``, ``explain``, ``keys``,
+        ``beliefs`` and ``recall`` answer for ``t`` (see :mod:`corollary.facade.world`).
+
+        ``kb.at(t)`` is this function bound to the base. It builds the view without calling
+        ``__init__``: a view is often made for one read (``kb.at(t).value(key)``), and the
+        constructor's call would cost a tenth of that read.
+
+        >>> from corollary import BeliefBase, ManualClock
+        >>> kb = BeliefBase(clock=ManualClock(100))
+        >>> kb.assert_("ceo", "Ann", source="tool:registry", valid_from=0, valid_until=50)
+        >>> kb.at(10).value("ceo"), kb.label("ceo")
+        ('Ann', 'OUT')
+        """
+        view = WorldView.__new__(WorldView)
+        view._base = base
+        view.t = t if type(t) is float and t - t == 0.0 else world_time(t)
+        return view
 
     @contextlib.contextmanager
     def _reading(self) -> Iterator[None]:
         base = self._base
         # outcomes, due rules and expiries first, on the base itself: the what-if below is
         # undone whole, and what it marked would be lost with it
-        now = base._lookup.catch_up()
-        with base._engine.at_world(self.t, now):
+        now = base.parts.lookup.catch_up()
+        with base.parts.engine.at_world(self.t, now):
             yield
 
     def _lone(self, b: Any) -> int:
@@ -139,7 +161,7 @@ class WorldView:
         validity = lone_validity(b, self.t)
         if validity is None:
             return OTHERWISE
-        nogoods = self._base._engine.nogoods_by_key
+        nogoods = self._base.parts.engine.nogoods_by_key
         if nogoods and b.key in nogoods:
             return OTHERWISE
         if validity == OUTSIDE_SPAN:
@@ -159,9 +181,9 @@ class WorldView:
         if b is None:
             if type(key) is not str:
                 return None
-            now = base._lookup.quiet()  # nothing due: no catching up to do (a fifth of a read)
-            held = held_at(base._engine, key, self.t,
-                           base._lookup.catch_up() if now is None else now)
+            now = base.parts.lookup.quiet()  # nothing due: no catching up to do (a fifth of a read)
+            held = held_at(base.parts.engine, key, self.t,
+                           base.parts.lookup.catch_up() if now is None else now)
             if held is None or len(held) > 1:
                 return None  # not decided by premises alone, or an open conflict
             return (True, held[0][1], held[0][0]) if held else (False, 0.0, None)
@@ -172,18 +194,18 @@ class WorldView:
             return None
         if b.withdrawn is not None:
             return False, 0.0, b
-        engine = base._engine
+        engine = base.parts.engine
         if engine.nogoods_by_key and b.key in engine.nogoods_by_key:
             return None
         t = self.t
         ev = b.evidence
         if type(ev) is not tuple:
-            now = base._sync_engine.clock()  # a finite float: current() checked it
+            now = base.parts.sync.clock()  # a finite float: current() checked it
             if all(record_valid_at(r, t) == record_valid_at(r, now) for r in ev):
                 return b.best is not None, b.conf, b  # the same premises count at t as now
         engine.world = t  # valid at t but not counted now: computed at t
         try:
-            c, _, _ = engine.premise_confidence(b, base._sync_engine.clock())
+            c, _, _ = engine.premise_confidence(b, base.parts.sync.clock())
         finally:
             engine.world = None
         return (False, 0.0, b) if c is None else (True, c, b)
@@ -192,13 +214,13 @@ class WorldView:
         """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
         raises)."""
         base = self._base
-        b = base._lookup.current(key)
+        b = base.parts.lookup.current(key)
         if b is not None:  # (current() leaves an end out: an up-to-date value is no end)
             # the first step of _alone written out: the one read a view is most often made for
             # pays no call to get there (docs/model.md, "Time and change")
             validity = lone_validity(b, self.t)
-            if validity is not None and not (base._engine.nogoods_by_key
-                                             and key in base._engine.nogoods_by_key):
+            if validity is not None and not (base.parts.engine.nogoods_by_key
+                                             and key in base.parts.engine.nogoods_by_key):
                 if validity == OUTSIDE_SPAN:
                     return default
                 if b.best is not None:
@@ -206,9 +228,9 @@ class WorldView:
                 if validity == UNDATED:
                     return default
         elif type(key) is str:  # several values (or none): _alone's first step written out
-            lookup = base._lookup
+            lookup = base.parts.lookup
             now = lookup.quiet()
-            values = held_at(base._engine, key, self.t,
+            values = held_at(base.parts.engine, key, self.t,
                              lookup.catch_up() if now is None else now)
             if values is not None and len(values) < 2:  # (no key an end was said of)
                 return values[0][0].value if values else default
@@ -225,15 +247,15 @@ class WorldView:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
         if value is None:
             base = self._base
-            b = base._lookup.current(key)
+            b = base.parts.lookup.current(key)
             if b is not None:  # _lone written out, as in value()
                 validity = lone_validity(b, self.t)
-                if validity is not None and not (base._engine.nogoods_by_key
-                                                 and key in base._engine.nogoods_by_key):
+                if validity is not None and not (base.parts.engine.nogoods_by_key
+                                                 and key in base.parts.engine.nogoods_by_key):
                     if validity == OUTSIDE_SPAN:
                         return 0.0
                     if b.best is not None:
-                        return b.conf  # type: ignore[no-any-return]
+                        return b.conf
                     if validity == UNDATED:
                         return 0.0
             alone = self._alone(key, b)
@@ -245,7 +267,7 @@ class WorldView:
     def label(self, key: str, value: Any = None) -> str:
         """``"IN"`` if ``key`` (or ``key = value``) holds at ``t``."""
         if value is None:
-            b = self._base._lookup.current(key)
+            b = self._base.parts.lookup.current(key)
             if b is not None:
                 lone = self._lone(b)
                 if lone != OTHERWISE:
@@ -269,8 +291,8 @@ class WorldView:
     def keys(self) -> list[str]:
         """The keys holding a value at ``t``, in the base's order."""
         with self._reading():
-            self._base._lookup.sync()
-            return [key for key, slot in self._base._engine.keys.items()
+            self._base.parts.lookup.sync()
+            return [key for key, slot in self._base.parts.engine.keys.items()
                     if (slot.best is not None and not is_end(slot.value)
                         if not isinstance(slot, dict)
                         else any(b.best is not None and not is_end(b.value)
@@ -302,25 +324,6 @@ def world_time(t: Instant) -> float:
     return world
 
 
-_new_view = object.__new__
-
-
-def world_at(base: QueryMethods, t: Instant) -> WorldView:
-    """A read-only view of what the base holds at world time ``t`` (POSIX seconds or an
-    aware datetime): ``value``, ``label``, ``confidence``, ``explain``, ``keys``,
-    ``beliefs`` and ``recall`` answer for ``t`` (see :mod:`corollary.facade.world`).
-
-    ``kb.at(t)`` is this function bound to the base. It builds the view without calling
-    :class:`WorldView`'s ``__init__``: a view is often made for one read (``kb.at(t).value(key)``),
-    and the constructor's call would cost a tenth of that read.
-
-    >>> from corollary import BeliefBase, ManualClock
-    >>> kb = BeliefBase(clock=ManualClock(100))
-    >>> kb.assert_("ceo", "Ann", source="tool:registry", valid_from=0, valid_until=50)
-    >>> kb.at(10).value("ceo"), kb.label("ceo")
-    ('Ann', 'OUT')
-    """
-    view = _new_view(WorldView)
-    view._base = base
-    view.t = t if type(t) is float and t - t == 0.0 else world_time(t)
-    return view
+#: ``kb.at(t)``: :meth:`WorldView.made_for`, bound to the base as it is (one call where a
+#: method building the view would be two: a view is made for each read at a time)
+world_at = WorldView.made_for

@@ -9,7 +9,8 @@ equals the tuple with the same items; ``True`` is not ``1``).
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
 
 from ._validate import exact_str
 from .errors import InvalidInputError, InvalidTypeError
@@ -17,6 +18,10 @@ from .errors import InvalidInputError, InvalidTypeError
 _MAX_DEPTH = 32
 INT_MIN = -(2**63)  # the integers a value may be: what a msgpack snapshot can hold
 INT_MAX = 2**64 - 1
+
+#: A belief's value, as the API types it: plain data (what :func:`canon` accepts; lists and
+#: tuples are its sequences, dicts with string keys its mappings).
+Value: TypeAlias = None | bool | int | float | str | Sequence["Value"] | Mapping[str, "Value"]
 
 #: Kinds that name reasoning steps, never premises or ledger entries.
 STEP_KINDS = frozenset({"rule"})

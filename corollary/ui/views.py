@@ -348,7 +348,8 @@ class Inspector:
             return -(a["at"] or 0)
 
         for record in kb.verdicts.values():
-            answers.setdefault(record.get("promise"), []).append({
+            promise = record.get("promise")  # a promise's name (None: none)
+            answers.setdefault(promise if isinstance(promise, str) else None, []).append({
                 "key": record.get("key"), "value": record.get("value"),
                 "value_text": value_text(record.get("value")),
                 "status": record.get("status"), "why": record.get("why"),

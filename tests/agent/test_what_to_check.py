@@ -138,9 +138,9 @@ def test_a_refresh_that_changes_nothing_is_not_listed() -> None:
     clock.advance(60)
     assert kb.value("ceo") == "Alice" and kb.confidence("bonus") == 0.0
     assert kb.what_to_check("bonus") == []
-    bob = kb._engine.find("ceo", "Bob")
+    bob = kb.parts.engine.find("ceo", "Bob")
     (premise,) = bob.premises
-    assert whatif_confidence(kb._engine, kb._engine.find("bonus", "Bob's"), kb.now(),
+    assert whatif_confidence(kb.parts.engine, kb.parts.engine.find("bonus", "Bob's"), kb.now(),
                              [(bob, premise)]) == 0.0
 
 
@@ -151,8 +151,8 @@ def test_an_exception_that_holds_keeps_the_belief_out() -> None:
     kb.claim("y", 2, source="model:m", inputs=["x"], unless=["closure"])
     clock.advance(60)
     assert (kb.label("y"), kb.confidence("y")) == ("OUT", 0.0)
-    y = kb._engine.find("y", 2)
-    assert whatif_confidence(kb._engine, y, kb.now()) == 0.0
+    y = kb.parts.engine.find("y", 2)
+    assert whatif_confidence(kb.parts.engine, y, kb.now()) == 0.0
     assert kb.what_to_check("y") == []  # refreshing x cannot bring y back while closure holds
     kb.retract("closure")
     (check,) = kb.what_to_check("y")
@@ -167,12 +167,12 @@ def test_a_nogood_loser_stays_out() -> None:
     kb.claim("c", 2, source="model:m", inputs=["b"])
     kb.nogood("a", "b")                                    # b gives way to a
     clock.advance(60)
-    b = kb._engine.find("b", 1)
+    b = kb.parts.engine.find("b", 1)
     assert (kb.label("b"), kb.confidence("b")) == ("OUT", 0.0)
-    assert whatif_confidence(kb._engine, b, kb.now()) == 0.0
+    assert whatif_confidence(kb.parts.engine, b, kb.now()) == 0.0
     assert kb.what_to_check("b") == [] and kb.what_to_check("c") == []
     (premise,) = b.premises
-    assert whatif_confidence(kb._engine, b, kb.now(), [(b, premise)]) == 0.0  # 0.95 < 0.99
+    assert whatif_confidence(kb.parts.engine, b, kb.now(), [(b, premise)]) == 0.0  # 0.95 < 0.99
 
 
 def test_a_refresh_can_defeat_what_the_belief_rests_on() -> None:
@@ -204,9 +204,9 @@ def test_the_baseline_is_the_bases_own_number_everywhere() -> None:
             kb.clock.advance(step)  # type: ignore[attr-defined]
             kb.refresh()
             now = kb.now()
-            for b in list(kb._engine.beliefs()):
+            for b in list(kb.parts.engine.beliefs()):
                 expected = kb.confidence(b.key, b.value)
-                assert whatif_confidence(kb._engine, b, now) == expected, (b.key, b.value)
+                assert whatif_confidence(kb.parts.engine, b, now) == expected, (b.key, b.value)
                 compared += 1
     assert compared == 3 * sum(len(kb) for kb in bases) == 156
 
@@ -216,9 +216,9 @@ def test_what_to_check_never_changes_the_base() -> None:
     kb.clock.advance(45)  # type: ignore[attr-defined]
     before = state(kb)
     labels = [(b.key, b.value, kb.label(b.key, b.value), kb.confidence(b.key, b.value))
-              for b in list(kb._engine.beliefs())]
+              for b in list(kb.parts.engine.beliefs())]
     ranked = 0
-    for key in sorted({b.key for b in kb._engine.beliefs()}):
+    for key in sorted({b.key for b in kb.parts.engine.beliefs()}):
         try:
             ranked += len(kb.what_to_check(key, limit=None))
         except AmbiguousValueError:
@@ -226,7 +226,7 @@ def test_what_to_check_never_changes_the_base() -> None:
     assert ranked > 0
     assert state(kb) == before
     assert labels == [(b.key, b.value, kb.label(b.key, b.value), kb.confidence(b.key, b.value))
-                      for b in list(kb._engine.beliefs())]
+                      for b in list(kb.parts.engine.beliefs())]
 
 
 def test_bad_questions() -> None:
@@ -254,9 +254,9 @@ def test_under_prefer_newer_a_refresh_keeps_the_start_the_value_was_first_seen_f
     clock.advance(1)
     kb.assert_("b", 1, source="human:ann")
     clock.advance(45)
-    old = kb._engine.find("b", 0)
+    old = kb.parts.engine.find("b", 0)
     assert old is not None and kb.label("b", 0) == "OUT"
     premise = old.premise_from("human:ann")
-    predicted = whatif_confidence(kb._engine, old, kb.now(), [(old, premise)])
+    predicted = whatif_confidence(kb.parts.engine, old, kb.now(), [(old, premise)])
     kb.assert_("b", 0, source="human:ann", ttl=60)
     assert predicted == kb.confidence("b", 0) == 0.0  # still superseded by b = 1

@@ -99,7 +99,7 @@ def test_an_interrupt_at_any_line_of_a_what_if_leaves_the_base_as_it_was() -> No
              if at <= 300 or at > lines - 300 or at % 5 == 0]
     for at in tried:
         kb = _base()
-        engine = kb._engine
+        engine = kb.parts.engine
         data, state, dirty = kb.to_dict(), engine_state(engine), engine.dirty
         outcomes = len(kb.ledger.outcomes())
         assert _interrupted(kb, at)[0]

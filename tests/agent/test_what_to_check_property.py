@@ -109,7 +109,7 @@ def test_the_whatif_is_the_engine(policy: str, rules: bool, ops: list[Any], wait
         apply(kb, clock, op)
     clock.advance(wait)
     settle(kb)
-    engine = kb._engine
+    engine = kb.parts.engine
     now = kb.now()
     outcomes = len(kb.ledger.outcomes())
     beliefs = sorted(engine.beliefs(), key=lambda b: b.seq)
@@ -173,7 +173,7 @@ def test_a_what_if_under_a_rule_watch_keeps_the_touched_keys() -> None:
     kb.assert_("b", 2, source="tool:scan", ttl=90)
     clock.advance(100)
     kb.refresh()
-    engine = kb._engine
+    engine = kb.parts.engine
     touched = engine.touched
     assert touched is not None
     d = engine.find("d", 0)

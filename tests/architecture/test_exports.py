@@ -41,6 +41,8 @@ def _namespace() -> dict[str, Any]:
     names: dict[str, Any] = {}
     for cls in BeliefBase.__mro__[:-1]:
         names.update(vars(sys.modules[cls.__module__]))
+    for _, member in _public_members():  # a method bound from the module that writes it
+        names.update(vars(sys.modules[member.__module__]))
     names.update({n: getattr(corollary, n) for n in corollary.__all__})
     names.update(np=np, NDArray=NDArray, Self=typing_extensions.Self)
     return names
@@ -60,7 +62,8 @@ def _classes(tp: Any) -> set[type]:
 
 
 def _public_members() -> list[tuple[str, Any]]:
-    """The base's public methods and properties, those of the parts it is made of included."""
+    """The base's public methods and properties (those its class binds from the facade's
+    modules included)."""
     members = []
     seen: set[str] = set()
     for cls in BeliefBase.__mro__[:-1]:  # not object

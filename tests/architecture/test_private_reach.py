@@ -70,23 +70,8 @@ THIRD_PARTY: dict[str, dict[str, str]] = {
     },
 }
 
-_FACADE = "facade lane removes these (issue 36 item 2)"
 #: file -> (the lane that removes them, the private names reached there today).
 OTHER_LANES: dict[str, tuple[str, frozenset[str]]] = {
-    "corollary/facade/base_operations.py": (_FACADE, frozenset({
-        "_called", "_engine", "_promises", "_trust"})),
-    "corollary/facade/erasing.py": (_FACADE, frozenset({
-        "_blobs", "_engine", "_promises", "_state"})),
-    "corollary/facade/journaled.py": (_FACADE, frozenset({
-        "_engine", "_lookup", "_ops", "_rules", "_state", "_take_state", "_uid"})),
-    "corollary/facade/operations.py": (_FACADE, frozenset({"_oplog"})),
-    "corollary/facade/remembering.py": (_FACADE, frozenset({
-        "_embedder", "_engine", "_key_index", "_lookup"})),
-    "corollary/facade/saving.py": (_FACADE, frozenset({
-        "_calls", "_engine", "_promises", "_rules", "_sessions", "_trust", "_watch_changes"})),
-    "corollary/facade/undo.py": (_FACADE, frozenset({
-        "_embedder", "_ops", "_promises", "_rules", "_take_state", "_trust"})),
-    "corollary/facade/world.py": (_FACADE, frozenset({"_engine", "_lookup", "_sync_engine"})),
 }
 
 

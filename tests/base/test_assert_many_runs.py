@@ -97,14 +97,14 @@ def test_a_run_interrupted_half_made_is_undone_with_its_batch() -> None:
             raise KeyboardInterrupt
         return reliability(source, now)
 
-    bulk._engine.reliability = interrupting
+    bulk.parts.engine.reliability = interrupting
     try:
         bulk.assert_many(rows)
     except KeyboardInterrupt:
         pass
     else:  # pragma: no cover
         raise AssertionError("the run was not interrupted")
-    bulk._engine.reliability = reliability
+    bulk.parts.engine.reliability = reliability
     assert _snapshot(bulk) == before and len(bulk) == len(single) == 3
     assert "k0" not in bulk and "k1999" not in bulk
     # numbering resumes where it was: the same rows now give what one by one gives
@@ -187,7 +187,7 @@ def test_a_load_of_plain_new_keys_is_settled_as_it_is_made() -> None:
     bulk, single = _twins()
     bulk.refresh()  # what the setup left stale
     bulk.assert_many(rows)
-    current = bulk._lookup.current
+    current = bulk.parts.lookup.current
     assert all(current(f"k{i}") is not None for i in range(2_000))  # read with no sync
     assert bulk.refresh() == 0  # nothing was left to evaluate
     more = [("h", 1, "human:ops"), ("k7", 7, "document:d")]  # a known key: confirms k7

@@ -156,7 +156,7 @@ def test_recall_and_vectors_drop_the_forgotten() -> None:
     assert [r.key for r in kb.recall("pin 73914682")][:1] == ["ann:pin"]
     kb.forget("ann:pin")
     assert all(r.key != "ann:pin" for r in kb.recall("pin 73914682", limit=10))
-    recaller = kb._recaller
+    recaller = kb.parts.recaller
     assert recaller is not None and recaller.vectors is not None
     assert all(b is None or b.key != "ann:pin" for b in recaller.vectors.rows)
 
@@ -303,3 +303,15 @@ def test_a_retracted_conversation_can_still_be_forgotten() -> None:
     assert "73914682" in str(kb.explain(doc))  # retracting keeps the text
     kb.forget(doc)
     assert doc not in kb and "73914682" not in everything_readable(kb)
+
+
+def test_forget_drops_remember_s_key_index() -> None:
+    # the index remember resolves names with holds every key's words: a forgotten key's must
+    # not stay in it (it is built again from what the engine holds when remember next asks)
+    fact = {"subject": "Alice", "attribute": "city", "value": "Paris", "quote": "I live in Paris"}
+    model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [fact]})])])
+    kb = BeliefBase(clock=ManualClock(0))
+    kb.remember("I live in Paris.", source="human:alice", model=model)
+    assert kb.parts.key_index is not None
+    kb.forget("alice:city")
+    assert kb.parts.key_index is None

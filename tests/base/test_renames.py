@@ -89,7 +89,7 @@ def test_guarantee_options_as_keywords_or_one_value() -> None:
     with pytest.raises(InvalidTypeError, match="threshold"):
         by_value.guarantee("q", EXAMPLES, max_risk=0.2, threshold=0.5)
     with pytest.raises(InvalidTypeError, match="GuaranteeOptions"):
-        by_value._promises.guarantee(by_value.ledger, "q", EXAMPLES, {"max_risk": 0.2})  # type: ignore[arg-type]
+        by_value.parts.promises.guarantee(by_value.ledger, "q", EXAMPLES, {"max_risk": 0.2})  # type: ignore[arg-type]
 
 
 def test_remove_guarantee_is_the_one_spelling() -> None:

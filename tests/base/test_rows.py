@@ -40,7 +40,7 @@ def rows(draw: Any) -> Any:
 @settings(max_examples=200, deadline=None)
 @given(batch=st.lists(rows(), max_size=12))
 def test_every_checked_row_is_the_row_assert_would_check(batch: list[Any]) -> None:
-    trust = BeliefBase(clock=ManualClock(0))._trust
+    trust = BeliefBase(clock=ManualClock(0)).parts.trust
     checked = check_rows(trust, batch)
     assert len(checked) == len(batch)
     assert checked.uniform == (checked.plain == len(batch))

@@ -389,13 +389,13 @@ def test_a_read_at_a_time_settles_only_what_it_reads(monkeypatch: pytest.MonkeyP
     kb.claim("mail", "ok", source="model:m", inputs=["addr", "zip"])  # over Pine Ave
     kb.refresh()
     swept: list[int] = []
-    original = kb._engine._evaluate
+    original = kb.parts.engine._evaluate
 
     def spy(region: set, now: float) -> None:  # type: ignore[type-arg]
         swept.append(len(region))
         original(region, now)
 
-    monkeypatch.setattr(kb._engine, "_evaluate", spy)
+    monkeypatch.setattr(kb.parts.engine, "_evaluate", spy)
     assert kb.at(day(2025, 6, 1)).label("mail") == "IN"
     assert 0 < sum(swept) <= 4  # mail, zip and the two values of addr: no copy of the base
     assert kb.at(day(2024, 6, 1)).label("mail") == "OUT"  # it rests on Pine Ave, not yet then

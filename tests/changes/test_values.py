@@ -155,3 +155,23 @@ def test_registration_refuses_what_cannot_be_a_change() -> None:
         register_change(Nameless, lambda kb, c: None)
     with pytest.raises(InvalidTypeError):
         register_change(Assert, lambda kb, c: None)
+
+
+def test_each_base_value_has_its_method_s_parameters() -> None:
+    # a value missing a parameter cannot say a change its method makes (Remember had no links:
+    # a remember whose facts link to each other could not be a value)
+    import inspect
+
+    import corollary.changes as changes
+    from corollary.changes.base_changes import BaseChange
+
+    for name in changes.__all__:
+        kind = getattr(changes, name)
+        if not (isinstance(kind, type) and issubclass(kind, BaseChange)) or kind is BaseChange:
+            continue
+        parameters = [p for p in inspect.signature(getattr(BeliefBase, kind.method)).parameters.values()
+                      if p.kind is not p.VAR_KEYWORD][1:]  # not self (kb)
+        fields = [f.name for f in attrs.fields(kind)]
+        if kind is changes.Guarantee:  # its keyword settings are one field
+            fields.remove("settings")
+        assert fields == [p.name for p in parameters], kind.__name__

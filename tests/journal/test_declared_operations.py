@@ -22,6 +22,8 @@ from corollary.facade.operations import (
     operation,
     operations_of,
 )
+from corollary.facade.parts import Parts
+from corollary.facade.saving import STATE_ATTRIBUTES, take_state
 from corollary.foundations.errors import InvalidTypeError, JournalReplayError, UnknownBeliefError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,7 +92,7 @@ class Recorder:
 
 def test_a_plain_base_has_no_log_and_an_installed_log_hears_each_change() -> None:
     kb = BeliefBase(clock=ManualClock(0))
-    assert kb._oplog is None
+    assert kb.parts.log is None
     log = Recorder()
     assert install_log(kb, log) is None
     kb.assert_("hq", "Austin", source="tool:registry")
@@ -101,7 +103,7 @@ def test_a_plain_base_has_no_log_and_an_installed_log_hears_each_change() -> Non
                         ("begin", "retract", "hq"), ("resolved", "retracted", "Austin"),
                         ("end", "retract"),
                         ("begin", "retract", "nowhere"), ("fail", "retract", "UnknownBeliefError")]
-    assert install_log(kb, None) is log and kb._oplog is None
+    assert install_log(kb, None) is log and kb.parts.log is None
     with pytest.raises(InvalidTypeError):
         install_log(kb, object())  # type: ignore[arg-type]
 
@@ -224,22 +226,31 @@ def test_taking_another_writer_s_state_takes_only_the_parts_it_lists() -> None:
     engine = kb.engine
     assert kb.sync() == 2  # the calibrator's entry carries a state: kb takes it
     assert kb.engine is not engine and kb.value("hq") == "Austin"
-    assert kb.notes == ["mine"] and kb._oplog is kb.journal  # its own, and the journal's, stay
-    assert kb.max_rule_firings == 77 and kb._rules.max_firings == 77  # this process's
+    assert kb.notes == ["mine"] and kb.parts.log is kb.journal  # its own, and the journal's, stay
+    assert kb.max_rule_firings == 77 and kb.parts.rules.max_firings == 77  # this process's
     assert kb.calibrator is not None
     fresh = BeliefBase(clock=ManualClock(0))
     taken = BeliefBase(clock=ManualClock(0))
-    taken._take_state(fresh)
-    for name in BeliefBase.STATE_PARTS:
+    take_state(taken, fresh)
+    for name in STATE_ATTRIBUTES:
         assert getattr(taken, name) is getattr(fresh, name)
-    assert taken._uid != fresh._uid and taken._oplog is None
+    for name in Parts.STATE:
+        assert getattr(taken.parts, name) is getattr(fresh.parts, name)
+    assert taken.parts.uid != fresh.parts.uid and taken.parts.log is None
 
 
 def test_every_attribute_of_a_base_is_state_or_its_own() -> None:
+    # the base's own attributes and its parts' fields are each the base's state (a snapshot's)
+    # or this process's own (configuration, operation count and id, saved versions, log)
     kb = BeliefBase(clock=ManualClock(0))
-    state, own = set(BeliefBase.STATE_PARTS), set(BeliefBase.OWN_PARTS)
+    own = {"conflict_policy", "max_rule_firings", "max_rule_seconds", "parts"}
+    state = set(STATE_ATTRIBUTES)
     assert not state & own
     assert set(vars(kb)) == state | own
+    process = {"uid", "ops", "sessions", "log"}
+    assert not process & set(Parts.STATE)
+    assert set(Parts.__slots__) == set(Parts.STATE) | process
+    assert all(hasattr(kb.parts, name) for name in Parts.__slots__)
 
 
 def test_every_option_of_the_base_is_an_option_of_open_session() -> None:

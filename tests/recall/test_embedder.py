@@ -115,9 +115,9 @@ def test_a_value_made_just_before_the_index_is_rebuilt_gets_its_vector():
     for i in range(60):  # each replaced value is met, gone, by the next recall
         kb.assert_(f"note:{i}", f"changed {i}", source="tool:t")
         kb.assert_(f"made:{i}", f"zebracrossing{i}", source="tool:t")
-        docs = kb._recaller.index.docs
+        docs = kb.parts.recaller.index.docs
         kb.recall("text changed", limit=100)
-        if kb._recaller.index.docs is not docs:  # rebuilt
+        if kb.parts.recaller.index.docs is not docs:  # rebuilt
             before_rebuild.append(f"made:{i}")
     assert before_rebuild
     found = kb.recall("zebra crossing", limit=100)

@@ -74,4 +74,4 @@ def test_the_index_stays_bounded_over_churn() -> None:
     hits = kb.recall("customer email", limit=50)
     beliefs = len(kb.to_dict()["beliefs"])
     assert all(kb.label(h.key) == "IN" and kb.value(h.key) == h.value for h in hits)
-    assert kb._recaller.index.nbytes <= 150 * beliefs + 65_536, (kb._recaller.index.nbytes, beliefs)
+    assert kb.parts.recaller.index.nbytes <= 150 * beliefs + 65_536, (kb.parts.recaller.index.nbytes, beliefs)

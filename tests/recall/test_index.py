@@ -72,7 +72,7 @@ def test_segments_stay_few_as_beliefs_arrive_one_by_one():
     for i in range(300):
         kb.assert_(f"note:{i}", f"word{i % 7}", source="tool:t")
         kb.recall("word3")
-    index = kb._recaller.index
+    index = kb.parts.recaller.index
     assert len(index.segments) <= 10
     assert len(kb.recall("word3", limit=1000)) == len([i for i in range(300) if i % 7 == 3])
 
@@ -98,7 +98,7 @@ def test_index_memory_is_reported(n):
     kb = BeliefBase(clock=ManualClock(0))
     kb.assert_many([(f"k:{i}", f"v {i}", "tool:t") for i in range(n)])
     kb.recall("v")
-    index = kb._recaller.index
+    index = kb.parts.recaller.index
     assert index.nbytes > 0
     assert np.all(np.diff(index._ids.astype(np.float64)) > 0) or len(index._ids) == 0
 
@@ -171,7 +171,7 @@ def test_a_query_reads_only_the_sources_whose_name_holds_its_words(monkeypatch):
     assert read == []  # what the sources named "pdf" gave is kept between queries
     kb.assert_("fact:memo", "value memo", source="document:second.pdf")
     assert "fact:memo" in {r.key for r in kb.recall("pdf", limit=600)}
-    assert kb._recaller.index._sources["document:second.pdf"] in read
+    assert kb.parts.recaller.index._sources["document:second.pdf"] in read
     read.clear()
     assert [r.key for r in kb.recall("memo", limit=5)] == ["fact:memo"]
     assert read == []  # "document:memo" gave nothing new: its beliefs are kept

@@ -65,8 +65,8 @@ def test_what_a_retriever_ranks_is_still_checked_held_and_in_scope() -> None:
     kb.retract("team:motto", "a very long motto that no query names")
     assert "team:motto" not in [r.key for r in kb.recall("office")]
     assert [r.key for r in kb.recall("office", scope="team")] == []
-    kb.add_retriever(kb._recaller.retrievers[0])  # type: ignore[union-attr]  # again: nothing
-    assert len(kb._recaller.retrievers) == 1  # type: ignore[union-attr]
+    kb.add_retriever(kb.parts.recaller.retrievers[0])  # type: ignore[union-attr]  # again: nothing
+    assert len(kb.parts.recaller.retrievers) == 1  # type: ignore[union-attr]
 
 
 def test_a_retriever_without_the_protocol_is_refused() -> None:

@@ -34,9 +34,9 @@ def record_on_replay(kb: Any) -> None:
     then skip every one of them as known: tests/journal/test_journaled.py)."""
     def record(items: Any, *, at: float | None = None, topic: str | None = None) -> None:
         if items:  # BeliefBase._record without its "a replay records nothing"
-            kb.ledger.record_many(outcome_events(kb._uid, kb._ops, items,
+            kb.ledger.record_many(outcome_events(kb.parts.uid, kb.parts.ops, items,
                                                  kb.now() if at is None else at, topic))
-            kb._ops += 1
+            kb.parts.ops += 1
 
     kb._record = record
 

@@ -35,7 +35,7 @@ class _CountingSync:
 
     def __init__(self, kb: BeliefBase) -> None:
         self.calls = 0
-        engine = kb._engine
+        engine = kb.parts.engine
         inner = engine.sync
 
         def counted(now, targets=None):  # type: ignore[no-untyped-def]
@@ -107,7 +107,7 @@ def test_an_expiry_crossing_is_seen() -> None:
         reads.append((kb.label("quote"), kb.label("order"), kb.confidence("order")))  # again
     held = ("IN", "IN", pytest.approx(0.9 * 0.95))
     assert reads == [held] * 6 + [("OUT", "OUT", 0.0)] * 4
-    assert kb._engine.find("quote", 10).why == "expired"
+    assert kb.parts.engine.find("quote", 10).why == "expired"
     fresh = _scratch(kb, clock)
     assert (fresh.label("quote"), fresh.label("order")) == ("OUT", "OUT")
 

@@ -179,7 +179,7 @@ def test_the_feed_makes_no_reference_cycle() -> None:
     for kb in made:
         kb.assert_("a", 1, source="human:ann")
         kb.recall("a")
-        refs.append((weakref.ref(kb), weakref.ref(kb._engine)))
+        refs.append((weakref.ref(kb), weakref.ref(kb.parts.engine)))
     del kb
     enabled = gc.isenabled()
     gc.disable()

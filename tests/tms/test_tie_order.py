@@ -30,14 +30,14 @@ def _base() -> tuple[BeliefBase, ManualClock]:
 
 
 def _labels(kb: BeliefBase) -> dict[tuple[str, object], str]:
-    return {(b.key, b.value): kb.label(b.key, b.value) for b in kb._engine.beliefs()}
+    return {(b.key, b.value): kb.label(b.key, b.value) for b in kb.parts.engine.beliefs()}
 
 
 def test_a_derived_value_tied_with_its_rival_loses_as_from_scratch() -> None:
     kb, clock = _base()
     incremental = _labels(kb)
     # from scratch: every belief re-evaluated, and the same base rebuilt from its snapshot
-    kb._engine.mark_all()
+    kb.parts.engine.mark_all()
     kb.refresh()
     scratch = _labels(kb)
     restored = BeliefBase.from_dict(kb.to_dict(), clock=clock, rules=[_copy_d])
@@ -66,7 +66,7 @@ def test_the_tie_is_settled_alike_through_a_chain_of_rules() -> None:
     kb.assert_("a", 0, source="tool:scan")
     kb.assert_("d", 1, source="tool:scan")  # d -> e -> a = 1, all at 0.95
     incremental = _labels(kb)
-    kb._engine.mark_all()
+    kb.parts.engine.mark_all()
     kb.refresh()
     assert incremental == _labels(kb)
     assert incremental[("a", 0)] == "IN" and incremental[("a", 1)] == "OUT"
@@ -94,7 +94,7 @@ def test_an_exception_brought_in_with_the_ties_still_defeats() -> None:
         kb.claim("c", 2, source="model:m", inputs=[], unless=["a"])
         kb.assert_("a", 0, source="document:doc")
         kb.assert_("b", 1, source="tool:scan")
-        kb._engine.mark(kb._engine.find("c", 2))  # the value and its rival swept again
+        kb.parts.engine.mark(kb.parts.engine.find("c", 2))  # the value and its rival swept again
         seen.add((kb.label("c", 2), kb.label("c", 1), kb.value("c")))
         del shift
     assert seen == {("OUT", "IN", 1)}

@@ -1,0 +1,90 @@
+"""``kb.claim``: a model's claim, reasoned from held inputs, checked where it can be.
+
+A method of :class:`~corollary.BeliefBase` (bound in its class body): it validates every
+argument (the claim's shape, its inputs held, its exceptions, that it makes no cycle through
+the strata) before anything changes, records the checks' outcomes with the change, and adds one
+justification. What a claim's checks mean is :mod:`corollary.reasons.claims`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..foundations._validate import check_bool, plain_text
+from ..foundations.clock import Instant
+from ..foundations.values import Value
+from ..reasons.claims import check_claim
+from ..tms import Justification, make_items, strata
+from .assertions import check_valid_time
+from .base_operations import claimed
+from .blame import Verdict
+from .operations import operation
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import BeliefBase
+
+__all__ = ["claim"]
+
+
+@operation(subjects=claimed)
+def claim(
+    kb: BeliefBase,
+    key: str,
+    value: Value,
+    source: str = "model:default",
+    inputs: Sequence[str] | Mapping[str, str] = (),
+    certainty: float | None = None,
+    formula: str | None = None,
+    citation: object = None,
+    *,
+    unless: Sequence[str | tuple[str, Value]] = (),
+    learn: bool | None = None,
+    valid_from: Instant | None = None,
+    valid_until: Instant | None = None,
+) -> Value:
+    """Record a model's claim ``key = value``, reasoned from the held ``inputs``.
+
+    A ``formula`` over the inputs' names is re-executed: if it reproduces ``value`` the step
+    is verified (``1.0 × certainty``), otherwise the re-executed value is believed instead
+    and the model is wrong. A ``citation`` (document key and quote) is checked against the
+    document's text. ``unless`` lists exceptions (keys, or ``(key, value)`` pairs): the
+    claim holds only while none of them is held, and comes back by itself when they go.
+    ``learn`` says whether the checks are outcomes of ``source`` for this claim (default
+    ``None``: the base's ``learn_from_checks``). ``valid_from``/``valid_until`` (POSIX
+    seconds or timezone-aware ``datetime``) say when the claimed value holds in the world:
+    outside that interval the claim does not count, and under ``PreferNewer`` a claim with
+    a ``valid_from`` is ordered in time as a premise with one is (docs/model.md, "Time and
+    change"). Returns the value believed. See :mod:`corollary.reasons.claims`.
+    """
+    learn = kb.learn_from_checks if learn is None else check_bool(learn, "learn")
+    vf, vu = check_valid_time(valid_from, valid_until)
+    source = plain_text(source)
+    kb.parts.trust.check_source(source, "claims come from sources")
+    exceptions = make_items(unless, "unless")
+    checked = check_claim(key, value, source, inputs, certainty, formula, citation,
+                          kb.parts.lookup.held_belief)
+    strata.check_reason(kb.parts.engine, checked.key, checked.vid, checked.inputs, exceptions)
+    items: list[Verdict] = []
+    if learn and checked.checks:
+        now = kb.parts.sync.outcomes()
+        rel, _ = kb.parts.trust.reliability(source, now)
+        signal = rel * checked.certainty * min((b.conf for b in checked.inputs), default=1.0)
+        items = [(source, ok, why, checked.key, signal) for ok, why in checked.checks]
+    engine = kb.parts.engine
+    batch = kb.parts.noting(checked.key)
+    if batch is None:
+        kb.parts.record(items)
+    out = engine.belief(checked.key, checked.believed, checked.vid)
+    if out.withdrawn is not None:  # a withdrawn value claimed afresh: its old evidence stays withdrawn
+        engine.withdraw_reasons(out)
+        engine.reinstate(out)
+    info = checked.info
+    if vf is not None or vu is not None:  # the claim's own valid time (kinds.VALID_TIME)
+        info = {**info, **({} if vf is None else {"valid_from": vf}),
+                **({} if vu is None else {"valid_until": vu})}
+    j = engine.add_justification(Justification(checked.kind, source, out, checked.inputs,
+                                               checked.certainty, info, exceptions))
+    kb.parts.after_change(kb, batch=batch, made=[j], then=kb.parts.recorder(batch, items))
+    believed: Value = checked.believed
+    return believed
