@@ -21,7 +21,7 @@ class _CountingSync:
 
     def __init__(self, kb: BeliefBase) -> None:
         self.calls = 0
-        engine = kb._engine
+        engine = kb.parts.engine
         inner = engine.sync
 
         def counted(now, targets=None):  # type: ignore[no-untyped-def]

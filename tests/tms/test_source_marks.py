@@ -44,7 +44,7 @@ def test_confirming_keys_one_by_one_does_not_walk_every_belief_of_their_sources(
     kb = BeliefBase(clock=ManualClock(0))
     for i in range(200):
         kb.assert_(f"k{i}", i, source="tool:a")
-    engine = kb._engine
+    engine = kb.parts.engine
     engine.by_source["tool:a"] = _CountingList(engine.by_source["tool:a"])
     kb.assert_("k0", 0, source="tool:b")  # a confirmation: the sources' reliability moves
     kb.label("k199")  # the next read marks every belief of tool:a stale
