@@ -209,8 +209,7 @@ class WorldView:
     def value(self, key: str, default: Any = None) -> Any:
         """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
         raises)."""
-        base = self._base
-        parts = base.parts
+        parts = self._base.parts
         b = parts.lookup.current(key)
         if b is not None:  # (current() leaves an end out: an up-to-date value is no end)
             # _lone written out: the one read a view is most often made for pays no call to
@@ -221,14 +220,13 @@ class WorldView:
                 if not nogoods or key not in nogoods:
                     return b.value if held else default
         elif type(key) is str:  # several values (or none): _alone's first step written out
-            lookup = base.parts.lookup
+            lookup = parts.lookup
             now = lookup.quiet()
-            values = held_at(base.parts.engine, key, self.t,
-                             lookup.catch_up() if now is None else now)
+            values = held_at(parts.engine, key, self.t, lookup.catch_up() if now is None else now)
             if values is not None and len(values) < 2:  # (no key an end was said of)
                 return values[0][0].value if values else default
             with self._reading():  # a what-if decides it (_alone would say so again)
-                return base.value(key, default)
+                return self._base.value(key, default)
         alone = self._alone(key, b)
         if alone is not None:  # an end left alone (its value forgotten) holds no value either
             held, b = alone[0], alone[2]  # (no belief when nothing holds at t)
