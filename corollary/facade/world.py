@@ -105,7 +105,7 @@ def timeline(base: BeliefBase, key: str) -> list[TimelineEntry]:
 
 class WorldView:
     """What ``base`` holds true at world time ``t`` (``kb.at(t)``): read-only, with the base's
-    read methods, each answering for ``t``.
+    read methods, each answering for ``t``. ``kb.at(t)`` (:meth:`made_for`) is what makes one.
 
     >>> from corollary import BeliefBase, ManualClock, PreferNewer
     >>> kb = BeliefBase(clock=ManualClock(100), conflict_policy=PreferNewer())
