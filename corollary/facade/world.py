@@ -25,7 +25,7 @@ from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import is_end
 from ..tms.conflicts import span_of, superseder
-from ..tms.records import OUTSIDE_SPAN, UNDATED, lone_validity, record_valid_at
+from ..tms.records import lone_held_at, record_valid_at
 from ..tms.world_reads import held_at
 from .blame import sources_of
 
@@ -105,7 +105,7 @@ def timeline(base: BeliefBase, key: str) -> list[TimelineEntry]:
 
 class WorldView:
     """What ``base`` holds true at world time ``t`` (``kb.at(t)``): read-only, with the base's
-    read methods, each answering for ``t``.
+    read methods, each answering for ``t``. ``kb.at(t)`` (:meth:`made_for`) is what makes one.
 
     >>> from corollary import BeliefBase, ManualClock, PreferNewer
     >>> kb = BeliefBase(clock=ManualClock(100), conflict_policy=PreferNewer())
@@ -115,12 +115,11 @@ class WorldView:
     ('Pine Ave', 'Oak St', 'OUT')
     """
 
-    __slots__ = ("_base", "t")
+    __slots__ = ("_base", "t")  # no __init__: made by made_for alone (kb.at), the cheapest way
 
-    def __init__(self, base: BeliefBase, t: Instant) -> None:
-        self._base = base
-        #: The world time read, in POSIX seconds.
-        self.t = world_time(t)
+    _base: BeliefBase
+    #: The world time read, in POSIX seconds.
+    t: float
 
     @staticmethod
     def made_for(base: BeliefBase, t: Instant) -> WorldView:
@@ -128,9 +127,10 @@ class WorldView:
         aware datetime): ``value``, ``label``, ``confidence``, ``explain``, ``keys``,
         ``beliefs`` and ``recall`` answer for ``t`` (see :mod:`corollary.facade.world`).
 
-        ``kb.at(t)`` is this function bound to the base. It builds the view without calling
-        ``__init__``: a view is often made for one read (``kb.at(t).value(key)``), and the
-        constructor's call would cost a tenth of that read.
+        ``kb.at(t)`` is this function bound to the base, the one way a view is made: the class
+        has no ``__init__``, as a view is often made for one read (``kb.at(t).value(key)``),
+        and a constructor's call (or ``WorldView.__new__``'s lookup) would cost a quarter of
+        that read (benchmarks/RESULTS.md, "kb.at(t) under 2x").
 
         >>> from corollary import BeliefBase, ManualClock
         >>> kb = BeliefBase(clock=ManualClock(100))
@@ -138,7 +138,7 @@ class WorldView:
         >>> kb.at(10).value("ceo"), kb.label("ceo")
         ('Ann', 'OUT')
         """
-        view = WorldView.__new__(WorldView)
+        view = WorldView()
         view._base = base
         view.t = t if type(t) is float and t - t == 0.0 else world_time(t)
         return view
@@ -158,17 +158,13 @@ class WorldView:
         paths of :meth:`_alone`). The first step of every read, taken where it is cheapest:
         one premise and nothing else, outside its valid time at ``t``, or held now and valid
         at ``t`` (docs/model.md, "Time and change")."""
-        validity = lone_validity(b, self.t)
-        if validity is None:
+        held = lone_held_at(b, self.t)
+        if held is None:
             return OTHERWISE
         nogoods = self._base.parts.engine.nogoods_by_key
         if nogoods and b.key in nogoods:
-            return OTHERWISE
-        if validity == OUTSIDE_SPAN:
-            return NOT_HELD  # withdrawn, or a lone premise outside its valid time at t
-        if b.best is not None:
-            return HELD  # held now, so valid now as at t: it counts as it does now
-        return NOT_HELD if validity == UNDATED else OTHERWISE
+            return OTHERWISE  # a rival valid at t and not now may defeat it
+        return HELD if held else NOT_HELD
 
     def _alone(self, key: object, b: Any) -> tuple[bool, float, Any] | None:
         """``(held, confidence, belief)`` at ``t`` of ``key``'s value when nothing but the
@@ -213,29 +209,24 @@ class WorldView:
     def value(self, key: str, default: Any = None) -> Any:
         """The value held for ``key`` at ``t`` (``default`` if none; an open conflict
         raises)."""
-        base = self._base
-        b = base.parts.lookup.current(key)
+        parts = self._base.parts
+        b = parts.lookup.current(key)
         if b is not None:  # (current() leaves an end out: an up-to-date value is no end)
-            # the first step of _alone written out: the one read a view is most often made for
-            # pays no call to get there (docs/model.md, "Time and change")
-            validity = lone_validity(b, self.t)
-            if validity is not None and not (base.parts.engine.nogoods_by_key
-                                             and key in base.parts.engine.nogoods_by_key):
-                if validity == OUTSIDE_SPAN:
-                    return default
-                if b.best is not None:
-                    return b.value
-                if validity == UNDATED:
-                    return default
+            # _lone written out: the one read a view is most often made for pays no call to
+            # get there (docs/model.md, "Time and change")
+            held = lone_held_at(b, self.t)
+            if held is not None:
+                nogoods = parts.engine.nogoods_by_key
+                if not nogoods or key not in nogoods:
+                    return b.value if held else default
         elif type(key) is str:  # several values (or none): _alone's first step written out
-            lookup = base.parts.lookup
+            lookup = parts.lookup
             now = lookup.quiet()
-            values = held_at(base.parts.engine, key, self.t,
-                             lookup.catch_up() if now is None else now)
+            values = held_at(parts.engine, key, self.t, lookup.catch_up() if now is None else now)
             if values is not None and len(values) < 2:  # (no key an end was said of)
                 return values[0][0].value if values else default
             with self._reading():  # a what-if decides it (_alone would say so again)
-                return base.value(key, default)
+                return self._base.value(key, default)
         alone = self._alone(key, b)
         if alone is not None:  # an end left alone (its value forgotten) holds no value either
             held, b = alone[0], alone[2]  # (no belief when nothing holds at t)
@@ -246,18 +237,14 @@ class WorldView:
     def confidence(self, key: str, value: Any = None) -> float:
         """The confidence of ``key`` (or ``key = value``) at ``t``; 0.0 when OUT."""
         if value is None:
-            base = self._base
-            b = base.parts.lookup.current(key)
+            parts = self._base.parts
+            b = parts.lookup.current(key)
             if b is not None:  # _lone written out, as in value()
-                validity = lone_validity(b, self.t)
-                if validity is not None and not (base.parts.engine.nogoods_by_key
-                                                 and key in base.parts.engine.nogoods_by_key):
-                    if validity == OUTSIDE_SPAN:
-                        return 0.0
-                    if b.best is not None:
-                        return b.conf
-                    if validity == UNDATED:
-                        return 0.0
+                held = lone_held_at(b, self.t)
+                if held is not None:
+                    nogoods = parts.engine.nogoods_by_key
+                    if not nogoods or key not in nogoods:
+                        return b.conf if held else 0.0
             alone = self._alone(key, b)
             if alone is not None:
                 return alone[1]

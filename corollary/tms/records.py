@@ -219,44 +219,46 @@ def record_valid_at(record: PremiseRecord, world: float) -> bool:
     return False
 
 
-#: What :func:`lone_validity` says of a belief at a world time: its premise is not valid then
-#: (or it is withdrawn: it counts at no time); valid then by the valid time its source stated;
-#: valid then, no valid time stated (it holds from when it was asserted on, so it counts at any
-#: later time as it does now).
-OUTSIDE_SPAN, IN_SPAN, UNDATED = 0, 1, 2
-
-
-def lone_validity(b: Belief, world: float) -> int | None:
-    """:data:`OUTSIDE_SPAN`, :data:`IN_SPAN` or :data:`UNDATED` at world time ``world`` for a
-    belief held by one premise and nothing else (no reason), else ``None``: the one call a read
-    at a time makes of a key with one value, checks of the belief included (``kb.at(t)`` costs
-    a plain read's calls and this one).
+def lone_held_at(b: Belief, world: float) -> bool | None:
+    """Whether ``b``, a belief held by one premise and nothing else (no reason) and up to date
+    now, holds at world time ``world``, when its record and its label now decide it: ``False``
+    when it is withdrawn or its premise is not valid at ``world``; ``True`` when the premise is
+    valid then and ``b`` is held now (valid now as then, it counts as it does now: evidence ages
+    by the clock, not the world, docs/model.md "Time and change"); a premise stated with no
+    valid time holds from when it was asserted on, so OUT now is OUT at any later time too.
+    ``None`` otherwise (several premises, a reason, or valid at ``world`` but OUT now): the
+    caller computes it. The one call a read at a time makes of a key with one value, beside a
+    plain read's (a caller checks the key's nogoods: a rival valid at ``world`` but not now may
+    defeat it).
 
     >>> b = Belief("ceo", "Ann", "Ann", 0, premise_record("tool:crm", "tool:crm", 10.0, None,
-    ...                                                   None, valid_until=50.0))
-    >>> [lone_validity(b, t) for t in (5.0, 20.0, 60.0)] == [OUTSIDE_SPAN, IN_SPAN,
-    ...                                                      OUTSIDE_SPAN]
-    True
+    ...                                                   None, valid_until=50.0), best=PREMISES)
+    >>> [lone_held_at(b, t) for t in (5.0, 20.0, 60.0)]
+    [False, True, False]
+    >>> b.best = None  # OUT now, valid at 20: only a computation at 20 can say
+    >>> [lone_held_at(b, t) for t in (5.0, 20.0, 60.0)]
+    [False, None, False]
     """
-    if b.justs:
-        return None
     record = b.evidence
-    if type(record) is not tuple:
-        return None  # several premises, or none
+    if type(record) is not tuple or b.justs:
+        return None  # several premises or none, or a reason
     if b.withdrawn is not None:
-        return OUTSIDE_SPAN
+        return False
     life = record[3]
-    if life is None or len(life) < 5:
-        return UNDATED if record[2] <= world else OUTSIDE_SPAN
-    start = record[2] if life[3] is None else life[3]
-    end = life[4]
-    if start <= world and (end is None or world < end):
-        return IN_SPAN
+    if life is None or len(life) < 5:  # no valid time: from when it was asserted on
+        return record[2] <= world and b.best is not None
+    start = life[3]
+    if start is None:
+        start = record[2]
+    if start <= world:
+        end = life[4]
+        if end is None or world < end:
+            return None if b.best is None else True
     if len(life) > 5:
         for s, e in life[5]:  # a loop, not any(): no generator made on a read at a time
             if s <= world and (e is None or world < e):
-                return IN_SPAN
-    return OUTSIDE_SPAN
+                return None if b.best is None else True
+    return False
 
 
 def record_schedule(record: PremiseRecord) -> tuple[str, float | None, bool]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import gc
 
 from corollary import BeliefBase, ManualClock
-from corollary.tms import OUT, RULE, Belief, Justification, Premise
+from corollary.tms import OUT, PREMISES, RULE, Belief, Justification, Premise
 from corollary.tms.records import (
+    lone_held_at,
     plain_source,
     record_at,
     record_certainty,
@@ -121,3 +122,32 @@ def test_the_accessors_read_each_shape() -> None:
     again = renewed(twice, 200.0)
     assert (record_at(again), record_intervals(again)) == (200.0, record_intervals(twice))
     assert record_span(renewed(plain, 200.0, start=100.0)) == (100.0, None)
+
+
+def test_a_lone_premise_at_a_world_time_is_held_not_held_or_left_to_compute() -> None:
+    # what kb.at(t) reads of a key with one value, in one call (docs/model.md, "Time and
+    # change"), against record_valid_at over every record shape and every state of its belief:
+    # withdrawn or outside its valid time, not held; valid and held now, held; valid but OUT
+    # now, computed at t, unless no valid time was stated (OUT now is OUT at any later time);
+    # a reason or several premises, computed
+    kb = BeliefBase(clock=ManualClock(100.0))
+    _every_shape(kb)
+    records = [kb.engine.values_of(key)[0].records()[0]
+               for key in ("plain", "fading", "stated", "dated", "twice")]
+    times = (5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 49.0, 50.0, 99.0, 100.0, 1e9)
+    for timed, record in zip((False, False, False, True, True), records, strict=True):
+        for held_now in (True, False):
+            b = Belief("k", 1, 1, 0, record, best=PREMISES if held_now else None)
+            want = [False if not record_valid_at(record, t) else True if held_now
+                    else (None if timed else False) for t in times]
+            assert [lone_held_at(b, t) for t in times] == want, (record, held_now)
+            b.withdrawn = "retracted"
+            assert {lone_held_at(b, t) for t in times} == {False}
+            b.withdrawn = None
+            b.evidence = [record, record]
+            assert {lone_held_at(b, t) for t in times} == {None}
+            b.evidence = record
+            b.justs = (Justification(RULE, "r", b, (Belief("a", 1, 1, 1),), 1.0),)
+            assert {lone_held_at(b, t) for t in times} == {None}
+    assert [lone_held_at(Belief("k", 1, 1, 0, records[3], best=PREMISES), t)
+            for t in (5.0, 10.0, 49.0, 50.0)] == [False, True, True, False]
