@@ -15,8 +15,10 @@ clause shows what it assumes:
    <relative>" (or "our"), and the fact is about the speaker with an attribute that a person
    has of their own (:data:`OWN`: name, age, birthday), it is about the relative: the name is
    the relative ("my wife's name is Helen": ``wife`` = Helen), any other becomes the relative's
-   (``cat age`` = 4). A fact whose subject is its own value ("Max", son, "Max") is the
-   speaker's.
+   (``cat age`` = 4). "His name", "her name" in a clause name the last relative the text
+   spoke of before it ("We adopted a dog last weekend, his name is Biscuit": ``dog`` =
+   Biscuit), not the speaker. A fact whose subject is its own value ("Max", son, "Max") is
+   the speaker's.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ RELATIVES = frozenset((
 OWN = frozenset(("name", "age", "birthday"))
 
 _MY = re.compile(r"\b(?:my|our)\s+([a-z]+)", re.IGNORECASE)
+_THEIR_NAME = re.compile(r"\b(?:his|her|its|their)\s+name\b", re.IGNORECASE)
 
 
 def _words(text: str) -> str:
@@ -67,9 +70,10 @@ def _words(text: str) -> str:
 
 
 def clause_key(subject: str, attribute: str, value: Any, clause: str,
-               speaker: str) -> tuple[str, str]:
+               speaker: str, before: str = "") -> tuple[str, str]:
     """The (subject, attribute) a fact read from ``clause`` is written under; ``speaker`` is
-    the name of who said it (``"george"`` for ``human:george``).
+    the name of who said it (``"george"`` for ``human:george``), ``before`` the text before
+    the clause.
 
     >>> clause_key("Maria", "moved to", "Lisbon", "I moved to Lisbon in January", "maria")
     ('Maria', 'city')
@@ -83,6 +87,8 @@ def clause_key(subject: str, attribute: str, value: Any, clause: str,
     ('george', 'son')
     >>> clause_key("Ana", "age", "7", "my friend's daughter Ana is 7", "tom")
     ('Ana', 'age')
+    >>> clause_key("Sam", "name", "Biscuit", "his name is Biscuit", "sam", "We adopted a dog,")
+    ('Sam', 'dog')
     """
     noun = VERB_NOUNS.get(_words(attribute))
     if noun is not None:
@@ -97,10 +103,15 @@ def clause_key(subject: str, attribute: str, value: Any, clause: str,
                      if m.group(1).lower() in RELATIVES), None)
     if about_speaker and relative is not None and _words(attribute) in OWN:
         attribute = relative if _words(attribute) == "name" else f"{relative} {attribute}"
+    elif about_speaker and _words(attribute) == "name" and _THEIR_NAME.search(clause):
+        spoken_of = [w for w in _words(before).split() if w in RELATIVES]
+        if spoken_of:
+            attribute = spoken_of[-1]
     return subject, attribute
 
 
-def with_clause_keys(facts: list[Any], clause: str, speaker: str) -> list[Any]:
+def with_clause_keys(facts: list[Any], clause: str, speaker: str,
+                     before: str = "") -> list[Any]:
     """``facts`` (the reply's dicts) read from ``clause``, each under :func:`clause_key`'s
     subject and attribute; what is not a dict with string subject and attribute is left as it
     is (read_reply's checks refuse it).
@@ -114,7 +125,7 @@ def with_clause_keys(facts: list[Any], clause: str, speaker: str) -> list[Any]:
         if (isinstance(fact, dict) and isinstance(fact.get("subject"), str)
                 and isinstance(fact.get("attribute"), str)):
             subject, attribute = clause_key(fact["subject"], fact["attribute"],
-                                            fact.get("value"), clause, speaker)
+                                            fact.get("value"), clause, speaker, before)
             fact = {**fact, "subject": subject, "attribute": attribute}
         out.append(fact)
     return out

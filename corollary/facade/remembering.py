@@ -794,9 +794,11 @@ class _Plan:
         """Add the facts ``reply`` names to ``named``, each with the documents it may cite;
         more than ``max_facts`` over the requests of one call refuses it whole."""
         facts = with_part_quoted(read_reply(reply, self.max_facts), group)
-        part = next((p.part for p in group if p.part), "")
-        if self.small and part:  # keys a person would write (docs/models.md)
-            facts = with_clause_keys(facts, part, speaker_name([p.speaker for p in group]))
+        asked_about = next((p for p in group if p.part), None)
+        if self.small and asked_about is not None:  # keys a person would write (docs/models.md)
+            before = asked_about.text.partition(asked_about.part)[0]
+            facts = with_clause_keys(facts, asked_about.part,
+                                     speaker_name([p.speaker for p in group]), before)
         named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
         if len(named) > self.max_facts:
             raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "

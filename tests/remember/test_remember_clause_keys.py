@@ -92,3 +92,13 @@ def test_the_default_mode_keeps_the_model_keys(server: LlamaLikeServer,
                                         "value": "Lisbon", "quote": "I moved to Lisbon"}]}
     assert keys(server, "I moved to Lisbon.", "human:maria", small=False) == [
         ("maria:moved_to", "Lisbon")]
+
+
+def test_his_name_is_the_relative_spoken_of_before(server: LlamaLikeServer,
+                                                   brain: list[Any]) -> None:
+    brain[0] = replies({"his name is Biscuit": [("Sam", "name", "Biscuit")]})
+    assert keys(server, "We adopted a dog last weekend, his name is Biscuit!", "human:sam") == [
+        ("sam:dog", "Biscuit")]
+    # no relative spoken of before: the name stays the speaker's (nothing to say whose else)
+    assert keys(server, "Call me anything, his name is Biscuit!", "human:sam") == [
+        ("sam:name", "Biscuit")]
