@@ -17,6 +17,7 @@ from corollary.foundations.errors import CorollaryError, ModelError
 from . import cases as development
 from . import heldout
 from .cases import RATES
+from .keys import KEYS, key_matches
 
 #: The case sets: ``dev``, looked at while fixes were made; ``heldout``, written before the
 #: fixes of branch models and never changed since (benchmarks/real_models/heldout.py).
@@ -111,10 +112,16 @@ def _same(answer: Any, reference: Any) -> bool:
 
 def run_remember(model: Any, mode: str, budget: float = float("inf"),
                  log: IO[str] | None = None, cases: Any = development) -> dict[str, Any]:
-    """Facts found (of those a person would write down), kept, unsupported kept (a value not in
-    its quote), junk kept (unsupported, or not a value a person would write), refused, errors,
-    tokens, seconds. Snippets not started within ``budget`` seconds are counted as skipped."""
+    """Facts found (of those a person would write down) by value (``found``: a kept fact holds
+    the reference value) and by key and value (``found_keyed``: under a key naming the right
+    subject and an acceptable attribute, benchmarks/real_models/keys.py), kept, unsupported kept
+    (a value not in its quote), junk kept (unsupported, or not a value a person would write),
+    refused, errors, tokens, seconds, and the keys kept (``made``). Snippets not started within
+    ``budget`` seconds are counted as skipped."""
     counting = Counting(model, log)
+    references = next(KEYS[name] for name, case_set in CASE_SETS.items() if case_set is cases)
+    made_keys: list[list[Any]] = []
+    found_keyed = 0
     found = expected = kept = junk = unsupported_kept = refused = errors = cut = done = 0
     for index, (speaker, text, facts) in enumerate(cases.SNIPPETS):
         if counting.seconds >= budget:
@@ -135,13 +142,20 @@ def run_remember(model: Any, mode: str, budget: float = float("inf"),
         cut += made.cut
         values = [r.value for r in made]
         found += sum(any(_same(v, value) for v in values) for _attr, value in facts)
+        found_keyed += sum(any(_same(r.value, value) and key_matches(r.key, speaker, accepted)
+                               for r in made)
+                           for (_attr, value), accepted in zip(facts, references[index],
+                                                               strict=True))
+        made_keys.append([index, *[[r.key, r.value] for r in made]])
         unsupported_kept += sum(not value_in_quote(r.value, r.quote) for r in made)
         junk += sum(not value_in_quote(r.value, r.quote)
                     or not any(_same(r.value, value) for _a, value in facts) for r in made)
     return {"mode": mode, "snippets": done, "of": len(cases.SNIPPETS), "expected": expected,
-            "found": found, "kept": kept, "unsupported_kept": unsupported_kept, "junk": junk,
+            "found": found, "found_keyed": found_keyed, "kept": kept,
+            "unsupported_kept": unsupported_kept, "junk": junk,
             "refused": refused, "errors": errors, "cut": cut, "tokens": counting.tokens,
-            "requests": counting.requests, "seconds": round(counting.seconds, 2)}
+            "requests": counting.requests, "seconds": round(counting.seconds, 2),
+            "made": made_keys}
 
 
 def run_agent(model: Any, mode: str, max_steps: int = 4, budget: float = float("inf"),

@@ -40,6 +40,7 @@ from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key
 from ..tms import IN
 from .blame import Verdict, outcome_events
+from .clause_keys import speaker_name, with_clause_keys
 from .ending import corrected
 from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
@@ -793,6 +794,11 @@ class _Plan:
         """Add the facts ``reply`` names to ``named``, each with the documents it may cite;
         more than ``max_facts`` over the requests of one call refuses it whole."""
         facts = with_part_quoted(read_reply(reply, self.max_facts), group)
+        asked_about = next((p for p in group if p.part), None)
+        if self.small and asked_about is not None:  # keys a person would write (docs/models.md)
+            before = asked_about.text.partition(asked_about.part)[0]
+            facts = with_clause_keys(facts, asked_about.part,
+                                     speaker_name([p.speaker for p in group]), before)
         named.extend((f, tuple(sorted({p.doc for p in group}))) for f in facts)
         if len(named) > self.max_facts:
             raise InvalidInputError(f"the model named {len(named)} facts in {asked} of "

@@ -1,0 +1,142 @@
+"""The subject and attribute of a fact a small model read from one clause, put as a person
+writing the fact down would name them (docs/models.md, "The keys small-model mode writes").
+
+Qwen2.5-Coder-0.5B, asked for one clause's facts in small-model mode, often finds the right
+value under a key nobody would look up: the clause's verb as the attribute ("moved to" =
+Lisbon, "work at" = Feedzai), a relative's name as the speaker's own ("My wife's name is Helen":
+``george:name`` = Helen), a pet's age as the speaker's. Two rules, the second applied only when the
+clause shows what it assumes:
+
+1. **A verb names its noun** (:data:`VERB_NOUNS`): an attribute that is a verb phrase a
+   clause uses to say a fact ("live in", "work at", "drive") becomes the noun a person would
+   write ("city", "employer", "car"); a noun with the clause's verb after it ("email
+   changed", "plate is": :data:`TRAILING_VERBS`) loses the verb.
+2. **A relative's fact is the relative's** (:data:`RELATIVES`): when the clause says "my
+   <relative>" (or "our"), and the fact is about the speaker with an attribute that a person
+   has of their own (:data:`OWN`: name, age, birthday), it is about the relative: the name is
+   the relative ("my wife's name is Helen": ``wife`` = Helen), any other becomes the relative's
+   (``cat age`` = 4). "His name", "her name" in a clause name the last relative the text
+   spoke of before it ("We adopted a dog last weekend, his name is Biscuit": ``dog`` =
+   Biscuit), not the speaker. A fact whose subject is its own value ("Max", son, "Max") is
+   the speaker's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["VERB_NOUNS", "TRAILING_VERBS", "RELATIVES", "OWN", "clause_key", "speaker_name", "with_clause_keys"]
+
+#: Verb phrases a clause says a fact with (lower-case, one or two words: the small-model
+#: schema's attribute) and the noun a person writes the fact under.
+VERB_NOUNS: dict[str, str] = {
+    **dict.fromkeys(("moved to", "move to", "moving to", "live in", "lives in", "living in",
+                     "based in", "relocated to", "moved", "reside in", "resides in"), "city"),
+    **dict.fromkeys(("live at", "lives at", "living at", "reside at"), "address"),
+    **dict.fromkeys(("work at", "works at", "working at", "work for", "works for",
+                     "working for", "employed at", "employed by", "job at", "joined"),
+                    "employer"),
+    **dict.fromkeys(("drive", "drives", "drive a", "drives a", "driving"), "car"),
+    **dict.fromkeys(("allergic to", "allergic"), "allergy"),
+    **dict.fromkeys(("speak", "speaks", "speaking"), "language"),
+    **dict.fromkeys(("flying to", "fly to", "flies to", "travelling to", "traveling to",
+                     "going to", "heading to"), "destination"),
+    **dict.fromkeys(("play the", "plays the"), "instrument"),
+}
+
+#: Verbs a two-word attribute ends with when a small model copied the clause's words after its
+#: noun ("email changed" = tom.k@proton.me, "plate is" = KX-3391): left off.
+TRAILING_VERBS = frozenset(("is", "are", "was", "were", "changed", "has", "have", "now"))
+
+#: Nouns of the people and animals a speaker names as theirs ("my wife", "our son").
+RELATIVES = frozenset((
+    "wife husband partner spouse girlfriend boyfriend fiance fiancee son daughter child kid "
+    "baby mother mom mum father dad brother sister grandmother grandfather grandma grandpa "
+    "aunt uncle cousin niece nephew friend roommate boss manager colleague neighbour neighbor "
+    "cat dog pet puppy kitten").split())
+
+#: Attributes a person has of their own: in a clause about "my <relative>" they are the
+#: relative's.
+OWN = frozenset(("name", "age", "birthday"))
+
+_MY = re.compile(r"\b(?:my|our)\s+([a-z]+)", re.IGNORECASE)
+_THEIR_NAME = re.compile(r"\b(?:his|her|its|their)\s+name\b", re.IGNORECASE)
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", str(text).lower()))
+
+
+def clause_key(subject: str, attribute: str, value: Any, clause: str,
+               speaker: str, before: str = "") -> tuple[str, str]:
+    """The (subject, attribute) a fact read from ``clause`` is written under; ``speaker`` is
+    the name of who said it (``"george"`` for ``human:george``), ``before`` the text before
+    the clause.
+
+    >>> clause_key("Maria", "moved to", "Lisbon", "I moved to Lisbon in January", "maria")
+    ('Maria', 'city')
+    >>> clause_key("Tom", "email changed", "t@x.org", "Also my email changed to t@x.org", "tom")
+    ('Tom', 'email')
+    >>> clause_key("George", "name", "Helen", "My wife's name is Helen", "george")
+    ('George', 'wife')
+    >>> clause_key("Henrik", "age", "4 years old", "My cat Pixel is 4 years old", "henrik")
+    ('Henrik', 'cat age')
+    >>> clause_key("Max", "son", "Max", "and our son Max just turned 7", "george")
+    ('george', 'son')
+    >>> clause_key("Ana", "age", "7", "my friend's daughter Ana is 7", "tom")
+    ('Ana', 'age')
+    >>> clause_key("Sam", "name", "Biscuit", "his name is Biscuit", "sam", "We adopted a dog,")
+    ('Sam', 'dog')
+    """
+    noun = VERB_NOUNS.get(_words(attribute))
+    if noun is not None:
+        attribute = noun
+    head, _, last = _words(attribute).rpartition(" ")
+    if head and last in TRAILING_VERBS:
+        attribute = head
+    about_speaker = _words(subject) in {_words(speaker), "i", "me", "speaker"}
+    if not about_speaker and _words(subject) == _words(value) and speaker:
+        return speaker, attribute
+    relative = next((m.group(1).lower() for m in _MY.finditer(clause)
+                     if m.group(1).lower() in RELATIVES), None)
+    if about_speaker and relative is not None and _words(attribute) in OWN:
+        attribute = relative if _words(attribute) == "name" else f"{relative} {attribute}"
+    elif about_speaker and _words(attribute) == "name" and _THEIR_NAME.search(clause):
+        spoken_of = [w for w in _words(before).split() if w in RELATIVES]
+        if spoken_of:
+            attribute = spoken_of[-1]
+    return subject, attribute
+
+
+def with_clause_keys(facts: list[Any], clause: str, speaker: str,
+                     before: str = "") -> list[Any]:
+    """``facts`` (the reply's dicts) read from ``clause``, each under :func:`clause_key`'s
+    subject and attribute; what is not a dict with string subject and attribute is left as it
+    is (read_reply's checks refuse it).
+
+    >>> with_clause_keys([{"subject": "Kai", "attribute": "drive a", "value": "Corolla"}],
+    ...                  "I drive a blue Corolla", "kai")
+    [{'subject': 'Kai', 'attribute': 'car', 'value': 'Corolla'}]
+    """
+    out = []
+    for fact in facts:
+        if (isinstance(fact, dict) and isinstance(fact.get("subject"), str)
+                and isinstance(fact.get("attribute"), str)):
+            subject, attribute = clause_key(fact["subject"], fact["attribute"],
+                                            fact.get("value"), clause, speaker, before)
+            fact = {**fact, "subject": subject, "attribute": attribute}
+        out.append(fact)
+    return out
+
+
+def speaker_name(sources: Sequence[str]) -> str:
+    """The name of the one speaker of ``sources`` (``human:george`` -> ``george``), ``""``
+    when there is none or several.
+
+    >>> speaker_name(["human:george"]), speaker_name(["human:a", "human:b"])
+    ('george', '')
+    """
+    names = {s.rpartition(":")[2] for s in sources if s}
+    return names.pop() if len(names) == 1 else ""

@@ -1,0 +1,104 @@
+"""The keys small-model mode writes (corollary/facade/clause_keys.py, docs/models.md, "The keys
+small-model mode writes"): the clause's verb as an attribute becomes its noun, a relative's
+name or age is the relative's, a subject that is its own value is the speaker; through
+OpenAIChat against a loopback server that answers as llama-cpp-python's does."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from support.llama_server import LlamaLikeServer, Seen
+
+from corollary import BeliefBase, ManualClock
+from corollary.models import OpenAIChat
+
+FAST = {"backoff_base": 0.001, "backoff_cap": 0.01, "api_key": "", "max_retries": 0}
+
+
+def replies(by_clause: dict[str, list[tuple[str, str, str]]]) -> Any:
+    """A model that answers each clause with the given (subject, attribute, value) facts."""
+    def brain(seen: Seen) -> dict[str, Any]:
+        found = re.search(r'The part: "(.*)"$', html.unescape(seen.text))
+        assert found is not None
+        return {"facts": [{"subject": s, "attribute": a, "value": v}
+                          for s, a, v in by_clause.get(found.group(1), [])]}
+    return brain
+
+
+@pytest.fixture
+def brain() -> list[Any]:
+    return [replies({})]
+
+
+@pytest.fixture
+def server(brain: list[Any]) -> Iterator[LlamaLikeServer]:
+    srv = LlamaLikeServer(lambda seen: brain[0](seen))
+    try:
+        yield srv
+    finally:
+        srv.close()
+
+
+def keys(server: LlamaLikeServer, text: str, speaker: str, small: bool = True) -> list[Any]:
+    model = OpenAIChat(server.url, "qwen2.5-coder-0.5b", dialect="llama-cpp-python",
+                       small_model=small, **FAST)
+    made = BeliefBase(clock=ManualClock(1_735_000_000)).remember(text, source=speaker,
+                                                                  model=model)
+    return [(r.key, r.value) for r in made]
+
+
+def test_the_clause_verb_becomes_the_noun(server: LlamaLikeServer, brain: list[Any]) -> None:
+    brain[0] = replies({"I moved to Lisbon in January": [("Maria", "moved to", "Lisbon")],
+                        "and I work at Feedzai now": [("Maria", "work at", "Feedzai")],
+                        "I drive a blue Corolla": [("Kai", "drive a", "blue Corolla")]})
+    assert keys(server, "I moved to Lisbon in January and I work at Feedzai now.",
+                "human:maria") == [("maria:city", "Lisbon"), ("maria:employer", "Feedzai")]
+    assert keys(server, "I drive a blue Corolla.", "human:kai") == [("kai:car", "blue Corolla")]
+
+
+def test_a_noun_loses_the_verb_copied_after_it(server: LlamaLikeServer,
+                                               brain: list[Any]) -> None:
+    brain[0] = replies({"The plate is KX-3391": [("Kai", "plate is", "KX-3391")]})
+    assert keys(server, "The plate is KX-3391.", "human:kai") == [("kai:plate", "KX-3391")]
+
+
+def test_a_relative_name_and_age_are_the_relative(server: LlamaLikeServer,
+                                                  brain: list[Any]) -> None:
+    brain[0] = replies({"My wife's name is Helen": [("George", "name", "Helen")],
+                        "and our son Max just turned 7": [("Max", "son", "Max")],
+                        "My cat Pixel is 4 years old": [("Henrik", "age", "4 years old")]})
+    assert keys(server, "My wife's name is Helen and our son Max just turned 7.",
+                "human:george") == [("george:wife", "Helen"), ("george:son", "Max")]
+    assert keys(server, "My cat Pixel is 4 years old.", "human:henrik") == [
+        ("henrik:cat_age", "4 years old")]
+
+
+def test_the_speaker_own_name_stays(server: LlamaLikeServer, brain: list[Any]) -> None:
+    brain[0] = replies({"My name is Ines": [("Ines", "name", "Ines")],
+                        "and my city is Porto": [("Ines", "city", "Porto")]})
+    # "my name", "my city": no relative named, the speaker's own facts
+    assert keys(server, "My name is Ines and my city is Porto.", "human:ines") == [
+        ("ines:name", "Ines"), ("ines:city", "Porto")]
+
+
+def test_the_default_mode_keeps_the_model_keys(server: LlamaLikeServer,
+                                               brain: list[Any]) -> None:
+    # one request a text, its facts quoted by the model: no clause to read the rules from
+    brain[0] = lambda seen: {"facts": [{"subject": "Maria", "attribute": "moved to",
+                                        "value": "Lisbon", "quote": "I moved to Lisbon"}]}
+    assert keys(server, "I moved to Lisbon.", "human:maria", small=False) == [
+        ("maria:moved_to", "Lisbon")]
+
+
+def test_his_name_is_the_relative_spoken_of_before(server: LlamaLikeServer,
+                                                   brain: list[Any]) -> None:
+    brain[0] = replies({"his name is Biscuit": [("Sam", "name", "Biscuit")]})
+    assert keys(server, "We adopted a dog last weekend, his name is Biscuit!", "human:sam") == [
+        ("sam:dog", "Biscuit")]
+    # no relative spoken of before: the name stays the speaker's (nothing to say whose else)
+    assert keys(server, "Call me anything, his name is Biscuit!", "human:sam") == [
+        ("sam:name", "Biscuit")]
