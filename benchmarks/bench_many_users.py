@@ -177,7 +177,8 @@ def drive(store: Any, plan: list[tuple[str, int, int]]) -> dict[str, Any]:
     user's session was open in the cache already (the others open it first)."""
     times: dict[str, list[float]] = {"get": [], "put": [], "search": []}
     cache = getattr(store, "cache", None)
-    warm: dict[str, list[float]] = {"get open": [], "put open": [], "search open": []}
+    warm: dict[str, list[float]] = {"get open": [], "put open": [], "search open": [],
+                                    "get cold": [], "put cold": [], "search cold": []}
     for n, (kind, user, i) in enumerate(plan):
         was_open = cache is not None and f"{NS}:u{user}" in cache
         t = time.perf_counter()
@@ -188,10 +189,12 @@ def drive(store: Any, plan: list[tuple[str, int, int]]) -> dict[str, Any]:
         else:
             store.search(namespace(user), filter={"kind": i % 5}, limit=10)
         times[kind].append(time.perf_counter() - t)
-        if was_open:
-            warm[kind + " open"].append(times[kind][-1])
+        if cache is not None:
+            warm[kind + (" open" if was_open else " cold")].append(times[kind][-1])
     times.update({kind: ts for kind, ts in warm.items() if ts})
-    return {kind: pcts(ts) for kind, ts in times.items()}
+    out: dict[str, Any] = {kind: pcts(ts) for kind, ts in times.items()}
+    out.update({kind + " n": len(ts) for kind, ts in warm.items() if ts})
+    return out
 
 
 def put_for(kind: str, url: str, users: list[int], seconds: float,
@@ -393,6 +396,7 @@ def main() -> None:
         plan = workload(args.users, args.ops, 38)
         run_args = (url, args.users, plan, args.opens, args.max_sessions, 7)
         spread: dict[str, list[float]] = {"get": [], "put": [], "search": []}
+        cold_puts: list[float] = []  # a put to a session not open (opened first)
         for _ in range(args.rounds):  # the stores interleaved: each round's ratio at p50
             with ctx.Pool(1) as pool:
                 ours = pool.apply(run_sharded, run_args)
@@ -400,6 +404,7 @@ def main() -> None:
                 theirs = pool.apply(run_postgres_store, run_args)
             for kind, ratios in spread.items():
                 ratios.append(ours[kind][0] / theirs[kind][0])
+            cold_puts.append(ours["put cold"][0] / theirs["put"][0])
         with ctx.Pool(1) as pool:
             polled = pool.apply(run_sharded, (*run_args, args.poll_interval))
         print("open a user's session (ms): cold p50 {:.2f} p99 {:.2f}; cached p50 {:.2f} "
@@ -416,12 +421,18 @@ def main() -> None:
                 print(f"{kind:>6} on an open session (ms): sharded p50 {d50:.2f} p99 {d99:.2f} "
                       f"-> {d50 / b50:.1f}x; with poll_interval={args.poll_interval:g} s p50 "
                       f"{e50:.2f} p99 {e99:.2f} -> {e50 / b50:.1f}x")
+            if kind + " cold" in ours:  # the session not open: opened first
+                (f50, f99), count = ours[kind + " cold"], ours[kind + " cold n"]
+                print(f"{kind:>6} on a session not open, opened first ({count} of them; ms): "
+                      f"sharded p50 {f50:.2f} p99 {f99:.2f} -> {f50 / b50:.1f}x")
         if args.rounds > 1:
             print(f"{args.rounds} rounds, the stores interleaved: sharded / PostgresStore at p50, "
                   + "; ".join(f"{kind} " + " ".join(f"{r:.2f}x" for r in ratios)
                               + f" (median {statistics.median(ratios):.2f}x)"
                               for kind, ratios in spread.items())
-                  + " (the figures above: the last round)")
+                  + " (the figures above: the last round); a put to a session not open "
+                  + " ".join(f"{r:.2f}x" for r in cold_puts)
+                  + f" (median {statistics.median(cold_puts):.2f}x)")
         print(f"process memory (VmRSS after the workload): sharded {ours['rss']:.0f} MiB with "
               f"{ours['sessions']} sessions open (estimate {ours['estimated']:.1f} MiB, cache "
               f"bound {args.max_sessions}); PostgresStore {theirs['rss']:.0f} MiB")

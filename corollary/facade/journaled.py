@@ -72,6 +72,7 @@ from ..foundations.errors import (
 from ..reasons.rules import Rule
 from ..snapshot.state import state_to_dict
 from ..storage.base import JOURNAL_METHODS, check_session
+from ..storage.journal_start import journal_start
 from ..storage.memory import MemoryStore
 from ..tms import IN, Engine
 from ..tms.conflicts import ConflictPolicy, read_policy
@@ -262,7 +263,9 @@ class Journal:
     # -- the journal machinery ------------------------------------------------------------
     def attach(self, store: JournalStore, session_id: str, clock: JournalClock,
                  seen: int, options: dict[str, Any], every: int, seconds: float,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, row: tuple[int, bytes] | None = None) -> None:
+        """Follow ``session_id`` from its checkpoint at ``seen``; ``row``: the entry at
+        ``seen`` when the caller read it already (else it is read here)."""
         self.store = store
         self.session = session_id
         self.sid = session_id
@@ -280,7 +283,8 @@ class Journal:
         self.inc = None
         self.base.parts.uid = session_uid(session_id)
         if seen > 0:  # the operation count and time as they were after the checkpoint's entry
-            rows = store.journal_entries(session_id, seen - 1, seen)
+            rows = [row] if row is not None and row[0] == seen else \
+                store.journal_entries(session_id, seen - 1, seen)
             if not rows:
                 raise JournalCorruptError(f"the journal of {self.where()} lacks entry {seen}, "
                                           "which its checkpoint was taken after", self.where())
@@ -1173,11 +1177,11 @@ def open_journaled(cls: type[B], ledger: TrustLedger, session_id: str, *,
     options = _split_options(options)
     jclock = JournalClock(clock or system_clock)
     where = f"session {session_id!r}"
-    found = store.read_checkpoint(session_id)
-    if found is None:
+    start = journal_start(store, session_id)  # one statement on a SQL store
+    if start.checkpoint is None:
         _convert_first(cls, store, ledger, session_id, options)
-        found = store.read_checkpoint(session_id)
-    if found is None:  # a new session: its first checkpoint, under the lock (one creator)
+        start = journal_start(store, session_id)
+    if start.checkpoint is None:  # a new session: its first checkpoint, under the lock
         with store.journal(session_id):
             if store.read_checkpoint(session_id) is None:
                 made = {k: options[k] for k in OPTIONS
@@ -1186,18 +1190,23 @@ def open_journaled(cls: type[B], ledger: TrustLedger, session_id: str, *,
                 first = state_to_dict(state_of(fresh))
                 first[KEPT] = kept_options(fresh)
                 store.write_checkpoint(session_id, 0, encode(first, "msgpack"))
-        found = store.read_checkpoint(session_id)
-        if found is None:  # pragma: no cover - deleted in between
+        start = journal_start(store, session_id)
+        if start.checkpoint is None:  # pragma: no cover - deleted in between
             raise JournalError("the session's first checkpoint vanished", where)
-    seq, data = found
+    seq, data = start.checkpoint
     doc = decode_bytes(data, "snapshot", where)
     kb, kept = _from_checkpoint(cls, doc, ledger, jclock, options, where)
     journal = Journal(kb)
     journal.kept = kept
-    journal.attach(store, session_id, jclock, seq, options, every, seconds)
-    journal.origin = _digest(data) if seq == 0 else None  # what a replaced journal differs in
-    head = store.journal_head(session_id)  # before the entries: others may append meanwhile
-    journal.apply(store.journal_entries(session_id, seq), [])
+    rows = start.entries
+    journal.attach(store, session_id, jclock, seq, options, every, seconds,
+                   row=rows[0] if seq and rows else None)
+    origin = _digest(data) if seq == 0 else None  # what a replaced journal differs in
+    # entries read with the checkpoint in one statement are of its journal: nothing to compare
+    journal.origin = None if start.consistent else origin
+    journal.apply(rows[1:] if seq and rows and rows[0][0] == seq else rows, [])
+    journal.origin = origin
+    head = start.head
     if journal.seen < head:
         raise JournalCorruptError(f"the journal of {where} ends at {journal.seen} but its head "
                                   f"says {head}: entries are missing", where)

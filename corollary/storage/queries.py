@@ -21,6 +21,7 @@ from ..foundations.errors import JournalCorruptError, SessionNotFoundError, Stor
 from ..sources.outcomes import names_forgotten
 from .checks import check_seq, check_session, checked_entry_row, checked_sources
 from .dialects import Dialect
+from .journal_start import JournalStart
 
 
 def _is_count(value: object, low: int) -> bool:
@@ -179,6 +180,44 @@ class SQLQueries:
         if not _is_count(seq, 0) or blob is None:
             raise JournalCorruptError(f"corrupt journal: checkpoint {seq!r}", self.location)
         return int(seq), blob
+
+    def journal_start(self, session_id: str) -> JournalStart:
+        """What opening the session reads, in **one statement** (one snapshot of the
+        database): its newest checkpoint, the entries from the checkpoint's own (its seq, when
+        above 0) to the last, and the head. Inside ``one_look`` (``wants_newest_outcome()``)
+        the same statement reads the newest outcome id too, as :meth:`journal_changed` does.
+        Opening a session used to take three or four round trips for these
+        (docs/many-users.md, "The cache")."""
+        check_session(session_id)
+        t, p = self._t, self._p
+        newest = self.wants_newest_outcome()
+        sql = (f"WITH cp AS (SELECT seq, data FROM {t('corollary_checkpoint')} "
+               f"WHERE session_id = {p} ORDER BY seq DESC LIMIT 1) "
+               f"SELECT 0, seq, data FROM cp UNION ALL "
+               f"SELECT 1, seq, entry FROM {t('corollary_journal')} WHERE session_id = {p} "
+               f"AND seq >= (SELECT seq FROM cp) UNION ALL "
+               f"SELECT 2, seq, NULL FROM {t('corollary_journal_head')} "
+               f"WHERE session_id = {p}")
+        if newest:
+            sql += f" UNION ALL SELECT 3, coalesce(max(id), 0), NULL FROM {t('outcomes')}"
+        rows = self._select(sql + " ORDER BY 1, 2", (session_id,) * 3)
+        checkpoint: tuple[int, bytes] | None = None
+        entries: list[tuple[int, bytes]] = []
+        head: list[Any] = []
+        where = self.location
+        for kind, seq, data in rows:
+            if kind == 0:
+                blob = checked_blob(data)
+                if not _is_count(seq, 0) or blob is None:
+                    raise JournalCorruptError(f"corrupt journal: checkpoint {seq!r}", where)
+                checkpoint = (int(seq), blob)
+            elif kind == 1:
+                entries.append(checked_entry_row(seq, data, where))
+            elif kind == 2:
+                head = [(seq,)]
+            else:
+                self.take_newest_outcome(int(seq))
+        return JournalStart(checkpoint, entries, self._checked_head(head))
 
     def write_checkpoint(self, session_id: str, seq: int, data: bytes) -> None:
         """Keep ``data``, the session's snapshot just after entry ``seq`` (a checkpoint already

@@ -70,10 +70,21 @@ def counted() -> Iterator[tuple[RoundTrips, str]]:
     drop_namespace(namespace)
 
 
+def _prepares_only(trip: bytes) -> bool:
+    """A Parse message followed by a Sync: the driver preparing a statement it has run often
+    on a connection, once, before it runs it (the next round trip)."""
+    if trip[:1] != b"P":
+        return False
+    end = 1 + int.from_bytes(trip[1:5], "big")
+    return trip[end:end + 1] == b"S"
+
+
 def _statements(proxy: RoundTrips, before: int) -> list[bytes]:
     """The round trips since ``before`` that ran a statement (a Parse, Bind or Query message
-    first): not a connection the pool opens meanwhile, in the background."""
-    return [trip for trip in proxy.sent[before:] if trip[:1] in (b"P", b"B", b"Q")]
+    first): not a connection the pool opens meanwhile, in the background, nor the driver's
+    preparing one (:func:`_prepares_only`)."""
+    return [trip for trip in proxy.sent[before:]
+            if trip[:1] in (b"P", b"B", b"Q") and not _prepares_only(trip)]
 
 
 @pytest.mark.postgres
@@ -133,5 +144,45 @@ def test_a_put_and_a_get_through_the_sharded_store_are_one_round_trip_each(
         item = store.get(("memories", "u1"), "diet")
         assert len(_statements(proxy, before)) == 1
         assert item is not None and item.value == {"text": "vegan"}
+    finally:
+        ledger.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not PG_URL, reason="COROLLARY_TEST_PG_URL is not set")
+def test_opening_a_session_through_the_cache_is_one_round_trip(
+        counted: tuple[RoundTrips, str]) -> None:
+    """A cold open reads the newest checkpoint, the entries after it and the head in one
+    statement (docs/many-users.md, "The cache"): a session whose only checkpoint is its
+    first (which the open used to read twice) and one checkpointed since alike; a read's
+    look at the outcomes rides on the same statement."""
+    proxy, namespace = counted
+    ledger = open_ledger(proxy.url, namespace=namespace)  # poll_interval=0
+    try:
+        writer = SessionCache(ledger)
+        with writer.session("first", sync=False) as kb:  # one entry: only checkpoint 0
+            kb.assert_many([(f"k{i}", {"text": f"v{i}"}, "tool:app") for i in range(5)])
+        for i in range(20):  # 20 entries: checkpoints at 0 and 16, then 4 entries after
+            with writer.session("later", sync=False) as kb:
+                kb.assert_(f"k{i % 3}", i, source="tool:app")
+        assert writer.wait_checkpoints(30)
+        ledger.record_outcome("tool:app", False)
+        ledger.store.close_notifier()  # its notifications are off the reader's path
+        for session, sync in [("first", False), ("later", False), ("first", True),
+                              ("later", True)]:
+            cold = SessionCache(ledger)
+            before = proxy.count
+            with cold.session(session, sync=sync) as kb:
+                if sync:  # a read: the confidences answer from the open's own look
+                    read = [kb.confidence(f"k{i}") for i in range(3)]
+            sent = _statements(proxy, before)
+            # (a prepared statement is sent by name: the count, not the text, is the check)
+            assert len(sent) == 1, (session, sync, sent)
+            assert kb.journal is not None
+            assert kb.journal.seen == (1 if session == "first" else 20)
+            if sync:
+                assert all(0 < c < 1 for c in read)
+        with SessionCache(ledger).session("later") as kb:
+            assert [kb.value(f"k{i}") for i in range(3)] == [18, 19, 17]
     finally:
         ledger.close()
