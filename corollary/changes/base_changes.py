@@ -214,6 +214,12 @@ class End(BaseChange):
     reason: str | None = None
     certainty: float | None = None
 
+    def said(self) -> dict[str, object]:
+        """The fields not at their default, and ``source`` always: ``kb.end`` requires one,
+        so an ``End`` left without one gets the method's own check (``InvalidInputError``),
+        not a ``TypeError`` for a missing argument."""
+        return {**BaseChange.said(self), "source": self.source}
+
 
 @attrs.frozen(slots=True)
 class Forget(BaseChange):

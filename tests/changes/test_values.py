@@ -175,3 +175,38 @@ def test_each_base_value_has_its_method_s_parameters() -> None:
         if kind is changes.Guarantee:  # its keyword settings are one field
             fields.remove("settings")
         assert fields == [p.name for p in parameters], kind.__name__
+
+
+def test_a_value_left_at_its_defaults_gets_its_method_s_own_check() -> None:
+    # apply calls the method with the fields said (not at their default): a field whose value
+    # has a default but whose method requires it must still be passed, or the method raises a
+    # TypeError for a missing argument where its own check names the bad input (End's source)
+    kb = BeliefBase()
+    kb.assert_("k", 1, source="tool:one")
+    with pytest.raises(InvalidInputError) as direct:
+        kb.end("k", source="")
+    with pytest.raises(InvalidInputError) as applied:
+        apply(kb, End("k"))
+    assert str(applied.value) == str(direct.value)
+    assert kb.value("k") == 1
+
+
+def test_every_field_a_method_requires_is_said() -> None:
+    # the general form of the test above: each value's said() holds every parameter its method
+    # has no default for, whatever the value's own defaults
+    import inspect
+
+    import corollary.changes as changes
+    from corollary.changes.base_changes import BaseChange
+
+    for name in changes.__all__:
+        kind = getattr(changes, name)
+        if not (isinstance(kind, type) and issubclass(kind, BaseChange)) or kind is BaseChange:
+            continue
+        signature = inspect.signature(getattr(BeliefBase, kind.method))
+        required = [f for f in attrs.fields(kind) if f.default is attrs.NOTHING]
+        value = kind(*[object() for _ in required])
+        said = value.said()
+        for p in list(signature.parameters.values())[1:]:
+            if p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                assert p.name in said, (kind.__name__, p.name)

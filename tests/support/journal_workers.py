@@ -29,16 +29,29 @@ def journal_total(x: float, y: float) -> float:
     return x + y
 
 
-def record_on_replay(kb: Any) -> None:
+def record_on_replay(kb: Any) -> list[int]:
     """Make ``kb``'s replays record their outcomes too, as the live change did (the store must
-    then skip every one of them as known: tests/journal/test_journaled.py)."""
-    def record(items: Any, *, at: float | None = None, topic: str | None = None) -> None:
-        if items:  # BeliefBase._record without its "a replay records nothing"
-            kb.ledger.record_many(outcome_events(kb.parts.uid, kb.parts.ops, items,
-                                                 kb.now() if at is None else at, topic))
-            kb.parts.ops += 1
+    then skip every one of them as known: tests/journal/test_journaled.py); return how many
+    outcomes each replayed recording held, so a test sees its replays did record.
 
-    kb._record = record
+    The base records through ``kb.parts.record`` (its collaborators, one slotted object): its
+    class is swapped for one whose ``record`` has no "a replay records nothing"; a rebuild
+    keeps it (the base's parts take a rebuilt state, not another class)."""
+    recorded: list[int] = []
+
+    class RecordingParts(type(kb.parts)):  # type: ignore[misc]
+        __slots__ = ()
+
+        def record(self, items: Any, *, at: float | None = None,
+                   topic: str | None = None) -> None:
+            if items:
+                recorded.append(len(items))
+                kb.ledger.record_many(outcome_events(self.uid, self.ops, items,
+                                                     kb.now() if at is None else at, topic))
+                self.ops += 1
+
+    kb.parts.__class__ = RecordingParts
+    return recorded
 
 
 def look_at_every_key(kb: Any) -> None:
