@@ -141,7 +141,7 @@ def _mcp(kb: BeliefBase, name: str, arguments: dict[str, Any]) -> Any:
 
 
 def test_an_mcp_tool_s_change_is_one_apply_of_its_value() -> None:
-    pytest.importorskip("mcp", reason="the MCP SDK is the optional extra corollary[mcp]")
+    pytest.importorskip("mcp.types", reason="the MCP SDK is the optional extra corollary[mcp]")
 
     def run(kb: BeliefBase, name: str, arguments: dict[str, Any]) -> None:
         done = _mcp(kb, name, {**arguments, **FILLED.get(name, {})})
@@ -199,7 +199,7 @@ def test_a_toolset_s_failed_change_leaves_the_session_unchanged(
 
 def test_an_mcp_tool_s_failed_change_leaves_the_session_unchanged(
         session: Callable[[], BeliefBase]) -> None:
-    pytest.importorskip("mcp", reason="the MCP SDK is the optional extra corollary[mcp]")
+    pytest.importorskip("mcp.types", reason="the MCP SDK is the optional extra corollary[mcp]")
     kb = session()
 
     def call() -> None:

@@ -21,6 +21,7 @@ SCRIPTS = sorted(path.name for path in BENCHMARKS.glob("*.py"))
 
 # The optional extras (import names) a script needs beyond corollary's core dependencies.
 EXTRAS = {
+    "bench_apply.py": ("langgraph",),
     "bench_guarantee.py": ("mapie", "sklearn"),
     "bench_ltt_split.py": ("mapie", "sklearn"),
 }
