@@ -26,7 +26,7 @@ clause shows what it assumes:
    ("my number changed to 555-0199": ``to`` -> ``number``); a negation cut from its verb ("don
    not" = "eat pork") says the verb the value starts with (``does not eat``); a relative the
    text says is the speaker's ("my two cats, Miso and Tofu": ``miso_and:cat``) is the
-   speaker's, whatever subject the model wrote.
+   speaker's when the model made its subject of the clause's own words.
 """
 
 from __future__ import annotations
@@ -149,7 +149,11 @@ def _mend(subject: str, attribute: str, value: Any, clause: str,
     about_speaker = _words(subject) in {_words(speaker), "i", "me", "speaker"}
     # "my two cats, Miso and Tofu" is cut into two clauses: the relative is said before
     mine = {_singular(m.group(1).lower()) for m in _MY.finditer(f"{before} {clause}")}
-    if (speaker and not about_speaker and _singular(_words(attribute)) in RELATIVES
+    # only a subject made of the clause's own words ("Miso and"): a name the model brought
+    # from elsewhere may be whom the fact is about
+    of_clause = set(_words(subject).split()) <= set(_words(clause).split())
+    if (speaker and not about_speaker and of_clause
+            and _singular(_words(attribute)) in RELATIVES
             and _singular(_words(attribute)) in mine):
         return speaker, attribute
     return subject, attribute
