@@ -19,6 +19,14 @@ clause shows what it assumes:
    spoke of before it ("We adopted a dog last weekend, his name is Biscuit": ``dog`` =
    Biscuit), not the speaker. A fact whose subject is its own value ("Max", son, "Max") is
    the speaker's.
+3. **A broken attribute is mended** (a last pass): a word of the attribute that is neither a
+   word of the clause nor of :data:`ATTRIBUTE_WORDS` but one edit away from exactly one of
+   them is that word (``room umber`` -> ``room number``); an attribute that is only a
+   preposition ("to", "at") is the noun the clause names with "my", "our" or "the" before it
+   ("my number changed to 555-0199": ``to`` -> ``number``); a negation cut from its verb ("don
+   not" = "eat pork") says the verb the value starts with (``does not eat``); a relative the
+   text says is the speaker's ("my two cats, Miso and Tofu": ``miso_and:cat``) is the
+   speaker's when the model made its subject of the clause's own words.
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["VERB_NOUNS", "TRAILING_VERBS", "RELATIVES", "OWN", "clause_key", "speaker_name", "with_clause_keys"]
+__all__ = ["VERB_NOUNS", "TRAILING_VERBS", "RELATIVES", "OWN", "ATTRIBUTE_WORDS",
+           "clause_key", "speaker_name", "with_clause_keys"]
 
 #: Verb phrases a clause says a fact with (lower-case, one or two words: the small-model
 #: schema's attribute) and the noun a person writes the fact under.
@@ -61,12 +70,93 @@ RELATIVES = frozenset((
 #: relative's.
 OWN = frozenset(("name", "age", "birthday"))
 
-_MY = re.compile(r"\b(?:my|our)\s+([a-z]+)", re.IGNORECASE)
+#: Nouns people write facts under (beside :data:`VERB_NOUNS`' nouns, :data:`RELATIVES` and
+#: :data:`OWN`): a misspelt attribute word is mended against them and the clause's words.
+ATTRIBUTE_WORDS = frozenset((
+    "number phone mobile email address street city country town home office room floor "
+    "building desk company employer job title role position team department project product "
+    "manager owner birthday date time day week month year price plate car model colour color "
+    "size language hobby instrument diet allergy food dish drink favourite favorite password "
+    "network account username nickname pronoun school university degree height weight flight "
+    "seat gate hotel code extension salary budget deadline meeting schedule").split())
+
+#: Prepositions a small model leaves alone as the attribute ("changed to" cut to "to").
+PREPOSITIONS = frozenset(("to", "at", "for", "in", "on", "of", "from", "by", "with"))
+
+#: What a small model leaves of a negation ("don't" read as "don not", "dont", "don t").
+NEGATIONS = frozenset(("don not", "dont", "don t", "do not", "doesn t", "does not", "didn t",
+                       "never", "not"))
+
+_MY = re.compile(r"\b(?:my|our)\s+(?:(?:\d+|two|three|four|five|six)\s+)?([a-z]+)",
+                 re.IGNORECASE)
+_NAMED = re.compile(r"\b(?:my|our|the)\s+([a-z]+)", re.IGNORECASE)
+_NEGATED = re.compile(r"\b(?:don'?t|doesn'?t|didn'?t|do not|does not|never)\s+([a-z]+)",
+                      re.IGNORECASE)
 _THEIR_NAME = re.compile(r"\b(?:his|her|its|their)\s+name\b", re.IGNORECASE)
 
 
 def _words(text: str) -> str:
     return " ".join(re.findall(r"[a-z0-9]+", str(text).lower()))
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` differ by exactly one insertion, deletion or substitution."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), len(a))
+    return a[i + (len(a) == len(b)):] == b[i + 1:]
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _mended(attribute: str, clause: str) -> str:
+    """``attribute`` with each word that is one edit from exactly one known word put right."""
+    said = set(_words(clause).split())
+    known = said | ATTRIBUTE_WORDS | RELATIVES | OWN | {
+        w for noun in VERB_NOUNS.values() for w in noun.split()}
+    out = []
+    for word in attribute.split():
+        if len(word) >= 4 and word not in known and _singular(word) not in known:
+            near = {k for k in known if len(k) >= 4 and _one_edit(word, k)
+                    and _singular(k) != _singular(word)}
+            if len(near) == 1:
+                word = near.pop()
+        out.append(word)
+    return " ".join(out)
+
+
+def _mend(subject: str, attribute: str, value: Any, clause: str,
+          speaker: str, before: str) -> tuple[str, str]:
+    """Rule 3 of the module's docstring: a misspelt word, a lone preposition, a cut negation,
+    a relative of the speaker's under another subject."""
+    words = _words(attribute)
+    if words in PREPOSITIONS:
+        cut = re.search(rf"\b{words}\b", clause, re.IGNORECASE)
+        named = _NAMED.findall(clause[:cut.start()] if cut else clause)
+        return subject, named[-1].lower() if named else attribute
+    if words in NEGATIONS:
+        verb = _NEGATED.search(clause)
+        first = _words(value).split()[:1]
+        if verb is not None and first == [verb.group(1).lower()]:
+            return subject, f"does not {first[0]}"
+    mended = _mended(words, clause)
+    if mended != words:
+        attribute = mended
+    about_speaker = _words(subject) in {_words(speaker), "i", "me", "speaker"}
+    # "my two cats, Miso and Tofu" is cut into two clauses: the relative is said before
+    mine = {_singular(m.group(1).lower()) for m in _MY.finditer(f"{before} {clause}")}
+    # only a subject made of the clause's own words ("Miso and"): a name the model brought
+    # from elsewhere may be whom the fact is about
+    of_clause = set(_words(subject).split()) <= set(_words(clause).split())
+    if (speaker and not about_speaker and of_clause
+            and _singular(_words(attribute)) in RELATIVES
+            and _singular(_words(attribute)) in mine):
+        return speaker, attribute
+    return subject, attribute
 
 
 def clause_key(subject: str, attribute: str, value: Any, clause: str,
@@ -89,7 +179,16 @@ def clause_key(subject: str, attribute: str, value: Any, clause: str,
     ('Ana', 'age')
     >>> clause_key("Sam", "name", "Biscuit", "his name is Biscuit", "sam", "We adopted a dog,")
     ('Sam', 'dog')
+    >>> clause_key("Ravi", "room umber", "412", "room 412", "ravi")
+    ('Ravi', 'room number')
+    >>> clause_key("Li", "don not", "eat pork either", "and I don't eat pork either", "li")
+    ('Li', 'does not eat')
+    >>> clause_key("Amara", "to", "555-0199", "my number changed to 555-0199", "amara")
+    ('Amara', 'number')
+    >>> clause_key("Miso and", "cat", "Tofu", "Miso and Tofu", "ines", "with my two cats, ")
+    ('ines', 'cat')
     """
+    subject, attribute = _mend(subject, attribute, value, clause, speaker, before)
     noun = VERB_NOUNS.get(_words(attribute))
     if noun is not None:
         attribute = noun

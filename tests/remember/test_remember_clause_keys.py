@@ -102,3 +102,38 @@ def test_his_name_is_the_relative_spoken_of_before(server: LlamaLikeServer,
     # no relative spoken of before: the name stays the speaker's (nothing to say whose else)
     assert keys(server, "Call me anything, his name is Biscuit!", "human:sam") == [
         ("sam:name", "Biscuit")]
+
+
+def test_a_misspelt_attribute_word_is_mended(server: LlamaLikeServer, brain: list[Any]) -> None:
+    brain[0] = replies({"Our office is room 412": [("Ravi", "room umber", "412")],
+                        "my emial is r@x.org": [("Ravi", "emial", "r@x.org")]})
+    # "umber" is one edit from "number" (a word people write facts under); "emial" is the
+    # clause's own word, so it stays as written
+    assert keys(server, "Our office is room 412.", "human:ravi") == [("ravi:room_number", "412")]
+    assert keys(server, "my emial is r@x.org", "human:ravi") == [("ravi:emial", "r@x.org")]
+
+
+def test_a_lone_preposition_is_the_noun_named_before_it(server: LlamaLikeServer,
+                                                        brain: list[Any]) -> None:
+    brain[0] = replies({"my number changed to 555-0199": [("Amara", "to", "555-0199")],
+                        "I moved to Porto": [("Amara", "to", "Porto")]})
+    assert keys(server, "my number changed to 555-0199", "human:amara") == [
+        ("amara:number", "555-0199")]
+    # no noun named before the preposition: nothing to take, the key stays
+    assert keys(server, "I moved to Porto", "human:amara") == [("amara:to", "Porto")]
+
+
+def test_a_cut_negation_says_its_verb(server: LlamaLikeServer, brain: list[Any]) -> None:
+    brain[0] = replies({"I don't eat pork either": [("Li", "don not", "eat pork either")]})
+    assert keys(server, "I don't eat pork either.", "human:li") == [
+        ("li:does_not_eat", "eat pork either")]
+
+
+def test_the_speaker_relative_is_the_speaker(server: LlamaLikeServer, brain: list[Any]) -> None:
+    # the text is cut into "I live with my two cats" and "Miso and Tofu"
+    brain[0] = replies({"Miso and Tofu": [("Miso and", "cat", "Tofu")],
+                        "my friend's cat Tom": [("Tom", "cat", "Tom")]})
+    assert keys(server, "I live with my two cats, Miso and Tofu.", "human:ines") == [
+        ("ines:cat", "Tofu")]
+    # the friend's cat: not a relative the clause says is the speaker's, but its own value
+    assert keys(server, "my friend's cat Tom", "human:ines") == [("ines:cat", "Tom")]
