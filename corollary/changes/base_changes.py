@@ -43,7 +43,7 @@ from ..facade.ending import ended
 from ..facade.forgetting import NO_VALUE, forget_subjects
 from ..facade.operations import Subjects, by_key, names_nothing
 from ..foundations.errors import InvalidInputError
-from .change import Change, Subject
+from .change import Change, Subject, fields_said
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase
@@ -77,12 +77,7 @@ class BaseChange(Change):
         """The method's keyword arguments as said: the fields not left at their default (so
         a session's entry keeps what a call of the method with them keeps, not every
         default: a LangGraph put's entry stays its size)."""
-        said: dict[str, object] = {}
-        for field in attrs.fields(type(self)):
-            value = getattr(self, field.name)
-            if value is not field.default:
-                said[field.name] = value
-        return said
+        return fields_said(self)
 
     def apply_to(self, base: BeliefBase) -> object:
         """Make the change: the base's method, with the value's fields (:meth:`said`)."""

@@ -32,7 +32,7 @@ import attrs
 
 from ..foundations.errors import InvalidInputError
 
-__all__ = ["Change"]
+__all__ = ["Change", "fields_said"]
 
 #: ``[key, value, source, reason]`` of each belief a change names, for its history row.
 Subject = list[object]
@@ -51,12 +51,7 @@ class Change:
     def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
         """The arguments its journal entry keeps: every field by name, those left at their
         default omitted (an entry holds what was said, as a call's keyword arguments)."""
-        kept: dict[str, object] = {}
-        for field in attrs.fields(type(self)):
-            value = getattr(self, field.name)
-            if field.default is attrs.NOTHING or value != field.default:
-                kept[field.name] = value
-        return (), kept
+        return (), fields_said(self)
 
     @classmethod
     def from_entry(cls, args: Sequence[object], kwargs: Mapping[str, object]) -> Change:
@@ -72,3 +67,15 @@ class Change:
         """``[key, value, source, reason]`` of each belief it names (its history rows);
         ``result`` is what applying it returned, ``resolved`` what it decided on the way."""
         return []
+
+
+def fields_said(change: Change) -> dict[str, object]:
+    """``change``'s fields by name, those left at their default omitted: what was said, as a
+    call's keyword arguments (a journal entry's, and a base method's call by
+    :meth:`~corollary.changes.base_changes.BaseChange.apply_to`)."""
+    said: dict[str, object] = {}
+    for field in attrs.fields(type(change)):
+        value = getattr(change, field.name)
+        if field.default is attrs.NOTHING or value != field.default:
+            said[field.name] = value
+    return said
