@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.sync_counts import CountingSync, scratch
 
 from corollary import (
     BeliefBase,
@@ -25,33 +26,13 @@ from corollary import (
 )
 
 
-def _scratch(kb: BeliefBase, clock: ManualClock, **options: object) -> BeliefBase:
-    """The same base rebuilt from its snapshot: every memo computed afresh."""
-    return BeliefBase.from_dict(kb.to_dict(), clock=clock, **options)  # type: ignore[arg-type]
-
-
-class _CountingSync:
-    """Counts the engine's syncs (the work a read must not do when nothing changed)."""
-
-    def __init__(self, kb: BeliefBase) -> None:
-        self.calls = 0
-        engine = kb.parts.engine
-        inner = engine.sync
-
-        def counted(now, targets=None):  # type: ignore[no-untyped-def]
-            self.calls += 1
-            return inner(now, targets)
-
-        engine.sync = counted  # type: ignore[method-assign]
-
-
 def test_reads_of_an_up_to_date_base_do_no_synchronisation() -> None:
     kb = BeliefBase(clock=ManualClock(0))
     for i in range(100):
         kb.assert_(f"p{i}", i, source="tool:feed")
     kb.claim("d", 1, source="model:m", inputs=["p0", "p1"])
     kb.refresh()
-    counter = _CountingSync(kb)
+    counter = CountingSync(kb)
     values = [(kb.confidence(f"p{i}"), kb.label(f"p{i}"), kb.value(f"p{i}")) for i in range(100)]
     derived = (kb.confidence("d"), kb.label("d", 1), kb.value("d"), kb.confidence("d", 1))
     assert counter.calls == 0
@@ -77,7 +58,7 @@ def test_an_outcome_from_another_base_on_the_same_ledger_is_seen() -> None:
     after = (reader.confidence("hq"), reader.confidence("office"))
     assert after[0] == pytest.approx(9.5 / 11)
     assert after[1] == pytest.approx(9.0 / 11 * 9.5 / 11)
-    fresh = _scratch(reader, clock, ledger=ledger)
+    fresh = scratch(reader, clock, ledger=ledger)
     assert after == (fresh.confidence("hq"), fresh.confidence("office"))
 
 
@@ -108,7 +89,7 @@ def test_an_expiry_crossing_is_seen() -> None:
     held = ("IN", "IN", pytest.approx(0.9 * 0.95))
     assert reads == [held] * 6 + [("OUT", "OUT", 0.0)] * 4
     assert kb.parts.engine.find("quote", 10).why == "expired"
-    fresh = _scratch(kb, clock)
+    fresh = scratch(kb, clock)
     assert (fresh.label("quote"), fresh.label("order")) == ("OUT", "OUT")
 
 
@@ -124,7 +105,7 @@ def test_a_clock_move_with_decay_is_seen() -> None:
         seen.append((kb.confidence("price"), kb.confidence("fx"), kb.confidence("eur")))
     expected = [(0.95 * w, 0.95, 0.9 * 0.95 * w) for w in (1.0, 1.0, 0.5, 0.5, 0.25)]
     assert seen == [tuple(pytest.approx(v) for v in row) for row in expected]
-    fresh = _scratch(kb, clock)
+    fresh = scratch(kb, clock)
     assert seen[-1] == (fresh.confidence("price"), fresh.confidence("fx"),
                         fresh.confidence("eur"))
 
@@ -147,7 +128,7 @@ def test_a_rule_firing_at_a_new_time_is_seen() -> None:
     clock.advance(10)  # x = 1 is worth 0.495 now: x = 2 holds, and the rule fires on it
     assert kb.confidence("level") == 0.95  # rule step 1.0 x 0.95
     assert kb.value("x") == 2
-    fresh = _scratch(kb, clock, rules=[_level])
+    fresh = scratch(kb, clock, rules=[_level])
     assert fresh.confidence("level") == 0.95
 
 

@@ -6,6 +6,7 @@ read could go stale sends it down the full path, checked against a base rebuilt 
 from __future__ import annotations
 
 import pytest
+from support.sync_counts import CountingSync, scratch
 
 from corollary import (
     AmbiguousValueError,
@@ -14,25 +15,6 @@ from corollary import (
     PreferHigherConfidence,
     PreferNewer,
 )
-
-
-class _CountingSync:
-    """Counts the engine's syncs (the work a read must not do when nothing changed)."""
-
-    def __init__(self, kb: BeliefBase) -> None:
-        self.calls = 0
-        engine = kb.parts.engine
-        inner = engine.sync
-
-        def counted(now, targets=None):  # type: ignore[no-untyped-def]
-            self.calls += 1
-            return inner(now, targets)
-
-        engine.sync = counted  # type: ignore[method-assign]
-
-
-def _scratch(kb: BeliefBase, clock: ManualClock, **options: object) -> BeliefBase:
-    return BeliefBase.from_dict(kb.to_dict(), clock=clock, **options)  # type: ignore[arg-type]
 
 
 def _pairs(kb: BeliefBase) -> None:
@@ -45,7 +27,7 @@ def _pairs(kb: BeliefBase) -> None:
 def test_reads_of_a_key_of_several_values_do_no_synchronisation() -> None:
     kb = BeliefBase(clock=ManualClock(100), conflict_policy=PreferNewer())
     _pairs(kb)
-    counter = _CountingSync(kb)
+    counter = CountingSync(kb)
     now = [(kb.value(f"addr{i}"), kb.label(f"addr{i}"), kb.confidence(f"addr{i}"))
            for i in range(20)]
     then = [(kb.at(20).value(f"addr{i}"), kb.at(60 + i).value(f"addr{i}")) for i in range(20)]
@@ -71,7 +53,7 @@ def test_a_read_of_several_values_sees_every_change_that_makes_it_stale() -> Non
     assert kb.value("tz") == "EST"
     kb.assert_("hq", "Houston", source="human:ops")  # a new value
     assert kb.value("hq") == "Houston"
-    fresh = _scratch(kb, clock)
+    fresh = scratch(kb, clock)
     for key in ("hq", "tz"):
         assert (kb.value(key), kb.label(key), kb.confidence(key)) == (
             fresh.value(key), fresh.label(key), pytest.approx(fresh.confidence(key)))
