@@ -40,6 +40,9 @@ __all__ = ["TimelineEntry", "WorldView", "timeline", "world_at"]
 #: What :meth:`WorldView._lone` says of a key's one value at ``t``.
 HELD, NOT_HELD, OTHERWISE = 1, 0, -1
 
+#: Outside every finite time (a world time is a finite float: ``_BELOW < t < _ABOVE``).
+_BELOW, _ABOVE = -float("inf"), float("inf")
+
 #: The statuses of a :class:`TimelineEntry`.
 STATUSES = ("held", "superseded", "contested", "out", "ended")
 
@@ -140,7 +143,9 @@ class WorldView:
         """
         view = WorldView()
         view._base = base
-        view.t = t if type(t) is float and t - t == 0.0 else world_time(t)
+        # a finite float by two comparisons, where t - t == 0.0 made a float (a tenth of
+        # making the view); NaN fails both
+        view.t = t if type(t) is float and _BELOW < t < _ABOVE else world_time(t)
         return view
 
     @contextlib.contextmanager
