@@ -86,7 +86,7 @@ def item_text(item: Item) -> str:
 #: than one. The valid time is a field of the record and not of ``life``: a read at a world
 #: time (:func:`lone_held_at`) reads the record and its start, and reading a second tuple
 #: for them made ``kb.at(t)`` over keys spread through a large base miss the cache once more
-#: (benchmarks/RESULTS.md, "kb.at(t).confidence under 2x (branch at3)").
+#: (benchmarks/RESULTS.md, "kb.at(t).confidence under 2x, forget's watch list (branch at3)").
 #:
 #: A tuple and not a class: the cyclic garbage collector stops tracking a tuple of untracked
 #: items after its first pass, so a base of a million premises costs the collector one object

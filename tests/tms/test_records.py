@@ -86,7 +86,7 @@ def test_a_premise_record_of_every_shape_leaves_the_garbage_collector() -> None:
     gc.collect()
     assert [gc.is_tracked(r) for r in records[:4]] == [False] * 4
     # a value held twice nests its earlier intervals two levels deeper (intervals in a tuple
-    # in the life tuple): a collection untracks one level, so its record leaves two later
+    # in the record): a collection untracks one level, so its record leaves later
     gc.collect()
     gc.collect()
     assert gc.is_tracked(records[4]) is False
