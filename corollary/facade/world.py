@@ -40,6 +40,9 @@ __all__ = ["TimelineEntry", "WorldView", "timeline", "world_at"]
 #: What :meth:`WorldView._lone` says of a key's one value at ``t``.
 HELD, NOT_HELD, OTHERWISE = 1, 0, -1
 
+#: Outside every finite time (a world time is a finite float: ``_BELOW < t < _ABOVE``).
+_BELOW, _ABOVE = -float("inf"), float("inf")
+
 #: The statuses of a :class:`TimelineEntry`.
 STATUSES = ("held", "superseded", "contested", "out", "ended")
 
@@ -140,7 +143,9 @@ class WorldView:
         """
         view = WorldView()
         view._base = base
-        view.t = t if type(t) is float and t - t == 0.0 else world_time(t)
+        # a finite float by two comparisons, where t - t == 0.0 made a float (a tenth of
+        # making the view); NaN fails both
+        view.t = t if type(t) is float and _BELOW < t < _ABOVE else world_time(t)
         return view
 
     @contextlib.contextmanager
@@ -172,7 +177,8 @@ class WorldView:
         has nothing to bring up to date for, or several that
         :func:`~corollary.tms.world_reads.held_at` decides, read straight from their premises
         as the sweep would (``None``: take the what-if path). ``b``: what ``current(key)``
-        gave."""
+        gave; when it gave a value, the caller has taken the first step (:meth:`_lone`, or
+        it written out) and it said :data:`OTHERWISE`: it is not taken again here."""
         base = self._base
         if b is None:
             if type(key) is not str:
@@ -183,9 +189,6 @@ class WorldView:
             if held is None or len(held) > 1:
                 return None  # not decided by premises alone, or an open conflict
             return (True, held[0][1], held[0][0]) if held else (False, 0.0, None)
-        lone = self._lone(b)
-        if lone != OTHERWISE:
-            return (True, b.conf, b) if lone == HELD else (False, 0.0, b)
         if b.justs or b.evidence is None:
             return None
         if b.withdrawn is not None:

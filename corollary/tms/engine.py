@@ -177,8 +177,10 @@ class Engine:
         self.by_step_source: dict[str, set[Justification]] = {}
         self.by_rule: dict[str, set[Justification]] = {}
         # out-lists: key -> value identity (ANY for the whole key) -> the justifications with
-        # that exception
-        self.unless_watch: dict[str, dict[Any, list[Justification]]] = {}
+        # that exception, in the order they were linked, as a dict (an ordered set: taking one
+        # out is constant time, where a list's remove made forgetting a key that many
+        # reasons name quadratic; benchmarks/bench_forget_order.py)
+        self.unless_watch: dict[str, dict[Any, dict[Justification, None]]] = {}
         self.unless_count = 0
         self.nogoods: dict[str, Nogood] = {}
         self.nogoods_by_key: dict[str, list[Nogood]] = {}
@@ -589,7 +591,7 @@ class Engine:
         if j.unless:
             self.unless_count += 1
             for key, _, vid in j.unless:
-                self.unless_watch.setdefault(key, {}).setdefault(vid, []).append(j)
+                self.unless_watch.setdefault(key, {}).setdefault(vid, {})[j] = None
         self.mark(j.output)
 
     def remove_justification(self, j: Justification) -> None:
@@ -612,7 +614,7 @@ class Engine:
             self.unless_count -= 1
             for key, _, vid in j.unless:
                 by_value = self.unless_watch[key]
-                by_value[vid].remove(j)
+                del by_value[vid][j]
                 if not by_value[vid]:
                     del by_value[vid]
                     if not by_value:

@@ -78,18 +78,28 @@ def item_text(item: Item) -> str:
 #:
 #: - ``None`` for most premises: no fading, no expiry, no stated certainty, no valid time;
 #: - ``(half_life, ttl)``, or ``(half_life, ttl, certainty)`` for a certainty below 1;
-#: - ``(half_life, ttl, certainty, valid_from, valid_until)`` for a stated valid time
-#:   (``valid_from`` ``None``: from ``at``), with a sixth field, the other intervals of the same
-#:   value ``((start, end or None), ...)``, when the source gave it more than one.
+#:
+#: and for a stated valid time ``(source, origin, at, life, valid_from, valid_until)``
+#: (``valid_from`` ``None``: from ``at``; ``life`` ``(half_life, ttl, certainty)``, one tuple
+#: shared by every such record that has none of the three), with a seventh field, the other
+#: intervals of the same value ``((start, end or None), ...)``, when the source gave it more
+#: than one. The valid time is a field of the record and not of ``life``: a read at a world
+#: time (:func:`lone_held_at`) reads the record and its start, and reading a second tuple
+#: for them made ``kb.at(t)`` over keys spread through a large base miss the cache once more
+#: (benchmarks/RESULTS.md, "kb.at(t).confidence under 2x, forget's watch list (branch at3)").
 #:
 #: A tuple and not a class: the cyclic garbage collector stops tracking a tuple of untracked
 #: items after its first pass, so a base of a million premises costs the collector one object
 #: a belief, not two (an instance of a class, or a named tuple, stays tracked; measured in
 #: benchmarks/RESULTS.md, "Issue 36 item 5").
-PremiseRecord = tuple[str, str, float, "tuple[Any, ...] | None"]
+PremiseRecord = tuple[Any, ...]
 
 #: An interval of valid time: ``(start, end or None)``, ``end`` excluded.
 Interval = tuple[float, "float | None"]
+
+#: The ``life`` of a record with a valid time and no half-life, ttl or stated certainty: one
+#: tuple for all of them (most dated facts), so that such a record is one object.
+_UNFADING = (None, None, 1.0)
 
 
 def premise_record(source: str, origin: str, at: float, half_life: float | None,
@@ -99,8 +109,8 @@ def premise_record(source: str, origin: str, at: float, half_life: float | None,
                    earlier: tuple[Interval, ...] = ()) -> PremiseRecord:
     """The record of a premise (see :data:`PremiseRecord`); a certainty of 1 (or ``None``) is
     not kept: it changes nothing. A valid time (when the fact holds in the world,
-    docs/model.md "Time and change") makes ``life`` five long; premises without one keep their
-    short record, so a base that never says when pays nothing. ``earlier``: other intervals
+    docs/model.md "Time and change") makes the record six long; premises without one keep
+    their short record, so a base that never says when pays nothing. ``earlier``: other intervals
     the source gave the same value (a value held twice, as a manager who comes back to a club).
 
     >>> premise_record("tool:crm", "tool:crm", 10.0, None, None)
@@ -109,9 +119,12 @@ def premise_record(source: str, origin: str, at: float, half_life: float | None,
     (10.0, 50.0)
     """
     if valid_from is not None or valid_until is not None:
-        life: tuple[Any, ...] = (half_life, ttl, 1.0 if certainty is None else certainty,
-                                 valid_from, valid_until)
-        return (source, origin, at, (*life, earlier) if earlier else life)
+        sure = 1.0 if certainty is None else certainty
+        life: tuple[Any, ...] = (_UNFADING if half_life is None and ttl is None and sure == 1.0
+                                 else (half_life, ttl, sure))
+        if earlier:
+            return (source, origin, at, life, valid_from, valid_until, earlier)
+        return (source, origin, at, life, valid_from, valid_until)
     if certainty is not None and certainty < 1.0:
         return (source, origin, at, (half_life, ttl, certainty))
     return (source, origin, at, None if half_life is None and ttl is None else (half_life, ttl))
@@ -159,32 +172,28 @@ def record_certainty(record: PremiseRecord) -> float:
 
 def record_is_timed(record: PremiseRecord) -> bool:
     """Whether its source stated a valid time (else it holds from when it was asserted)."""
-    life = record[3]
-    return life is not None and len(life) > 4
+    return len(record) > 4
 
 
 def record_stated_span(record: PremiseRecord) -> tuple[float | None, float | None]:
     """``(valid_from, valid_until)`` as the source stated them (``None``: not stated; both
     ``None`` for a premise with no valid time)."""
-    life = record[3]
-    if life is None or len(life) < 5:
+    if len(record) < 5:
         return None, None
-    return life[3], life[4]
+    return record[4], record[5]
 
 
 def record_span(record: PremiseRecord) -> Interval:
     """The interval stated last: ``(valid_from, valid_until)``, ``valid_from`` being when it
     was asserted unless one was stated, ``valid_until`` ``None`` while open."""
-    life = record[3]
-    if life is None or len(life) < 5:
+    if len(record) < 5:
         return record[2], None
-    return (record[2] if life[3] is None else life[3]), life[4]
+    return (record[2] if record[4] is None else record[4]), record[5]
 
 
 def record_earlier(record: PremiseRecord) -> tuple[Interval, ...]:
     """The other intervals the source gave the same value, before the one stated last."""
-    life = record[3]
-    return life[5] if life is not None and len(life) > 5 else ()  # type: ignore[no-any-return]
+    return record[6] if len(record) > 6 else ()  # type: ignore[no-any-return]
 
 
 def record_start(record: PremiseRecord) -> float:
@@ -195,25 +204,25 @@ def record_start(record: PremiseRecord) -> float:
 def record_intervals(record: PremiseRecord) -> tuple[Interval, ...]:
     """A premise record's intervals ``(start, end or None)``: from when it was asserted, open,
     unless a valid time was stated; the interval stated last comes last."""
-    life = record[3]
-    if life is None or len(life) < 5:
+    if len(record) < 5:
         return ((record[2], None),)
-    last = (record[2] if life[3] is None else life[3], life[4])
-    return (*life[5], last) if len(life) > 5 else (last,)
+    last = (record[2] if record[4] is None else record[4], record[5])
+    return (*record[6], last) if len(record) > 6 else (last,)
 
 
 def record_valid_at(record: PremiseRecord, world: float) -> bool:
     """Whether one of a premise record's intervals ``[valid_from, valid_until)`` holds
     ``world``."""
-    life = record[3]
-    if life is None or len(life) < 5:
-        return record[2] <= world
-    start = record[2] if life[3] is None else life[3]
-    end = life[4]
+    if len(record) < 5:
+        return record[2] <= world  # type: ignore[no-any-return]
+    start = record[4]
+    if start is None:
+        start = record[2]
+    end = record[5]
     if start <= world and (end is None or world < end):
         return True
-    if len(life) > 5:
-        for s, e in life[5]:
+    if len(record) > 6:
+        for s, e in record[6]:
             if s <= world and (e is None or world < e):
                 return True
     return False
@@ -242,22 +251,22 @@ def lone_held_at(b: Belief, world: float) -> bool | None:
     record = b.evidence
     if type(record) is not tuple or b.justs:
         return None  # several premises or none, or a reason
-    if b.withdrawn is not None:
-        return False
-    life = record[3]
-    if life is None or len(life) < 5:  # no valid time: from when it was asserted on
-        return record[2] <= world and b.best is not None
-    start = life[3]
+    # b.best before b.withdrawn: an up-to-date belief held now is not withdrawn (a withdrawal
+    # marks it), and the withdrawal is the one field of the belief a plain read does not touch
+    # (another cache line, over keys spread through a large base)
+    if len(record) < 5:  # no valid time: from when it was asserted on
+        return b.best is not None and record[2] <= world
+    start = record[4]
     if start is None:
         start = record[2]
     if start <= world:
-        end = life[4]
+        end = record[5]
         if end is None or world < end:
-            return None if b.best is None else True
-    if len(life) > 5:
-        for s, e in life[5]:  # a loop, not any(): no generator made on a read at a time
+            return True if b.best is not None else None if b.withdrawn is None else False
+    if len(record) > 6:
+        for s, e in record[6]:  # a loop, not any(): no generator made on a read at a time
             if s <= world and (e is None or world < e):
-                return None if b.best is None else True
+                return True if b.best is not None else None if b.withdrawn is None else False
     return False
 
 
@@ -265,12 +274,12 @@ def record_schedule(record: PremiseRecord) -> tuple[str, float | None, bool]:
     """``(source, when it expires or None, whether its valid time starts or stops after it
     was asserted)``: what the engine schedules for a new premise, in one call (the hot path
     of an assertion with a ttl or a valid time)."""
-    source, _, at, life = record
+    source, at, life = record[0], record[2], record[3]
     if life is None:
         return source, None, False
     ttl = life[1]
-    return source, None if ttl is None else at + ttl, len(life) > 4 and (
-        life[4] is not None or len(life) > 5 or (life[3] is not None and life[3] > at))
+    return source, None if ttl is None else at + ttl, len(record) > 4 and (
+        record[5] is not None or len(record) > 6 or (record[4] is not None and record[4] > at))
 
 
 def record_changes(record: PremiseRecord) -> list[tuple[float, int]]:
@@ -316,7 +325,7 @@ def renewed(record: PremiseRecord, now: float, start: float | None = None) -> Pr
     """The record asserted again at ``now``: the same source, origin, half-life, ttl,
     certainty and stated valid time; ``start`` gives a premise that stated no valid time one
     from ``start`` on (a value keeps the start it was first seen holding from)."""
-    source, origin, _, life = record
+    source, origin, life = record[0], record[1], record[3]
     if life is None and start is None:
         return (source, origin, now, None)
     if record_is_timed(record):

@@ -449,3 +449,17 @@ def test_a_key_read_before_any_of_its_values_began_holds_nothing() -> None:
     kb.assert_("a", 1, source="human:ann")
     assert kb.at(-60).value("a", "none") == "none" and kb.at(-60).label("a") == "OUT"
     assert kb.at(-10).value("a") == 0 and kb.value("a") == 1
+
+
+@pytest.mark.parametrize(("t", "error"), [
+    (float("nan"), InvalidInputError), (float("inf"), InvalidInputError),
+    (-float("inf"), InvalidInputError), ("not a time", InvalidTypeError),
+    (None, InvalidInputError)])
+def test_a_read_at_anything_but_a_finite_time_is_refused(t: object, error: type) -> None:
+    # kb.at(t) checks a float by two comparisons (corollary/facade/world.py): NaN and the
+    # infinities fail them, and anything else goes to the full conversion
+    kb = BeliefBase(clock=ManualClock(100.0))
+    kb.assert_("a", 1, source="tool:a", valid_from=10.0)
+    with pytest.raises(error):
+        kb.at(t).value("a")  # type: ignore[arg-type]
+    assert kb.at(10.0).value("a") == 1 and kb.at(9.5).value("a") is None

@@ -86,7 +86,7 @@ def test_a_premise_record_of_every_shape_leaves_the_garbage_collector() -> None:
     gc.collect()
     assert [gc.is_tracked(r) for r in records[:4]] == [False] * 4
     # a value held twice nests its earlier intervals two levels deeper (intervals in a tuple
-    # in the life tuple): a collection untracks one level, so its record leaves two later
+    # in the record): a collection untracks one level, so its record leaves later
     gc.collect()
     gc.collect()
     assert gc.is_tracked(records[4]) is False
@@ -141,9 +141,12 @@ def test_a_lone_premise_at_a_world_time_is_held_not_held_or_left_to_compute() ->
             want = [False if not record_valid_at(record, t) else True if held_now
                     else (None if timed else False) for t in times]
             assert [lone_held_at(b, t) for t in times] == want, (record, held_now)
-            b.withdrawn = "retracted"
+            # withdrawn: OUT now whatever its premise (a withdrawal marks the belief, so an
+            # up-to-date withdrawn belief has no best support), and OUT at every time
+            b.withdrawn, best = "retracted", b.best
+            b.best = None
             assert {lone_held_at(b, t) for t in times} == {False}
-            b.withdrawn = None
+            b.withdrawn, b.best = None, best
             b.evidence = [record, record]
             assert {lone_held_at(b, t) for t in times} == {None}
             b.evidence = record
