@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="use the server already serving the model on --port")
     parser.add_argument("--cases", action="append", choices=sorted(CASE_SETS),
                         help="dev (benchmarks/real_models/cases.py, looked at while fixing) "
-                             "and/or heldout (benchmarks/real_models/heldout.py); default dev")
+                             "heldout (benchmarks/real_models/heldout.py) and/or public (a second "
+                             "development set from public data, benchmarks/real_models/public.py); "
+                             "default dev")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
     log = args.log.open("a") if args.log else None
