@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--running", action="store_true",
                         help="use the server already serving the model on --port")
     parser.add_argument("--cases", action="append", choices=sorted(CASE_SETS),
-                        help="dev (benchmarks/real_models/cases.py, looked at while fixing) "
+                        help="dev (benchmarks/real_models/cases.py, looked at while fixing), "
                              "heldout (benchmarks/real_models/heldout.py) and/or public (a second "
                              "development set from public data, benchmarks/real_models/public.py); "
                              "default dev")
