@@ -56,7 +56,7 @@ def test_the_clause_verb_becomes_the_noun(server: LlamaLikeServer, brain: list[A
                         "and I work at Feedzai now": [("Maria", "work at", "Feedzai")],
                         "I drive a blue Corolla": [("Kai", "drive a", "blue Corolla")]})
     assert keys(server, "I moved to Lisbon in January and I work at Feedzai now.",
-                "human:maria") == [("maria:city", "Lisbon"), ("maria:employer", "Feedzai")]
+                "human:maria") == [("maria:residence", "Lisbon"), ("maria:employer", "Feedzai")]
     assert keys(server, "I drive a blue Corolla.", "human:kai") == [("kai:car", "blue Corolla")]
 
 
@@ -137,3 +137,60 @@ def test_the_speaker_relative_is_the_speaker(server: LlamaLikeServer, brain: lis
         ("ines:cat", "Tofu")]
     # the friend's cat: not a relative the clause says is the speaker's, but its own value
     assert keys(server, "my friend's cat Tom", "human:ines") == [("ines:cat", "Tom")]
+
+
+def test_where_one_lives_is_one_key_whatever_the_place(server: LlamaLikeServer,
+                                                       brain: list[Any]) -> None:
+    # a state, a country and a city alike: "city" was wrong for two of them
+    brain[0] = replies({"I live in Alabama": [("Uma", "living in", "Alabama")],
+                        "I moved to Lisbon": [("Uma", "moved to", "Lisbon")]})
+    assert keys(server, "I live in Alabama.", "human:uma") == [("uma:residence", "Alabama")]
+    assert keys(server, "I moved to Lisbon.", "human:uma") == [("uma:residence", "Lisbon")]
+
+
+def test_liking_and_coming_from_have_their_nouns(server: LlamaLikeServer,
+                                                 brain: list[Any]) -> None:
+    brain[0] = replies({"I love the beach too": [("Vik", "love the", "the beach")],
+                        "I'm from Colorado": [("Vik", "from", "Colorado")]})
+    assert keys(server, "I love the beach too. I'm from Colorado.", "human:vik") == [
+        ("vik:likes", "the beach"), ("vik:hometown", "Colorado")]
+
+
+def test_a_thing_named_in_the_clause_is_the_attribute(server: LlamaLikeServer,
+                                                      brain: list[Any]) -> None:
+    brain[0] = replies({"I have a golden retriever named Bailey": [("Sol", "name", "Bailey")],
+                        "I'm from a little town called Springville": [
+                            ("Sol", "name", "Springville")]})
+    assert keys(server, "I have a golden retriever named Bailey.", "human:sol") == [
+        ("sol:golden_retriever", "Bailey")]
+    # a word of size or praise does not name the kind of thing
+    assert keys(server, "I'm from a little town called Springville.", "human:sol") == [
+        ("sol:town", "Springville")]
+
+
+def test_favourite_alone_takes_the_thing_the_clause_names(server: LlamaLikeServer,
+                                                           brain: list[Any]) -> None:
+    brain[0] = replies({"My favorite RPG is The Witcher 3": [("Ola", "favorite", "The Witcher 3")]})
+    assert keys(server, "My favorite RPG is The Witcher 3.", "human:ola") == [
+        ("ola:favorite_rpg", "The Witcher 3")]
+
+
+def test_a_value_that_is_the_clause_is_split_at_its_verb(server: LlamaLikeServer,
+                                                         brain: list[Any]) -> None:
+    brain[0] = replies({"Now I live in the United States": [
+        ("Quin", "now", "I live in the United States")]})
+    assert keys(server, "Now I live in the United States.", "human:quin") == [
+        ("quin:residence", "the United States")]
+
+
+def test_a_fact_of_another_clause_is_keyed_with_that_clause(server: LlamaLikeServer,
+                                                            brain: list[Any]) -> None:
+    # asked about the second clause, the model gives the first's fact too: the rules read
+    # the clause that says it (its quote), and a word of the text is not a misspelling
+    brain[0] = replies({"and I work at Feedzai now": [("Maria", "moved to", "Lisbon"),
+                                                      ("Maria", "work at", "Feedzai")],
+                        "It's a nice place": [("Maria", "place", "Lisbon")]})
+    assert keys(server, "I moved to Lisbon and I work at Feedzai now.", "human:maria") == [
+        ("maria:residence", "Lisbon"), ("maria:employer", "Feedzai")]
+    assert keys(server, "I moved to Lisbon. It's a nice place.", "human:maria") == [
+        ("maria:place", "Lisbon")]
