@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["VERB_NOUNS", "TRAILING_VERBS", "RELATIVES", "OWN", "ATTRIBUTE_WORDS",
-           "clause_key", "speaker_name", "verb_value", "with_clause_keys"]
+           "clause_key", "named_relatives", "speaker_name", "verb_value", "with_clause_keys"]
 
 #: Verb phrases a clause says a fact with (lower-case, one or two words: the small-model
 #: schema's attribute) and the noun a person writes the fact under.
@@ -192,6 +192,36 @@ def _named_thing(value: Any, clause: str) -> str | None:
     return None
 
 
+# "my daughter Ana", "our son Max": a relative and the name after it
+_MY_RELATIVE_NAMED = re.compile(r"\b(?i:my|our)\s+([a-z]+)\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b")
+# "Miso and Tofu", after "my two cats, "
+_NAMES_ONLY = re.compile(r"^[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+)[A-Z][a-z]+)*$")
+_MY_RELATIVES_BEFORE = re.compile(r"\b(?i:my|our)\s+(?:[a-z]+\s+)?([a-z]+)\s*[,:]?\s*$")
+
+
+def named_relatives(clause: str, before: str = "") -> list[tuple[str, str]]:
+    """The (relative, name) pairs ``clause`` states by naming the speaker's relative (one of
+    :data:`RELATIVES`) with a capitalised name: "my daughter Ana", "our son Max", or names
+    alone after "my two cats," ending ``before``.
+
+    >>> named_relatives("My daughter Ana starts school next week")
+    [('daughter', 'Ana')]
+    >>> named_relatives("Miso and Tofu", "I live at 18 Pine Avenue with my two cats, ")
+    [('cat', 'Miso'), ('cat', 'Tofu')]
+    >>> named_relatives("my dog is Rex"), named_relatives("Monday and Friday", "I work, ")
+    ([], [])
+    """
+    found = [(_singular(m.group(1).lower()), m.group(2))
+             for m in _MY_RELATIVE_NAMED.finditer(clause)
+             if _singular(m.group(1).lower()) in RELATIVES]
+    listed = _MY_RELATIVES_BEFORE.search(before)
+    if not found and listed is not None and _NAMES_ONLY.match(clause.strip()):
+        relative = _singular(listed.group(1).lower())
+        if relative in RELATIVES:
+            found = [(relative, name) for name in re.findall(r"[A-Z][a-z]+", clause)]
+    return found
+
+
 def verb_value(attribute: str, value: Any) -> tuple[str, Any]:
     """A value that is the clause itself ("I live in the United States", under ``now``) split
     into the verb phrase of :data:`VERB_NOUNS` it starts with, as the attribute, and the rest,
@@ -286,13 +316,22 @@ def with_clause_keys(facts: list[Any], clause: str, speaker: str,
     """``facts`` (the reply's dicts) read from ``clause``, each under :func:`clause_key`'s
     subject and attribute, read with the clause it is quoted with (another clause of the text
     when that one says its value), its value split from a verb phrase it starts with
-    (:func:`verb_value`); what is not a dict with string subject and attribute is left as it
-    is (read_reply's checks refuse it).
+    (:func:`verb_value`), and the relatives the clause names (:func:`named_relatives`) added
+    as the speaker's when the model gave their names under no key; what is not a dict with
+    string subject and attribute is left as it is (read_reply's checks refuse it).
 
     >>> with_clause_keys([{"subject": "Kai", "attribute": "drive a", "value": "Corolla"}],
     ...                  "I drive a blue Corolla", "kai")
     [{'subject': 'Kai', 'attribute': 'car', 'value': 'Corolla'}]
     """
+    # a relative the clause names ("my daughter Ana") is a fact of its own, by the clause's
+    # form, when the model gave that name under no key (Qwen2.5-Coder-0.5B, asked about "My
+    # daughter Ana starts school next week", gave only when she starts)
+    given = {_words(str(f.get("value"))) for f in facts if isinstance(f, dict)}
+    facts = list(facts) + [
+        {"subject": speaker, "attribute": relative, "value": name, "quote": clause}
+        for relative, name in named_relatives(clause, before)
+        if speaker and _words(name) not in given]
     out = []
     for fact in facts:
         if (isinstance(fact, dict) and isinstance(fact.get("subject"), str)

@@ -74,7 +74,7 @@ def test_a_relative_name_and_age_are_the_relative(server: LlamaLikeServer,
     assert keys(server, "My wife's name is Helen and our son Max just turned 7.",
                 "human:george") == [("george:wife", "Helen"), ("george:son", "Max")]
     assert keys(server, "My cat Pixel is 4 years old.", "human:henrik") == [
-        ("henrik:cat_age", "4 years old")]
+        ("henrik:cat_age", "4 years old"), ("henrik:cat", "Pixel")]
 
 
 def test_the_speaker_own_name_stays(server: LlamaLikeServer, brain: list[Any]) -> None:
@@ -134,7 +134,7 @@ def test_the_speaker_relative_is_the_speaker(server: LlamaLikeServer, brain: lis
     brain[0] = replies({"Miso and Tofu": [("Miso and", "cat", "Tofu")],
                         "my friend's cat Tom": [("Tom", "cat", "Tom")]})
     assert keys(server, "I live with my two cats, Miso and Tofu.", "human:ines") == [
-        ("ines:cat", "Tofu")]
+        ("ines:cat", "Tofu"), ("ines:cat", "Miso")]
     # the friend's cat: not a relative the clause says is the speaker's, but its own value
     assert keys(server, "my friend's cat Tom", "human:ines") == [("ines:cat", "Tom")]
 
@@ -194,3 +194,14 @@ def test_a_fact_of_another_clause_is_keyed_with_that_clause(server: LlamaLikeSer
         ("maria:residence", "Lisbon"), ("maria:employer", "Feedzai")]
     assert keys(server, "I moved to Lisbon. It's a nice place.", "human:maria") == [
         ("maria:place", "Lisbon")]
+
+
+def test_a_relative_the_clause_names_is_kept(server: LlamaLikeServer, brain: list[Any]) -> None:
+    # the model gave only when she starts; the clause names the daughter by its form
+    brain[0] = replies({"My daughter Ana starts school next week": [
+        ("Tom", "starts school", "next week")]})
+    assert keys(server, "My daughter Ana starts school next week.", "human:tom") == [
+        ("tom:starts_school", "next week"), ("tom:daughter", "Ana")]
+    # a name the model gave already (under any key) is not added again
+    brain[0] = replies({"our son Max just turned 7": [("Max", "son", "Max")]})
+    assert keys(server, "our son Max just turned 7", "human:george") == [("george:son", "Max")]
