@@ -54,6 +54,7 @@ VERB_NOUNS: dict[str, str] = {
     **dict.fromkeys(("work at", "works at", "working at", "work for", "works for",
                      "working for", "employed at", "employed by", "job at", "joined"),
                     "employer"),
+    **dict.fromkeys(("work as", "works as", "working as", "employed as"), "job"),
     **dict.fromkeys(("drive", "drives", "drive a", "drives a", "driving"), "car"),
     **dict.fromkeys(("allergic to", "allergic"), "allergy"),
     **dict.fromkeys(("speak", "speaks", "speaking"), "language"),
@@ -154,7 +155,13 @@ def _mend(subject: str, attribute: str, value: Any, clause: str,
     if words in PREPOSITIONS:
         cut = re.search(rf"\b{words}\b", clause, re.IGNORECASE)
         named = _NAMED.findall(clause[:cut.start()] if cut else clause)
-        return subject, named[-1].lower() if named else attribute
+        if named:
+            return subject, named[-1].lower()
+        # no noun named before it: the verb before it may say the fact ("I moved to Porto")
+        said = re.findall(r"[a-z]+", clause[:cut.start()].lower()) if cut else []
+        if said and f"{said[-1]} {words}" in VERB_NOUNS:
+            return subject, f"{said[-1]} {words}"
+        return subject, attribute
     if words in NEGATIONS:
         verb = _NEGATED.search(clause)
         first = _words(value).split()[:1]

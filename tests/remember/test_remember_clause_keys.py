@@ -116,11 +116,14 @@ def test_a_misspelt_attribute_word_is_mended(server: LlamaLikeServer, brain: lis
 def test_a_lone_preposition_is_the_noun_named_before_it(server: LlamaLikeServer,
                                                         brain: list[Any]) -> None:
     brain[0] = replies({"my number changed to 555-0199": [("Amara", "to", "555-0199")],
-                        "I moved to Porto": [("Amara", "to", "Porto")]})
+                        "I moved to Porto": [("Amara", "to", "Porto")],
+                        "I switched to Lyon": [("Amara", "to", "Lyon")]})
     assert keys(server, "my number changed to 555-0199", "human:amara") == [
         ("amara:number", "555-0199")]
-    # no noun named before the preposition: nothing to take, the key stays
-    assert keys(server, "I moved to Porto", "human:amara") == [("amara:to", "Porto")]
+    # no noun named before the preposition: the verb before it says the fact when it is one
+    # a clause says a fact with ("moved to"), else nothing to take and the key stays
+    assert keys(server, "I moved to Porto", "human:amara") == [("amara:residence", "Porto")]
+    assert keys(server, "I switched to Lyon", "human:amara") == [("amara:to", "Lyon")]
 
 
 def test_a_cut_negation_says_its_verb(server: LlamaLikeServer, brain: list[Any]) -> None:
@@ -181,6 +184,10 @@ def test_a_value_that_is_the_clause_is_split_at_its_verb(server: LlamaLikeServer
         ("Quin", "now", "I live in the United States")]})
     assert keys(server, "Now I live in the United States.", "human:quin") == [
         ("quin:residence", "the United States")]
+    brain[0] = replies({"I work as a car salesman": [
+        ("Eli", "car salesman", "I work as a car salesman")]})
+    assert keys(server, "I work as a car salesman.", "human:eli") == [
+        ("eli:job", "a car salesman")]
 
 
 def test_a_fact_of_another_clause_is_keyed_with_that_clause(server: LlamaLikeServer,
