@@ -439,10 +439,9 @@ _CLAUSE = re.compile(r"(?<=[!?;:,\n])\s+|(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)(?<!\b(?:
 
 def clauses(text: str) -> list[str]:
     """``text``'s clauses, as exact stretches of it (cut after ``. ! ? ; : ,``, not after the
-    full stop of an initial or a title, and before
-    "but", "because", "and then", "so", and "and" before a pronoun that starts a clause, "and
-    I", "and my"...; end punctuation kept off): what a small model is asked about, one
-    request each.
+    full stop of an initial or a title, and before "but", "because", "and then", "so", and
+    "and" before a pronoun that starts a clause, "and I", "and my"...; end punctuation kept
+    off): what a small model is asked about, one request each.
 
     >>> clauses("I moved to Pine Ave last month, but I still work at Acme. Call me Bo!")
     ['I moved to Pine Ave last month', 'but I still work at Acme', 'Call me Bo']
