@@ -105,8 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--running", action="store_true",
                         help="use the server already serving the model on --port")
     parser.add_argument("--cases", action="append", choices=sorted(CASE_SETS),
-                        help="dev (benchmarks/real_models/cases.py, looked at while fixing) "
-                             "and/or heldout (benchmarks/real_models/heldout.py); default dev")
+                        help="dev (benchmarks/real_models/cases.py, looked at while fixing), "
+                             "heldout (benchmarks/real_models/heldout.py) and/or public (a second "
+                             "development set from public data, benchmarks/real_models/public.py); "
+                             "default dev")
     args = parser.parse_args(argv)
     rows: list[dict[str, Any]] = []
     log = args.log.open("a") if args.log else None

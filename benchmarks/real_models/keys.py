@@ -103,8 +103,60 @@ HELDOUT: list[list[list[Accepted]]] = [
      [(_SPEAKER, ("pronoun", "pronouns"))]],
 ]
 
+_DOG = ("dog", "dogs", "dog name", "dog names") + _PET
+_BREED = ("dog breed", "breed", "dog", "dog type", "pet breed")
+_ORIGIN = ("from", "origin", "hometown", "home town", "home state", "birthplace",
+           "place of origin", "home", "where from", "native state", "state", "grew up")
+_STATE = ("state", "home state", "residence", "location", "home", "current state")
+_LIKES = ("like", "likes", "love", "loves", "hobby", "hobbies", "interest", "interests",
+          "enjoys", "activity", "favourite activity", "favorite activity", "favourite place",
+          "favorite place", "pastime")
+
+
+def _favourite(*things: str) -> tuple[str, ...]:
+    return tuple(f"{f} {t}" for f in ("favourite", "favorite") for t in things)
+
+
+#: benchmarks/real_models/public.py's snippets (Synthetic-Persona-Chat), written with their
+#: facts, before any model was run on them.
+PUBLIC: list[list[list[Accepted]]] = [
+    [[(_SPEAKER, _DOG), (("german shepherd",), ("name",))], [(_SPEAKER, _BREED)]],
+    [[(_SPEAKER, _favourite("book", "novel"))]],
+    [[(_SPEAKER, _favourite("book", "novel"))]],
+    [],
+    [[(_SPEAKER, ("age",))], [(_SPEAKER, _JOB)],
+     [(_SPEAKER, ("plan", "plans", "planning", "intention", "marital plan", "marriage plan"))]],
+    [[(_SPEAKER, ("name", "real name", "first name")), (("jane",), ("name",))]],
+    [[(_SPEAKER, _favourite("movie", "film"))]],
+    [[(_SPEAKER, _favourite("movie", "film"))]],
+    [[(_SPEAKER, _favourite("book", "novel"))]],
+    [[(_SPEAKER, _favourite("watch") + ("watch",))]],
+    [[(_SPEAKER, _favourite("piece", "music", "piece of music", "classical piece",
+                            "composition", "song"))]],
+    [[(_SPEAKER, _EMPLOYER)]],
+    [[(_SPEAKER, _ORIGIN)]],
+    [[(_SPEAKER, _favourite("game", "video game"))]],
+    [[(_SPEAKER, _favourite("rpg", "game", "video game"))]],
+    [[(_SPEAKER, ("age",))]],
+    [[(_SPEAKER, ("country", "home country", "residence", "location", "home",
+                  "country of residence", "current country"))]],
+    [[(_SPEAKER, _DOG), (("german shepherd",), ("name",))], [(_SPEAKER, _BREED)]],
+    [[(_SPEAKER, _DOG + ("golden retriever",)), (("golden retriever",), ("name",))],
+     [(_SPEAKER, _DOG + ("poodle",)), (("poodle",), ("name",))],
+     [(_SPEAKER, _DOG + ("chihuahua",)), (("chihuahua",), ("name",))]],
+    [[(_SPEAKER, ("hometown", "home town", "town", "from", "origin", "birthplace",
+                  "place of origin", "home"))]],
+    [[(_SPEAKER, _LIKES)], [(_SPEAKER, _STATE)]],
+    [[(_SPEAKER, _LIKES)], [(_SPEAKER, _STATE)]],
+    [[(_SPEAKER, _ORIGIN)]],
+    [[(_SPEAKER, _ORIGIN)]],
+    [[(_SPEAKER, ("age",))], [(_SPEAKER, _LIKES + ("drink", "favourite drink",
+                                                   "favorite drink"))],
+     [(_SPEAKER, _LIKES)]],
+]
+
 #: The references by case set name (benchmarks/real_models/runner.py's ``CASE_SETS``).
-KEYS = {"dev": DEV, "heldout": HELDOUT}
+KEYS = {"dev": DEV, "heldout": HELDOUT, "public": PUBLIC}
 
 
 def words(text: str) -> str:

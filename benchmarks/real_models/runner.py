@@ -15,13 +15,14 @@ from corollary.facade.recall import count_tokens
 from corollary.foundations.errors import CorollaryError, ModelError
 
 from . import cases as development
-from . import heldout
+from . import heldout, public
 from .cases import RATES
 from .keys import KEYS, key_matches
 
 #: The case sets: ``dev``, looked at while fixes were made; ``heldout``, written before the
-#: fixes of branch models and never changed since (benchmarks/real_models/heldout.py).
-CASE_SETS: dict[str, Any] = {"dev": development, "heldout": heldout}
+#: fixes of branch models and never changed since (benchmarks/real_models/heldout.py);
+#: ``public``, a second development set from public data (benchmarks/real_models/public.py).
+CASE_SETS: dict[str, Any] = {"dev": development, "heldout": heldout, "public": public}
 
 #: The modes compared: the library's defaults (no option given: small-model mode when the
 #: model's name and dialect say it is small, docs/models.md), forced answers alone, small-model

@@ -36,17 +36,25 @@ from collections.abc import Sequence
 from typing import Any
 
 __all__ = ["VERB_NOUNS", "TRAILING_VERBS", "RELATIVES", "OWN", "ATTRIBUTE_WORDS",
-           "clause_key", "speaker_name", "with_clause_keys"]
+           "clause_key", "named_relatives", "speaker_name", "verb_value", "with_clause_keys"]
 
 #: Verb phrases a clause says a fact with (lower-case, one or two words: the small-model
 #: schema's attribute) and the noun a person writes the fact under.
 VERB_NOUNS: dict[str, str] = {
+    # where one lives, whatever the place is (a city, a state, a country): one key, so that a
+    # move updates it
     **dict.fromkeys(("moved to", "move to", "moving to", "live in", "lives in", "living in",
-                     "based in", "relocated to", "moved", "reside in", "resides in"), "city"),
+                     "based in", "relocated to", "moved", "reside in", "resides in"),
+                    "residence"),
+    **dict.fromkeys(("from", "am from", "come from", "comes from", "grew up in"), "hometown"),
+    **dict.fromkeys(("like", "likes", "like to", "likes to", "like the", "likes the", "love",
+                     "loves", "love to", "loves to", "love the", "loves the", "enjoy",
+                     "enjoys", "enjoy the", "enjoys the"), "likes"),
     **dict.fromkeys(("live at", "lives at", "living at", "reside at"), "address"),
     **dict.fromkeys(("work at", "works at", "working at", "work for", "works for",
                      "working for", "employed at", "employed by", "job at", "joined"),
                     "employer"),
+    **dict.fromkeys(("work as", "works as", "working as", "employed as"), "job"),
     **dict.fromkeys(("drive", "drives", "drive a", "drives a", "driving"), "car"),
     **dict.fromkeys(("allergic to", "allergic"), "allergy"),
     **dict.fromkeys(("speak", "speaks", "speaking"), "language"),
@@ -93,6 +101,16 @@ _NAMED = re.compile(r"\b(?:my|our|the)\s+([a-z]+)", re.IGNORECASE)
 _NEGATED = re.compile(r"\b(?:don'?t|doesn'?t|didn'?t|do not|does not|never)\s+([a-z]+)",
                       re.IGNORECASE)
 _THEIR_NAME = re.compile(r"\b(?:his|her|its|their)\s+name\b", re.IGNORECASE)
+_FAVOURITE = re.compile(r"\bfavou?rite\s+([a-z]+)", re.IGNORECASE)
+#: What names a thing in a clause ("a poodle named Charlie", "a town called Springville").
+_NAMING = ("named", "called")
+#: The words a clause may put before what it names: a determiner, then at most three words.
+_NAMED_THING = re.compile(r"\b(?:a|an|my|our|the|his|her|their|one|two|three)\s+"
+                          r"((?:[A-Za-z-]+\s+){0,2}[A-Za-z-]+)\s+(?:named|called)\s+$",
+                          re.IGNORECASE)
+#: Words of size or praise that do not name the kind of thing ("a little town called ...").
+_EPITHETS = frozenset(("little small big tiny huge old new young great nice cute lovely "
+                       "beautiful sweet").split())
 
 
 def _words(text: str) -> str:
@@ -130,20 +148,26 @@ def _mended(attribute: str, clause: str) -> str:
 
 
 def _mend(subject: str, attribute: str, value: Any, clause: str,
-          speaker: str, before: str) -> tuple[str, str]:
+          speaker: str, before: str, text: str) -> tuple[str, str]:
     """Rule 3 of the module's docstring: a misspelt word, a lone preposition, a cut negation,
     a relative of the speaker's under another subject."""
     words = _words(attribute)
     if words in PREPOSITIONS:
         cut = re.search(rf"\b{words}\b", clause, re.IGNORECASE)
         named = _NAMED.findall(clause[:cut.start()] if cut else clause)
-        return subject, named[-1].lower() if named else attribute
+        if named:
+            return subject, named[-1].lower()
+        # no noun named before it: the verb before it may say the fact ("I moved to Porto")
+        said = re.findall(r"[a-z]+", clause[:cut.start()].lower()) if cut else []
+        if said and f"{said[-1]} {words}" in VERB_NOUNS:
+            return subject, f"{said[-1]} {words}"
+        return subject, attribute
     if words in NEGATIONS:
         verb = _NEGATED.search(clause)
         first = _words(value).split()[:1]
         if verb is not None and first == [verb.group(1).lower()]:
             return subject, f"does not {first[0]}"
-    mended = _mended(words, clause)
+    mended = _mended(words, f"{text} {clause}")  # a word the text says is not misspelt
     if mended != words:
         attribute = mended
     about_speaker = _words(subject) in {_words(speaker), "i", "me", "speaker"}
@@ -159,14 +183,92 @@ def _mend(subject: str, attribute: str, value: Any, clause: str,
     return subject, attribute
 
 
+def _named_thing(value: Any, clause: str) -> str | None:
+    """What ``clause`` says ``value`` is the name of ("I have a poodle named Charlie":
+    ``poodle``), without words of size or praise, or ``None``."""
+    first = _words(value).split()[:1]
+    if not first:
+        return None
+    for match in re.finditer(rf"\b(?:{'|'.join(_NAMING)})\s+{re.escape(first[0])}\b", clause,
+                             re.IGNORECASE):
+        thing = _NAMED_THING.search(clause[:match.start()] + match.group(0).split()[0] + " ")
+        if thing is not None:
+            words = [w for w in _words(thing.group(1)).split() if w not in _EPITHETS]
+            if words:
+                return " ".join(words)
+    return None
+
+
+# "my daughter Ana", "our son Max": a relative and the name after it
+_MY_RELATIVE_NAMED = re.compile(r"\b(?i:my|our)\s+([a-z]+)\s+([A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b")
+# "Miso and Tofu", after "my two cats, "
+_NAMES_ONLY = re.compile(r"^[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+)[A-Z][a-z]+)*$")
+_MY_RELATIVES_BEFORE = re.compile(r"\b(?i:my|our)\s+(?:[a-z]+\s+)?([a-z]+)\s*[,:]?\s*$")
+
+
+def named_relatives(clause: str, before: str = "") -> list[tuple[str, str]]:
+    """The (relative, name) pairs ``clause`` states by naming the speaker's relative (one of
+    :data:`RELATIVES`) with a capitalised name: "my daughter Ana", "our son Max", or names
+    alone after "my two cats," ending ``before``.
+
+    >>> named_relatives("My daughter Ana starts school next week")
+    [('daughter', 'Ana')]
+    >>> named_relatives("Miso and Tofu", "I live at 18 Pine Avenue with my two cats, ")
+    [('cat', 'Miso'), ('cat', 'Tofu')]
+    >>> named_relatives("my dog is Rex"), named_relatives("Monday and Friday", "I work, ")
+    ([], [])
+    """
+    found = [(_singular(m.group(1).lower()), m.group(2))
+             for m in _MY_RELATIVE_NAMED.finditer(clause)
+             if _singular(m.group(1).lower()) in RELATIVES]
+    listed = _MY_RELATIVES_BEFORE.search(before)
+    if not found and listed is not None and _NAMES_ONLY.match(clause.strip()):
+        relative = _singular(listed.group(1).lower())
+        if relative in RELATIVES:
+            found = [(relative, name) for name in re.findall(r"[A-Z][a-z]+", clause)]
+    return found
+
+
+def verb_value(attribute: str, value: Any) -> tuple[str, Any]:
+    """A value that is the clause itself ("I live in the United States", under ``now``) split
+    into the verb phrase of :data:`VERB_NOUNS` it starts with, as the attribute, and the rest,
+    as the value; any other (attribute, value) as it is.
+
+    >>> verb_value("now", "I live in the United States")
+    ('live in', 'the United States')
+    >>> verb_value("city", "Lisbon")
+    ('city', 'Lisbon')
+    """
+    if not isinstance(value, str):
+        return attribute, value
+    said = re.match(r"(?:i|we)(?:'m|'re| am| are)?\s+([a-z]+(?:\s+[a-z]+)?)\s+(\S.*)$",
+                    value.strip(), re.IGNORECASE)
+    if said is None:
+        return attribute, value
+    verb, rest = said.group(1).lower(), said.group(2)
+    first, _, _ = verb.partition(" ")
+    if verb in VERB_NOUNS:
+        return verb, rest
+    if first in VERB_NOUNS:  # "I work at ...": one word of the verb, the rest its object
+        return first, rest if verb == first else f"{verb.partition(' ')[2]} {rest}"
+    return attribute, value
+
+
 def clause_key(subject: str, attribute: str, value: Any, clause: str,
-               speaker: str, before: str = "") -> tuple[str, str]:
+               speaker: str, before: str = "", text: str = "") -> tuple[str, str]:
     """The (subject, attribute) a fact read from ``clause`` is written under; ``speaker`` is
     the name of who said it (``"george"`` for ``human:george``), ``before`` the text before
-    the clause.
+    the clause, ``text`` the text it is in (as far as known: a word of it is not misspelt).
 
     >>> clause_key("Maria", "moved to", "Lisbon", "I moved to Lisbon in January", "maria")
-    ('Maria', 'city')
+    ('Maria', 'residence')
+    >>> clause_key("Sol", "name", "Toby", "and a chihuahua named Toby", "sol")
+    ('Sol', 'chihuahua')
+    >>> clause_key("Tess", "name", "Springville", "I'm from a little town called Springville",
+    ...            "tess")
+    ('Tess', 'town')
+    >>> clause_key("Ola", "favorite", "The Witcher 3", "My favorite RPG is The Witcher 3", "ola")
+    ('Ola', 'favorite rpg')
     >>> clause_key("Tom", "email changed", "t@x.org", "Also my email changed to t@x.org", "tom")
     ('Tom', 'email')
     >>> clause_key("George", "name", "Helen", "My wife's name is Helen", "george")
@@ -188,7 +290,14 @@ def clause_key(subject: str, attribute: str, value: Any, clause: str,
     >>> clause_key("Miso and", "cat", "Tofu", "Miso and Tofu", "ines", "with my two cats, ")
     ('ines', 'cat')
     """
-    subject, attribute = _mend(subject, attribute, value, clause, speaker, before)
+    subject, attribute = _mend(subject, attribute, value, clause, speaker, before,
+                               text or before)
+    thing = _named_thing(value, clause) if _words(attribute) in {"name", *_NAMING} else None
+    if thing is not None:
+        attribute = thing
+    favourite = _FAVOURITE.search(clause)
+    if _words(attribute) in {"favorite", "favourite"} and favourite is not None:
+        attribute = f"{_words(attribute)} {favourite.group(1).lower()}"
     noun = VERB_NOUNS.get(_words(attribute))
     if noun is not None:
         attribute = noun
@@ -212,20 +321,38 @@ def clause_key(subject: str, attribute: str, value: Any, clause: str,
 def with_clause_keys(facts: list[Any], clause: str, speaker: str,
                      before: str = "") -> list[Any]:
     """``facts`` (the reply's dicts) read from ``clause``, each under :func:`clause_key`'s
-    subject and attribute; what is not a dict with string subject and attribute is left as it
-    is (read_reply's checks refuse it).
+    subject and attribute, read with the clause it is quoted with (another clause of the text
+    when that one says its value), its value split from a verb phrase it starts with
+    (:func:`verb_value`), and the relatives the clause names (:func:`named_relatives`) added
+    as the speaker's when the model gave their names under no key; what is not a dict with
+    string subject and attribute is left as it is (read_reply's checks refuse it).
 
     >>> with_clause_keys([{"subject": "Kai", "attribute": "drive a", "value": "Corolla"}],
     ...                  "I drive a blue Corolla", "kai")
     [{'subject': 'Kai', 'attribute': 'car', 'value': 'Corolla'}]
     """
+    # a relative the clause names ("my daughter Ana") is a fact of its own, by the clause's
+    # form, when the model gave that name under no key (Qwen2.5-Coder-0.5B, asked about "My
+    # daughter Ana starts school next week", gave only when she starts)
+    given = {_words(str(f.get("value"))) for f in facts if isinstance(f, dict)}
+    facts = list(facts) + [
+        {"subject": speaker, "attribute": relative, "value": name, "quote": clause}
+        for relative, name in named_relatives(clause, before)
+        if speaker and _words(name) not in given]
     out = []
     for fact in facts:
         if (isinstance(fact, dict) and isinstance(fact.get("subject"), str)
                 and isinstance(fact.get("attribute"), str)):
-            subject, attribute = clause_key(fact["subject"], fact["attribute"],
-                                            fact.get("value"), clause, speaker, before)
-            fact = {**fact, "subject": subject, "attribute": attribute}
+            # a fact quoted with another clause of the text (with_part_quoted) is read with it
+            said, ahead = clause, before
+            quote = fact.get("quote")
+            if isinstance(quote, str) and quote and quote != clause:
+                said = quote
+                ahead = before[:before.find(quote)] if quote in before else f"{before}{clause}"
+            attribute, value = verb_value(fact["attribute"], fact.get("value"))
+            subject, attribute = clause_key(fact["subject"], attribute, value, said, speaker,
+                                            ahead, f"{before} {clause}")
+            fact = {**fact, "subject": subject, "attribute": attribute, "value": value}
         out.append(fact)
     return out
 

@@ -42,6 +42,7 @@ from ..foundations.errors import (
     ModelResponseError,
 )
 from ..foundations.model_request import accepts_options, tool_named
+from .fact_support import value_in_quote
 from .recall import count_tokens
 
 __all__ = ["FACTS_TOOL", "INSTRUCTIONS", "MAX_FACTS", "REQUEST_TOKENS", "SMALL_INSTRUCTIONS",
@@ -368,17 +369,33 @@ def reply_schema(pieces: Sequence[Piece], max_facts: int = MAX_FACTS) -> dict[st
 
 
 def with_part_quoted(facts: list[Any], pieces: Sequence[Piece]) -> list[Any]:
-    """``facts`` of a request about one clause, each without a quote given the clause as its
-    quote (the schema asks for none: the quote is checked by construction).
+    """``facts`` of a request about one clause, each without a quote given a clause as its
+    quote (the schema asks for none): the clause asked about when it says the fact's value
+    (normalised, :func:`corollary.facade.fact_support.value_in_quote`), else the first other
+    clause of the same text that does (a small model asked about one clause often also gives
+    a fact another clause says: Qwen2.5-Coder-0.5B, asked about "and I work at Feedzai now",
+    gave Feedzai and Lisbon; docs/models.md, "A small-model mode"), else the clause asked
+    about (the value is then not in its quote, and the fact is refused as unsupported).
 
-    >>> with_part_quoted([{"value": "Paris"}], [Piece(0, "I live in Paris.", part="I live in Paris")])
-    [{'value': 'Paris', 'quote': 'I live in Paris'}]
+    >>> piece = Piece(0, "I live in Paris, and I work at Acme.", part="and I work at Acme")
+    >>> with_part_quoted([{"value": "Acme"}, {"value": "Paris"}, {"value": "Rome"}], [piece])
+    [{'value': 'Acme', 'quote': 'and I work at Acme'}, {'value': 'Paris', 'quote': 'I live in Paris'}, {'value': 'Rome', 'quote': 'and I work at Acme'}]
     """
-    part = next((p.part for p in pieces if p.part), "")
-    if not part:
+    asked = next((p for p in pieces if p.part), None)
+    if asked is None:
         return facts
-    return [{**f, "quote": part} if isinstance(f, dict) and "quote" not in f else f
-            for f in facts]
+    others: list[str] | None = None
+    out = []
+    for fact in facts:
+        if isinstance(fact, dict) and "quote" not in fact:
+            quote = asked.part
+            value = fact.get("value")
+            if isinstance(value, (str, int, float)) and not value_in_quote(value, quote):
+                others = clauses(asked.text) if others is None else others
+                quote = next((c for c in others if value_in_quote(value, c)), quote)
+            fact = {**fact, "quote": quote}
+        out.append(fact)
+    return out
 
 
 def facts_tool(max_facts: int = MAX_FACTS, *, small: bool = False,
@@ -412,20 +429,26 @@ def facts_tool(max_facts: int = MAX_FACTS, *, small: bool = False,
     return tool
 
 
-_CLAUSE = re.compile(r"(?<=[.!?;:,\n])\s+|\s+(?=\b(?:but|because|and then|so|and (?:I|my|we|"
+# a clause ends after . ! ? ; : , (not the full stop of an initial, "F. Scott", or of a
+# title, "Dr. Ruiz": a name cut in two leaves its value in no clause), or before a word that
+# starts one
+_CLAUSE = re.compile(r"(?<=[!?;:,\n])\s+|(?<![\s.][A-Z]\.)(?<!^[A-Z]\.)(?<!\b(?:Mr|Ms|Dr|St|Jr|Sr)\.)"
+                     r"(?<!\bMrs\.)(?<=\.)\s+|\s+(?=\b(?:but|because|and then|so|and (?:I|my|we|"
                      r"our|he|his|she|her|they|their|it|its)\b)\b)")
 
 
 def clauses(text: str) -> list[str]:
-    """``text``'s clauses, as exact stretches of it (cut after ``. ! ? ; : ,`` and before
-    "but", "because", "and then", "so", and "and" before a pronoun that starts a clause, "and
-    I", "and my"...; end punctuation kept off): what a small model is asked about, one
-    request each.
+    """``text``'s clauses, as exact stretches of it (cut after ``. ! ? ; : ,``, not after the
+    full stop of an initial or a title, and before "but", "because", "and then", "so", and
+    "and" before a pronoun that starts a clause, "and I", "and my"...; end punctuation kept
+    off): what a small model is asked about, one request each.
 
     >>> clauses("I moved to Pine Ave last month, but I still work at Acme. Call me Bo!")
     ['I moved to Pine Ave last month', 'but I still work at Acme', 'Call me Bo']
     >>> clauses("I moved to Lisbon and I work at Feedzai, with Ann and Bo.")
     ['I moved to Lisbon', 'and I work at Feedzai', 'with Ann and Bo']
+    >>> clauses('My favorite is "Gatsby" by F. Scott Fitzgerald. Dr. Ruiz is my GP.')
+    ['My favorite is "Gatsby" by F. Scott Fitzgerald', 'Dr. Ruiz is my GP']
     """
     found = []
     for part in _CLAUSE.split(text):

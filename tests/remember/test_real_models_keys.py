@@ -17,8 +17,8 @@ from support.llama_server import LlamaLikeServer, Seen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from benchmarks.real_models import cases, heldout  # noqa: E402
-from benchmarks.real_models.keys import DEV, HELDOUT, key_matches  # noqa: E402
+from benchmarks.real_models import cases, heldout, public  # noqa: E402
+from benchmarks.real_models.keys import DEV, HELDOUT, PUBLIC, key_matches  # noqa: E402
 from benchmarks.real_models.runner import run_remember  # noqa: E402
 from corollary.models import OpenAIChat  # noqa: E402
 
@@ -89,6 +89,7 @@ def test_a_key_names_the_subject_and_an_accepted_attribute(
     assert key_matches(key, speaker, accepted) is matches
 
 
-@pytest.mark.parametrize(("references", "case_set"), [(DEV, cases), (HELDOUT, heldout)])
+@pytest.mark.parametrize(("references", "case_set"),
+                         [(DEV, cases), (HELDOUT, heldout), (PUBLIC, public)])
 def test_every_reference_fact_has_its_keys(references: Any, case_set: Any) -> None:
     assert [len(r) for r in references] == [len(s[2]) for s in case_set.SNIPPETS]

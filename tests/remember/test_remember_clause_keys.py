@@ -56,7 +56,7 @@ def test_the_clause_verb_becomes_the_noun(server: LlamaLikeServer, brain: list[A
                         "and I work at Feedzai now": [("Maria", "work at", "Feedzai")],
                         "I drive a blue Corolla": [("Kai", "drive a", "blue Corolla")]})
     assert keys(server, "I moved to Lisbon in January and I work at Feedzai now.",
-                "human:maria") == [("maria:city", "Lisbon"), ("maria:employer", "Feedzai")]
+                "human:maria") == [("maria:residence", "Lisbon"), ("maria:employer", "Feedzai")]
     assert keys(server, "I drive a blue Corolla.", "human:kai") == [("kai:car", "blue Corolla")]
 
 
@@ -74,7 +74,7 @@ def test_a_relative_name_and_age_are_the_relative(server: LlamaLikeServer,
     assert keys(server, "My wife's name is Helen and our son Max just turned 7.",
                 "human:george") == [("george:wife", "Helen"), ("george:son", "Max")]
     assert keys(server, "My cat Pixel is 4 years old.", "human:henrik") == [
-        ("henrik:cat_age", "4 years old")]
+        ("henrik:cat_age", "4 years old"), ("henrik:cat", "Pixel")]
 
 
 def test_the_speaker_own_name_stays(server: LlamaLikeServer, brain: list[Any]) -> None:
@@ -116,11 +116,14 @@ def test_a_misspelt_attribute_word_is_mended(server: LlamaLikeServer, brain: lis
 def test_a_lone_preposition_is_the_noun_named_before_it(server: LlamaLikeServer,
                                                         brain: list[Any]) -> None:
     brain[0] = replies({"my number changed to 555-0199": [("Amara", "to", "555-0199")],
-                        "I moved to Porto": [("Amara", "to", "Porto")]})
+                        "I moved to Porto": [("Amara", "to", "Porto")],
+                        "I switched to Lyon": [("Amara", "to", "Lyon")]})
     assert keys(server, "my number changed to 555-0199", "human:amara") == [
         ("amara:number", "555-0199")]
-    # no noun named before the preposition: nothing to take, the key stays
-    assert keys(server, "I moved to Porto", "human:amara") == [("amara:to", "Porto")]
+    # no noun named before the preposition: the verb before it says the fact when it is one
+    # a clause says a fact with ("moved to"), else nothing to take and the key stays
+    assert keys(server, "I moved to Porto", "human:amara") == [("amara:residence", "Porto")]
+    assert keys(server, "I switched to Lyon", "human:amara") == [("amara:to", "Lyon")]
 
 
 def test_a_cut_negation_says_its_verb(server: LlamaLikeServer, brain: list[Any]) -> None:
@@ -134,6 +137,78 @@ def test_the_speaker_relative_is_the_speaker(server: LlamaLikeServer, brain: lis
     brain[0] = replies({"Miso and Tofu": [("Miso and", "cat", "Tofu")],
                         "my friend's cat Tom": [("Tom", "cat", "Tom")]})
     assert keys(server, "I live with my two cats, Miso and Tofu.", "human:ines") == [
-        ("ines:cat", "Tofu")]
+        ("ines:cat", "Tofu"), ("ines:cat", "Miso")]
     # the friend's cat: not a relative the clause says is the speaker's, but its own value
     assert keys(server, "my friend's cat Tom", "human:ines") == [("ines:cat", "Tom")]
+
+
+def test_where_one_lives_is_one_key_whatever_the_place(server: LlamaLikeServer,
+                                                       brain: list[Any]) -> None:
+    # a state, a country and a city alike: "city" was wrong for two of them
+    brain[0] = replies({"I live in Alabama": [("Uma", "living in", "Alabama")],
+                        "I moved to Lisbon": [("Uma", "moved to", "Lisbon")]})
+    assert keys(server, "I live in Alabama.", "human:uma") == [("uma:residence", "Alabama")]
+    assert keys(server, "I moved to Lisbon.", "human:uma") == [("uma:residence", "Lisbon")]
+
+
+def test_liking_and_coming_from_have_their_nouns(server: LlamaLikeServer,
+                                                 brain: list[Any]) -> None:
+    brain[0] = replies({"I love the beach too": [("Vik", "love the", "the beach")],
+                        "I'm from Colorado": [("Vik", "from", "Colorado")]})
+    assert keys(server, "I love the beach too. I'm from Colorado.", "human:vik") == [
+        ("vik:likes", "the beach"), ("vik:hometown", "Colorado")]
+
+
+def test_a_thing_named_in_the_clause_is_the_attribute(server: LlamaLikeServer,
+                                                      brain: list[Any]) -> None:
+    brain[0] = replies({"I have a golden retriever named Bailey": [("Sol", "name", "Bailey")],
+                        "I'm from a little town called Springville": [
+                            ("Sol", "name", "Springville")]})
+    assert keys(server, "I have a golden retriever named Bailey.", "human:sol") == [
+        ("sol:golden_retriever", "Bailey")]
+    # a word of size or praise does not name the kind of thing
+    assert keys(server, "I'm from a little town called Springville.", "human:sol") == [
+        ("sol:town", "Springville")]
+
+
+def test_favourite_alone_takes_the_thing_the_clause_names(server: LlamaLikeServer,
+                                                           brain: list[Any]) -> None:
+    brain[0] = replies({"My favorite RPG is The Witcher 3": [("Ola", "favorite", "The Witcher 3")]})
+    assert keys(server, "My favorite RPG is The Witcher 3.", "human:ola") == [
+        ("ola:favorite_rpg", "The Witcher 3")]
+
+
+def test_a_value_that_is_the_clause_is_split_at_its_verb(server: LlamaLikeServer,
+                                                         brain: list[Any]) -> None:
+    brain[0] = replies({"Now I live in the United States": [
+        ("Quin", "now", "I live in the United States")]})
+    assert keys(server, "Now I live in the United States.", "human:quin") == [
+        ("quin:residence", "the United States")]
+    brain[0] = replies({"I work as a car salesman": [
+        ("Eli", "car salesman", "I work as a car salesman")]})
+    assert keys(server, "I work as a car salesman.", "human:eli") == [
+        ("eli:job", "a car salesman")]
+
+
+def test_a_fact_of_another_clause_is_keyed_with_that_clause(server: LlamaLikeServer,
+                                                            brain: list[Any]) -> None:
+    # asked about the second clause, the model gives the first's fact too: the rules read
+    # the clause that says it (its quote), and a word of the text is not a misspelling
+    brain[0] = replies({"and I work at Feedzai now": [("Maria", "moved to", "Lisbon"),
+                                                      ("Maria", "work at", "Feedzai")],
+                        "It's a nice place": [("Maria", "place", "Lisbon")]})
+    assert keys(server, "I moved to Lisbon and I work at Feedzai now.", "human:maria") == [
+        ("maria:residence", "Lisbon"), ("maria:employer", "Feedzai")]
+    assert keys(server, "I moved to Lisbon. It's a nice place.", "human:maria") == [
+        ("maria:place", "Lisbon")]
+
+
+def test_a_relative_the_clause_names_is_kept(server: LlamaLikeServer, brain: list[Any]) -> None:
+    # the model gave only when she starts; the clause names the daughter by its form
+    brain[0] = replies({"My daughter Ana starts school next week": [
+        ("Tom", "starts school", "next week")]})
+    assert keys(server, "My daughter Ana starts school next week.", "human:tom") == [
+        ("tom:starts_school", "next week"), ("tom:daughter", "Ana")]
+    # a name the model gave already (under any key) is not added again
+    brain[0] = replies({"our son Max just turned 7": [("Max", "son", "Max")]})
+    assert keys(server, "our son Max just turned 7", "human:george") == [("george:son", "Max")]
