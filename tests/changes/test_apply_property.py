@@ -15,7 +15,21 @@ own):
   and the run without the failed changes makes it too.
 
 Changes the base refuses (a retraction of a key it does not hold) fail alike in both runs and
-change nothing either.
+change nothing either: every step that raises, refused or failed, leaves what a caller can read
+of the base (beliefs, rules, tools, tool calls, promises, verdicts, the calibrator, outcomes)
+as it was before it, which a change left half-made would not (a refusal left half-made is
+made alike in both runs, so only this per-step check sees it). A plain base without a policy
+that watches changes runs the same steps (no failure can be injected after a change there):
+there ``apply`` calls the base's own method with no snapshot behind it, so what keeps a
+refusal all or nothing is the method itself.
+
+Every kind of change is drawn (``KINDS``, kept whole by
+``test_every_change_value_is_drawn``), each so that it is sometimes made and sometimes
+refused: a resolution of a key two sources disagree on (the default policy leaves the conflict
+open) or of a nogood, a tool added or a function no ``@tool`` declares, a tool's call
+with a result or with one that is no belief's value, a remember made by a scripted model's
+reply (``REMEMBERED``), promises on examples or on the base's own outcomes, answers under
+them, and a calibrator.
 """
 
 from __future__ import annotations
@@ -27,30 +41,41 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 from support.journal_workers import state
 from support.ledger_targets import PG_URL, Target
 
-from corollary import BeliefBase, ManualClock, TrustLedger, open_ledger, rule
+from corollary import BeliefBase, ManualClock, TrustLedger, Valid, open_ledger, rule, tool
 from corollary.changes import (
     AddRule,
+    AddTool,
+    Answer,
     Assert,
     AssertMany,
+    Call,
     Change,
     Claim,
     Depend,
     End,
+    FitCalibrator,
     Forget,
+    Guarantee,
     Nogood,
     RecordOutcome,
+    Remember,
+    RemoveGuarantee,
     RemoveRule,
     ReplaceWhen,
+    Resolve,
     Retract,
     apply,
     register_change,
 )
+from corollary.facade.operations import OperationCall, install_log
 from corollary.foundations.errors import CorollaryError, InvalidInputError
+from corollary.models import Reply, ScriptedModel, ToolCall
+from corollary.reasons.calls import prepare_call
 from corollary.tms.conflicts import ConflictPolicy
 
 KEYS = ("a", "b", "c")
@@ -60,6 +85,71 @@ SOURCES = ("tool:x", "tool:y")
 @rule(inputs={"a": "a"}, output="double_a")
 def double_a(a: Any) -> Any:
     return 2 * a if isinstance(a, int) else None
+
+
+# named as no other test's tool: a reopened session binds its tools by name among those the
+# process defines (tests/changes/test_values.py has a "shelf")
+@tool(trust=0.8, key="pantry:{item}")
+def pantry(item: str) -> int:
+    return len(item)
+
+
+@tool(trust=0.6, key="cellar:{item}")
+def cellar(item: str) -> int:
+    return 2 * len(item)
+
+
+def untooled(item: str) -> int:
+    """A function no ``@tool`` declares: adding it, or calling it, is refused."""
+    return len(item)
+
+
+class _Captured:
+    """An operation log that keeps the arguments of the ``remember`` change a base makes."""
+
+    def __init__(self) -> None:
+        self.arguments: list[dict[str, Any]] = []
+
+    def run(self, call: OperationCall) -> Any:
+        if call.name == "remember":
+            self.arguments.append(call.bind())
+        return call.proceed()
+
+    def resolved(self, what: str, value: Any) -> None:
+        pass
+
+
+def remembered(text: str, facts: list[dict[str, Any]]) -> Remember:
+    """The ``Remember`` value ``kb.remember`` makes of ``text`` when a scripted model names
+    ``facts`` (a base of its own, at the time the properties' bases read)."""
+    kb = BeliefBase(clock=ManualClock(100))
+    captured = _Captured()
+    install_log(kb, captured)
+    model = ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": facts})])])
+    kb.remember(text, source="human:ann", model=model)
+    (arguments,) = captured.arguments
+    return Remember(**arguments)
+
+
+def _fact(attribute: str, value: Any, quote: str) -> dict[str, Any]:
+    return {"subject": "Ann", "attribute": attribute, "value": value, "quote": quote}
+
+
+_LIVES = remembered("Ann lives in Oslo. Ann is 30.",
+                    [_fact("city", "Oslo", "Ann lives in Oslo"), _fact("age", 30, "Ann is 30"),
+                     _fact("pet", "cat", "Ann has a cat")])  # no such quote: refused, counted
+_MOVED = remembered("Ann lives in Rome.", [_fact("city", "Rome", "Ann lives in Rome")])
+#: Remember values: two a scripted model's replies made (one refusing a fact), and two the
+#: base refuses: a fact with a key that is none, and one whose start is no time (the base
+#: reads it only once the documents and the facts before it are written)
+REMEMBERED = (_LIVES, _MOVED,
+              attrs.evolve(_MOVED, facts=[["", "Rome", "Ann lives in Rome", 0, 100.0, None,
+                                           None]]),
+              attrs.evolve(_LIVES, facts=[*_LIVES.facts,
+                                          ["ann:pet", "cat", "Ann", 0, "then", None, None]]))
+
+#: Examples a promise and a calibrator are fitted on (a threshold exists at risk 0.1).
+EXAMPLES = [(0.97, True)] * 40 + [(0.5, False)] * 10
 
 
 class Injected(RuntimeError):
@@ -151,6 +241,32 @@ KINDS: dict[type[Change], st.SearchStrategy[Change]] = {
     AddRule: st.just(AddRule(double_a)),
     RemoveRule: st.just(RemoveRule(double_a)),
     ListPrice: st.builds(ListPrice, st.sampled_from(("tea", "jam")), small),
+    # a key two sources disagree on stays in conflict (the default policy decides nothing);
+    # a winner that is no standing value, or a key in no conflict, is refused
+    Resolve: st.one_of(
+        st.builds(lambda k, v, learn: Resolve(k, winner=v, learn=learn), key, small,
+                  st.booleans()),
+        st.builds(lambda n, k: Resolve(f"nogood:{n}", give_up=k), st.integers(1, 2), key)),
+    AddTool: st.sampled_from((AddTool(pantry), AddTool(cellar), AddTool(untooled))),
+    # a tool's call adds the tool when the base has not got it; a set is no belief's value,
+    # and a span that ends before it starts is no time
+    Call: st.builds(lambda fn, item, result: Call(fn, prepare_call(fn, None, (item,), {}), result),
+                    st.sampled_from((pantry, cellar)), st.sampled_from(("tea", "jam")),
+                    st.one_of(small, st.sampled_from(({1, 2}, Valid(3, valid_from=200.0,
+                                                                    valid_until=150.0))))),
+    Remember: st.sampled_from(REMEMBERED),
+    # on examples, or on the base's own outcomes that carry a confidence (refused when it has
+    # none), or on no examples at all (refused)
+    Guarantee: st.sampled_from((Guarantee("g", EXAMPLES, settings={"max_risk": 0.1}),
+                                Guarantee("default", settings={"max_error": 0.5}),
+                                Guarantee("g", [], settings={"max_risk": 0.1}))),
+    RemoveGuarantee: st.sampled_from((RemoveGuarantee("g"), RemoveGuarantee("default"),
+                                      RemoveGuarantee(""))),
+    FitCalibrator: st.sampled_from((FitCalibrator(EXAMPLES), FitCalibrator(),
+                                    FitCalibrator([]))),
+    # "g" refused until it is attached while another is; an unknown key refused
+    Answer: st.builds(Answer, st.sampled_from((*KEYS, "pantry:tea", "ann:city")),
+                      st.sampled_from(("default", "g", None))),
 }
 CHANGES = st.one_of(*KINDS.values())
 #: Each step: a change, where a failure is injected in it (``None``: nowhere) and what it raises.
@@ -163,15 +279,16 @@ def run(kb: BeliefBase, steps: list[Step], inject: bool,
         injected: Sequence[bool] = ()) -> list[bool]:
     """Apply the steps, with their failures when ``inject``; without, leave out the steps
     with a failure that ``injected`` says raised (refused or failed: not made). Return
-    whether each step raised."""
+    whether each step raised; each that raised left the base as it was."""
     failed = []
     for i, (change, where, failure) in enumerate(steps):
         if not inject and where is not None and injected[i]:
             continue
-        if inject and where == "after":
-            policy = kb.conflict_policy
-            assert isinstance(policy, InjectsAfterChange)
+        policy = kb.conflict_policy
+        watched = isinstance(policy, InjectsAfterChange)
+        if inject and where == "after" and watched:
             policy.armed = failure
+        before = seen(kb)
         try:
             apply(kb, Failing(change, failure) if inject and where == "inside" else change)
             failed.append(False)
@@ -181,16 +298,25 @@ def run(kb: BeliefBase, steps: list[Step], inject: bool,
         except CorollaryError:
             failed.append(True)
         finally:
-            if isinstance(kb.conflict_policy, InjectsAfterChange):
-                kb.conflict_policy.armed = None  # a change that ran no hook: made
+            if watched:
+                policy.armed = None  # a change that ran no hook: made
+        if failed[-1]:
+            assert seen(kb) == before, (i, change, where, failure)
     return failed
 
 
 def seen(kb: BeliefBase) -> dict[str, Any]:
-    """What a caller can read of a base: beliefs with labels and confidences, rules, the
-    ledger's outcomes (their ids aside: a plain base's derive from its random id)."""
+    """What a caller can read of a base: beliefs with labels and confidences, rules, tools,
+    the tool calls remembered, promises, verdicts, the calibrator, the ledger's outcomes
+    (their ids aside: a plain base's derive from its random id)."""
+    calibrator = kb.calibrator
     return {"state": state(kb), "rules": [r.name for r in kb.rules],
-            "outcomes": sorted(((o.source, o.correct, o.key, o.reason)
+            "tools": sorted(map(repr, kb.tools.values())),
+            "calls": [(c.key, repr(c.value), c.source, c.arguments) for c in kb.calls()],
+            "promises": {name: p.to_dict() for name, p in kb.promises.items()},
+            "verdicts": sorted(map(repr, kb.verdicts.items())),
+            "calibrator": None if calibrator is None else calibrator.to_dict(),
+            "outcomes": sorted(((o.source, o.correct, o.key, o.reason, o.confidence)
                                 for o in kb.ledger.outcomes()), key=repr)}
 
 
@@ -208,6 +334,21 @@ COMMON = settings(max_examples=25, deadline=None,
 def test_a_plain_base_ends_as_without_the_failed_changes(steps: list[Step]) -> None:
     failed = BeliefBase(clock=ManualClock(100), conflict_policy=InjectsAfterChange())
     clean = BeliefBase(clock=ManualClock(100), conflict_policy=InjectsAfterChange())
+    outcomes = run(failed, steps, inject=True)
+    run(clean, steps, inject=False, injected=outcomes)
+    assert seen(failed) == seen(clean), outcomes
+
+
+@COMMON
+@given(STEPS)
+def test_a_plain_base_without_a_watching_policy_ends_as_without_the_failed_changes(
+        steps: list[Step]) -> None:
+    # no hook to fail after a change: the failures are injected inside changes only, and a
+    # refused change of the base's own is all or nothing by the method alone
+    steps = [(change, None if where == "after" else where, failure)
+             for change, where, failure in steps]
+    failed = BeliefBase(clock=ManualClock(100))
+    clean = BeliefBase(clock=ManualClock(100))
     outcomes = run(failed, steps, inject=True)
     run(clean, steps, inject=False, injected=outcomes)
     assert seen(failed) == seen(clean), outcomes
@@ -259,16 +400,17 @@ def test_a_postgres_session_ends_as_without_the_failed_changes(
             target.cleanup()
 
 
-def test_a_failure_is_injected_in_every_kind_of_change() -> None:
-    """The steps draw every kind of change the base makes from data alone, and a user's."""
+def test_every_change_value_is_drawn() -> None:
+    """Every value class of ``corollary.changes`` (exported or not) is a kind the steps draw,
+    so that "every kind of change" stays true when one is added; and each kind is drawn."""
+    import corollary.changes as changes
     from corollary.changes import base_changes
 
-    kinds = set(KINDS)
-    # the base's other changes need a promise, a tool, a conflict or a model first
-    # (tests/changes/test_values.py applies each of them through apply)
-    others = {c for c in vars(base_changes).values()
-              if isinstance(c, type) and issubclass(c, base_changes.BaseChange)
-              and c is not base_changes.BaseChange} - kinds
-    assert {c.__name__ for c in others} == {"AddTool", "Answer", "Call", "FitCalibrator",
-                                            "Guarantee", "Remember", "RemoveGuarantee",
-                                            "Resolve"}
+    abstract = {Change, base_changes.BaseChange}
+    found = [getattr(changes, name) for name in changes.__all__]
+    found += [c for module in (changes, base_changes) for c in vars(module).values()]
+    values = {c for c in found if isinstance(c, type) and issubclass(c, Change)} - abstract
+    assert {c.__name__ for c in values - set(KINDS)} == set()
+    assert values <= set(KINDS)
+    for kind, strategy in KINDS.items():  # each strategy draws its own kind
+        assert type(find(strategy, lambda _: True)) is kind, kind.__name__
