@@ -2,7 +2,7 @@
 
 Found by the property of ``tests/changes/test_apply_property.py`` (a plain base without a policy
 that watches changes: ``apply`` calls the base's own method there, with no snapshot behind it):
-each test here is one change value it found half-made or refused with an untyped error.
+each test here is one change it found half-made or refused with an untyped error.
 """
 
 from __future__ import annotations
@@ -13,8 +13,10 @@ import pytest
 
 from corollary import BeliefBase, ManualClock, Valid, tool
 from corollary.changes import Call, Remember, apply
+from corollary.facade.operations import by_key, operation
 from corollary.foundations.errors import InvalidInputError, InvalidTypeError
 from corollary.reasons.calls import prepare_call
+from corollary.tms.conflicts import ConflictPolicy
 
 DOCS = [["doc:1", "Ann lives in Oslo. Ann is 30.", "human:ann", 100.0]]
 FACTS = [["ann:city", "Oslo", "Ann lives in Oslo", 0, 100.0, None, None]]
@@ -71,3 +73,24 @@ def test_a_tool_s_call_the_base_refuses_adds_no_tool(fn: Any) -> None:
     with pytest.raises(InvalidInputError):
         apply(kb, Call(fn, prepare_call(fn, None, ("tea",), {}), fn("tea")))
     assert kb.tools == {} and kb.keys() == []
+
+
+class Shop(BeliefBase):
+    @operation(subjects=by_key)
+    def list_price(self, key: str, price: float) -> None:
+        self.assert_(key, price, source="tool:shop")  # noqa: UP005 (our method)
+        if price < 0:
+            raise ValueError("a price is not negative")
+
+
+def test_a_base_given_the_default_kind_of_policy_undoes_a_failed_change() -> None:
+    # ConflictPolicy() itself (the default kind: it decides nothing) saved itself under a tag
+    # no snapshot could read back: the undo of a failed change raised SnapshotError instead of
+    # the change's error, and left the change made
+    kb = Shop(clock=ManualClock(100), conflict_policy=ConflictPolicy())
+    kb.assert_("price:tea", 4, source="tool:shop")
+    with pytest.raises(ValueError):
+        kb.list_price("price:tea", -1.0)
+    assert kb.value("price:tea") == 4
+    again = BeliefBase.from_dict(kb.to_dict())
+    assert type(again.conflict_policy) is ConflictPolicy and again.value("price:tea") == 4
