@@ -76,7 +76,7 @@ from corollary.facade.operations import OperationCall, install_log
 from corollary.foundations.errors import CorollaryError, InvalidInputError
 from corollary.models import Reply, ScriptedModel, ToolCall
 from corollary.reasons.calls import prepare_call
-from corollary.tms.conflicts import ConflictPolicy
+from corollary.tms.conflicts import ConflictPolicy, PreferNewer
 
 KEYS = ("a", "b", "c")
 SOURCES = ("tool:x", "tool:y")
@@ -170,19 +170,35 @@ FAILURES: tuple[type[BaseException], ...] = (Injected, InjectedInterrupt, Inject
                                              KeyboardInterrupt, SystemExit, GeneratorExit)
 
 
-class InjectsAfterChange(ConflictPolicy):
+class _Injects(ConflictPolicy):
     """A policy whose ``after_change`` hook raises ``armed`` once, when armed (a policy of the
-    default kind otherwise: a reopened session makes a new one, unarmed)."""
+    kind it is otherwise: a reopened session makes a new one, unarmed)."""
 
     watches_changes = True
+    armed: type[BaseException] | None = None
 
-    def __init__(self) -> None:
-        self.armed: type[BaseException] | None = None
+    def arm(self, failure: type[BaseException] | None) -> None:
+        """Raise ``failure`` after the next change (``None``: nothing)."""
+        object.__setattr__(self, "armed", failure)  # PreferNewer's kind is a frozen class
 
     def after_change(self, base: Any) -> None:
-        failure, self.armed = self.armed, None
+        failure = self.armed
+        self.arm(None)
         if failure is not None:
             raise failure("injected after the change was made")
+
+
+class InjectsAfterChange(_Injects):
+    """Of the default kind: it decides nothing (two values of a key stay an open conflict)."""
+
+
+class InjectsAfterNewer(_Injects, PreferNewer):
+    """Of ``PreferNewer``'s kind (saved as one): the values of a key ordered in time, which
+    ``kb.end`` needs (it refuses a base whose policy does not)."""
+
+
+#: The kinds of policy a run's bases have: each example draws one.
+POLICIES = st.sampled_from((InjectsAfterChange, InjectsAfterNewer))
 
 
 @attrs.frozen(slots=True)
@@ -275,19 +291,31 @@ STEPS = st.lists(st.tuples(CHANGES, st.sampled_from((None, "inside", "after")),
                            st.sampled_from(FAILURES)), min_size=1, max_size=8)
 
 
-def run(kb: BeliefBase, steps: list[Step], inject: bool,
+#: What each run starts from: a key two sources disagree on (an open conflict: the default
+#: policy decides nothing), a key held alone, an outcome that carries a confidence (the base's
+#: own pairs).
+START = (Assert("a", 1, "tool:x"), Assert("a", 2, "tool:y"), Assert("b", 1, "tool:x"),
+         RecordOutcome("tool:x", True, key="b"))
+
+
+def run(kb: BeliefBase, clock: ManualClock, steps: list[Step], inject: bool,
         injected: Sequence[bool] = ()) -> list[bool]:
-    """Apply the steps, with their failures when ``inject``; without, leave out the steps
-    with a failure that ``injected`` says raised (refused or failed: not made). Return
-    whether each step raised; each that raised left the base as it was."""
+    """Apply :data:`START`, then the steps, with their failures when ``inject``; without,
+    leave out the steps with a failure that ``injected`` says raised (refused or failed: not
+    made). Step ``i`` is made a second after ``i - 1`` whether or not a step is left out
+    (an end then finds the value it ends held before it). Return whether each step raised;
+    each that raised left the base as it was. ``clock`` is the base's."""
+    for change in START:
+        apply(kb, change)
     failed = []
     for i, (change, where, failure) in enumerate(steps):
+        clock.set(101.0 + i)
         if not inject and where is not None and injected[i]:
             continue
         policy = kb.conflict_policy
-        watched = isinstance(policy, InjectsAfterChange)
+        watched = isinstance(policy, _Injects)
         if inject and where == "after" and watched:
-            policy.armed = failure
+            policy.arm(failure)
         before = seen(kb)
         try:
             apply(kb, Failing(change, failure) if inject and where == "inside" else change)
@@ -299,7 +327,7 @@ def run(kb: BeliefBase, steps: list[Step], inject: bool,
             failed.append(True)
         finally:
             if watched:
-                policy.armed = None  # a change that ran no hook: made
+                policy.arm(None)  # a change that ran no hook: made
         if failed[-1]:
             assert seen(kb) == before, (i, change, where, failure)
     return failed
@@ -329,56 +357,59 @@ COMMON = settings(max_examples=25, deadline=None,
                                          HealthCheck.too_slow])
 
 
-@COMMON
-@given(STEPS)
-def test_a_plain_base_ends_as_without_the_failed_changes(steps: list[Step]) -> None:
-    failed = BeliefBase(clock=ManualClock(100), conflict_policy=InjectsAfterChange())
-    clean = BeliefBase(clock=ManualClock(100), conflict_policy=InjectsAfterChange())
-    outcomes = run(failed, steps, inject=True)
-    run(clean, steps, inject=False, injected=outcomes)
+def _plain(steps: list[Step], policy: type[ConflictPolicy]) -> None:
+    """The two runs on two plain bases, each with a ``policy`` of its own."""
+    clocks = ManualClock(100), ManualClock(100)
+    failed, clean = (BeliefBase(clock=clock, conflict_policy=policy()) for clock in clocks)
+    outcomes = run(failed, clocks[0], steps, inject=True)
+    run(clean, clocks[1], steps, inject=False, injected=outcomes)
     assert seen(failed) == seen(clean), outcomes
 
 
 @COMMON
-@given(STEPS)
+@given(STEPS, POLICIES)
+def test_a_plain_base_ends_as_without_the_failed_changes(steps: list[Step],
+                                                         policy: type[_Injects]) -> None:
+    _plain(steps, policy)
+
+
+@COMMON
+@given(STEPS, st.sampled_from((ConflictPolicy, PreferNewer)))
 def test_a_plain_base_without_a_watching_policy_ends_as_without_the_failed_changes(
-        steps: list[Step]) -> None:
+        steps: list[Step], policy: type[ConflictPolicy]) -> None:
     # no hook to fail after a change: the failures are injected inside changes only, and a
     # refused change of the base's own is all or nothing by the method alone
-    steps = [(change, None if where == "after" else where, failure)
-             for change, where, failure in steps]
-    failed = BeliefBase(clock=ManualClock(100))
-    clean = BeliefBase(clock=ManualClock(100))
-    outcomes = run(failed, steps, inject=True)
-    run(clean, steps, inject=False, injected=outcomes)
-    assert seen(failed) == seen(clean), outcomes
+    _plain([(change, None if where == "after" else where, failure)
+            for change, where, failure in steps], policy)
 
 
-def _sessions(ledgers: Sequence[TrustLedger], steps: list[Step]) -> None:
+def _sessions(ledgers: Sequence[TrustLedger], steps: list[Step],
+              policy: type[_Injects]) -> None:
     """The two runs in two ledgers of their own (what one learns of a source's outcomes is
     not the other's)."""
-    failed, clean = (BeliefBase.open_session(ledger, "s", clock=ManualClock(100),
-                                             checkpoint_every=2,
-                                             conflict_policy=InjectsAfterChange())
-                     for ledger in ledgers)
-    outcomes = run(failed, steps, inject=True)
-    run(clean, steps, inject=False, injected=outcomes)
+    clocks = ManualClock(100), ManualClock(100)
+    failed, clean = (BeliefBase.open_session(ledger, "s", clock=clock, checkpoint_every=2,
+                                             conflict_policy=policy())
+                     for ledger, clock in zip(ledgers, clocks, strict=True))
+    outcomes = run(failed, clocks[0], steps, inject=True)
+    run(clean, clocks[1], steps, inject=False, injected=outcomes)
     assert journal_of(failed) == journal_of(clean), outcomes
     assert seen(failed) == seen(clean), outcomes
     failed.checkpoint()
     clean.checkpoint()
-    again = [BeliefBase.open_session(ledger, "s", clock=ManualClock(100)) for ledger in ledgers]
+    again = [BeliefBase.open_session(ledger, "s", clock=ManualClock(clocks[1]()))
+             for ledger in ledgers]
     assert seen(again[0]) == seen(again[1]) == seen(clean), outcomes
     assert journal_of(again[0]) == journal_of(clean)
 
 
 @settings(COMMON, max_examples=12)
-@given(STEPS)
+@given(STEPS, POLICIES)
 def test_a_sqlite_session_ends_as_without_the_failed_changes(
-        tmp_path: Path, steps: list[Step]) -> None:
+        tmp_path: Path, steps: list[Step], policy: type[_Injects]) -> None:
     ledgers = tuple(open_ledger(str(tmp_path / f"{uuid.uuid4().hex}.db")) for _ in range(2))
     try:
-        _sessions(ledgers, steps)
+        _sessions(ledgers, steps, policy)
     finally:
         for ledger in ledgers:
             ledger.close()
@@ -387,13 +418,13 @@ def test_a_sqlite_session_ends_as_without_the_failed_changes(
 @pytest.mark.postgres
 @pytest.mark.skipif(not PG_URL, reason="COROLLARY_TEST_PG_URL is not set")
 @settings(COMMON, max_examples=8)
-@given(STEPS)
+@given(STEPS, POLICIES)
 def test_a_postgres_session_ends_as_without_the_failed_changes(
-        tmp_path: Path, steps: list[Step]) -> None:
+        tmp_path: Path, steps: list[Step], policy: type[_Injects]) -> None:
     targets = [Target("postgres", tmp_path) for _ in range(2)]
     ledgers = tuple(target.open() for target in targets)
     try:
-        _sessions(ledgers, steps)
+        _sessions(ledgers, steps, policy)
     finally:
         for ledger, target in zip(ledgers, targets, strict=True):
             ledger.close()
