@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from corollary import BeliefBase, ManualClock, Valid, tool
+from corollary import BeliefBase, ManualClock, Valid, rule, tool
 from corollary.changes import Call, Remember, apply
 from corollary.facade.operations import by_key, operation
-from corollary.foundations.errors import InvalidInputError, InvalidTypeError
+from corollary.foundations.errors import InvalidInputError, InvalidTypeError, RuleError
 from corollary.reasons.calls import prepare_call
 from corollary.tms.conflicts import ConflictPolicy
 
@@ -94,3 +94,26 @@ def test_a_base_given_the_default_kind_of_policy_undoes_a_failed_change() -> Non
     assert kb.value("price:tea") == 4
     again = BeliefBase.from_dict(kb.to_dict())
     assert type(again.conflict_policy) is ConflictPolicy and again.value("price:tea") == 4
+
+
+@tool(trust=0.6, half_life=60.0, key="counted:{item}")
+def counted(item: str) -> int:
+    return len(item)
+
+
+@rule(inputs={"n": "counted:tea"}, output="tea_counted")
+def refuses_counts(n: Any) -> Any:
+    raise ValueError("this rule fails on every count")
+
+
+def test_a_tool_s_call_the_rules_undo_adds_no_tool() -> None:
+    # the rules failing undid the assertion (RuleError: "the operation was undone"), but the
+    # tool added for it stayed: the source's later premises took its trust and half-life
+    kb = BeliefBase(clock=ManualClock(100), rules=[refuses_counts])
+    with pytest.raises(RuleError):
+        kb.call(counted, None, "tea")
+    assert kb.tools == {} and kb.keys() == []
+    kb.assert_("counted:jam", 3, source="tool:counted")
+    never = BeliefBase(clock=ManualClock(100), rules=[refuses_counts])
+    never.assert_("counted:jam", 3, source="tool:counted")
+    assert kb.confidence("counted:jam") == never.confidence("counted:jam")
