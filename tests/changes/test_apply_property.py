@@ -87,6 +87,22 @@ def double_a(a: Any) -> Any:
     return 2 * a if isinstance(a, int) else None
 
 
+@rule(inputs={"b": "b"}, output="b_checked")
+def refuses_b_three(b: Any) -> Any:
+    """A rule that fails on ``b = 3``: the change that holds it is undone (``RuleError``)."""
+    if b == 3:
+        raise ValueError("b is never 3")
+    return b
+
+
+@rule(inputs={"n": "pantry:tea"}, output="tea_checked")
+def refuses_tea_three(n: Any) -> Any:
+    """A rule that fails on a tool's result of 3 (a call that added its tool first)."""
+    if n == 3:
+        raise ValueError("the pantry never has 3 teas")
+    return n
+
+
 # named as no other test's tool: a reopened session binds its tools by name among those the
 # process defines (tests/changes/test_values.py has a "shelf")
 @tool(trust=0.8, key="pantry:{item}")
@@ -238,6 +254,8 @@ register_change(Failing, failing)
 key = st.sampled_from(KEYS)
 source = st.sampled_from(SOURCES)
 small = st.integers(0, 3)
+#: The rules a change adds or removes: one that derives, two that fail on some values.
+RULES = (double_a, refuses_b_three, refuses_tea_three)
 #: A strategy for each kind of change drawn (every kind a failure is injected in).
 KINDS: dict[type[Change], st.SearchStrategy[Change]] = {
     Assert: st.builds(Assert, key, small, source),
@@ -254,8 +272,8 @@ KINDS: dict[type[Change], st.SearchStrategy[Change]] = {
     ReplaceWhen: st.builds(lambda k, v, c: ReplaceWhen(k, v, c, source="model:m"), key, small,
                            key),
     Forget: st.builds(lambda k: Forget(k), key),
-    AddRule: st.just(AddRule(double_a)),
-    RemoveRule: st.just(RemoveRule(double_a)),
+    AddRule: st.sampled_from(RULES).map(AddRule),
+    RemoveRule: st.sampled_from(RULES).map(RemoveRule),
     ListPrice: st.builds(ListPrice, st.sampled_from(("tea", "jam")), small),
     # a key two sources disagree on stays in conflict (the default policy decides nothing);
     # a winner that is no standing value, or a key in no conflict, is refused
@@ -266,10 +284,11 @@ KINDS: dict[type[Change], st.SearchStrategy[Change]] = {
     AddTool: st.sampled_from((AddTool(pantry), AddTool(cellar), AddTool(untooled))),
     # a tool's call adds the tool when the base has not got it; a set is no belief's value,
     # and a span that ends before it starts is no time
-    Call: st.builds(lambda fn, item, result: Call(fn, prepare_call(fn, None, (item,), {}), result),
-                    st.sampled_from((pantry, cellar)), st.sampled_from(("tea", "jam")),
-                    st.one_of(small, st.sampled_from(({1, 2}, Valid(3, valid_from=200.0,
-                                                                    valid_until=150.0))))),
+    Call: st.builds(lambda called, result: Call(called[0], prepare_call(*called, {}), result),
+                    st.sampled_from(((pantry, None, ("tea",)), (pantry, None, ("jam",)),
+                                     (cellar, None, ("tea",)))),
+                    st.sampled_from((3, 1, {1, 2}, Valid(3, valid_from=200.0,
+                                                         valid_until=150.0)))),
     Remember: st.sampled_from(REMEMBERED),
     # on examples, or on the base's own outcomes that carry a confidence (refused when it has
     # none), or on no examples at all (refused)
@@ -293,9 +312,9 @@ STEPS = st.lists(st.tuples(CHANGES, st.sampled_from((None, "inside", "after")),
 
 #: What each run starts from: a key two sources disagree on (an open conflict: the default
 #: policy decides nothing), a key held alone, an outcome that carries a confidence (the base's
-#: own pairs).
+#: own pairs), a rule that fails on some of a tool's results.
 START = (Assert("a", 1, "tool:x"), Assert("a", 2, "tool:y"), Assert("b", 1, "tool:x"),
-         RecordOutcome("tool:x", True, key="b"))
+         RecordOutcome("tool:x", True, key="b"), AddRule(refuses_tea_three))
 
 
 def run(kb: BeliefBase, clock: ManualClock, steps: list[Step], inject: bool,
