@@ -242,6 +242,12 @@ class Failing(Change):
     inner: Any
     failure: Any = Injected
 
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """Names only: a session packs the entry before the change runs, and a tool, a rule,
+        a prepared call or an exception class is no plain data (packing its fields refused
+        the change before its inner change ran). It always raises: no entry is written."""
+        return (), {"inner": type(self.inner).__name__, "failure": self.failure.__name__}
+
 
 def failing(kb: BeliefBase, change: Failing) -> None:
     apply(kb, change.inner)
@@ -271,7 +277,11 @@ KINDS: dict[type[Change], st.SearchStrategy[Change]] = {
     Depend: st.builds(lambda k, v, on: Depend(k, v, [on], source="model:m"), key, small, key),
     ReplaceWhen: st.builds(lambda k, v, c: ReplaceWhen(k, v, c, source="model:m"), key, small,
                            key),
-    Forget: st.builds(lambda k: Forget(k), key),
+    # a key, a source (every premise it gave) or a scope (the keys under a prefix) erased
+    Forget: st.one_of(st.builds(lambda k: Forget(k), key),
+                      st.builds(lambda s: Forget(source=s), st.sampled_from((*SOURCES,
+                                                                            "human:ann"))),
+                      st.sampled_from((Forget(scope="ann"), Forget(scope="pantry")))),
     AddRule: st.sampled_from(RULES).map(AddRule),
     RemoveRule: st.sampled_from(RULES).map(RemoveRule),
     ListPrice: st.builds(ListPrice, st.sampled_from(("tea", "jam")), small),
@@ -468,3 +478,21 @@ def test_every_change_value_is_drawn() -> None:
 def test_each_kind_s_strategy_draws_its_kind(data: st.DataObject) -> None:
     for kind, strategy in KINDS.items():
         assert type(data.draw(strategy)) is kind, kind.__name__
+
+
+@settings(max_examples=1, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_a_failure_injected_inside_reaches_a_session_s_change(tmp_path: Path,
+                                                               data: st.DataObject) -> None:
+    # a session packs a change's entry before it runs: Failing's fields (a tool, a rule, an
+    # exception class) packed as they were refused it there, its inner change never made
+    ledger = open_ledger(str(tmp_path / f"{uuid.uuid4().hex}.db"))
+    try:
+        kb = BeliefBase.open_session(ledger, "s", clock=ManualClock(100))
+        for kind, strategy in KINDS.items():
+            with pytest.raises((InjectedInterrupt, CorollaryError)) as raised:
+                apply(kb, Failing(data.draw(strategy), InjectedInterrupt))
+            assert "plain data" not in str(raised.value), kind.__name__
+    finally:
+        ledger.close()
