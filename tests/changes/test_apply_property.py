@@ -29,7 +29,10 @@ refused: a resolution of a key two sources disagree on (the default policy leave
 open) or of a nogood, a tool added or a function no ``@tool`` declares, a tool's call
 with a result or with one that is no belief's value, a remember made by a scripted model's
 reply (``REMEMBERED``), promises on examples or on the base's own outcomes, answers under
-them, and a calibrator.
+them, and a calibrator; rules that fail on some values make changes fail with ``RuleError``.
+Each run starts from an open conflict, a held key, an outcome and such a rule (``START``),
+makes step ``i`` at second ``101 + i``, and draws its kind of policy: the default kind (it
+decides nothing) or ``PreferNewer``'s (which ``kb.end`` needs).
 """
 
 from __future__ import annotations
