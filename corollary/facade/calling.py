@@ -16,6 +16,7 @@ from ..foundations.values import Value, canon, check_key
 from ..reasons.calls import PreparedCall, ToolCallRecord, prepare_call
 from ..reasons.tools import is_async
 from ..reasons.valid import unwrap
+from .assertions import check_span, check_valid_time
 from .operations import perform
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -70,13 +71,19 @@ def called(kb: BeliefBase, fn: Callable[..., object], call: PreparedCall,
     (a tool not known yet added first) and the call remembered with the premise it made."""
     # a result wrapped as Valid(value, valid_from=...) holds from that world time
     value, valid_from, valid_until = unwrap(result)
-    if call.spec.name not in kb.parts.trust.tools:
+    added = call.spec.name not in kb.parts.trust.tools
+    if added:
         canon(value)  # a result that cannot be a belief leaves the base as it was
+        vf, vu = check_valid_time(valid_from, valid_until)  # and so does a span that is none
+        if vu is not None:
+            check_span(vf, vu, kb.now())
         kb.add_tool(fn)
     try:
         kb.assert_(call.key, value, source=call.spec.source,  # noqa: UP005 (our method)
                    valid_from=valid_from, valid_until=valid_until)
-    except RuleError:  # the rules failed: the assertion was undone with their firings
+    except RuleError:  # the rules failed: the assertion was undone with their firings,
+        if added:  # and the tool added for it goes with it
+            kb.parts.trust.remove_tool(call.spec.name)
         raise
     except BaseException:  # remembered whenever the premise stands
         kb.parts.calls.remember(kb.parts.engine, call, value)

@@ -39,6 +39,7 @@ from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.scope import Scope, to_scope
 from ..foundations.values import canon, check_key
 from ..tms import IN
+from .assertions import check_certainty, check_valid_time
 from .blame import Verdict, outcome_events
 from .clause_keys import speaker_name, with_clause_keys
 from .ending import corrected
@@ -478,6 +479,7 @@ def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[l
     asserted and the facts claimed, with the outcomes of the checks recorded first (all or
     nothing). Its arguments are plain data: a journaled base keeps them as its entry, and a
     replay runs this again with them."""
+    check_rows(kb, docs, source, facts, ends, links)  # before anything changes
     learn = kb.learn_from_checks
     items: list[Verdict] = []
     events: list[dict[str, Any]] = []
@@ -529,6 +531,57 @@ def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[l
                               b.conf if held and b is not None else 0.0, docs[doc][0], (),
                               merged, started, source, until))
     return out
+
+
+def check_rows(kb: BeliefBase, docs: Any, source: Any, facts: Any, ends: Any,
+               links: Any) -> None:
+    """Refuse, before anything changes, the rows of a remember (:func:`remembered`'s plain
+    data: a ``Remember`` value applied, an entry replayed) that one of its inner changes
+    would refuse half-way through, after the documents and the facts before it were
+    written: a row of the wrong shape, a key that is none, a fact naming no document of the
+    call, a value that is no belief's, a time or certainty that is none, a reasoning step
+    for a source, a link to no fact (``InvalidInputError``/``InvalidTypeError``)."""
+    def rows(given: Any, width: int, what: str) -> list[Sequence[Any]]:
+        if isinstance(given, (str, bytes, Mapping)) or not isinstance(given, Sequence):
+            raise InvalidTypeError(f"a remember's {what}s are a list of rows, not {given!r}")
+        for row in given:
+            if isinstance(row, (str, bytes)) or not isinstance(row, Sequence) or (
+                    len(row) != width):
+                raise InvalidInputError(f"a remember's {what} is a row of {width}: {row!r}")
+        return list(given)
+
+    def said_by(who: Any, doing: str) -> None:
+        if not isinstance(who, str) or not who:
+            raise InvalidTypeError(f"a remember's source is a non-empty string, not {who!r}")
+        kb.parts.trust.check_source(plain_text(who), doing)
+
+    def document(doc: Any) -> None:
+        if type(doc) is not int or not 0 <= doc < len(docs):
+            raise InvalidInputError(f"a remembered fact names document {doc!r} of {len(docs)}")
+
+    said_by(source, "claims come from sources")
+    for key, text, speaker, at in rows(docs, 4, "document"):
+        check_key(key)
+        canon(text)
+        said_by(speaker, "documents come from sources")
+        check_valid_time(at, None)
+    for key, value, _quote, doc, valid_from, cert, _merged in rows(facts, 7, "fact"):
+        check_key(key)
+        canon(value)
+        document(doc)
+        check_valid_time(valid_from, None)
+        check_certainty(cert)
+    for key, value, _quote, doc, until, cert, started, _merged in rows(ends, 8, "end"):
+        check_key(key)
+        canon(value)
+        document(doc)
+        check_valid_time(started, until)
+        check_certainty(cert)
+    for i, depends, changes in rows(links, 3, "link"):
+        if type(i) is not int or not 0 <= i < len(facts):
+            raise InvalidInputError(f"a remember's link names fact {i!r} of {len(facts)}")
+        for key in [*(depends or ()), *(() if changes is None else (changes,))]:
+            check_key(key)
 
 
 def _refusal_events(kb: BeliefBase, source: str, refusals: Sequence[Any]) -> list[dict[str, Any]]:

@@ -169,6 +169,11 @@ class ConflictPolicy:
         return cls()
 
 
+# the base class is a policy too (the default kind, deciding nothing): a base given one saves
+# it under its name, and must read it back (a restore, an undone change)
+POLICIES[ConflictPolicy.__name__] = ConflictPolicy
+
+
 def rivals_in(engine: Engine, region: set[Belief]) -> Iterator[list[Belief]]:
     """For each key of ``region`` with two or more standing (not withdrawn) values, those
     values, once per key: what a policy's :meth:`~ConflictPolicy.before_sweep` decides among.

@@ -77,6 +77,15 @@ class TrustView:
         self._priors.pop(spec.source, None)
         self.forget(spec.source)
 
+    def remove_tool(self, name: str) -> None:
+        """Stop applying the tool ``name``'s declared trust to its premises (a call that added
+        it failed). What :meth:`add_tool` told the ledger stays: this process's
+        configuration, which the base's own reads do not use (they pass its prior)."""
+        spec = self.tools.pop(name, None)
+        if spec is not None:
+            self._priors.pop(spec.source, None)
+            self.forget(spec.source)
+
     def tool_of(self, source: str) -> ToolSpec | None:
         """The tool behind a ``tool:<name>`` source, if the base was given it."""
         return self.tools.get(source[5:]) if source.startswith("tool:") and self.tools else None
