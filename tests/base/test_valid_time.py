@@ -463,3 +463,33 @@ def test_a_read_at_anything_but_a_finite_time_is_refused(t: object, error: type)
     with pytest.raises(error):
         kb.at(t).value("a")  # type: ignore[arg-type]
     assert kb.at(10.0).value("a") == 1 and kb.at(9.5).value("a") is None
+
+
+@pytest.mark.parametrize("read", ["confidence", "value"])
+@pytest.mark.parametrize("change", ["outcome elsewhere", "expiry", "fading", "outcome here",
+                                    "integer clock"])
+def test_a_read_at_a_time_catches_up_as_a_plain_read_does(change: str, read: str) -> None:
+    # kb.at(t).confidence and .value of a key of one value write out the checks of the plain
+    # read's lookup.current (world.py): each thing that makes a plain read catch up makes the
+    # read at a time catch up too; t inside the valid time, so both count the same evidence now
+    ledger = TrustLedger()
+    clock = ManualClock(0)
+    kb = BeliefBase(clock=(lambda: 5) if change == "integer clock" else clock, ledger=ledger)
+    other = BeliefBase(clock=clock, ledger=ledger)
+    kw = {"expiry": {"ttl": 60}, "fading": {"half_life": 60}}.get(change, {})
+    kb.assert_("quote", 10, source="tool:a", valid_from=-3600, **kw)  # type: ignore[arg-type]
+    before = kb.at(-1800).confidence("quote")
+    assert before == kb.confidence("quote") > 0.0
+    assert kb.at(-1800).value("quote") == 10
+    if change == "outcome elsewhere":
+        other.record_outcome("tool:a", False, reason="audit")  # on the ledger kb shares
+    elif change == "outcome here":
+        kb.record_outcome("tool:a", False, reason="audit")
+    elif change != "integer clock":
+        clock.advance(60)
+    if read == "value":  # first, before a plain read brings the memo up
+        assert kb.at(-1800).value("quote") == (None if change == "expiry" else 10)
+        return
+    at = kb.at(-1800).confidence("quote")
+    assert at == kb.confidence("quote")
+    assert at < before if change != "integer clock" else at == before
