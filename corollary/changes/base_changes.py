@@ -28,10 +28,18 @@ from typing import TYPE_CHECKING, ClassVar
 
 import attrs
 
-from ..facade.base_operations import (
+from ..foundations.errors import InvalidInputError
+from .change import Change, Subject, fields_said
+from .subjects import (
+    NO_VALUE,
+    Subjects,
+    by_key,
     claimed,
+    ended,
+    forget_subjects,
     named_items,
     named_rows,
+    names_nothing,
     outcome_of,
     remembered,
     resolved_conflict,
@@ -39,11 +47,6 @@ from ..facade.base_operations import (
     the_key,
     tool_result,
 )
-from ..facade.ending import ended
-from ..facade.forgetting import NO_VALUE, forget_subjects
-from ..facade.operations import Subjects, by_key, names_nothing
-from ..foundations.errors import InvalidInputError
-from .change import Change, Subject, fields_said
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..facade.base import BeliefBase

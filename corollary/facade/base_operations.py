@@ -21,6 +21,17 @@ import inspect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..changes.subjects import (  # noqa: F401  (named here before they moved)
+    claimed,
+    named_items,
+    named_rows,
+    outcome_of,
+    remembered,
+    resolved_conflict,
+    retracted,
+    the_key,
+    tool_result,
+)
 from ..foundations.errors import JournalReplayError
 from ..foundations.values import canon
 from ..reasons.calls import PreparedCall
@@ -37,77 +48,6 @@ __all__ = ["claimed", "keep_call", "keep_name", "keep_resolve", "keep_rows", "ke
            "replay_add_tool", "replay_answer", "replay_call", "replay_remove_rule",
            "replay_resolve", "retracted", "resolved_conflict", "spec_fields", "the_key",
            "tool_result"]
-
-
-# -- what history names ([key, value, source, reason] of each belief a change is about) ------
-def claimed(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-            ) -> list[list[Any]]:
-    """A claim: the value believed (its result)."""
-    return [[arguments.get("key"), result, arguments.get("source"), None]]
-
-
-def retracted(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-              ) -> list[list[Any]]:
-    """A retraction: the value given, or the held value it took (announced as ``retracted``)."""
-    value = arguments.get("value")
-    if value is None:
-        value = resolved.get("retracted")
-    return [[arguments.get("key"), value, arguments.get("source"), arguments.get("reason")]]
-
-
-def outcome_of(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-               ) -> list[list[Any]]:
-    """An outcome recorded: the key it is about (if any), its source and reason."""
-    return [[arguments.get("key"), None, arguments.get("source"), arguments.get("reason")]]
-
-
-def the_key(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-            ) -> list[list[Any]]:
-    """An answer: the key asked about."""
-    return [[arguments.get("key"), None, None, None]]
-
-
-def named_items(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-                ) -> list[list[Any]]:
-    """A nogood: each of its items."""
-    return [[i, None, None, None] if isinstance(i, str) else [i[0], i[1], None, None]
-            for i in arguments.get("items", ()) if isinstance(i, (str, tuple, list))]
-
-
-def resolved_conflict(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-                      ) -> list[list[Any]]:
-    """A resolution: the conflict (by name) and its winner."""
-    conflict = arguments.get("conflict")
-    if isinstance(conflict, Conflict):
-        conflict = conflict.key
-    return [[conflict, arguments.get("winner"), None, None]]
-
-
-def named_rows(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-               ) -> list[list[Any]]:
-    """A bulk assertion: each row's key, value and source."""
-    rows = []
-    for row in arguments.get("rows") or ():
-        if isinstance(row, Mapping):
-            rows.append([row.get("key"), row.get("value"), row.get("source"), None])
-        else:
-            rows.append([*list(row)[:3], None])
-    return rows
-
-
-def tool_result(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-                ) -> list[list[Any]]:
-    """A tool call: its key, the value it returned, the tool's source."""
-    call: PreparedCall = arguments["call"]
-    return [[call.key, result, call.spec.source, None]]
-
-
-def remembered(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-               ) -> list[list[Any]]:
-    """A remember: each fact it claimed."""
-    source = arguments["source"]
-    return [[f[0], f[1], source, None] for f in [*arguments["facts"],
-                                                 *(arguments.get("ends") or ())]]
 
 
 # -- what an entry keeps -----------------------------------------------------------------------

@@ -15,9 +15,9 @@ A part of the facade (its method is the base's own).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..changes.subjects import ended
 from ..foundations._validate import plain_text
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
@@ -30,14 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
 __all__ = ["corrected", "ended"]
-
-
-def ended(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-          ) -> list[list[Any]]:
-    """What an end's history row names: the key, the value it ended (if one was named), its
-    source and reason."""
-    return [[arguments.get("key"), arguments.get("value"), arguments.get("source"),
-             arguments.get("reason")]]
 
 
 def corrected(engine: Engine, key: str, source: str, start: float) -> Belief | None:

@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..changes.subjects import NO_VALUE, forget_subjects
 from ..evidence.redaction import MARK, quoted_span
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
@@ -422,14 +423,7 @@ def keep_forget(call: OperationCall) -> Kept:
     return Kept((), {k: arguments[k] for k in ("reason", "by") if arguments[k] is not None})
 
 
-def forget_subjects(arguments: Any, result: Any, resolved: Any) -> list[list[Any]]:
-    """A forget's history row: no key, no value; who asked (``by``) and why."""
-    return [[None, None, arguments.get("by"), arguments.get("reason")]]
-
-
-_NO_VALUE: Any = object()
-#: What ``forget`` takes when no ``value`` is given (``None`` is a value one may forget).
-NO_VALUE: Any = _NO_VALUE
+_NO_VALUE: Any = NO_VALUE
 
 #: The operation of a journal entry ``kb.forget`` erased (:mod:`corollary.facade.erasing`).
 REDACTED_OP = "redacted"

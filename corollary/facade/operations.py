@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 
+from ..changes.subjects import Subjects, by_key, names_nothing
 from ..foundations.errors import InvalidTypeError
 from .undo import run_undoable
 
@@ -76,11 +77,6 @@ __all__ = ["HOOK_FAILED", "Kept", "Operation", "OperationCall", "OperationLog", 
            "undone_by_the_log"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: ``subjects(arguments, result, resolved)``: ``[key, value, source, reason]`` of each belief a
-#: change names, for history (``arguments``: bound with defaults; ``resolved``: what it announced).
-Subjects = Callable[[Mapping[str, Any], Any, Mapping[str, Any]], list[list[Any]]]
-
 
 @attrs.frozen(slots=True)
 class Kept:
@@ -401,16 +397,3 @@ def _logged_methods(cls: type) -> dict[str, Callable[..., Any]]:
                 found[declared.method] = logged
         type.__setattr__(cls, "__logged_methods__", found)
     return found
-
-
-def names_nothing(arguments: Mapping[str, Any], result: Any,
-                  resolved: Mapping[str, Any]) -> list[list[Any]]:
-    """A change whose history row names no belief (a tool, a rule, a promise)."""
-    return []
-
-
-def by_key(arguments: Mapping[str, Any], result: Any,
-           resolved: Mapping[str, Any]) -> list[list[Any]]:
-    """A change about ``key``: its ``value``, ``source`` and ``reason`` where it takes them."""
-    return [[arguments.get("key"), arguments.get("value"), arguments.get("source"),
-             arguments.get("reason")]]
