@@ -28,11 +28,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..changes.base_changes import Depend, ReplaceWhen
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import Value, canon, check_key
 from ..reasons.claims import named_inputs
-from .operations import by_key, operation
+from .making import make
+from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Engine, Justification
@@ -71,7 +73,7 @@ def _the_claim(engine: Engine, key: str, value: Any, source: str,
     return None
 
 
-@operation(subjects=by_key)
+@operation(change=Depend)
 def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[str, str], *,
            source: str = "model:default", citation: object = None,
            certainty: float | None = None, formula: str | None = None,
@@ -96,6 +98,13 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     >>> kb.value("user:medication") is None
     True
     """
+    made: Value = make(kb, Depend(key, value, on, source=source, citation=citation, certainty=certainty, formula=formula, valid_from=valid_from, learn=learn))
+    return made
+
+
+def apply_depend(kb: BeliefBase, change: Depend) -> Value:
+    """The effect of a :class:`~corollary.changes.Depend` (``kb.depend``'s, and its replay's)."""
+    key, value, on, source, citation, certainty, formula, valid_from, learn = change.key, change.value, change.on, change.source, change.citation, change.certainty, change.formula, change.valid_from, change.learn
     named = _on_keys(on)
     key = check_key(key)
     if key in named.values():
@@ -108,7 +117,7 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     return believed
 
 
-@operation(subjects=by_key)
+@operation(change=ReplaceWhen)
 def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
                  source: str = "model:default", citation: object = None,
                  certainty: float | None = None, valid_from: Instant | None = None,
@@ -140,6 +149,13 @@ def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
     >>> kb.value("user:exercise")
     'cycling'
     """
+    made: Value = make(kb, ReplaceWhen(key, value, changes, source=source, citation=citation, certainty=certainty, valid_from=valid_from, learn=learn))
+    return made
+
+
+def apply_replace_when(kb: BeliefBase, change: ReplaceWhen) -> Value:
+    """The effect of a :class:`~corollary.changes.ReplaceWhen` (``kb.replace_when``'s, and its replay's)."""
+    key, value, changes, source, citation, certainty, valid_from, learn = change.key, change.value, change.changes, change.source, change.citation, change.certainty, change.valid_from, change.learn
     key = check_key(key)
     if not isinstance(changes, str):
         raise InvalidTypeError("changes is the key whose change the replacement waits for")

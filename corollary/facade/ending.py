@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..changes.base_changes import End
 from ..changes.subjects import ended
 from ..foundations._validate import plain_text
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import Value, canon, check_key, check_text, end_value, is_end
 from .assertions import check_assertion, check_certainty, confirmations, put
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -55,7 +57,7 @@ def check_end_time(at: Any, now: float) -> float:
     return seconds
 
 
-@operation(subjects=ended)
+@operation(change=End)
 def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Instant | None = None,
         reason: str | None = None, certainty: float | None = None) -> None:
     """Say, on the word of ``source``, that ``key`` (or its value ``value``) no longer
@@ -93,6 +95,12 @@ def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Insta
     >>> kb.value("ann:employer")
     'Acme'
     """
+    make(kb, End(key, value, source=source, at=at, reason=reason, certainty=certainty))
+
+
+def apply_end(kb: BeliefBase, change: End) -> None:
+    """The effect of a :class:`~corollary.changes.End` (``kb.end``'s, and its replay's)."""
+    key, value, source, at, reason, certainty = change.key, change.value, change.source, change.at, change.reason, change.certainty
     key = check_key(key)
     if kb.conflict_policy is not None and getattr(
             kb.conflict_policy, "mode", None) != "time":

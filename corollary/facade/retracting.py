@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..changes.base_changes import Retract
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import Value, check_key, check_text
-from .base_operations import retracted
 from .blame import FAULTS, Verdict, blame
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["retract"]
 
 
-@operation(subjects=retracted)
+@operation(change=Retract)
 def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = None,
             fault: str = "none", *, source: str | None = None) -> None:
     """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
@@ -35,6 +36,12 @@ def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = 
     that model made for the value; the belief stays IN if other reasons hold it, and blame
     (``fault="source"``) falls on that source alone.
     """
+    make(kb, Retract(key, value, reason, fault, source=source))
+
+
+def apply_retract(kb: BeliefBase, change: Retract) -> None:
+    """The effect of a :class:`~corollary.changes.Retract` (``kb.retract``'s, and its replay's)."""
+    key, value, reason, fault, source = change.key, change.value, change.reason, change.fault, change.source
     key = check_key(key)
     if type(fault) is not str or fault not in FAULTS:
         raise InvalidInputError(f"fault must be 'none' or 'source', got {fault!r}")
