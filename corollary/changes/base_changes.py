@@ -1,11 +1,14 @@
 """One value per changing method of the base (issue 36, item 1).
 
 Each value's fields are its method's parameters, in their order and with their defaults; ``op``
-is the method's operation (the journal entry it makes), and applying it
-(:func:`corollary.changes.apply`) is calling that method with its fields: the method validates,
-changes the base all or nothing, and (in a session) writes the entry its ``@operation``
-declaration keeps (:mod:`corollary.facade.operations`), so an entry written through a value is
-byte for byte the one the method writes. A value's subjects are its method's history rows.
+is the method's operation (the journal entry it makes). The method checks its arguments, builds
+its value and makes it (:func:`corollary.facade.making.make`): the value's effect, at once on a
+plain base, or as one journal entry in a session, whose bytes are the value's ``to_entry()``; a
+replay reads the value back (:meth:`BaseChange.read_entry`) and runs the same effect. A value's
+subjects are its method's history rows (:mod:`corollary.changes.subjects`).
+:func:`corollary.changes.apply` of a value calls its method with its fields, so a value built
+outside (a surface's) is checked as the method's arguments are. These modules import nothing of
+the facade.
 
 Examples
 --------

@@ -36,12 +36,6 @@ def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = 
     that model made for the value; the belief stays IN if other reasons hold it, and blame
     (``fault="source"``) falls on that source alone.
     """
-    make(kb, Retract(key, value, reason, fault, source=source))
-
-
-def apply_retract(kb: BeliefBase, change: Retract) -> None:
-    """The effect of a :class:`~corollary.changes.Retract` (``kb.retract``'s, and its replay's)."""
-    key, value, reason, fault, source = change.key, change.value, change.reason, change.fault, change.source
     key = check_key(key)
     if type(fault) is not str or fault not in FAULTS:
         raise InvalidInputError(f"fault must be 'none' or 'source', got {fault!r}")
@@ -52,6 +46,13 @@ def apply_retract(kb: BeliefBase, change: Retract) -> None:
     if source is not None:
         source = plain_text(source)
         kb.parts.trust.check_source(source, "only a source's reasons can be withdrawn")
+    make(kb, Retract(key, value, reason, fault, source=source))
+
+
+def apply_retract(kb: BeliefBase, change: Retract) -> None:
+    """The effect of a :class:`~corollary.changes.Retract` (``kb.retract``'s, its arguments
+    checked, and its replay's): the belief found, blame recorded with the change."""
+    key, value, reason, fault, source = change.key, change.value, change.reason, change.fault, change.source
     b = kb.parts.lookup.target(key, value)
     if value is None and kb.parts.log is not None:  # history names the value it took
         kb.parts.log.resolved("retracted", b.value)
