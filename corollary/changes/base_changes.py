@@ -461,6 +461,12 @@ class Remember(BaseChange):
     ends: Sequence[Sequence[object]] = ()
     links: Sequence[Sequence[object]] = ()
 
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The documents, the source, the facts and the refusals by position (history reads a
+        fact's world time there), the ends and links by name when there are any."""
+        return ((self.docs, self.source, self.facts, self.refusals),
+                {k: v for k, v in (("ends", self.ends), ("links", self.links)) if v})
+
 
 @attrs.frozen(slots=True)
 class Depend(BaseChange):
