@@ -95,13 +95,20 @@ def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Insta
     >>> kb.value("ann:employer")
     'Acme'
     """
+    key = check_key(key)
+    if reason is not None:
+        if not isinstance(reason, str):
+            raise InvalidTypeError("reason must be a string")
+        reason = check_text(plain_text(reason), "a reason")
+    if certainty is not None:
+        certainty = check_certainty(certainty)
     make(kb, End(key, value, source=source, at=at, reason=reason, certainty=certainty))
 
 
 def apply_end(kb: BeliefBase, change: End) -> None:
-    """The effect of a :class:`~corollary.changes.End` (``kb.end``'s, and its replay's)."""
+    """The effect of a :class:`~corollary.changes.End` (``kb.end``'s, its key, reason and
+    certainty checked, and its replay's): what the base holds checked, then the end."""
     key, value, source, at, reason, certainty = change.key, change.value, change.source, change.at, change.reason, change.certainty
-    key = check_key(key)
     if kb.conflict_policy is not None and getattr(
             kb.conflict_policy, "mode", None) != "time":
         raise InvalidInputError(
@@ -111,12 +118,6 @@ def apply_end(kb: BeliefBase, change: End) -> None:
             "(docs/model.md, 'Ending a fact')")
     if not kb.parts.engine.values_of(key):
         raise UnknownBeliefError(f"no belief about {key!r}: there is nothing to end")
-    if reason is not None:
-        if not isinstance(reason, str):
-            raise InvalidTypeError("reason must be a string")
-        reason = check_text(plain_text(reason), "a reason")
-    if certainty is not None:
-        certainty = check_certainty(certainty)
     now = kb.now()
     start = check_end_time(at, now)
     ending = end_value(reason)

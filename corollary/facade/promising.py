@@ -101,14 +101,13 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
            group: object = None) -> Answer:
     """Answer ``key`` alone (``ok``) or abstain, under a promise; see
     :meth:`corollary.promises.PromiseBook.answer`."""
-    made: Answer = make(kb, AnswerChange(key, promise, group=group))
+    made: Answer = make(kb, AnswerChange(check_key(key), promise, group=group))
     return made
 
 
 def apply_answer(kb: BeliefBase, change: AnswerChange) -> Answer:
     """The effect of a :class:`~corollary.changes.Answer` (``kb.answer``'s, and its replay's)."""
     key, promise, group = change.key, change.promise, change.group
-    key = check_key(key)
     kb.parts.promises.check_request(promise, group)  # fails before the key is read
     held = kb.parts.lookup.held(key)
     answered = kb.parts.promises.answer(key, held, kb.now(), conflict_between, promise,

@@ -38,13 +38,13 @@ def doubled(x: int) -> int:
     return 2 * x
 
 
-@tool(trust=0.8, key="shelf:{item}")
-def shelf(item: str) -> int:
+@tool(trust=0.8, key="made_shelf:{item}")
+def made_shelf(item: str) -> int:
     return len(item)
 
 
 def _changes(kb: BeliefBase) -> list[str]:
-    kb.add_tool(shelf)
+    kb.add_tool(made_shelf)
     kb.assert_("a", 1, source="tool:one")
     kb.assert_many([("b", 2, "tool:one"), ("c", 3, "tool:two")])
     kb.claim("sum", 3, source="model:m", inputs={"x": "a", "y": "b"}, formula="x + y")
@@ -79,8 +79,8 @@ def test_every_change_of_the_base_s_own_reaches_its_log_as_its_value() -> None:
         assert (call.args, dict(call.kwargs)) == call.change.to_entry()
 
 
-@tool(trust=0.8, key="stock:{item}")
-def stock(item: str) -> int:
+@tool(trust=0.8, key="made_stock:{item}")
+def made_stock(item: str) -> int:
     return len(item)
 
 
@@ -88,14 +88,14 @@ def test_a_tool_call_and_a_remember_make_their_values() -> None:
     kb = BeliefBase(clock=ManualClock(1000))
     log = Heard()
     install_log(kb, log)
-    assert kb.call(stock, None, "tea") == 3
+    assert kb.call(made_stock, None, "tea") == 3
     kb.remember("I live in Lyon.", source="human:ann",
                 model=ScriptedModel([Reply(None, [ToolCall("c1", "facts", {"facts": [
                     {"subject": "I", "attribute": "city", "value": "Lyon",
                      "quote": "I live in Lyon"}]})])]))
     made = [c.change for c in log.calls if isinstance(c.change, (Call, Remember))]
     assert [type(c) for c in made] == [Call, Remember]
-    assert made[0].call.key == "stock:tea" and made[0].result == 3
+    assert made[0].call.key == "made_stock:tea" and made[0].result == 3
 
 
 def test_the_effect_table_holds_every_value_of_the_base_s_own() -> None:
