@@ -4,8 +4,9 @@
 or nothing whatever raises:
 
 - a change of the base's own (:mod:`corollary.changes.base_changes`) is its method called with
-  the value's fields: the method validates and changes the base all or nothing (the engine's
-  batches, checks before any change), and in a session it is one journal entry;
+  the value's fields: the method checks them, builds its value and makes it
+  (:func:`corollary.facade.making.make`: the value's effect, all or nothing by the engine's
+  batches and checks before any change), and in a session it is one journal entry;
 - a hook that runs once the base's own change is made (a conflict policy's ``after_change``,
   a change feed's listener) may raise, an ``Exception`` or any ``BaseException``
   (``KeyboardInterrupt`` at a person's prompt): the change is undone then too. A session
