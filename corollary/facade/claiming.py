@@ -63,7 +63,9 @@ def claim(
     valid_from, valid_until = check_valid_time(valid_from, valid_until)
     source = plain_text(source)
     kb.parts.trust.check_source(source, "claims come from sources")
-    made: Value = make(kb, Claim(key, value, source, inputs, certainty, formula, citation, unless=unless, learn=learn, valid_from=valid_from, valid_until=valid_until))
+    made: Value = make(kb, Claim(key, value, source, inputs, certainty, formula, citation,
+                                 unless=unless, learn=learn, valid_from=valid_from,
+                                 valid_until=valid_until))
     return made
 
 
@@ -71,7 +73,10 @@ def apply_claim(kb: BeliefBase, change: Claim) -> Value:
     """The effect of a :class:`~corollary.changes.Claim` (``kb.claim``'s, its source, world
     time and ``learn`` checked, and its replay's): the inputs and formula checked against what
     the base holds, then the justification."""
-    key, value, source, inputs, certainty, formula, citation, unless, learn, valid_from, valid_until = change.key, change.value, change.source, change.inputs, change.certainty, change.formula, change.citation, change.unless, change.learn, change.valid_from, change.valid_until
+    (key, value, source, inputs, certainty, formula, citation, unless, learn, valid_from,
+     valid_until) = (
+        change.key, change.value, change.source, change.inputs, change.certainty, change.formula,
+        change.citation, change.unless, change.learn, change.valid_from, change.valid_until)
     learn = kb.learn_from_checks if learn is None else learn
     vf, vu = valid_from, valid_until
     exceptions = make_items(unless, "unless")

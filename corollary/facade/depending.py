@@ -98,13 +98,17 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     >>> kb.value("user:medication") is None
     True
     """
-    made: Value = make(kb, Depend(key, value, on, source=source, citation=citation, certainty=certainty, formula=formula, valid_from=valid_from, learn=learn))
+    made: Value = make(kb, Depend(key, value, on, source=source, citation=citation,
+                                  certainty=certainty, formula=formula, valid_from=valid_from,
+                                  learn=learn))
     return made
 
 
 def apply_depend(kb: BeliefBase, change: Depend) -> Value:
     """The effect of a :class:`~corollary.changes.Depend` (``kb.depend``'s, and its replay's)."""
-    key, value, on, source, citation, certainty, formula, valid_from, learn = change.key, change.value, change.on, change.source, change.citation, change.certainty, change.formula, change.valid_from, change.learn
+    (key, value, on, source, citation, certainty, formula, valid_from, learn) = (
+        change.key, change.value, change.on, change.source, change.citation, change.certainty,
+        change.formula, change.valid_from, change.learn)
     named = _on_keys(on)
     key = check_key(key)
     if key in named.values():
@@ -149,13 +153,17 @@ def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
     >>> kb.value("user:exercise")
     'cycling'
     """
-    made: Value = make(kb, ReplaceWhen(key, value, changes, source=source, citation=citation, certainty=certainty, valid_from=valid_from, learn=learn))
+    made: Value = make(kb, ReplaceWhen(key, value, changes, source=source, citation=citation,
+                                       certainty=certainty, valid_from=valid_from, learn=learn))
     return made
 
 
 def apply_replace_when(kb: BeliefBase, change: ReplaceWhen) -> Value:
-    """The effect of a :class:`~corollary.changes.ReplaceWhen` (``kb.replace_when``'s, and its replay's)."""
-    key, value, changes, source, citation, certainty, valid_from, learn = change.key, change.value, change.changes, change.source, change.citation, change.certainty, change.valid_from, change.learn
+    """The effect of a :class:`~corollary.changes.ReplaceWhen` (``kb.replace_when``'s, and its
+    replay's)."""
+    (key, value, changes, source, citation, certainty, valid_from, learn) = (
+        change.key, change.value, change.changes, change.source, change.citation, change.certainty,
+        change.valid_from, change.learn)
     key = check_key(key)
     if not isinstance(changes, str):
         raise InvalidTypeError("changes is the key whose change the replacement waits for")

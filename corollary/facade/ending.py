@@ -108,7 +108,8 @@ def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Insta
 def apply_end(kb: BeliefBase, change: End) -> None:
     """The effect of a :class:`~corollary.changes.End` (``kb.end``'s, its key, reason and
     certainty checked, and its replay's): what the base holds checked, then the end."""
-    key, value, source, at, reason, certainty = change.key, change.value, change.source, change.at, change.reason, change.certainty
+    (key, value, source, at, reason, certainty) = (
+        change.key, change.value, change.source, change.at, change.reason, change.certainty)
     if kb.conflict_policy is not None and getattr(
             kb.conflict_policy, "mode", None) != "time":
         raise InvalidInputError(

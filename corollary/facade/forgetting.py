@@ -463,7 +463,8 @@ def forget(kb: BeliefBase, key: str | None = None, value: object = _NO_VALUE, *,
 
 def apply_forget(kb: BeliefBase, change: Forget) -> Forgotten:
     """The effect of a :class:`~corollary.changes.Forget` (``kb.forget``'s, and its replay's)."""
-    key, value, source, scope, reason, by = change.key, change.value, change.source, change.scope, change.reason, change.by
+    (key, value, source, scope, reason, by) = (
+        change.key, change.value, change.source, change.scope, change.reason, change.by)
     has_value = value is not _NO_VALUE
     spec = check_spec(key, value if has_value else None, has_value, source, scope)
     reason, by = _note(reason, "reason"), _note(by, "by (who asked)")

@@ -8,9 +8,9 @@ Each changing method of the base checks its arguments, builds its change's value
   :data:`corollary.facade.effects.EFFECTS`, which the class holds as ``BeliefBase.effects``);
 - with a log (a session's journal, :mod:`corollary.facade.journaled`) it hands the log the
   value (an :class:`~corollary.facade.operations.OperationCall` whose ``change`` is it, its
-  ``args``/``kwargs`` the value's ``to_entry()``): the journal keeps them as the entry and runs the effect as one entry, all or
-  nothing; a replay reads the value back from the entry (``from_entry``) and runs the same
-  effect.
+  ``args``/``kwargs`` the value's ``to_entry()``): the journal keeps them as the entry and
+  runs the effect as that one entry, all or nothing; a replay reads the value back from the
+  entry (``read_entry``) and runs the same effect.
 
 >>> from corollary import BeliefBase, ManualClock
 >>> from corollary.changes import Retract

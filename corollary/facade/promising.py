@@ -52,13 +52,16 @@ def guarantee(kb: BeliefBase, name: str = "default",
     ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
     ``docs/guarantees.md``.
     """
-    made: Promise | GroupedPromise | None = make(kb, Guarantee(name, examples, options=options, settings=kwargs))
+    made: Promise | GroupedPromise | None = make(kb, Guarantee(name, examples, options=options,
+                                                               settings=kwargs))
     return made
 
 
 def apply_guarantee(kb: BeliefBase, change: Guarantee) -> Promise | GroupedPromise | None:
-    """The effect of a :class:`~corollary.changes.Guarantee` (``kb.guarantee``'s, and its replay's)."""
-    name, examples, options, kwargs = change.name, change.examples, change.options, dict(change.settings)
+    """The effect of a :class:`~corollary.changes.Guarantee` (``kb.guarantee``'s, and its
+    replay's)."""
+    (name, examples, options, kwargs) = (
+        change.name, change.examples, change.options, dict(change.settings))
     if options is None:
         options = GuaranteeOptions.of(kwargs)
     elif kwargs:
@@ -73,8 +76,10 @@ def remove_guarantee(kb: BeliefBase, name: str = "default") -> Promise | Grouped
     return made
 
 
-def apply_remove_guarantee(kb: BeliefBase, change: RemoveGuarantee) -> Promise | GroupedPromise | None:
-    """The effect of a :class:`~corollary.changes.RemoveGuarantee` (``kb.remove_guarantee``'s, and its replay's)."""
+def apply_remove_guarantee(kb: BeliefBase, change: RemoveGuarantee
+                           ) -> Promise | GroupedPromise | None:
+    """The effect of a :class:`~corollary.changes.RemoveGuarantee` (``kb.remove_guarantee``'s,
+    and its replay's)."""
     name = change.name
     return kb.parts.promises.remove(name)
 
@@ -91,7 +96,8 @@ def fit_calibrator(kb: BeliefBase, examples: Iterable[object] | None = None, *, 
 
 
 def apply_fit_calibrator(kb: BeliefBase, change: FitCalibrator) -> Platt:
-    """The effect of a :class:`~corollary.changes.FitCalibrator` (``kb.fit_calibrator``'s, and its replay's)."""
+    """The effect of a :class:`~corollary.changes.FitCalibrator` (``kb.fit_calibrator``'s, and its
+    replay's)."""
     examples, source, topic = change.examples, change.source, change.topic
     return kb.parts.promises.fit_calibrator(kb.ledger, examples, source=source, topic=topic)
 

@@ -52,7 +52,8 @@ def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = 
 def apply_retract(kb: BeliefBase, change: Retract) -> None:
     """The effect of a :class:`~corollary.changes.Retract` (``kb.retract``'s, its arguments
     checked, and its replay's): the belief found, blame recorded with the change."""
-    key, value, reason, fault, source = change.key, change.value, change.reason, change.fault, change.source
+    (key, value, reason, fault, source) = (
+        change.key, change.value, change.reason, change.fault, change.source)
     b = kb.parts.lookup.target(key, value)
     if value is None and kb.parts.log is not None:  # history names the value it took
         kb.parts.log.resolved("retracted", b.value)
