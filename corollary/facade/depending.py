@@ -98,6 +98,9 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     >>> kb.value("user:medication") is None
     True
     """
+    key = check_key(key)
+    if key in _on_keys(on).values():
+        raise InvalidInputError(f"{key!r} cannot rest on itself")
     made: Value = make(kb, Depend(key, value, on, source=source, citation=citation,
                                   certainty=certainty, formula=formula, valid_from=valid_from,
                                   learn=learn))
@@ -105,14 +108,12 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
 
 
 def apply_depend(kb: BeliefBase, change: Depend) -> Value:
-    """The effect of a :class:`~corollary.changes.Depend` (``kb.depend``'s, and its replay's)."""
+    """The effect of a :class:`~corollary.changes.Depend` (``kb.depend``'s, its key and keys
+    checked, and its replay's): the claim over the keys it rests on."""
     (key, value, on, source, citation, certainty, formula, valid_from, learn) = (
         change.key, change.value, change.on, change.source, change.citation, change.certainty,
         change.formula, change.valid_from, change.learn)
     named = _on_keys(on)
-    key = check_key(key)
-    if key in named.values():
-        raise InvalidInputError(f"{key!r} cannot rest on itself")
     believed = kb.claim(key, value, source, named, certainty, formula, citation,
                         valid_from=valid_from, learn=learn)
     j = _the_claim(kb.parts.engine, key, believed, source, list(named.values()), ())
@@ -153,17 +154,6 @@ def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
     >>> kb.value("user:exercise")
     'cycling'
     """
-    made: Value = make(kb, ReplaceWhen(key, value, changes, source=source, citation=citation,
-                                       certainty=certainty, valid_from=valid_from, learn=learn))
-    return made
-
-
-def apply_replace_when(kb: BeliefBase, change: ReplaceWhen) -> Value:
-    """The effect of a :class:`~corollary.changes.ReplaceWhen` (``kb.replace_when``'s, and its
-    replay's)."""
-    (key, value, changes, source, citation, certainty, valid_from, learn) = (
-        change.key, change.value, change.changes, change.source, change.citation, change.certainty,
-        change.valid_from, change.learn)
     key = check_key(key)
     if not isinstance(changes, str):
         raise InvalidTypeError("changes is the key whose change the replacement waits for")
@@ -171,6 +161,17 @@ def apply_replace_when(kb: BeliefBase, change: ReplaceWhen) -> Value:
     if changes == key:
         raise InvalidInputError(f"{key!r} cannot be replaced when it changes itself: say "
                                 "its new value")
+    made: Value = make(kb, ReplaceWhen(key, value, changes, source=source, citation=citation,
+                                       certainty=certainty, valid_from=valid_from, learn=learn))
+    return made
+
+
+def apply_replace_when(kb: BeliefBase, change: ReplaceWhen) -> Value:
+    """The effect of a :class:`~corollary.changes.ReplaceWhen` (``kb.replace_when``'s, its keys
+    checked, and its replay's): the claim that waits for ``changes`` to change."""
+    (key, value, changes, source, citation, certainty, valid_from, learn) = (
+        change.key, change.value, change.changes, change.source, change.citation, change.certainty,
+        change.valid_from, change.learn)
     now = kb.parts.lookup.held_belief(changes, "changing key").value
     held = kb.parts.lookup.held(key) if kb.parts.engine.values_of(key) else []
     exceptions = ((changes, now, canon(now)),)
