@@ -4,8 +4,9 @@
 or nothing whatever raises:
 
 - a change of the base's own (:mod:`corollary.changes.base_changes`) is its method called with
-  the value's fields: the method validates and changes the base all or nothing (the engine's
-  batches, checks before any change), and in a session it is one journal entry;
+  the value's fields: the method checks them, builds its value and makes it
+  (:func:`corollary.facade.making.make`: the value's effect, all or nothing by the engine's
+  batches and checks before any change), and in a session it is one journal entry;
 - a hook that runs once the base's own change is made (a conflict policy's ``after_change``,
   a change feed's listener) may raise, an ``Exception`` or any ``BaseException``
   (``KeyboardInterrupt`` at a person's prompt): the change is undone then too. A session
@@ -68,7 +69,7 @@ from ..facade.operations import (
 )
 from ..facade.undo import run_undoable
 from ..foundations.errors import InvalidInputError, InvalidTypeError, NameTakenError
-from .base_changes import Answer, BaseChange, Depend, Forget, ReplaceWhen
+from .base_changes import Answer, BaseChange, Depend, Forget, Nogood, ReplaceWhen
 from .change import Change
 
 __all__ = ["Registered", "apply", "register_change", "registered"]
@@ -150,7 +151,12 @@ def registered() -> dict[type[Change], Registered]:
 
 
 def _apply_own(base: BeliefBase, change: BaseChange) -> object:
-    return change.apply_to(base)
+    """The base's method with the value's fields: it checks them, builds its value again (a
+    checked one) and makes it (:func:`corollary.facade.making.make`)."""
+    if isinstance(change, Nogood):
+        return base.nogood(*change.items, name=change.name)
+    method: Callable[..., object] = getattr(base, change.method)
+    return method(**change.said())
 
 
 @overload
@@ -168,7 +174,7 @@ def apply(base: BeliefBase, change: Change) -> object:
         policy = base.conflict_policy
         if policy is not None and policy.watches_changes and current_log(base) is None:
             return run_undoable(base, _apply_own, (change,), {}, install_log)
-        return change.apply_to(base)
+        return _apply_own(base, change)
     found = _REGISTERED.get(type(change))
     if found is None:
         raise InvalidTypeError(f"{type(change).__name__} is not a registered change "

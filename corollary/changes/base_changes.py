@@ -1,11 +1,14 @@
 """One value per changing method of the base (issue 36, item 1).
 
 Each value's fields are its method's parameters, in their order and with their defaults; ``op``
-is the method's operation (the journal entry it makes), and applying it
-(:func:`corollary.changes.apply`) is calling that method with its fields: the method validates,
-changes the base all or nothing, and (in a session) writes the entry its ``@operation``
-declaration keeps (:mod:`corollary.facade.operations`), so an entry written through a value is
-byte for byte the one the method writes. A value's subjects are its method's history rows.
+is the method's operation (the journal entry it makes). The method checks its arguments, builds
+its value and makes it (:func:`corollary.facade.making.make`): the value's effect, at once on a
+plain base, or as one journal entry in a session, whose bytes are the value's ``to_entry()``; a
+replay reads the value back (:meth:`BaseChange.read_entry`) and runs the same effect. A value's
+subjects are its method's history rows (:mod:`corollary.changes.subjects`).
+:func:`corollary.changes.apply` of a value calls its method with its fields, so a value built
+outside (a surface's) is checked as the method's arguments are. These modules import nothing of
+the facade.
 
 Examples
 --------
@@ -24,14 +27,26 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from ..facade.base_operations import (
+from ..foundations.errors import InvalidInputError
+from ..reasons.calls import PreparedCall
+from ..reasons.tools import ToolSpec, spec_of
+from ..reasons.valid import Valid, unwrap
+from ..tms.conflicts import Conflict
+from .change import Change, Subject, fields_said
+from .subjects import (
+    NO_VALUE,
+    Subjects,
+    by_key,
     claimed,
+    ended,
+    forget_subjects,
     named_items,
     named_rows,
+    names_nothing,
     outcome_of,
     remembered,
     resolved_conflict,
@@ -39,26 +54,19 @@ from ..facade.base_operations import (
     the_key,
     tool_result,
 )
-from ..facade.ending import ended
-from ..facade.forgetting import NO_VALUE, forget_subjects
-from ..facade.operations import Subjects, by_key, names_nothing
-from ..foundations.errors import InvalidInputError
-from .change import Change, Subject, fields_said
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..facade.base import BeliefBase
     from ..foundations.clock import Duration, Instant
     from ..foundations.scope import Scope
     from ..foundations.values import Value
     from ..promises.options import GuaranteeOptions
-    from ..reasons.calls import PreparedCall
     from ..reasons.rules import Rule
-    from ..tms.conflicts import Conflict
 
 __all__ = ["AddRule", "AddTool", "Answer", "Assert", "AssertMany", "BaseChange", "Call", "Claim",
            "Depend", "End",
            "FitCalibrator", "Forget", "Guarantee", "Nogood", "RecordOutcome", "Remember",
-           "RemoveGuarantee", "RemoveRule", "ReplaceWhen", "Resolve", "Retract", "dependency"]
+           "RemoveGuarantee", "RemoveRule", "ReplaceWhen", "Resolve", "Retract", "dependency",
+           "spec_fields"]
 
 
 @attrs.frozen(slots=True)
@@ -79,10 +87,18 @@ class BaseChange(Change):
         default: a LangGraph put's entry stays its size)."""
         return fields_said(self)
 
-    def apply_to(self, base: BeliefBase) -> object:
-        """Make the change: the base's method, with the value's fields (:meth:`said`)."""
-        method: Callable[..., object] = getattr(base, self.method)
-        return method(**self.said())
+    def entry_resolved(self) -> dict[str, object]:
+        """What its entry keeps besides its arguments, for the replay (the entry's ``r``)."""
+        return {}
+
+    @classmethod
+    def read_entry(cls, args: Sequence[object], kwargs: Mapping[str, object],
+                   resolved: Mapping[str, object]) -> BaseChange:
+        """The value an entry keeps: :meth:`from_entry` of its arguments (``resolved``: what
+        :meth:`entry_resolved` kept)."""
+        change = cls.from_entry(args, kwargs)
+        assert isinstance(change, cls)
+        return change
 
     def subjects(self, result: object, resolved: Mapping[str, object]) -> list[Subject]:
         """Its method's history rows for these arguments."""
@@ -106,13 +122,32 @@ class Assert(BaseChange):
     valid_until: Instant | None = None
 
 
+Rows = Iterable[Sequence[object] | Mapping[str, object]]
+
+
+def read_rows(rows: Rows) -> Rows:
+    """Rows read once (a generator) into a list; a list or tuple of rows, and anything else
+    (for ``assert_many``'s own check to refuse), as it is."""
+    if isinstance(rows, (list, tuple, str, bytes, Mapping)) or not isinstance(rows, Iterable):
+        return rows
+    return list(rows)
+
+
 @attrs.frozen(slots=True)
 class AssertMany(BaseChange):
     """``kb.assert_many``: many rows at once."""
 
     op = method = "assert_many"
     named = (named_rows,)
-    rows: Iterable[Sequence[object] | Mapping[str, object]]
+    rows: Rows = attrs.field(converter=read_rows)
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The rows as the one positional argument (a forget rewrites them there), a row given
+        as a mapping kept as a dict."""
+        rows = self.rows
+        if isinstance(rows, (list, tuple)):
+            rows = [dict(r) if isinstance(r, Mapping) else r for r in rows]
+        return (rows,), {}
 
 
 @attrs.frozen(slots=True)
@@ -165,10 +200,6 @@ class Nogood(BaseChange):
         """The items from the entry's positional arguments."""
         return cls(tuple(args), **kwargs)  # type: ignore[arg-type]  # checked by kb.nogood
 
-    def apply_to(self, base: BeliefBase) -> object:
-        """``kb.nogood(*items, name=name)``."""
-        return base.nogood(*self.items, name=self.name)
-
 
 @attrs.frozen(slots=True)
 class Resolve(BaseChange):
@@ -180,6 +211,31 @@ class Resolve(BaseChange):
     winner: Value = None
     learn: bool = True
     give_up: object = None
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """A conflict object as its name (whether it is a nogood's: :meth:`entry_resolved`)."""
+        args, kwargs = BaseChange.to_entry(self)
+        if isinstance(self.conflict, Conflict):
+            kwargs["conflict"] = self.conflict.key
+        return args, kwargs
+
+    def entry_resolved(self) -> dict[str, object]:
+        """Whether the conflict given was a nogood's (a name alone does not say)."""
+        if isinstance(self.conflict, Conflict):
+            return {"conflict": {"nogood": bool(self.conflict.nogood)}}
+        return {}
+
+    @classmethod
+    def read_entry(cls, args: Sequence[object], kwargs: Mapping[str, object],
+                   resolved: Mapping[str, object]) -> BaseChange:
+        """The conflict as it was given: an object (a key's, or a nogood's) or a name."""
+        change = cls.from_entry(args, kwargs)
+        assert isinstance(change, Resolve)
+        kind = resolved.get("conflict")
+        if isinstance(kind, Mapping) and isinstance(change.conflict, str):
+            return attrs.evolve(change, conflict=Conflict(change.conflict, (),
+                                                          nogood=bool(kind.get("nogood"))))
+        return change
 
 
 @attrs.frozen(slots=True)
@@ -229,13 +285,46 @@ class Forget(BaseChange):
     reason: str | None = None
     by: str | None = None
 
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """Who asked and why, never what (the entry carries the state it left)."""
+        return (), {k: v for k, v in (("reason", self.reason), ("by", self.by))
+                    if v is not None}
+
+
+def spec_fields(spec: ToolSpec) -> dict[str, Any]:
+    """A tool's declaration as plain data (a replay never has the function)."""
+    return {"name": spec.name, "trust": spec.trust, "half_life": spec.half_life,
+            "ttl": spec.ttl, "origin": spec.origin, "key": spec.key}
+
+
+def _spec_from(fields: object) -> ToolSpec:
+    if not isinstance(fields, Mapping):
+        raise InvalidInputError(f"a tool's declaration is a mapping, not {fields!r}")
+    try:
+        return ToolSpec(**fields)
+    except TypeError as exc:
+        raise InvalidInputError(f"not a tool's declaration: {exc}") from None
+
 
 @attrs.frozen(slots=True)
 class AddTool(BaseChange):
-    """``kb.add_tool``: a tool's declared trust applied to its premises."""
+    """``kb.add_tool``: a tool's declared trust applied to its premises (``fn``: the
+    ``@tool`` function, or its declaration as an entry reads it back)."""
 
     op = method = "add_tool"
-    fn: Callable[..., object]
+    fn: Callable[..., object] | ToolSpec
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The tool's declaration (a replay never has the function)."""
+        spec = self.fn if isinstance(self.fn, ToolSpec) else spec_of(self.fn)
+        return (spec_fields(spec),), {}
+
+    @classmethod
+    def from_entry(cls, args: Sequence[object], kwargs: Mapping[str, object]) -> Change:
+        """The declaration the entry keeps."""
+        if len(args) != 1 or kwargs:
+            raise InvalidInputError("an add_tool entry keeps one tool's declaration")
+        return cls(_spec_from(args[0]))
 
 
 @attrs.frozen(slots=True)
@@ -243,7 +332,11 @@ class AddRule(BaseChange):
     """``kb.add_rule``: a rule, fired at once for inputs already held."""
 
     op = method = "add_rule"
-    r: Rule
+    r: Rule | str
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The rule's name (a replay finds the rule of that name)."""
+        return (getattr(self.r, "name", self.r),), {}
 
 
 @attrs.frozen(slots=True)
@@ -251,7 +344,11 @@ class RemoveRule(BaseChange):
     """``kb.remove_rule``: a rule and every justification it made removed."""
 
     op = method = "remove_rule"
-    r: Rule
+    r: Rule | str
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The rule's name (a replay finds the rule of that name)."""
+        return (getattr(self.r, "name", self.r),), {}
 
 
 @attrs.frozen(slots=True)
@@ -273,6 +370,10 @@ class Guarantee(BaseChange):
         """:meth:`arguments` (the settings are no argument of the method)."""
         return self.arguments()
 
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The promise's name (the entry carries the state it left)."""
+        return (self.name,), {}
+
 
 @attrs.frozen(slots=True)
 class RemoveGuarantee(BaseChange):
@@ -280,6 +381,10 @@ class RemoveGuarantee(BaseChange):
 
     op = method = "remove_guarantee"
     name: str = "default"
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The promise's name (the entry carries the state it left)."""
+        return (self.name,), {}
 
 
 @attrs.frozen(slots=True)
@@ -290,6 +395,10 @@ class FitCalibrator(BaseChange):
     examples: Iterable[object] | None = None
     source: str | None = None
     topic: str | None = None
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """Nothing (the entry carries the state it left)."""
+        return (), {}
 
 
 @attrs.frozen(slots=True)
@@ -311,9 +420,30 @@ class Call(BaseChange):
     op = "call"
     method = "_called"
     named = (tool_result,)
-    fn: Callable[..., object]
+    fn: Callable[..., object] | None
     call: PreparedCall
     result: object
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The tool's declaration, the key, the arguments and what the tool returned (a
+        ``Valid(...)`` result's times after it)."""
+        value, valid_from, valid_until = unwrap(self.result)
+        args: tuple[object, ...] = (spec_fields(self.call.spec), self.call.key,
+                                    self.call.arguments, value)
+        if valid_from is not None or valid_until is not None:
+            args += (valid_from, valid_until)
+        return args, {}
+
+    @classmethod
+    def from_entry(cls, args: Sequence[object], kwargs: Mapping[str, object]) -> Change:
+        """The call as it was made, with no function (a replay never calls the tool)."""
+        fields, key, arguments, result, *times = (*args, None, None, None, None)[:max(len(args), 4)]
+        if (len(args) not in (4, 6) or kwargs or not isinstance(key, str)
+                or not (arguments is None or isinstance(arguments, dict))):
+            raise InvalidInputError("a call entry keeps a tool's declaration, a key, the "
+                                    "arguments and the result")
+        prepared = PreparedCall(_spec_from(fields), key, arguments)
+        return cls(None, prepared, Valid(result, *times) if times else result)
 
 
 @attrs.frozen(slots=True)
@@ -330,6 +460,12 @@ class Remember(BaseChange):
     refusals: Sequence[object]
     ends: Sequence[Sequence[object]] = ()
     links: Sequence[Sequence[object]] = ()
+
+    def to_entry(self) -> tuple[tuple[object, ...], dict[str, object]]:
+        """The documents, the source, the facts and the refusals by position (history reads a
+        fact's world time there), the ends and links by name when there are any."""
+        return ((self.docs, self.source, self.facts, self.refusals),
+                {k: v for k, v in (("ends", self.ends), ("links", self.links)) if v})
 
 
 @attrs.frozen(slots=True)

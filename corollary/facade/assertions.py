@@ -21,21 +21,31 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
+from ..changes.base_changes import Assert, AssertMany
 from ..foundations._collector import collector_paused
 from ..foundations._validate import plain_text
-from ..foundations.clock import Duration, to_instant, to_seconds
+from ..foundations.clock import Duration, Instant, to_instant, to_seconds
 from ..foundations.errors import (
     CorollaryError,
     InvalidInputError,
     InvalidTypeError,
     UnknownSourceError,
 )
-from ..foundations.values import INT_MAX, INT_MIN, canon, check_key, check_text, is_end, refuse_end
-from ..tms import Premise
+from ..foundations.values import (
+    INT_MAX,
+    INT_MIN,
+    Value,
+    canon,
+    check_key,
+    check_text,
+    is_end,
+    refuse_end,
+)
+from ..tms import Premise, premise_record
 from ..trust.policy import STEP_KINDS
 from ..trust.view import TrustView
-from .base_operations import keep_rows, named_rows
 from .blame import Verdict
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -371,7 +381,7 @@ def assert_rows(engine: Engine, lookup: Lookup, checked: CheckedRows, now: float
 # a checked assertion was a bare tuple type; it is a Row now (or Checked, its plain fields)
 
 
-@operation(subjects=named_rows, keep=keep_rows)
+@operation(change=AssertMany)
 def assert_many(kb: BeliefBase, rows: Iterable[Sequence[object] | Mapping[str, object]]) -> int:
     """Assert many rows at once, as repeated :meth:`assert_` would; return how many.
 
@@ -391,6 +401,14 @@ def assert_many(kb: BeliefBase, rows: Iterable[Sequence[object] | Mapping[str, o
     """
     if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
         raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
+    made: int = make(kb, AssertMany(rows))  # a generator read once, into the value
+    return made
+
+
+def apply_assert_many(kb: BeliefBase, change: AssertMany) -> int:
+    """The effect of a :class:`~corollary.changes.AssertMany` (``kb.assert_many``'s, and its
+    replay's): every row checked, then all asserted or none."""
+    rows = change.rows
     with collector_paused():  # a bulk load allocates objects it keeps
         checked = check_rows(kb.parts.trust, rows)
         if not checked.rows:
@@ -405,3 +423,53 @@ def assert_many(kb: BeliefBase, rows: Iterable[Sequence[object] | Mapping[str, o
             return len(checked)
         return assert_rows(kb.parts.engine, kb.parts.lookup, checked, kb.now(),
                            kb.parts.record)
+
+
+def assert_one(kb: BeliefBase, key: str, value: Value, source: str, origin: str | None,
+               half_life: Duration | None, ttl: Duration | None, certainty: float | None,
+               valid_from: Instant | None, valid_until: Instant | None) -> None:
+    """``kb.assert_``: its arguments checked, then ``key = value`` on the word of ``source``
+    (the plain base's fast lane calls it straight, a session's through :func:`apply_assert`)."""
+    parts = kb.parts
+    key, value, vid, source, origin, hl, tl = check_assertion(
+        parts.trust, key, value, source, origin, half_life, ttl)
+    if certainty is not None:
+        certainty = check_certainty(certainty)
+    vf = vu = None
+    if type(valid_from) is float and valid_until is None and valid_from - valid_from == 0.0:
+        vf = valid_from  # a start in finite seconds: the common case, checked inline
+    elif valid_from is not None or valid_until is not None:
+        vf, vu = check_valid_time(valid_from, valid_until)
+    now = kb.clock()
+    if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
+        now = kb.now()
+    if vu is not None:
+        check_span(vf, vu, now)
+    engine = parts.engine
+    # with rules, the change is noted so that a rule failing undoes it (and its outcomes
+    # are recorded after the rules, with it: all or nothing)
+    rules = parts.rules
+    batch = rules.batch() if rules.active else None
+    items: list[Verdict] = []
+    if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
+        if batch is not None:
+            batch.runs.append(([(key,)], 0, 1))
+        engine.add_premised(key, value, vid,
+                            premise_record(source, origin, now, hl, tl, certainty, vf, vu))
+    else:
+        b = engine.find(key, vid)
+        items = confirmations(parts.lookup, b, key, value, source, origin, now)
+        if batch is None:
+            parts.record(items)
+        else:
+            engine.save_key(batch, key)
+        put(engine, b, key, value, vid, source, origin, hl, tl, now, certainty, vf, vu)
+    if parts.hooks:
+        parts.after_change(kb, batch=batch, then=parts.recorder(batch, items))
+
+
+def apply_assert(kb: BeliefBase, change: Assert) -> None:
+    """The effect of an :class:`~corollary.changes.Assert` (``kb.assert_``'s in a session,
+    and its replay's)."""
+    assert_one(kb, change.key, change.value, change.source, change.origin, change.half_life,
+               change.ttl, change.certainty, change.valid_from, change.valid_until)

@@ -29,21 +29,27 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from ..changes.base_changes import (
+    AddRule,
+    AddTool,
+    Assert,
+    Call,
+    RecordOutcome,
+    Remember,
+    RemoveRule,
+)
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
     BlameError,
-    InvalidInputError,
     InvalidTypeError,
-    NameTakenError,
 )
 from ..foundations.values import Value, check_key
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
 from ..retrieval.vectors import check_embedder
-from ..tms import premise_record
 from ..tms.conflicts import ConflictPolicy
 from ..tms.reading import EngineView
 from ..trust.ledger import TrustLedger
@@ -63,27 +69,8 @@ from . import (
     retracting,
     saving,
 )
-from .assertions import (
-    check_assertion,
-    check_certainty,
-    check_span,
-    check_valid_time,
-    confirmations,
-    put,
-)
-from .base_operations import (
-    keep_call,
-    keep_rule,
-    keep_tool,
-    outcome_of,
-    remembered,
-    replay_add_rule,
-    replay_add_tool,
-    replay_call,
-    replay_remove_rule,
-    tool_result,
-)
-from .blame import Verdict
+from .assertions import assert_one
+from .effects import EFFECTS
 from .forgetting import REDACTED_OP
 from .journaled import (
     CHECKPOINT_EVERY,
@@ -92,7 +79,8 @@ from .journaled import (
     convert_to_journal,
     open_journaled,
 )
-from .operations import by_key, declare_overrides, operation
+from .making import Effect, make
+from .operations import declare_overrides, operation
 from .parts import Parts
 from .queries import Faded, Held
 
@@ -190,6 +178,10 @@ class BeliefBase:
         for r in rules:
             self.add_rule(r)
 
+    #: what each of its own changes does to it, by value class: one table
+    #: (:mod:`corollary.facade.effects`), which :func:`~corollary.facade.making.make` reads
+    effects: ClassVar[Mapping[type[Any], Effect]] = EFFECTS
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         declare_overrides(cls)  # an override of a changing method is the same operation
@@ -221,7 +213,7 @@ class BeliefBase:
         """The tools' declarations, by name."""
         return dict(self.parts.trust.tools)
 
-    @operation(keep=keep_tool, replay=replay_add_tool)
+    @operation(change=AddTool)
     def add_tool(self, fn: Callable[..., object]) -> None:
         """Apply a tool's declared trust, half-life, ttl and origin to its premises.
 
@@ -229,40 +221,22 @@ class BeliefBase:
         (:class:`~corollary.foundations.errors.NameTakenError`); the same one again changes
         nothing.
         """
-        spec = spec_of(fn)
-        held = self.parts.trust.tools.get(spec.name)
-        if held is not None and held != spec:
-            raise NameTakenError(f"this base has another tool named {spec.name!r} ({held}); "
-                                 "give the new one another name")
-        self.parts.trust.add_tool(spec)
-        self.parts.engine.mark_source(spec.source)
+        spec_of(fn)  # a @tool function, or InvalidTypeError
+        make(self, AddTool(fn))
 
-    @operation(keep=keep_rule, replay=replay_add_rule)
+    @operation(change=AddRule)
     def add_rule(self, r: Rule) -> None:
         """Add a rule; it fires at once for inputs already held."""
         if not isinstance(r, Rule):
             raise InvalidTypeError("rules must be @rule functions")
-        if self.parts.rules.add(r):
-            self.parts.watch_changes(self.conflict_policy)
-            try:
-                self.parts.after_change(self, extra_rules=[r])
-            except BaseException:
-                # its firings are undone; so is adding it
-                self.parts.rules.remove(r)
-                self.parts.watch_changes(self.conflict_policy)
-                raise
+        make(self, AddRule(r))
 
-    @operation(keep=keep_rule, replay=replay_remove_rule)
+    @operation(change=RemoveRule)
     def remove_rule(self, r: Rule) -> None:
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
         if not isinstance(r, Rule):
             raise InvalidTypeError("remove_rule takes a @rule function")
-        if r not in self.parts.rules:
-            raise InvalidInputError(f"rule {r.name} is not in this base")
-        self.parts.rules.remove(r)
-        self.parts.engine.remove_rule_reasons(r.name)
-        self.parts.watch_changes(self.conflict_policy)
-        self.parts.after_change(self)
+        make(self, RemoveRule(r))
 
     def now(self) -> float:
         """The clock's current time."""
@@ -276,7 +250,7 @@ class BeliefBase:
         self.parts.trust.poll()
         return self.parts.trust.reliability(source, self.parts.sync.outcomes())[0]
 
-    @operation(subjects=outcome_of)
+    @operation(change=RecordOutcome)
     def record_outcome(self, source: str, correct: bool, *, reason: str | None = None,
                        at: float | None = None, topic: str | None = None,
                        key: str | None = None) -> None:
@@ -288,14 +262,11 @@ class BeliefBase:
         source = plain_text(source)
         if self.parts.trust.kind_of(source) in STEP_KINDS:
             raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
-        conf = None
-        if key is not None:
-            key = check_key(key)
-            conf = self.parts.lookup.held_confidence(key)
-        self.parts.record([(source, correct, reason, key, conf)], at=at, topic=topic)
+        make(self, RecordOutcome(source, correct, reason=reason, at=at, topic=topic,
+                                 key=None if key is None else check_key(key)))
 
     # -- changes ---------------------------------------------------------------------------
-    @operation(subjects=by_key)
+    @operation(change=Assert)
     def assert_(self, key: str, value: Value, source: str, origin: str | None = None,
                 half_life: Duration | None = None, ttl: Duration | None = None,
                 certainty: float | None = None, *, valid_from: Instant | None = None,
@@ -322,42 +293,13 @@ class BeliefBase:
         >>> round(kb.confidence("capital:au"), 3)            # 0.9 (a model's prior) x 0.83
         0.747
         """
-        parts = self.parts
-        key, value, vid, source, origin, hl, tl = check_assertion(
-            parts.trust, key, value, source, origin, half_life, ttl)
-        if certainty is not None:
-            certainty = check_certainty(certainty)
-        vf = vu = None
-        if type(valid_from) is float and valid_until is None and valid_from - valid_from == 0.0:
-            vf = valid_from  # a start in finite seconds: the common case, checked inline
-        elif valid_from is not None or valid_until is not None:
-            vf, vu = check_valid_time(valid_from, valid_until)
-        now = self.clock()
-        if type(now) is not float or now - now != 0.0:  # not a float, or NaN/inf: validate
-            now = self.now()
-        if vu is not None:
-            check_span(vf, vu, now)
-        engine = parts.engine
-        # with rules, the change is noted so that a rule failing undoes it (and its outcomes
-        # are recorded after the rules, with it: all or nothing)
-        rules = parts.rules
-        batch = rules.batch() if rules.active else None
-        items: list[Verdict] = []
-        if key not in engine.keys:  # a new key: nothing to renew, replace or confirm
-            if batch is not None:
-                batch.runs.append(([(key,)], 0, 1))
-            engine.add_premised(key, value, vid,
-                                premise_record(source, origin, now, hl, tl, certainty, vf, vu))
-        else:
-            b = engine.find(key, vid)
-            items = confirmations(parts.lookup, b, key, value, source, origin, now)
-            if batch is None:
-                parts.record(items)
-            else:
-                engine.save_key(batch, key)
-            put(engine, b, key, value, vid, source, origin, hl, tl, now, certainty, vf, vu)
-        if parts.hooks:
-            parts.after_change(self, batch=batch, then=parts.recorder(batch, items))
+        if self.parts.log is not None:  # a session's: its value, one journal entry
+            make(self, Assert(key, value, source, origin, half_life, ttl, certainty,
+                              valid_from, valid_until))
+            return
+        # a plain base: the fast lane, no value built (docs/extending.md, "the hot path")
+        assert_one(self, key, value, source, origin, half_life, ttl, certainty, valid_from,
+                   valid_until)
 
     # -- the base's other methods, one concept per module, bound here (one class) -----------
     # changes (each declared with @operation in its module)
@@ -413,15 +355,20 @@ class BeliefBase:
 
     # the changes other methods make through their values (corollary.changes): a tool call's
     # and a remember's, made after the tool or the model answered (a replay asks neither)
-    @operation("call", subjects=tool_result, keep=keep_call, replay=replay_call)
-    def _called(self, fn: Callable[..., object], call: PreparedCall, result: Any) -> Any:
-        return calling.called(self, fn, call, result)
+    @operation("call", change=Call)
+    def _called(self, fn: Callable[..., object] | None, call: PreparedCall, result: Any) -> Any:
+        """A tool call's change, once the tool returned (``kb.call`` makes its value)."""
+        return make(self, Call(fn, call, result))
 
-    @operation("remember", subjects=remembered)
-    def _remembered(self, docs: list[list[Any]], source: str, facts: list[list[Any]],
-                    refusals: list[Any], ends: Sequence[list[Any]] = (),
-                    links: Sequence[list[Any]] = ()) -> list[Remembered]:
-        return remembering.remembered(self, docs, source, facts, refusals, ends, links)
+    @operation("remember", change=Remember)
+    def _remembered(self, docs: Sequence[Sequence[object]], source: str,
+                    facts: Sequence[Sequence[object]], refusals: Sequence[object],
+                    ends: Sequence[Sequence[object]] = (),
+                    links: Sequence[Sequence[object]] = ()) -> list[Remembered]:
+        """A remember's change, once the model answered (``kb.remember`` makes its value)."""
+        made: list[Remembered] = make(self, Remember(docs, source, facts, refusals, ends,
+                                                     links))
+        return made
 
     @operation(REDACTED_OP, replay=lambda kb, entry: None)
     def _redacted(self) -> None:

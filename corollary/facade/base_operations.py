@@ -1,175 +1,47 @@
-"""How each changing method of :class:`~corollary.BeliefBase` is kept in a journal entry, named
-in history and replayed: the arguments of its ``@operation`` declaration
-(:mod:`corollary.facade.operations`).
+"""What is left of how the base's own changes are kept and replayed besides their values.
 
-A method declared with no more than ``subjects`` is kept with its arguments as given and replays
-by being called again with them; the functions here are for the methods whose arguments an
-entry cannot keep as they are (a tool function, a rule, a conflict object, a generator of rows)
-or whose replay must not decide again (a tool's result, an answer's verdict). See
-docs/journal.md, "What a replay assumes".
+Each of the base's own changes is a value (:mod:`corollary.changes.base_changes`): its entry is
+the value's ``to_entry`` (a tool function kept as its declaration, a rule as its name, a
+conflict object as its name and whether it is a nogood's, rows read once), and a replay reads
+the value back (``read_entry``) and runs its effect (:mod:`corollary.facade.effects`). Here:
+the rule a replay finds by name, and an answer's replay, which takes the verdict the entry kept
+rather than decide again (an ``@operation`` ``replay``). See docs/journal.md, "What a replay
+assumes".
 
 >>> from corollary.facade.base import BeliefBase
 >>> from corollary.facade.operations import operations_of
 >>> ops = operations_of(BeliefBase)
->>> ops["call"].method, ops["guarantee"].snapshot
-('_called', True)
+>>> ops["call"].method, ops["guarantee"].snapshot, ops["answer"].replay is replay_answer
+('_called', True, True)
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ..changes.base_changes import spec_fields
+from ..changes.subjects import (
+    claimed,
+    named_items,
+    named_rows,
+    outcome_of,
+    remembered,
+    resolved_conflict,
+    retracted,
+    the_key,
+    tool_result,
+)
 from ..foundations.errors import JournalReplayError
 from ..foundations.values import canon
-from ..reasons.calls import PreparedCall
 from ..reasons.registry import DEFINED
 from ..reasons.rules import Rule
-from ..reasons.tools import ToolSpec, spec_of
-from ..reasons.valid import Valid, unwrap
-from ..tms.conflicts import Conflict
 from .journal_entries import Entry
-from .operations import Kept, OperationCall, perform
 
-__all__ = ["claimed", "keep_call", "keep_name", "keep_resolve", "keep_rows", "keep_rule",
-           "keep_tool", "named_items", "named_rows", "outcome_of", "remembered", "replay_add_rule",
-           "replay_add_tool", "replay_answer", "replay_call", "replay_remove_rule",
-           "replay_resolve", "retracted", "resolved_conflict", "spec_fields", "the_key",
+__all__ = ["claimed", "named_items", "named_rows", "outcome_of", "remembered", "replay_answer",
+           "resolved_conflict", "retracted", "rule_named", "spec_fields", "the_key",
            "tool_result"]
 
 
-# -- what history names ([key, value, source, reason] of each belief a change is about) ------
-def claimed(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-            ) -> list[list[Any]]:
-    """A claim: the value believed (its result)."""
-    return [[arguments.get("key"), result, arguments.get("source"), None]]
-
-
-def retracted(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-              ) -> list[list[Any]]:
-    """A retraction: the value given, or the held value it took (announced as ``retracted``)."""
-    value = arguments.get("value")
-    if value is None:
-        value = resolved.get("retracted")
-    return [[arguments.get("key"), value, arguments.get("source"), arguments.get("reason")]]
-
-
-def outcome_of(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-               ) -> list[list[Any]]:
-    """An outcome recorded: the key it is about (if any), its source and reason."""
-    return [[arguments.get("key"), None, arguments.get("source"), arguments.get("reason")]]
-
-
-def the_key(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-            ) -> list[list[Any]]:
-    """An answer: the key asked about."""
-    return [[arguments.get("key"), None, None, None]]
-
-
-def named_items(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-                ) -> list[list[Any]]:
-    """A nogood: each of its items."""
-    return [[i, None, None, None] if isinstance(i, str) else [i[0], i[1], None, None]
-            for i in arguments.get("items", ()) if isinstance(i, (str, tuple, list))]
-
-
-def resolved_conflict(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-                      ) -> list[list[Any]]:
-    """A resolution: the conflict (by name) and its winner."""
-    conflict = arguments.get("conflict")
-    if isinstance(conflict, Conflict):
-        conflict = conflict.key
-    return [[conflict, arguments.get("winner"), None, None]]
-
-
-def named_rows(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-               ) -> list[list[Any]]:
-    """A bulk assertion: each row's key, value and source."""
-    rows = []
-    for row in arguments.get("rows") or ():
-        if isinstance(row, Mapping):
-            rows.append([row.get("key"), row.get("value"), row.get("source"), None])
-        else:
-            rows.append([*list(row)[:3], None])
-    return rows
-
-
-def tool_result(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-                ) -> list[list[Any]]:
-    """A tool call: its key, the value it returned, the tool's source."""
-    call: PreparedCall = arguments["call"]
-    return [[call.key, result, call.spec.source, None]]
-
-
-def remembered(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-               ) -> list[list[Any]]:
-    """A remember: each fact it claimed."""
-    source = arguments["source"]
-    return [[f[0], f[1], source, None] for f in [*arguments["facts"],
-                                                 *(arguments.get("ends") or ())]]
-
-
-# -- what an entry keeps -----------------------------------------------------------------------
-def keep_rows(call: OperationCall) -> Kept:
-    """A generator of rows is read once: the method runs with, and the entry keeps, its rows."""
-    args, kwargs = call.args, dict(call.kwargs)
-    rows = args[0] if args else kwargs.pop("rows", None)
-    if isinstance(rows, Iterable) and not isinstance(rows, (str, bytes, Mapping)):
-        rows = [dict(r) if isinstance(r, Mapping) else list(r) if type(r) is tuple else r
-                for r in rows]
-    return Kept((rows,), {}, run_args=(rows,), run_kwargs={})
-
-
-def keep_resolve(call: OperationCall) -> Kept:
-    """A conflict object is kept as its name and whether it is a nogood's."""
-    bound = call.bound()
-    conflict = bound.arguments.get("conflict")
-    if not isinstance(conflict, Conflict):
-        return Kept(call.args, call.kwargs)
-    bound.arguments["conflict"] = conflict.key
-    return Kept(bound.args[1:], bound.kwargs, {"conflict": {"nogood": bool(conflict.nogood)}})
-
-
-def keep_name(call: OperationCall) -> Kept:
-    """A promise change: only the promise's name (the entry carries the state it left)."""
-    args, kwargs = call.args, call.kwargs
-    name = args[0] if args and isinstance(args[0], str) else kwargs.get("name")
-    return Kept((name,) if isinstance(name, str) else ())
-
-
-def spec_fields(spec: ToolSpec) -> dict[str, Any]:
-    """A tool's declaration as plain data (a replay never has the function)."""
-    return {"name": spec.name, "trust": spec.trust, "half_life": spec.half_life,
-            "ttl": spec.ttl, "origin": spec.origin, "key": spec.key}
-
-
-def keep_tool(call: OperationCall) -> Kept:
-    """``add_tool``: the tool's declaration (always an entry: whether it changes anything is
-    known only once other writers' entries are applied, under the lock)."""
-    return Kept((spec_fields(spec_of(call.bind()["fn"])),))
-
-
-def keep_rule(call: OperationCall) -> Kept | None:
-    """``add_rule``/``remove_rule``: the rule's name (always an entry: a rule known here may
-    have been removed by another writer); not a rule: the method's own refusal."""
-    r = call.bind()["r"]
-    return Kept((r.name,)) if isinstance(r, Rule) else None
-
-
-def keep_call(call: OperationCall) -> Kept:
-    """A tool call: the tool's declaration, the key, the arguments and what the tool returned
-    (a replay never calls the tool again)."""
-    arguments = call.bind()
-    prepared: PreparedCall = arguments["call"]
-    value, valid_from, valid_until = unwrap(arguments["result"])
-    args: tuple[Any, ...] = (spec_fields(prepared.spec), prepared.key, prepared.arguments, value)
-    if valid_from is not None or valid_until is not None:  # a Valid(...) result
-        args += (valid_from, valid_until)
-    return Kept(args)
-
-
-# -- how an entry replays ------------------------------------------------------------------------
 def replay_answer(kb: Any, entry: Entry) -> None:
     """The verdict the answer kept when it was given (an entry written before verdicts were
     kept in entries is answered again)."""
@@ -182,37 +54,11 @@ def replay_answer(kb: Any, entry: Entry) -> None:
         kb.parts.promises.verdicts[(key, canon(value))] = record
 
 
-def replay_resolve(kb: Any, entry: Entry) -> None:
-    """Resolve as given: a conflict object (a key's, or a nogood's) or a name."""
-    kind = entry.resolved.get("conflict")
-    if kind is None:
-        kb.resolve(*entry.args, **entry.kwargs)
-        return
-    bound = inspect.signature(type(kb).resolve).bind(kb, *entry.args, **entry.kwargs)
-    name = bound.arguments["conflict"]
-    bound.arguments["conflict"] = Conflict(name, (), nogood=bool(kind["nogood"]))
-    kb.resolve(*bound.args[1:], **bound.kwargs)
-
-
-def replay_call(kb: Any, entry: Entry) -> None:
-    """The tool's result as it was returned (the tool is not called)."""
-    fields, key, arguments, result, *times = entry.args  # times: a Valid(...) result's
-    spec = ToolSpec(**fields)
-    if spec.name not in kb.parts.trust.tools:  # as the call did: a known tool's spec is kept
-        kb.parts.trust.add_tool(spec)
-        kb.parts.engine.mark_source(spec.source)
-    perform(kb, "call", None, PreparedCall(spec, key, arguments),
-            Valid(result, *times) if times else result)
-
-
-def replay_add_tool(kb: Any, entry: Entry) -> None:
-    """The tool's declaration as it was added."""
-    spec = ToolSpec(**entry.args[0])
-    kb.parts.trust.add_tool(spec)
-    kb.parts.engine.mark_source(spec.source)
-
-
-def _rule_named(kb: Any, name: str) -> Rule:
+def rule_named(kb: Any, name: str) -> Rule:
+    """The rule ``name`` a replay means: this base's, ``open_session``'s ``rules=``, or the one
+    the process defines (docs/extending.md); ``JournalReplayError`` when none is known."""
+    if not isinstance(name, str):
+        raise JournalReplayError(f"a rule entry names its rule, not {name!r}")
     for r in kb.rules:
         if r.name == name:
             return r  # type: ignore[no-any-return]
@@ -224,13 +70,3 @@ def _rule_named(kb: Any, name: str) -> Rule:
     if found is not None:
         return found  # type: ignore[no-any-return]
     raise JournalReplayError(f"rule {name!r} is not known here: pass it to open_session(rules=)")
-
-
-def replay_add_rule(kb: Any, entry: Entry) -> None:
-    """The rule of that name (this base's, open_session's rules=, or registered)."""
-    kb.add_rule(_rule_named(kb, entry.args[0]))
-
-
-def replay_remove_rule(kb: Any, entry: Entry) -> None:
-    """The rule of that name removed."""
-    kb.remove_rule(_rule_named(kb, entry.args[0]))

@@ -11,13 +11,14 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..changes.base_changes import Call
 from ..foundations.errors import AsyncToolError, RuleError
 from ..foundations.values import Value, canon, check_key
-from ..reasons.calls import PreparedCall, ToolCallRecord, prepare_call
+from ..reasons.calls import ToolCallRecord, prepare_call
 from ..reasons.tools import is_async
 from ..reasons.valid import unwrap
 from .assertions import check_span, check_valid_time
-from .operations import perform
+from .making import make
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
@@ -45,7 +46,7 @@ def call(kb: BeliefBase, fn: Callable[..., object], key: str | None, *args: obje
             result.close()  # never awaited: close it so Python does not warn
         raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
                              "asserted: use await kb.acall(...)")
-    believed: Value = perform(kb, "call", fn, call, result)  # the declared "call" (_called)
+    believed: Value = make(kb, Call(fn, call, result))  # the tool ran: its change, as a value
     return believed
 
 
@@ -61,14 +62,15 @@ async def acall(kb: BeliefBase, fn: Callable[..., object], key: str | None, *arg
         result = await asyncio.to_thread(fn, *args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
-    believed: Value = perform(kb, "call", fn, call, result)  # the declared "call" (_called)
+    believed: Value = make(kb, Call(fn, call, result))  # the tool ran: its change, as a value
     return believed
 
 
-def called(kb: BeliefBase, fn: Callable[..., object], call: PreparedCall,
-           result: object) -> Value:
-    """The change of one tool call (the base's declared ``_called``): its result asserted
-    (a tool not known yet added first) and the call remembered with the premise it made."""
+def apply_call(kb: BeliefBase, change: Call) -> Value:
+    """The effect of a :class:`~corollary.changes.Call` (a tool call's change, and its
+    replay's: the tool is not called again): its result asserted (a tool not known yet
+    declared first) and the call remembered with the premise it made."""
+    call, result = change.call, change.result
     # a result wrapped as Valid(value, valid_from=...) holds from that world time
     value, valid_from, valid_until = unwrap(result)
     added = call.spec.name not in kb.parts.trust.tools
@@ -77,7 +79,8 @@ def called(kb: BeliefBase, fn: Callable[..., object], call: PreparedCall,
         vf, vu = check_valid_time(valid_from, valid_until)  # and so does a span that is none
         if vu is not None:
             check_span(vf, vu, kb.now())
-        kb.add_tool(fn)
+        kb.parts.trust.add_tool(call.spec)  # as kb.add_tool(fn) would: the same declaration
+        kb.parts.engine.mark_source(call.spec.source)
     try:
         kb.assert_(call.key, value, source=call.spec.source,  # noqa: UP005 (our method)
                    valid_from=valid_from, valid_until=valid_until)

@@ -11,14 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from ..changes.base_changes import Claim
 from ..foundations._validate import check_bool, plain_text
 from ..foundations.clock import Instant
 from ..foundations.values import Value
 from ..reasons.claims import check_claim
 from ..tms import Justification, make_items, strata
 from .assertions import check_valid_time
-from .base_operations import claimed
 from .blame import Verdict
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["claim"]
 
 
-@operation(subjects=claimed)
+@operation(change=Claim)
 def claim(
     kb: BeliefBase,
     key: str,
@@ -57,10 +58,27 @@ def claim(
     a ``valid_from`` is ordered in time as a premise with one is (docs/model.md, "Time and
     change"). Returns the value believed. See :mod:`corollary.reasons.claims`.
     """
-    learn = kb.learn_from_checks if learn is None else check_bool(learn, "learn")
-    vf, vu = check_valid_time(valid_from, valid_until)
+    if learn is not None:
+        learn = check_bool(learn, "learn")
+    valid_from, valid_until = check_valid_time(valid_from, valid_until)
     source = plain_text(source)
     kb.parts.trust.check_source(source, "claims come from sources")
+    made: Value = make(kb, Claim(key, value, source, inputs, certainty, formula, citation,
+                                 unless=unless, learn=learn, valid_from=valid_from,
+                                 valid_until=valid_until))
+    return made
+
+
+def apply_claim(kb: BeliefBase, change: Claim) -> Value:
+    """The effect of a :class:`~corollary.changes.Claim` (``kb.claim``'s, its source, world
+    time and ``learn`` checked, and its replay's): the inputs and formula checked against what
+    the base holds, then the justification."""
+    (key, value, source, inputs, certainty, formula, citation, unless, learn, valid_from,
+     valid_until) = (
+        change.key, change.value, change.source, change.inputs, change.certainty, change.formula,
+        change.citation, change.unless, change.learn, change.valid_from, change.valid_until)
+    learn = kb.learn_from_checks if learn is None else learn
+    vf, vu = valid_from, valid_until
     exceptions = make_items(unless, "unless")
     checked = check_claim(key, value, source, inputs, certainty, formula, citation,
                           kb.parts.lookup.held_belief)

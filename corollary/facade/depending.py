@@ -28,11 +28,13 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..changes.base_changes import Depend, ReplaceWhen
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import Value, canon, check_key
 from ..reasons.claims import named_inputs
-from .operations import by_key, operation
+from .making import make
+from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Engine, Justification
@@ -71,7 +73,7 @@ def _the_claim(engine: Engine, key: str, value: Any, source: str,
     return None
 
 
-@operation(subjects=by_key)
+@operation(change=Depend)
 def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[str, str], *,
            source: str = "model:default", citation: object = None,
            certainty: float | None = None, formula: str | None = None,
@@ -96,10 +98,22 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     >>> kb.value("user:medication") is None
     True
     """
-    named = _on_keys(on)
     key = check_key(key)
-    if key in named.values():
+    if key in _on_keys(on).values():
         raise InvalidInputError(f"{key!r} cannot rest on itself")
+    made: Value = make(kb, Depend(key, value, on, source=source, citation=citation,
+                                  certainty=certainty, formula=formula, valid_from=valid_from,
+                                  learn=learn))
+    return made
+
+
+def apply_depend(kb: BeliefBase, change: Depend) -> Value:
+    """The effect of a :class:`~corollary.changes.Depend` (``kb.depend``'s, its key and keys
+    checked, and its replay's): the claim over the keys it rests on."""
+    (key, value, on, source, citation, certainty, formula, valid_from, learn) = (
+        change.key, change.value, change.on, change.source, change.citation, change.certainty,
+        change.formula, change.valid_from, change.learn)
+    named = _on_keys(on)
     believed = kb.claim(key, value, source, named, certainty, formula, citation,
                         valid_from=valid_from, learn=learn)
     j = _the_claim(kb.parts.engine, key, believed, source, list(named.values()), ())
@@ -108,7 +122,7 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     return believed
 
 
-@operation(subjects=by_key)
+@operation(change=ReplaceWhen)
 def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
                  source: str = "model:default", citation: object = None,
                  certainty: float | None = None, valid_from: Instant | None = None,
@@ -147,6 +161,17 @@ def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
     if changes == key:
         raise InvalidInputError(f"{key!r} cannot be replaced when it changes itself: say "
                                 "its new value")
+    made: Value = make(kb, ReplaceWhen(key, value, changes, source=source, citation=citation,
+                                       certainty=certainty, valid_from=valid_from, learn=learn))
+    return made
+
+
+def apply_replace_when(kb: BeliefBase, change: ReplaceWhen) -> Value:
+    """The effect of a :class:`~corollary.changes.ReplaceWhen` (``kb.replace_when``'s, its keys
+    checked, and its replay's): the claim that waits for ``changes`` to change."""
+    (key, value, changes, source, citation, certainty, valid_from, learn) = (
+        change.key, change.value, change.changes, change.source, change.citation, change.certainty,
+        change.valid_from, change.learn)
     now = kb.parts.lookup.held_belief(changes, "changing key").value
     held = kb.parts.lookup.held(key) if kb.parts.engine.values_of(key) else []
     exceptions = ((changes, now, canon(now)),)

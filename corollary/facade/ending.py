@@ -15,14 +15,16 @@ A part of the facade (its method is the base's own).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..changes.base_changes import End
+from ..changes.subjects import ended
 from ..foundations._validate import plain_text
 from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import Value, canon, check_key, check_text, end_value, is_end
 from .assertions import check_assertion, check_certainty, confirmations, put
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,14 +32,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
 __all__ = ["corrected", "ended"]
-
-
-def ended(arguments: Mapping[str, Any], result: Any, resolved: Mapping[str, Any]
-          ) -> list[list[Any]]:
-    """What an end's history row names: the key, the value it ended (if one was named), its
-    source and reason."""
-    return [[arguments.get("key"), arguments.get("value"), arguments.get("source"),
-             arguments.get("reason")]]
 
 
 def corrected(engine: Engine, key: str, source: str, start: float) -> Belief | None:
@@ -63,7 +57,7 @@ def check_end_time(at: Any, now: float) -> float:
     return seconds
 
 
-@operation(subjects=ended)
+@operation(change=End)
 def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Instant | None = None,
         reason: str | None = None, certainty: float | None = None) -> None:
     """Say, on the word of ``source``, that ``key`` (or its value ``value``) no longer
@@ -102,6 +96,20 @@ def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Insta
     'Acme'
     """
     key = check_key(key)
+    if reason is not None:
+        if not isinstance(reason, str):
+            raise InvalidTypeError("reason must be a string")
+        reason = check_text(plain_text(reason), "a reason")
+    if certainty is not None:
+        certainty = check_certainty(certainty)
+    make(kb, End(key, value, source=source, at=at, reason=reason, certainty=certainty))
+
+
+def apply_end(kb: BeliefBase, change: End) -> None:
+    """The effect of a :class:`~corollary.changes.End` (``kb.end``'s, its key, reason and
+    certainty checked, and its replay's): what the base holds checked, then the end."""
+    (key, value, source, at, reason, certainty) = (
+        change.key, change.value, change.source, change.at, change.reason, change.certainty)
     if kb.conflict_policy is not None and getattr(
             kb.conflict_policy, "mode", None) != "time":
         raise InvalidInputError(
@@ -111,12 +119,6 @@ def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Insta
             "(docs/model.md, 'Ending a fact')")
     if not kb.parts.engine.values_of(key):
         raise UnknownBeliefError(f"no belief about {key!r}: there is nothing to end")
-    if reason is not None:
-        if not isinstance(reason, str):
-            raise InvalidTypeError("reason must be a string")
-        reason = check_text(plain_text(reason), "a reason")
-    if certainty is not None:
-        certainty = check_certainty(certainty)
     now = kb.now()
     start = check_end_time(at, now)
     ending = end_value(reason)

@@ -47,6 +47,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..changes.base_changes import Forget
+from ..changes.subjects import NO_VALUE, forget_subjects
 from ..evidence.redaction import MARK, quoted_span
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
@@ -55,7 +57,8 @@ from ..foundations.values import canon, check_key, check_text
 from ..retrieval.lexical import LexicalIndex
 from ..retrieval.vectors import VectorIndex
 from ..tms import Belief, Engine, Justification
-from .operations import Kept, OperationCall, operation
+from .making import make
+from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..promises.book import PromiseBook
@@ -63,7 +66,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .recall import Recaller
 
 __all__ = ["ForgetSpec", "Forgotten", "Plan", "erase", "forget_subjects",
-           "keep_forget", "plan", "redact_outcomes"]
+           "plan", "redact_outcomes"]
 
 
 @attrs.frozen(slots=True)
@@ -415,27 +418,13 @@ def _note(text: Any, what: str) -> str | None:
     return checked
 
 
-def keep_forget(call: OperationCall) -> Kept:
-    """A journal entry of a forget keeps who asked and why, never what (its replay takes the
-    state the entry carries)."""
-    arguments = call.bind()
-    return Kept((), {k: arguments[k] for k in ("reason", "by") if arguments[k] is not None})
-
-
-def forget_subjects(arguments: Any, result: Any, resolved: Any) -> list[list[Any]]:
-    """A forget's history row: no key, no value; who asked (``by``) and why."""
-    return [[None, None, arguments.get("by"), arguments.get("reason")]]
-
-
-_NO_VALUE: Any = object()
-#: What ``forget`` takes when no ``value`` is given (``None`` is a value one may forget).
-NO_VALUE: Any = _NO_VALUE
+_NO_VALUE: Any = NO_VALUE
 
 #: The operation of a journal entry ``kb.forget`` erased (:mod:`corollary.facade.erasing`).
 REDACTED_OP = "redacted"
 
 
-@operation(subjects=forget_subjects, keep=keep_forget, snapshot=True)
+@operation(change=Forget, snapshot=True)
 def forget(kb: BeliefBase, key: str | None = None, value: object = _NO_VALUE, *,
            source: str | None = None, scope: str | Iterable[str] | Scope | None = None, reason: str | None = None,
            by: str | None = None) -> Forgotten:
@@ -468,6 +457,14 @@ def forget(kb: BeliefBase, key: str | None = None, value: object = _NO_VALUE, *,
     >>> sorted(kb.keys())
     ['customer:7:email']
     """
+    made: Forgotten = make(kb, Forget(key, value, source=source, scope=scope, reason=reason, by=by))
+    return made
+
+
+def apply_forget(kb: BeliefBase, change: Forget) -> Forgotten:
+    """The effect of a :class:`~corollary.changes.Forget` (``kb.forget``'s, and its replay's)."""
+    (key, value, source, scope, reason, by) = (
+        change.key, change.value, change.source, change.scope, change.reason, change.by)
     has_value = value is not _NO_VALUE
     spec = check_spec(key, value if has_value else None, has_value, source, scope)
     reason, by = _note(reason, "reason"), _note(by, "by (who asked)")

@@ -99,6 +99,7 @@ from .operations import (
     OperationCall,
     install_log,
     operation_named,
+    own_method,
     undone_by_the_log,
 )
 from .saving import KEEP_SAVED, state_of, take_state
@@ -348,12 +349,16 @@ class Journal:
             finally:
                 self.nested -= 1
         declared = call.operation
-        kept = Kept(call.args, call.kwargs) if declared.keep is None else declared.keep(call)
+        change = call.change
+        if change is not None:  # the base's own change: its value's entry (facade/making.py)
+            kept: Kept | None = Kept(call.args, call.kwargs, change.entry_resolved())
+        else:
+            kept = Kept(call.args, call.kwargs) if declared.keep is None else declared.keep(call)
         if kept is None:
             return call.proceed()  # not kept: the method's own refusal follows
         run_args = call.args if kept.run_args is None else kept.run_args
         run_kwargs = call.kwargs if kept.run_kwargs is None else kept.run_kwargs
-        arguments = call.bind(run_args, run_kwargs)
+        arguments = call.bind() if change is not None else call.bind(run_args, run_kwargs)
         packed = pack_args(kept.args, dict(kept.kwargs))  # before anything runs
         with self.lock:  # another thread's change of this base first
             try:
@@ -599,10 +604,16 @@ class Journal:
                 else:
                     self.base.parts.lookup.pins = entry.resolved.get("held")
                     try:
-                        if declared.replay is None:  # the method again, with its arguments
-                            getattr(self.base, declared.method)(*entry.args, **entry.kwargs)
-                        else:
+                        if declared.replay is not None:
                             declared.replay(self.base, entry)
+                        elif declared.change is not None and own_method(type(self.base),
+                                                                        declared):
+                            # the value the entry keeps, through its effect (facade/making.py)
+                            change = declared.change.read_entry(entry.args, entry.kwargs,
+                                                                entry.resolved)
+                            type(self.base).effects[declared.change](self.base, change)
+                        else:  # the method again, with its arguments
+                            getattr(self.base, declared.method)(*entry.args, **entry.kwargs)
                     finally:
                         self.base.parts.lookup.pins = None
         except JournalError:

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import attrs
 
+from ..changes.subjects import Subjects, by_key, names_nothing
 from ..foundations.errors import InvalidTypeError
 from .undo import run_undoable
 
@@ -72,15 +73,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["HOOK_FAILED", "Kept", "Operation", "OperationCall", "OperationLog", "by_key",
            "current_log", "declare_change", "declare_overrides", "hook_failed", "install_log",
-           "names_nothing", "operation", "operation_named", "operations_of", "perform",
+           "names_nothing", "operation", "operation_named", "operations_of", "own_method",
            "undone_by_the_log"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: ``subjects(arguments, result, resolved)``: ``[key, value, source, reason]`` of each belief a
-#: change names, for history (``arguments``: bound with defaults; ``resolved``: what it announced).
-Subjects = Callable[[Mapping[str, Any], Any, Mapping[str, Any]], list[list[Any]]]
-
 
 @attrs.frozen(slots=True)
 class Kept:
@@ -105,7 +101,9 @@ class Operation:
     as it is, the method's own refusal follows); ``replay(base, entry)`` runs an entry again
     (``None``: the method called with the entry's arguments); ``snapshot``: the entry carries
     the base's whole state instead; ``records``: the announced values the entry keeps for the
-    replay.
+    replay; ``change``: the value class of the base's own change (its method builds the value
+    and makes it with :func:`corollary.facade.making.make`: the entry is the value's, and a
+    replay reads the value back and runs its effect).
     """
 
     name: str
@@ -115,17 +113,20 @@ class Operation:
     replay: Callable[[Any, Entry], None] | None = None
     snapshot: bool = False
     records: tuple[str, ...] = ()
+    change: type[Any] | None = None
 
 
 @attrs.frozen(slots=True)
 class OperationCall:
-    """One call of a declared changing method, as its log sees it."""
+    """One call of a declared changing method, as its log sees it; for the base's own changes,
+    its value (``change``: the arguments are its entry's, ``method`` its effect)."""
 
     base: Any
     operation: Operation
-    method: Callable[..., Any]  # the undecorated method
+    method: Callable[..., Any]  # the undecorated method (a value's: its effect)
     args: tuple[Any, ...]
     kwargs: Mapping[str, Any]
+    change: Any = None
 
     @property
     def name(self) -> str:
@@ -145,7 +146,10 @@ class OperationCall:
     def bind(self, args: tuple[Any, ...] | None = None,
              kwargs: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The arguments (default: the ones given) by parameter name, with their defaults
-        (``self`` left out); ``InvalidTypeError`` when they do not fit."""
+        (``self`` left out); ``InvalidTypeError`` when they do not fit. A value's: its fields
+        (the method's parameters by name)."""
+        if self.change is not None and args is None and kwargs is None:
+            return dict(self.change.arguments())
         quick = _quick_bind(self.method, self.args if args is None else args,
                             self.kwargs if kwargs is None else kwargs)
         if quick is not None:
@@ -157,7 +161,10 @@ class OperationCall:
         return arguments
 
     def proceed(self, *args: Any, **kwargs: Any) -> Any:
-        """Run the method (with ``args``/``kwargs`` when given, else the arguments given)."""
+        """Run the method (with ``args``/``kwargs`` when given, else the arguments given); a
+        value's effect on its value."""
+        if self.change is not None:
+            return self.method(self.base, self.change)
         if args or kwargs:
             return self.method(self.base, *args, **kwargs)
         return self.method(self.base, *self.args, **self.kwargs)
@@ -219,10 +226,12 @@ def _quick_bind(method: Callable[..., Any], args: tuple[Any, ...],
 def operation(name: str | None = None, *, subjects: Subjects | None = None,
               keep: Callable[[OperationCall], Kept | None] | None = None,
               replay: Callable[[Any, Entry], None] | None = None, snapshot: bool = False,
-              records: tuple[str, ...] = ()) -> Callable[[F], F]:
+              records: tuple[str, ...] = (), change: type[Any] | None = None
+              ) -> Callable[[F], F]:
     """Declare a changing method of a base (see the module docstring and :class:`Operation`).
 
-    ``name`` defaults to the method's name; ``subjects`` to :func:`names_nothing`.
+    ``name`` defaults to the method's name; ``subjects`` to the history rows of ``change``
+    (the base's own change: its value class), else :func:`names_nothing`.
 
     >>> from corollary import BeliefBase
     >>> class Shop(BeliefBase):
@@ -234,9 +243,9 @@ def operation(name: str | None = None, *, subjects: Subjects | None = None,
     """
 
     def declare(method: F) -> F:
-        return _declared(method, Operation(name or method.__name__, method.__name__,
-                                           subjects or names_nothing, keep, replay, snapshot,
-                                           records))
+        named = subjects or (change.named[0] if change is not None else names_nothing)
+        return _declared(method, Operation(name or method.__name__, method.__name__, named,
+                                           keep, replay, snapshot, records, change))
 
     return declare
 
@@ -246,9 +255,11 @@ def _declared(method: F, declared: Operation) -> F:
         changing = _changing(method, declared, undoable=True)
         changing.__operation__ = declared  # type: ignore[attr-defined]
         return changing  # type: ignore[return-value]
+    method.__operation__ = declared  # type: ignore[attr-defined]
+    if declared.change is not None:  # it builds its value and makes it (facade/making.py)
+        return method
     # the base's own: the class holds the method itself, so a plain base calls it as it would
     # an undecorated method; a base with a log reads its closure instead (install_log)
-    method.__operation__ = declared  # type: ignore[attr-defined]
     method.__logged__ = _changing(method, declared, undoable=False)  # type: ignore[attr-defined]
     return method
 
@@ -262,12 +273,20 @@ OWN_MODULES = frozenset({"corollary.facade.base", "corollary.facade.remembering"
                          "corollary.facade.retracting",
                          "corollary.facade.promising", "corollary.facade.resolving",
                          "corollary.facade.calling", "corollary.facade.ending",
-                         "corollary.facade.forgetting", "corollary.facade.depending"})
+                         "corollary.facade.forgetting", "corollary.facade.depending",
+                         "corollary.facade.effects"})
 
 
 def _is_users(method: Callable[..., Any]) -> bool:
     """Whether ``method`` is not one of the base's own (:data:`OWN_MODULES`)."""
     return getattr(method, "__module__", None) not in OWN_MODULES
+
+
+def own_method(cls: type, declared: Operation) -> bool:
+    """Whether ``cls`` makes ``declared`` with the base's own method (no subclass overrides
+    it): a replay then runs the value's effect, else the subclass's method again."""
+    method: Callable[..., Any] | None = getattr(cls, declared.method, None)
+    return method is not None and not _is_users(method)
 
 
 def undone_by_the_log(call: OperationCall) -> bool:
@@ -339,17 +358,6 @@ def operation_named(cls: type, name: str) -> Operation | None:
     return found if found is not None else _CHANGES.get(name)
 
 
-def perform(base: Any, name: str, *args: Any, **kwargs: Any) -> Any:
-    """Make the declared change ``name`` of ``base`` with these arguments, as calling its
-    method would (through the base's log): how a method makes a change it declares under a
-    name of its own (``kb.call`` makes ``"call"``, ``kb.remember`` makes ``"remember"``),
-    and a replay makes one again."""
-    declared = operation_named(type(base), name)
-    if declared is None:
-        raise InvalidTypeError(f"{type(base).__name__} declares no operation {name!r}")
-    return getattr(base, declared.method)(*args, **kwargs)
-
-
 def current_log(base: Any) -> OperationLog | None:
     """The log ``base`` announces its changes to now (``None``: none)."""
     log: OperationLog | None = base.parts.log
@@ -401,16 +409,3 @@ def _logged_methods(cls: type) -> dict[str, Callable[..., Any]]:
                 found[declared.method] = logged
         type.__setattr__(cls, "__logged_methods__", found)
     return found
-
-
-def names_nothing(arguments: Mapping[str, Any], result: Any,
-                  resolved: Mapping[str, Any]) -> list[list[Any]]:
-    """A change whose history row names no belief (a tool, a rule, a promise)."""
-    return []
-
-
-def by_key(arguments: Mapping[str, Any], result: Any,
-           resolved: Mapping[str, Any]) -> list[list[Any]]:
-    """A change about ``key``: its ``value``, ``source`` and ``reason`` where it takes them."""
-    return [[arguments.get("key"), arguments.get("value"), arguments.get("source"),
-             arguments.get("reason")]]

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ..changes.base_changes import Answer as AnswerChange
+from ..changes.base_changes import FitCalibrator, Guarantee, RemoveGuarantee
 from ..foundations.errors import InvalidInputError
 from ..foundations.values import canon, check_key
 from ..promises.book import Answer, Replay
 from ..promises.book import calibration_pairs as ledger_pairs
 from ..promises.options import GuaranteeOptions
-from .base_operations import keep_name, replay_answer, the_key
+from .base_operations import replay_answer
 from .lookup import conflict_between
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,7 +38,7 @@ def calibration_pairs(kb: BeliefBase, source: str | None = None, topic: str | No
     return ledger_pairs(kb.ledger, source, topic)
 
 
-@operation(keep=keep_name, snapshot=True)
+@operation(change=Guarantee, snapshot=True)
 def guarantee(kb: BeliefBase, name: str = "default",
               examples: Iterable[object] | None = None, *,
               options: GuaranteeOptions | None = None,
@@ -49,6 +52,16 @@ def guarantee(kb: BeliefBase, name: str = "default",
     ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
     ``docs/guarantees.md``.
     """
+    made: Promise | GroupedPromise | None = make(kb, Guarantee(name, examples, options=options,
+                                                               settings=kwargs))
+    return made
+
+
+def apply_guarantee(kb: BeliefBase, change: Guarantee) -> Promise | GroupedPromise | None:
+    """The effect of a :class:`~corollary.changes.Guarantee` (``kb.guarantee``'s, and its
+    replay's)."""
+    (name, examples, options, kwargs) = (
+        change.name, change.examples, change.options, dict(change.settings))
     if options is None:
         options = GuaranteeOptions.of(kwargs)
     elif kwargs:
@@ -56,28 +69,51 @@ def guarantee(kb: BeliefBase, name: str = "default",
     return kb.parts.promises.guarantee(kb.ledger, name, examples, options)
 
 
-@operation(keep=keep_name, snapshot=True)
+@operation(change=RemoveGuarantee, snapshot=True)
 def remove_guarantee(kb: BeliefBase, name: str = "default") -> Promise | GroupedPromise | None:
     """Detach the promise ``name``; return it (``None`` if there was none)."""
+    made: Promise | GroupedPromise | None = make(kb, RemoveGuarantee(name))
+    return made
+
+
+def apply_remove_guarantee(kb: BeliefBase, change: RemoveGuarantee
+                           ) -> Promise | GroupedPromise | None:
+    """The effect of a :class:`~corollary.changes.RemoveGuarantee` (``kb.remove_guarantee``'s,
+    and its replay's)."""
+    name = change.name
     return kb.parts.promises.remove(name)
 
 
-@operation(keep=keep_name, snapshot=True)
+@operation(change=FitCalibrator, snapshot=True)
 def fit_calibrator(kb: BeliefBase, examples: Iterable[object] | None = None, *, source: str | None = None,
                    topic: str | None = None) -> Platt:
     """Fit a Platt calibrator (``kb.calibrator``) on ``examples`` or the base's own pairs.
 
     See :meth:`corollary.promises.PromiseBook.fit_calibrator`.
     """
+    made: Platt = make(kb, FitCalibrator(examples, source=source, topic=topic))
+    return made
+
+
+def apply_fit_calibrator(kb: BeliefBase, change: FitCalibrator) -> Platt:
+    """The effect of a :class:`~corollary.changes.FitCalibrator` (``kb.fit_calibrator``'s, and its
+    replay's)."""
+    examples, source, topic = change.examples, change.source, change.topic
     return kb.parts.promises.fit_calibrator(kb.ledger, examples, source=source, topic=topic)
 
 
-@operation(subjects=the_key, replay=replay_answer, records=("verdict",))
+@operation(change=AnswerChange, replay=replay_answer, records=("verdict",))
 def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
            group: object = None) -> Answer:
     """Answer ``key`` alone (``ok``) or abstain, under a promise; see
     :meth:`corollary.promises.PromiseBook.answer`."""
-    key = check_key(key)
+    made: Answer = make(kb, AnswerChange(check_key(key), promise, group=group))
+    return made
+
+
+def apply_answer(kb: BeliefBase, change: AnswerChange) -> Answer:
+    """The effect of a :class:`~corollary.changes.Answer` (``kb.answer``'s, and its replay's)."""
+    key, promise, group = change.key, change.promise, change.group
     kb.parts.promises.check_request(promise, group)  # fails before the key is read
     held = kb.parts.lookup.held(key)
     answered = kb.parts.promises.answer(key, held, kb.now(), conflict_between, promise,

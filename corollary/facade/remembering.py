@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..changes.base_changes import Remember
 from ..evidence.citation import normalise
 from ..foundations._validate import check_int, plain_text
 from ..foundations.clock import parse_instant, to_instant
@@ -45,7 +46,7 @@ from .clause_keys import speaker_name, with_clause_keys
 from .ending import corrected
 from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
-from .operations import perform
+from .making import make
 from .remember_links import Links, read_links, resolve_ref, write_linked
 from .remember_request import (
     MAX_FACTS,
@@ -461,7 +462,7 @@ def _remember_kept(kb: BeliefBase, kept: list[_Fact], refused: list[tuple[Refuse
                  if f.depends or f.changes is not None]
         if links:
             extra["links"] = links
-        made = perform(kb, "remember", doc_rows, claimer, fact_rows, counted, **extra)
+        made = make(kb, Remember(doc_rows, claimer, fact_rows, counted, **extra))
     fresh = iter(made)
     _sync_beliefs(kb, [(f.key, f.value) for f in kept if f.known])
     results = [attrs.evolve(_result(kb, f.key, f.value, f.quote, docs[f.doc].key,
@@ -470,6 +471,17 @@ def _remember_kept(kb: BeliefBase, kept: list[_Fact], refused: list[tuple[Refuse
                             depends_on=f.depends, if_changes=f.changes) for f in kept]
     results.extend(fresh)  # the ends', after the facts'
     return RememberedList(results, [r for r, _ in refused], requests, cut)
+
+
+def apply_remember(kb: BeliefBase, change: Remember) -> list[Remembered]:
+    """The effect of a :class:`~corollary.changes.Remember` (``kb.remember``'s change once the
+    model answered, and its replay's): :func:`remembered` with its fields."""
+    docs: Any = change.docs  # plain rows: an entry's, or remember's own
+    facts: Any = change.facts
+    refusals: Any = change.refusals
+    ends: Any = change.ends
+    links: Any = change.links
+    return remembered(kb, docs, change.source, facts, refusals, ends, links)
 
 
 def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[list[Any]],

@@ -15,15 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from ..changes.base_changes import Nogood, Resolve
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import Value, canon, check_key
 from ..reasons.nogoods import conflict_of, give_up_target, make_nogood
 from ..tms import IN, Belief, Engine
 from ..tms.conflicts import Conflict
-from .base_operations import keep_resolve, named_items, replay_resolve, resolved_conflict
 from .blame import Verdict, accountable, sources_of
 from .lookup import conflict_between
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,7 +109,7 @@ def _nogood(engine: Engine, name: str, give_up: Any, learn: bool) -> Resolution:
     return Resolution(outcomes, [(b, f"rejected: nogood {name} resolved by a person")])
 
 
-@operation(subjects=named_items)
+@operation(change=Nogood)
 def nogood(kb: BeliefBase, *items: str | tuple[str, Value], name: str | None = None) -> str:
     """Say that ``items`` (keys, or ``(key, value)`` pairs) cannot all be held.
 
@@ -117,6 +118,13 @@ def nogood(kb: BeliefBase, *items: str | tuple[str, Value], name: str | None = N
     no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
     nogood's name. See :mod:`corollary.reasons.nogoods`.
     """
+    made: str = make(kb, Nogood(tuple(items), name=name))
+    return made
+
+
+def apply_nogood(kb: BeliefBase, change: Nogood) -> str:
+    """The effect of a :class:`~corollary.changes.Nogood` (``kb.nogood``'s, and its replay's)."""
+    items, name = change.items, change.name
     kb.parts.lookup.sync()
     ng = make_nogood(kb.parts.engine, items, name, len(kb.parts.engine.nogoods) + 1)
     kb.parts.engine.add_nogood(ng)
@@ -131,7 +139,7 @@ def conflicts(kb: BeliefBase) -> list[Conflict]:
     return open_conflicts(kb.parts.engine)
 
 
-@operation(subjects=resolved_conflict, keep=keep_resolve, replay=replay_resolve)
+@operation(change=Resolve)
 def resolve(kb: BeliefBase, conflict: Conflict | str, winner: Value = None, learn: bool = True,
             *, give_up: object = None) -> None:
     """Settle a conflict as a person would (see :mod:`corollary.facade.resolving`).
@@ -142,6 +150,12 @@ def resolve(kb: BeliefBase, conflict: Conflict | str, winner: Value = None, lear
     or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
     resolution is final.
     """
+    make(kb, Resolve(conflict, winner, learn, give_up=give_up))
+
+
+def apply_resolve(kb: BeliefBase, change: Resolve) -> None:
+    """The effect of a :class:`~corollary.changes.Resolve` (``kb.resolve``'s, and its replay's)."""
+    conflict, winner, learn, give_up = change.conflict, change.winner, change.learn, change.give_up
     settled = resolution(kb.parts.engine, conflict, winner, learn, give_up, kb.parts.lookup.sync)
     batch = kb.parts.noting(*(b.key for b, _ in settled.rejected))
     if batch is None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..changes.base_changes import Retract
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import Value, check_key, check_text
-from .base_operations import retracted
 from .blame import FAULTS, Verdict, blame
+from .making import make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -22,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["retract"]
 
 
-@operation(subjects=retracted)
+@operation(change=Retract)
 def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = None,
             fault: str = "none", *, source: str | None = None) -> None:
     """Withdraw the held value of ``key`` (or ``value``), or one source's reasons for it.
@@ -45,6 +46,14 @@ def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = 
     if source is not None:
         source = plain_text(source)
         kb.parts.trust.check_source(source, "only a source's reasons can be withdrawn")
+    make(kb, Retract(key, value, reason, fault, source=source))
+
+
+def apply_retract(kb: BeliefBase, change: Retract) -> None:
+    """The effect of a :class:`~corollary.changes.Retract` (``kb.retract``'s, its arguments
+    checked, and its replay's): the belief found, blame recorded with the change."""
+    (key, value, reason, fault, source) = (
+        change.key, change.value, change.reason, change.fault, change.source)
     b = kb.parts.lookup.target(key, value)
     if value is None and kb.parts.log is not None:  # history names the value it took
         kb.parts.log.resolved("retracted", b.value)

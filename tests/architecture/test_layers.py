@@ -15,7 +15,10 @@ belongs to one layer, bottom up:
    index, vectors, rank fusion);
 3. ``trust`` (the ledger, over a store, and the trust view): above the stores it reads, which
    import only ``sources`` of what a ledger knows (issue 36: the two imported each other);
-4. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``;
+4. the parts the facade composes that are not the TMS: ``promises`` and ``snapshot``; and
+   ``changes``, each change as a value (issue 36: the base's methods build them, so they import
+   nothing of the facade), except ``changes.applying`` and the package's own ``__init__`` (which
+   hands out ``apply``): those run a value on a base, in the facade's layer;
 5. ``facade``: ``BeliefBase`` and its helpers;
 6. what uses a base from outside: ``render``, ``models``, ``agent``, and ``serving`` (one base
    served to many callers, which every surface uses);
@@ -42,18 +45,22 @@ LAYERS: dict[int, set[str]] = {
     1: {"tms", "sources"},
     2: {"reasons", "storage", "retrieval"},
     3: {"trust"},
-    4: {"promises", "snapshot"},
-    5: {"facade", "changes"},
+    4: {"promises", "snapshot", "changes"},
+    5: {"facade"},
     6: {"render", "models", "agent", "serving"},
     7: {"cli", "mcp", "ui", "integrations", "__main__", ""},
 }
 #: The surfaces (the package root and ``__main__`` aside).
 SURFACES = {"cli", "mcp", "ui", "integrations"}
 PACKAGE_LAYER = {name: layer for layer, names in LAYERS.items() for name in names}
+#: Modules in another layer than their package's: what runs a change value on a base.
+MODULE_LAYER = {"changes": 5, "changes.applying": 5}
 
 
 def layer_of(module: str) -> int | None:
-    """The layer of a module: that of its top package under ``corollary``."""
+    """The layer of a module: its own (:data:`MODULE_LAYER`), else its top package's."""
+    if module in MODULE_LAYER:
+        return MODULE_LAYER[module]
     return PACKAGE_LAYER.get(module.split(".")[0])
 
 
@@ -161,6 +168,17 @@ def test_the_stores_and_the_ledger_do_not_import_each_other() -> None:
     storage_to_trust = sorted((m, t) for m, targets in edges.items() for t in targets
                               if m.startswith("storage") and t.startswith("trust"))
     assert storage_to_trust == []
+
+
+def test_the_change_values_import_nothing_of_the_facade() -> None:
+    """Issue 36: the values imported the facade (their history rows lived there), so a method
+    of the base could not build its value without an import cycle."""
+    values = {m: t for m, t in graph().items()
+              if m.startswith("changes.") and m not in MODULE_LAYER}
+    assert {"changes.change", "changes.base_changes", "changes.subjects"} <= set(values)
+    found = sorted((m, t) for m, targets in values.items() for t in targets
+                   if t == "facade" or t.startswith("facade."))
+    assert found == [], f"a change value imports the facade: {found}"
 
 
 def test_no_import_cycles() -> None:

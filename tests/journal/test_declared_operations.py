@@ -136,11 +136,15 @@ def test_operation_names_its_method_by_default() -> None:
     assert operations_of(Mine)["mine"].method == "_change"
 
 
-def test_a_declared_method_keeps_its_signature_and_the_arguments_as_given() -> None:
+def test_a_declared_method_keeps_its_signature_and_hands_the_log_its_value() -> None:
+    # issue 36: the base's own method checks, builds its change's value and makes it; a log
+    # hears the value, whose entry (its fields by name, defaults left out) the call carries
     import inspect
 
+    from corollary.changes import Assert, Nogood
+
     plain = BeliefBase(clock=ManualClock(0))
-    with pytest.raises(TypeError, match="BeliefBase.assert_"):
+    with pytest.raises(TypeError, match="assert_"):
         plain.assert_("k")  # type: ignore[call-arg]
     kb = BeliefBase(clock=ManualClock(0))
     log = Kept()
@@ -150,9 +154,12 @@ def test_a_declared_method_keeps_its_signature_and_the_arguments_as_given() -> N
     kb.assert_("k", 1, "tool:x", certainty=0.5)
     kb.assert_("j", 2, source="tool:x")
     kb.nogood("k", ("j", 2), name="n")
-    assert log.calls == [("assert_", ("k", 1, "tool:x"), {"certainty": 0.5}),
-                         ("assert_", ("j", 2), {"source": "tool:x"}),
-                         ("nogood", ("k", ("j", 2)), {"name": "n"})]
+    assert log.calls == [
+        ("assert_", (), {"key": "k", "value": 1, "source": "tool:x", "certainty": 0.5}),
+        ("assert_", (), {"key": "j", "value": 2, "source": "tool:x"}),
+        ("nogood", ("k", ("j", 2)), {"name": "n"})]
+    assert log.changes == [Assert("k", 1, "tool:x", certainty=0.5), Assert("j", 2, "tool:x"),
+                           Nogood(("k", ("j", 2)), name="n")]
 
 
 class Refuses:
@@ -184,9 +191,11 @@ def test_a_traceback_through_a_declared_change_shows_its_source(logged: bool) ->
 class Kept:
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
+        self.changes: list[Any] = []
 
     def run(self, call: OperationCall) -> Any:
         self.calls.append((call.name, call.args, dict(call.kwargs)))
+        self.changes.append(call.change)
         return call.proceed()
 
     def resolved(self, what: str, value: Any) -> None:
@@ -289,8 +298,8 @@ def test_a_past_view_keeps_the_declared_priors_and_tiers() -> None:
 
 def test_a_plain_base_calls_its_own_changes_themselves() -> None:
     """A plain base's class holds the base's own changing methods undecorated (no wrapper, so
-    no cost); installing a log makes the base read the ones that announce themselves, and
-    removing it takes those away again (nothing of them left in the base to form a cycle)."""
+    no cost); with a log installed they hand it their values, and removing it leaves nothing
+    of it in the base (no cycle)."""
     kb = BeliefBase(clock=ManualClock(0))
     assert kb.assert_.__func__ is BeliefBase.__dict__["assert_"]
     kb.assert_("a", 1, source="tool:x")
@@ -299,6 +308,6 @@ def test_a_plain_base_calls_its_own_changes_themselves() -> None:
     kb.assert_("b", 2, source="tool:x")
     install_log(kb, None)
     kb.assert_("c", 3, source="tool:x")
-    assert log.calls == [("assert_", ("b", 2), {"source": "tool:x"})]
+    assert log.calls == [("assert_", (), {"key": "b", "value": 2, "source": "tool:x"})]
     assert kb.keys() == ["a", "b", "c"]
     assert not any(callable(v) for v in vars(kb).values() if hasattr(v, "__self__"))

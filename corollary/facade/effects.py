@@ -1,0 +1,143 @@
+"""What each of the base's own changes does to it: one effect function per change value, in one
+table (:data:`EFFECTS`), written out here (never filled by a class being defined).
+
+A changing method of the base checks its arguments, builds its value and makes it
+(:func:`corollary.facade.making.make`); making it runs the effect this table holds for the
+value's class, on a plain base at once and in a session as one journal entry, and a journal's
+replay reads the value back from the entry and runs the same effect. A user's own change is
+registered apart (:func:`corollary.changes.register_change`). The effects of the methods
+written in the class body (``add_tool``, ``add_rule``, ``remove_rule``, ``record_outcome``) are
+here; the others are in the module of their concept.
+
+>>> from corollary.changes import Retract
+>>> EFFECTS[Retract].__name__
+'apply_retract'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..changes.base_changes import (
+    AddRule,
+    AddTool,
+    Answer,
+    Assert,
+    AssertMany,
+    Call,
+    Claim,
+    Depend,
+    End,
+    FitCalibrator,
+    Forget,
+    Guarantee,
+    Nogood,
+    RecordOutcome,
+    Remember,
+    RemoveGuarantee,
+    RemoveRule,
+    ReplaceWhen,
+    Resolve,
+    Retract,
+)
+from ..foundations.errors import InvalidInputError, NameTakenError
+from ..reasons.rules import Rule
+from ..reasons.tools import ToolSpec, spec_of
+from .assertions import apply_assert, apply_assert_many
+from .base_operations import rule_named
+from .calling import apply_call
+from .claiming import apply_claim
+from .depending import apply_depend, apply_replace_when
+from .ending import apply_end
+from .forgetting import apply_forget
+from .making import Effect
+from .promising import apply_answer, apply_fit_calibrator, apply_guarantee, apply_remove_guarantee
+from .remembering import apply_remember
+from .resolving import apply_nogood, apply_resolve
+from .retracting import apply_retract
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import BeliefBase
+
+__all__ = ["EFFECTS", "apply_add_rule", "apply_add_tool", "apply_record_outcome",
+           "apply_remove_rule"]
+
+
+def apply_add_tool(kb: BeliefBase, change: AddTool) -> None:
+    """The effect of an :class:`~corollary.changes.AddTool`: the tool's declaration applied
+    to its premises. Another declaration under a name the base holds is refused, checked
+    here, under a session's lock once other writers' entries are in; a declaration read back
+    from an entry passed that check when it was written."""
+    fn = change.fn
+    spec = fn if isinstance(fn, ToolSpec) else spec_of(fn)
+    held = kb.parts.trust.tools.get(spec.name)
+    if held is not None and held != spec and not isinstance(fn, ToolSpec):
+        raise NameTakenError(f"this base has another tool named {spec.name!r} ({held}); "
+                             "give the new one another name")
+    kb.parts.trust.add_tool(spec)
+    kb.parts.engine.mark_source(spec.source)
+
+
+def _rule(kb: BeliefBase, r: Rule | str) -> Rule:
+    return r if isinstance(r, Rule) else rule_named(kb, r)
+
+
+def apply_add_rule(kb: BeliefBase, change: AddRule) -> None:
+    """The effect of an :class:`~corollary.changes.AddRule`: the rule added, fired at once
+    for inputs already held (a rule's name, read back from an entry: the rule of that name)."""
+    r = _rule(kb, change.r)
+    if kb.parts.rules.add(r):
+        kb.parts.watch_changes(kb.conflict_policy)
+        try:
+            kb.parts.after_change(kb, extra_rules=[r])
+        except BaseException:
+            # its firings are undone; so is adding it
+            kb.parts.rules.remove(r)
+            kb.parts.watch_changes(kb.conflict_policy)
+            raise
+
+
+def apply_remove_rule(kb: BeliefBase, change: RemoveRule) -> None:
+    """The effect of a :class:`~corollary.changes.RemoveRule`: the rule and every
+    justification it made removed (what rested only on them goes OUT)."""
+    r = _rule(kb, change.r)
+    if r not in kb.parts.rules:
+        raise InvalidInputError(f"rule {r.name} is not in this base")
+    kb.parts.rules.remove(r)
+    kb.parts.engine.remove_rule_reasons(r.name)
+    kb.parts.watch_changes(kb.conflict_policy)
+    kb.parts.after_change(kb)
+
+
+def apply_record_outcome(kb: BeliefBase, change: RecordOutcome) -> None:
+    """The effect of a :class:`~corollary.changes.RecordOutcome`: the outcome in the ledger,
+    with the confidence of ``key``'s belief now when it names one."""
+    conf = None if change.key is None else kb.parts.lookup.held_confidence(change.key)
+    kb.parts.record([(change.source, change.correct, change.reason, change.key, conf)],
+                    at=change.at, topic=change.topic)
+
+
+#: The effect of each of the base's own changes, by value class.
+EFFECTS: Mapping[type[Any], Effect] = {
+    Assert: apply_assert,
+    AssertMany: apply_assert_many,
+    Claim: apply_claim,
+    Retract: apply_retract,
+    Resolve: apply_resolve,
+    RecordOutcome: apply_record_outcome,
+    Nogood: apply_nogood,
+    End: apply_end,
+    Forget: apply_forget,
+    Depend: apply_depend,
+    ReplaceWhen: apply_replace_when,
+    AddRule: apply_add_rule,
+    RemoveRule: apply_remove_rule,
+    AddTool: apply_add_tool,
+    Guarantee: apply_guarantee,
+    RemoveGuarantee: apply_remove_guarantee,
+    FitCalibrator: apply_fit_calibrator,
+    Answer: apply_answer,
+    Call: apply_call,
+    Remember: apply_remember,
+}
