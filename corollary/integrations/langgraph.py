@@ -31,6 +31,7 @@ Needs the ``langgraph`` extra (``pip install 'corollary[langgraph]'``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import math
 import threading
@@ -122,6 +123,14 @@ def _when(seconds: float) -> datetime:
     return datetime.fromtimestamp(seconds, timezone.utc)
 
 
+@functools.lru_cache(maxsize=64)
+def _takes_valid_times(assert_: Callable[..., object]) -> bool:
+    """Whether a base's ``assert_`` (its class's function) takes ``valid_from``: asked once a
+    class, not once a store (the sharded store makes a store each time it opens a session,
+    and reading a signature cost most of that)."""
+    return "valid_from" in inspect.signature(assert_).parameters
+
+
 class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
     """A LangGraph store whose items are beliefs of ``kb``.
 
@@ -177,7 +186,11 @@ class CorollaryStore(BaseStore):  # type: ignore[misc,valid-type]
         self._lock = threading.RLock()
         #: whether the base takes valid times (kb.assert_(..., valid_from=...)): then a put is
         #: valid from its time and the conflict policy orders the values of a key by it
-        self._timed = "valid_from" in inspect.signature(kb.assert_).parameters
+        method = getattr(kb.assert_, "__func__", kb.assert_)
+        try:
+            self._timed = _takes_valid_times(method)
+        except TypeError:  # an unhashable callable set on the instance: read it here
+            self._timed = "valid_from" in inspect.signature(kb.assert_).parameters
         #: when this store first put each key since it was last deleted (created_at)
         self._created: dict[str, float] = {}
 

@@ -45,11 +45,13 @@ from ..facade.journaled import CHECKPOINT_FIRST
 from ..foundations._validate import check_int, check_number
 from ..foundations.errors import InvalidTypeError
 from ..storage.checks import check_session
+from ..storage.journal_start import StartSizes, sizes_read
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..trust.ledger import TrustLedger
 
-__all__ = ["BELIEF_BYTES", "SESSION_BYTES", "CacheStats", "SessionCache", "estimate_bytes"]
+__all__ = ["BELIEF_BYTES", "SESSION_BYTES", "CacheStats", "SessionCache", "checkpoint_pays",
+           "estimate_bytes"]
 
 #: What an open session costs before its first belief (bytes; measured with tracemalloc on an
 #: empty journaled session: about 8.5 KiB, rounded up).
@@ -115,6 +117,32 @@ class _Entry:
 IDLE_SECONDS = 1.0
 
 
+def checkpoint_pays(replayed: int, sizes: StartSizes | None) -> bool:
+    """Whether an open that replayed ``replayed`` entries has the cache write a checkpoint at
+    once (docs/many-users.md, "Checkpoints"): when it replayed :data:`CHECKPOINT_FIRST`
+    entries or more, or entries at least as large as the checkpoint it decoded (``sizes``:
+    what the open read). Replaying an entry costs about what decoding a checkpoint of its
+    size does, so the open spent at least as long replaying as decoding, and every later
+    open of the session would again; writing one costs about an encoding of the state, and
+    the checkpoints so written come to at most about twice the bytes of the entries they
+    cover. A short tail of small entries on a large session is replayed rather than the
+    whole state written again.
+
+    Examples
+    --------
+    >>> from corollary.storage.journal_start import StartSizes
+    >>> loaded = StartSizes("u1", 0, 570, 1, 11_682)  # one 50-row load on an empty start
+    >>> put = StartSizes("u1", 1, 4_426, 1, 405)  # one put after a checkpoint of 50 memories
+    >>> checkpoint_pays(1, loaded), checkpoint_pays(1, put), checkpoint_pays(16, put)
+    (True, False, True)
+    """
+    if replayed <= 0:
+        return False
+    if replayed >= CHECKPOINT_FIRST:  # also: a writer died before its due one was written
+        return True
+    return sizes is not None and sizes.replayed_bytes >= sizes.checkpoint_bytes
+
+
 class _Checkpoints:
     """The cache's writer of due checkpoints: a thread, started on the first one, writing each
     session's (:meth:`Journal.checkpoint <corollary.facade.journaled.Journal.checkpoint>`)
@@ -167,13 +195,22 @@ class _Checkpoints:
             journal = kb.journal if kb is not None else None
             if journal is None or journal.seen <= journal.cp_seq:
                 return  # written meanwhile (another due of the same session)
+            if _closed(journal.store):
+                return  # the application closed the ledger: nothing lost, nothing to write to
             try:
                 journal.checkpoint()
             except Exception as exc:  # the next due one tries again; nothing is lost meanwhile
+                if _closed(journal.store):
+                    return  # closed while it was written
                 with contextlib.suppress(Exception):
                     warnings.warn(f"the checkpoint of session {journal.sid!r} could not be "
                                   f"written ({type(exc).__name__}: {exc}); its journal holds "
                                   "every entry", RuntimeWarning, stacklevel=1)
+
+
+def _closed(store: object) -> bool:
+    """Whether the store was closed (a store without ``closed`` never is)."""
+    return getattr(store, "closed", False) is True
 
 
 class SessionCache:
@@ -307,10 +344,8 @@ class SessionCache:
             # a checkpoint a change makes due is written by the cache's writer, not the change
             journal.on_due = functools.partial(self._checkpoints.due, entry)
             entry.kb = kb
-            if journal.seen - journal.cp_seq >= CHECKPOINT_FIRST:
-                # it replayed many entries (a writer died before its checkpoint was written):
-                # one now, so that the next open replays few
-                self._checkpoints.due(entry)
+            if checkpoint_pays(journal.seen - journal.cp_seq, sizes_read(session_id)):
+                self._checkpoints.due(entry)  # so that the next open replays none of it
             with self._lock:
                 self._misses += 1
             return kb

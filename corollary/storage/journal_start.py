@@ -6,10 +6,16 @@ A SQL store reads the three in one statement (``journal_start``,
 database; :func:`journal_start` asks any other :class:`~corollary.storage.protocols.JournalStore`
 one method at a time (the protocol's methods stay as they are: a store of one's own need not
 offer it).
+
+What each read held, by size (:class:`StartSizes`), is kept for the thread that read it until it
+asks (:func:`sizes_read`): a cache deciding whether a checkpoint would pay for itself weighs
+the entries an open replayed against the checkpoint it decoded (docs/many-users.md,
+"Checkpoints").
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import attrs
@@ -48,10 +54,56 @@ class JournalStart:
     consistent: bool = True
 
 
+@attrs.frozen(slots=True)
+class StartSizes:
+    """What one read of a session's start held, by size: what opening from it decodes and
+    replays.
+
+    Attributes
+    ----------
+    session_id : str
+        The session read.
+    checkpoint_seq, checkpoint_bytes : int
+        The newest checkpoint's seq and size (``-1`` and ``0``: the session had none).
+    replayed, replayed_bytes : int
+        The entries after the checkpoint (an open replays them) and their total size.
+    """
+
+    session_id: str
+    checkpoint_seq: int
+    checkpoint_bytes: int
+    replayed: int
+    replayed_bytes: int
+
+
+_LAST = threading.local()  # .sizes: the StartSizes of this thread's last read
+
+
+def sizes_read(session_id: str) -> StartSizes | None:
+    """The sizes of the last start of ``session_id`` that this thread read
+    (:func:`journal_start`), then forgotten; ``None`` if its last read was of another
+    session, or it has read none since it last asked.
+
+    Examples
+    --------
+    >>> from corollary.storage.memory import MemoryStore
+    >>> store = MemoryStore()
+    >>> store.write_checkpoint("s", 0, b"state")
+    >>> _ = journal_start(store, "s")
+    >>> sizes_read("s"), sizes_read("s")
+    (StartSizes(session_id='s', checkpoint_seq=0, checkpoint_bytes=5, replayed=0, replayed_bytes=0), None)
+    """
+    found: StartSizes | None = getattr(_LAST, "sizes", None)
+    if found is None or found.session_id != session_id:
+        return None
+    _LAST.sizes = None
+    return found
+
+
 def journal_start(store: Any, session_id: str) -> JournalStart:
     """``store.journal_start(session_id)`` if the store offers it (one statement), else the
     same read one method at a time (checkpoint, entry at its seq, head, entries after):
-    ``consistent=False``.
+    ``consistent=False``. Its sizes are kept for this thread (:func:`sizes_read`).
 
     Examples
     --------
@@ -59,6 +111,14 @@ def journal_start(store: Any, session_id: str) -> JournalStart:
     >>> journal_start(MemoryStore(), "s")
     JournalStart(checkpoint=None, entries=[], head=0, consistent=False)
     """
+    start = _read_start(store, session_id)
+    seq, data = start.checkpoint if start.checkpoint is not None else (-1, b"")
+    replayed = [len(entry) for at, entry in start.entries if at > seq]
+    _LAST.sizes = StartSizes(session_id, seq, len(data), len(replayed), sum(replayed))
+    return start
+
+
+def _read_start(store: Any, session_id: str) -> JournalStart:
     own = getattr(store, "journal_start", None)
     if own is not None:
         return own(session_id)  # type: ignore[no-any-return]

@@ -895,6 +895,12 @@ class PostgresStore(SQLQueries, CachedSQLStore):
                 self._listener = _Listener(self.url, self.channel)
             return self._listener
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called: nothing is read or written from here on (a
+        session cache's checkpoint writer gives up its pending ones quietly)."""
+        return self._closed
+
     def close(self) -> None:
         """Close this process's connection pool (one inherited from a parent is never
         closed: its connections are the parent's)."""

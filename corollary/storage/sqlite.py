@@ -668,6 +668,12 @@ class SQLiteStore(SQLQueries, CachedSQLStore):
                 return
             time.sleep(0.01 * (attempt + 1))
 
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` was called: nothing is read or written from here on (a
+        session cache's checkpoint writer gives up its pending ones quietly)."""
+        return self._closed
+
     def close(self) -> None:
         """Close this process's connection (one inherited from a parent is never closed)."""
         with self._conn_lock:
