@@ -19,7 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..changes.base_changes import spec_fields
+from ..changes.base_changes import (
+    AddRule,
+    AddTool,
+    AssertMany,
+    BaseChange,
+    Call,
+    RemoveRule,
+    Resolve,
+    spec_fields,
+)
 from ..changes.subjects import (
     claimed,
     named_items,
@@ -31,15 +40,44 @@ from ..changes.subjects import (
     the_key,
     tool_result,
 )
-from ..foundations.errors import JournalReplayError
+from ..foundations.errors import InvalidInputError, JournalReplayError
 from ..foundations.values import canon
 from ..reasons.registry import DEFINED
 from ..reasons.rules import Rule
 from .journal_entries import Entry
+from .operations import Kept, OperationCall
 
-__all__ = ["claimed", "named_items", "named_rows", "outcome_of", "remembered", "replay_answer",
-           "resolved_conflict", "retracted", "rule_named", "spec_fields", "the_key",
-           "tool_result"]
+__all__ = ["REPLAYED_BY_EFFECT", "claimed", "keep_override", "named_items", "named_rows",
+           "outcome_of", "remembered", "replay_answer", "resolved_conflict", "retracted",
+           "rule_named", "spec_fields", "the_key", "tool_result"]
+
+#: The values whose entry keeps their arguments as data a method does not take (a tool's
+#: declaration, a rule's name, a conflict's name): a subclass's override of their method
+#: replays through the effect, as their entries did before changes were values.
+REPLAYED_BY_EFFECT: frozenset[type[BaseChange]] = frozenset({AddTool, AddRule, RemoveRule,
+                                                             Resolve, Call})
+
+
+def keep_override(call: OperationCall) -> Kept | None:
+    """What the entry of a subclass's override of one of the base's own changing methods
+    keeps: the entry of the value its arguments make (a function kept as its declaration, a
+    rule as its name, a conflict as its name, a forget as who asked and why, a generator of
+    rows read once and the override run with the rows), as the base's own method's entry;
+    arguments that make no value are kept as given."""
+    change = call.operation.change
+    assert change is not None  # the journal asks only for an override of the base's own
+    try:  # an entry's form (a nogood's items given one by one), else the value's own
+        value = change.from_entry(call.args, call.kwargs)
+    except InvalidInputError:
+        try:
+            value = change(*call.args, **call.kwargs)
+        except TypeError:
+            return Kept(call.args, call.kwargs)
+    args, kwargs = value.to_entry()
+    assert isinstance(value, BaseChange)
+    if isinstance(value, AssertMany) and value.rows is not (call.args or (None,))[0]:
+        return Kept(args, kwargs, run_args=(value.rows,), run_kwargs={})
+    return Kept(args, kwargs, value.entry_resolved())
 
 
 def replay_answer(kb: Any, entry: Entry) -> None:

@@ -1,0 +1,50 @@
+"""A subclass's override of the base's own changing methods (a ``super()`` call) in a session:
+its entry is the entry of the value its arguments make, and another process replays it
+(docs/extending.md). When changes became values (issue 36) an override's entry kept its
+arguments as given: a tool function, a rule, a generator of rows were refused ("a journaled
+change takes plain data"), a conflict object was packed as a mapping no replay could read, and
+a forget's entry kept the key it erased."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from support.overriding_base import Overriding, every_override, reads
+
+from corollary import ManualClock, open_ledger
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_each_override_is_one_entry_replayed_in_another_process(tmp_path: Path) -> None:
+    plain_clock = ManualClock(1000)
+    plain = Overriding(clock=plain_clock)
+    every_override(plain, plain_clock)
+    expected = json.loads(json.dumps(reads(plain)))
+    path = tmp_path / "ledger.db"
+    with open_ledger(path) as ledger:
+        clock = ManualClock(1000)
+        kb = Overriding.open_session(ledger, "s", clock=clock)
+        every_override(kb, clock)
+        assert json.loads(json.dumps(reads(kb))) == expected
+        ops = [h.operation for h in kb.history()]
+        assert ops.count("add_tool") == 1 and ops.count("resolve") == 1
+        ledger.store.prune_checkpoints("s", 0)  # a reopen replays every entry
+    assert b"pw-4711-zz" not in path.read_bytes()  # the forget's entry names no key
+    script = textwrap.dedent(f"""
+        import json, sys
+        sys.path.insert(0, {str(ROOT / "tests")!r})
+        from corollary import ManualClock, open_ledger
+        from support.overriding_base import Overriding, reads
+        with open_ledger({str(path)!r}) as ledger:
+            kb = Overriding.open_session(ledger, "s", clock=ManualClock(1001))
+            print(json.dumps(reads(kb)))
+    """)
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == expected

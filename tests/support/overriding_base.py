@@ -1,0 +1,70 @@
+"""A subclass of BeliefBase overriding the base's own changing methods with ``super()`` calls
+(docs/extending.md): each override is the same operation as its parent's, one journal entry.
+tests/journal/test_overrides_journaled.py journals it and replays it in another process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from corollary import BeliefBase, ManualClock, rule, tool
+
+
+@rule(output="tripled", inputs={"x": "n"}, name="overriding.tripled")
+def tripled(x: int) -> int:
+    return 3 * x
+
+
+@tool(trust=0.8, key="shelf:{item}")
+def shelf(item: str) -> int:
+    return len(item)
+
+
+class Overriding(BeliefBase):
+    """Each override counts its calls on a key of its own before calling its parent."""
+
+    def add_tool(self, fn: Any) -> None:
+        super().add_tool(fn)
+
+    def add_rule(self, r: Any) -> None:
+        super().add_rule(r)
+
+    def remove_rule(self, r: Any) -> None:
+        super().remove_rule(r)
+
+    def assert_many(self, rows: Iterable[Any]) -> int:
+        return super().assert_many(rows)
+
+    def resolve(self, conflict: Any, winner: Any = None, learn: bool = True,
+                **kw: Any) -> None:
+        super().resolve(conflict, winner, learn, **kw)
+
+    def nogood(self, *items: Any, name: str | None = None) -> str:
+        return super().nogood(*items, name=name)
+
+    def forget(self, key: str | None = None, **kw: Any) -> Any:
+        return super().forget(key, **kw)
+
+
+def every_override(kb: Overriding, clock: ManualClock) -> None:
+    """One call of each override (a generator of rows, a conflict object, a tool function)."""
+    kb.add_tool(shelf)
+    kb.add_rule(tripled)
+    kb.assert_many(r for r in [("n", 7, "tool:a"), ("b", 2, "tool:a")])
+    clock.advance(1)
+    kb.call(shelf, None, "tea")
+    kb.assert_("ceo", "Ann", source="tool:one")
+    kb.assert_("ceo", "Bob", source="tool:two")
+    kb.resolve(kb.conflicts()[0], winner="Ann")
+    kb.remove_rule(tripled)
+    kb.nogood("b", ("ceo", "Ann"))
+    kb.assert_("secret", "pw-4711-zz", source="tool:a")
+    kb.forget("secret")
+
+
+def reads(kb: BeliefBase) -> dict[str, Any]:
+    """What a caller reads of it, as plain data."""
+    kb.refresh()
+    beliefs = {key: sorted([repr(b.value), str(b.label), round(b.conf, 9)]
+                           for b in kb.engine.values_of(key)) for key in sorted(kb.keys())}
+    return {"beliefs": beliefs, "rules": [r.name for r in kb.rules], "tools": sorted(kb.tools)}
