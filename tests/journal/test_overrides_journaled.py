@@ -11,9 +11,11 @@ import json
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
-from support.overriding_base import Overriding, every_override, reads
+import pytest
+from support.overriding_base import Interrupting, Overriding, every_override, reads, tripled
 
 from corollary import ManualClock, open_ledger
 
@@ -48,3 +50,37 @@ def test_each_override_is_one_entry_replayed_in_another_process(tmp_path: Path) 
                          timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": ""})
     assert ran.returncode == 0, ran.stderr
     assert json.loads(ran.stdout) == expected
+
+
+OVERRIDES: dict[str, Callable[[Overriding], object]] = {
+    "add_rule": lambda kb: kb.add_rule(tripled),
+    "assert_many": lambda kb: kb.assert_many(r for r in [("x", 1, "tool:a")]),
+    "resolve": lambda kb: kb.resolve(kb.conflicts()[0], winner="Ann"),
+    "nogood": lambda kb: kb.nogood("n", "x"),
+    "remove_rule": lambda kb: kb.remove_rule(tripled),
+    "forget": lambda kb: kb.forget("n"),
+}
+
+
+@pytest.mark.parametrize("session", [False, True])
+def test_an_override_whose_policy_raises_after_it_is_undone(tmp_path: Path,
+                                                            session: bool) -> None:
+    with open_ledger(tmp_path / "ledger.db") as ledger:
+        clock = ManualClock(1000)
+        kb = (Overriding.open_session(ledger, "s", clock=clock, conflict_policy=Interrupting())
+              if session else Overriding(clock=clock, conflict_policy=Interrupting()))
+        kb.assert_("n", 2, source="tool:a")
+        kb.assert_("ceo", "Ann", source="tool:one")
+        kb.assert_("ceo", "Bob", source="tool:two")
+        for name, change in OVERRIDES.items():
+            for failure in (RuntimeError, KeyboardInterrupt):
+                before = reads(kb), [h.seq for h in kb.history()] if session else []
+                kb.conflict_policy.arm(failure)  # type: ignore[attr-defined]
+                with pytest.raises(failure):
+                    change(kb)
+                assert (reads(kb), [h.seq for h in kb.history()] if session else []) == before, name
+            change(kb)  # then made
+        if session:
+            ledger.store.prune_checkpoints("s", 0)
+            again = Overriding.open_session(ledger, "s", clock=ManualClock(1001))
+            assert reads(again) == reads(kb)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from corollary import BeliefBase, ManualClock, rule, tool
+from corollary import BeliefBase, ConflictPolicy, ManualClock, rule, tool
 
 
 @rule(output="tripled", inputs={"x": "n"}, name="overriding.tripled")
@@ -68,3 +68,19 @@ def reads(kb: BeliefBase) -> dict[str, Any]:
     beliefs = {key: sorted([repr(b.value), str(b.label), round(b.conf, 9)]
                            for b in kb.engine.values_of(key)) for key in sorted(kb.keys())}
     return {"beliefs": beliefs, "rules": [r.name for r in kb.rules], "tools": sorted(kb.tools)}
+
+
+class Interrupting(ConflictPolicy):
+    """A policy whose ``after_change`` raises ``armed`` once, when armed."""
+
+    watches_changes = True
+    armed: type[BaseException] | None = None
+
+    def arm(self, failure: type[BaseException] | None) -> None:
+        object.__setattr__(self, "armed", failure)
+
+    def after_change(self, base: Any) -> None:
+        failure = self.armed
+        self.arm(None)
+        if failure is not None:
+            raise failure("raised by the policy once the change was made")
