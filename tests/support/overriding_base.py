@@ -42,6 +42,10 @@ class Overriding(BeliefBase):
     def nogood(self, *items: Any, name: str | None = None) -> str:
         return super().nogood(*items, name=name)
 
+    def retract(self, key: str, reason: str | None = None, value: Any = None,
+                **kw: Any) -> None:  # its parameters in an order of its own
+        super().retract(key, value, reason, **kw)
+
     def forget(self, key: str | None = None, **kw: Any) -> Any:
         return super().forget(key, **kw)
 
@@ -58,6 +62,8 @@ def every_override(kb: Overriding, clock: ManualClock) -> None:
     kb.resolve(kb.conflicts()[0], winner="Ann")
     kb.remove_rule(tripled)
     kb.nogood("b", ("ceo", "Ann"))
+    kb.assert_("gone", 1, source="tool:a")
+    kb.retract("gone", "moved")  # its reason, by its position in the override
     kb.assert_("secret", "pw-4711-zz", source="tool:a")
     kb.forget("secret")
 
