@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from support.ledger_targets import PG_URL, Target
 from support.overriding_base import Interrupting, Overriding, every_override, reads, tripled
 
 from corollary import ManualClock, open_ledger
@@ -22,34 +23,42 @@ from corollary import ManualClock, open_ledger
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_each_override_is_one_entry_replayed_in_another_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["sqlite", pytest.param("postgres", marks=[
+    pytest.mark.postgres,
+    pytest.mark.skipif(not PG_URL, reason="COROLLARY_TEST_PG_URL is not set")])])
+def test_each_override_is_one_entry_replayed_in_another_process(tmp_path: Path,
+                                                                kind: str) -> None:
     plain_clock = ManualClock(1000)
     plain = Overriding(clock=plain_clock)
     every_override(plain, plain_clock)
     expected = json.loads(json.dumps(reads(plain)))
-    path = tmp_path / "ledger.db"
-    with open_ledger(path) as ledger:
-        clock = ManualClock(1000)
-        kb = Overriding.open_session(ledger, "s", clock=clock)
-        every_override(kb, clock)
-        assert json.loads(json.dumps(reads(kb))) == expected
-        ops = [h.operation for h in kb.history()]
-        assert ops.count("add_tool") == 1 and ops.count("resolve") == 1
-        ledger.store.prune_checkpoints("s", 0)  # a reopen replays every entry
-    assert b"pw-4711-zz" not in path.read_bytes()  # the forget's entry names no key
-    script = textwrap.dedent(f"""
-        import json, sys
-        sys.path.insert(0, {str(ROOT / "tests")!r})
-        from corollary import ManualClock, open_ledger
-        from support.overriding_base import Overriding, reads
-        with open_ledger({str(path)!r}) as ledger:
-            kb = Overriding.open_session(ledger, "s", clock=ManualClock(1001))
-            print(json.dumps(reads(kb)))
-    """)
-    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": ""})
-    assert ran.returncode == 0, ran.stderr
-    assert json.loads(ran.stdout) == expected
+    target = Target(kind, tmp_path)
+    try:
+        with target.open() as ledger:
+            clock = ManualClock(1000)
+            kb = Overriding.open_session(ledger, "s", clock=clock)
+            every_override(kb, clock)
+            assert json.loads(json.dumps(reads(kb))) == expected
+            ops = [h.operation for h in kb.history()]
+            assert ops.count("add_tool") == 1 and ops.count("resolve") == 1
+            ledger.store.prune_checkpoints("s", 0)  # a reopen replays every entry
+        if kind == "sqlite":
+            assert b"pw-4711-zz" not in Path(target.url).read_bytes()  # the forget's entry
+        script = textwrap.dedent(f"""
+            import json, sys
+            sys.path.insert(0, {str(ROOT / "tests")!r})
+            from corollary import ManualClock, open_ledger
+            from support.overriding_base import Overriding, reads
+            with open_ledger({target.url!r}, **{target.options!r}) as ledger:
+                kb = Overriding.open_session(ledger, "s", clock=ManualClock(1001))
+                print(json.dumps(reads(kb)))
+        """)
+        ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                             timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": ""})
+        assert ran.returncode == 0, ran.stderr
+        assert json.loads(ran.stdout) == expected
+    finally:
+        target.cleanup()
 
 
 OVERRIDES: dict[str, Callable[[Overriding], object]] = {
