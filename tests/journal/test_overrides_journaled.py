@@ -8,6 +8,7 @@ a forget's entry kept the key it erased."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import subprocess
 import sys
 import textwrap
@@ -16,9 +17,17 @@ from pathlib import Path
 
 import pytest
 from support.ledger_targets import PG_URL, Target
-from support.overriding_base import Interrupting, Overriding, every_override, reads, tripled
+from support.overriding_base import (
+    Interrupting,
+    Overriding,
+    every_override,
+    reads,
+    tripled,
+    write_concurrently,
+)
 
 from corollary import ManualClock, open_ledger
+from corollary.tms import OUT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -93,3 +102,23 @@ def test_an_override_whose_policy_raises_after_it_is_undone(tmp_path: Path,
             ledger.store.prune_checkpoints("s", 0)
             again = Overriding.open_session(ledger, "s", clock=ManualClock(1001))
             assert reads(again) == reads(kb)
+
+
+def test_two_processes_writing_one_session_through_overrides(tmp_path: Path) -> None:
+    url = str(tmp_path / "shared.db")
+    spawn = multiprocessing.get_context("spawn")
+    writers = [spawn.Process(target=write_concurrently, args=(url, who, 12))
+               for who in ("p", "q")]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(300)
+    assert [w.exitcode for w in writers] == [0, 0]
+    with open_ledger(url) as ledger:
+        kb = Overriding.open_session(ledger, "shared", clock=ManualClock(2000))
+        assert len(kb.history()) == 2 * 12 * 7  # every change acknowledged, once
+        assert {kb.value(f"{w}:{i}:ceo") for w in "pq" for i in range(12)} == {"Bob"}
+        assert {kb.label(f"{w}:{i}:b") for w in "pq" for i in range(12)} == {OUT}
+        ledger.store.prune_checkpoints("shared", 0)
+        again = Overriding.open_session(ledger, "shared", clock=ManualClock(2000))
+        assert reads(again) == reads(kb)

@@ -90,3 +90,26 @@ class Interrupting(ConflictPolicy):
         self.arm(None)
         if failure is not None:
             raise failure("raised by the policy once the change was made")
+
+
+
+def write_concurrently(url: str, who: str, rounds: int) -> None:
+    """A spawned writer: ``rounds`` rounds of seven changes on keys of its own, each made
+    through an override (a generator of rows, a conflict object, arguments in the override's
+    own order among them), while another writer writes the same session."""
+    from corollary import open_ledger
+
+    with open_ledger(url) as ledger:
+        clock = ManualClock(1000)
+        kb = Overriding.open_session(ledger, "shared", clock=clock)
+        for i in range(rounds):
+            key = f"{who}:{i}"
+            kb.assert_many((k, i, f"tool:{who}") for k in (key, f"{key}:b"))
+            kb.claim(f"{key}:twice", 2 * i, source=f"model:{who}", inputs={"x": key},
+                     formula="x + x")
+            kb.assert_(f"{key}:ceo", "Ann", source=f"tool:{who}1")
+            kb.assert_(f"{key}:ceo", "Bob", source=f"tool:{who}2")
+            kb.resolve([c for c in kb.conflicts() if c.key == f"{key}:ceo"][0], winner="Bob")
+            kb.nogood(key, f"{key}:b")
+            kb.retract(f"{key}:b", "moved")
+            clock.advance(1)
