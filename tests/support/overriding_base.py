@@ -15,8 +15,8 @@ def tripled(x: int) -> int:
     return 3 * x
 
 
-@tool(trust=0.8, key="shelf:{item}")
-def shelf(item: str) -> int:
+@tool(trust=0.8, key="overriding_stock:{item}")
+def overriding_stock(item: str) -> int:
     return len(item)
 
 
@@ -52,11 +52,11 @@ class Overriding(BeliefBase):
 
 def every_override(kb: Overriding, clock: ManualClock) -> None:
     """One call of each override (a generator of rows, a conflict object, a tool function)."""
-    kb.add_tool(shelf)
+    kb.add_tool(overriding_stock)
     kb.add_rule(tripled)
     kb.assert_many(r for r in [("n", 7, "tool:a"), ("b", 2, "tool:a")])
     clock.advance(1)
-    kb.call(shelf, None, "tea")
+    kb.call(overriding_stock, None, "tea")
     kb.assert_("ceo", "Ann", source="tool:one")
     kb.assert_("ceo", "Bob", source="tool:two")
     kb.resolve(kb.conflicts()[0], winner="Ann")
