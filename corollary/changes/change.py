@@ -76,6 +76,15 @@ def fields_said(change: Change) -> dict[str, object]:
     said: dict[str, object] = {}
     for field in attrs.fields(type(change)):
         value = getattr(change, field.name)
-        if field.default is attrs.NOTHING or value != field.default:
+        if field.default is attrs.NOTHING or not _at_default(value, field.default):
             said[field.name] = value
     return said
+
+
+def _at_default(value: object, default: object) -> bool:
+    """Whether ``value`` is its field's default; an array, whose comparison has no one truth
+    value, is not (it is said, and the base's own check refuses it with a typed error)."""
+    try:
+        return value is default or bool(value == default)
+    except Exception:
+        return False

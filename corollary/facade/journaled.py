@@ -79,6 +79,7 @@ from ..tms.conflicts import ConflictPolicy, read_policy
 from ..tms.feed import LabelRecord
 from ..trust.ledger import TrustLedger
 from ..trust.outcomes import Totals, fold_totals, totals_rows
+from .base_operations import REPLAYED_BY_EFFECT, keep_override
 from .erasing import rewrite_past
 from .forgetting import Erased, ForgetSpec, redact_outcomes
 from .journal_entries import (
@@ -352,6 +353,8 @@ class Journal:
         change = call.change
         if change is not None:  # the base's own change: its value's entry (facade/making.py)
             kept: Kept | None = Kept(call.args, call.kwargs, change.entry_resolved())
+        elif declared.change is not None and declared.keep is None:  # a subclass's override
+            kept = keep_override(call)
         else:
             kept = Kept(call.args, call.kwargs) if declared.keep is None else declared.keep(call)
         if kept is None:
@@ -606,8 +609,9 @@ class Journal:
                     try:
                         if declared.replay is not None:
                             declared.replay(self.base, entry)
-                        elif declared.change is not None and own_method(type(self.base),
-                                                                        declared):
+                        elif declared.change is not None and (
+                                own_method(type(self.base), declared)
+                                or declared.change in REPLAYED_BY_EFFECT):
                             # the value the entry keeps, through its effect (facade/making.py)
                             change = declared.change.read_entry(entry.args, entry.kwargs,
                                                                 entry.resolved)
