@@ -43,17 +43,16 @@ from ..changes.base_changes import (
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
-    BlameError,
     InvalidTypeError,
 )
-from ..foundations.values import Value, check_key
+from ..foundations.values import Value
 from ..reasons.rules import Rule
-from ..reasons.tools import ToolSpec, spec_of
+from ..reasons.tools import ToolSpec
 from ..retrieval.vectors import check_embedder
 from ..tms.conflicts import ConflictPolicy
 from ..tms.reading import EngineView
 from ..trust.ledger import TrustLedger
-from ..trust.policy import STEP_KINDS, TrustPolicy
+from ..trust.policy import TrustPolicy
 from . import (
     assertions,
     calling,
@@ -70,7 +69,13 @@ from . import (
     saving,
 )
 from .assertions import assert_one
-from .effects import EFFECTS
+from .effects import (
+    EFFECTS,
+    check_add_rule,
+    check_add_tool,
+    check_record_outcome,
+    check_remove_rule,
+)
 from .forgetting import REDACTED_OP
 from .journaled import (
     CHECKPOINT_EVERY,
@@ -221,22 +226,17 @@ class BeliefBase:
         (:class:`~corollary.foundations.errors.NameTakenError`); the same one again changes
         nothing.
         """
-        spec_of(fn)  # a @tool function, or InvalidTypeError
-        make(self, AddTool(fn))
+        make(self, check_add_tool(self, AddTool(fn)))
 
     @operation(change=AddRule)
     def add_rule(self, r: Rule) -> None:
         """Add a rule; it fires at once for inputs already held."""
-        if not isinstance(r, Rule):
-            raise InvalidTypeError("rules must be @rule functions")
-        make(self, AddRule(r))
+        make(self, check_add_rule(self, AddRule(r)))
 
     @operation(change=RemoveRule)
     def remove_rule(self, r: Rule) -> None:
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
-        if not isinstance(r, Rule):
-            raise InvalidTypeError("remove_rule takes a @rule function")
-        make(self, RemoveRule(r))
+        make(self, check_remove_rule(self, RemoveRule(r)))
 
     def now(self) -> float:
         """The clock's current time."""
@@ -259,11 +259,8 @@ class BeliefBase:
         With ``key``, the outcome keeps that belief's confidence now, for calibration. A call
         that raised (a store that failed) may be repeated: it never records twice.
         """
-        source = plain_text(source)
-        if self.parts.trust.kind_of(source) in STEP_KINDS:
-            raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
-        make(self, RecordOutcome(source, correct, reason=reason, at=at, topic=topic,
-                                 key=None if key is None else check_key(key)))
+        make(self, check_record_outcome(self, RecordOutcome(source, correct, reason=reason,
+                                                            at=at, topic=topic, key=key)))
 
     # -- changes ---------------------------------------------------------------------------
     @operation(change=Assert)

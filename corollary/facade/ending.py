@@ -24,14 +24,14 @@ from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import Value, canon, check_key, check_text, end_value, is_end
 from .assertions import check_assertion, check_certainty, confirmations, put
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Belief, Engine
     from .base import BeliefBase
 
-__all__ = ["corrected", "ended"]
+__all__ = ["check_end", "corrected", "ended"]
 
 
 def corrected(engine: Engine, key: str, source: str, start: float) -> Belief | None:
@@ -95,14 +95,21 @@ def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Insta
     >>> kb.value("ann:employer")
     'Acme'
     """
-    key = check_key(key)
+    make(kb, check_end(kb, End(key, value, source=source, at=at, reason=reason,
+                               certainty=certainty)))
+
+
+def check_end(kb: BeliefBase, change: End) -> End:
+    """An :class:`~corollary.changes.End`'s checks (``kb.end``'s and ``apply``'s): its key,
+    reason and certainty (what the base holds is checked by its effect); the checked value."""
+    key, reason, certainty = check_key(change.key), change.reason, change.certainty
     if reason is not None:
         if not isinstance(reason, str):
             raise InvalidTypeError("reason must be a string")
         reason = check_text(plain_text(reason), "a reason")
     if certainty is not None:
         certainty = check_certainty(certainty)
-    make(kb, End(key, value, source=source, at=at, reason=reason, certainty=certainty))
+    return checked(change, key=key, reason=reason, certainty=certainty)
 
 
 def apply_end(kb: BeliefBase, change: End) -> None:

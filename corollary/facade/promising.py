@@ -19,7 +19,7 @@ from ..promises.book import calibration_pairs as ledger_pairs
 from ..promises.options import GuaranteeOptions
 from .base_operations import replay_answer
 from .lookup import conflict_between
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,8 +107,14 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
            group: object = None) -> Answer:
     """Answer ``key`` alone (``ok``) or abstain, under a promise; see
     :meth:`corollary.promises.PromiseBook.answer`."""
-    made: Answer = make(kb, AnswerChange(check_key(key), promise, group=group))
+    made: Answer = make(kb, check_answer(kb, AnswerChange(key, promise, group=group)))
     return made
+
+
+def check_answer(kb: BeliefBase, change: AnswerChange) -> AnswerChange:
+    """An :class:`~corollary.changes.Answer`'s checks (``kb.answer``'s and ``apply``'s): its
+    key (the promise is found by its effect); the checked value."""
+    return checked(change, key=check_key(change.key))
 
 
 def apply_answer(kb: BeliefBase, change: AnswerChange) -> Answer:
