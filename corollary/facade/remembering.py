@@ -43,7 +43,7 @@ from ..tms import IN
 from .assertions import check_certainty, check_valid_time
 from .blame import Verdict, outcome_events
 from .clause_keys import speaker_name, with_clause_keys
-from .ending import corrected
+from .ending import check_ends_in_time, check_something_held, corrected
 from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
 from .making import make
@@ -492,6 +492,12 @@ def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[l
     nothing). Its arguments are plain data: a journaled base keeps them as its entry, and a
     replay runs this again with them."""
     check_rows(kb, docs, source, facts, ends, links)  # before anything changes
+    written = {row[0] for row in docs} | {row[0] for row in facts}
+    for key, value, *_, started, _merged in ends:  # kb.end's state checks, before any write
+        if started is None:
+            check_ends_in_time(kb)
+            if key not in written:  # else what it ends is written first: kb.end checks it
+                check_something_held(kb, key, value)
     learn = kb.learn_from_checks
     items: list[Verdict] = []
     events: list[dict[str, Any]] = []
