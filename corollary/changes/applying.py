@@ -3,10 +3,12 @@
 :func:`apply` runs any change value (:class:`~corollary.changes.change.Change`) on a base, all
 or nothing whatever raises:
 
-- a change of the base's own (:mod:`corollary.changes.base_changes`) is its method called with
-  the value's fields: the method checks them, builds its value and makes it
+- a change of the base's own (:mod:`corollary.changes.base_changes`) has its checks run (the
+  function its method runs, :data:`corollary.facade.effects.CHECKS`) and is then made itself
   (:func:`corollary.facade.making.make`: the value's effect, all or nothing by the engine's
-  batches and checks before any change), and in a session it is one journal entry;
+  batches and checks before any change), and in a session it is one journal entry; a value
+  with no checks in that table yet, or whose method a subclass overrides, is its method called
+  with its fields;
 - a hook that runs once the base's own change is made (a conflict policy's ``after_change``,
   a change feed's listener) may raise, an ``Exception`` or any ``BaseException``
   (``KeyboardInterrupt`` at a person's prompt): the change is undone then too. A session
