@@ -7,8 +7,7 @@ or nothing whatever raises:
   function its method runs, :data:`corollary.facade.effects.CHECKS`) and is then made itself
   (:func:`corollary.facade.making.make`: the value's effect, all or nothing by the engine's
   batches and checks before any change), and in a session it is one journal entry; a value
-  with no checks in that table yet, or whose method a subclass overrides, is its method called
-  with its fields;
+  whose method a subclass overrides is that method called with its fields;
 - a hook that runs once the base's own change is made (a conflict policy's ``after_change``,
   a change feed's listener) may raise, an ``Exception`` or any ``BaseException``
   (``KeyboardInterrupt`` at a person's prompt): the change is undone then too. A session
@@ -176,8 +175,8 @@ _UNSEEN = object()
 
 def _apply_own(base: BeliefBase, change: BaseChange) -> object:
     """The value's checks (the ones its method runs), then the value made
-    (:func:`corollary.facade.making.make`); a value with no checks of its own in the table yet,
-    or whose method a subclass overrides, is its method called with its fields."""
+    (:func:`corollary.facade.making.make`); a value whose method a subclass overrides is that
+    method called with its fields."""
     check = _own_check(type(base), type(change))
     if check is not None:
         return make(base, check(base, change))

@@ -69,6 +69,7 @@ from . import (
     saving,
 )
 from .assertions import assert_one
+from .calling import check_call
 from .effects import (
     EFFECTS,
     check_add_rule,
@@ -88,6 +89,7 @@ from .making import Effect, make
 from .operations import declare_overrides, operation
 from .parts import Parts
 from .queries import Faded, Held
+from .remembering import check_remember
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import Self
@@ -355,7 +357,7 @@ class BeliefBase:
     @operation("call", change=Call)
     def _called(self, fn: Callable[..., object] | None, call: PreparedCall, result: Any) -> Any:
         """A tool call's change, once the tool returned (``kb.call`` makes its value)."""
-        return make(self, Call(fn, call, result))
+        return make(self, check_call(self, Call(fn, call, result)))
 
     @operation("remember", change=Remember)
     def _remembered(self, docs: Sequence[Sequence[object]], source: str,
@@ -363,8 +365,8 @@ class BeliefBase:
                     ends: Sequence[Sequence[object]] = (),
                     links: Sequence[Sequence[object]] = ()) -> list[Remembered]:
         """A remember's change, once the model answered (``kb.remember`` makes its value)."""
-        made: list[Remembered] = make(self, Remember(docs, source, facts, refusals, ends,
-                                                     links))
+        made: list[Remembered] = make(self, check_remember(self, Remember(
+            docs, source, facts, refusals, ends, links)))
         return made
 
     @operation(REDACTED_OP, replay=lambda kb, entry: None)

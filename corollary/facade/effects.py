@@ -49,11 +49,11 @@ from ..reasons.tools import ToolSpec, spec_of
 from ..trust.policy import STEP_KINDS
 from .assertions import apply_assert, apply_assert_many, check_assert, check_assert_many
 from .base_operations import rule_named
-from .calling import apply_call
+from .calling import apply_call, check_call
 from .claiming import apply_claim, check_claim
 from .depending import apply_depend, apply_replace_when, check_depend, check_replace_when
 from .ending import apply_end, check_end
-from .forgetting import apply_forget
+from .forgetting import apply_forget, check_forget
 from .making import Check, Effect, checked
 from .promising import (
     apply_answer,
@@ -61,9 +61,11 @@ from .promising import (
     apply_guarantee,
     apply_remove_guarantee,
     check_answer,
+    check_guarantee,
+    check_promise_change,
 )
-from .remembering import apply_remember
-from .resolving import apply_nogood, apply_resolve
+from .remembering import apply_remember, check_remember
+from .resolving import apply_nogood, apply_resolve, check_nogood, check_resolve
 from .retracting import apply_retract, check_retract
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -202,4 +204,12 @@ CHECKS: Mapping[type[Any], Check] = {
     RemoveRule: check_remove_rule,
     AddTool: check_add_tool,
     Answer: check_answer,
+    Resolve: check_resolve,
+    Nogood: check_nogood,
+    Forget: check_forget,
+    Guarantee: check_guarantee,
+    RemoveGuarantee: check_promise_change,
+    FitCalibrator: check_promise_change,
+    Call: check_call,
+    Remember: check_remember,
 }
