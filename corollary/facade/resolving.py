@@ -57,12 +57,11 @@ def open_conflicts(engine: Engine) -> list[Conflict]:
 
 def resolution(engine: Engine, conflict: Conflict | str, winner: Any, learn: Any,
                give_up: Any, sync: Callable[[], object]) -> Resolution:
-    """Check a person's resolution of ``conflict`` (``kb.resolve``'s arguments) and work out
-    what it does, changing nothing; ``sync`` brings the engine up to now once the arguments
-    that need no reading are checked."""
-    if not isinstance(learn, bool):
-        raise InvalidTypeError("learn must be a bool")
-    name = conflict.key if isinstance(conflict, Conflict) else plain_text(conflict)
+    """Check a person's resolution of ``conflict`` (``kb.resolve``'s arguments, checked by
+    :func:`check_resolve`) against what the base holds and work out what it does, changing
+    nothing; ``sync`` brings the engine up to now once the arguments that need no reading
+    are checked."""
+    name = conflict.key if isinstance(conflict, Conflict) else conflict
     if (isinstance(conflict, Conflict) and conflict.nogood) or (
             isinstance(name, str) and name in engine.nogoods
             and not isinstance(conflict, Conflict)):
