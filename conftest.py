@@ -18,3 +18,9 @@ collect_ignore += [f"corollary/integrations/{name}" for name, module in _FRAMEWO
 # tests/data/*.py write fixture files (run by hand, docs in each): a test imports what it needs
 # from them, and collecting them as doctest modules too would define their tools twice
 collect_ignore_glob = ["tests/data/*.py"]
+
+# the package imported whole before collection: a module collected first on its own (pytest's
+# importlib mode, `pytest --doctest-modules corollary/facade/operations.py`) is then the one the
+# package holds, not a second copy executed again beside it (whose classes, such as an
+# operation's declaration, the package's own modules would not recognise)
+import corollary  # noqa: E402, F401

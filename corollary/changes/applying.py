@@ -3,10 +3,11 @@
 :func:`apply` runs any change value (:class:`~corollary.changes.change.Change`) on a base, all
 or nothing whatever raises:
 
-- a change of the base's own (:mod:`corollary.changes.base_changes`) is its method called with
-  the value's fields: the method checks them, builds its value and makes it
+- a change of the base's own (:mod:`corollary.changes.base_changes`) has its checks run (the
+  function its method runs, :data:`corollary.facade.effects.CHECKS`) and is then made itself
   (:func:`corollary.facade.making.make`: the value's effect, all or nothing by the engine's
-  batches and checks before any change), and in a session it is one journal entry;
+  batches and checks before any change), and in a session it is one journal entry; a value
+  whose method a subclass overrides is that method called with its fields;
 - a hook that runs once the base's own change is made (a conflict policy's ``after_change``,
   a change feed's listener) may raise, an ``Exception`` or any ``BaseException``
   (``KeyboardInterrupt`` at a person's prompt): the change is undone then too. A session
@@ -57,6 +58,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import attrs
 
 from ..facade.journal_entries import Entry
+from ..facade.making import Check, make
 from ..facade.operations import (
     Kept,
     Operation,
@@ -66,6 +68,7 @@ from ..facade.operations import (
     declare_change,
     install_log,
     operations_of,
+    own_method,
 )
 from ..facade.undo import run_undoable
 from ..foundations.errors import InvalidInputError, InvalidTypeError, NameTakenError
@@ -150,9 +153,33 @@ def registered() -> dict[type[Change], Registered]:
     return dict(_REGISTERED)
 
 
+#: Per class of base and class of change: the change's checks when the base makes it with its
+#: own method (no subclass overrides it), else ``None`` (the method is called).
+_OWN_CHECKS: dict[tuple[type, type], Check | None] = {}
+
+
+def _own_check(cls: type, kind: type) -> Check | None:
+    found = _OWN_CHECKS.get((cls, kind), _UNSEEN)
+    if found is _UNSEEN:
+        from ..facade.effects import CHECKS
+
+        check = CHECKS.get(kind)
+        declared = operations_of(cls).get(kind.op)  # type: ignore[attr-defined]
+        found = check if declared is not None and own_method(cls, declared) else None
+        _OWN_CHECKS[(cls, kind)] = found
+    return found  # type: ignore[return-value]
+
+
+_UNSEEN = object()
+
+
 def _apply_own(base: BeliefBase, change: BaseChange) -> object:
-    """The base's method with the value's fields: it checks them, builds its value again (a
-    checked one) and makes it (:func:`corollary.facade.making.make`)."""
+    """The value's checks (the ones its method runs), then the value made
+    (:func:`corollary.facade.making.make`); a value whose method a subclass overrides is that
+    method called with its fields."""
+    check = _own_check(type(base), type(change))
+    if check is not None:
+        return make(base, check(base, change))
     if isinstance(change, Nogood):
         return base.nogood(*change.items, name=change.name)
     method: Callable[..., object] = getattr(base, change.method)

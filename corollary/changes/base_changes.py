@@ -6,8 +6,9 @@ its value and makes it (:func:`corollary.facade.making.make`): the value's effec
 plain base, or as one journal entry in a session, whose bytes are the value's ``to_entry()``; a
 replay reads the value back (:meth:`BaseChange.read_entry`) and runs the same effect. A value's
 subjects are its method's history rows (:mod:`corollary.changes.subjects`).
-:func:`corollary.changes.apply` of a value calls its method with its fields, so a value built
-outside (a surface's) is checked as the method's arguments are. These modules import nothing of
+:func:`corollary.changes.apply` of a value runs the checks its method runs
+(:data:`corollary.facade.effects.CHECKS`), so a value built outside (a surface's) is checked as
+the method's arguments are, then makes it. These modules import nothing of
 the facade.
 
 Examples

@@ -399,10 +399,25 @@ def assert_many(kb: BeliefBase, rows: Iterable[Sequence[object] | Mapping[str, o
     rule failing on any row undoes every row, and the confirmations are recorded once all
     rows have fired.
     """
+    made: int = make(kb, check_assert_many(kb, AssertMany(rows)))  # a generator read once
+    return made
+
+
+def check_assert_many(kb: BeliefBase, change: AssertMany) -> AssertMany:
+    """An :class:`~corollary.changes.AssertMany`'s checks (``kb.assert_many``'s and
+    ``apply``'s): its rows an iterable (each row is checked by its effect, before any
+    changes); the value."""
+    rows = change.rows
     if isinstance(rows, (str, bytes, Mapping)) or not isinstance(rows, Iterable):
         raise InvalidTypeError("assert_many takes an iterable of rows (tuples or dicts)")
-    made: int = make(kb, AssertMany(rows))  # a generator read once, into the value
-    return made
+    return change
+
+
+def check_assert(kb: BeliefBase, change: Assert) -> Assert:
+    """An :class:`~corollary.changes.Assert`'s checks: none before its effect, whose one body
+    (:func:`assert_one`) checks its fields on its way to the engine, for the plain base's
+    fast lane (docs/extending.md, "the hot path")."""
+    return change
 
 
 def apply_assert_many(kb: BeliefBase, change: AssertMany) -> int:

@@ -43,17 +43,16 @@ from ..changes.base_changes import (
 from ..foundations._validate import check_bool, check_int, check_number, plain_text
 from ..foundations.clock import Clock, Duration, Instant, system_clock
 from ..foundations.errors import (
-    BlameError,
     InvalidTypeError,
 )
-from ..foundations.values import Value, check_key
+from ..foundations.values import Value
 from ..reasons.rules import Rule
-from ..reasons.tools import ToolSpec, spec_of
+from ..reasons.tools import ToolSpec
 from ..retrieval.vectors import check_embedder
 from ..tms.conflicts import ConflictPolicy
 from ..tms.reading import EngineView
 from ..trust.ledger import TrustLedger
-from ..trust.policy import STEP_KINDS, TrustPolicy
+from ..trust.policy import TrustPolicy
 from . import (
     assertions,
     calling,
@@ -70,7 +69,14 @@ from . import (
     saving,
 )
 from .assertions import assert_one
-from .effects import EFFECTS
+from .calling import check_call
+from .effects import (
+    EFFECTS,
+    check_add_rule,
+    check_add_tool,
+    check_record_outcome,
+    check_remove_rule,
+)
 from .forgetting import REDACTED_OP
 from .journaled import (
     CHECKPOINT_EVERY,
@@ -83,6 +89,7 @@ from .making import Effect, make
 from .operations import declare_overrides, operation
 from .parts import Parts
 from .queries import Faded, Held
+from .remembering import check_remember
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing_extensions import Self
@@ -221,22 +228,17 @@ class BeliefBase:
         (:class:`~corollary.foundations.errors.NameTakenError`); the same one again changes
         nothing.
         """
-        spec_of(fn)  # a @tool function, or InvalidTypeError
-        make(self, AddTool(fn))
+        make(self, check_add_tool(self, AddTool(fn)))
 
     @operation(change=AddRule)
     def add_rule(self, r: Rule) -> None:
         """Add a rule; it fires at once for inputs already held."""
-        if not isinstance(r, Rule):
-            raise InvalidTypeError("rules must be @rule functions")
-        make(self, AddRule(r))
+        make(self, check_add_rule(self, AddRule(r)))
 
     @operation(change=RemoveRule)
     def remove_rule(self, r: Rule) -> None:
         """Remove a rule and every justification it made (what rested only on them goes OUT)."""
-        if not isinstance(r, Rule):
-            raise InvalidTypeError("remove_rule takes a @rule function")
-        make(self, RemoveRule(r))
+        make(self, check_remove_rule(self, RemoveRule(r)))
 
     def now(self) -> float:
         """The clock's current time."""
@@ -259,11 +261,8 @@ class BeliefBase:
         With ``key``, the outcome keeps that belief's confidence now, for calibration. A call
         that raised (a store that failed) may be repeated: it never records twice.
         """
-        source = plain_text(source)
-        if self.parts.trust.kind_of(source) in STEP_KINDS:
-            raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
-        make(self, RecordOutcome(source, correct, reason=reason, at=at, topic=topic,
-                                 key=None if key is None else check_key(key)))
+        make(self, check_record_outcome(self, RecordOutcome(source, correct, reason=reason,
+                                                            at=at, topic=topic, key=key)))
 
     # -- changes ---------------------------------------------------------------------------
     @operation(change=Assert)
@@ -358,7 +357,7 @@ class BeliefBase:
     @operation("call", change=Call)
     def _called(self, fn: Callable[..., object] | None, call: PreparedCall, result: Any) -> Any:
         """A tool call's change, once the tool returned (``kb.call`` makes its value)."""
-        return make(self, Call(fn, call, result))
+        return make(self, check_call(self, Call(fn, call, result)))
 
     @operation("remember", change=Remember)
     def _remembered(self, docs: Sequence[Sequence[object]], source: str,
@@ -366,8 +365,8 @@ class BeliefBase:
                     ends: Sequence[Sequence[object]] = (),
                     links: Sequence[Sequence[object]] = ()) -> list[Remembered]:
         """A remember's change, once the model answered (``kb.remember`` makes its value)."""
-        made: list[Remembered] = make(self, Remember(docs, source, facts, refusals, ends,
-                                                     links))
+        made: list[Remembered] = make(self, check_remember(self, Remember(
+            docs, source, facts, refusals, ends, links)))
         return made
 
     @operation(REDACTED_OP, replay=lambda kb, entry: None)

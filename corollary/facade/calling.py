@@ -46,7 +46,7 @@ def call(kb: BeliefBase, fn: Callable[..., object], key: str | None, *args: obje
             result.close()  # never awaited: close it so Python does not warn
         raise AsyncToolError(f"{call.spec.name} returned an awaitable, which is never "
                              "asserted: use await kb.acall(...)")
-    believed: Value = make(kb, Call(fn, call, result))  # the tool ran: its change, as a value
+    believed: Value = make(kb, check_call(kb, Call(fn, call, result)))  # the tool ran
     return believed
 
 
@@ -62,21 +62,30 @@ async def acall(kb: BeliefBase, fn: Callable[..., object], key: str | None, *arg
         result = await asyncio.to_thread(fn, *args, **kwargs)
     if inspect.isawaitable(result):
         result = await result
-    believed: Value = make(kb, Call(fn, call, result))  # the tool ran: its change, as a value
+    believed: Value = make(kb, check_call(kb, Call(fn, call, result)))  # the tool ran
     return believed
 
 
+def check_call(kb: BeliefBase, change: Call) -> Call:
+    """A :class:`~corollary.changes.Call`'s checks (``kb.call``'s, once the tool returned, and
+    ``apply``'s): a result that can be a belief, with world times that are some (a span
+    holding at the time the change runs is its effect's); the value."""
+    value, valid_from, valid_until = unwrap(change.result)
+    canon(value)
+    check_valid_time(valid_from, valid_until)
+    return change
+
+
 def apply_call(kb: BeliefBase, change: Call) -> Value:
-    """The effect of a :class:`~corollary.changes.Call` (a tool call's change, and its
-    replay's: the tool is not called again): its result asserted (a tool not known yet
-    declared first) and the call remembered with the premise it made."""
+    """The effect of a :class:`~corollary.changes.Call` (a tool call's change, its result
+    checked, and its replay's: the tool is not called again): its result asserted (a tool
+    not known yet declared first) and the call remembered with the premise it made."""
     call, result = change.call, change.result
     # a result wrapped as Valid(value, valid_from=...) holds from that world time
     value, valid_from, valid_until = unwrap(result)
     added = call.spec.name not in kb.parts.trust.tools
-    if added:
-        canon(value)  # a result that cannot be a belief leaves the base as it was
-        vf, vu = check_valid_time(valid_from, valid_until)  # and so does a span that is none
+    if added:  # a span that holds at no time now leaves the base as it was: no tool added
+        vf, vu = check_valid_time(valid_from, valid_until)  # its times read
         if vu is not None:
             check_span(vf, vu, kb.now())
         kb.parts.trust.add_tool(call.spec)  # as kb.add_tool(fn) would: the same declaration

@@ -15,17 +15,17 @@ from ..changes.base_changes import Claim
 from ..foundations._validate import check_bool, plain_text
 from ..foundations.clock import Instant
 from ..foundations.values import Value
-from ..reasons.claims import check_claim
+from ..reasons.claims import check_claim as check_reasoned
 from ..tms import Justification, make_items, strata
 from .assertions import check_valid_time
 from .blame import Verdict
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
-__all__ = ["claim"]
+__all__ = ["check_claim", "claim"]
 
 
 @operation(change=Claim)
@@ -58,15 +58,24 @@ def claim(
     a ``valid_from`` is ordered in time as a premise with one is (docs/model.md, "Time and
     change"). Returns the value believed. See :mod:`corollary.reasons.claims`.
     """
+    made: Value = make(kb, check_claim(kb, Claim(
+        key, value, source, inputs, certainty, formula, citation, unless=unless, learn=learn,
+        valid_from=valid_from, valid_until=valid_until)))
+    return made
+
+
+def check_claim(kb: BeliefBase, change: Claim) -> Claim:
+    """A :class:`~corollary.changes.Claim`'s checks (``kb.claim``'s and ``apply``'s): its
+    source, world time and ``learn`` (its inputs and formula are checked by its effect,
+    against what the base holds); the checked value."""
+    learn = change.learn
     if learn is not None:
         learn = check_bool(learn, "learn")
-    valid_from, valid_until = check_valid_time(valid_from, valid_until)
-    source = plain_text(source)
+    valid_from, valid_until = check_valid_time(change.valid_from, change.valid_until)
+    source = plain_text(change.source)
     kb.parts.trust.check_source(source, "claims come from sources")
-    made: Value = make(kb, Claim(key, value, source, inputs, certainty, formula, citation,
-                                 unless=unless, learn=learn, valid_from=valid_from,
-                                 valid_until=valid_until))
-    return made
+    return checked(change, learn=learn, valid_from=valid_from, valid_until=valid_until,
+                   source=source)
 
 
 def apply_claim(kb: BeliefBase, change: Claim) -> Value:
@@ -80,8 +89,8 @@ def apply_claim(kb: BeliefBase, change: Claim) -> Value:
     learn = kb.learn_from_checks if learn is None else learn
     vf, vu = valid_from, valid_until
     exceptions = make_items(unless, "unless")
-    checked = check_claim(key, value, source, inputs, certainty, formula, citation,
-                          kb.parts.lookup.held_belief)
+    checked = check_reasoned(key, value, source, inputs, certainty, formula, citation,
+                             kb.parts.lookup.held_belief)
     strata.check_reason(kb.parts.engine, checked.key, checked.vid, checked.inputs, exceptions)
     items: list[Verdict] = []
     if learn and checked.checks:

@@ -33,7 +33,7 @@ from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import Value, canon, check_key
 from ..reasons.claims import named_inputs
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -98,13 +98,19 @@ def depend(kb: BeliefBase, key: str, value: Value, on: Sequence[str] | Mapping[s
     >>> kb.value("user:medication") is None
     True
     """
-    key = check_key(key)
-    if key in _on_keys(on).values():
-        raise InvalidInputError(f"{key!r} cannot rest on itself")
-    made: Value = make(kb, Depend(key, value, on, source=source, citation=citation,
-                                  certainty=certainty, formula=formula, valid_from=valid_from,
-                                  learn=learn))
+    made: Value = make(kb, check_depend(kb, Depend(
+        key, value, on, source=source, citation=citation, certainty=certainty, formula=formula,
+        valid_from=valid_from, learn=learn)))
     return made
+
+
+def check_depend(kb: BeliefBase, change: Depend) -> Depend:
+    """A :class:`~corollary.changes.Depend`'s checks (``kb.depend``'s and ``apply``'s): its key
+    and the keys it rests on (the claim's own are its effect's); the checked value."""
+    key = check_key(change.key)
+    if key in _on_keys(change.on).values():
+        raise InvalidInputError(f"{key!r} cannot rest on itself")
+    return checked(change, key=key)
 
 
 def apply_depend(kb: BeliefBase, change: Depend) -> Value:
@@ -154,16 +160,23 @@ def replace_when(kb: BeliefBase, key: str, value: Value, changes: str, *,
     >>> kb.value("user:exercise")
     'cycling'
     """
-    key = check_key(key)
+    made: Value = make(kb, check_replace_when(kb, ReplaceWhen(
+        key, value, changes, source=source, citation=citation, certainty=certainty,
+        valid_from=valid_from, learn=learn)))
+    return made
+
+
+def check_replace_when(kb: BeliefBase, change: ReplaceWhen) -> ReplaceWhen:
+    """A :class:`~corollary.changes.ReplaceWhen`'s checks (``kb.replace_when``'s and
+    ``apply``'s): its two keys, not the same; the checked value."""
+    key, changes = check_key(change.key), change.changes
     if not isinstance(changes, str):
         raise InvalidTypeError("changes is the key whose change the replacement waits for")
     changes = check_key(changes)
     if changes == key:
         raise InvalidInputError(f"{key!r} cannot be replaced when it changes itself: say "
                                 "its new value")
-    made: Value = make(kb, ReplaceWhen(key, value, changes, source=source, citation=citation,
-                                       certainty=certainty, valid_from=valid_from, learn=learn))
-    return made
+    return checked(change, key=key, changes=changes)
 
 
 def apply_replace_when(kb: BeliefBase, change: ReplaceWhen) -> Value:

@@ -41,27 +41,71 @@ from ..changes.base_changes import (
     Resolve,
     Retract,
 )
-from ..foundations.errors import InvalidInputError, NameTakenError
+from ..foundations._validate import plain_text
+from ..foundations.errors import BlameError, InvalidInputError, InvalidTypeError, NameTakenError
+from ..foundations.values import check_key
 from ..reasons.rules import Rule
 from ..reasons.tools import ToolSpec, spec_of
-from .assertions import apply_assert, apply_assert_many
+from ..trust.policy import STEP_KINDS
+from .assertions import apply_assert, apply_assert_many, check_assert, check_assert_many
 from .base_operations import rule_named
-from .calling import apply_call
-from .claiming import apply_claim
-from .depending import apply_depend, apply_replace_when
-from .ending import apply_end
-from .forgetting import apply_forget
-from .making import Effect
-from .promising import apply_answer, apply_fit_calibrator, apply_guarantee, apply_remove_guarantee
-from .remembering import apply_remember
-from .resolving import apply_nogood, apply_resolve
-from .retracting import apply_retract
+from .calling import apply_call, check_call
+from .claiming import apply_claim, check_claim
+from .depending import apply_depend, apply_replace_when, check_depend, check_replace_when
+from .ending import apply_end, check_end
+from .forgetting import apply_forget, check_forget
+from .making import Check, Effect, checked
+from .promising import (
+    apply_answer,
+    apply_fit_calibrator,
+    apply_guarantee,
+    apply_remove_guarantee,
+    check_answer,
+    check_guarantee,
+    check_promise_change,
+)
+from .remembering import apply_remember, check_remember
+from .resolving import apply_nogood, apply_resolve, check_nogood, check_resolve
+from .retracting import apply_retract, check_retract
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
-__all__ = ["EFFECTS", "apply_add_rule", "apply_add_tool", "apply_record_outcome",
-           "apply_remove_rule"]
+__all__ = ["CHECKS", "EFFECTS", "apply_add_rule", "apply_add_tool", "apply_record_outcome",
+           "apply_remove_rule", "check_add_rule", "check_add_tool", "check_record_outcome",
+           "check_remove_rule"]
+
+
+def check_add_tool(kb: BeliefBase, change: AddTool) -> AddTool:
+    """An :class:`~corollary.changes.AddTool`'s checks (``kb.add_tool``'s and ``apply``'s):
+    a ``@tool`` function (a name the base holds otherwise is its effect's); the value."""
+    spec_of(change.fn)  # a @tool function, or InvalidTypeError
+    return change
+
+
+def check_add_rule(kb: BeliefBase, change: AddRule) -> AddRule:
+    """An :class:`~corollary.changes.AddRule`'s checks: a ``@rule`` function; the value."""
+    if not isinstance(change.r, Rule):
+        raise InvalidTypeError("rules must be @rule functions")
+    return change
+
+
+def check_remove_rule(kb: BeliefBase, change: RemoveRule) -> RemoveRule:
+    """A :class:`~corollary.changes.RemoveRule`'s checks: a ``@rule`` function (one the base
+    holds is its effect's); the value."""
+    if not isinstance(change.r, Rule):
+        raise InvalidTypeError("remove_rule takes a @rule function")
+    return change
+
+
+def check_record_outcome(kb: BeliefBase, change: RecordOutcome) -> RecordOutcome:
+    """A :class:`~corollary.changes.RecordOutcome`'s checks (``kb.record_outcome``'s and
+    ``apply``'s): a source, not a reasoning step, and its key; the checked value."""
+    source = plain_text(change.source)
+    if kb.parts.trust.kind_of(source) in STEP_KINDS:
+        raise BlameError(f"{source!r} is a reasoning step: outcomes belong to sources")
+    key = None if change.key is None else check_key(change.key)
+    return checked(change, source=source, key=key)
 
 
 def apply_add_tool(kb: BeliefBase, change: AddTool) -> None:
@@ -140,4 +184,32 @@ EFFECTS: Mapping[type[Any], Effect] = {
     Answer: apply_answer,
     Call: apply_call,
     Remember: apply_remember,
+}
+
+
+#: The checks of each of the base's own changes, by value class: the function its method runs
+#: before it makes the value, which :func:`corollary.changes.apply` runs on a value given it
+#: (so the value is checked once and built once). A check that needs the base's state at the
+#: time the change runs stays in the effect (docs/extending.md, "Where the checks sit").
+CHECKS: Mapping[type[Any], Check] = {
+    Assert: check_assert,
+    AssertMany: check_assert_many,
+    Claim: check_claim,
+    Retract: check_retract,
+    RecordOutcome: check_record_outcome,
+    End: check_end,
+    Depend: check_depend,
+    ReplaceWhen: check_replace_when,
+    AddRule: check_add_rule,
+    RemoveRule: check_remove_rule,
+    AddTool: check_add_tool,
+    Answer: check_answer,
+    Resolve: check_resolve,
+    Nogood: check_nogood,
+    Forget: check_forget,
+    Guarantee: check_guarantee,
+    RemoveGuarantee: check_promise_change,
+    FitCalibrator: check_promise_change,
+    Call: check_call,
+    Remember: check_remember,
 }

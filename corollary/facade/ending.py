@@ -24,14 +24,14 @@ from ..foundations.clock import Instant, to_instant
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import Value, canon, check_key, check_text, end_value, is_end
 from .assertions import check_assertion, check_certainty, confirmations, put
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..tms import Belief, Engine
     from .base import BeliefBase
 
-__all__ = ["corrected", "ended"]
+__all__ = ["check_end", "check_ends_in_time", "check_something_to_end", "corrected", "ended"]
 
 
 def corrected(engine: Engine, key: str, source: str, start: float) -> Belief | None:
@@ -95,21 +95,34 @@ def end(kb: BeliefBase, key: str, value: Value = None, *, source: str, at: Insta
     >>> kb.value("ann:employer")
     'Acme'
     """
-    key = check_key(key)
+    make(kb, check_end(kb, End(key, value, source=source, at=at, reason=reason,
+                               certainty=certainty)))
+
+
+def check_end(kb: BeliefBase, change: End) -> End:
+    """An :class:`~corollary.changes.End`'s checks (``kb.end``'s and ``apply``'s): its key,
+    reason and certainty (what the base holds is checked by its effect); the checked value."""
+    key, reason, certainty = check_key(change.key), change.reason, change.certainty
     if reason is not None:
         if not isinstance(reason, str):
             raise InvalidTypeError("reason must be a string")
         reason = check_text(plain_text(reason), "a reason")
     if certainty is not None:
         certainty = check_certainty(certainty)
-    make(kb, End(key, value, source=source, at=at, reason=reason, certainty=certainty))
+    return checked(change, key=key, reason=reason, certainty=certainty)
 
 
-def apply_end(kb: BeliefBase, change: End) -> None:
-    """The effect of a :class:`~corollary.changes.End` (``kb.end``'s, its key, reason and
-    certainty checked, and its replay's): what the base holds checked, then the end."""
-    (key, value, source, at, reason, certainty) = (
-        change.key, change.value, change.source, change.at, change.reason, change.certainty)
+def check_something_to_end(kb: BeliefBase, key: str, value: Value) -> None:
+    """What an end needs of the base's state: a policy that orders values in time (or none),
+    and something of ``key`` (of ``value``, when named) held. ``kb.end``'s effect checks it;
+    a remember checks its end rows with it before it writes anything (so that a row ending
+    what nothing holds leaves its documents and facts unwritten)."""
+    check_ends_in_time(kb)
+    check_something_held(kb, key, value)
+
+
+def check_ends_in_time(kb: BeliefBase) -> None:
+    """An end orders values in time: a base under ``PreferNewer``, or with no policy."""
     if kb.conflict_policy is not None and getattr(
             kb.conflict_policy, "mode", None) != "time":
         raise InvalidInputError(
@@ -117,8 +130,25 @@ def apply_end(kb: BeliefBase, change: End) -> None:
             "(conflict_policy=PreferNewer()) or has no conflict policy; under "
             f"{type(kb.conflict_policy).__name__} retract the value instead "
             "(docs/model.md, 'Ending a fact')")
+
+
+def check_something_held(kb: BeliefBase, key: str, value: Value) -> None:
+    """Something of ``key`` (of ``value``, when named, not itself an end) is held."""
     if not kb.parts.engine.values_of(key):
         raise UnknownBeliefError(f"no belief about {key!r}: there is nothing to end")
+    if value is not None:
+        if is_end(value):
+            raise InvalidInputError("value names the value being ended, not an end")
+        if kb.parts.engine.find(key, canon(value)) is None:
+            raise UnknownBeliefError(f"no belief {key} = {value!r}: there is nothing to end")
+
+
+def apply_end(kb: BeliefBase, change: End) -> None:
+    """The effect of a :class:`~corollary.changes.End` (``kb.end``'s, its key, reason and
+    certainty checked, and its replay's): what the base holds checked, then the end."""
+    (key, value, source, at, reason, certainty) = (
+        change.key, change.value, change.source, change.at, change.reason, change.certainty)
+    check_something_to_end(kb, key, value)
     now = kb.now()
     start = check_end_time(at, now)
     ending = end_value(reason)
@@ -127,10 +157,6 @@ def apply_end(kb: BeliefBase, change: End) -> None:
     key, _, _, source, origin, hl, tl = check_assertion(
         kb.parts.trust, key, "ended", source, None, None, None)
     if value is not None:
-        if is_end(value):
-            raise InvalidInputError("value names the value being ended, not an end")
-        if kb.parts.engine.find(key, canon(value)) is None:
-            raise UnknownBeliefError(f"no belief {key} = {value!r}: there is nothing to end")
         if kb.at(start).label(key, value) != "IN":
             raise InvalidInputError(f"{key} = {value!r} does not hold at {start!r}: there is "
                                     "nothing of it to end then")

@@ -57,7 +57,7 @@ from ..foundations.values import canon, check_key, check_text
 from ..retrieval.lexical import LexicalIndex
 from ..retrieval.vectors import VectorIndex
 from ..tms import Belief, Engine, Justification
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
     from .recall import Recaller
 
-__all__ = ["ForgetSpec", "Forgotten", "Plan", "erase", "forget_subjects",
+__all__ = ["ForgetSpec", "Forgotten", "Plan", "check_forget", "erase", "forget_subjects",
            "plan", "redact_outcomes"]
 
 
@@ -457,17 +457,28 @@ def forget(kb: BeliefBase, key: str | None = None, value: object = _NO_VALUE, *,
     >>> sorted(kb.keys())
     ['customer:7:email']
     """
-    made: Forgotten = make(kb, Forget(key, value, source=source, scope=scope, reason=reason, by=by))
+    made: Forgotten = make(kb, check_forget(kb, Forget(key, value, source=source, scope=scope,
+                                                      reason=reason, by=by)))
     return made
 
 
-def apply_forget(kb: BeliefBase, change: Forget) -> Forgotten:
-    """The effect of a :class:`~corollary.changes.Forget` (``kb.forget``'s, and its replay's)."""
-    (key, value, source, scope, reason, by) = (
-        change.key, change.value, change.source, change.scope, change.reason, change.by)
+def check_forget(kb: BeliefBase, change: Forget) -> Forget:
+    """A :class:`~corollary.changes.Forget`'s checks (``kb.forget``'s and ``apply``'s): exactly
+    one of a key, a source and a scope (:func:`check_spec`), a reason and a ``by`` that are
+    text (that a key is held is its effect's); the checked value."""
+    value = change.value
     has_value = value is not _NO_VALUE
-    spec = check_spec(key, value if has_value else None, has_value, source, scope)
-    reason, by = _note(reason, "reason"), _note(by, "by (who asked)")
+    check_spec(change.key, value if has_value else None, has_value, change.source, change.scope)
+    return checked(change, reason=_note(change.reason, "reason"),
+                   by=_note(change.by, "by (who asked)"))
+
+
+def apply_forget(kb: BeliefBase, change: Forget) -> Forgotten:
+    """The effect of a :class:`~corollary.changes.Forget` (``kb.forget``'s, its arguments
+    checked, and its replay's): the key held, then what it names erased."""
+    key, value, source, scope = change.key, change.value, change.source, change.scope
+    has_value = value is not _NO_VALUE
+    spec = check_spec(key, value if has_value else None, has_value, source, scope)  # its spec
     if spec.key is not None and not spec.targets(kb.parts.engine):
         what = spec.key if not has_value else f"{spec.key} = {value!r}"
         raise UnknownBeliefError(f"{what} is not in this base: nothing to forget")

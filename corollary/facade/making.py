@@ -23,7 +23,9 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import attrs
 
 from .operations import OperationCall, operations_of
 
@@ -31,11 +33,27 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..changes.base_changes import BaseChange
     from .base import BeliefBase
 
-__all__ = ["Effect", "make"]
+__all__ = ["Check", "Effect", "checked", "make"]
 
 #: What one of the base's own changes does to it: ``effect(kb, change)``, returning what its
 #: method returns.
 Effect = Callable[[Any, Any], Any]
+
+#: A change's checks: ``check(kb, change)`` raises a typed error and changes nothing, or
+#: returns the checked value (``change`` itself when checking changed none of its fields).
+#: The method and :func:`corollary.changes.apply` run the same one (so they cannot drift).
+Check = Callable[[Any, Any], Any]
+
+C = TypeVar("C")
+
+
+def checked(change: C, **fields: object) -> C:
+    """``change`` itself when each of ``fields`` (its fields as checked) is the one it holds,
+    else a copy holding them: a value checked as given is not built again."""
+    for name, value in fields.items():
+        if getattr(change, name) is not value:
+            return attrs.evolve(change, **fields)  # type: ignore[misc]
+    return change
 
 
 def make(kb: BeliefBase, change: BaseChange) -> Any:

@@ -19,7 +19,7 @@ from ..promises.book import calibration_pairs as ledger_pairs
 from ..promises.options import GuaranteeOptions
 from .base_operations import replay_answer
 from .lookup import conflict_between
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,21 +52,39 @@ def guarantee(kb: BeliefBase, name: str = "default",
     ``options=`` value. See :meth:`corollary.promises.PromiseBook.guarantee` and
     ``docs/guarantees.md``.
     """
-    made: Promise | GroupedPromise | None = make(kb, Guarantee(name, examples, options=options,
-                                                               settings=kwargs))
+    made: Promise | GroupedPromise | None = make(kb, check_guarantee(kb, Guarantee(
+        name, examples, options=options, settings=kwargs)))
     return made
 
 
-def apply_guarantee(kb: BeliefBase, change: Guarantee) -> Promise | GroupedPromise | None:
-    """The effect of a :class:`~corollary.changes.Guarantee` (``kb.guarantee``'s, and its
-    replay's)."""
-    (name, examples, options, kwargs) = (
-        change.name, change.examples, change.options, dict(change.settings))
+def check_guarantee(kb: BeliefBase, change: Guarantee) -> Guarantee:
+    """A :class:`~corollary.changes.Guarantee`'s checks (``kb.guarantee``'s and ``apply``'s):
+    ``options=`` or keyword settings, not both, the settings made one
+    :class:`~corollary.GuaranteeOptions` (the name, the target and the examples are checked
+    by :meth:`corollary.promises.PromiseBook.guarantee`, which its effect calls, as the
+    promise is calibrated); the checked value, its settings in its options."""
+    options, settings = change.options, dict(change.settings)
     if options is None:
-        options = GuaranteeOptions.of(kwargs)
-    elif kwargs:
+        return checked(change, options=GuaranteeOptions.of(settings), settings={})
+    if settings:
         raise InvalidInputError("pass options= or keyword options, not both")
-    return kb.parts.promises.guarantee(kb.ledger, name, examples, options)
+    return change
+
+
+def apply_guarantee(kb: BeliefBase, change: Guarantee) -> Promise | GroupedPromise | None:
+    """The effect of a :class:`~corollary.changes.Guarantee` (``kb.guarantee``'s, its options
+    checked): the promise calibrated and attached (its entry carries the state it left)."""
+    return kb.parts.promises.guarantee(kb.ledger, change.name, change.examples, change.options)
+
+
+def check_promise_change(kb: BeliefBase, change: RemoveGuarantee | FitCalibrator
+                         ) -> RemoveGuarantee | FitCalibrator:
+    """The checks of a :class:`~corollary.changes.RemoveGuarantee` and a
+    :class:`~corollary.changes.FitCalibrator`: none before their effect, which calls the
+    promise book's own method (:class:`corollary.promises.PromiseBook`, a public API that
+    checks its arguments: a name, the examples as it reads them); their entries carry the
+    state they left, so a replay never checks them again. The value."""
+    return change
 
 
 @operation(change=RemoveGuarantee, snapshot=True)
@@ -107,8 +125,14 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
            group: object = None) -> Answer:
     """Answer ``key`` alone (``ok``) or abstain, under a promise; see
     :meth:`corollary.promises.PromiseBook.answer`."""
-    made: Answer = make(kb, AnswerChange(check_key(key), promise, group=group))
+    made: Answer = make(kb, check_answer(kb, AnswerChange(key, promise, group=group)))
     return made
+
+
+def check_answer(kb: BeliefBase, change: AnswerChange) -> AnswerChange:
+    """An :class:`~corollary.changes.Answer`'s checks (``kb.answer``'s and ``apply``'s): its
+    key (the promise is found by its effect); the checked value."""
+    return checked(change, key=check_key(change.key))
 
 
 def apply_answer(kb: BeliefBase, change: AnswerChange) -> Answer:

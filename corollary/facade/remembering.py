@@ -43,7 +43,7 @@ from ..tms import IN
 from .assertions import check_certainty, check_valid_time
 from .blame import Verdict, outcome_events
 from .clause_keys import speaker_name, with_clause_keys
-from .ending import corrected
+from .ending import check_ends_in_time, check_something_held, corrected
 from .fact_support import read_entities, stated_time, value_in_quote
 from .key_resolution import KeyIndex, fact_key, scoped_key, words
 from .making import make
@@ -69,7 +69,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..models.protocol import AsyncModel, Model
     from .base import BeliefBase
 
-__all__ = ["Refused", "Remembered", "RememberedList", "document_key"]
+__all__ = ["Refused", "Remembered", "RememberedList", "check_remember", "document_key"]
 
 #: How many existing keys a request may show (within KEYS_TOKENS of lines).
 SHOWN_KEYS = 20
@@ -462,7 +462,8 @@ def _remember_kept(kb: BeliefBase, kept: list[_Fact], refused: list[tuple[Refuse
                  if f.depends or f.changes is not None]
         if links:
             extra["links"] = links
-        made = make(kb, Remember(doc_rows, claimer, fact_rows, counted, **extra))
+        made = make(kb, check_remember(kb, Remember(doc_rows, claimer, fact_rows, counted,
+                                                    **extra)))
     fresh = iter(made)
     _sync_beliefs(kb, [(f.key, f.value) for f in kept if f.known])
     results = [attrs.evolve(_result(kb, f.key, f.value, f.quote, docs[f.doc].key,
@@ -473,9 +474,18 @@ def _remember_kept(kb: BeliefBase, kept: list[_Fact], refused: list[tuple[Refuse
     return RememberedList(results, [r for r, _ in refused], requests, cut)
 
 
+def check_remember(kb: BeliefBase, change: Remember) -> Remember:
+    """A :class:`~corollary.changes.Remember`'s checks (``kb.remember``'s, once the model
+    answered, and ``apply``'s): its rows (:func:`check_rows`; its end rows against what the
+    base holds are its effect's, before it writes anything); the value."""
+    check_rows(kb, change.docs, change.source, change.facts, change.ends, change.links)
+    return change
+
+
 def apply_remember(kb: BeliefBase, change: Remember) -> list[Remembered]:
     """The effect of a :class:`~corollary.changes.Remember` (``kb.remember``'s change once the
-    model answered, and its replay's): :func:`remembered` with its fields."""
+    model answered, its rows checked, and its replay's): :func:`remembered` with its
+    fields."""
     docs: Any = change.docs  # plain rows: an entry's, or remember's own
     facts: Any = change.facts
     refusals: Any = change.refusals
@@ -490,8 +500,13 @@ def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[l
     """The change of one remember (the base's declared ``_remembered``): the documents
     asserted and the facts claimed, with the outcomes of the checks recorded first (all or
     nothing). Its arguments are plain data: a journaled base keeps them as its entry, and a
-    replay runs this again with them."""
-    check_rows(kb, docs, source, facts, ends, links)  # before anything changes
+    replay runs this again with them (its rows checked: :func:`check_remember`)."""
+    written = {row[0] for row in docs} | {row[0] for row in facts}
+    for key, value, *_, started, _merged in ends:  # kb.end's state checks, before any write
+        if started is None:
+            check_ends_in_time(kb)
+            if key not in written:  # else what it ends is written first: kb.end checks it
+                check_something_held(kb, key, value)
     learn = kb.learn_from_checks
     items: list[Verdict] = []
     events: list[dict[str, Any]] = []
@@ -504,8 +519,6 @@ def remembered(kb: BeliefBase, docs: list[list[Any]], source: str, facts: list[l
         for key, _value, _quote, doc, _vf, cert, _m in facts:
             items.append((source, True, f"citation in {docs[doc][0]} for {key} found", key,
                           rel * (1.0 if cert is None else cert)))
-    for key, *_ in facts:
-        check_key(key)
     rules = kb.parts.rules.active
     if not rules:  # recorded before the change, as the base's operations do
         _record_checks(kb, items, events)

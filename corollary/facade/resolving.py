@@ -19,18 +19,18 @@ from ..changes.base_changes import Nogood, Resolve
 from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError
 from ..foundations.values import Value, canon, check_key
-from ..reasons.nogoods import conflict_of, give_up_target, make_nogood
-from ..tms import IN, Belief, Engine
+from ..reasons.nogoods import check_nogood_items, conflict_of, give_up_target, nogood_in
+from ..tms import IN, Belief, Engine, make_items
 from ..tms.conflicts import Conflict
 from .blame import Verdict, accountable, sources_of
 from .lookup import conflict_between
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
-__all__ = ["Resolution", "open_conflicts", "resolution"]
+__all__ = ["Resolution", "check_nogood", "check_resolve", "open_conflicts", "resolution"]
 
 
 @attrs.frozen(slots=True)
@@ -57,12 +57,11 @@ def open_conflicts(engine: Engine) -> list[Conflict]:
 
 def resolution(engine: Engine, conflict: Conflict | str, winner: Any, learn: Any,
                give_up: Any, sync: Callable[[], object]) -> Resolution:
-    """Check a person's resolution of ``conflict`` (``kb.resolve``'s arguments) and work out
-    what it does, changing nothing; ``sync`` brings the engine up to now once the arguments
-    that need no reading are checked."""
-    if not isinstance(learn, bool):
-        raise InvalidTypeError("learn must be a bool")
-    name = conflict.key if isinstance(conflict, Conflict) else plain_text(conflict)
+    """Check a person's resolution of ``conflict`` (``kb.resolve``'s arguments, checked by
+    :func:`check_resolve`) against what the base holds and work out what it does, changing
+    nothing; ``sync`` brings the engine up to now once the arguments that need no reading
+    are checked."""
+    name = conflict.key if isinstance(conflict, Conflict) else conflict
     if (isinstance(conflict, Conflict) and conflict.nogood) or (
             isinstance(name, str) and name in engine.nogoods
             and not isinstance(conflict, Conflict)):
@@ -118,15 +117,25 @@ def nogood(kb: BeliefBase, *items: str | tuple[str, Value], name: str | None = N
     no policy ``conflicts()`` lists it until :meth:`resolve` gives one up. Returns the
     nogood's name. See :mod:`corollary.reasons.nogoods`.
     """
-    made: str = make(kb, Nogood(tuple(items), name=name))
+    made: str = make(kb, check_nogood(kb, Nogood(tuple(items), name=name)))
     return made
 
 
+def check_nogood(kb: BeliefBase, change: Nogood) -> Nogood:
+    """A :class:`~corollary.changes.Nogood`'s checks (``kb.nogood``'s and ``apply``'s): two or
+    more items naming different beliefs, a name that is some text (keys known and the name
+    free are its effect's, against what the base holds); the value."""
+    check_nogood_items(change.items, change.name)
+    return change
+
+
 def apply_nogood(kb: BeliefBase, change: Nogood) -> str:
-    """The effect of a :class:`~corollary.changes.Nogood` (``kb.nogood``'s, and its replay's)."""
+    """The effect of a :class:`~corollary.changes.Nogood` (``kb.nogood``'s, its items checked,
+    and its replay's): its keys known and its name free, then the nogood."""
     items, name = change.items, change.name
     kb.parts.lookup.sync()
-    ng = make_nogood(kb.parts.engine, items, name, len(kb.parts.engine.nogoods) + 1)
+    parsed = make_items(list(items), "a nogood")  # read again: a value keeps them as said
+    ng = nogood_in(kb.parts.engine, parsed, name, len(kb.parts.engine.nogoods) + 1)
     kb.parts.engine.add_nogood(ng)
     kb.parts.after_change(kb)
     return ng.name
@@ -150,7 +159,20 @@ def resolve(kb: BeliefBase, conflict: Conflict | str, winner: Value = None, lear
     or ``(key, value)``) is rejected; with ``learn`` its sources get a wrong outcome. Either
     resolution is final.
     """
-    make(kb, Resolve(conflict, winner, learn, give_up=give_up))
+    make(kb, check_resolve(kb, Resolve(conflict, winner, learn, give_up=give_up)))
+
+
+def check_resolve(kb: BeliefBase, change: Resolve) -> Resolve:
+    """A :class:`~corollary.changes.Resolve`'s checks (``kb.resolve``'s and ``apply``'s):
+    ``learn`` a bool, the conflict a :class:`~corollary.tms.conflicts.Conflict` or a name
+    (that it is open, and its winner or item given up standing, are its effect's: they
+    depend on what the base holds when it runs); the checked value."""
+    conflict = change.conflict
+    if not isinstance(change.learn, bool):
+        raise InvalidTypeError("learn must be a bool")
+    if not isinstance(conflict, Conflict):
+        conflict = plain_text(conflict)
+    return checked(change, conflict=conflict)
 
 
 def apply_resolve(kb: BeliefBase, change: Resolve) -> None:

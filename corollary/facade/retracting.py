@@ -14,13 +14,13 @@ from ..foundations._validate import plain_text
 from ..foundations.errors import InvalidInputError, InvalidTypeError, UnknownBeliefError
 from ..foundations.values import Value, check_key, check_text
 from .blame import FAULTS, Verdict, blame
-from .making import make
+from .making import checked, make
 from .operations import operation
 
 if TYPE_CHECKING:  # pragma: no cover
     from .base import BeliefBase
 
-__all__ = ["retract"]
+__all__ = ["check_retract", "retract"]
 
 
 @operation(change=Retract)
@@ -36,6 +36,13 @@ def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = 
     that model made for the value; the belief stays IN if other reasons hold it, and blame
     (``fault="source"``) falls on that source alone.
     """
+    make(kb, check_retract(kb, Retract(key, value, reason, fault, source=source)))
+
+
+def check_retract(kb: BeliefBase, change: Retract) -> Retract:
+    """A :class:`~corollary.changes.Retract`'s checks (``kb.retract``'s and ``apply``'s):
+    its key, fault, reason and source; the checked value."""
+    key, fault, reason, source = change.key, change.fault, change.reason, change.source
     key = check_key(key)
     if type(fault) is not str or fault not in FAULTS:
         raise InvalidInputError(f"fault must be 'none' or 'source', got {fault!r}")
@@ -46,7 +53,7 @@ def retract(kb: BeliefBase, key: str, value: Value = None, reason: str | None = 
     if source is not None:
         source = plain_text(source)
         kb.parts.trust.check_source(source, "only a source's reasons can be withdrawn")
-    make(kb, Retract(key, value, reason, fault, source=source))
+    return checked(change, key=key, reason=reason, source=source)
 
 
 def apply_retract(kb: BeliefBase, change: Retract) -> None:

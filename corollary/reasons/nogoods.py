@@ -27,8 +27,10 @@ from ..tms import ANY, PREMISES, Belief, Engine, Nogood, item_text, make_items, 
 from ..tms.conflicts import Candidate, Conflict, Culprit
 
 
-def make_nogood(engine: Engine, items: Iterable[Any], name: str | None, seq: int) -> Nogood:
-    """Validate a new nogood's items and name (every key must be known); change nothing."""
+def check_nogood_items(items: Iterable[Any], name: str | None
+                       ) -> tuple[tuple[str, Any, Any], ...]:
+    """A new nogood's items and name as said (two or more, naming different beliefs; a name
+    that is some text), whatever the engine holds; its items read."""
     parsed = make_items(list(items), "a nogood")
     if len(parsed) < 2:
         raise InvalidInputError("a nogood names at least two beliefs that cannot all hold")
@@ -38,12 +40,27 @@ def make_nogood(engine: Engine, items: Iterable[Any], name: str | None, seq: int
                 raise InvalidInputError(
                     f"a nogood's items must name different beliefs: {item_text(other)} and "
                     f"{item_text(parsed[i])} overlap")
+    if name is not None and (not isinstance(name, str) or not name or name.isspace()):
+        raise InvalidTypeError(f"a nogood's name is a non-empty string, not {name!r}")
+    return parsed
+
+
+def make_nogood(engine: Engine, items: Iterable[Any], name: str | None, seq: int) -> Nogood:
+    """Validate a new nogood's items and name (:func:`check_nogood_items`; every key must be
+    known, the name free); change nothing."""
+    parsed = check_nogood_items(items, name)
+    return nogood_in(engine, parsed, name, seq)
+
+
+def nogood_in(engine: Engine, parsed: tuple[tuple[str, Any, Any], ...], name: str | None,
+              seq: int) -> Nogood:
+    """A nogood of items already read (:func:`check_nogood_items`), checked against what
+    ``engine`` holds (every key known, the name free); change nothing."""
+    for key, _, _ in parsed:
         if key not in engine.keys:
             raise UnknownBeliefError(f"a nogood names {key!r}, which the base has never heard of")
     if name is None:
         name = f"nogood:{seq}"
-    elif not isinstance(name, str) or not name or name.isspace():
-        raise InvalidTypeError(f"a nogood's name is a non-empty string, not {name!r}")
     if name in engine.nogoods:
         raise InvalidInputError(f"there is already a nogood named {name!r}")
     strata.check_nogood(engine, parsed)
@@ -110,4 +127,4 @@ def describe_loss(engine: Engine, b: Belief, sources: Callable[[Belief], list[st
     }
 
 
-__all__ = ["conflict_of", "culprits", "describe_loss", "give_up_target", "make_nogood"]
+__all__ = ["conflict_of", "culprits", "describe_loss", "give_up_target", "make_nogood", "check_nogood_items", "nogood_in"]

@@ -57,11 +57,6 @@ def test_a_remember_with_a_row_the_base_refuses_changes_nothing(bad: str, learn:
 
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "kb.end's own checks of the state (a key held, its value holding at the time) run after "
-    "the remember's documents and facts are written; checking an end row against the state "
-    "first, or running the change under the undo (one snapshot), is a larger change of "
-    "facade/remembering.py (the values lane's): a row kb.remember makes always passes them"))
 def test_a_remember_ending_what_nothing_holds_changes_nothing() -> None:
     kb = BeliefBase(clock=ManualClock(100))
     ends = [["bob:city", None, "Bob left", 0, 100.0, None, None, None]]  # no one said bob:city
