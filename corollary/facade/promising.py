@@ -131,7 +131,11 @@ def answer(kb: BeliefBase, key: str, promise: str | None = "default", *,
 
 def check_answer(kb: BeliefBase, change: AnswerChange) -> AnswerChange:
     """An :class:`~corollary.changes.Answer`'s checks (``kb.answer``'s and ``apply``'s): its
-    key (the promise is found by its effect); the checked value."""
+    key, and its group a value (a label: read as plain data for the verdict record, so
+    ``b"x"`` or an object is refused here, typed, not half-way through the answer); the
+    promise is found by its effect. The checked value."""
+    if change.group is not None:
+        canon(change.group)
     return checked(change, key=check_key(change.key))
 
 

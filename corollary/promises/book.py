@@ -281,6 +281,10 @@ def _examples(
     """The pairs to calibrate on: ``examples`` validated, or the base's own."""
     import numpy as np
 
+    for name, given in (("source", source), ("topic", topic)):
+        if given is not None and not isinstance(given, str):  # hashed to select the pairs
+            raise InvalidTypeError(f"{name} must be a string, got {type(given).__name__}")
+
     from .checks import check_confidences
 
     if examples is None:

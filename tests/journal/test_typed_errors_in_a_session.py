@@ -3,7 +3,8 @@
 a change now travels as its value's entry: the values merge made a session raise a bare
 ``ValueError`` for an array where a field has a default (``fields_said`` compared it with the
 default as a truth value). tests/base/test_bad_input.py covers a plain base's calls in detail.
-Two bare errors that were there before the values are kept as strict xfails."""
+Two bare errors that were there before the values (an answer's group of bytes, a calibrator's
+source of a list) are typed errors too, and swept with the rest."""
 
 from __future__ import annotations
 
@@ -57,11 +58,6 @@ CALLS: dict[str, tuple[tuple[Any, ...], dict[str, Any], tuple[str, ...]]] = {
 BAD = (None, 1, -1.5, math.nan, math.inf, "", " ", b"x", [], {}, ("a",), object(),
        {"a": 1}, True, np.array([1, 2]))
 
-#: Parameters that raised bare errors before the values (not this merge's), left to the promise
-#: changes' checks: the xfails below.
-KNOWN = (("answer", "group"), ("fit_calibrator", "source"))
-
-
 def _bases(tmp_path: Path, session: bool) -> Iterator[BeliefBase]:
     with open_ledger(str(tmp_path / "ledger.db")) as ledger:
         n = 0
@@ -95,8 +91,6 @@ def test_a_bad_argument_is_a_typed_error(tmp_path: Path, name: str, session: boo
     kb = next(bases)
     for where in CALLS[name][2]:
         for bad in BAD:
-            if (name, where) in KNOWN:
-                continue
             try:
                 _call(kb, name, where, bad)
             except CorollaryError:
@@ -106,16 +100,3 @@ def test_a_bad_argument_is_a_typed_error(tmp_path: Path, name: str, session: boo
                                      f"{exc}") from exc
             else:
                 kb = next(bases)  # it was made: the next call starts afresh
-
-
-@pytest.mark.xfail(strict=True, reason="answer's group is read as a mapping before it is "
-                   "checked (promises/book.py _record)")
-def test_answer_s_group_of_bytes_is_a_typed_error(tmp_path: Path) -> None:
-    with pytest.raises(CorollaryError):
-        _call(next(_bases(tmp_path, False)), "answer", "group", b"x")
-
-
-@pytest.mark.xfail(strict=True, reason="fit_calibrator hashes its source before checking it")
-def test_fit_calibrator_s_source_of_a_list_is_a_typed_error(tmp_path: Path) -> None:
-    with pytest.raises(CorollaryError):
-        _call(next(_bases(tmp_path, False)), "fit_calibrator", "source", [])
