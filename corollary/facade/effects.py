@@ -131,15 +131,17 @@ def apply_add_rule(kb: BeliefBase, change: AddRule) -> None:
     """The effect of an :class:`~corollary.changes.AddRule`: the rule added, fired at once
     for inputs already held (a rule's name, read back from an entry: the rule of that name)."""
     r = _rule(kb, change.r)
-    if kb.parts.rules.add(r):
+    rules = kb.parts.rules
+    if rules.add(r):
         kb.parts.watch_changes(kb.conflict_policy)
         try:
             kb.parts.after_change(kb, extra_rules=[r])
         except BaseException:
             # its firings are undone; so is adding it
-            kb.parts.rules.remove(r)
+            rules.remove(r)
             kb.parts.watch_changes(kb.conflict_policy)
             raise
+        rules.removed.discard(r.name)
 
 
 def apply_remove_rule(kb: BeliefBase, change: RemoveRule) -> None:
@@ -149,6 +151,7 @@ def apply_remove_rule(kb: BeliefBase, change: RemoveRule) -> None:
     if r not in kb.parts.rules:
         raise InvalidInputError(f"rule {r.name} is not in this base")
     kb.parts.rules.remove(r)
+    kb.parts.rules.removed.add(r.name)
     kb.parts.engine.remove_rule_reasons(r.name)
     kb.parts.watch_changes(kb.conflict_policy)
     kb.parts.after_change(kb)

@@ -60,7 +60,8 @@ def state_of(kb: BeliefBase) -> BaseState:
         learn_from_checks=kb.learn_from_checks, shared_ledger=kb.shared_ledger,
         ledger=kb.ledger, tools=sorted(parts.trust.tools),
         rules=[r.name for r in parts.rules.rules], fired=parts.rules.fired,
-        engine=parts.engine, promises=parts.promises, calls=parts.calls)
+        engine=parts.engine, promises=parts.promises, calls=parts.calls,
+        removed_rules=sorted(parts.rules.removed))
 
 
 def take_state(kb: BeliefBase, other: BeliefBase) -> None:
@@ -174,9 +175,11 @@ def from_plan(cls: type[B], plan: SnapshotPlan, clock: Clock | None,
         parts.rules.add(r)
     parts.watch_changes(kb.conflict_policy)
     parts.rules.restore(plan.fired)
+    parts.rules.removed = set(plan.removed_rules)
     parts.promises.restore(plan.promises, plan.bindings, plan.verdicts, plan.calibrator)
     parts.calls.restore((beliefs[i], source, arguments) for i, source, arguments in plan.calls)
-    # rules and tools passed in that the snapshot did not use join the restored base
+    # rules and tools passed in that the snapshot did not use join the restored base, but for
+    # the rules its changes removed (read_snapshot leaves those out, docs/journal.md)
     for t in plan.extra_tools:
         kb.add_tool(t)
     for r in plan.extra_rules:

@@ -85,6 +85,11 @@ class RuleEngine:
         self._by_key: dict[str, list[Rule]] = {}
         # rule name -> input belief numbers of every combination fired (snapshots keep it)
         self.fired: dict[str, set[tuple[int, ...]]] = {}
+        #: The names of the rules the base's changes removed and did not add again (snapshots
+        #: keep it): ``rules=`` passed to a load or a session's open do not bring them back,
+        #: as a replay of the removal would not (docs/journal.md, "What a replay assumes").
+        #: Kept by the base's own add and remove changes, not by :meth:`add` and :meth:`remove`.
+        self.removed: set[str] = set()
         # rule name -> key -> numbers of the values held at the rule's last complete firing
         self._last: dict[str, dict[str, set[int]]] = {}
         self._left = max_firings

@@ -80,6 +80,10 @@ _KEYS = ("format", "version", "corollary", "taken_at", "policy", "conflicts", "l
 #: before promises existed, and files written before calls were remembered and exceptions and
 #: nogoods existed (version 3).
 _SINCE = {"promises": 2, "verdicts": 2, "calibrator": 2, "calls": 3, "nogoods": 3}
+#: Fields a file of any version may lack, written only when not empty (so a base that never
+#: removed a rule writes what it wrote before): ``removed_rules``, the names of the rules the
+#: base's changes removed and did not add again, which ``rules=`` given to a load do not join.
+_WHEN_ANY = ("removed_rules",)
 _PROMISE_KEYS = ("threshold", "method", "max_error", "max_risk", "delta", "min_support", "n",
                  "answer", "group", "report", "fingerprint")
 
@@ -102,6 +106,8 @@ class BaseState:
     engine: Engine
     promises: PromiseBook
     calls: CallMemory = attrs.field(factory=CallMemory)
+    #: the names of the rules the base's changes removed and did not add again
+    removed_rules: list[str] = attrs.field(factory=list)
 
 
 def state_to_dict(state: BaseState) -> dict[str, Any]:
@@ -173,6 +179,7 @@ def _state_to_dict(state: BaseState) -> dict[str, Any]:
                     for ng in engine.nogoods.values()],
         "calls": sorted([row(b), strings[source], plain(arguments)]
                         for b, source, arguments in state.calls.entries(engine)),
+        **({"removed_rules": sorted(state.removed_rules)} if state.removed_rules else {}),
     }
 
 
@@ -207,6 +214,9 @@ class SnapshotPlan:
     verdicts: dict[tuple[str, Any], Any]
     calibrator: Any
     calls: list[tuple[int, str, dict[str, Any]]] = attrs.field(factory=list)
+    #: the names of the rules the snapshot's base removed and did not add again: ``rules=``
+    #: given to its load do not join it (they are not among ``extra_rules``)
+    removed_rules: list[str] = attrs.field(factory=list)
 
 
 def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None = None,
@@ -232,7 +242,8 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     data, version = _versioned(data, path)
     f = Fields(path, "snapshot")
     optional = [k for k, since in _SINCE.items() if version < since]
-    f.mapping(data, "the snapshot", [k for k in _KEYS if k not in optional], optional)
+    f.mapping(data, "the snapshot", [k for k in _KEYS if k not in optional],
+              [*optional, *_WHEN_ANY])
     f.text(data["corollary"], "corollary", empty=True)
     f.number(data["taken_at"], "taken_at")
     policy = policy_fields(f, data["policy"], "policy")
@@ -259,7 +270,10 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
     bound_tools, extra_tools = _bind_tools(f, data["tools"], given_tools, policy)
     rule_names = _names(f, data["rules"], "rules")
     bound_rules = _bind(f, rule_names, given_rules, "rule", lambda r: r.name)
-    extra_rules = [r for r in given_rules if r.name not in set(rule_names)]
+    removed = _names(f, data.get("removed_rules", []), "removed_rules")
+    if set(removed) & set(rule_names):
+        f.fail("removed_rules", "names a rule the snapshot uses")
+    extra_rules = [r for r in given_rules if r.name not in {*rule_names, *removed}]
     fired, top = _fired(f, data["fired"], set(rule_names))
     strings = _names(f, data["strings"], "strings")
     beliefs = f.items(data["beliefs"], "beliefs")
@@ -282,7 +296,7 @@ def read_snapshot(data: Any, path: object = None, *, ledger: TrustLedger | None 
         fired=fired, next_seq=max(last, top) + 1, strings=strings, beliefs=beliefs, vids=vids,
         premises=premises, justifications=justs, kinds=kinds, unless=unless, nogoods=nogoods,
         where=path, promises=promises, bindings=bindings, verdicts=verdicts,
-        calibrator=calibrator, calls=calls)
+        calibrator=calibrator, calls=calls, removed_rules=removed)
 
 
 def _versioned(data: Any, path: object) -> tuple[dict[str, Any], int]:
