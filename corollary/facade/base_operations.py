@@ -28,18 +28,6 @@ from ..changes.base_changes import (
     Call,
     RemoveRule,
     Resolve,
-    spec_fields,
-)
-from ..changes.subjects import (
-    claimed,
-    named_items,
-    named_rows,
-    outcome_of,
-    remembered,
-    resolved_conflict,
-    retracted,
-    the_key,
-    tool_result,
 )
 from ..foundations.errors import InvalidInputError, InvalidTypeError, JournalReplayError
 from ..foundations.values import canon
@@ -48,9 +36,7 @@ from ..reasons.rules import Rule
 from .journal_entries import Entry
 from .operations import Kept, OperationCall
 
-__all__ = ["REPLAYED_BY_EFFECT", "claimed", "keep_override", "named_items", "named_rows",
-           "outcome_of", "remembered", "replay_answer", "resolved_conflict", "retracted",
-           "rule_named", "spec_fields", "the_key", "tool_result"]
+__all__ = ["REPLAYED_BY_EFFECT", "keep_override", "replay_answer", "rule_named"]
 
 #: The values whose entry keeps their arguments as data a method does not take (a tool's
 #: declaration, a rule's name, a conflict's name): a subclass's override of their method
